@@ -1,0 +1,58 @@
+#include "CommandLine.h"
+
+#include <charconv>
+
+namespace memlens {
+
+CommandLine::CommandLine(const std::vector<std::string> &args, const std::set<std::string> &valued,
+                         const std::set<std::string> &flags)
+{
+    for (size_t i = 0; i < args.size(); ++i) {
+        const std::string &arg = args[i];
+        if (arg.rfind("--", 0) != 0 || arg == "--") {
+            positional_.push_back(arg);
+            continue;
+        }
+        std::string name = arg.substr(2);
+        std::optional<std::string> inlineValue;
+        if (auto eq = name.find('='); eq != std::string::npos) {
+            inlineValue = name.substr(eq + 1);
+            name.resize(eq);
+        }
+        if (valued.count(name)) {
+            if (inlineValue) {
+                values_[name] = *inlineValue;
+            } else {
+                if (i + 1 >= args.size())
+                    throw std::invalid_argument("--" + name + " needs a value");
+                values_[name] = args[++i];
+            }
+        } else if (flags.count(name) && !inlineValue) {
+            flags_.insert(name);
+        } else {
+            throw std::invalid_argument("unknown option --" + name);
+        }
+    }
+}
+
+std::optional<std::string> CommandLine::value(const std::string &name) const
+{
+    auto it = values_.find(name);
+    if (it == values_.end())
+        return std::nullopt;
+    return it->second;
+}
+
+std::optional<long long> CommandLine::integer(const std::string &name) const
+{
+    auto text = value(name);
+    if (!text)
+        return std::nullopt;
+    long long v = 0;
+    auto [ptr, ec] = std::from_chars(text->data(), text->data() + text->size(), v);
+    if (ec != std::errc() || ptr != text->data() + text->size() || v < 0)
+        throw std::invalid_argument("--" + name + " takes a non-negative whole number, not '" + *text + "'");
+    return v;
+}
+
+} // namespace memlens

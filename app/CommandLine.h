@@ -1,0 +1,30 @@
+#pragma once
+// A small option parser for the headless subcommands: "--name value", "--name=value", flags.
+#include <map>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace memlens {
+
+class CommandLine {
+public:
+    // `valued` options take a value, `flags` do not; anything else starting with "--" is an error.
+    CommandLine(const std::vector<std::string> &args, const std::set<std::string> &valued,
+                const std::set<std::string> &flags);
+
+    const std::vector<std::string> &positional() const { return positional_; }
+    bool flag(const std::string &name) const { return flags_.count(name) > 0; }
+    std::optional<std::string> value(const std::string &name) const;
+    // Parses a non-negative integer option; throws std::invalid_argument naming the option.
+    std::optional<long long> integer(const std::string &name) const;
+
+private:
+    std::vector<std::string> positional_;
+    std::set<std::string> flags_;
+    std::map<std::string, std::string> values_;
+};
+
+} // namespace memlens

@@ -1,0 +1,56 @@
+#include "SummaryCommand.h"
+
+#include "CommandLine.h"
+#include "DeviceIndex.h"
+#include "LoadError.h"
+#include "SnapshotLoader.h"
+#include "SummaryReport.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+
+namespace memlens {
+
+int runSummaryCommand(const std::vector<std::string> &args)
+{
+    try {
+        CommandLine cl(args, {"device", "top", "at"}, {"json"});
+        if (cl.positional().size() != 1)
+            throw std::invalid_argument("usage: memlens summary FILE [--device N] [--top K] [--at peak|oom|EVENT] [--json]");
+        const std::string file = cl.positional().front();
+        const auto top = static_cast<size_t>(cl.integer("top").value_or(10));
+        const auto device = cl.integer("device");
+        const auto at = cl.value("at");
+
+        std::unique_ptr<Snapshot> snapshot;
+        try {
+            snapshot = loadSnapshot(file);
+        } catch (const LoadError &e) {
+            std::cerr << "memlens: " << e.what() << '\n';
+            return 1;
+        }
+        std::vector<int> devices = snapshot->devices();
+        if (device) {
+            if (std::find(devices.begin(), devices.end(), *device) == devices.end())
+                throw std::invalid_argument(file + ": device " + std::to_string(*device) + " has no segments or trace entries");
+            devices = {static_cast<int>(*device)};
+        }
+        std::vector<DeviceReport> reports;
+        for (int d : devices) {
+            DeviceIndex index(*snapshot, d);
+            DeviceReport report{summarizeDevice(*snapshot, index, top), std::nullopt};
+            if (at)
+                report.at = summarizePoint(index, resolveEvent(index, *at), top);
+            reports.push_back(std::move(report));
+        }
+        std::cout << (cl.flag("json") ? summaryJson(*snapshot, file, reports) : summaryText(*snapshot, file, reports));
+        std::cout.flush();
+        return 0;
+    } catch (const std::invalid_argument &e) {
+        std::cerr << "memlens summary: " << e.what() << '\n';
+        return 2;
+    }
+}
+
+} // namespace memlens

@@ -1,0 +1,12 @@
+#pragma once
+#include <cstdint>
+#include <string>
+
+namespace memlens {
+
+// "812.0 MiB", "8.09 GiB": binary units, three significant digits.
+std::string formatBytes(uint64_t bytes);
+// "1,234,567"
+std::string groupDigits(uint64_t value);
+
+} // namespace memlens

@@ -1,0 +1,111 @@
+#pragma once
+// Growable array for trivially copyable element types. Grows with realloc so that
+// glibc can move large buffers with mremap instead of copying: a 12 M-entry trace
+// would otherwise briefly need twice its memory while std::vector reallocates.
+#include <cstddef>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <type_traits>
+#include <utility>
+
+namespace memlens {
+
+template <typename T>
+class PodArray {
+    static_assert(std::is_trivially_copyable_v<T>, "PodArray holds plain data only");
+
+public:
+    PodArray() = default;
+    PodArray(const PodArray &other) { *this = other; }
+    PodArray(PodArray &&other) noexcept { swap(other); }
+    ~PodArray() { std::free(data_); }
+
+    PodArray &operator=(const PodArray &other)
+    {
+        if (this != &other) {
+            clear();
+            reserve(other.size_);
+            if (other.size_)
+                std::memcpy(data_, other.data_, other.size_ * sizeof(T));
+            size_ = other.size_;
+        }
+        return *this;
+    }
+    PodArray &operator=(PodArray &&other) noexcept
+    {
+        swap(other);
+        return *this;
+    }
+
+    void swap(PodArray &other) noexcept
+    {
+        std::swap(data_, other.data_);
+        std::swap(size_, other.size_);
+        std::swap(capacity_, other.capacity_);
+    }
+
+    void push_back(const T &value)
+    {
+        if (size_ == capacity_)
+            reserve(capacity_ < 16 ? 16 : capacity_ + capacity_ / 2);
+        data_[size_++] = value;
+    }
+
+    void reserve(size_t capacity)
+    {
+        if (capacity <= capacity_)
+            return;
+        void *grown = std::realloc(data_, capacity * sizeof(T));
+        if (!grown)
+            throw std::bad_alloc();
+        data_ = static_cast<T *>(grown);
+        capacity_ = capacity;
+    }
+
+    // New elements are zero-filled.
+    void resize(size_t size)
+    {
+        reserve(size);
+        if (size > size_)
+            std::memset(static_cast<void *>(data_ + size_), 0, (size - size_) * sizeof(T));
+        size_ = size;
+    }
+
+    void shrinkToFit()
+    {
+        if (size_ == capacity_)
+            return;
+        if (size_ == 0) {
+            std::free(data_);
+            data_ = nullptr;
+            capacity_ = 0;
+            return;
+        }
+        if (void *shrunk = std::realloc(data_, size_ * sizeof(T))) {
+            data_ = static_cast<T *>(shrunk);
+            capacity_ = size_;
+        }
+    }
+
+    void clear() { size_ = 0; }
+    size_t size() const { return size_; }
+    bool empty() const { return size_ == 0; }
+    size_t bytes() const { return capacity_ * sizeof(T); }
+    T &operator[](size_t i) { return data_[i]; }
+    const T &operator[](size_t i) const { return data_[i]; }
+    T &back() { return data_[size_ - 1]; }
+    const T &back() const { return data_[size_ - 1]; }
+    T *begin() { return data_; }
+    T *end() { return data_ + size_; }
+    const T *begin() const { return data_; }
+    const T *end() const { return data_ + size_; }
+    const T *data() const { return data_; }
+
+private:
+    T *data_ = nullptr;
+    size_t size_ = 0;
+    size_t capacity_ = 0;
+};
+
+} // namespace memlens

@@ -1,0 +1,145 @@
+// The headless command line as users and scripts call it: `memlens summary` output, its
+// stable JSON keys, and one-line errors with a non-zero exit for bad input.
+#include "CorpusFiles.h"
+
+#include <QJsonArray>
+#include <QTemporaryDir>
+
+namespace {
+
+struct Run {
+    int exitCode = -1;
+    QByteArray out, err;
+};
+
+Run memlens(const QStringList &args)
+{
+    QProcess p;
+    p.start(QString::fromUtf8(MEMLENS_BINARY_DIR) + "/bin/memlens", args);
+    Run r;
+    if (!p.waitForFinished(120000))
+        return r;
+    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -2;
+    r.out = p.readAllStandardOutput();
+    r.err = p.readAllStandardError();
+    return r;
+}
+
+const QStringList kDeviceKeys = {
+    "device", "entries", "actions", "initial_bytes", "initial_blocks", "peak_active_bytes", "peak_index",
+    "peak_time_us", "live_blocks_at_peak", "top_live_at_peak", "peak_reserved_bytes", "start_reserved_bytes",
+    "segments", "reserved_bytes", "allocated_bytes", "requested_bytes", "inactive_bytes",
+    "largest_inactive_block", "external_fragmentation", "blocks", "oom_entries", "annotations"};
+
+} // namespace
+
+class TestCli : public QObject {
+    Q_OBJECT
+
+private slots:
+    void summaryJson_data()
+    {
+        QTest::addColumn<QString>("file");
+        for (const QString &f : corpusSnapshots())
+            QTest::newRow(qPrintable(QDir(corpusDir()).relativeFilePath(f))) << f;
+    }
+
+    void summaryJson()
+    {
+        QFETCH(QString, file);
+        const Run r = memlens({"summary", file, "--json", "--top", "3"});
+        QCOMPARE(r.exitCode, 0);
+        const QJsonObject root = QJsonDocument::fromJson(r.out).object();
+        QCOMPARE(root["file"].toString(), file);
+        QCOMPARE(root["format"].toString(), QString("pickle"));
+        QCOMPARE(root["compression"].toString(), file.endsWith(".zst") ? "zstd" : file.endsWith(".gz") ? "gzip" : "none");
+        const QJsonArray devices = root["devices"].toArray();
+        QCOMPARE(devices.size(), 1);
+        const QJsonObject d = devices[0].toObject();
+        for (const QString &key : kDeviceKeys)
+            QVERIFY2(d.contains(key), qPrintable(key));
+        const QJsonObject truth = readJsonObject(QFileInfo(file).dir().filePath("truth.json"));
+        QCOMPARE(d["peak_reserved_bytes"].toInteger(), truth["peak_reserved"].toInteger());
+        const QJsonArray top = d["top_live_at_peak"].toArray();
+        QCOMPARE(top.size(), 3);
+        for (int i = 1; i < top.size(); ++i)
+            QVERIFY(top[i - 1].toObject()["size"].toInteger() >= top[i].toObject()["size"].toInteger());
+        for (const QString &key : {"addr", "size", "stream", "frames"})
+            QVERIFY2(top[0].toObject().contains(key), qPrintable(key));
+        // Actions add up to the entries.
+        qint64 sum = 0;
+        const QJsonObject actions = d["actions"].toObject();
+        for (auto it = actions.begin(); it != actions.end(); ++it)
+            sum += it.value().toInteger();
+        QCOMPARE(sum, d["entries"].toInteger());
+    }
+
+    void summaryAtOom()
+    {
+        const QString file = corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle";
+        const Run r = memlens({"summary", file, "--json", "--at", "oom"});
+        QCOMPARE(r.exitCode, 0);
+        const QJsonObject d = QJsonDocument::fromJson(r.out).object()["devices"].toArray()[0].toObject();
+        const QJsonArray ooms = d["oom_entries"].toArray();
+        QCOMPARE(ooms.size(), 1);
+        QCOMPARE(d["at"].toObject()["index"].toInteger(), ooms[0].toObject()["index"].toInteger());
+        QCOMPARE(ooms[0].toObject()["size"].toInteger(), qint64(12582912));
+        // Nothing is freed between the peak and the OOM in this file, so the OOM point holds the peak.
+        QCOMPARE(d["at"].toObject()["active_bytes"].toInteger(), d["peak_active_bytes"].toInteger());
+    }
+
+    void summaryText()
+    {
+        const Run r = memlens({"summary", corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle"});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(r.out.contains("Peak active"));
+        QVERIFY(r.out.contains("Peak reserved  8.73 GiB (9,378,463,744 B)"));
+    }
+
+    void badInput_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("message");
+        QTemporaryDir dir;
+        dir.setAutoRemove(false);
+        auto write = [&](const QString &name, const QByteArray &bytes) {
+            QFile f(dir.filePath(name));
+            f.open(QIODevice::WriteOnly);
+            f.write(bytes);
+            return f.fileName();
+        };
+        const QString evil = write("evil.pickle", QByteArray("\x80\x02" "cposix\nsystem\nq\x00X\x02\x00\x00\x00idq\x01\x85q\x02Rq\x03.", 34));
+        const QString empty = write("empty.pickle", {});
+        const QString junk = write("junk.bin", QByteArray(5000, '\x07'));
+        QFile good(corpusDir() + "/snapshots/streams_pending_free/snapshot.pickle");
+        good.open(QIODevice::ReadOnly);
+        const QString cut = write("cut.pickle", good.readAll().left(30000));
+        const QString huge = write("huge.pickle", QByteArray("\x80\x04\x8d\x00\x00\x00\x00\x00\x00\x00\x10", 11));
+        QTest::newRow("calls code") << QStringList{"summary", evil} << evil + ": byte 2: not a memory snapshot";
+        QTest::newRow("empty") << QStringList{"summary", empty} << empty + ": file is empty";
+        QTest::newRow("junk") << QStringList{"summary", junk} << junk + ": byte 0: not a memory snapshot";
+        QTest::newRow("truncated") << QStringList{"summary", cut} << cut + ": byte ";
+        QTest::newRow("huge length") << QStringList{"summary", huge} << huge + ": byte 2: string length";
+        QTest::newRow("missing") << QStringList{"summary", dir.filePath("nope.pickle")} << dir.filePath("nope.pickle") + ": no such file";
+        QTest::newRow("directory") << QStringList{"summary", dir.path()} << dir.path() + ": is a directory";
+        QTest::newRow("no device") << QStringList{"summary", good.fileName(), "--device", "3"} << "device 3 has no segments";
+        QTest::newRow("bad --at") << QStringList{"summary", good.fileName(), "--at", "soon"} << "--at takes peak, oom or an event number";
+        QTest::newRow("no oom") << QStringList{"summary", good.fileName(), "--at", "oom"} << "has no OOM entry";
+        QTest::newRow("unknown option") << QStringList{"summary", good.fileName(), "--colour"} << "unknown option --colour";
+    }
+
+    void badInput()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, message);
+        const Run r = memlens(args);
+        QVERIFY2(r.exitCode > 0, qPrintable(QString("exit %1").arg(r.exitCode)));
+        QVERIFY(r.out.isEmpty());
+        const QString err = QString::fromUtf8(r.err);
+        QCOMPARE(err.count('\n'), 1);
+        QVERIFY2(err.contains(message), qPrintable(err));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "tst_cli.moc"

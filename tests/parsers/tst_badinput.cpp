@@ -1,0 +1,198 @@
+// Malformed, truncated and hostile input: every case must end in a LoadError whose one-line
+// message names the file, quickly and without a crash (this suite also runs under ASan/UBSan:
+// `make sanitize`). Regression inputs found by the fuzzer live in tests/data/crashers.
+#include "CorpusFiles.h"
+#include "DeviceIndex.h"
+#include "LoadError.h"
+#include "SnapshotLoader.h"
+#include "SnapshotSummary.h"
+
+#include <QElapsedTimer>
+#include <QRandomGenerator>
+#include <QTemporaryDir>
+
+using namespace memlens;
+
+namespace {
+
+QByteArray readAll(const QString &path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+// Loads and, if that succeeds, analyses: nothing may crash either way.
+// Returns the error message, or an empty string when the input was accepted.
+std::string tryLoad(const QByteArray &bytes, const std::string &name = "input.pickle")
+{
+    try {
+        auto snapshot = loadSnapshotFromMemory(std::string_view(bytes.constData(), static_cast<size_t>(bytes.size())), name);
+        for (int d : snapshot->devices()) {
+            DeviceIndex index(*snapshot, d);
+            summarizeDevice(*snapshot, index, 5);
+        }
+        return {};
+    } catch (const LoadError &e) {
+        return e.what();
+    }
+}
+
+void expectError(const QByteArray &bytes, const char *mustContain)
+{
+    const std::string msg = tryLoad(bytes);
+    QVERIFY2(!msg.empty(), "malformed input was accepted");
+    QVERIFY2(msg.rfind("input.pickle: ", 0) == 0, msg.c_str());
+    QVERIFY2(msg.find('\n') == std::string::npos, msg.c_str());
+    QVERIFY2(msg.find(mustContain) != std::string::npos, msg.c_str());
+}
+
+QByteArray pickleOf(const QByteArray &body)
+{
+    return QByteArray("\x80\x04", 2) + body;
+}
+
+QByteArray le(uint64_t v, int n)
+{
+    QByteArray b;
+    for (int i = 0; i < n; ++i)
+        b += static_cast<char>(v >> (8 * i));
+    return b;
+}
+
+} // namespace
+
+class TestBadInput : public QObject {
+    Q_OBJECT
+
+private slots:
+    void truncatedEverywhere()
+    {
+        const QByteArray good = readAll(corpusDir() + "/snapshots/streams_pending_free/snapshot.pickle");
+        QVERIFY(good.size() > 10000);
+        QVERIFY(tryLoad(good).empty());
+        // Every 97th cut, and every cut in the first and last 300 bytes.
+        for (qsizetype cut = 1; cut < good.size(); cut += (cut < 300 || cut > good.size() - 300) ? 1 : 97) {
+            const std::string msg = tryLoad(good.left(cut));
+            QVERIFY2(!msg.empty(), qPrintable(QString("cut at %1 was accepted").arg(cut)));
+            QVERIFY2(msg.find("byte ") != std::string::npos, msg.c_str());
+        }
+    }
+
+    void truncatedCompressed_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::newRow("zst") << corpusDir() + "/snapshots/frag_varlen_gpt2/snapshot.pickle.zst";
+        QTest::newRow("gz") << corpusDir() + "/snapshots/tinyllama_bf16_ckpt_cpp_stacks/snapshot.pickle.gz";
+    }
+    void truncatedCompressed()
+    {
+        QFETCH(QString, file);
+        const QByteArray good = readAll(file);
+        for (qsizetype cut : {qsizetype(3), qsizetype(10), good.size() / 3, good.size() / 2, good.size() - 1}) {
+            const std::string msg = tryLoad(good.left(cut));
+            QVERIFY2(!msg.empty(), qPrintable(QString("cut at %1 was accepted").arg(cut)));
+        }
+        QByteArray corrupt = good;
+        for (qsizetype i = 100; i < corrupt.size(); i += 1000)
+            corrupt[i] = static_cast<char>(corrupt[i] ^ 0x5A);
+        QVERIFY(!tryLoad(corrupt).empty());
+    }
+
+    void callsCode()
+    {
+        // pickle.dumps(os.system-call object) as CPython writes it (protocol 2 and 4).
+        expectError(QByteArray("\x80\x02" "cposix\nsystem\nq\x00X\x02\x00\x00\x00idq\x01\x85q\x02Rq\x03.", 34),
+                    "not a memory snapshot");
+        expectError(pickleOf(QByteArray("\x8c\x05posix\x94\x8c\x06system\x94\x93\x94\x8c\x02id\x94\x85\x94R\x94.", 29)),
+                    "STACK_GLOBAL");
+        for (char op : {'R', 'b', 'i', 'o', 'P', 'Q'})
+            expectError(pickleOf(QByteArray("}(") + op), "not a memory snapshot");
+    }
+
+    void garbage()
+    {
+        QRandomGenerator rng(42);
+        for (int round = 0; round < 200; ++round) {
+            QByteArray bytes(1 + rng.bounded(4096), '\0');
+            for (char &c : bytes)
+                c = static_cast<char>(rng.bounded(256));
+            if (round % 2)
+                bytes[0] = '\x80'; // make it look like a pickle, half the time
+            QVERIFY(!tryLoad(bytes).empty());
+        }
+        expectError(QByteArray("hello world"), "neither a pickle nor JSON");
+        expectError(QByteArray("{\"segments\": [", 14), "JSON");
+        expectError(QByteArray("{\"segments\": 5}"), "not a list");
+        expectError(QByteArray("[1, 2]"), "not a dict");
+        expectError(QByteArray("\x28\xB5\x2F\xFD garbage", 12), "zstd");
+        expectError(QByteArray("\x1F\x8B\x08\x00 garbage", 12), "gzip");
+    }
+
+    void hostileLengths()
+    {
+        QElapsedTimer timer;
+        timer.start();
+        expectError(pickleOf("\x8d" + le(1ull << 60, 8)), "string length");    // BINUNICODE8
+        expectError(pickleOf("X" + le(0xFFFFFFF0u, 4)), "string length");      // BINUNICODE
+        expectError(pickleOf("\x8e" + le(1ull << 60, 8) + "."), "file ends");   // BINBYTES8: skipped, not allocated
+        expectError(pickleOf("\x8b" + le(1u << 31, 4)), "too large");          // LONG4
+        expectError(pickleOf("r" + le(0xFFFFFFFFu, 4)), "empty stack");        // LONG_BINPUT of nothing
+        expectError(pickleOf("N" + QByteArray("r") + le(0xFFFFFFF0u, 4) + "j" + le(7, 4) + "."), "memo reference 7");
+        expectError(pickleOf("h\x05."), "memo reference 5");
+        expectError(pickleOf(QByteArray("\x95") + le(1ull << 62, 8) + "."), "STOP with an empty stack");
+        QVERIFY2(timer.elapsed() < 5000, "hostile lengths took too long");
+    }
+
+    void deepNesting()
+    {
+        // 200k nested lists, then 200k nested dict keys: bounded stack, no recursion.
+        QByteArray lists = pickleOf(QByteArray(200000, ']') + QByteArray(199999, 'a') + ".");
+        QVERIFY(!tryLoad(lists).empty());
+        QByteArray marks = pickleOf(QByteArray(200000, '('));
+        expectError(marks, "MARKs nested deeper");
+        QByteArray stack = pickleOf(QByteArray(1100000, 'N'));
+        expectError(stack, "stack grows beyond");
+        QByteArray json = QByteArray(20000, '[') + QByteArray(20000, ']');
+        expectError(json, "nested deeper");
+    }
+
+    void selfReference()
+    {
+        // A list appended to itself through the memo: a cycle must not hang or crash.
+        expectError(pickleOf(QByteArray("]\x94h\x00" "a.", 6)), "not a dict");
+        // The root dict inserted into its own segments list: read as a segment of zeros or
+        // refused, but it must come back.
+        tryLoad(pickleOf(QByteArray("}\x94\x8c\x08segments\x94]\x94h\x00" "as.", 20)));
+    }
+
+    void files()
+    {
+        QTemporaryDir dir;
+        auto message = [](const std::string &path) {
+            try {
+                loadSnapshot(path);
+            } catch (const LoadError &e) {
+                return std::string(e.what());
+            }
+            return std::string();
+        };
+        const std::string missing = dir.filePath("missing.pickle").toStdString();
+        QCOMPARE(message(missing), missing + ": no such file");
+        QCOMPARE(message(dir.path().toStdString()), dir.path().toStdString() + ": is a directory, not a file");
+        QFile empty(dir.filePath("empty.pickle"));
+        QVERIFY(empty.open(QIODevice::WriteOnly));
+        empty.close();
+        QCOMPARE(message(empty.fileName().toStdString()), empty.fileName().toStdString() + ": file is empty");
+    }
+
+    void fuzzerRegressions()
+    {
+        QDir dir(QString::fromUtf8(MEMLENS_SOURCE_DIR) + "/tests/data/crashers");
+        const QStringList files = dir.entryList(QDir::Files);
+        for (const QString &name : files)
+            tryLoad(readAll(dir.filePath(name)), name.toStdString()); // must return, whatever it says
+    }
+};
+
+QTEST_GUILESS_MAIN(TestBadInput)
+#include "tst_badinput.moc"

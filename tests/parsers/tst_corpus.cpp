@@ -1,0 +1,235 @@
+// The real snapshots in shared/corpus: what memlens computes must agree with what torch
+// measured during each run (truth.json), with torch's own text views, and with CPython's
+// pickle module reading the same file.
+#include "CorpusFiles.h"
+#include "DeviceIndex.h"
+#include "SnapshotLoader.h"
+#include "SnapshotSummary.h"
+
+#include <QJsonArray>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <cmath>
+#include <set>
+
+using namespace memlens;
+
+namespace {
+
+// torch.cuda._memory_viz._format_size, to compare with its printed totals.
+QString torchFormatSize(double num)
+{
+    for (const char *unit : {"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei", "Zi"}) {
+        if (std::fabs(num) < 1024.0)
+            return QString::asprintf("%3.1f%sB", num, unit);
+        num /= 1024.0;
+    }
+    return QString::asprintf("%.1fYiB", num);
+}
+
+QString statsValue(const QString &stats, const QString &key)
+{
+    QRegularExpression re("^" + key + ": (\\S+)", QRegularExpression::MultilineOption);
+    return re.match(stats).captured(1);
+}
+
+} // namespace
+
+class TestCorpus : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY2(QDir(corpusDir()).exists(), qPrintable("corpus not found at " + corpusDir()));
+        QVERIFY(corpusSnapshots().size() >= 7);
+    }
+
+    void truth_data()
+    {
+        QTest::addColumn<QString>("file");
+        for (const QString &f : corpusSnapshots())
+            QTest::newRow(qPrintable(QDir(corpusDir()).relativeFilePath(f))) << f;
+    }
+
+    // peak reserved exactly, peak active within 1 % below torch's max_memory_allocated.
+    void truth()
+    {
+        QFETCH(QString, file);
+        const QJsonObject truth = readJsonObject(QFileInfo(file).dir().filePath("truth.json"));
+        QVERIFY(!truth.isEmpty());
+        auto snapshot = loadSnapshot(file.toStdString());
+        QCOMPARE(snapshot->devices(), std::vector<int>{0});
+        DeviceIndex index(*snapshot, 0);
+        const auto peakAllocated = static_cast<uint64_t>(truth["peak_allocated"].toDouble());
+        const auto peakReserved = static_cast<uint64_t>(truth["peak_reserved"].toDouble());
+        QCOMPARE(index.peakReservedBytes(), peakReserved);
+        QVERIFY2(index.peakActiveBytes() <= peakAllocated,
+                 qPrintable(QString("peak active %1 above torch's %2").arg(index.peakActiveBytes()).arg(peakAllocated)));
+        QVERIFY2(index.peakActiveBytes() >= peakAllocated * 0.99,
+                 qPrintable(QString("peak active %1 more than 1% below torch's %2").arg(index.peakActiveBytes()).arg(peakAllocated)));
+        // The peak event is an alloc and the running total there is the peak.
+        QVERIFY(index.peakIndex() != kBeforeTrace);
+        QCOMPARE(index.events().action[index.peakIndex()], Action::Alloc);
+        QCOMPARE(index.activeAfter(index.peakIndex()), index.peakActiveBytes());
+        // Live blocks at the peak add up to the active bytes there.
+        uint64_t sum = 0;
+        for (uint32_t id : index.liveAt(index.peakIndex()))
+            sum += index.detail(id).size;
+        QCOMPARE(sum, index.peakActiveBytes());
+        // Replaying the trace ends with what the final snapshot holds: its active blocks'
+        // requested bytes. And those blocks' rounded sizes are what torch's memory_allocated()
+        // reported at the end (except in the file dumped from inside the OOM handler).
+        const FinalState final = finalState(*snapshot, 0);
+        QCOMPARE(index.activeAfter(static_cast<uint32_t>(index.eventCount() - 1)), final.requested);
+        if (!file.endsWith("/oom_snapshot.pickle"))
+            QCOMPARE(final.allocated, static_cast<uint64_t>(truth["end_allocated"].toDouble()));
+    }
+
+    void torchStats_data() { truth_data(); }
+
+    // Final-state totals as torch's `_memory_viz stats` prints them.
+    void torchStats()
+    {
+        QFETCH(QString, file);
+        QString statsPath = file;
+        statsPath.replace(QRegularExpression("\\.pickle(\\.gz|\\.zst)?$"), ".torch_stats.txt");
+        QFile f(statsPath);
+        QVERIFY2(f.open(QIODevice::ReadOnly), qPrintable(statsPath));
+        const QString stats = QString::fromUtf8(f.readAll());
+        auto snapshot = loadSnapshot(file.toStdString());
+        const FinalState s = finalState(*snapshot, 0);
+        QCOMPARE(QString::number(s.segments), statsValue(stats, "segments"));
+        QCOMPARE(torchFormatSize(s.reserved), statsValue(stats, "total_reserved"));
+        // torch counts requested sizes of active_allocated blocks as allocated, the rest as free.
+        QCOMPARE(torchFormatSize(s.requested), statsValue(stats, "total_allocated"));
+        QCOMPARE(torchFormatSize(s.reserved - s.requested), statsValue(stats, "total_free"));
+        // Segment and block sums are consistent with the blocks' own sizes.
+        uint64_t blockBytes = 0;
+        for (const Block &b : snapshot->blocks)
+            blockBytes += b.size;
+        QCOMPARE(blockBytes, s.reserved);
+    }
+
+    void torchTrace_data() { truth_data(); }
+
+    // Entry count and OOM lines of torch's `_memory_viz trace`.
+    void torchTrace()
+    {
+        QFETCH(QString, file);
+        QString tracePath = file;
+        tracePath.replace(QRegularExpression("\\.pickle(\\.gz|\\.zst)?$"), ".torch_trace.txt");
+        QFile f(tracePath);
+        if (!f.exists())
+            QSKIP("no torch trace view for this file in the corpus");
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QString text = QString::fromUtf8(f.readAll());
+        auto snapshot = loadSnapshot(file.toStdString());
+        QRegularExpression entries("^(\\d+) entries$", QRegularExpression::MultilineOption);
+        QCOMPARE(QString::number(snapshot->traces.at(0).count()), entries.match(text).captured(1));
+        const int oomLines = static_cast<int>(text.count("raise OutOfMemoryError"));
+        DeviceIndex index(*snapshot, 0);
+        QCOMPARE(static_cast<int>(index.oomEvents().size()), oomLines);
+    }
+
+    void pythonOracle_data() { truth_data(); }
+
+    // CPython's pickle module reading the same file: counts, sums, times, distinct stacks.
+    void pythonOracle()
+    {
+        QFETCH(QString, file);
+        QString error;
+        const QJsonObject facts = QJsonDocument::fromJson(runPythonTool("snapshot_facts.py", {file}, &error)).object();
+        QVERIFY2(!facts.isEmpty(), qPrintable(error));
+        auto snapshot = loadSnapshot(file.toStdString());
+        QCOMPARE(static_cast<qint64>(snapshot->segments.size()), facts["segments"].toInteger());
+        QCOMPARE(static_cast<qint64>(snapshot->blocks.size()), facts["blocks"].toInteger());
+        QCOMPARE(static_cast<qint64>(snapshot->annotations.size()), facts["annotations"].toInteger());
+        const QJsonObject dev = facts["devices"].toArray().at(0).toObject();
+        const EventTable &ev = snapshot->traces.at(0);
+        QCOMPARE(static_cast<qint64>(ev.count()), dev["entries"].toInteger());
+        const QJsonObject actions = dev["actions"].toObject();
+        for (auto it = actions.begin(); it != actions.end(); ++it) {
+            const Action a = actionFromName(it.key().toStdString());
+            qint64 count = 0;
+            for (size_t i = 0; i < ev.count(); ++i)
+                count += ev.action[i] == a;
+            QCOMPARE(count, it.value().toInteger());
+        }
+        uint64_t allocBytes = 0;
+        std::set<uint32_t> stacks;
+        for (size_t i = 0; i < ev.count(); ++i) {
+            if (ev.action[i] == Action::Alloc)
+                allocBytes += ev.size[i];
+            stacks.insert(ev.stack[i]);
+        }
+        QCOMPARE(static_cast<qint64>(allocBytes), dev["alloc_bytes"].toInteger());
+        QCOMPARE(static_cast<qint64>(stacks.size()), dev["distinct_stacks"].toInteger());
+        QCOMPARE(ev.timeUs[0], dev["first_time_us"].toInteger());
+        QCOMPARE(ev.timeUs[ev.count() - 1], dev["last_time_us"].toInteger());
+    }
+
+    // The OOM file: its `oom` entry with what the OOM observer saw.
+    void oomEntry()
+    {
+        const QString dir = corpusDir() + "/snapshots/oom_gpt2_medium_6gib";
+        const QJsonObject observer = readJsonObject(dir + "/truth.json")["oom_observer"].toObject();
+        auto snapshot = loadSnapshot((dir + "/oom_snapshot.pickle").toStdString());
+        DeviceIndex index(*snapshot, 0);
+        const DeviceSummary s = summarizeDevice(*snapshot, index, 10);
+        QCOMPARE(s.ooms.size(), size_t(1));
+        QCOMPARE(static_cast<qint64>(s.ooms[0].size), observer["alloc"].toInteger());
+        QCOMPARE(static_cast<qint64>(s.ooms[0].deviceFree), observer["device_free"].toInteger());
+    }
+
+    // The same content in every other layout gives the same model.
+    void layouts_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::newRow("streams") << corpusDir() + "/snapshots/streams_pending_free/snapshot.pickle";
+        QTest::newRow("gpt2") << corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle";
+    }
+
+    void layouts()
+    {
+        QFETCH(QString, file);
+        QTemporaryDir dir;
+        QString error;
+        runPythonTool("rewrite_snapshot.py", {file, dir.path()}, &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        auto original = loadSnapshot(file.toStdString());
+        DeviceIndex ref(*original, 0);
+        const DeviceSummary expected = summarizeDevice(*original, ref, 20);
+        for (const QString &variant : {"p2.pickle", "p5.pickle", "snapshot.json", "snapshot.json.gz"}) {
+            auto other = loadSnapshot(dir.filePath(variant).toStdString());
+            DeviceIndex index(*other, 0);
+            const DeviceSummary got = summarizeDevice(*other, index, 20);
+            QCOMPARE(got.entries, expected.entries);
+            QCOMPARE(got.peakActiveBytes, expected.peakActiveBytes);
+            QCOMPARE(got.peakIndex, expected.peakIndex);
+            QCOMPARE(got.peakReservedBytes, expected.peakReservedBytes);
+            QCOMPARE(got.final.requested, expected.final.requested);
+            QCOMPARE(got.annotations.size(), expected.annotations.size());
+            QCOMPARE(got.topLiveAtPeak.size(), expected.topLiveAtPeak.size());
+            for (size_t i = 0; i < got.topLiveAtPeak.size(); ++i) {
+                QCOMPARE(got.topLiveAtPeak[i].addr, expected.topLiveAtPeak[i].addr);
+                QCOMPARE(other->stacks.at(got.topLiveAtPeak[i].stack).size(),
+                         original->stacks.at(expected.topLiveAtPeak[i].stack).size());
+            }
+            QCOMPARE(other->facts.format, std::string(variant.contains("json") ? "json" : "pickle"));
+        }
+        // Legacy: a bare list of segments whose blocks keep their stack in history[0].
+        auto legacy = loadSnapshot(dir.filePath("legacy_segments.pickle").toStdString());
+        QVERIFY(legacy->facts.legacySegmentList);
+        QVERIFY(legacy->facts.legacyBlockHistory);
+        const FinalState a = finalState(*original, 0), b = finalState(*legacy, 0);
+        QCOMPARE(b.reserved, a.reserved);
+        QCOMPARE(b.requested, a.requested);
+        QCOMPARE(b.blocks, a.blocks);
+        DeviceIndex legacyIndex(*legacy, 0);
+        QCOMPARE(legacyIndex.initialBytes(), a.requested); // no trace: every live block predates it
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCorpus)
+#include "tst_corpus.moc"

@@ -1,0 +1,217 @@
+// The decoders on files with known content: pickle protocols and opcode forms, shared frame
+// lists, numbers at the edges, unknown actions and keys, compression, progress and cancel.
+#include "DeviceIndex.h"
+#include "LoadError.h"
+#include "SnapshotLoader.h"
+#include "SnapshotSummary.h"
+#include "SyntheticSnapshot.h"
+
+#include <QTemporaryDir>
+#include <QTest>
+#include <zlib.h>
+#include <zstd.h>
+
+using namespace memlens;
+
+namespace {
+
+SynthSnapshot sample()
+{
+    SynthSnapshot s;
+    s.stacks = {{{"empty_like", "/lib/torch/functional.py", 3504}, {"forward", "/srv/model.py", 42}},
+                {{"step", "/lib/torch/optim/adam.py", 178}}};
+    s.traces = {{
+        {"segment_alloc", 0x10000, 2 << 20, 0, 0, 0},
+        {"alloc", 0x10000, 1000, 0, 0, 0},
+        {"alloc", 0x10400, 3000, 0, 0, 0},
+        {"free_requested", 0x10000, 1000, 0, 0, 1},
+        {"free_completed", 0x10000, 1000, 0, 0, 1},
+        {"alloc", 0x11000, 500, 0, 7, 1},
+        {"user_defined", 0, 0, 0, 0, -1},
+        {"oom", 1 << 30, 4 << 20, 0, 0, -1},
+    }};
+    s.segments = {{0, 0x10000, 0, {{1024, 0, "inactive"}, {3072, 3000, "active_allocated", 0}, {512, 500, "active_allocated", 1}, {(2 << 20) - 4608, 0, "inactive"}}}};
+    s.annotations = {{"forward", "START", 1001}, {"forward", "END", 1005}, {"backward", "START", 1006}};
+    return s;
+}
+
+std::string zstdCompress(const std::string &in)
+{
+    std::string out(ZSTD_compressBound(in.size()), '\0');
+    out.resize(ZSTD_compress(out.data(), out.size(), in.data(), in.size(), 3));
+    return out;
+}
+
+std::string gzipCompress(const std::string &in)
+{
+    z_stream z{};
+    deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+    std::string out(deflateBound(&z, static_cast<uLong>(in.size())) + 32, '\0');
+    z.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(in.data()));
+    z.avail_in = static_cast<uInt>(in.size());
+    z.next_out = reinterpret_cast<Bytef *>(out.data());
+    z.avail_out = static_cast<uInt>(out.size());
+    deflate(&z, Z_FINISH);
+    out.resize(z.total_out);
+    deflateEnd(&z);
+    return out;
+}
+
+std::string setting(const Snapshot &s, const std::string &key)
+{
+    for (const auto &[k, v] : s.allocatorSettings) {
+        if (k == key)
+            return v;
+    }
+    return "<missing>";
+}
+
+} // namespace
+
+class TestDecoding : public QObject {
+    Q_OBJECT
+
+private slots:
+    void protocols_data()
+    {
+        QTest::addColumn<int>("protocol");
+        QTest::newRow("2 (BINPUT, as torch's C++ writer)") << 2;
+        QTest::newRow("4 (MEMOIZE)") << 4;
+        QTest::newRow("5 (Python 3.14 default)") << 5;
+    }
+
+    void protocols()
+    {
+        QFETCH(int, protocol);
+        auto snap = loadSnapshotFromMemory(sample().pickle(protocol), "p.pickle");
+        QCOMPARE(snap->facts.pickleProtocol, protocol);
+        QCOMPARE(snap->devices(), std::vector<int>{0});
+        const EventTable &ev = snap->traces.at(0);
+        QCOMPARE(ev.count(), size_t(8));
+        QCOMPARE(ev.action[0], Action::SegmentAlloc);
+        QCOMPARE(ev.action[6], Action::Other);
+        QCOMPARE(std::string(snap->strings.at(ev.otherNames.at(0).second)), std::string("user_defined"));
+        QCOMPARE(ev.addr[7], uint64_t(1) << 30); // oom: device_free
+        QCOMPARE(ev.size[7], uint64_t(4) << 20);
+        QCOMPARE(snap->streams.at(ev.stream[5]), uint64_t(7));
+        // Frame lists shared through the memo decode to one stack.
+        QCOMPARE(ev.stack[1], ev.stack[2]);
+        QVERIFY(ev.stack[1] != StackTable::kEmpty);
+        QCOMPARE(ev.stack[6], StackTable::kEmpty);
+        const auto frames = snap->stacks.at(ev.stack[1]);
+        QCOMPARE(frames.size(), size_t(2));
+        QCOMPARE(snap->frameText(frames[0]), std::string("functional.py:3504:empty_like"));
+        QCOMPARE(std::string(snap->strings.at(snap->frames.at(frames[1]).file)), std::string("/srv/model.py"));
+        // Segments and blocks.
+        QCOMPARE(snap->segments.size(), size_t(1));
+        QCOMPARE(snap->segments[0].totalSize, uint64_t(2) << 20);
+        QCOMPARE(snap->blocks.size(), size_t(4));
+        QCOMPARE(snap->blocks[1].address, uint64_t(0x10400));
+        QCOMPARE(snap->blocks[1].state, BlockState::ActiveAllocated);
+        QCOMPARE(snap->blocks[1].stack, ev.stack[1]);
+        // BINFLOAT is big-endian; nested settings flatten.
+        QCOMPARE(setting(*snap, "garbage_collection_threshold"), std::string("0.5"));
+        QCOMPARE(setting(*snap, "max_split_size"), std::string("-1"));
+        QCOMPARE(setting(*snap, "PYTORCH_CUDA_ALLOC_CONF"), std::string("expandable_segments:False"));
+        // Annotations pair START/END; an open one has no end.
+        const auto ranges = phases(*snap, 0);
+        QCOMPARE(ranges.size(), size_t(2));
+        QCOMPARE(ranges[0].name, std::string("forward"));
+        QCOMPARE(ranges[0].endUs.value_or(-1), int64_t(1005));
+        QVERIFY(!ranges[1].endUs);
+    }
+
+    void unsignedAddresses()
+    {
+        // Python writes ints ≥ 2^63 as 9-byte LONG1.
+        PickleWriter w;
+        w.dict().mark().str("segments").list().str("device_traces").list().list().mark();
+        w.dict().mark().str("action").str("alloc").str("addr").uinteger(0xFFFFFFFFFFFFF000ull).str("size").integer(64);
+        w.str("mystery_key").list().mark().integer(1).integer(2).appends().setitems();
+        w.appends().append().setitems();
+        auto snap = loadSnapshotFromMemory(w.finish(), "u.pickle");
+        QCOMPARE(snap->traces.at(0).addr[0], 0xFFFFFFFFFFFFF000ull);
+        QCOMPARE(snap->traces.at(0).size[0], uint64_t(64));
+    }
+
+    void singleItemOpcodes()
+    {
+        // SETITEM / APPEND (no MARK), as CPython writes one-element containers, and the
+        // DICT / LIST opcodes that build a container from marked items.
+        auto unicode = [](const std::string &text) {
+            std::string op = "X";
+            for (int i = 0; i < 4; ++i)
+                op += static_cast<char>(text.size() >> (8 * i));
+            return op + text;
+        };
+        const std::string bytes = std::string("\x80\x02}q\x00", 5) + unicode("device_traces") + "]q\x01" + "]" + "(" +
+                                  unicode("action") + unicode("alloc") + unicode("size") + "M\x10\x27" + "d" + "a" +
+                                  "a" + "s" + ".";
+        auto snap = loadSnapshotFromMemory(bytes, "single.pickle");
+        QCOMPARE(snap->traces.at(0).count(), size_t(1));
+        QCOMPARE(snap->traces.at(0).size[0], uint64_t(10000));
+    }
+
+    void multipleDevices()
+    {
+        SynthSnapshot s;
+        s.traces = {{}, {{"alloc", 64, 10, 0, 0, -1}}, {{"alloc", 128, 20, 0, 0, -1}, {"alloc", 256, 30, 0, 0, -1}}};
+        s.segments = {{2, 0x100, 0, {{512, 0, "inactive"}}}};
+        auto snap = loadSnapshotFromMemory(s.pickle(), "multi.pickle");
+        QCOMPARE(snap->devices(), (std::vector<int>{1, 2}));
+        QCOMPARE(snap->traces.at(1).count(), size_t(1));
+        QCOMPARE(snap->traces.at(2).count(), size_t(2));
+        QCOMPARE(snap->traces.at(2).size[1], uint64_t(30));
+        DeviceIndex index(*snap, 2);
+        QCOMPARE(index.peakActiveBytes(), uint64_t(50));
+        QCOMPARE(index.peakReservedBytes(), uint64_t(512));
+    }
+
+    void compression()
+    {
+        const std::string raw = sample().pickle();
+        for (const auto &[name, bytes] : {std::pair{"zstd", zstdCompress(raw)}, std::pair{"gzip", gzipCompress(raw)}}) {
+            auto snap = loadSnapshotFromMemory(bytes, "c.pickle");
+            QCOMPARE(snap->facts.compression, std::string(name));
+            QCOMPARE(snap->traces.at(0).count(), size_t(8));
+        }
+        // Two gzip members back to back read as one stream, as gzip(1) does.
+        const std::string half1 = raw.substr(0, raw.size() / 2), half2 = raw.substr(raw.size() / 2);
+        auto snap = loadSnapshotFromMemory(gzipCompress(half1) + gzipCompress(half2), "two.pickle");
+        QCOMPARE(snap->traces.at(0).count(), size_t(8));
+    }
+
+    void progressAndCancel()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("big.pickle");
+        SynthSnapshot s;
+        for (int i = 0; i < 200000; ++i)
+            s.traces.resize(1), s.traces[0].push_back({"alloc", uint64_t(i) * 512, 512, 0, 0, -1});
+        const std::string bytes = s.pickle();
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(bytes.data(), static_cast<qint64>(bytes.size()));
+        f.close();
+        uint64_t last = 0, calls = 0, total = 0;
+        LoadControl control;
+        control.progress = [&](uint64_t done, uint64_t size) {
+            QVERIFY(done >= last);
+            last = done;
+            total = size;
+            ++calls;
+        };
+        auto snap = loadSnapshot(path.toStdString(), control);
+        QCOMPARE(snap->traces.at(0).count(), size_t(200000));
+        QVERIFY(calls >= 2);
+        QCOMPARE(last, uint64_t(bytes.size()));
+        QCOMPARE(total, uint64_t(bytes.size()));
+        std::atomic<bool> cancel{true};
+        control.cancel = &cancel;
+        QVERIFY_THROWS_EXCEPTION(LoadCancelled, loadSnapshot(path.toStdString(), control));
+        QVERIFY_THROWS_EXCEPTION(LoadCancelled, DeviceIndex(*snap, 0, &cancel));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestDecoding)
+#include "tst_decoding.moc"

@@ -1,0 +1,224 @@
+// DeviceIndex against a brute-force replay: a random workload with blocks alive before the
+// trace, pending frees and segment churn, spanning several live-set checkpoints.
+#include "DeviceIndex.h"
+#include "SnapshotLoader.h"
+#include "SnapshotSummary.h"
+#include "SyntheticSnapshot.h"
+
+#include <QRandomGenerator>
+#include <QTest>
+#include <map>
+#include <set>
+
+using namespace memlens;
+
+namespace {
+
+struct Oracle {
+    std::vector<uint64_t> active;   // after each event
+    std::vector<uint64_t> reserved; // after each event
+    std::map<uint32_t, std::map<uint64_t, std::pair<uint64_t, bool>>> liveAt; // e → addr → (size, pending)
+    uint64_t initialBytes = 0;
+    uint64_t startReserved = 0;
+};
+
+constexpr uint64_t kBase = 0x7f0000000000ull;
+constexpr uint64_t kSlot = 1 << 20;
+
+struct Workload {
+    SynthSnapshot snap;
+    Oracle oracle;
+};
+
+Workload makeWorkload(uint32_t seed, int events)
+{
+    QRandomGenerator rng(seed);
+    Workload w;
+    w.snap.stacks = {{{"alloc_here", "/src/model.py", 10}, {"forward", "/src/model.py", 20}},
+                     {{"step", "/src/optim.py", 5}}};
+    std::map<uint64_t, std::pair<uint64_t, bool>> live; // addr → (requested, pending)
+    std::map<uint64_t, uint64_t> slotsUsed;             // addr → requested (for the final segment)
+    uint64_t next = kBase;
+    // Blocks alive before the trace.
+    for (int i = 0; i < 40; ++i) {
+        const uint64_t size = 512 * (1 + rng.bounded(1000));
+        live[next] = {size, false};
+        w.oracle.initialBytes += size;
+        next += kSlot;
+    }
+    std::vector<SynthEntry> trace;
+    std::vector<uint64_t> pending;
+    uint64_t active = w.oracle.initialBytes;
+    const uint64_t sideSegment = 0x7e0000000000ull;
+    bool sideLive = false;
+    std::set<uint32_t> sample = {0, 1, DeviceIndex::kCheckpointEvery - 1, DeviceIndex::kCheckpointEvery,
+                                 DeviceIndex::kCheckpointEvery + 1, 2 * DeviceIndex::kCheckpointEvery - 1};
+    for (int i = 0; i < 60; ++i)
+        sample.insert(rng.bounded(quint32(events)));
+    uint64_t reservedDelta = 0;
+    std::vector<int64_t> reservedTrace;
+    int64_t reservedNow = 0;
+    auto record = [&](SynthEntry e) {
+        e.timeUs = 1000 + static_cast<int64_t>(trace.size());
+        if (e.action == "alloc")
+            active += e.size;
+        if (e.action == "segment_alloc")
+            reservedNow += static_cast<int64_t>(e.size);
+        if (e.action == "segment_free")
+            reservedNow -= static_cast<int64_t>(e.size);
+        trace.push_back(e);
+        w.oracle.active.push_back(active);
+        reservedTrace.push_back(reservedNow);
+        const auto index = static_cast<uint32_t>(trace.size() - 1);
+        if (sample.count(index))
+            w.oracle.liveAt[index] = live;
+    };
+    while (static_cast<int>(trace.size()) < events) {
+        const int r = rng.bounded(100);
+        if (r < 45 || live.empty()) {
+            const uint64_t size = 1 + rng.bounded(quint32(kSlot - 1));
+            live[next] = {size, false};
+            record({"alloc", next, size, 0, 0, static_cast<int>(rng.bounded(3)) - 1});
+            next += kSlot;
+        } else if (r < 90) {
+            auto it = live.begin();
+            std::advance(it, rng.bounded(static_cast<quint32>(live.size())));
+            if (it->second.second)
+                continue;
+            const uint64_t addr = it->first, size = it->second.first;
+            it->second.second = true;
+            record({"free_requested", addr, size, 0, 0, 1});
+            if (rng.bounded(4) == 0) {
+                pending.push_back(addr);
+            } else {
+                live.erase(addr);
+                active -= size;
+                record({"free_completed", addr, size, 0, 0, 1});
+            }
+        } else if (r < 95 && !pending.empty()) {
+            const uint64_t addr = pending.back();
+            pending.pop_back();
+            const uint64_t size = live[addr].first;
+            live.erase(addr);
+            active -= size;
+            record({"free_completed", addr, size, 0, 0, -1});
+        } else {
+            record({sideLive ? "segment_free" : "segment_alloc", sideSegment, 20 << 20, 0, 0, -1});
+            sideLive = !sideLive;
+        }
+    }
+    // The final state: one segment tiling every slot handed out, the live ones in use.
+    SynthSegment seg;
+    seg.address = kBase;
+    for (uint64_t addr = kBase; addr < next; addr += kSlot) {
+        auto it = live.find(addr);
+        if (it == live.end())
+            seg.blocks.push_back({kSlot, 0, "inactive", -1});
+        else
+            seg.blocks.push_back({kSlot, it->second.first, it->second.second ? "active_pending_free" : "active_allocated", 0});
+    }
+    w.snap.segments.push_back(seg);
+    if (sideLive) {
+        SynthSegment side;
+        side.address = sideSegment;
+        side.blocks.push_back({20 << 20, 0, "inactive", -1});
+        w.snap.segments.push_back(side);
+    }
+    w.snap.traces.push_back(trace);
+    // Reserved: the big segment predates the trace.
+    w.oracle.startReserved = next - kBase;
+    for (int64_t r : reservedTrace)
+        w.oracle.reserved.push_back(w.oracle.startReserved + static_cast<uint64_t>(r));
+    (void)reservedDelta;
+    return w;
+}
+
+} // namespace
+
+class TestDeviceIndex : public QObject {
+    Q_OBJECT
+
+private slots:
+    void againstReplay_data()
+    {
+        QTest::addColumn<uint>("seed");
+        QTest::addColumn<int>("events");
+        QTest::newRow("short") << 1u << 500;
+        QTest::newRow("checkpoints") << 7u << 3 * int(DeviceIndex::kCheckpointEvery) + 123;
+        QTest::newRow("exact multiple") << 11u << 2 * int(DeviceIndex::kCheckpointEvery);
+    }
+
+    void againstReplay()
+    {
+        QFETCH(uint, seed);
+        QFETCH(int, events);
+        const Workload w = makeWorkload(seed, events);
+        const std::string bytes = w.snap.pickle();
+        auto snapshot = loadSnapshotFromMemory(bytes, "synthetic.pickle");
+        DeviceIndex index(*snapshot, 0);
+        QCOMPARE(index.eventCount(), w.oracle.active.size());
+        QCOMPARE(index.initialBytes(), w.oracle.initialBytes);
+        QCOMPARE(index.startReservedBytes(), w.oracle.startReserved);
+        uint64_t peak = w.oracle.initialBytes;
+        uint32_t peakIndex = kBeforeTrace;
+        for (uint32_t e = 0; e < index.eventCount(); ++e) {
+            QCOMPARE(index.activeAfter(e), w.oracle.active[e]);
+            QCOMPARE(index.reservedAfter(e), w.oracle.reserved[e]);
+            if (w.oracle.active[e] > peak) {
+                peak = w.oracle.active[e];
+                peakIndex = e;
+            }
+        }
+        QCOMPARE(index.peakActiveBytes(), peak);
+        QCOMPARE(index.peakIndex(), peakIndex);
+        QCOMPARE(index.peakReservedBytes(), *std::max_element(w.oracle.reserved.begin(), w.oracle.reserved.end()));
+        for (const auto &[e, expected] : w.oracle.liveAt) {
+            std::map<uint64_t, std::pair<uint64_t, bool>> got;
+            for (const BlockAt &b : index.blocksAt(e)) {
+                const AllocationDetail d = index.detail(b.allocation);
+                got[d.addr] = {d.size, b.pendingFree};
+            }
+            QVERIFY2(got == expected, qPrintable(QString("live set differs after event %1").arg(e)));
+        }
+        // Before the first event: exactly the blocks that predate the trace.
+        uint64_t before = 0;
+        for (uint32_t id : index.liveAt(kBeforeTrace))
+            before += index.detail(id).size;
+        QCOMPARE(before, w.oracle.initialBytes);
+    }
+
+    void allocWithoutFree()
+    {
+        // skip_actions can drop frees: an alloc at a live address ends the earlier block there.
+        SynthSnapshot s;
+        s.traces = {{{"alloc", 4096, 100, 0, 0, -1}, {"alloc", 4096, 50, 0, 0, -1}, {"alloc", 8192, 10, 0, 0, -1}}};
+        auto snapshot = loadSnapshotFromMemory(s.pickle(), "skip.pickle");
+        DeviceIndex index(*snapshot, 0);
+        QCOMPARE(index.activeAfter(0), uint64_t(100));
+        QCOMPARE(index.activeAfter(1), uint64_t(50));
+        QCOMPARE(index.activeAfter(2), uint64_t(60));
+        QCOMPARE(index.liveAt(2).size(), size_t(2));
+        QCOMPARE(index.peakActiveBytes(), uint64_t(100));
+        QCOMPARE(index.peakIndex(), 0u);
+    }
+
+    void resolveEventSpecs()
+    {
+        SynthSnapshot s;
+        s.traces = {{{"alloc", 4096, 100, 0, 0, -1}, {"oom", 123, 999, 0, 0, -1}}};
+        auto snapshot = loadSnapshotFromMemory(s.pickle(), "spec.pickle");
+        DeviceIndex index(*snapshot, 0);
+        QCOMPARE(resolveEvent(index, "peak"), 0u);
+        QCOMPARE(resolveEvent(index, "oom"), 1u);
+        QCOMPARE(resolveEvent(index, "1"), 1u);
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, resolveEvent(index, "2"));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, resolveEvent(index, "x"));
+        const DeviceSummary summary = summarizeDevice(*snapshot, index, 5);
+        QCOMPARE(summary.ooms.size(), size_t(1));
+        QCOMPARE(summary.ooms[0].deviceFree, uint64_t(123));
+        QCOMPARE(summary.ooms[0].size, uint64_t(999));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestDeviceIndex)
+#include "tst_deviceindex.moc"
