@@ -97,6 +97,7 @@ private:
     std::vector<Node> nodes_;
     std::vector<uint32_t> free_;
     std::vector<uint32_t> work_;
+    std::vector<Value> scratch_;
 };
 
 } // namespace memlens

@@ -1,0 +1,26 @@
+// libFuzzer target for every snapshot decoder (pickle, JSON, zstd, gzip) and the analysis
+// that runs on whatever they accept. Build: cmake -DMEMLENS_FUZZ=ON -DCMAKE_CXX_COMPILER=clang++
+#include "DeviceIndex.h"
+#include "LoadError.h"
+#include "SnapshotLoader.h"
+#include "SnapshotSummary.h"
+
+#include <cstddef>
+#include <cstdint>
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    try {
+        auto snapshot = memlens::loadSnapshotFromMemory(
+            std::string_view(reinterpret_cast<const char *>(data), size), "fuzz.pickle");
+        for (int device : snapshot->devices()) {
+            memlens::DeviceIndex index(*snapshot, device);
+            memlens::summarizeDevice(*snapshot, index, 5);
+            if (index.eventCount() > 0)
+                index.blocksAt(static_cast<uint32_t>(index.eventCount() / 2));
+            index.segmentsAt(memlens::kBeforeTrace);
+        }
+    } catch (const memlens::LoadError &) {
+    }
+    return 0;
+}

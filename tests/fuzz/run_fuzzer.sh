@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Runs fuzz_snapshot over seeds made from the corpus for SECONDS; crashes land in
+# tests/fuzz/corpus-work/crashes (copy them to tests/data/crashers as regression inputs).
+set -euo pipefail
+build=${1:-build-fuzz}
+seconds=${2:-600}
+here=$(cd "$(dirname "$0")" && pwd)
+work=$here/corpus-work
+mkdir -p "$work/seeds" "$work/crashes"
+corpus=$here/../../../shared/corpus/snapshots
+# Small real files as they are, larger ones cut down, and compressed forms.
+cp "$corpus/streams_pending_free/snapshot.pickle" "$work/seeds/streams.pickle"
+head -c 20000 "$corpus/gpt2_fp32_adamw/snapshot.pickle" > "$work/seeds/gpt2_head.pickle"
+head -c 20000 "$corpus/oom_gpt2_medium_6gib/oom_snapshot.pickle" > "$work/seeds/oom_head.pickle"
+zstd -q -f -c "$work/seeds/streams.pickle" > "$work/seeds/streams.pickle.zst"
+gzip -c "$work/seeds/streams.pickle" > "$work/seeds/streams.pickle.gz"
+python3 - "$work/seeds" <<'PY'
+import json, pickle, sys, os
+d = {'segments': [{'device': 0, 'address': 4096, 'total_size': 2097152, 'stream': 0, 'segment_type': 'small',
+      'segment_pool_id': (0, 0), 'is_expandable': False, 'frames': [],
+      'blocks': [{'address': 4096, 'size': 512, 'requested_size': 500, 'state': 'active_allocated',
+                  'frames': [{'name': 'f', 'filename': 'a.py', 'line': 1}]},
+                 {'address': 4608, 'size': 2096640, 'requested_size': 0, 'state': 'inactive', 'frames': []}]}],
+     'device_traces': [[{'action': 'alloc', 'addr': 4096, 'size': 500, 'stream': 0, 'time_us': 1,
+                         'frames': [{'name': 'f', 'filename': 'a.py', 'line': 1}]},
+                        {'action': 'oom', 'device_free': 10, 'size': 1 << 30, 'stream': 0, 'time_us': 2}]],
+     'allocator_settings': {'garbage_collection_threshold': 0.5}, 'external_annotations': []}
+out = sys.argv[1]
+for p in (2, 4, 5):
+    open(os.path.join(out, f'tiny_p{p}.pickle'), 'wb').write(pickle.dumps(d, protocol=p))
+json.dump(d, open(os.path.join(out, 'tiny.json'), 'w'))
+PY
+mkdir -p "$work/live"
+"$build/bin/fuzz_snapshot" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
+  -max_total_time="$seconds" -artifact_prefix="$work/crashes/" -print_final_stats=1 \
+  "$work/live" "$work/seeds"
