@@ -1,5 +1,6 @@
 #include "CommandLine.h"
 
+#include <cctype>
 #include <charconv>
 
 namespace memlens {
@@ -9,11 +10,13 @@ CommandLine::CommandLine(const std::vector<std::string> &args, const std::set<st
 {
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string &arg = args[i];
-        if (arg.rfind("--", 0) != 0 || arg == "--") {
+        // Single-letter options ("-o FILE") are spelled with one dash.
+        const bool shortOption = arg.size() == 2 && arg[0] == '-' && std::isalpha(static_cast<unsigned char>(arg[1]));
+        if (!shortOption && (arg.rfind("--", 0) != 0 || arg == "--")) {
             positional_.push_back(arg);
             continue;
         }
-        std::string name = arg.substr(2);
+        std::string name = arg.substr(shortOption ? 1 : 2);
         std::optional<std::string> inlineValue;
         if (auto eq = name.find('='); eq != std::string::npos) {
             inlineValue = name.substr(eq + 1);
@@ -24,13 +27,13 @@ CommandLine::CommandLine(const std::vector<std::string> &args, const std::set<st
                 values_[name] = *inlineValue;
             } else {
                 if (i + 1 >= args.size())
-                    throw std::invalid_argument("--" + name + " needs a value");
+                    throw std::invalid_argument(arg + " needs a value");
                 values_[name] = args[++i];
             }
         } else if (flags.count(name) && !inlineValue) {
             flags_.insert(name);
         } else {
-            throw std::invalid_argument("unknown option --" + name);
+            throw std::invalid_argument("unknown option " + arg);
         }
     }
 }

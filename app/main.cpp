@@ -1,5 +1,11 @@
+#include "Application.h"
+#include "CommandLine.h"
+#include "MainWindow.h"
+#include "RenderCommand.h"
 #include "SummaryCommand.h"
+#include "Theme.h"
 
+#include <QApplication>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -9,6 +15,31 @@ int main(int argc, char **argv)
     std::vector<std::string> args(argv + 1, argv + argc);
     if (!args.empty() && args.front() == "summary")
         return memlens::runSummaryCommand({args.begin() + 1, args.end()});
-    std::cerr << "memlens: the GUI is not built yet\n";
-    return 2;
+    if (!args.empty() && args.front() == "render")
+        return memlens::runRenderCommand(argc, argv);
+    if (!args.empty() && (args.front() == "--help" || args.front() == "-h")) {
+        std::cout << "usage: memlens [--theme light|dark|system] [FILE…]       open the GUI\n"
+                     "       memlens summary FILE [--device N] [--top K] [--at peak|oom|EVENT] [--json]\n"
+                     "       memlens render FILE --view timeline|summary [--at …] [--range A:B] [--size WxH]\n"
+                     "                      [--theme light|dark] -o OUT.png|OUT.svg\n";
+        return 0;
+    }
+    try {
+        memlens::CommandLine cl(args, {"theme"}, {});
+        if (!memlens::displayAvailable()) {
+            std::cerr << "memlens: no display to open the GUI on (use `memlens summary` or `memlens render` headless)\n";
+            return 1;
+        }
+        auto app = memlens::createApplication(argc, argv, false);
+        if (!memlens::applyTheme(*app, QString::fromStdString(cl.value("theme").value_or("system"))))
+            throw std::invalid_argument("--theme takes light, dark or system");
+        memlens::MainWindow window;
+        window.show();
+        for (const std::string &file : cl.positional())
+            window.openFile(QString::fromStdString(file));
+        return app->exec();
+    } catch (const std::invalid_argument &e) {
+        std::cerr << "memlens: " << e.what() << '\n';
+        return 2;
+    }
 }

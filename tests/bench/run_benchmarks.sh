@@ -13,6 +13,8 @@ fi
 echo "== $(du -h "$big" | cut -f1) $big"
 echo "-- bench_load (stages)"
 "$build/bin/bench_load" "$big"
+echo "-- bench_timeline (GUI, offscreen)"
+"$build/bin/bench_timeline" "$big"
 echo "-- memlens summary (whole command)"
 /usr/bin/time -f "wall %e s, peak RSS %M KiB" "$build/bin/memlens" summary "$big" > /dev/null
 echo "-- python3 pickle.load (same file)"

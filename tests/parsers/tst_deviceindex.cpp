@@ -4,6 +4,8 @@
 #include "SnapshotLoader.h"
 #include "SnapshotSummary.h"
 #include "SyntheticSnapshot.h"
+#include "TimelineLayout.h"
+#include "CorpusFiles.h"
 
 #include <QRandomGenerator>
 #include <QTest>
@@ -217,6 +219,68 @@ private slots:
         QCOMPARE(summary.ooms.size(), size_t(1));
         QCOMPARE(summary.ooms[0].deviceFree, uint64_t(123));
         QCOMPARE(summary.ooms[0].size, uint64_t(999));
+    }
+
+    // The timeline's level of detail against brute force on a real trace, at several zooms.
+    void timelineLayout_data()
+    {
+        QTest::addColumn<double>("from");
+        QTest::addColumn<double>("to");
+        QTest::addColumn<int>("columns");
+        QTest::newRow("whole trace") << 0.0 << 1.0 << 800;
+        QTest::newRow("middle tenth") << 0.45 << 0.55 << 600;
+        QTest::newRow("fewer events than columns") << 0.5 << 0.501 << 700;
+    }
+
+    void timelineLayout()
+    {
+        QFETCH(double, from);
+        QFETCH(double, to);
+        QFETCH(int, columns);
+        auto snapshot = loadSnapshot((corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle").toStdString());
+        DeviceIndex index(*snapshot, 0);
+        TimelineLayout layout(index);
+        const auto n = static_cast<uint32_t>(index.eventCount());
+        const auto first = static_cast<uint32_t>(from * (n - 1)), last = static_cast<uint32_t>(to * (n - 1));
+        const size_t maxBands = 64;
+        const TimelineFrame frame = layout.layout(first, last, columns, maxBands);
+        QCOMPARE(frame.total.size(), size_t(columns));
+        // Each column shows its highest point, and the bands add up to it.
+        const double span = last - first + 1.0;
+        for (int c = 0; c < columns; ++c) {
+            const auto lo = first + static_cast<uint32_t>(span * c / columns);
+            const auto next = first + static_cast<uint32_t>(span * (c + 1) / columns);
+            const auto hi = std::max(lo, next - 1);
+            uint64_t best = 0;
+            for (uint32_t e = lo; e <= std::min(hi, n - 1); ++e)
+                best = std::max(best, index.activeAfter(e));
+            QCOMPARE(frame.total[c], best);
+            uint64_t sum = frame.otherTop[c];
+            for (const TimelineBand &b : frame.bands) {
+                if (b.alive[c]) {
+                    QCOMPARE(b.bottom[c], sum);
+                    sum += index.detail(b.allocation).size;
+                }
+            }
+            QCOMPARE(sum, frame.total[c]);
+        }
+        // The bands are the largest allocations alive anywhere in the window.
+        std::vector<uint64_t> sizes;
+        for (uint32_t id = 0; id < index.allocationCount(); ++id) {
+            const Allocation &a = index.allocation(id);
+            const uint32_t start = a.allocEvent == kBeforeTrace ? 0 : a.allocEvent;
+            const uint32_t end = a.freeCompleted == kNever ? n - 1 : a.freeCompleted - 1;
+            if (start <= last && end >= first)
+                sizes.push_back(index.detail(id).size);
+        }
+        std::sort(sizes.rbegin(), sizes.rend());
+        std::vector<uint64_t> drawn;
+        for (const TimelineBand &b : frame.bands)
+            drawn.push_back(index.detail(b.allocation).size);
+        std::sort(drawn.rbegin(), drawn.rend());
+        QCOMPARE(drawn.size(), std::min(maxBands, sizes.size()));
+        for (size_t i = 0; i < drawn.size(); ++i)
+            QCOMPARE(drawn[i], sizes[i]);
     }
 };
 

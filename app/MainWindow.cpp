@@ -1,0 +1,203 @@
+#include "MainWindow.h"
+
+#include "DocumentView.h"
+#include "ExampleSnapshot.h"
+#include "StartPage.h"
+#include "TimelineView.h"
+
+#include <QAction>
+#include <QCoreApplication>
+#include <QDragEnterEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QSettings>
+#include <QStackedWidget>
+#include <QStatusBar>
+#include <QTabWidget>
+
+namespace memlens {
+
+MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
+{
+    setWindowTitle(tr("memlens"));
+    setAcceptDrops(true);
+    resize(1280, 800);
+    central_ = new QStackedWidget(this);
+    start_ = new StartPage(central_);
+    tabs_ = new QTabWidget(central_);
+    tabs_->setTabsClosable(true);
+    tabs_->setMovable(true);
+    tabs_->setDocumentMode(true);
+    central_->addWidget(start_);
+    central_->addWidget(tabs_);
+    setCentralWidget(central_);
+    connect(tabs_, &QTabWidget::tabCloseRequested, this, &MainWindow::closeTab);
+    connect(tabs_, &QTabWidget::currentChanged, this, [this] {
+        DocumentView *view = currentDocument();
+        statusBar()->showMessage(view ? view->statusText() : QString());
+        setWindowTitle(view ? tr("%1 — memlens").arg(QFileInfo(view->path()).fileName()) : tr("memlens"));
+    });
+    connect(start_, &StartPage::openRequested, this, &MainWindow::chooseFile);
+    connect(start_, &StartPage::exampleRequested, this, &MainWindow::openExample);
+    connect(start_, &StartPage::recentRequested, this, [this](const QString &path) { openFile(path); });
+    createMenus();
+    updateRecent();
+    updateCentral();
+    statusBar()->showMessage(tr("Ready"));
+}
+
+void MainWindow::createMenus()
+{
+    QMenu *file = menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("&Open…"), QKeySequence::Open, this, &MainWindow::chooseFile);
+    file->addAction(tr("Open &Example"), this, &MainWindow::openExample);
+    recentMenu_ = file->addMenu(tr("Open &Recent"));
+    file->addSeparator();
+    file->addAction(tr("&Close"), QKeySequence::Close, this, [this] {
+        if (tabs_->currentIndex() >= 0)
+            closeTab(tabs_->currentIndex());
+    });
+    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+    QMenu *view = menuBar()->addMenu(tr("&View"));
+    view->addAction(tr("&Summary"), QKeySequence(Qt::CTRL | Qt::Key_1), this, [this] {
+        if (DocumentView *d = currentDocument())
+            d->showPage(DocumentView::Page::Summary);
+    });
+    view->addAction(tr("&Timeline"), QKeySequence(Qt::CTRL | Qt::Key_2), this, [this] {
+        if (DocumentView *d = currentDocument())
+            d->showPage(DocumentView::Page::Timeline);
+    });
+
+    QMenu *help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&Keyboard Shortcuts"), QKeySequence::HelpContents, this, &MainWindow::showShortcuts);
+    help->addAction(tr("&About memlens"), this, [this] {
+        QMessageBox::about(this, tr("About memlens"),
+                           tr("<h3>memlens %1</h3><p>A viewer for PyTorch GPU memory snapshots.</p>").arg(QCoreApplication::applicationVersion()));
+    });
+}
+
+void MainWindow::showShortcuts()
+{
+    QMessageBox::information(this, tr("Keyboard shortcuts"),
+                             tr("<table>"
+                                "<tr><td><b>Ctrl+O</b></td><td>Open a snapshot</td></tr>"
+                                "<tr><td><b>Ctrl+W</b></td><td>Close the document</td></tr>"
+                                "<tr><td><b>Ctrl+1 / Ctrl+2</b></td><td>Summary / timeline</td></tr>"
+                                "<tr><td colspan=2><i>On the timeline:</i></td></tr>"
+                                "<tr><td><b>← →</b> (Shift: ×100)</td><td>Step the event cursor</td></tr>"
+                                "<tr><td><b>Home / End</b></td><td>First / last event</td></tr>"
+                                "<tr><td><b>P</b></td><td>Jump to the peak</td></tr>"
+                                "<tr><td><b>O</b></td><td>Jump to the next OOM</td></tr>"
+                                "<tr><td><b>+ / − / 0</b></td><td>Zoom in / out / fit</td></tr>"
+                                "<tr><td><b>Wheel, drag</b></td><td>Zoom, pan</td></tr>"
+                                "<tr><td><b>Shift+drag</b></td><td>Zoom into a range</td></tr>"
+                                "</table>"));
+}
+
+DocumentView *MainWindow::currentDocument() const
+{
+    return qobject_cast<DocumentView *>(tabs_->currentWidget());
+}
+
+void MainWindow::chooseFile()
+{
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open memory snapshot"), QString(),
+                                                      tr("Memory snapshots (*.pickle *.pkl *.pickle.zst *.pickle.gz *.json *.json.gz *.zst *.gz);;All files (*)"));
+    if (!path.isEmpty())
+        openFile(path);
+}
+
+void MainWindow::openExample()
+{
+    const QString path = exampleSnapshotPath();
+    if (path.isEmpty())
+        QMessageBox::warning(this, tr("memlens"), tr("The bundled example could not be unpacked."));
+    else
+        openFile(path);
+}
+
+DocumentView *MainWindow::openFile(const QString &path)
+{
+    auto *view = new DocumentView(tabs_);
+    const int index = tabs_->addTab(view, QFileInfo(path).fileName());
+    tabs_->setTabToolTip(index, path);
+    tabs_->setCurrentIndex(index);
+    updateCentral();
+    connect(view, &DocumentView::statusChanged, this, [this, view](const QString &text) {
+        if (view == currentDocument())
+            statusBar()->showMessage(text);
+    });
+    connect(view, &DocumentView::loaded, this, [this, path] { addRecent(path); });
+    connect(view, &DocumentView::loadFailed, this, [this, view](const QString &message) {
+        removeView(view);
+        QMessageBox::warning(this, tr("Cannot open snapshot"), message);
+    });
+    connect(view, &DocumentView::loadCancelled, this, [this, view] { removeView(view); });
+    view->load(path);
+    return view;
+}
+
+void MainWindow::removeView(DocumentView *view)
+{
+    const int index = tabs_->indexOf(view);
+    if (index >= 0)
+        tabs_->removeTab(index);
+    view->deleteLater();
+    updateCentral();
+}
+
+void MainWindow::closeTab(int index)
+{
+    if (auto *view = qobject_cast<DocumentView *>(tabs_->widget(index))) {
+        view->cancelLoad();
+        removeView(view);
+    }
+}
+
+void MainWindow::updateCentral()
+{
+    central_->setCurrentWidget(tabs_->count() > 0 ? static_cast<QWidget *>(tabs_) : start_);
+}
+
+void MainWindow::addRecent(const QString &path)
+{
+    QSettings settings;
+    QStringList files = settings.value("recentFiles").toStringList();
+    const QString absolute = QFileInfo(path).absoluteFilePath();
+    files.removeAll(absolute);
+    files.prepend(absolute);
+    while (files.size() > 10)
+        files.removeLast();
+    settings.setValue("recentFiles", files);
+    updateRecent();
+}
+
+void MainWindow::updateRecent()
+{
+    const QStringList files = QSettings().value("recentFiles").toStringList();
+    recentMenu_->clear();
+    for (const QString &f : files)
+        recentMenu_->addAction(f, this, [this, f] { openFile(f); });
+    recentMenu_->setEnabled(!files.isEmpty());
+    start_->setRecentFiles(files);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent *event)
+{
+    if (event->mimeData()->hasUrls())
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent *event)
+{
+    for (const QUrl &url : event->mimeData()->urls()) {
+        if (url.isLocalFile())
+            openFile(url.toLocalFile());
+    }
+}
+
+} // namespace memlens

@@ -1,0 +1,46 @@
+#pragma once
+// The application window: a start page, one tab per opened document, menus, recent files,
+// drag and drop. Documents load in the background; a failed load leaves the others untouched.
+#include <QMainWindow>
+
+class QStackedWidget;
+class QTabWidget;
+class QMenu;
+
+namespace memlens {
+
+class DocumentView;
+class StartPage;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+
+public:
+    explicit MainWindow(QWidget *parent = nullptr);
+
+    DocumentView *openFile(const QString &path);
+    void openExample();
+    QTabWidget *tabs() const { return tabs_; }
+    DocumentView *currentDocument() const;
+
+protected:
+    void dragEnterEvent(QDragEnterEvent *event) override;
+    void dropEvent(QDropEvent *event) override;
+
+private:
+    void createMenus();
+    void closeTab(int index);
+    void removeView(DocumentView *view);
+    void addRecent(const QString &path);
+    void updateRecent();
+    void updateCentral();
+    void chooseFile();
+    void showShortcuts();
+
+    QStackedWidget *central_;
+    StartPage *start_;
+    QTabWidget *tabs_;
+    QMenu *recentMenu_;
+};
+
+} // namespace memlens

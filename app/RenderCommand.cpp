@@ -1,0 +1,131 @@
+#include "RenderCommand.h"
+
+#include "Application.h"
+#include "CommandLine.h"
+#include "Document.h"
+#include "DocumentView.h"
+#include "LoadError.h"
+#include "SnapshotSummary.h"
+#include "Theme.h"
+#include "TimelineView.h"
+#include "ViewState.h"
+
+#include <QApplication>
+#include <QPainter>
+#include <QSaveFile>
+#include <QSvgGenerator>
+#include <iostream>
+#include <qcustomplot.h>
+
+namespace memlens {
+
+namespace {
+
+QSize parseSize(const std::string &text)
+{
+    const auto x = text.find('x');
+    if (x == std::string::npos)
+        throw std::invalid_argument("--size takes WIDTHxHEIGHT, e.g. 1600x900");
+    const int w = std::atoi(text.substr(0, x).c_str()), h = std::atoi(text.substr(x + 1).c_str());
+    if (w < 200 || h < 150 || w > 10000 || h > 10000)
+        throw std::invalid_argument("--size must be between 200x150 and 10000x10000");
+    return {w, h};
+}
+
+void writeImage(QWidget &view, const QString &out)
+{
+    QSaveFile file(out); // temp file + rename: an interrupted render never leaves half a file
+    if (!file.open(QIODevice::WriteOnly))
+        throw std::runtime_error(out.toStdString() + ": cannot write: " + file.errorString().toStdString());
+    if (out.endsWith(".svg", Qt::CaseInsensitive)) {
+        QSvgGenerator svg;
+        svg.setOutputDevice(&file);
+        svg.setSize(view.size());
+        svg.setViewBox(QRect(QPoint(0, 0), view.size()));
+        svg.setResolution(view.logicalDpiX());
+        svg.setTitle("memlens");
+        QPainter painter(&svg);
+        view.render(&painter);
+    } else {
+        if (!view.grab().save(&file, "PNG"))
+            throw std::runtime_error(out.toStdString() + ": cannot encode PNG");
+    }
+    if (!file.commit())
+        throw std::runtime_error(out.toStdString() + ": cannot write: " + file.errorString().toStdString());
+}
+
+} // namespace
+
+int runRenderCommand(int argc, char **argv)
+{
+    std::vector<std::string> args(argv + 2, argv + argc);
+    try {
+        CommandLine cl(args, {"view", "at", "range", "size", "theme", "device", "o"}, {});
+        if (cl.positional().size() != 1 || !cl.value("o"))
+            throw std::invalid_argument("usage: memlens render FILE --view timeline|summary [--at peak|oom|EVENT] "
+                                        "[--range A:B] [--size WxH] [--theme light|dark] -o OUT.png|OUT.svg");
+        const std::string view = cl.value("view").value_or("timeline");
+        if (view != "timeline" && view != "summary")
+            throw std::invalid_argument("--view " + view + " is not available in this version (timeline, summary)");
+        const QString out = QString::fromStdString(*cl.value("o"));
+        if (!out.endsWith(".png", Qt::CaseInsensitive) && !out.endsWith(".svg", Qt::CaseInsensitive))
+            throw std::invalid_argument("-o must name a .png or .svg file");
+        const QSize size = parseSize(cl.value("size").value_or("1600x900"));
+
+        auto app = createApplication(argc, argv, true);
+        if (!applyTheme(*app, QString::fromStdString(cl.value("theme").value_or("light"))))
+            throw std::invalid_argument("--theme takes light or dark");
+        const QString file = QString::fromStdString(cl.positional().front());
+        std::shared_ptr<Document> doc;
+        try {
+            doc = buildDocument(file, nullptr, {});
+        } catch (const LoadError &e) {
+            std::cerr << "memlens: " << e.what() << '\n';
+            return 1;
+        }
+        DocumentView documentView;
+        documentView.setDocument(doc);
+        if (auto device = cl.integer("device")) {
+            if (!doc->device(static_cast<int>(*device)))
+                throw std::invalid_argument(file.toStdString() + ": device " + std::to_string(*device) + " has no segments or trace entries");
+            documentView.state()->setDevice(static_cast<int>(*device));
+        }
+        documentView.showPage(view == "summary" ? DocumentView::Page::Summary : DocumentView::Page::Timeline);
+        documentView.resize(size);
+        documentView.show();
+        QApplication::processEvents();
+        const DeviceData *device = doc->device(documentView.state()->device());
+        if (device && view == "timeline") {
+            TimelineView *timeline = documentView.timeline();
+            if (auto range = cl.value("range")) {
+                const auto colon = range->find(':');
+                if (colon == std::string::npos)
+                    throw std::invalid_argument("--range takes FIRST:LAST event numbers");
+                const double a = std::atof(range->substr(0, colon).c_str()), b = std::atof(range->substr(colon + 1).c_str());
+                if (!(b > a))
+                    throw std::invalid_argument("--range: LAST must be greater than FIRST");
+                timeline->plot()->xAxis->setRange(timeline->axis().xOfEvent(static_cast<uint32_t>(a)),
+                                                  timeline->axis().xOfEvent(static_cast<uint32_t>(std::min<double>(b, device->index->eventCount() - 1))));
+            }
+            if (auto at = cl.value("at")) {
+                const uint32_t event = resolveEvent(*device->index, *at);
+                if (cl.value("range"))
+                    documentView.state()->setSelectedEvent(event);
+                else
+                    timeline->revealEvent(event);
+            }
+            timeline->plot()->replot();
+        }
+        QApplication::processEvents();
+        writeImage(documentView, out);
+        return 0;
+    } catch (const std::invalid_argument &e) {
+        std::cerr << "memlens render: " << e.what() << '\n';
+        return 2;
+    } catch (const std::exception &e) {
+        std::cerr << "memlens render: " << e.what() << '\n';
+        return 1;
+    }
+}
+
+} // namespace memlens

@@ -1,0 +1,54 @@
+// Timeline benchmark: time from opening a file to the first complete timeline frame, then the
+// median and worst frame time over 200 random zoom/pan windows (offscreen, 1600x900).
+#include "Document.h"
+#include "DocumentView.h"
+#include "TimelineView.h"
+
+#include <QApplication>
+#include <QElapsedTimer>
+#include <algorithm>
+#include <cstdio>
+#include <qcustomplot.h>
+#include <random>
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        std::fprintf(stderr, "usage: bench_timeline FILE\n");
+        return 2;
+    }
+    if (!qEnvironmentVariableIsSet("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    QApplication app(argc, argv);
+    QElapsedTimer open;
+    open.start();
+    auto doc = memlens::buildDocument(QString::fromLocal8Bit(argv[1]), nullptr, {});
+    memlens::DocumentView view;
+    view.setDocument(doc);
+    view.showPage(memlens::DocumentView::Page::Timeline);
+    view.resize(1600, 900);
+    view.show();
+    QApplication::processEvents();
+    memlens::TimelineView *timeline = view.timeline();
+    timeline->plot()->replot(QCustomPlot::rpImmediateRefresh);
+    const double firstFrame = open.elapsed() / 1000.0;
+
+    std::mt19937 rng(7);
+    const double xMax = timeline->axis().xMax();
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    std::vector<double> times;
+    for (int i = 0; i < 200; ++i) {
+        const double width = xMax * std::pow(10.0, -4.0 * unit(rng)); // from the whole trace to 1/10000 of it
+        const double start = (xMax - width) * unit(rng);
+        timeline->plot()->xAxis->setRange(start, start + width);
+        QElapsedTimer t;
+        t.start();
+        timeline->plot()->replot(QCustomPlot::rpImmediateRefresh);
+        times.push_back(t.nsecsElapsed() / 1e6);
+    }
+    std::sort(times.begin(), times.end());
+    std::printf("events: %zu\nopen to first timeline frame: %.2f s\nframe time over 200 random windows: median %.1f ms, "
+                "90th %.1f ms, worst %.1f ms\n",
+                doc->device(doc->devices.begin()->first)->index->eventCount(), firstFrame, times[100], times[180], times.back());
+    return 0;
+}

@@ -1,0 +1,231 @@
+#include "AllocationBandsPlottable.h"
+
+#include "BandColors.h"
+#include "ByteFormat.h"
+
+#include <algorithm>
+
+namespace memlens {
+
+AllocationBandsPlottable::AllocationBandsPlottable(QCPAxis *keyAxis, QCPAxis *valueAxis)
+    : QCPAbstractPlottable(keyAxis, valueAxis)
+{
+    setName(tr("Allocations"));
+    setAntialiased(false);
+    setAntialiasedFill(false);
+}
+
+void AllocationBandsPlottable::setData(std::shared_ptr<const Document> doc, const DeviceData *device, const TimelineAxis &axis)
+{
+    doc_ = std::move(doc);
+    device_ = device;
+    axis_ = axis;
+    frame_ = {};
+}
+
+QColor AllocationBandsPlottable::colorOf(uint32_t allocation) const
+{
+    if (colorBySite_)
+        return bandColor(0x5171E000ull + device_->index->detail(allocation).stack);
+    return bandColor(allocation);
+}
+
+QCPRange AllocationBandsPlottable::getKeyRange(bool &foundRange, QCP::SignDomain) const
+{
+    foundRange = device_ != nullptr;
+    return QCPRange(axis_.xMin(), axis_.xMax());
+}
+
+QCPRange AllocationBandsPlottable::getValueRange(bool &foundRange, QCP::SignDomain, const QCPRange &) const
+{
+    foundRange = device_ != nullptr;
+    if (!device_)
+        return {};
+    return QCPRange(0, static_cast<double>(std::max(device_->index->peakActiveBytes(), device_->index->peakReservedBytes())));
+}
+
+double AllocationBandsPlottable::selectTest(const QPointF &pos, bool, QVariant *) const
+{
+    return allocationAtPixel(pos) != UINT32_MAX ? 0 : -1;
+}
+
+uint32_t AllocationBandsPlottable::allocationAtPixel(const QPointF &pixel, uint32_t *event) const
+{
+    if (frame_.total.empty() || !device_)
+        return UINT32_MAX;
+    const auto c = static_cast<long>((pixel.x() - frameLeft_) / columnWidth_);
+    if (c < 0 || c >= static_cast<long>(frame_.total.size()))
+        return UINT32_MAX;
+    if (event)
+        *event = frame_.columnEvent[static_cast<size_t>(c)];
+    const double value = mValueAxis->pixelToCoord(pixel.y());
+    for (const TimelineBand &band : frame_.bands) {
+        if (!band.alive[static_cast<size_t>(c)])
+            continue;
+        const double bottom = static_cast<double>(band.bottom[static_cast<size_t>(c)]);
+        const double top = bottom + static_cast<double>(device_->index->detail(band.allocation).size);
+        if (value >= bottom && value < top)
+            return band.allocation;
+    }
+    return UINT32_MAX;
+}
+
+double AllocationBandsPlottable::pixelOfEvent(uint32_t event) const
+{
+    if (!device_ || event == kBeforeTrace)
+        return -1;
+    return mKeyAxis->coordToPixel(axis_.xOfEvent(event) + (axis_.isTime() ? 0.0 : 0.5));
+}
+
+void AllocationBandsPlottable::draw(QCPPainter *painter)
+{
+    if (!device_ || device_->index->eventCount() == 0)
+        return;
+    const QRect area = clipRect();
+    const double left = area.left(), right = area.right() + 1;
+    const int columns = std::max(1, static_cast<int>(right - left));
+    const double x0 = mKeyAxis->pixelToCoord(left), x1 = mKeyAxis->pixelToCoord(right);
+    frame_ = device_->layout->layoutColumns(axis_.columnRanges(x0, x1, columns), kMaxBands);
+    frameLeft_ = left;
+    columnWidth_ = (right - left) / columns;
+    auto y = [&](uint64_t bytes) { return mValueAxis->coordToPixel(static_cast<double>(bytes)); };
+    const double base = y(0);
+
+    drawPhases(painter, area);
+
+    // Everything is filled as axis-aligned rectangles, one per run of columns with the same
+    // extent: QPainter's polygon rasteriser took hundreds of milliseconds on the spiky outline of
+    // a 12 M-event trace, rectangles take well under one.
+    auto fillRuns = [&](size_t count, const auto &extentOf, const QColor &color) {
+        size_t c = 0;
+        while (c < count) {
+            const auto [lo, hi] = extentOf(c);
+            if (hi <= lo) {
+                ++c;
+                continue;
+            }
+            size_t end = c + 1;
+            while (end < count && extentOf(end) == std::make_pair(lo, hi))
+                ++end;
+            painter->fillRect(QRectF(QPointF(left + c * columnWidth_, y(hi)), QPointF(left + end * columnWidth_, y(lo))), color);
+            c = end;
+        }
+    };
+    const auto count = static_cast<size_t>(columns);
+    fillRuns(count, [&](size_t c) { return std::make_pair(uint64_t(0), frame_.otherTop[c]); }, foldedBandColor(dark_));
+    const TimelineBand *selectedBand = nullptr;
+    for (const TimelineBand &band : frame_.bands) {
+        const uint64_t size = device_->index->detail(band.allocation).size;
+        fillRuns(count, [&](size_t c) {
+            return band.alive[c] ? std::make_pair(band.bottom[c], band.bottom[c] + size) : std::make_pair(uint64_t(0), uint64_t(0));
+        }, colorOf(band.allocation));
+        if (band.allocation == selected_)
+            selectedBand = &band;
+    }
+    // The selected allocation gets an outline.
+    if (selectedBand) {
+        const uint64_t size = device_->index->detail(selectedBand->allocation).size;
+        painter->setPen(QPen(dark_ ? Qt::white : Qt::black, 2));
+        painter->setBrush(Qt::NoBrush);
+        for (size_t c = 0; c < count; ++c) {
+            if (selectedBand->alive[c])
+                painter->drawRect(QRectF(QPointF(left + c * columnWidth_, y(selectedBand->bottom[c] + size)),
+                                         QPointF(left + (c + 1) * columnWidth_, y(selectedBand->bottom[c]))));
+        }
+    }
+
+    // Reserved bytes.
+    QPolygonF reserved;
+    for (int c = 0; c < columns; ++c) {
+        reserved << QPointF(left + c * columnWidth_, y(frame_.reserved[static_cast<size_t>(c)]))
+                 << QPointF(left + (c + 1) * columnWidth_, y(frame_.reserved[static_cast<size_t>(c)]));
+    }
+    painter->setBrush(Qt::NoBrush);
+    painter->setPen(QPen(dark_ ? QColor(255, 120, 120) : QColor(200, 30, 30), 1.5, Qt::DashLine));
+    painter->drawPolyline(reserved);
+
+    // Markers: the peak and every OOM, and the event cursor.
+    const DeviceSummary &s = device_->summary;
+    int row = 0;
+    if (s.peakIndex)
+        drawMarker(painter, *s.peakIndex, tr("peak %1").arg(QString::fromStdString(formatBytes(s.peakActiveBytes))),
+                   dark_ ? QColor(255, 210, 80) : QColor(160, 100, 0), row++);
+    for (const OomInfo &o : s.ooms)
+        drawMarker(painter, o.index, tr("OOM: %1 requested").arg(QString::fromStdString(formatBytes(o.size))), QColor(220, 40, 40), row++);
+    if (cursor_ != kBeforeTrace)
+        drawMarker(painter, cursor_, QString(), dark_ ? QColor(120, 200, 255) : QColor(0, 90, 200), 0);
+}
+
+void AllocationBandsPlottable::drawMarker(QCPPainter *painter, uint32_t event, const QString &label, const QColor &color, int row)
+{
+    const double x = pixelOfEvent(event);
+    const QRect area = clipRect();
+    if (x < area.left() || x > area.right())
+        return;
+    painter->setPen(QPen(color, 1.5, label.isEmpty() ? Qt::SolidLine : Qt::DashDotLine));
+    painter->drawLine(QLineF(x, area.top(), x, area.bottom()));
+    if (label.isEmpty())
+        return;
+    const QFontMetrics fm(painter->font());
+    const int w = fm.horizontalAdvance(label) + 8, h = fm.height() + 2;
+    double lx = x + 4;
+    if (lx + w > area.right())
+        lx = x - 4 - w;
+    const QRectF box(lx, area.top() + 22 + row * (h + 2), w, h);
+    painter->setBrush(dark_ ? QColor(30, 30, 34, 220) : QColor(255, 255, 255, 220));
+    painter->setPen(QPen(color, 1));
+    painter->drawRect(box);
+    painter->setPen(dark_ ? Qt::white : Qt::black);
+    painter->drawText(box, Qt::AlignCenter, label);
+}
+
+void AllocationBandsPlottable::drawPhases(QCPPainter *painter, const QRect &area)
+{
+    const auto &phases = device_->summary.annotations;
+    if (phases.empty())
+        return;
+    const QFontMetrics fm(painter->font());
+    const int h = fm.height() + 4;
+    // Two passes: every shade first, then the labelled strips on top, so a later phase's shade
+    // never washes out an earlier label.
+    for (int pass = 0; pass < 2; ++pass) {
+        for (const PhaseRange &p : phases) {
+            if (!p.startUs)
+                continue;
+            const double xa = std::max<double>(mKeyAxis->coordToPixel(axis_.xOfTime(*p.startUs)), area.left());
+            const double xb = std::min<double>(p.endUs ? mKeyAxis->coordToPixel(axis_.xOfTime(*p.endUs)) : area.right(), area.right());
+            if (xb <= xa)
+                continue;
+            QColor c = bandColor(std::hash<std::string>{}(p.name));
+            painter->setPen(Qt::NoPen);
+            if (pass == 0) {
+                c.setAlpha(dark_ ? 40 : 30);
+                painter->setBrush(c);
+                painter->drawRect(QRectF(QPointF(xa, area.top()), QPointF(xb, area.bottom())));
+                continue;
+            }
+            const QRectF label(QPointF(xa, area.top()), QPointF(xb, area.top() + h));
+            painter->setBrush(c.lighter(dark_ ? 90 : 115));
+            painter->drawRect(label);
+            const QString name = QString::fromStdString(p.name);
+            if (label.width() > fm.horizontalAdvance(name) + 6) {
+                painter->setPen(Qt::black);
+                painter->drawText(label, Qt::AlignCenter, name);
+            }
+        }
+    }
+}
+
+void AllocationBandsPlottable::drawLegendIcon(QCPPainter *painter, const QRectF &rect) const
+{
+    painter->setPen(Qt::NoPen);
+    const double w = rect.width() / 3;
+    painter->setBrush(bandColor(1));
+    painter->drawRect(QRectF(rect.left(), rect.top(), w, rect.height()));
+    painter->setBrush(bandColor(2));
+    painter->drawRect(QRectF(rect.left() + w, rect.top(), w, rect.height()));
+    painter->setBrush(foldedBandColor(dark_));
+    painter->drawRect(QRectF(rect.left() + 2 * w, rect.top(), w, rect.height()));
+}
+
+} // namespace memlens

@@ -1,0 +1,61 @@
+#pragma once
+// QCustomPlot plottable that draws the allocation timeline of one device: the stacked
+// allocation bands from TimelineLayout (recomputed for the visible range and pixel width at
+// each repaint), the reserved-bytes line, record_function phase bands, and peak/OOM markers.
+#include "Document.h"
+#include "TimelineAxis.h"
+
+#include <memory>
+#include <qcustomplot.h>
+
+namespace memlens {
+
+class AllocationBandsPlottable : public QCPAbstractPlottable {
+    Q_OBJECT
+
+public:
+    AllocationBandsPlottable(QCPAxis *keyAxis, QCPAxis *valueAxis);
+
+    void setData(std::shared_ptr<const Document> doc, const DeviceData *device, const TimelineAxis &axis);
+    void setColorByCallSite(bool bySite) { colorBySite_ = bySite; }
+    bool colorByCallSite() const { return colorBySite_; }
+    void setSelectedAllocation(uint32_t allocation) { selected_ = allocation; }
+    void setCursorEvent(uint32_t event) { cursor_ = event; }
+    void setDark(bool dark) { dark_ = dark; }
+
+    // What lies under a pixel position of the last drawn frame: an allocation id, or
+    // UINT32_MAX (folded band, or nothing). `event` receives the column's sample event.
+    uint32_t allocationAtPixel(const QPointF &pixel, uint32_t *event = nullptr) const;
+    const TimelineFrame &lastFrame() const { return frame_; }
+    // Pixel x of the centre of the column showing `event`, in the last drawn frame (-1: none).
+    double pixelOfEvent(uint32_t event) const;
+
+    double selectTest(const QPointF &pos, bool onlySelectable, QVariant *details = nullptr) const override;
+    QCPRange getKeyRange(bool &foundRange, QCP::SignDomain inSignDomain = QCP::sdBoth) const override;
+    QCPRange getValueRange(bool &foundRange, QCP::SignDomain inSignDomain = QCP::sdBoth,
+                           const QCPRange &inKeyRange = QCPRange()) const override;
+
+    static constexpr size_t kMaxBands = 1000;
+
+protected:
+    void draw(QCPPainter *painter) override;
+    void drawLegendIcon(QCPPainter *painter, const QRectF &rect) const override;
+
+private:
+    void drawPhases(QCPPainter *painter, const QRect &area);
+    void drawMarker(QCPPainter *painter, uint32_t event, const QString &label, const QColor &color, int row);
+    QColor colorOf(uint32_t allocation) const;
+
+    std::shared_ptr<const Document> doc_;
+    const DeviceData *device_ = nullptr;
+    TimelineAxis axis_;
+    TimelineFrame frame_;
+    double frameLeft_ = 0;   // pixel x of column 0
+    double columnWidth_ = 1; // pixels per column
+    bool colorBySite_ = false;
+    bool dark_ = false;
+    uint32_t selected_ = UINT32_MAX;
+    uint32_t cursor_ = kBeforeTrace;
+};
+
+} // namespace memlens

@@ -1,0 +1,20 @@
+#include "BandColors.h"
+
+namespace memlens {
+
+QColor bandColor(uint64_t key)
+{
+    uint64_t h = key * 0x9E3779B97F4A7C15ull;
+    h ^= h >> 31;
+    const int hue = static_cast<int>(h % 360);
+    const int saturation = 130 + static_cast<int>((h >> 16) % 90);
+    const int value = 170 + static_cast<int>((h >> 24) % 70);
+    return QColor::fromHsv(hue, saturation, value);
+}
+
+QColor foldedBandColor(bool dark)
+{
+    return dark ? QColor(95, 100, 110) : QColor(190, 194, 200);
+}
+
+} // namespace memlens

@@ -1,0 +1,12 @@
+#pragma once
+// Stable colours: the same allocation (or call site) gets the same colour in every view and
+// every session, readable on light and dark backgrounds.
+#include <QColor>
+#include <cstdint>
+
+namespace memlens {
+
+QColor bandColor(uint64_t key);
+QColor foldedBandColor(bool dark);
+
+} // namespace memlens

@@ -1,0 +1,165 @@
+#include "DocumentView.h"
+
+#include "AllocationText.h"
+#include "DocumentLoader.h"
+#include "SummaryPage.h"
+#include "TimelineView.h"
+#include "ViewState.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSplitter>
+#include <QStackedWidget>
+#include <QTabWidget>
+#include <QTextBrowser>
+#include <QVBoxLayout>
+
+namespace memlens {
+
+DocumentView::DocumentView(QWidget *parent)
+    : QWidget(parent), state_(new ViewState(this)), loader_(new DocumentLoader(this))
+{
+    auto *outer = new QVBoxLayout(this);
+    outer->setContentsMargins(0, 0, 0, 0);
+    stack_ = new QStackedWidget(this);
+    outer->addWidget(stack_);
+
+    progressPage_ = new QWidget(stack_);
+    auto *pl = new QVBoxLayout(progressPage_);
+    pl->addStretch();
+    progressLabel_ = new QLabel(progressPage_);
+    progressLabel_->setAlignment(Qt::AlignCenter);
+    progress_ = new QProgressBar(progressPage_);
+    progress_->setRange(0, 1000);
+    progress_->setMaximumWidth(480);
+    auto *cancel = new QPushButton(tr("Cancel"), progressPage_);
+    cancel->setShortcut(Qt::Key_Escape);
+    connect(cancel, &QPushButton::clicked, this, &DocumentView::cancelLoad);
+    pl->addWidget(progressLabel_);
+    auto *row = new QHBoxLayout;
+    row->addStretch();
+    row->addWidget(progress_, 1);
+    row->addWidget(cancel);
+    row->addStretch();
+    pl->addLayout(row);
+    pl->addStretch();
+    stack_->addWidget(progressPage_);
+
+    auto *content = new QWidget(stack_);
+    auto *cl = new QVBoxLayout(content);
+    cl->setContentsMargins(4, 4, 4, 4);
+    auto *top = new QHBoxLayout;
+    top->addWidget(new QLabel(tr("Device:"), content));
+    device_ = new QComboBox(content);
+    device_->setToolTip(tr("Snapshots can hold several GPUs"));
+    top->addWidget(device_);
+    top->addStretch();
+    cl->addLayout(top);
+    auto *split = new QSplitter(Qt::Horizontal, content);
+    tabs_ = new QTabWidget(split);
+    summary_ = new SummaryPage(state_, tabs_);
+    timeline_ = new TimelineView(state_, tabs_);
+    tabs_->addTab(summary_, tr("Summary"));
+    tabs_->addTab(timeline_, tr("Timeline"));
+    details_ = new QTextBrowser(split);
+    details_->setPlaceholderText(tr("Select an allocation to see its size, lifetime and full stack."));
+    split->addWidget(tabs_);
+    split->addWidget(details_);
+    split->setStretchFactor(0, 4);
+    split->setStretchFactor(1, 1);
+    cl->addWidget(split, 1);
+    stack_->addWidget(content);
+
+    connect(device_, &QComboBox::currentIndexChanged, this, [this](int i) {
+        if (i >= 0)
+            state_->setDevice(device_->itemData(i).toInt());
+    });
+    connect(summary_, &SummaryPage::showOnTimeline, this, [this](uint32_t event, uint32_t allocation) {
+        tabs_->setCurrentWidget(timeline_);
+        timeline_->revealEvent(event);
+        if (allocation != UINT32_MAX)
+            state_->setSelectedAllocation(allocation);
+        timeline_->setFocus();
+    });
+    connect(state_, &ViewState::selectedAllocationChanged, this, &DocumentView::showAllocation);
+    connect(state_, &ViewState::selectedEventChanged, this, [this] { emit statusChanged(statusText()); });
+    connect(loader_, &DocumentLoader::progress, this, [this](double fraction, const QString &stage) {
+        progress_->setValue(static_cast<int>(fraction * 1000));
+        progressLabel_->setText(tr("%1 %2…").arg(stage, path_));
+    });
+    connect(loader_, &DocumentLoader::loaded, this, [this](std::shared_ptr<Document> doc) {
+        setDocument(std::move(doc));
+        emit loaded();
+    });
+    connect(loader_, &DocumentLoader::failed, this, &DocumentView::loadFailed);
+    connect(loader_, &DocumentLoader::cancelled, this, &DocumentView::loadCancelled);
+}
+
+DocumentView::~DocumentView() = default;
+
+void DocumentView::load(const QString &path)
+{
+    path_ = path;
+    progress_->setValue(0);
+    progressLabel_->setText(tr("Opening %1…").arg(path));
+    stack_->setCurrentWidget(progressPage_);
+    loader_->load(path);
+}
+
+void DocumentView::cancelLoad()
+{
+    loader_->cancel();
+}
+
+void DocumentView::setDocument(std::shared_ptr<const Document> doc)
+{
+    doc_ = std::move(doc);
+    path_ = doc_->path;
+    {
+        const QSignalBlocker blocker(device_);
+        device_->clear();
+        for (const auto &[d, data] : doc_->devices)
+            device_->addItem(tr("cuda:%1").arg(d), d);
+        device_->setEnabled(device_->count() > 1);
+    }
+    if (!doc_->devices.empty())
+        state_->setDevice(doc_->devices.begin()->first);
+    summary_->setDocument(doc_);
+    timeline_->setDocument(doc_);
+    stack_->setCurrentIndex(1);
+    emit statusChanged(statusText());
+}
+
+void DocumentView::showPage(Page page)
+{
+    tabs_->setCurrentWidget(page == Page::Summary ? static_cast<QWidget *>(summary_) : timeline_);
+}
+
+void DocumentView::showAllocation(uint32_t allocation)
+{
+    const DeviceData *d = doc_ ? doc_->device(state_->device()) : nullptr;
+    if (!d || allocation == UINT32_MAX || allocation >= d->index->allocationCount()) {
+        details_->clear();
+        return;
+    }
+    details_->setHtml(allocationDetailsHtml(*doc_, *d->index, allocation, false));
+}
+
+QString DocumentView::statusText() const
+{
+    const DeviceData *d = doc_ ? doc_->device(state_->device()) : nullptr;
+    if (!d)
+        return {};
+    const FileFacts &f = doc_->snapshot->facts;
+    QString text = tr("%1 · %2%3 · %4 events").arg(doc_->fileName(), QString::fromStdString(f.format),
+                                                   f.compression == "none" ? QString() : "+" + QString::fromStdString(f.compression))
+                       .arg(d->index->eventCount());
+    if (state_->selectedEvent() != kBeforeTrace)
+        text += tr(" · cursor at %1").arg(eventLabel(*d->index, state_->selectedEvent()));
+    return text;
+}
+
+} // namespace memlens

@@ -1,0 +1,69 @@
+#pragma once
+// Everything shown for one opened file: loading progress with Cancel, then the device
+// selector, the summary and timeline pages and the details of the selected allocation.
+#include "Document.h"
+
+#include <QWidget>
+#include <memory>
+
+class QComboBox;
+class QLabel;
+class QProgressBar;
+class QStackedWidget;
+class QTabWidget;
+class QTextBrowser;
+
+namespace memlens {
+
+class DocumentLoader;
+class SummaryPage;
+class TimelineView;
+class ViewState;
+
+class DocumentView : public QWidget {
+    Q_OBJECT
+
+public:
+    enum class Page { Summary, Timeline };
+
+    explicit DocumentView(QWidget *parent = nullptr);
+    ~DocumentView() override;
+
+    void load(const QString &path);
+    void cancelLoad();
+    // For the headless renderer and tests: adopt an already built document.
+    void setDocument(std::shared_ptr<const Document> doc);
+
+    std::shared_ptr<const Document> document() const { return doc_; }
+    QString path() const { return path_; }
+    ViewState *state() const { return state_; }
+    SummaryPage *summaryPage() const { return summary_; }
+    TimelineView *timeline() const { return timeline_; }
+    void showPage(Page page);
+    QString statusText() const;
+
+signals:
+    void loaded();
+    void loadFailed(const QString &message);
+    void loadCancelled();
+    void statusChanged(const QString &text);
+
+private:
+    void showAllocation(uint32_t allocation);
+
+    QString path_;
+    std::shared_ptr<const Document> doc_;
+    ViewState *state_;
+    DocumentLoader *loader_;
+    QStackedWidget *stack_;
+    QWidget *progressPage_;
+    QLabel *progressLabel_;
+    QProgressBar *progress_;
+    QComboBox *device_;
+    QTabWidget *tabs_;
+    SummaryPage *summary_;
+    TimelineView *timeline_;
+    QTextBrowser *details_;
+};
+
+} // namespace memlens

@@ -1,0 +1,25 @@
+#pragma once
+// Shown when no document is open: open a file, open the bundled example, recent files.
+#include <QWidget>
+
+class QListWidget;
+
+namespace memlens {
+
+class StartPage : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit StartPage(QWidget *parent = nullptr);
+    void setRecentFiles(const QStringList &files);
+
+signals:
+    void openRequested();
+    void exampleRequested();
+    void recentRequested(const QString &path);
+
+private:
+    QListWidget *recent_;
+};
+
+} // namespace memlens

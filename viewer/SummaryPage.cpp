@@ -1,0 +1,163 @@
+#include "SummaryPage.h"
+
+#include "AllocationText.h"
+#include "ByteFormat.h"
+#include "CostBarDelegate.h"
+#include "ViewState.h"
+
+#include <QHeaderView>
+#include <QLabel>
+#include <QSortFilterProxyModel>
+#include <QTableView>
+#include <QVBoxLayout>
+
+namespace memlens {
+
+namespace {
+QString b(uint64_t v)
+{
+    return QString::fromStdString(formatBytes(v));
+}
+
+QString phaseAt(const DeviceSummary &s, std::optional<int64_t> time)
+{
+    if (!time)
+        return {};
+    QString best;
+    for (const PhaseRange &p : s.annotations) {
+        if (p.startUs && *p.startUs <= *time && (!p.endUs || *time <= *p.endUs))
+            best = QString::fromStdString(p.name); // innermost (latest starting) wins
+    }
+    return best;
+}
+} // namespace
+
+SummaryPage::SummaryPage(ViewState *state, QWidget *parent) : QWidget(parent), state_(state)
+{
+    auto *layout = new QVBoxLayout(this);
+    facts_ = new QLabel(this);
+    facts_->setWordWrap(true);
+    facts_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    figures_ = new QLabel(this);
+    figures_->setTextFormat(Qt::RichText);
+    figures_->setWordWrap(true);
+    figures_->setTextInteractionFlags(Qt::TextBrowserInteraction);
+    connect(figures_, &QLabel::linkActivated, this, &SummaryPage::onLink);
+    model_ = new LiveAllocationModel(this);
+    auto *proxy = new QSortFilterProxyModel(this);
+    proxy->setSourceModel(model_);
+    proxy->setSortRole(Qt::EditRole);
+    table_ = new QTableView(this);
+    table_->setModel(proxy);
+    table_->setSortingEnabled(true);
+    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table_->setSelectionMode(QAbstractItemView::SingleSelection);
+    table_->setItemDelegateForColumn(LiveAllocationModel::Size, new CostBarDelegate(LiveAllocationModel::FractionRole, this));
+    table_->horizontalHeader()->setStretchLastSection(true);
+    table_->verticalHeader()->hide();
+    table_->setAlternatingRowColors(true);
+    connect(table_, &QTableView::doubleClicked, this, [this](const QModelIndex &index) {
+        if (!doc_)
+            return;
+        const uint32_t allocation = index.data(LiveAllocationModel::AllocationRole).toUInt();
+        const DeviceData *d = doc_->device(state_->device());
+        if (!d)
+            return;
+        const uint32_t born = d->index->allocation(allocation).allocEvent;
+        emit showOnTimeline(d->summary.peakIndex.value_or(born), allocation);
+    });
+    connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex &current) {
+        if (current.isValid())
+            state_->setSelectedAllocation(current.data(LiveAllocationModel::AllocationRole).toUInt());
+    });
+    layout->addWidget(facts_);
+    layout->addWidget(figures_);
+    auto *heading = new QLabel(tr("<b>Largest allocations live at the peak</b> — double-click to show one on the timeline"), this);
+    layout->addWidget(heading);
+    layout->addWidget(table_, 1);
+    connect(state_, &ViewState::deviceChanged, this, &SummaryPage::refresh);
+}
+
+void SummaryPage::setDocument(std::shared_ptr<const Document> doc)
+{
+    doc_ = std::move(doc);
+    refresh();
+}
+
+QString SummaryPage::factsText() const
+{
+    return facts_->text() + "\n" + figures_->text();
+}
+
+void SummaryPage::refresh()
+{
+    const DeviceData *d = doc_ ? doc_->device(state_->device()) : nullptr;
+    if (!d) {
+        facts_->setText(doc_ ? tr("%1: no device with segments or trace entries.").arg(doc_->fileName()) : QString());
+        figures_->clear();
+        model_->setAllocations(doc_, 0, {}, 0);
+        return;
+    }
+    const FileFacts &f = doc_->snapshot->facts;
+    const DeviceSummary &s = d->summary;
+    QStringList features;
+    if (f.hasTimes)
+        features << tr("times");
+    if (f.hasFrames)
+        features << tr("stacks");
+    if (f.hasAnnotations)
+        features << tr("record_function phases");
+    if (f.hasCompileContext)
+        features << tr("compile context");
+    if (f.hasAllocatorSettings)
+        features << tr("allocator settings");
+    QString format = QString::fromStdString(f.format);
+    if (f.pickleProtocol)
+        format += tr(" protocol %1").arg(f.pickleProtocol);
+    if (f.compression != "none")
+        format += ", " + QString::fromStdString(f.compression);
+    facts_->setText(tr("%1 — %2; device %3: %4 trace entries; recorded: %5")
+                        .arg(doc_->fileName(), format)
+                        .arg(s.device)
+                        .arg(QString::fromStdString(groupDigits(s.entries)))
+                        .arg(features.isEmpty() ? tr("nothing beyond the final state") : features.join(", ")));
+
+    QString html = "<table cellspacing='6'>";
+    auto row = [&](const QString &k, const QString &v) { html += "<tr><td><b>" + k + "</b></td><td>" + v + "</td></tr>"; };
+    const QString phase = phaseAt(s, s.peakTimeUs);
+    QString peak = s.peakIndex ? QStringLiteral("<a href='peak'>%1</a> at %2").arg(b(s.peakActiveBytes), eventLabel(*d->index, *s.peakIndex).toHtmlEscaped())
+                               : tr("%1 before the trace began").arg(b(s.peakActiveBytes));
+    if (!phase.isEmpty())
+        peak += tr(", during <i>%1</i>").arg(phase.toHtmlEscaped());
+    peak += tr(", %1 live blocks").arg(s.liveBlocksAtPeak);
+    row(tr("Peak active"), peak);
+    row(tr("Peak reserved"), b(s.peakReservedBytes));
+    row(tr("Before the trace"), tr("%1 in %2 blocks, %3 reserved").arg(b(s.initialBytes)).arg(s.initialBlocks).arg(b(s.startReservedBytes)));
+    for (const OomInfo &o : s.ooms)
+        row(tr("Out of memory"), tr("<a href='oom:%1'>%2 requested</a> at %3; the device reported %4 free")
+                                      .arg(o.index)
+                                      .arg(b(o.size), eventLabel(*d->index, o.index).toHtmlEscaped(), b(o.deviceFree)));
+    row(tr("At the end"), tr("%1 reserved in %2 segments; %3 allocated; %4 free in reserved, largest free block %5 "
+                             "(external fragmentation %6 %)")
+                              .arg(b(s.final.reserved))
+                              .arg(s.final.segments)
+                              .arg(b(s.final.allocated), b(s.final.inactive), b(s.final.largestInactive))
+                              .arg(qRound(s.final.externalFragmentation * 100)));
+    html += "</table>";
+    figures_->setText(html);
+    model_->setAllocations(doc_, s.device, s.topLiveAtPeak, s.peakActiveBytes);
+    table_->resizeColumnsToContents();
+}
+
+void SummaryPage::onLink(const QString &link)
+{
+    const DeviceData *d = doc_ ? doc_->device(state_->device()) : nullptr;
+    if (!d)
+        return;
+    if (link == "peak" && d->summary.peakIndex)
+        emit showOnTimeline(*d->summary.peakIndex, UINT32_MAX);
+    else if (link.startsWith("oom:"))
+        emit showOnTimeline(link.mid(4).toUInt(), UINT32_MAX);
+}
+
+} // namespace memlens
