@@ -134,7 +134,11 @@ DocumentView *MainWindow::openFile(const QString &path)
     connect(view, &DocumentView::loaded, this, [this, path] { addRecent(path); });
     connect(view, &DocumentView::loadFailed, this, [this, view](const QString &message) {
         removeView(view);
-        QMessageBox::warning(this, tr("Cannot open snapshot"), message);
+        // Window-modal and non-blocking: other documents keep loading and redrawing meanwhile.
+        auto *box = new QMessageBox(QMessageBox::Warning, tr("Cannot open snapshot"), message, QMessageBox::Ok, this);
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->setObjectName("loadError");
+        box->open();
     });
     connect(view, &DocumentView::loadCancelled, this, [this, view] { removeView(view); });
     view->load(path);

@@ -25,12 +25,17 @@ int main(int argc, char **argv)
         return 0;
     }
     try {
-        memlens::CommandLine cl(args, {"theme"}, {});
         if (!memlens::displayAvailable()) {
             std::cerr << "memlens: no display to open the GUI on (use `memlens summary` or `memlens render` headless)\n";
             return 1;
         }
+        // QApplication takes its own options (-qwindowgeometry, -platform…) out of argv first.
         auto app = memlens::createApplication(argc, argv, false);
+        const QStringList remaining = QCoreApplication::arguments().mid(1);
+        std::vector<std::string> ours;
+        for (const QString &a : remaining)
+            ours.push_back(a.toStdString());
+        memlens::CommandLine cl(ours, {"theme"}, {});
         if (!memlens::applyTheme(*app, QString::fromStdString(cl.value("theme").value_or("system"))))
             throw std::invalid_argument("--theme takes light, dark or system");
         memlens::MainWindow window;

@@ -66,9 +66,9 @@ QString allocationDetailsHtml(const Document &doc, const DeviceIndex &index, uin
     const AllocationDetail d = index.detail(allocation);
     const Allocation &a = index.allocation(allocation);
     QString html = QObject::tr("<h3>%1 allocation</h3>").arg(bytes(d.size).toHtmlEscaped());
-    html += "<table>";
+    // One "label: value" line each: the panel is narrow and a table wrapped its labels mid-word.
     auto row = [&](const QString &k, const QString &v) {
-        html += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>").arg(k.toHtmlEscaped(), v.toHtmlEscaped());
+        html += QStringLiteral("<div><b>%1:</b> %2</div>").arg(k.toHtmlEscaped(), v.toHtmlEscaped());
     };
     row(QObject::tr("Requested"), QString::fromStdString(groupDigits(d.size)) + " B" + roundedSize(d.size));
     row(QObject::tr("Address"), QStringLiteral("0x%1").arg(d.addr, 0, 16));
@@ -77,7 +77,7 @@ QString allocationDetailsHtml(const Document &doc, const DeviceIndex &index, uin
     if (a.freeRequested != kNever && a.freeRequested != a.freeCompleted)
         row(QObject::tr("Free requested"), eventLabel(index, a.freeRequested));
     row(QObject::tr("Freed"), a.freeCompleted == kNever ? QObject::tr("still live at the end") : eventLabel(index, a.freeCompleted));
-    html += "</table><h4>" + QObject::tr("Stack (innermost first)") + "</h4><ol>";
+    html += "<h4>" + QObject::tr("Stack (innermost first)") + "</h4><ol>";
     const auto ids = stackFrames(*doc.snapshot, d.stack, !allFrames);
     for (uint32_t id : ids) {
         const Frame &f = doc.snapshot->frames.at(id);

@@ -66,6 +66,7 @@ DocumentView::DocumentView(QWidget *parent)
     tabs_->addTab(timeline_, tr("Timeline"));
     details_ = new QTextBrowser(split);
     details_->setPlaceholderText(tr("Select an allocation to see its size, lifetime and full stack."));
+    details_->setMinimumWidth(260);
     split->addWidget(tabs_);
     split->addWidget(details_);
     split->setStretchFactor(0, 4);

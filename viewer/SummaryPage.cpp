@@ -54,6 +54,7 @@ SummaryPage::SummaryPage(ViewState *state, QWidget *parent) : QWidget(parent), s
     table_->setSelectionMode(QAbstractItemView::SingleSelection);
     table_->setItemDelegateForColumn(LiveAllocationModel::Size, new CostBarDelegate(LiveAllocationModel::FractionRole, this));
     table_->horizontalHeader()->setStretchLastSection(true);
+    table_->sortByColumn(LiveAllocationModel::Size, Qt::DescendingOrder);
     table_->verticalHeader()->hide();
     table_->setAlternatingRowColors(true);
     connect(table_, &QTableView::doubleClicked, this, [this](const QModelIndex &index) {

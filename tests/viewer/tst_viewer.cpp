@@ -1,0 +1,238 @@
+// The window and the views on real files (offscreen): summary, timeline readouts, markers,
+// zoom/keys, tooltips, and a failed load next to a good document.
+#include "CorpusFiles.h"
+#include "AllocationBandsPlottable.h"
+#include "ByteFormat.h"
+#include "DocumentView.h"
+#include "FrameFilter.h"
+#include "LiveAllocationModel.h"
+#include "MainWindow.h"
+#include "SummaryPage.h"
+#include "TimelineView.h"
+#include "ViewState.h"
+
+#include <QAbstractItemModelTester>
+#include <QApplication>
+#include <QMessageBox>
+#include <QSignalSpy>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <qcustomplot.h>
+
+using namespace memlens;
+
+namespace {
+
+QString gpt2()
+{
+    return corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle";
+}
+
+std::shared_ptr<Document> load(const QString &path)
+{
+    return buildDocument(path, nullptr, {});
+}
+
+} // namespace
+
+class TestViewer : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+    }
+
+    void summaryPage()
+    {
+        auto doc = load(gpt2());
+        DocumentView view;
+        view.setDocument(doc);
+        view.resize(1280, 800);
+        view.show();
+        const DeviceSummary &s = doc->devices.at(0).summary;
+        const QString text = view.summaryPage()->factsText();
+        QVERIFY2(text.contains(QString::fromStdString(formatBytes(s.peakActiveBytes))), qPrintable(text));
+        QVERIFY(text.contains(QString::fromStdString(formatBytes(s.peakReservedBytes))));
+        QTableView *table = view.summaryPage()->liveTable();
+        QCOMPARE(table->model()->rowCount(), static_cast<int>(s.topLiveAtPeak.size()));
+        // Sorted by size, largest first; row 0 is the model's largest live allocation.
+        QCOMPARE(table->model()->index(0, LiveAllocationModel::Size).data(Qt::EditRole).toULongLong(),
+                 static_cast<qulonglong>(s.topLiveAtPeak.front().size));
+    }
+
+    void liveAllocationModel()
+    {
+        auto doc = load(gpt2());
+        LiveAllocationModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        const DeviceSummary &s = doc->devices.at(0).summary;
+        model.setAllocations(doc, 0, s.topLiveAtPeak, s.peakActiveBytes);
+        QCOMPARE(model.rowCount(), static_cast<int>(s.topLiveAtPeak.size()));
+        model.setAllocations(doc, 0, {}, 0);
+        QCOMPARE(model.rowCount(), 0);
+    }
+
+    void timelinePeak()
+    {
+        auto doc = load(gpt2());
+        DocumentView view;
+        view.setDocument(doc);
+        view.showPage(DocumentView::Page::Timeline);
+        view.resize(1600, 900);
+        view.show();
+        TimelineView *timeline = view.timeline();
+        timeline->plot()->replot();
+        const DeviceSummary &s = doc->devices.at(0).summary;
+        QVERIFY(timeline->peakReadout().contains(QString::fromStdString(formatBytes(s.peakActiveBytes))));
+        QVERIFY(timeline->peakReadout().contains(QString("event %1").arg(*s.peakIndex)));
+        // The column under the peak marker shows the peak.
+        AllocationBandsPlottable *bands = timeline->bands();
+        const double x = bands->pixelOfEvent(*s.peakIndex);
+        QVERIFY(x > timeline->plot()->axisRect()->left() && x < timeline->plot()->axisRect()->right());
+        const TimelineFrame &frame = bands->lastFrame();
+        const auto column = static_cast<size_t>((x - timeline->plot()->axisRect()->left()) * frame.total.size() /
+                                                timeline->plot()->axisRect()->width());
+        QCOMPARE(frame.total[column], s.peakActiveBytes);
+        // The highest column of the whole frame is the peak too.
+        QCOMPARE(*std::max_element(frame.total.begin(), frame.total.end()), s.peakActiveBytes);
+    }
+
+    void timelineZoomAndKeys()
+    {
+        auto doc = load(gpt2());
+        DocumentView view;
+        view.setDocument(doc);
+        view.showPage(DocumentView::Page::Timeline);
+        view.resize(1600, 900);
+        view.show();
+        TimelineView *timeline = view.timeline();
+        QCustomPlot *plot = timeline->plot();
+        const QCPRange full = plot->xAxis->range();
+        QVERIFY(full.lower <= 0.0 && full.upper >= doc->devices.at(0).index->eventCount() - 1);
+        // Wheel forward zooms in around the cursor.
+        const QPoint centre = plot->axisRect()->center();
+        QWheelEvent wheel(centre, plot->mapToGlobal(centre), QPoint(), QPoint(0, 120), Qt::NoButton, Qt::NoModifier,
+                          Qt::NoScrollPhase, false);
+        QApplication::sendEvent(plot, &wheel);
+        QVERIFY(plot->xAxis->range().size() < full.size() * 0.95);
+        // 0 fits, + halves, - doubles.
+        timeline->setFocus();
+        QTest::keyClick(plot, Qt::Key_0);
+        QCOMPARE(plot->xAxis->range().size(), full.size());
+        QTest::keyClick(plot, Qt::Key_Plus);
+        QVERIFY(qAbs(plot->xAxis->range().size() - full.size() / 2) < 1e-6 * full.size());
+        QTest::keyClick(plot, Qt::Key_Minus);
+        QVERIFY(qAbs(plot->xAxis->range().size() - full.size()) < 1e-6 * full.size());
+        // P jumps to the peak, arrows step the cursor, Home/End go to the ends.
+        const uint32_t peak = *doc->devices.at(0).summary.peakIndex;
+        QTest::keyClick(plot, Qt::Key_P);
+        QCOMPARE(view.state()->selectedEvent(), peak);
+        QVERIFY(plot->xAxis->range().contains(peak));
+        QVERIFY(plot->xAxis->range().size() < full.size());
+        QTest::keyClick(plot, Qt::Key_Right);
+        QCOMPARE(view.state()->selectedEvent(), peak + 1);
+        QTest::keyClick(plot, Qt::Key_Left, Qt::ShiftModifier);
+        QCOMPARE(view.state()->selectedEvent(), peak + 1 - 100);
+        QTest::keyClick(plot, Qt::Key_End);
+        QCOMPARE(view.state()->selectedEvent(), static_cast<uint32_t>(doc->devices.at(0).index->eventCount() - 1));
+        QTest::keyClick(plot, Qt::Key_Home);
+        QCOMPARE(view.state()->selectedEvent(), 0u);
+        // The visible range is shared state.
+        QCOMPARE(view.state()->visibleFirst(), plot->xAxis->range().lower);
+    }
+
+    void oomKey()
+    {
+        auto doc = load(corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle");
+        DocumentView view;
+        view.setDocument(doc);
+        view.showPage(DocumentView::Page::Timeline);
+        view.resize(1200, 700);
+        view.show();
+        QTest::keyClick(view.timeline()->plot(), Qt::Key_O);
+        QCOMPARE(view.state()->selectedEvent(), doc->devices.at(0).summary.ooms.at(0).index);
+    }
+
+    void hoverTooltip()
+    {
+        auto doc = load(gpt2());
+        DocumentView view;
+        view.setDocument(doc);
+        view.showPage(DocumentView::Page::Timeline);
+        view.resize(1600, 900);
+        view.show();
+        TimelineView *timeline = view.timeline();
+        const DeviceData &d = doc->devices.at(0);
+        const uint32_t peak = *d.summary.peakIndex;
+        timeline->revealEvent(peak);
+        timeline->plot()->replot();
+        // The largest allocation live at the peak, under the pointer at the peak column.
+        const LiveBlockInfo &largest = d.summary.topLiveAtPeak.front();
+        const TimelineFrame &frame = timeline->bands()->lastFrame();
+        const double x = timeline->bands()->pixelOfEvent(peak);
+        const auto column = static_cast<size_t>((x - timeline->plot()->axisRect()->left()) * frame.total.size() /
+                                                timeline->plot()->axisRect()->width());
+        const TimelineBand *band = nullptr;
+        for (const TimelineBand &b : frame.bands) {
+            if (b.allocation == largest.allocation)
+                band = &b;
+        }
+        QVERIFY(band);
+        QVERIFY(band->alive[column]);
+        const double yMid = timeline->plot()->yAxis->coordToPixel(static_cast<double>(band->bottom[column]) + largest.size / 2.0);
+        const QString tip = timeline->tooltipAt(QPoint(static_cast<int>(x), static_cast<int>(yMid)));
+        QVERIFY2(tip.contains(QString::fromStdString(formatBytes(largest.size))), qPrintable(tip));
+        const auto frames = stackFrames(*doc->snapshot, largest.stack, true);
+        const QString top = frames.empty() ? QString("no stack recorded") : QString::fromStdString(doc->snapshot->frameText(frames.front()));
+        QVERIFY2(tip.contains(top), qPrintable(tip));
+        // Clicking selects it in the shared state.
+        QTest::mouseClick(timeline->plot(), Qt::LeftButton, Qt::NoModifier, QPoint(static_cast<int>(x), static_cast<int>(yMid)));
+        QCOMPARE(view.state()->selectedAllocation(), largest.allocation);
+    }
+
+    void failedLoadLeavesOthers()
+    {
+        QTemporaryDir dir;
+        const QString bad = dir.filePath("corrupt.pickle");
+        QFile f(bad);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(QByteArray("\x80\x04}\x94(\x8c\x08segments", 15));
+        f.close();
+        MainWindow window;
+        window.show();
+        DocumentView *good = window.openFile(gpt2());
+        QSignalSpy loaded(good, &DocumentView::loaded);
+        QVERIFY(loaded.wait(30000));
+        DocumentView *broken = window.openFile(bad);
+        QSignalSpy failed(broken, &DocumentView::loadFailed);
+        QVERIFY(failed.wait(30000));
+        QVERIFY(failed.first().first().toString().startsWith(bad + ": byte "));
+        QTRY_COMPARE(window.tabs()->count(), 1);
+        auto *box = window.findChild<QMessageBox *>("loadError");
+        QVERIFY(box);
+        QVERIFY(box->text().contains("corrupt.pickle"));
+        QCOMPARE(window.tabs()->widget(0), good);
+        QVERIFY(good->document());
+        QCOMPARE(good->document()->devices.at(0).summary.peakActiveBytes,
+                 load(gpt2())->devices.at(0).summary.peakActiveBytes);
+    }
+
+    void cancelLoad()
+    {
+        MainWindow window;
+        DocumentView *view = window.openFile(gpt2());
+        QSignalSpy cancelled(view, &DocumentView::loadCancelled);
+        QSignalSpy loaded(view, &DocumentView::loaded);
+        view->cancelLoad();
+        // Either the cancel arrives in time, or the (small) file had already loaded.
+        QTRY_VERIFY(cancelled.count() + loaded.count() == 1);
+        if (cancelled.count())
+            QTRY_COMPARE(window.tabs()->count(), 0);
+    }
+};
+
+QTEST_MAIN(TestViewer)
+#include "tst_viewer.moc"
