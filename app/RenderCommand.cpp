@@ -91,7 +91,9 @@ int runRenderCommand(int argc, char **argv)
             documentView.state()->setDevice(static_cast<int>(*device));
         }
         documentView.showPage(view == "summary" ? DocumentView::Page::Summary : DocumentView::Page::Timeline);
-        documentView.resize(size);
+        // A picture of the view itself: no empty details panel, and exactly the size asked for.
+        documentView.setDetailsVisible(false);
+        documentView.setFixedSize(size);
         documentView.show();
         QApplication::processEvents();
         const DeviceData *device = doc->device(documentView.state()->device());

@@ -160,7 +160,7 @@ void AllocationBandsPlottable::drawMarker(QCPPainter *painter, uint32_t event, c
 {
     const double x = pixelOfEvent(event);
     const QRect area = clipRect();
-    if (x < area.left() || x > area.right())
+    if (x < area.left() || x > area.right() + 1) // the last event's column ends at right() + 1
         return;
     painter->setPen(QPen(color, 1.5, label.isEmpty() ? Qt::SolidLine : Qt::DashDotLine));
     painter->drawLine(QLineF(x, area.top(), x, area.bottom()));
@@ -207,8 +207,8 @@ void AllocationBandsPlottable::drawPhases(QCPPainter *painter, const QRect &area
             const QRectF label(QPointF(xa, area.top()), QPointF(xb, area.top() + h));
             painter->setBrush(c.lighter(dark_ ? 90 : 115));
             painter->drawRect(label);
-            const QString name = QString::fromStdString(p.name);
-            if (label.width() > fm.horizontalAdvance(name) + 6) {
+            const QString name = fm.elidedText(QString::fromStdString(p.name), Qt::ElideRight, static_cast<int>(label.width()) - 6);
+            if (name.size() > 1) {
                 painter->setPen(Qt::black);
                 painter->drawText(label, Qt::AlignCenter, name);
             }

@@ -139,6 +139,11 @@ void DocumentView::showPage(Page page)
     tabs_->setCurrentWidget(page == Page::Summary ? static_cast<QWidget *>(summary_) : timeline_);
 }
 
+void DocumentView::setDetailsVisible(bool visible)
+{
+    details_->setVisible(visible);
+}
+
 void DocumentView::showAllocation(uint32_t allocation)
 {
     const DeviceData *d = doc_ ? doc_->device(state_->device()) : nullptr;

@@ -40,6 +40,7 @@ public:
     SummaryPage *summaryPage() const { return summary_; }
     TimelineView *timeline() const { return timeline_; }
     void showPage(Page page);
+    void setDetailsVisible(bool visible);
     QString statusText() const;
 
 signals:

@@ -7,6 +7,7 @@
 
 #include <QHeaderView>
 #include <QLabel>
+#include <QMessageBox>
 #include <QSortFilterProxyModel>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -144,6 +145,17 @@ void SummaryPage::refresh()
                               .arg(s.final.segments)
                               .arg(b(s.final.allocated), b(s.final.inactive), b(s.final.largestInactive))
                               .arg(qRound(s.final.externalFragmentation * 100)));
+    const auto &settings = doc_->snapshot->allocatorSettings;
+    if (!settings.empty()) {
+        QString conf;
+        for (const auto &[k, v] : settings) {
+            if (k == "PYTORCH_CUDA_ALLOC_CONF")
+                conf = QString::fromStdString(v);
+        }
+        row(tr("Allocator"), tr("PYTORCH_CUDA_ALLOC_CONF=%1 · <a href='settings'>all %2 settings…</a>")
+                                 .arg(conf.isEmpty() ? tr("(unset)") : conf.toHtmlEscaped())
+                                 .arg(settings.size()));
+    }
     html += "</table>";
     figures_->setText(html);
     model_->setAllocations(doc_, s.device, s.topLiveAtPeak, s.peakActiveBytes);
@@ -155,6 +167,16 @@ void SummaryPage::onLink(const QString &link)
     const DeviceData *d = doc_ ? doc_->device(state_->device()) : nullptr;
     if (!d)
         return;
+    if (link == "settings") {
+        QString text = "<table>";
+        for (const auto &[k, v] : doc_->snapshot->allocatorSettings)
+            text += QStringLiteral("<tr><td><code>%1</code></td><td>%2</td></tr>")
+                        .arg(QString::fromStdString(k).toHtmlEscaped(), QString::fromStdString(v).toHtmlEscaped());
+        auto *box = new QMessageBox(QMessageBox::NoIcon, tr("Allocator settings"), text + "</table>", QMessageBox::Close, this);
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->open();
+        return;
+    }
     if (link == "peak" && d->summary.peakIndex)
         emit showOnTimeline(*d->summary.peakIndex, UINT32_MAX);
     else if (link.startsWith("oom:"))

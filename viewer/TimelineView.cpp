@@ -102,9 +102,12 @@ void TimelineView::rebuild()
         QString text = tr("<b>Peak %1</b>").arg(QString::fromStdString(formatBytes(s.peakActiveBytes)));
         if (s.peakIndex)
             text += tr(" at %1").arg(eventLabel(*device_->index, *s.peakIndex));
-        text += tr(" · reserved peak %1 <span style='color:#c81e1e'>(dashed)</span>").arg(QString::fromStdString(formatBytes(s.peakReservedBytes)));
+        const bool dark = palette().color(QPalette::Base).lightness() < 128;
+        const QString red = dark ? QStringLiteral("#ff8080") : QStringLiteral("#c81e1e");
+        text += tr(" · reserved peak %1 <span style='color:%2'>(dashed line)</span>")
+                    .arg(QString::fromStdString(formatBytes(s.peakReservedBytes)), red);
         if (!s.ooms.empty())
-            text += tr(" · <span style='color:#dc2828'>%n OOM(s)</span>", nullptr, static_cast<int>(s.ooms.size()));
+            text += tr(" · <span style='color:%1'>%n OOM(s)</span>", nullptr, static_cast<int>(s.ooms.size())).arg(red);
         readout_->setText(text);
     } else {
         readout_->setText(tr("No trace for this device"));

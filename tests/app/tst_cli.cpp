@@ -2,7 +2,10 @@
 // stable JSON keys, and one-line errors with a non-zero exit for bad input.
 #include "CorpusFiles.h"
 
+#include <QImage>
 #include <QJsonArray>
+#include <QSet>
+#include <QXmlStreamReader>
 #include <QTemporaryDir>
 
 namespace {
@@ -94,6 +97,70 @@ private slots:
         QCOMPARE(r.exitCode, 0);
         QVERIFY(r.out.contains("Peak active"));
         QVERIFY(r.out.contains("Peak reserved  8.73 GiB (9,378,463,744 B)"));
+    }
+
+    void render_data()
+    {
+        QTest::addColumn<QString>("view");
+        QTest::addColumn<QString>("theme");
+        QTest::addColumn<QStringList>("extra");
+        QTest::newRow("timeline light") << "timeline" << "light" << QStringList{};
+        QTest::newRow("timeline dark at oom") << "timeline" << "dark" << QStringList{"--at", "oom"};
+        QTest::newRow("timeline range") << "timeline" << "light" << QStringList{"--range", "5000:6000", "--at", "peak"};
+        QTest::newRow("summary") << "summary" << "light" << QStringList{};
+    }
+
+    void render()
+    {
+        QFETCH(QString, view);
+        QFETCH(QString, theme);
+        QFETCH(QStringList, extra);
+        QTemporaryDir dir;
+        const QString file = corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle";
+        const QString png = dir.filePath("view.png"), svg = dir.filePath("view.svg");
+        Run r = memlens(QStringList{"render", file, "--view", view, "--theme", theme, "--size", "1000x700", "-o", png} + extra);
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QImage image(png);
+        QCOMPARE(image.size(), QSize(1000, 700));
+        // Not a blank picture: many distinct colours.
+        QSet<QRgb> colours;
+        for (int y = 0; y < image.height(); y += 7)
+            for (int x = 0; x < image.width(); x += 7)
+                colours.insert(image.pixel(x, y));
+        QVERIFY(colours.size() > 20);
+        r = memlens(QStringList{"render", file, "--view", view, "--size", "1000x700", "-o", svg} + extra);
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QFile f(svg);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QXmlStreamReader xml(&f);
+        int texts = 0;
+        QString allText;
+        while (!xml.atEnd()) {
+            if (xml.readNext() == QXmlStreamReader::StartElement && xml.name() == QLatin1String("text")) {
+                ++texts;
+                allText += xml.readElementText(QXmlStreamReader::IncludeChildElements);
+            }
+        }
+        QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
+        QVERIFY(texts > 5);
+        QVERIFY2(allText.contains("5.87 GiB"), qPrintable(allText.left(300)));
+    }
+
+    void renderErrors()
+    {
+        const QString file = corpusDir() + "/snapshots/streams_pending_free/snapshot.pickle";
+        QTemporaryDir dir;
+        Run r = memlens({"render", file, "--view", "flamegraph", "-o", dir.filePath("x.png")});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY(r.err.contains("not available"));
+        r = memlens({"render", file, "-o", dir.filePath("x.bmp")});
+        QCOMPARE(r.exitCode, 2);
+        r = memlens({"render", file, "--size", "10x10", "-o", dir.filePath("x.png")});
+        QCOMPARE(r.exitCode, 2);
+        r = memlens({"render", dir.filePath("missing.pickle"), "-o", dir.filePath("x.png")});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY(r.err.contains("no such file"));
+        QVERIFY(!QFile::exists(dir.filePath("x.png")));
     }
 
     void badInput_data()
