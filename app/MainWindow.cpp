@@ -71,6 +71,10 @@ void MainWindow::createMenus()
         if (DocumentView *d = currentDocument())
             d->showPage(DocumentView::Page::Timeline);
     });
+    view->addAction(tr("S&egments"), QKeySequence(Qt::CTRL | Qt::Key_3), this, [this] {
+        if (DocumentView *d = currentDocument())
+            d->showPage(DocumentView::Page::Segments);
+    });
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&Keyboard Shortcuts"), QKeySequence::HelpContents, this, &MainWindow::showShortcuts);
@@ -86,7 +90,7 @@ void MainWindow::showShortcuts()
                              tr("<table>"
                                 "<tr><td><b>Ctrl+O</b></td><td>Open a snapshot</td></tr>"
                                 "<tr><td><b>Ctrl+W</b></td><td>Close the document</td></tr>"
-                                "<tr><td><b>Ctrl+1 / Ctrl+2</b></td><td>Summary / timeline</td></tr>"
+                                "<tr><td><b>Ctrl+1 / 2 / 3</b></td><td>Summary / timeline / segments</td></tr>"
                                 "<tr><td colspan=2><i>On the timeline:</i></td></tr>"
                                 "<tr><td><b>← →</b> (Shift: ×100)</td><td>Step the event cursor</td></tr>"
                                 "<tr><td><b>Home / End</b></td><td>First / last event</td></tr>"

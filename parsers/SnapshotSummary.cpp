@@ -1,5 +1,7 @@
 #include "SnapshotSummary.h"
 
+#include "AllocatorState.h"
+
 #include <algorithm>
 #include <charconv>
 #include <map>
@@ -104,8 +106,10 @@ DeviceSummary summarizeDevice(const Snapshot &snapshot, const DeviceIndex &index
     s.peakReservedBytes = index.peakReservedBytes();
     s.startReservedBytes = index.startReservedBytes();
     s.final = finalState(snapshot, s.device);
-    for (uint32_t e : index.oomEvents())
-        s.ooms.push_back({e, ev.size[e], ev.addr[e], ev.timeUs[e]});
+    for (uint32_t e : index.oomEvents()) {
+        const OomDiagnosis d = diagnoseOom(snapshot, index, e);
+        s.ooms.push_back({e, ev.size[e], ev.addr[e], ev.timeUs[e], d.reservedFree, d.largestFreeBlock, d.fragmentation});
+    }
     s.annotations = phases(snapshot, s.device);
     return s;
 }

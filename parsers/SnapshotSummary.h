@@ -24,6 +24,9 @@ struct OomInfo {
     uint64_t size = 0;
     uint64_t deviceFree = 0;
     int64_t timeUs = 0;
+    uint64_t reservedFree = 0;     // free inside reserved segments at that moment
+    uint64_t largestFreeBlock = 0; // in the pool that would serve the request
+    bool fragmentation = false;
 };
 
 struct PhaseRange {

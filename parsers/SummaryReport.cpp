@@ -50,7 +50,13 @@ json deviceJson(const Snapshot &snapshot, const DeviceReport &report)
         actions[name] = count;
     json ooms = json::array();
     for (const OomInfo &o : s.ooms)
-        ooms.push_back({{"index", o.index}, {"size", o.size}, {"device_free", o.deviceFree}, {"time_us", o.timeUs}});
+        ooms.push_back({{"index", o.index},
+                        {"size", o.size},
+                        {"device_free", o.deviceFree},
+                        {"time_us", o.timeUs},
+                        {"reserved_free_bytes", o.reservedFree},
+                        {"largest_free_block", o.largestFreeBlock},
+                        {"verdict", o.fragmentation ? "fragmentation" : "capacity"}});
     json annotations = json::array();
     for (const PhaseRange &p : s.annotations)
         annotations.push_back({{"name", p.name}, {"start_time_us", optionalJson(p.startUs)}, {"end_time_us", optionalJson(p.endUs)}});
@@ -154,7 +160,9 @@ std::string summaryText(const Snapshot &snapshot, const std::string &file, const
             << ", external fragmentation " << static_cast<int>(s.final.externalFragmentation * 100 + 0.5) << "%\n";
         for (const OomInfo &o : s.ooms)
             out << "  OOM at event " << o.index << ": " << formatBytes(o.size) << " requested, device reported "
-                << formatBytes(o.deviceFree) << " free\n";
+                << formatBytes(o.deviceFree) << " free; " << formatBytes(o.reservedFree)
+                << " free in reserved segments, largest block " << formatBytes(o.largestFreeBlock) << " -> "
+                << (o.fragmentation ? "fragmentation" : "capacity") << "\n";
         if (!s.topLiveAtPeak.empty()) {
             out << "  Largest allocations live at the peak:\n";
             writeLive(out, snapshot, s.topLiveAtPeak);

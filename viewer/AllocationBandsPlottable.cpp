@@ -89,7 +89,6 @@ void AllocationBandsPlottable::draw(QCPPainter *painter)
     frameLeft_ = left;
     columnWidth_ = (right - left) / columns;
     auto y = [&](uint64_t bytes) { return mValueAxis->coordToPixel(static_cast<double>(bytes)); };
-    const double base = y(0);
 
     drawPhases(painter, area);
 

@@ -2,6 +2,7 @@
 
 #include "AllocationText.h"
 #include "DocumentLoader.h"
+#include "SegmentsPage.h"
 #include "SummaryPage.h"
 #include "TimelineView.h"
 #include "ViewState.h"
@@ -63,7 +64,9 @@ DocumentView::DocumentView(QWidget *parent)
     summary_ = new SummaryPage(state_, tabs_);
     timeline_ = new TimelineView(state_, tabs_);
     tabs_->addTab(summary_, tr("Summary"));
+    segments_ = new SegmentsPage(state_, tabs_);
     tabs_->addTab(timeline_, tr("Timeline"));
+    tabs_->addTab(segments_, tr("Segments"));
     details_ = new QTextBrowser(split);
     details_->setPlaceholderText(tr("Select an allocation to see its size, lifetime and full stack."));
     details_->setMinimumWidth(260);
@@ -130,13 +133,15 @@ void DocumentView::setDocument(std::shared_ptr<const Document> doc)
         state_->setDevice(doc_->devices.begin()->first);
     summary_->setDocument(doc_);
     timeline_->setDocument(doc_);
+    segments_->setDocument(doc_);
     stack_->setCurrentIndex(1);
     emit statusChanged(statusText());
 }
 
 void DocumentView::showPage(Page page)
 {
-    tabs_->setCurrentWidget(page == Page::Summary ? static_cast<QWidget *>(summary_) : timeline_);
+    QWidget *pages[] = {summary_, timeline_, segments_};
+    tabs_->setCurrentWidget(pages[static_cast<int>(page)]);
 }
 
 void DocumentView::setDetailsVisible(bool visible)

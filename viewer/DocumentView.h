@@ -16,6 +16,7 @@ class QTextBrowser;
 namespace memlens {
 
 class DocumentLoader;
+class SegmentsPage;
 class SummaryPage;
 class TimelineView;
 class ViewState;
@@ -24,7 +25,7 @@ class DocumentView : public QWidget {
     Q_OBJECT
 
 public:
-    enum class Page { Summary, Timeline };
+    enum class Page { Summary, Timeline, Segments };
 
     explicit DocumentView(QWidget *parent = nullptr);
     ~DocumentView() override;
@@ -39,6 +40,7 @@ public:
     ViewState *state() const { return state_; }
     SummaryPage *summaryPage() const { return summary_; }
     TimelineView *timeline() const { return timeline_; }
+    SegmentsPage *segments() const { return segments_; }
     void showPage(Page page);
     void setDetailsVisible(bool visible);
     QString statusText() const;
@@ -64,6 +66,7 @@ private:
     QTabWidget *tabs_;
     SummaryPage *summary_;
     TimelineView *timeline_;
+    SegmentsPage *segments_;
     QTextBrowser *details_;
 };
 

@@ -2,6 +2,7 @@
 // measured during each run (truth.json), with torch's own text views, and with CPython's
 // pickle module reading the same file.
 #include "CorpusFiles.h"
+#include "AllocatorState.h"
 #include "DeviceIndex.h"
 #include "SnapshotLoader.h"
 #include "SnapshotSummary.h"
@@ -10,6 +11,7 @@
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <cmath>
+#include <map>
 #include <set>
 
 using namespace memlens;
@@ -169,6 +171,76 @@ private slots:
         QCOMPARE(ev.timeUs[ev.count() - 1], dev["last_time_us"].toInteger());
     }
 
+    void replayReproducesFinalState_data() { truth_data(); }
+
+    // Replaying the trace from the reconstructed start ends exactly in the final snapshot.
+    void replayReproducesFinalState()
+    {
+        QFETCH(QString, file);
+        auto snapshot = loadSnapshot(file.toStdString());
+        DeviceIndex index(*snapshot, 0);
+        const uint32_t last = static_cast<uint32_t>(index.eventCount() - 1);
+        const AllocatorState state = allocatorStateAt(*snapshot, index, last);
+        std::map<uint64_t, const StateSegment *> replayed;
+        for (const StateSegment &s : state.segments)
+            replayed[s.addr] = &s;
+        QCOMPARE(replayed.size(), snapshot->segments.size());
+        uint64_t inactive = 0;
+        for (const Segment &seg : snapshot->segments) {
+            QVERIFY2(replayed.count(seg.address), qPrintable(QString("segment 0x%1 missing").arg(seg.address, 0, 16)));
+            const StateSegment &r = *replayed[seg.address];
+            QCOMPARE(r.size, seg.totalSize);
+            QCOMPARE(r.stream, seg.stream);
+            QCOMPARE(r.pool, seg.pool);
+            std::map<uint64_t, const StateBlock *> blocks;
+            for (const StateBlock &b : r.blocks) {
+                if (b.state != BlockState::Inactive)
+                    blocks[b.addr] = &b;
+            }
+            size_t live = 0;
+            for (uint32_t i = seg.firstBlock; i < seg.firstBlock + seg.blockCount; ++i) {
+                const Block &b = snapshot->blocks[i];
+                if (b.state == BlockState::Inactive) {
+                    inactive += b.size;
+                    continue;
+                }
+                ++live;
+                QVERIFY2(blocks.count(b.address), qPrintable(QString("block 0x%1 missing").arg(b.address, 0, 16)));
+                QCOMPARE(blocks[b.address]->requested, b.requestedSize);
+                QCOMPARE(blocks[b.address]->state, b.state);
+                QCOMPARE(blocks[b.address]->size, b.size);
+            }
+            QCOMPARE(blocks.size(), live);
+        }
+        // Free space is what the live blocks leave.
+        QCOMPARE(state.free, inactive);
+        // At the peak, the blocks hold exactly the timeline's active bytes.
+        const AllocatorState atPeak = allocatorStateAt(*snapshot, index, index.peakIndex());
+        QCOMPARE(atPeak.requested, index.peakActiveBytes());
+        QCOMPARE(atPeak.reserved, index.reservedAfter(index.peakIndex()));
+    }
+
+    // The OOM file: 12 MiB requested while ~120 MiB sat free in holes of at most 8 MiB.
+    void oomDiagnosis()
+    {
+        const QString dir = corpusDir() + "/snapshots/oom_gpt2_medium_6gib";
+        const QJsonObject truth = readJsonObject(dir + "/truth.json");
+        auto snapshot = loadSnapshot((dir + "/oom_snapshot.pickle").toStdString());
+        DeviceIndex index(*snapshot, 0);
+        const OomDiagnosis d = diagnoseOom(*snapshot, index, index.oomEvents().at(0));
+        QCOMPARE(static_cast<qint64>(d.requested), truth["oom_observer"].toObject()["alloc"].toInteger());
+        QCOMPARE(d.verdict(), std::string("fragmentation"));
+        QVERIFY(d.largestFreeBlock < d.requested);
+        // torch's message: "120.14 MiB is reserved by PyTorch but unallocated".
+        const QString message = truth["oom_message"].toString();
+        QRegularExpression re("([0-9.]+) MiB is reserved by PyTorch but unallocated");
+        const double torchMiB = re.match(message).captured(1).toDouble();
+        QVERIFY(torchMiB > 100);
+        QVERIFY2(qAbs(d.reservedFree / 1048576.0 - torchMiB) < 0.01,
+                 qPrintable(QString("%1 MiB vs torch %2 MiB").arg(d.reservedFree / 1048576.0).arg(torchMiB)));
+        QVERIFY(d.explanation().find("expandable_segments") != std::string::npos);
+    }
+
     // The OOM file: its `oom` entry with what the OOM observer saw.
     void oomEntry()
     {
@@ -200,7 +272,7 @@ private slots:
         auto original = loadSnapshot(file.toStdString());
         DeviceIndex ref(*original, 0);
         const DeviceSummary expected = summarizeDevice(*original, ref, 20);
-        for (const QString &variant : {"p2.pickle", "p5.pickle", "snapshot.json", "snapshot.json.gz"}) {
+        for (const QString variant : {"p2.pickle", "p5.pickle", "snapshot.json", "snapshot.json.gz"}) {
             auto other = loadSnapshot(dir.filePath(variant).toStdString());
             DeviceIndex index(*other, 0);
             const DeviceSummary got = summarizeDevice(*other, index, 20);

@@ -8,6 +8,10 @@
 #include "LiveAllocationModel.h"
 #include "MainWindow.h"
 #include "SummaryPage.h"
+#include "SegmentMapWidget.h"
+#include "SegmentsPage.h"
+#include "EventListModel.h"
+#include "SegmentTableModel.h"
 #include "TimelineView.h"
 #include "ViewState.h"
 
@@ -191,6 +195,85 @@ private slots:
         // Clicking selects it in the shared state.
         QTest::mouseClick(timeline->plot(), Qt::LeftButton, Qt::NoModifier, QPoint(static_cast<int>(x), static_cast<int>(yMid)));
         QCOMPARE(view.state()->selectedAllocation(), largest.allocation);
+    }
+
+    void segmentsPageFollowsCursor()
+    {
+        auto doc = load(corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle");
+        DocumentView view;
+        view.setDocument(doc);
+        view.showPage(DocumentView::Page::Segments);
+        view.resize(1600, 1000);
+        view.show();
+        SegmentsPage *page = view.segments();
+        const DeviceData &d = doc->devices.at(0);
+        // Default: the last event.
+        QCOMPARE(page->shownEvent(), static_cast<uint32_t>(d.index->eventCount() - 1));
+        // The shared cursor moves the map; at the OOM the verdict appears.
+        const uint32_t oom = d.summary.ooms.at(0).index;
+        view.state()->setSelectedEvent(oom);
+        QCOMPARE(page->shownEvent(), oom);
+        QCOMPARE(page->map()->state().event, oom);
+        QVERIFY2(page->verdictText().contains("fragmentation"), qPrintable(page->verdictText()));
+        QVERIFY(page->figuresText().contains("free in reserved 120 MiB"));
+        // The list follows the cursor, and moving in the list moves the cursor.
+        QCOMPARE(page->eventModel()->eventAt(page->eventList()->currentIndex().row()), oom);
+        page->eventList()->setCurrentIndex(page->eventModel()->index(100, 0));
+        QCOMPARE(view.state()->selectedEvent(), 100u);
+        QCOMPARE(page->shownEvent(), 100u);
+        // Clicking a block selects its allocation everywhere; hovering describes it.
+        view.state()->setSelectedEvent(*d.summary.peakIndex);
+        const LiveBlockInfo &largest = d.summary.topLiveAtPeak.front();
+        const QRect r = page->map()->rectOfAllocation(largest.allocation);
+        QVERIFY(!r.isEmpty());
+        uint32_t under = UINT32_MAX;
+        const QString text = page->map()->describeAt(r.center(), &under);
+        QCOMPARE(under, largest.allocation);
+        QVERIFY2(text.contains(QString::fromStdString(formatBytes(largest.size))), qPrintable(text));
+        QVERIFY(text.contains("Segment 0x"));
+        QTest::mouseClick(page->map(), Qt::LeftButton, Qt::NoModifier, r.center());
+        QCOMPARE(view.state()->selectedAllocation(), largest.allocation);
+    }
+
+    void eventListFilter()
+    {
+        auto doc = load(corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle");
+        EventListModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setDevice(doc, 0);
+        QCOMPARE(model.rowCount(), static_cast<int>(doc->devices.at(0).index->eventCount()));
+        model.setFilter(Action::Oom, std::nullopt);
+        QCOMPARE(model.rowCount(), 1);
+        QVERIFY(model.index(0, EventListModel::Detail).data().toString().startsWith("requested 12.0 MiB"));
+        const EventTable &ev = doc->devices.at(0).index->events();
+        model.setFilter(std::nullopt, ev.addr[1]);
+        int expected = 0;
+        for (size_t e = 0; e < ev.count(); ++e)
+            expected += ev.addr[e] == ev.addr[1] && ev.action[e] != Action::Oom;
+        QCOMPARE(model.rowCount(), expected);
+        // Event 1's row: the matching events before it (the segment_alloc at the same address).
+        int before = 0;
+        for (size_t e = 0; e < 1; ++e)
+            before += ev.addr[e] == ev.addr[1];
+        QCOMPARE(model.rowForEvent(1), before);
+        QCOMPARE(model.eventAt(before), 1u);
+        model.setFilter(std::nullopt, std::nullopt);
+        QCOMPARE(model.rowForEvent(42), 42);
+    }
+
+    void segmentTableModel()
+    {
+        auto doc = load(corpusDir() + "/snapshots/streams_pending_free/snapshot.pickle");
+        SegmentTableModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        const DeviceData &d = doc->devices.at(0);
+        const AllocatorState st = allocatorStateAt(*doc->snapshot, *d.index, static_cast<uint32_t>(d.index->eventCount() - 1));
+        model.setState(st);
+        QCOMPARE(model.rowCount(), static_cast<int>(st.segments.size()));
+        qulonglong total = 0;
+        for (int r = 0; r < model.rowCount(); ++r)
+            total += model.index(r, SegmentTableModel::Size).data(Qt::EditRole).toULongLong();
+        QCOMPARE(total, static_cast<qulonglong>(st.reserved));
     }
 
     void failedLoadLeavesOthers()

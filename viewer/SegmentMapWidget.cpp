@@ -1,0 +1,244 @@
+#include "SegmentMapWidget.h"
+
+#include "AllocationText.h"
+#include "BandColors.h"
+#include "ByteFormat.h"
+
+#include <QMouseEvent>
+#include <QPainter>
+#include <QToolTip>
+
+namespace memlens {
+
+namespace {
+constexpr int kMargin = 8;
+
+QString bytes(uint64_t b)
+{
+    return QString::fromStdString(formatBytes(b));
+}
+} // namespace
+
+SegmentMapWidget::SegmentMapWidget(QWidget *parent) : QWidget(parent)
+{
+    setMouseTracking(true);
+    setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
+}
+
+void SegmentMapWidget::setState(std::shared_ptr<const Document> doc, const DeviceData *device, AllocatorState state)
+{
+    doc_ = std::move(doc);
+    device_ = device;
+    state_ = std::move(state);
+    relayout();
+}
+
+void SegmentMapWidget::setSelectedAllocation(uint32_t allocation)
+{
+    selected_ = allocation;
+    update();
+}
+
+void SegmentMapWidget::setBytesPerRow(uint64_t bytes)
+{
+    bytesPerRow_ = std::clamp<uint64_t>(bytes, 1ull << 20, 16ull << 30);
+    relayout();
+}
+
+QSize SegmentMapWidget::sizeHint() const
+{
+    return {800, static_cast<int>(rows_.size()) * rowHeight_ + 2 * kMargin};
+}
+
+void SegmentMapWidget::resizeEvent(QResizeEvent *)
+{
+    relayout();
+}
+
+void SegmentMapWidget::relayout()
+{
+    rows_.clear();
+    headings_.clear();
+    const double width = std::max(100, this->width() - 2 * kMargin);
+    const double pxPerByte = width / static_cast<double>(bytesPerRow_);
+    rowHeight_ = fontMetrics().height() + 6;
+    int row = 0;
+    uint64_t offset = 0; // bytes used in the current row
+    QString group;
+    auto newRow = [&] {
+        ++row;
+        offset = 0;
+    };
+    auto place = [&](int segment, int block, uint64_t size) {
+        // Split a run of `size` bytes across rows.
+        while (size > 0) {
+            const uint64_t take = std::min(size, bytesPerRow_ - offset);
+            if (static_cast<size_t>(row) >= rows_.size())
+                rows_.resize(static_cast<size_t>(row) + 1);
+            const QRectF rect(kMargin + offset * pxPerByte, kMargin + row * rowHeight_ + 3,
+                              std::max(1.0, take * pxPerByte), rowHeight_ - 6);
+            rows_[static_cast<size_t>(row)].push_back({rect, segment, block});
+            offset += take;
+            size -= take;
+            if (offset >= bytesPerRow_)
+                newRow();
+        }
+    };
+    for (size_t s = 0; s < state_.segments.size(); ++s) {
+        const StateSegment &seg = state_.segments[s];
+        QString g = seg.pool == std::pair<int64_t, int64_t>{0, 0} ? tr("default pool") : tr("private pool (%1, %2)").arg(seg.pool.first).arg(seg.pool.second);
+        g += seg.large ? tr(", large segments") : tr(", small segments");
+        if (seg.expandable)
+            g += tr(", expandable");
+        g += tr(", stream %1").arg(seg.stream);
+        if (g != group) {
+            if (offset > 0)
+                newRow();
+            if (!rows_.empty() || row > 0)
+                newRow();
+            headings_.emplace_back(row, g);
+            newRow();
+            group = g;
+        }
+        // A thin gap separates segments: one pixel's worth of bytes, so scale is kept.
+        for (size_t b = 0; b < seg.blocks.size(); ++b)
+            place(static_cast<int>(s), static_cast<int>(b), seg.blocks[b].size);
+        if (offset > 0 && bytesPerRow_ - offset > static_cast<uint64_t>(2 / pxPerByte))
+            offset += static_cast<uint64_t>(2 / pxPerByte);
+    }
+    if (static_cast<size_t>(row) >= rows_.size())
+        rows_.resize(static_cast<size_t>(row) + 1);
+    setMinimumHeight(static_cast<int>(rows_.size()) * rowHeight_ + 2 * kMargin);
+    updateGeometry();
+    update();
+}
+
+void SegmentMapWidget::paintEvent(QPaintEvent *event)
+{
+    QPainter p(this);
+    const QPalette pal = palette();
+    const bool dark = pal.color(QPalette::Base).lightness() < 128;
+    p.fillRect(rect(), pal.color(QPalette::Base));
+    const int first = std::max(0, (event->rect().top() - kMargin) / rowHeight_ - 1);
+    const int last = std::min(static_cast<int>(rows_.size()) - 1, (event->rect().bottom() - kMargin) / rowHeight_ + 1);
+    QColor holeEdge = pal.color(QPalette::Text);
+    holeEdge.setAlpha(70);
+    for (int r = first; r <= last; ++r) {
+        for (const Piece &piece : rows_[static_cast<size_t>(r)]) {
+            const StateSegment &seg = state_.segments[static_cast<size_t>(piece.segment)];
+            const StateBlock &block = seg.blocks[static_cast<size_t>(piece.block)];
+            if (block.state == BlockState::Inactive) {
+                p.setPen(QPen(holeEdge, 0));
+                p.setBrush(Qt::NoBrush);
+                p.drawRect(piece.rect.adjusted(0, 0, -0.5, -0.5));
+                continue;
+            }
+            const QColor color = bandColor(block.allocation);
+            p.fillRect(piece.rect, color);
+            // Rounding waste: the tail of the block the user did not ask for.
+            if (block.size > block.requested && block.size > 0) {
+                const double frac = static_cast<double>(block.size - block.requested) / static_cast<double>(block.size);
+                QRectF waste = piece.rect;
+                waste.setLeft(piece.rect.right() - piece.rect.width() * frac);
+                p.fillRect(waste, color.darker(170));
+            }
+            if (block.state == BlockState::ActivePendingFree)
+                p.fillRect(piece.rect, QBrush(dark ? Qt::white : Qt::black, Qt::BDiagPattern));
+            if (block.allocation == selected_) {
+                p.setPen(QPen(dark ? Qt::white : Qt::black, 2));
+                p.setBrush(Qt::NoBrush);
+                p.drawRect(piece.rect);
+            }
+        }
+    }
+    p.setPen(pal.color(QPalette::Text));
+    QFont bold = font();
+    bold.setBold(true);
+    p.setFont(bold);
+    for (const auto &[row, text] : headings_) {
+        if (row < first - 1 || row > last + 1)
+            continue;
+        p.drawText(QRectF(kMargin, kMargin + row * rowHeight_, width() - 2 * kMargin, rowHeight_), Qt::AlignLeft | Qt::AlignVCenter, text);
+    }
+}
+
+const SegmentMapWidget::Piece *SegmentMapWidget::pieceAt(const QPointF &pos) const
+{
+    const int r = static_cast<int>((pos.y() - kMargin) / rowHeight_);
+    if (r < 0 || r >= static_cast<int>(rows_.size()))
+        return nullptr;
+    for (const Piece &piece : rows_[static_cast<size_t>(r)]) {
+        if (piece.rect.adjusted(0, -3, 0, 3).contains(pos))
+            return &piece;
+    }
+    return nullptr;
+}
+
+QString SegmentMapWidget::describeAt(const QPoint &pos, uint32_t *allocation) const
+{
+    if (allocation)
+        *allocation = UINT32_MAX;
+    const Piece *piece = pieceAt(pos);
+    if (!piece)
+        return {};
+    const StateSegment &seg = state_.segments[static_cast<size_t>(piece->segment)];
+    const StateBlock &block = seg.blocks[static_cast<size_t>(piece->block)];
+    const double waste = seg.allocated ? 100.0 * static_cast<double>(seg.allocated - seg.requested) / static_cast<double>(seg.allocated) : 0.0;
+    const QString segmentText = tr("Segment 0x%1: %2, %3 allocated, %4 free (largest %5), internal waste %6 %, stream %7, pool (%8, %9)")
+                                    .arg(seg.addr, 0, 16)
+                                    .arg(bytes(seg.size), bytes(seg.allocated), bytes(seg.free), bytes(seg.largestFree))
+                                    .arg(waste, 0, 'f', 1)
+                                    .arg(seg.stream)
+                                    .arg(seg.pool.first)
+                                    .arg(seg.pool.second);
+    if (block.state == BlockState::Inactive)
+        return tr("Free: %1 at 0x%2\n%3").arg(bytes(block.size)).arg(block.addr, 0, 16).arg(segmentText);
+    if (allocation)
+        *allocation = block.allocation;
+    QString text = tr("%1 block (%2 requested) at 0x%3, %4")
+                       .arg(bytes(block.size), bytes(block.requested))
+                       .arg(block.addr, 0, 16)
+                       .arg(QString::fromStdString(std::string(blockStateName(block.state))));
+    if (device_)
+        text += "\n" + allocationTooltip(*doc_, *device_->index, block.allocation, 3).section('\n', 2);
+    return text + "\n" + segmentText;
+}
+
+QRect SegmentMapWidget::rectOfAllocation(uint32_t allocation) const
+{
+    for (const auto &row : rows_) {
+        for (const Piece &piece : row) {
+            if (state_.segments[static_cast<size_t>(piece.segment)].blocks[static_cast<size_t>(piece.block)].allocation == allocation)
+                return piece.rect.toAlignedRect();
+        }
+    }
+    return {};
+}
+
+void SegmentMapWidget::mouseMoveEvent(QMouseEvent *event)
+{
+    const QString text = describeAt(event->pos());
+    if (text.isEmpty())
+        QToolTip::hideText();
+    else
+        QToolTip::showText(event->globalPosition().toPoint(), text, this);
+}
+
+void SegmentMapWidget::mousePressEvent(QMouseEvent *event)
+{
+    uint32_t allocation = UINT32_MAX;
+    describeAt(event->pos(), &allocation);
+    emit allocationClicked(allocation);
+}
+
+void SegmentMapWidget::wheelEvent(QWheelEvent *event)
+{
+    if (!(event->modifiers() & Qt::ControlModifier)) {
+        event->ignore(); // plain wheel scrolls the surrounding area
+        return;
+    }
+    setBytesPerRow(event->angleDelta().y() > 0 ? bytesPerRow_ / 2 : bytesPerRow_ * 2);
+    event->accept();
+}
+
+} // namespace memlens
