@@ -127,6 +127,8 @@ void SegmentMapWidget::paintEvent(QPaintEvent *event)
         for (const Piece &piece : rows_[static_cast<size_t>(r)]) {
             const StateSegment &seg = state_.segments[static_cast<size_t>(piece.segment)];
             const StateBlock &block = seg.blocks[static_cast<size_t>(piece.block)];
+            if (piece.block == 0 && block.addr == seg.addr) // where a segment begins
+                p.fillRect(QRectF(piece.rect.left() - 2, piece.rect.top() - 2, 2, piece.rect.height() + 4), pal.color(QPalette::Text));
             if (block.state == BlockState::Inactive) {
                 p.setPen(QPen(holeEdge, 0));
                 p.setBrush(Qt::NoBrush);

@@ -53,10 +53,10 @@ SegmentsPage::SegmentsPage(ViewState *state, QWidget *parent) : QWidget(parent),
                 state_->setSelectedEvent(static_cast<uint32_t>(device_->index->eventCount() - 1));
         });
     }
-    auto *scale = new QComboBox(this);
-    for (int mib : {16, 64, 256, 1024, 4096})
+    scale_ = new QComboBox(this);
+    auto *scale = scale_;
+    for (int mib : {4, 16, 64, 256, 1024, 4096})
         scale->addItem(tr("%1 per row").arg(b(uint64_t(mib) << 20)), QVariant::fromValue<qulonglong>(uint64_t(mib) << 20));
-    scale->setCurrentIndex(2);
     scale->setToolTip(tr("Bytes per row of the map (Ctrl+wheel on the map)"));
     bar->addWidget(scale);
     layout->addLayout(bar);
@@ -123,6 +123,7 @@ SegmentsPage::SegmentsPage(ViewState *state, QWidget *parent) : QWidget(parent),
     split->addWidget(right);
     split->setStretchFactor(0, 2);
     split->setStretchFactor(1, 5);
+    split->setSizes({460, 1140});
     layout->addWidget(split, 1);
 
     connect(scale, &QComboBox::currentIndexChanged, this,
@@ -154,6 +155,16 @@ void SegmentsPage::rebuild()
     shown_ = UINT32_MAX;
     if (!device_)
         return;
+    // About 40 rows for the largest the allocator ever reserved on this device.
+    const uint64_t target = device_->index->peakReservedBytes() / 40;
+    int pick = scale_->count() - 1;
+    for (int i = 0; i < scale_->count(); ++i) {
+        if (scale_->itemData(i).toULongLong() >= target) {
+            pick = i;
+            break;
+        }
+    }
+    scale_->setCurrentIndex(pick);
     const uint32_t e = state_->selectedEvent();
     showState(e != kBeforeTrace ? e : device_->index->eventCount() ? static_cast<uint32_t>(device_->index->eventCount() - 1) : kBeforeTrace);
 }

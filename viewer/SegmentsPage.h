@@ -45,6 +45,7 @@ private:
     uint32_t shown_ = UINT32_MAX;
     bool syncingList_ = false; // moving the list to the cursor, not the cursor to the list
     QLabel *title_;
+    QComboBox *scale_;
     QComboBox *actionFilter_;
     QLineEdit *search_;
     QTableView *events_;

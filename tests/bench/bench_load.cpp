@@ -1,13 +1,17 @@
 // Load benchmark: decode, index and summarise a snapshot, printing the time of each stage and
 // the peak RSS. Not a test: run it on a large generated file (see run_benchmarks.sh).
+#include "AllocatorState.h"
 #include "DeviceIndex.h"
+#include "TimelineLayout.h"
 #include "SnapshotLoader.h"
 #include "SnapshotSummary.h"
 
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <algorithm>
 #include <random>
+#include <vector>
 #include <string>
 #include <sys/resource.h>
 
@@ -52,10 +56,25 @@ int main(int argc, char **argv)
         worstLive = std::max(worstLive, s);
         totalLive += s;
     }
+    // Allocator state (segments, blocks, holes) at random events.
+    std::vector<double> stateTimes;
+    for (int i = 0; i < 200; ++i) {
+        const auto t = std::chrono::steady_clock::now();
+        auto state = memlens::allocatorStateAt(*snapshot, index, pick(rng));
+        stateTimes.push_back(seconds(t) * 1e3);
+    }
+    std::sort(stateTimes.begin(), stateTimes.end());
+    const auto t3 = std::chrono::steady_clock::now();
+    memlens::TimelineLayout layout(index);
+    const double layoutBuild = seconds(t3);
+
     std::printf("file: %s\nentries: %llu\n", argv[1], static_cast<unsigned long long>(summary.entries));
     std::printf("decode: %.2f s (peak RSS %ld MiB)\nindex: %.2f s\nsummary: %.3f s\ntotal: %.2f s\n", decode,
                 rssAfterDecode, indexing, summarising, decode + indexing + summarising);
     std::printf("liveAt: mean %.2f ms, worst %.2f ms over 200 random events\n", totalLive / 200 * 1e3, worstLive * 1e3);
+    std::printf("allocator state at an event: median %.1f ms, worst %.1f ms over 200 random events\n", stateTimes[100],
+                stateTimes.back());
+    std::printf("timeline level-of-detail index: %.2f s\n", layoutBuild);
     std::printf("peak RSS: %ld MiB\n", peakRssMiB());
     return 0;
 }
