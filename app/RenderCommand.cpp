@@ -62,11 +62,11 @@ int runRenderCommand(int argc, char **argv)
     try {
         CommandLine cl(args, {"view", "at", "range", "size", "theme", "device", "o"}, {});
         if (cl.positional().size() != 1 || !cl.value("o"))
-            throw std::invalid_argument("usage: memlens render FILE --view timeline|segments|summary [--at peak|oom|EVENT] "
+            throw std::invalid_argument("usage: memlens render FILE --view timeline|segments|summary|categories [--at peak|oom|EVENT] "
                                         "[--range A:B] [--size WxH] [--theme light|dark] -o OUT.png|OUT.svg");
         const std::string view = cl.value("view").value_or("timeline");
-        if (view != "timeline" && view != "summary" && view != "segments")
-            throw std::invalid_argument("--view " + view + " is not available in this version (timeline, summary, segments)");
+        if (view != "timeline" && view != "summary" && view != "segments" && view != "categories")
+            throw std::invalid_argument("--view " + view + " is not available in this version (timeline, segments, summary, categories)");
         const QString out = QString::fromStdString(*cl.value("o"));
         if (!out.endsWith(".png", Qt::CaseInsensitive) && !out.endsWith(".svg", Qt::CaseInsensitive))
             throw std::invalid_argument("-o must name a .png or .svg file");
@@ -90,9 +90,10 @@ int runRenderCommand(int argc, char **argv)
                 throw std::invalid_argument(file.toStdString() + ": device " + std::to_string(*device) + " has no segments or trace entries");
             documentView.state()->setDevice(static_cast<int>(*device));
         }
-        documentView.showPage(view == "summary"    ? DocumentView::Page::Summary
-                              : view == "segments" ? DocumentView::Page::Segments
-                                                   : DocumentView::Page::Timeline);
+        documentView.showPage(view == "summary"      ? DocumentView::Page::Summary
+                              : view == "segments"   ? DocumentView::Page::Segments
+                              : view == "categories" ? DocumentView::Page::Categories
+                                                     : DocumentView::Page::Timeline);
         // A picture of the view itself: no empty details panel, and exactly the size asked for.
         documentView.setDetailsVisible(false);
         documentView.setFixedSize(size);

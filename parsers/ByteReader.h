@@ -9,6 +9,7 @@
 #include <cstring>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace memlens {
@@ -40,6 +41,15 @@ public:
         if (pos_ == end_ && !refill(1))
             return -1;
         return static_cast<uint8_t>(buffer_[pos_]);
+    }
+
+    // Up to `n` (≤ kBufferSize) upcoming bytes without consuming them; fewer near the end.
+    std::string_view lookahead(size_t n)
+    {
+        n = std::min(n, kBufferSize);
+        if (end_ - pos_ < n)
+            refill(n);
+        return {buffer_.data() + pos_, std::min(n, end_ - pos_)};
     }
 
     // Up to `capacity` bytes, at least one unless at the end.

@@ -129,6 +129,17 @@ void DeviceIndex::computeTotals()
         }
     }
 
+    if (!ev.reservedAfter.empty()) {
+        // Profiler traces carry the allocator's own running total instead of segment events.
+        startReserved_ = n ? ev.reservedAfter[0] : 0;
+        peakReserved_ = startReserved_;
+        for (uint32_t i = 0; i < n; ++i) {
+            if (i == 0 || ev.reservedAfter[i] != ev.reservedAfter[i - 1])
+                reservedChanges_.emplace_back(i, ev.reservedAfter[i]);
+            peakReserved_ = std::max(peakReserved_, ev.reservedAfter[i]);
+        }
+        return;
+    }
     uint64_t finalReserved = 0;
     for (const Segment &seg : snapshot_.segments) {
         if (seg.device == device_)

@@ -54,6 +54,18 @@ std::vector<int> Snapshot::devices() const
     return {found.begin(), found.end()};
 }
 
+const char *CategoryTimeline::categoryName(int c)
+{
+    static const char *names[kCategories] = {"parameter", "optimizer_state", "input", "temporary",
+                                             "activation", "gradient", "autograd_detail", "unknown"};
+    return c >= 0 && c < kCategories ? names[c] : "unknown";
+}
+
+std::string Snapshot::deviceName(int device) const
+{
+    return device == facts.cpuDevice ? std::string("cpu") : "cuda:" + std::to_string(device);
+}
+
 std::string Snapshot::frameText(uint32_t frameId) const
 {
     const Frame &f = frames.at(frameId);

@@ -4,6 +4,7 @@
 #include "InternTables.h"
 #include "PodArray.h"
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -41,6 +42,10 @@ struct EventTable {
     std::vector<std::pair<uint32_t, uint32_t>> otherNames;
     std::vector<std::pair<uint32_t, uint32_t>> compileContext;
     std::vector<std::pair<uint32_t, uint32_t>> userMetadata;
+    // Profiler traces only: the allocator's own totals after each event ("Total Allocated",
+    // rounded block sizes, and "Total Reserved").
+    PodArray<uint64_t> allocatedAfter;
+    PodArray<uint64_t> reservedAfter;
 
     size_t count() const { return action.size(); }
 };
@@ -81,7 +86,7 @@ struct AnnotationMark {
 
 // What the file held and how it was stored, for display and `summary --json`.
 struct FileFacts {
-    std::string format;      // "pickle" or "json"
+    std::string format;      // "pickle", "json", "chrome-trace", "memory-timeline" or "memory-timeline-raw"
     std::string compression; // "none", "zstd", "gzip"
     int pickleProtocol = 0;  // 0 when not a pickle
     bool hasTimes = false;
@@ -92,6 +97,15 @@ struct FileFacts {
     bool hasAllocatorSettings = false;
     bool legacyBlockHistory = false; // ≤ 2.0: block stacks under history[0]
     bool legacySegmentList = false;  // ≤ 1.13: the file is a bare list of segments
+    int cpuDevice = -1;               // profiler traces: the device index that holds CPU memory
+};
+
+// `export_memory_timeline` output: bytes live per category over time.
+struct CategoryTimeline {
+    static constexpr int kCategories = 8;
+    static const char *categoryName(int c); // parameter, optimizer_state, input, temporary, …
+    std::vector<int64_t> timeUs;
+    std::vector<std::array<uint64_t, kCategories>> bytes; // per time point
 };
 
 struct Snapshot {
@@ -105,6 +119,9 @@ struct Snapshot {
     std::vector<Block> blocks;
     std::vector<std::pair<std::string, std::string>> allocatorSettings; // flattened, values as text
     std::vector<AnnotationMark> annotations;
+    std::optional<CategoryTimeline> categories; // memory-timeline files
+
+    std::string deviceName(int device) const; // "cuda:0", or "cpu" for a trace's CPU memory
 
     // Devices that have segments or trace entries, ascending.
     std::vector<int> devices() const;

@@ -2,7 +2,11 @@
 
 #include "JsonSnapshotDecoder.h"
 #include "LoadError.h"
+#include "MemoryTimelineDecoder.h"
 #include "PickleDecoder.h"
+#include "ProfilerTraceDecoder.h"
+
+#include <cctype>
 
 #include <new>
 
@@ -22,10 +26,22 @@ std::unique_ptr<Snapshot> decode(OpenedSource opened, const std::string &path, c
         }
         if (first < 0)
             throw DecodeError(reader.offset(), "file is empty");
-        if (first == 0x80)
+        if (first == 0x80) {
             decodePickle(reader, *snapshot);
-        else if (first == '{' || first == '[')
-            decodeJsonSnapshot(reader, *snapshot);
+        } else if (first == '{' || first == '[') {
+            // Which JSON: a profiler trace names "traceEvents" near its start; a memory timeline
+            // is a list of lists; a snapshot is a dict (or, ≤ 1.13, a list of dicts).
+            const std::string_view head = reader.lookahead(1 << 20);
+            size_t second = 1;
+            while (second < head.size() && std::isspace(static_cast<unsigned char>(head[second])))
+                ++second;
+            if (first == '{' && head.find("\"traceEvents\"") != std::string_view::npos)
+                decodeProfilerTrace(reader, *snapshot);
+            else if (first == '[' && second < head.size() && head[second] == '[')
+                decodeMemoryTimeline(reader, *snapshot);
+            else
+                decodeJsonSnapshot(reader, *snapshot);
+        }
         else
             throw DecodeError(0, "not a memory snapshot: neither a pickle nor JSON (compressed or not)");
         // Reading a compressed stream to its end checks its checksum and catches truncation.

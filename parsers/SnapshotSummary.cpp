@@ -111,6 +111,38 @@ DeviceSummary summarizeDevice(const Snapshot &snapshot, const DeviceIndex &index
         s.ooms.push_back({e, ev.size[e], ev.addr[e], ev.timeUs[e], d.reservedFree, d.largestFreeBlock, d.fragmentation});
     }
     s.annotations = phases(snapshot, s.device);
+    s.name = snapshot.deviceName(s.device);
+    if (!ev.allocatedAfter.empty()) {
+        TraceTotals t;
+        for (uint32_t i = 0; i < ev.count(); ++i) {
+            if (ev.allocatedAfter[i] > t.peakAllocated) {
+                t.peakAllocated = ev.allocatedAfter[i];
+                t.peakIndex = i;
+            }
+        }
+        t.finalAllocated = ev.allocatedAfter[ev.count() - 1];
+        t.finalReserved = ev.reservedAfter[ev.count() - 1];
+        s.traceTotals = t;
+    }
+    return s;
+}
+
+CategorySummary summarizeCategories(const CategoryTimeline &timeline)
+{
+    CategorySummary s;
+    s.points = timeline.timeUs.size();
+    for (size_t i = 0; i < timeline.bytes.size(); ++i) {
+        uint64_t total = 0;
+        for (uint64_t b : timeline.bytes[i])
+            total += b;
+        if (total > s.peakTotal || i == 0) {
+            s.peakTotal = total;
+            s.peakTimeUs = timeline.timeUs[i];
+            s.atPeak = timeline.bytes[i];
+        }
+    }
+    if (!timeline.bytes.empty())
+        s.final = timeline.bytes.back();
     return s;
 }
 

@@ -47,8 +47,26 @@ struct FinalState {
     double externalFragmentation = 0; // 1 − largest inactive ÷ inactive
 };
 
+// What a profiler trace states itself about the allocator (absent for snapshots).
+struct TraceTotals {
+    uint64_t peakAllocated = 0; // maximum of "Total Allocated"
+    uint32_t peakIndex = 0;
+    uint64_t finalAllocated = 0;
+    uint64_t finalReserved = 0;
+};
+
+struct CategorySummary {
+    size_t points = 0;
+    uint64_t peakTotal = 0;
+    int64_t peakTimeUs = 0;
+    std::array<uint64_t, CategoryTimeline::kCategories> atPeak{};
+    std::array<uint64_t, CategoryTimeline::kCategories> final{};
+};
+CategorySummary summarizeCategories(const CategoryTimeline &timeline);
+
 struct DeviceSummary {
     int device = 0;
+    std::string name; // "cuda:0", "cpu"
     uint64_t entries = 0;
     std::array<uint64_t, kActionCount> actions{};
     std::vector<std::pair<std::string, uint64_t>> otherActions; // unknown action names
@@ -64,6 +82,7 @@ struct DeviceSummary {
     FinalState final;
     std::vector<OomInfo> ooms;
     std::vector<PhaseRange> annotations;
+    std::optional<TraceTotals> traceTotals;
 };
 
 struct PointSummary {

@@ -62,6 +62,7 @@ json deviceJson(const Snapshot &snapshot, const DeviceReport &report)
         annotations.push_back({{"name", p.name}, {"start_time_us", optionalJson(p.startUs)}, {"end_time_us", optionalJson(p.endUs)}});
     json d = {
         {"device", s.device},
+        {"name", s.name},
         {"entries", s.entries},
         {"actions", actions},
         {"initial_bytes", s.initialBytes},
@@ -84,6 +85,12 @@ json deviceJson(const Snapshot &snapshot, const DeviceReport &report)
         {"oom_entries", ooms},
         {"annotations", annotations},
     };
+    if (s.traceTotals) {
+        d["trace_peak_total_allocated"] = s.traceTotals->peakAllocated;
+        d["trace_peak_total_allocated_index"] = s.traceTotals->peakIndex;
+        d["trace_final_total_allocated"] = s.traceTotals->finalAllocated;
+        d["trace_final_total_reserved"] = s.traceTotals->finalReserved;
+    }
     if (report.at) {
         const PointSummary &p = *report.at;
         d["at"] = {{"index", p.index ? json(*p.index) : json(nullptr)},
@@ -124,6 +131,24 @@ std::string summaryJson(const Snapshot &snapshot, const std::string &file, const
         {"pickle_protocol", snapshot.facts.pickleProtocol ? json(snapshot.facts.pickleProtocol) : json(nullptr)},
         {"devices", devicesJson},
     };
+    // What this kind of file cannot tell, so scripts do not mistake zeros for measurements.
+    if (snapshot.facts.format == "chrome-trace") {
+        root["unavailable"] = {"segments", "blocks", "reserved_bytes", "allocated_bytes", "requested_bytes",
+                               "inactive_bytes", "largest_inactive_block", "external_fragmentation",
+                               "device_free", "annotations", "allocator_settings"};
+    } else if (snapshot.categories) {
+        root["unavailable"] = {"devices", "allocations", "stacks", "segments"};
+    }
+    if (snapshot.categories) {
+        const CategorySummary c = summarizeCategories(*snapshot.categories);
+        json atPeak = json::object(), final = json::object();
+        for (int i = 0; i < CategoryTimeline::kCategories; ++i) {
+            atPeak[CategoryTimeline::categoryName(i)] = c.atPeak[static_cast<size_t>(i)];
+            final[CategoryTimeline::categoryName(i)] = c.final[static_cast<size_t>(i)];
+        }
+        root["categories"] = {{"points", c.points}, {"peak_total_bytes", c.peakTotal}, {"peak_time_us", c.peakTimeUs},
+                              {"at_peak", atPeak}, {"final", final}};
+    }
     return root.dump(2) + "\n";
 }
 
@@ -137,11 +162,19 @@ std::string summaryText(const Snapshot &snapshot, const std::string &file, const
     if (f.compression != "none")
         out << ", " << f.compression << "-compressed";
     out << '\n';
-    if (devices.empty())
+    if (snapshot.categories) {
+        const CategorySummary c = summarizeCategories(*snapshot.categories);
+        out << "\nMemory by category (" << c.points << " time points): peak " << formatBytes(c.peakTotal) << " at "
+            << c.peakTimeUs << " us\n";
+        for (int i = 0; i < CategoryTimeline::kCategories; ++i)
+            out << "  " << CategoryTimeline::categoryName(i) << ": " << formatBytes(c.atPeak[static_cast<size_t>(i)])
+                << " at the peak, " << formatBytes(c.final[static_cast<size_t>(i)]) << " at the end\n";
+    } else if (devices.empty()) {
         out << "No device has segments or trace entries.\n";
+    }
     for (const DeviceReport &report : devices) {
         const DeviceSummary &s = report.summary;
-        out << "\nDevice " << s.device << ": " << groupDigits(s.entries) << " trace entries";
+        out << "\nDevice " << s.name << ": " << groupDigits(s.entries) << " trace entries";
         if (!s.annotations.empty())
             out << ", " << s.annotations.size() << " annotated phases";
         out << '\n';
@@ -154,7 +187,12 @@ std::string summaryText(const Snapshot &snapshot, const std::string &file, const
         out << "  Peak reserved  " << formatBytes(s.peakReservedBytes) << " (" << groupDigits(s.peakReservedBytes) << " B)\n";
         out << "  Before trace   " << formatBytes(s.initialBytes) << " in " << s.initialBlocks << " blocks, "
             << formatBytes(s.startReservedBytes) << " reserved\n";
-        out << "  At the end     " << formatBytes(s.final.reserved) << " reserved in " << s.final.segments << " segments, "
+        if (s.traceTotals)
+            out << "  Trace totals   peak Total Allocated " << formatBytes(s.traceTotals->peakAllocated) << " at event "
+                << s.traceTotals->peakIndex << "; at the end " << formatBytes(s.traceTotals->finalAllocated)
+                << " allocated, " << formatBytes(s.traceTotals->finalReserved) << " reserved\n";
+        else
+            out << "  At the end     " << formatBytes(s.final.reserved) << " reserved in " << s.final.segments << " segments, "
             << formatBytes(s.final.allocated) << " allocated (" << formatBytes(s.final.requested) << " requested), "
             << formatBytes(s.final.inactive) << " free; largest free block " << formatBytes(s.final.largestInactive)
             << ", external fragmentation " << static_cast<int>(s.final.externalFragmentation * 100 + 0.5) << "%\n";

@@ -1,6 +1,7 @@
 #include "DocumentView.h"
 
 #include "AllocationText.h"
+#include "CategoryTimelineView.h"
 #include "DocumentLoader.h"
 #include "SegmentsPage.h"
 #include "SummaryPage.h"
@@ -52,13 +53,15 @@ DocumentView::DocumentView(QWidget *parent)
     auto *content = new QWidget(stack_);
     auto *cl = new QVBoxLayout(content);
     cl->setContentsMargins(4, 4, 4, 4);
-    auto *top = new QHBoxLayout;
-    top->addWidget(new QLabel(tr("Device:"), content));
-    device_ = new QComboBox(content);
-    device_->setToolTip(tr("Snapshots can hold several GPUs"));
+    deviceRow_ = new QWidget(content);
+    auto *top = new QHBoxLayout(deviceRow_);
+    top->setContentsMargins(0, 0, 0, 0);
+    top->addWidget(new QLabel(tr("Device:"), deviceRow_));
+    device_ = new QComboBox(deviceRow_);
+    device_->setToolTip(tr("Snapshots can hold several GPUs; profiler traces also CPU memory"));
     top->addWidget(device_);
     top->addStretch();
-    cl->addLayout(top);
+    cl->addWidget(deviceRow_);
     auto *split = new QSplitter(Qt::Horizontal, content);
     tabs_ = new QTabWidget(split);
     summary_ = new SummaryPage(state_, tabs_);
@@ -67,6 +70,8 @@ DocumentView::DocumentView(QWidget *parent)
     segments_ = new SegmentsPage(state_, tabs_);
     tabs_->addTab(timeline_, tr("Timeline"));
     tabs_->addTab(segments_, tr("Segments"));
+    categories_ = new CategoryTimelineView(tabs_);
+    tabs_->addTab(categories_, tr("Categories"));
     details_ = new QTextBrowser(split);
     details_->setPlaceholderText(tr("Select an allocation to see its size, lifetime and full stack."));
     details_->setMinimumWidth(260);
@@ -126,21 +131,32 @@ void DocumentView::setDocument(std::shared_ptr<const Document> doc)
         const QSignalBlocker blocker(device_);
         device_->clear();
         for (const auto &[d, data] : doc_->devices)
-            device_->addItem(tr("cuda:%1").arg(d), d);
+            device_->addItem(QString::fromStdString(doc_->snapshot->deviceName(d)), d);
         device_->setEnabled(device_->count() > 1);
+        deviceRow_->setVisible(device_->count() > 0);
     }
     if (!doc_->devices.empty())
         state_->setDevice(doc_->devices.begin()->first);
     summary_->setDocument(doc_);
     timeline_->setDocument(doc_);
     segments_->setDocument(doc_);
+    categories_->setDocument(doc_);
+    // Each kind of file shows the pages that have something to show.
+    const bool perAllocation = !doc_->devices.empty();
+    const bool hasSegments = !doc_->snapshot->segments.empty() || doc_->snapshot->facts.format != "chrome-trace";
+    tabs_->setTabVisible(tabs_->indexOf(summary_), perAllocation);
+    tabs_->setTabVisible(tabs_->indexOf(timeline_), perAllocation);
+    tabs_->setTabVisible(tabs_->indexOf(segments_), perAllocation && hasSegments);
+    tabs_->setTabVisible(tabs_->indexOf(categories_), doc_->snapshot->categories.has_value());
+    if (!perAllocation && doc_->snapshot->categories)
+        tabs_->setCurrentWidget(categories_);
     stack_->setCurrentIndex(1);
     emit statusChanged(statusText());
 }
 
 void DocumentView::showPage(Page page)
 {
-    QWidget *pages[] = {summary_, timeline_, segments_};
+    QWidget *pages[] = {summary_, timeline_, segments_, categories_};
     tabs_->setCurrentWidget(pages[static_cast<int>(page)]);
 }
 

@@ -15,6 +15,7 @@ class QTextBrowser;
 
 namespace memlens {
 
+class CategoryTimelineView;
 class DocumentLoader;
 class SegmentsPage;
 class SummaryPage;
@@ -25,7 +26,7 @@ class DocumentView : public QWidget {
     Q_OBJECT
 
 public:
-    enum class Page { Summary, Timeline, Segments };
+    enum class Page { Summary, Timeline, Segments, Categories };
 
     explicit DocumentView(QWidget *parent = nullptr);
     ~DocumentView() override;
@@ -41,6 +42,7 @@ public:
     SummaryPage *summaryPage() const { return summary_; }
     TimelineView *timeline() const { return timeline_; }
     SegmentsPage *segments() const { return segments_; }
+    CategoryTimelineView *categories() const { return categories_; }
     void showPage(Page page);
     void setDetailsVisible(bool visible);
     QString statusText() const;
@@ -62,11 +64,13 @@ private:
     QWidget *progressPage_;
     QLabel *progressLabel_;
     QProgressBar *progress_;
+    QWidget *deviceRow_;
     QComboBox *device_;
     QTabWidget *tabs_;
     SummaryPage *summary_;
     TimelineView *timeline_;
     SegmentsPage *segments_;
+    CategoryTimelineView *categories_;
     QTextBrowser *details_;
 };
 

@@ -152,8 +152,12 @@ private slots:
         expectError(marks, "MARKs nested deeper");
         QByteArray stack = pickleOf(QByteArray(1100000, 'N'));
         expectError(stack, "stack grows beyond");
-        QByteArray json = QByteArray(20000, '[') + QByteArray(20000, ']');
+        QByteArray json;
+        for (int i = 0; i < 20000; ++i)
+            json += "{\"a\":";
+        json += "1" + QByteArray(20000, '}');
         expectError(json, "nested deeper");
+        expectError(QByteArray(20000, '[') + QByteArray(20000, ']'), "not a memory timeline");
     }
 
     void selfReference()
