@@ -70,6 +70,8 @@ std::string Snapshot::frameText(uint32_t frameId) const
 {
     const Frame &f = frames.at(frameId);
     std::string_view file = strings.at(f.file);
+    if (file.starts_with('<')) // a profiler operator such as "<cpu_op>": its name says it all
+        return std::string(strings.at(f.name));
     if (auto slash = file.rfind('/'); slash != std::string_view::npos)
         file.remove_prefix(slash + 1);
     std::string text(file);

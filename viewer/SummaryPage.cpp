@@ -139,12 +139,20 @@ void SummaryPage::refresh()
         row(tr("Out of memory"), tr("<a href='oom:%1'>%2 requested</a> at %3; the device reported %4 free")
                                       .arg(o.index)
                                       .arg(b(o.size), eventLabel(*d->index, o.index).toHtmlEscaped(), b(o.deviceFree)));
-    row(tr("At the end"), tr("%1 reserved in %2 segments; %3 allocated; %4 free in reserved, largest free block %5 "
-                             "(external fragmentation %6 %)")
-                              .arg(b(s.final.reserved))
-                              .arg(s.final.segments)
-                              .arg(b(s.final.allocated), b(s.final.inactive), b(s.final.largestInactive))
-                              .arg(qRound(s.final.externalFragmentation * 100)));
+    if (s.traceTotals) {
+        row(tr("Allocator totals"), tr("Total Allocated peaked at %1 (event %2); at the end %3 allocated, %4 reserved. "
+                                       "A profiler trace records no segments or blocks.")
+                                        .arg(b(s.traceTotals->peakAllocated))
+                                        .arg(s.traceTotals->peakIndex)
+                                        .arg(b(s.traceTotals->finalAllocated), b(s.traceTotals->finalReserved)));
+    } else {
+        row(tr("At the end"), tr("%1 reserved in %2 segments; %3 allocated; %4 free in reserved, largest free block %5 "
+                                 "(external fragmentation %6 %)")
+                                  .arg(b(s.final.reserved))
+                                  .arg(s.final.segments)
+                                  .arg(b(s.final.allocated), b(s.final.inactive), b(s.final.largestInactive))
+                                  .arg(qRound(s.final.externalFragmentation * 100)));
+    }
     const auto &settings = doc_->snapshot->allocatorSettings;
     if (!settings.empty()) {
         QString conf;

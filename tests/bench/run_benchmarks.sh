@@ -19,3 +19,13 @@ echo "-- memlens summary (whole command)"
 /usr/bin/time -f "wall %e s, peak RSS %M KiB" "$build/bin/memlens" summary "$big" > /dev/null
 echo "-- python3 pickle.load (same file)"
 /usr/bin/time -f "wall %e s, peak RSS %M KiB" python3 -c "import pickle,sys; pickle.load(open(sys.argv[1],'rb'))" "$big"
+trace=$dir/large_trace.json
+if [ ! -f "$trace" ]; then
+  python3 "$here/../tools/make_large_trace.py" "$here/../../../shared/corpus/profiles/gpt2_bf16_adamw/trace.pt.trace.json.gz" "$trace"
+fi
+echo "== $(du -h "$trace" | cut -f1) $trace (profiler trace)"
+start=$(date +%s.%N)
+/usr/bin/time -f "memlens summary: wall %e s, peak RSS %M KiB" "$build/bin/memlens" summary "$trace" > /dev/null
+end=$(date +%s.%N)
+python3 -c "import os,sys; print('throughput: %.0f MB/s' % (os.path.getsize(sys.argv[1]) / 1e6 / (float(sys.argv[3]) - float(sys.argv[2]))))" "$trace" "$start" "$end"
+exit 0
