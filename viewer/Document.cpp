@@ -13,7 +13,8 @@ QString Document::fileName() const
 }
 
 std::shared_ptr<Document> buildDocument(const QString &path, const std::atomic<bool> *cancel,
-                                        const std::function<void(double, const QString &)> &report)
+                                        const std::function<void(double, const QString &)> &report,
+                                        const std::function<void(std::shared_ptr<const Document>)> &indexed)
 {
     auto doc = std::make_shared<Document>();
     doc->path = path;
@@ -33,8 +34,15 @@ std::shared_ptr<Document> buildDocument(const QString &path, const std::atomic<b
         DeviceData data;
         data.index = std::make_unique<DeviceIndex>(*doc->snapshot, devices[i], cancel);
         data.summary = summarizeDevice(*doc->snapshot, *data.index, 50);
-        data.layout = std::make_unique<TimelineLayout>(*data.index);
         doc->devices.emplace(devices[i], std::move(data));
+    }
+    // Stage 1 done: the summary can be shown while the timeline index is built.
+    if (indexed)
+        indexed(doc);
+    for (auto &[device, data] : doc->devices) {
+        if (report)
+            report(0.0, QCoreApplication::translate("memlens", "Preparing the timeline"));
+        data.layout = std::make_unique<TimelineLayout>(*data.index);
     }
     return doc;
 }

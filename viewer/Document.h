@@ -35,8 +35,11 @@ public:
 };
 
 // Loads the file and builds every device's indices. `report(fraction, stage)` may be empty.
+// `indexed`, if set, receives the document once indices and summaries exist and before the
+// timeline's level-of-detail index is built (only `layout` is written after that).
 // Throws LoadError or LoadCancelled.
 std::shared_ptr<Document> buildDocument(const QString &path, const std::atomic<bool> *cancel,
-                                        const std::function<void(double, const QString &)> &report);
+                                        const std::function<void(double, const QString &)> &report,
+                                        const std::function<void(std::shared_ptr<const Document>)> &indexed = {});
 
 } // namespace memlens

@@ -65,7 +65,14 @@ void DocumentLoader::load(const QString &path)
                 });
         };
         try {
-            doc = buildDocument(path, &job->cancel, report);
+            auto indexed = [&](std::shared_ptr<const Document> partial) {
+                if (self)
+                    QMetaObject::invokeMethod(self, [self, partial, id = job->id] {
+                        if (self && self->job_ && self->job_->id == id)
+                            emit self->indexed(partial);
+                    });
+            };
+            doc = buildDocument(path, &job->cancel, report, indexed);
         } catch (const LoadCancelled &) {
             cancelled = true;
         } catch (const std::exception &e) {

@@ -28,6 +28,8 @@ public:
 signals:
     // Fraction done (0–1) of the current stage, and what it is doing.
     void progress(double fraction, const QString &stage);
+    // The summary's data is ready (the timeline's is not yet).
+    void indexed(std::shared_ptr<const memlens::Document> document);
     void loaded(std::shared_ptr<memlens::Document> document);
     void failed(const QString &message);
     void cancelled();

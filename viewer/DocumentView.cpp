@@ -99,6 +99,7 @@ DocumentView::DocumentView(QWidget *parent)
         progress_->setValue(static_cast<int>(fraction * 1000));
         progressLabel_->setText(tr("%1 %2…").arg(stage, path_));
     });
+    connect(loader_, &DocumentLoader::indexed, this, &DocumentView::setIndexedDocument);
     connect(loader_, &DocumentLoader::loaded, this, [this](std::shared_ptr<Document> doc) {
         setDocument(std::move(doc));
         emit loaded();
@@ -123,20 +124,42 @@ void DocumentView::cancelLoad()
     loader_->cancel();
 }
 
-void DocumentView::setDocument(std::shared_ptr<const Document> doc)
+void DocumentView::fillDevices()
+{
+    const QSignalBlocker blocker(device_);
+    device_->clear();
+    for (const auto &[d, data] : doc_->devices)
+        device_->addItem(QString::fromStdString(doc_->snapshot->deviceName(d)), d);
+    device_->setEnabled(device_->count() > 1);
+    deviceRow_->setVisible(device_->count() > 0);
+    if (!doc_->devices.empty())
+        state_->setDevice(doc_->devices.begin()->first);
+}
+
+void DocumentView::setIndexedDocument(std::shared_ptr<const Document> doc)
 {
     doc_ = std::move(doc);
     path_ = doc_->path;
-    {
-        const QSignalBlocker blocker(device_);
-        device_->clear();
-        for (const auto &[d, data] : doc_->devices)
-            device_->addItem(QString::fromStdString(doc_->snapshot->deviceName(d)), d);
-        device_->setEnabled(device_->count() > 1);
-        deviceRow_->setVisible(device_->count() > 0);
-    }
-    if (!doc_->devices.empty())
-        state_->setDevice(doc_->devices.begin()->first);
+    fillDevices();
+    summary_->setDocument(doc_);
+    tabs_->setTabVisible(tabs_->indexOf(categories_), false);
+    tabs_->setTabEnabled(tabs_->indexOf(timeline_), false);
+    tabs_->setTabEnabled(tabs_->indexOf(segments_), false);
+    tabs_->setTabToolTip(tabs_->indexOf(timeline_), tr("Preparing the timeline…"));
+    stack_->setCurrentIndex(1);
+    emit statusChanged(tr("%1 · preparing the timeline…").arg(doc_->fileName()));
+}
+
+void DocumentView::setDocument(std::shared_ptr<const Document> doc)
+{
+    const bool staged = doc_ == doc;
+    doc_ = std::move(doc);
+    path_ = doc_->path;
+    if (!staged)
+        fillDevices();
+    tabs_->setTabEnabled(tabs_->indexOf(timeline_), true);
+    tabs_->setTabEnabled(tabs_->indexOf(segments_), true);
+    tabs_->setTabToolTip(tabs_->indexOf(timeline_), QString());
     summary_->setDocument(doc_);
     timeline_->setDocument(doc_);
     segments_->setDocument(doc_);

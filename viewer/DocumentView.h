@@ -35,6 +35,8 @@ public:
     void cancelLoad();
     // For the headless renderer and tests: adopt an already built document.
     void setDocument(std::shared_ptr<const Document> doc);
+    // Shows what needs only the indices (summary, segments) while the timeline is prepared.
+    void setIndexedDocument(std::shared_ptr<const Document> doc);
 
     std::shared_ptr<const Document> document() const { return doc_; }
     QString path() const { return path_; }
@@ -55,6 +57,7 @@ signals:
 
 private:
     void showAllocation(uint32_t allocation);
+    void fillDevices();
 
     QString path_;
     std::shared_ptr<const Document> doc_;

@@ -303,6 +303,21 @@ private slots:
                  load(gpt2())->devices.at(0).summary.peakActiveBytes);
     }
 
+    // The summary appears as soon as the indices exist; the timeline follows when its own
+    // index is built.
+    void stagedLoad()
+    {
+        DocumentView view;
+        QSignalSpy status(&view, &DocumentView::statusChanged);
+        QSignalSpy loaded(&view, &DocumentView::loaded);
+        view.load(gpt2());
+        QVERIFY(loaded.wait(30000));
+        QVERIFY(status.count() >= 2);
+        QVERIFY2(status.first().first().toString().contains("preparing the timeline"), qPrintable(status.first().first().toString()));
+        QVERIFY(!status.last().first().toString().contains("preparing"));
+        QVERIFY(view.document()->devices.at(0).layout);
+    }
+
     void cancelLoad()
     {
         MainWindow window;
