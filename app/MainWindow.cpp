@@ -1,6 +1,7 @@
 #include "MainWindow.h"
 
 #include "DocumentView.h"
+#include "EstimatorPanel.h"
 #include "ExampleSnapshot.h"
 #include "StartPage.h"
 #include "TimelineView.h"
@@ -76,12 +77,28 @@ void MainWindow::createMenus()
             d->showPage(DocumentView::Page::Segments);
     });
 
+    QMenu *tools = menuBar()->addMenu(tr("&Tools"));
+    tools->addAction(tr("Memory &Estimator…"), QKeySequence(Qt::CTRL | Qt::Key_E), this, &MainWindow::openEstimator);
+
     QMenu *help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&Keyboard Shortcuts"), QKeySequence::HelpContents, this, &MainWindow::showShortcuts);
     help->addAction(tr("&About memlens"), this, [this] {
         QMessageBox::about(this, tr("About memlens"),
                            tr("<h3>memlens %1</h3><p>A viewer for PyTorch GPU memory snapshots.</p>").arg(QCoreApplication::applicationVersion()));
     });
+}
+
+void MainWindow::openEstimator()
+{
+    auto *panel = new EstimatorPanel;
+    panel->setAttribute(Qt::WA_DeleteOnClose);
+    panel->setWindowTitle(tr("Memory estimator — memlens"));
+    if (DocumentView *view = currentDocument(); view && view->document() && !view->document()->devices.empty()) {
+        const DeviceData &d = view->document()->devices.begin()->second;
+        panel->setMeasuredPeak(d.summary.peakActiveBytes, view->document()->fileName());
+    }
+    panel->resize(1100, 620);
+    panel->show();
 }
 
 void MainWindow::showShortcuts()

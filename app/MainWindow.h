@@ -36,6 +36,7 @@ private:
     void updateCentral();
     void chooseFile();
     void showShortcuts();
+    void openEstimator();
 
     QStackedWidget *central_;
     StartPage *start_;

@@ -4,6 +4,7 @@
 #include "CommandLine.h"
 #include "Document.h"
 #include "DocumentView.h"
+#include "EstimatorPanel.h"
 #include "LoadError.h"
 #include "SnapshotSummary.h"
 #include "Theme.h"
@@ -62,11 +63,11 @@ int runRenderCommand(int argc, char **argv)
     try {
         CommandLine cl(args, {"view", "at", "range", "size", "theme", "device", "o"}, {});
         if (cl.positional().size() != 1 || !cl.value("o"))
-            throw std::invalid_argument("usage: memlens render FILE --view timeline|segments|summary|categories [--at peak|oom|EVENT] "
+            throw std::invalid_argument("usage: memlens render FILE --view timeline|segments|summary|categories|estimator [--at peak|oom|EVENT] "
                                         "[--range A:B] [--size WxH] [--theme light|dark] -o OUT.png|OUT.svg");
         const std::string view = cl.value("view").value_or("timeline");
-        if (view != "timeline" && view != "summary" && view != "segments" && view != "categories")
-            throw std::invalid_argument("--view " + view + " is not available in this version (timeline, segments, summary, categories)");
+        if (view != "timeline" && view != "summary" && view != "segments" && view != "categories" && view != "estimator")
+            throw std::invalid_argument("--view " + view + " is not available in this version (timeline, segments, summary, categories, estimator)");
         const QString out = QString::fromStdString(*cl.value("o"));
         if (!out.endsWith(".png", Qt::CaseInsensitive) && !out.endsWith(".svg", Qt::CaseInsensitive))
             throw std::invalid_argument("-o must name a .png or .svg file");
@@ -82,6 +83,17 @@ int runRenderCommand(int argc, char **argv)
         } catch (const LoadError &e) {
             std::cerr << "memlens: " << e.what() << '\n';
             return 1;
+        }
+        if (view == "estimator") {
+            // The estimator with this file's measured peak beside the prediction.
+            EstimatorPanel panel;
+            if (!doc->devices.empty())
+                panel.setMeasuredPeak(doc->devices.begin()->second.summary.peakActiveBytes, doc->fileName());
+            panel.setFixedSize(size);
+            panel.show();
+            QApplication::processEvents();
+            writeImage(panel, out);
+            return 0;
         }
         DocumentView documentView;
         documentView.setDocument(doc);

@@ -1,5 +1,6 @@
 #include "Application.h"
 #include "CommandLine.h"
+#include "EstimateCommand.h"
 #include "MainWindow.h"
 #include "RenderCommand.h"
 #include "SummaryCommand.h"
@@ -15,13 +16,17 @@ int main(int argc, char **argv)
     std::vector<std::string> args(argv + 1, argv + argc);
     if (!args.empty() && args.front() == "summary")
         return memlens::runSummaryCommand({args.begin() + 1, args.end()});
+    if (!args.empty() && args.front() == "estimate")
+        return memlens::runEstimateCommand({args.begin() + 1, args.end()});
     if (!args.empty() && args.front() == "render")
         return memlens::runRenderCommand(argc, argv);
     if (!args.empty() && (args.front() == "--help" || args.front() == "-h")) {
         std::cout << "usage: memlens [--theme light|dark|system] [FILE…]       open the GUI\n"
                      "       memlens summary FILE [--device N] [--top K] [--at peak|oom|EVENT] [--json]\n"
                      "       memlens render FILE --view timeline|summary [--at …] [--range A:B] [--size WxH]\n"
-                     "                      [--theme light|dark] -o OUT.png|OUT.svg\n";
+                     "                      [--theme light|dark] -o OUT.png|OUT.svg\n"
+                     "       memlens estimate --model PRESET [--mode train|inference] [--precision …] [--optimizer …]\n"
+                     "                      [--batch B] [--seq S] [--gpu PRESET] [--fit batch|seq] [--json] (README)\n";
         return 0;
     }
     try {

@@ -30,6 +30,21 @@ for p in (2, 4, 5):
     open(os.path.join(out, f'tiny_p{p}.pickle'), 'wb').write(pickle.dumps(d, protocol=p))
 json.dump(d, open(os.path.join(out, 'tiny.json'), 'w'))
 PY
+# Profiler files: the head of the corpus trace and of both memory-timeline exports.
+python3 - "$work/seeds" "$here/../../../shared/corpus/profiles/gpt2_bf16_adamw" <<'PY'
+import gzip, json, os, sys
+out, src = sys.argv[1], sys.argv[2]
+trace = json.load(gzip.open(os.path.join(src, 'trace.pt.trace.json.gz')))
+events = trace['traceEvents']
+mem = [e for e in events if e.get('name') == '[memory]'][:40]
+ops = [e for e in events if e.get('ph') == 'X'][:40]
+trace['traceEvents'] = ops + mem
+json.dump(trace, open(os.path.join(out, 'trace_head.json'), 'w'))
+times, rows = json.load(gzip.open(os.path.join(src, 'memory_timeline.json.gz')))
+json.dump([times[:30], rows[:30]], open(os.path.join(out, 'timeline_head.json'), 'w'))
+raw = json.load(gzip.open(os.path.join(src, 'memory_timeline.raw.json.gz')))
+json.dump(raw[:40], open(os.path.join(out, 'timeline_raw_head.json'), 'w'))
+PY
 mkdir -p "$work/live"
 "$build/bin/fuzz_snapshot" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
   -max_total_time="$seconds" -artifact_prefix="$work/crashes/" -print_final_stats=1 \

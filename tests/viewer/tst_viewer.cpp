@@ -11,6 +11,8 @@
 #include "SegmentMapWidget.h"
 #include "SegmentsPage.h"
 #include "EventListModel.h"
+#include "EstimatorPanel.h"
+#include <QListWidget>
 #include "SegmentTableModel.h"
 #include "TimelineView.h"
 #include "ViewState.h"
@@ -274,6 +276,35 @@ private slots:
         for (int r = 0; r < model.rowCount(); ++r)
             total += model.index(r, SegmentTableModel::Size).data(Qt::EditRole).toULongLong();
         QCOMPARE(total, static_cast<qulonglong>(st.reserved));
+    }
+
+    void estimatorPanel()
+    {
+        EstimatorPanel panel;
+        panel.resize(1100, 600);
+        panel.show();
+        EstimateInput in;
+        in.model = *findModel("tinyllama-1.1b");
+        in.precision = Precision::Bf16;
+        in.batch = 4;
+        in.seq = 2048;
+        panel.setInput(in);
+        QCOMPARE(panel.result().peakAllocatedBytes, estimate(in).peakAllocatedBytes);
+        QVERIFY(panel.figuresText().contains(QString::fromStdString(formatBytes(estimate(in).peakAllocatedBytes))));
+        // Clicking a saving applies it.
+        QListWidget *savings = panel.savingsList();
+        QListWidgetItem *ckpt = nullptr;
+        for (int i = 0; i < savings->count(); ++i) {
+            if (savings->item(i)->data(Qt::UserRole).toString() == "checkpointing")
+                ckpt = savings->item(i);
+        }
+        QVERIFY(ckpt);
+        const uint64_t before = panel.result().peakAllocatedBytes;
+        emit savings->itemClicked(ckpt);
+        QCOMPARE(panel.input().checkpointing, Checkpointing::Full);
+        QVERIFY(panel.result().peakAllocatedBytes < before);
+        panel.setMeasuredPeak(14'706'522'112ull, "run.pickle");
+        QVERIFY(panel.figuresText().contains("Measured in run.pickle"));
     }
 
     void failedLoadLeavesOthers()

@@ -1,0 +1,178 @@
+// The estimator: exact parameter counts of the presets, the measured H100 runs in
+// corpus/estimator (through the command line, as a user would pass them), and the solvers.
+#include "CorpusFiles.h"
+#include "EstimatorPresets.h"
+#include "MemoryEstimator.h"
+
+#include <QJsonArray>
+#include <algorithm>
+
+using namespace memlens;
+
+namespace {
+
+QJsonObject estimateCli(const QStringList &args)
+{
+    QProcess p;
+    p.start(QString::fromUtf8(MEMLENS_BINARY_DIR) + "/bin/memlens", QStringList{"estimate", "--json"} + args);
+    if (!p.waitForFinished(60000) || p.exitCode() != 0)
+        return {};
+    return QJsonDocument::fromJson(p.readAllStandardOutput()).object();
+}
+
+QList<QJsonObject> measuredRows()
+{
+    QList<QJsonObject> rows;
+    QFile f(corpusDir() + "/estimator/measured_public.jsonl");
+    if (!f.open(QIODevice::ReadOnly))
+        return rows;
+    for (const QByteArray &line : f.readAll().split('\n')) {
+        if (!line.trimmed().isEmpty())
+            rows << QJsonDocument::fromJson(line).object();
+    }
+    return rows;
+}
+
+// The row's setup as command-line flags.
+QStringList flagsOf(const QJsonObject &row)
+{
+    QStringList flags{"--model", row["model"].toString(), "--precision", row["precision"].toString(), "--batch",
+                      QString::number(row["batch"].toInt()), "--seq", QString::number(row["seq"].toInt())};
+    if (row["optimizer"].toString() == "none")
+        flags << "--mode" << "inference" << "--new-tokens" << "256";
+    else
+        flags << "--optimizer" << row["optimizer"].toString();
+    if (row["checkpointing"].toBool())
+        flags << "--checkpointing" << "full";
+    if (row["lora_r"].toInt() > 0)
+        flags << "--lora-r" << QString::number(row["lora_r"].toInt());
+    return flags;
+}
+
+} // namespace
+
+class TestEstimator : public QObject {
+    Q_OBJECT
+
+private slots:
+    void parameterCounts_data()
+    {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<qulonglong>("params");
+        // ESTIMATOR.md's figures, from the models' own implementations.
+        QTest::newRow("gpt2-small") << "gpt2-small" << 124439808ull;
+        QTest::newRow("gpt2-medium") << "gpt2-medium" << 354823168ull;
+        QTest::newRow("gpt2-large") << "gpt2-large" << 774030080ull;
+        QTest::newRow("tinyllama") << "tinyllama-1.1b" << 1100048384ull;
+        QTest::newRow("llama-3-8b") << "llama-3-8b" << 8030261248ull;
+        QTest::newRow("bert-base") << "bert-base" << 109514298ull;
+        QTest::newRow("vit-b-16") << "vit-b-16" << 86567656ull;
+        QTest::newRow("resnet50") << "resnet50" << 25557032ull;
+    }
+
+    void parameterCounts()
+    {
+        QFETCH(QString, model);
+        QFETCH(qulonglong, params);
+        const auto preset = findModel(model.toStdString());
+        QVERIFY(preset);
+        QCOMPARE(static_cast<qulonglong>(parameterCount(*preset)), params);
+    }
+
+    void everyPresetIsUsable()
+    {
+        for (const ModelShape &m : modelPresets()) {
+            EstimateInput in;
+            in.model = m;
+            in.batch = 2;
+            in.seq = m.isImage() ? 224 : 256;
+            const EstimateResult r = estimate(in);
+            QVERIFY2(r.peakAllocatedBytes > r.parametersBytes, m.name.c_str());
+        }
+    }
+
+    // Every public measurement, passed as command-line flags: median error ≤ 10 %, worst ≤ 25 %.
+    void measuredRuns()
+    {
+        const QList<QJsonObject> rows = measuredRows();
+        QVERIFY(rows.size() >= 5);
+        std::vector<double> errors;
+        for (const QJsonObject &row : rows) {
+            const QJsonObject r = estimateCli(flagsOf(row));
+            QVERIFY2(!r.isEmpty(), qPrintable(flagsOf(row).join(' ')));
+            QCOMPARE(r["params"].toInteger(), row["params"].toInteger());
+            QCOMPARE(r["trainable_params"].toInteger(), row["trainable_params"].toInteger());
+            const double measured = row["peak_allocated"].toDouble();
+            const double error = std::abs(r["peak_allocated_bytes"].toDouble() - measured) / measured;
+            qInfo("%-40s measured %.3f GB predicted %.3f GB error %.1f %%", qPrintable(row["config"].toString()), measured / 1e9,
+                  r["peak_allocated_bytes"].toDouble() / 1e9, error * 100);
+            errors.push_back(error);
+        }
+        std::sort(errors.begin(), errors.end());
+        QVERIFY2(errors[errors.size() / 2] <= 0.10, "median error above 10 %");
+        QVERIFY2(errors.back() <= 0.25, "worst error above 25 %");
+    }
+
+    void jsonKeys()
+    {
+        const QJsonObject r = estimateCli({"--model", "llama-3-8b", "--precision", "bf16", "--batch", "1", "--seq", "2048",
+                                           "--gpu", "h100-80", "--fit", "batch"});
+        for (const QString key : {"params", "trainable_params", "parameters_bytes", "gradients_bytes", "optimizer_bytes",
+                                   "master_weights_bytes", "activations_bytes", "logits_bytes", "transient_bytes",
+                                   "kv_cache_bytes", "peak_allocated_bytes", "reserved_bytes", "context_bytes", "fits",
+                                   "savings", "fit"})
+            QVERIFY2(r.contains(key), qPrintable(key));
+    }
+
+    void fitSolver()
+    {
+        EstimateInput in;
+        in.model = *findModel("gpt2-medium");
+        in.precision = Precision::AmpBf16;
+        in.seq = 1024;
+        in.gpuBytes = 85'017'493'504ull;
+        const int b = largestBatch(in);
+        QVERIFY(b > 1);
+        in.batch = b;
+        QVERIFY(estimate(in).fits);
+        in.batch = b + 1;
+        QVERIFY(!estimate(in).fits);
+        // More memory per sample never fits more samples.
+        in.batch = 1;
+        in.checkpointing = Checkpointing::Full;
+        QVERIFY(largestBatch(in) > b);
+    }
+
+    void kvCache()
+    {
+        // 2 · layers · batch · tokens · kv heads · head dim · bytes.
+        EstimateInput in;
+        in.model = *findModel("llama-3-8b");
+        in.inference = true;
+        in.precision = Precision::Bf16;
+        in.batch = 4;
+        in.seq = 1000;
+        in.newTokens = 24;
+        QCOMPARE(estimate(in).kvCacheBytes, uint64_t(2) * 32 * 4 * 1024 * 8 * 128 * 2);
+    }
+
+    void techniquesSave()
+    {
+        EstimateInput in;
+        in.model = *findModel("tinyllama-1.1b");
+        in.precision = Precision::Bf16;
+        in.batch = 4;
+        in.seq = 2048;
+        const EstimateResult r = estimate(in);
+        QVERIFY(r.savings.at("checkpointing") > 0);
+        QVERIFY(r.savings.at("adamw8bit") > 0);
+        QVERIFY(r.savings.at("lora") > 0);
+        QVERIFY(r.savings.at("half-batch") > 0);
+        EstimateInput larger = in;
+        larger.batch = 8;
+        QVERIFY(estimate(larger).peakAllocatedBytes > r.peakAllocatedBytes);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestEstimator)
+#include "tst_estimator.moc"
