@@ -61,10 +61,10 @@ int runRenderCommand(int argc, char **argv)
 {
     std::vector<std::string> args(argv + 2, argv + argc);
     try {
-        CommandLine cl(args, {"view", "at", "range", "size", "theme", "device", "o"}, {});
+        CommandLine cl(args, {"view", "at", "range", "size", "theme", "device", "color", "o"}, {});
         if (cl.positional().size() != 1 || !cl.value("o"))
             throw std::invalid_argument("usage: memlens render FILE --view timeline|segments|summary|categories|estimator [--at peak|oom|EVENT] "
-                                        "[--range A:B] [--size WxH] [--theme light|dark] -o OUT.png|OUT.svg");
+                                        "[--range A:B] [--size WxH] [--theme light|dark] [--color allocation|site|category] -o OUT.png|OUT.svg");
         const std::string view = cl.value("view").value_or("timeline");
         if (view != "timeline" && view != "summary" && view != "segments" && view != "categories" && view != "estimator")
             throw std::invalid_argument("--view " + view + " is not available in this version (timeline, segments, summary, categories, estimator)");
@@ -118,6 +118,12 @@ int runRenderCommand(int argc, char **argv)
         }
         if (device && view == "timeline") {
             TimelineView *timeline = documentView.timeline();
+            if (auto color = cl.value("color")) {
+                const int mode = *color == "allocation" ? 0 : *color == "site" ? 1 : *color == "category" ? 2 : -1;
+                if (mode < 0)
+                    throw std::invalid_argument("--color takes allocation, site or category");
+                timeline->setColoring(mode);
+            }
             if (auto range = cl.value("range")) {
                 const auto colon = range->find(':');
                 if (colon == std::string::npos)

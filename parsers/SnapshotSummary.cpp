@@ -58,7 +58,8 @@ std::vector<PhaseRange> phases(const Snapshot &snapshot, int device)
     return ranges;
 }
 
-std::vector<LiveBlockInfo> largestLive(const DeviceIndex &index, uint32_t e, size_t k, uint64_t *liveCount)
+std::vector<LiveBlockInfo> largestLive(const DeviceIndex &index, uint32_t e, size_t k, uint64_t *liveCount,
+                                       const AllocationCategories *categories)
 {
     std::vector<uint32_t> live = index.liveAt(e);
     if (liveCount)
@@ -67,7 +68,8 @@ std::vector<LiveBlockInfo> largestLive(const DeviceIndex &index, uint32_t e, siz
     infos.reserve(live.size());
     for (uint32_t id : live) {
         const AllocationDetail d = index.detail(id);
-        infos.push_back({id, d.addr, d.size, d.stream, d.stack, index.allocation(id).allocEvent});
+        infos.push_back({id, d.addr, d.size, d.stream, d.stack, index.allocation(id).allocEvent,
+                         categories ? categories->of(id) : Category::Unknown});
     }
     auto larger = [](const LiveBlockInfo &a, const LiveBlockInfo &b) {
         return a.size != b.size ? a.size > b.size : a.addr < b.addr;
@@ -102,7 +104,9 @@ DeviceSummary summarizeDevice(const Snapshot &snapshot, const DeviceIndex &index
         if (snapshot.facts.hasTimes)
             s.peakTimeUs = ev.timeUs[peak];
     }
-    s.topLiveAtPeak = largestLive(index, peak, topK, &s.liveBlocksAtPeak);
+    const AllocationCategories categories(snapshot, index);
+    s.topLiveAtPeak = largestLive(index, peak, topK, &s.liveBlocksAtPeak, &categories);
+    s.categoryBytesAtPeak = categories.bytesAt(index, peak);
     s.peakReservedBytes = index.peakReservedBytes();
     s.startReservedBytes = index.startReservedBytes();
     s.final = finalState(snapshot, s.device);

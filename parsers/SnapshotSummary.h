@@ -1,5 +1,6 @@
 #pragma once
 // The figures `memlens summary`, the GUI's summary page and the tests share.
+#include "AllocationCategories.h"
 #include "DeviceIndex.h"
 #include "Snapshot.h"
 
@@ -17,6 +18,7 @@ struct LiveBlockInfo {
     uint64_t stream = 0;
     uint32_t stack = 0;
     uint32_t allocEvent = kBeforeTrace;
+    Category category = Category::Unknown;
 };
 
 struct OomInfo {
@@ -83,6 +85,7 @@ struct DeviceSummary {
     std::vector<OomInfo> ooms;
     std::vector<PhaseRange> annotations;
     std::optional<TraceTotals> traceTotals;
+    std::array<uint64_t, kCategoryCount> categoryBytesAtPeak{};
 };
 
 struct PointSummary {
@@ -97,7 +100,8 @@ struct PointSummary {
 FinalState finalState(const Snapshot &snapshot, int device);
 std::vector<PhaseRange> phases(const Snapshot &snapshot, int device);
 // Largest allocations alive after event e, largest first (ties: lower address first).
-std::vector<LiveBlockInfo> largestLive(const DeviceIndex &index, uint32_t e, size_t k, uint64_t *liveCount = nullptr);
+std::vector<LiveBlockInfo> largestLive(const DeviceIndex &index, uint32_t e, size_t k, uint64_t *liveCount = nullptr,
+                                       const AllocationCategories *categories = nullptr);
 DeviceSummary summarizeDevice(const Snapshot &snapshot, const DeviceIndex &index, size_t topK);
 PointSummary summarizePoint(const DeviceIndex &index, uint32_t e, size_t topK);
 

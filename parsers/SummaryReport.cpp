@@ -33,6 +33,7 @@ json liveJson(const Snapshot &snapshot, const std::vector<LiveBlockInfo> &blocks
                         {"size", b.size},
                         {"stream", b.stream},
                         {"alloc_index", b.allocEvent == kBeforeTrace ? json(nullptr) : json(b.allocEvent)},
+                        {"category", categoryName(b.category)},
                         {"frames", framesJson(snapshot, b.stack)}});
     }
     return list;
@@ -85,6 +86,10 @@ json deviceJson(const Snapshot &snapshot, const DeviceReport &report)
         {"oom_entries", ooms},
         {"annotations", annotations},
     };
+    json categories = json::object();
+    for (int c = 0; c < kCategoryCount; ++c)
+        categories[std::string(categoryName(static_cast<Category>(c)))] = s.categoryBytesAtPeak[static_cast<size_t>(c)];
+    d["category_bytes_at_peak"] = categories;
     if (s.traceTotals) {
         d["trace_peak_total_allocated"] = s.traceTotals->peakAllocated;
         d["trace_peak_total_allocated_index"] = s.traceTotals->peakIndex;
@@ -201,6 +206,12 @@ std::string summaryText(const Snapshot &snapshot, const std::string &file, const
                 << formatBytes(o.deviceFree) << " free; " << formatBytes(o.reservedFree)
                 << " free in reserved segments, largest block " << formatBytes(o.largestFreeBlock) << " -> "
                 << (o.fragmentation ? "fragmentation" : "capacity") << "\n";
+        out << "  At the peak by category:";
+        for (int c = 0; c < kCategoryCount; ++c) {
+            if (s.categoryBytesAtPeak[static_cast<size_t>(c)])
+                out << " " << categoryName(static_cast<Category>(c)) << " " << formatBytes(s.categoryBytesAtPeak[static_cast<size_t>(c)]) << ";";
+        }
+        out << "\n";
         if (!s.topLiveAtPeak.empty()) {
             out << "  Largest allocations live at the peak:\n";
             writeLive(out, snapshot, s.topLiveAtPeak);

@@ -25,8 +25,14 @@ void AllocationBandsPlottable::setData(std::shared_ptr<const Document> doc, cons
 
 QColor AllocationBandsPlottable::colorOf(uint32_t allocation) const
 {
-    if (colorBySite_)
+    switch (coloring_) {
+    case Coloring::CallSite:
         return bandColor(0x5171E000ull + device_->index->detail(allocation).stack);
+    case Coloring::Category:
+        return device_->categories ? categoryColor(static_cast<int>(device_->categories->of(allocation))) : bandColor(allocation);
+    case Coloring::Allocation:
+        break;
+    }
     return bandColor(allocation);
 }
 
@@ -111,7 +117,31 @@ void AllocationBandsPlottable::draw(QCPPainter *painter)
         }
     };
     const auto count = static_cast<size_t>(columns);
-    fillRuns(count, [&](size_t c) { return std::make_pair(uint64_t(0), frame_.otherTop[c]); }, foldedBandColor(dark_));
+    if (coloring_ == Coloring::Category && device_->categories) {
+        // The folded band split by category too: each column's totals minus its drawn bands.
+        std::vector<std::array<uint64_t, kCategoryCount>> folded(count);
+        for (size_t c = 0; c < count; ++c) {
+            std::array<uint64_t, kCategoryCount> left = device_->categories->totalsAfter(frame_.columnEvent[c]);
+            for (const TimelineBand &band : frame_.bands) {
+                if (band.alive[c]) {
+                    auto &slot = left[static_cast<size_t>(device_->categories->of(band.allocation))];
+                    slot -= std::min(slot, device_->index->detail(band.allocation).size);
+                }
+            }
+            folded[c] = left;
+        }
+        std::vector<uint64_t> base(count, 0);
+        for (int k = 0; k < kCategoryCount; ++k) {
+            fillRuns(count, [&](size_t c) {
+                const uint64_t top = std::min(base[c] + folded[c][static_cast<size_t>(k)], frame_.otherTop[c]);
+                return std::make_pair(std::min(base[c], top), top);
+            }, categoryColor(k).lighter(125));
+            for (size_t c = 0; c < count; ++c)
+                base[c] = std::min(base[c] + folded[c][static_cast<size_t>(k)], frame_.otherTop[c]);
+        }
+    } else {
+        fillRuns(count, [&](size_t c) { return std::make_pair(uint64_t(0), frame_.otherTop[c]); }, foldedBandColor(dark_));
+    }
     const TimelineBand *selectedBand = nullptr;
     for (const TimelineBand &band : frame_.bands) {
         const uint64_t size = device_->index->detail(band.allocation).size;

@@ -17,8 +17,9 @@ public:
     AllocationBandsPlottable(QCPAxis *keyAxis, QCPAxis *valueAxis);
 
     void setData(std::shared_ptr<const Document> doc, const DeviceData *device, const TimelineAxis &axis);
-    void setColorByCallSite(bool bySite) { colorBySite_ = bySite; }
-    bool colorByCallSite() const { return colorBySite_; }
+    enum class Coloring { Allocation, CallSite, Category };
+    void setColoring(Coloring coloring) { coloring_ = coloring; }
+    Coloring coloring() const { return coloring_; }
     void setSelectedAllocation(uint32_t allocation) { selected_ = allocation; }
     void setCursorEvent(uint32_t event) { cursor_ = event; }
     void setDark(bool dark) { dark_ = dark; }
@@ -52,7 +53,7 @@ private:
     TimelineFrame frame_;
     double frameLeft_ = 0;   // pixel x of column 0
     double columnWidth_ = 1; // pixels per column
-    bool colorBySite_ = false;
+    Coloring coloring_ = Coloring::Allocation;
     bool dark_ = false;
     uint32_t selected_ = UINT32_MAX;
     uint32_t cursor_ = kBeforeTrace;

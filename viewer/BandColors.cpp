@@ -17,4 +17,11 @@ QColor foldedBandColor(bool dark)
     return dark ? QColor(95, 100, 110) : QColor(190, 194, 200);
 }
 
+QColor categoryColor(int category)
+{
+    static const QColor colors[] = {QColor(46, 125, 50), QColor(65, 105, 225), QColor(218, 165, 32),
+                                    QColor(220, 50, 50), QColor(147, 112, 219), QColor(150, 150, 150)};
+    return category >= 0 && category < 6 ? colors[category] : colors[5];
+}
+
 } // namespace memlens

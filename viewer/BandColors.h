@@ -8,5 +8,8 @@ namespace memlens {
 
 QColor bandColor(uint64_t key);
 QColor foldedBandColor(bool dark);
+// One colour per allocation category (parameter, gradient, optimizer state, activation,
+// temporary, unknown), close to torch's memory-timeline colours.
+QColor categoryColor(int category);
 
 } // namespace memlens

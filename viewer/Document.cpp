@@ -34,6 +34,7 @@ std::shared_ptr<Document> buildDocument(const QString &path, const std::atomic<b
         DeviceData data;
         data.index = std::make_unique<DeviceIndex>(*doc->snapshot, devices[i], cancel);
         data.summary = summarizeDevice(*doc->snapshot, *data.index, 50);
+        data.categories = std::make_unique<AllocationCategories>(*doc->snapshot, *data.index);
         doc->devices.emplace(devices[i], std::move(data));
     }
     // Stage 1 done: the summary can be shown while the timeline index is built.

@@ -1,6 +1,7 @@
 #pragma once
 // One opened file: the immutable snapshot and, per device, its indices. Built off the GUI
 // thread by DocumentLoader; shared read-only by every view.
+#include "AllocationCategories.h"
 #include "DeviceIndex.h"
 #include "Snapshot.h"
 #include "SnapshotSummary.h"
@@ -16,6 +17,7 @@ namespace memlens {
 
 struct DeviceData {
     std::unique_ptr<DeviceIndex> index;
+    std::unique_ptr<AllocationCategories> categories;
     std::unique_ptr<TimelineLayout> layout;
     DeviceSummary summary;
 };

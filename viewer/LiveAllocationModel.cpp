@@ -56,6 +56,8 @@ QVariant LiveAllocationModel::data(const QModelIndex &index, int role) const
     case Share:
         return total_ ? QStringLiteral("%1 %").arg(100.0 * static_cast<double>(r.size) / static_cast<double>(total_), 0, 'f', 1)
                       : QString();
+    case CategoryColumn:
+        return QString::fromLatin1(categoryName(r.category).data(), static_cast<qsizetype>(categoryName(r.category).size())).replace('_', ' ');
     case Address:
         return QStringLiteral("0x%1").arg(r.addr, 0, 16);
     case Stream:
@@ -76,6 +78,7 @@ QVariant LiveAllocationModel::headerData(int section, Qt::Orientation orientatio
     switch (section) {
     case Size: return tr("Size");
     case Share: return tr("Of peak");
+    case CategoryColumn: return tr("Category");
     case Address: return tr("Address");
     case Stream: return tr("Stream");
     case TopFrame: return tr("Allocated at");

@@ -11,7 +11,7 @@ class LiveAllocationModel : public QAbstractTableModel {
     Q_OBJECT
 
 public:
-    enum Column { Size, Share, Address, Stream, TopFrame, ColumnCount };
+    enum Column { Size, Share, CategoryColumn, Address, Stream, TopFrame, ColumnCount };
     static constexpr int AllocationRole = Qt::UserRole + 1;
     static constexpr int FractionRole = Qt::UserRole + 2; // share of the largest, for the cost bar
 

@@ -28,7 +28,9 @@ TimelineView::TimelineView(ViewState *state, QWidget *parent) : QWidget(parent),
     axisMode_->addItems({tr("X: events"), tr("X: time")});
     axisMode_->setToolTip(tr("Plot against the event index or against wall-clock time (time_us)"));
     colorMode_ = new QComboBox(this);
-    colorMode_->addItems({tr("Colour per allocation"), tr("Colour per call site")});
+    colorMode_->addItems({tr("Colour per allocation"), tr("Colour per call site"), tr("Colour per category")});
+    colorMode_->setToolTip(tr("Per category: parameter green, gradient blue, optimizer state gold, activation red, "
+                              "temporary purple, unknown grey"));
     bar->addWidget(readout_, 1);
     bar->addWidget(axisMode_);
     bar->addWidget(colorMode_);
@@ -55,7 +57,7 @@ TimelineView::TimelineView(ViewState *state, QWidget *parent) : QWidget(parent),
         plot_->replot(QCustomPlot::rpQueuedReplot);
     });
     connect(axisMode_, &QComboBox::currentIndexChanged, this, [this](int i) { state_->setTimeAxis(i == 1); });
-    connect(colorMode_, &QComboBox::currentIndexChanged, this, [this](int i) { setColorByCallSite(i == 1); });
+    connect(colorMode_, &QComboBox::currentIndexChanged, this, &TimelineView::setColoring);
     connect(state_, &ViewState::timeAxisChanged, this, [this] { rebuild(); });
     connect(state_, &ViewState::deviceChanged, this, [this] { rebuild(); });
     connect(state_, &ViewState::selectedAllocationChanged, this, [this](uint32_t a) {
@@ -165,11 +167,11 @@ void TimelineView::onRangeChanged()
     state_->setVisibleRange(start, start + width);
 }
 
-void TimelineView::setColorByCallSite(bool bySite)
+void TimelineView::setColoring(int mode)
 {
-    bands_->setColorByCallSite(bySite);
+    bands_->setColoring(static_cast<AllocationBandsPlottable::Coloring>(std::clamp(mode, 0, 2)));
     const QSignalBlocker blocker(colorMode_);
-    colorMode_->setCurrentIndex(bySite ? 1 : 0);
+    colorMode_->setCurrentIndex(std::clamp(mode, 0, 2));
     plot_->replot();
 }
 

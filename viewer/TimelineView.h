@@ -30,7 +30,7 @@ public:
     void revealEvent(uint32_t event);
     void fit();
     void zoomBy(double factor);
-    void setColorByCallSite(bool bySite);
+    void setColoring(int mode); // 0: per allocation, 1: per call site, 2: per category
     void setDark(bool dark);
 
     QCustomPlot *plot() const { return plot_; }

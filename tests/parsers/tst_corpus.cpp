@@ -2,6 +2,7 @@
 // measured during each run (truth.json), with torch's own text views, and with CPython's
 // pickle module reading the same file.
 #include "CorpusFiles.h"
+#include "AllocationCategories.h"
 #include "AllocatorState.h"
 #include "DeviceIndex.h"
 #include "SnapshotLoader.h"
@@ -218,6 +219,55 @@ private slots:
         const AllocatorState atPeak = allocatorStateAt(*snapshot, index, index.peakIndex());
         QCOMPARE(atPeak.requested, index.peakActiveBytes());
         QCOMPARE(atPeak.reserved, index.reservedAfter(index.peakIndex()));
+    }
+
+    void categoriesAddUp_data() { truth_data(); }
+
+    void categoriesAddUp()
+    {
+        QFETCH(QString, file);
+        auto snapshot = loadSnapshot(file.toStdString());
+        DeviceIndex index(*snapshot, 0);
+        const DeviceSummary s = summarizeDevice(*snapshot, index, 5);
+        uint64_t sum = 0;
+        for (uint64_t b : s.categoryBytesAtPeak)
+            sum += b;
+        QCOMPARE(sum, s.peakActiveBytes);
+        // The running totals agree with the live set everywhere.
+        const AllocationCategories categories(*snapshot, index);
+        for (uint32_t e = 0; e < index.eventCount(); e += 97)
+            QCOMPARE(categories.totalsAfter(e), categories.bytesAt(index, e));
+        QCOMPARE(categories.totalsAfter(index.peakIndex()), s.categoryBytesAtPeak);
+    }
+
+    // GPT-2 small: parameters as the model has them, AdamW's two states per parameter.
+    void gpt2Categories()
+    {
+        const QString dir = corpusDir() + "/snapshots/gpt2_fp32_adamw";
+        const QJsonObject truth = readJsonObject(dir + "/truth.json");
+        auto snapshot = loadSnapshot((dir + "/snapshot.pickle").toStdString());
+        DeviceIndex index(*snapshot, 0);
+        const AllocationCategories categories(*snapshot, index);
+        const auto atEnd = categories.bytesAt(index, static_cast<uint32_t>(index.eventCount() - 1));
+        const double paramBytes = truth["params"].toDouble() * 4;
+        const double parameters = double(atEnd[size_t(Category::Parameter)]);
+        QVERIFY2(parameters >= paramBytes && parameters <= paramBytes * 1.02, qPrintable(QString::number(parameters)));
+        const double states = double(atEnd[size_t(Category::OptimizerState)]);
+        QVERIFY2(qAbs(states - 2 * parameters) <= 0.02 * 2 * parameters, qPrintable(QString::number(states)));
+        QCOMPARE(atEnd[size_t(Category::Activation)], uint64_t(0));
+        // At the peak (the loss), activations dominate.
+        const auto atPeak = categories.bytesAt(index, index.peakIndex());
+        QVERIFY(atPeak[size_t(Category::Activation)] > atPeak[size_t(Category::Parameter)] * 5);
+    }
+
+    // The OOM file, dumped during the optimizer step: gradients equal the parameters.
+    void oomCategories()
+    {
+        auto snapshot = loadSnapshot((corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle").toStdString());
+        DeviceIndex index(*snapshot, 0);
+        const auto bytes = AllocationCategories(*snapshot, index).bytesAt(index, static_cast<uint32_t>(index.eventCount() - 1));
+        QCOMPARE(bytes[size_t(Category::Gradient)], bytes[size_t(Category::Parameter)]);
+        QCOMPARE(bytes[size_t(Category::OptimizerState)], 2 * bytes[size_t(Category::Parameter)]);
     }
 
     // The OOM file: 12 MiB requested while ~120 MiB sat free in holes of at most 8 MiB.
