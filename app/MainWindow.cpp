@@ -96,6 +96,7 @@ void MainWindow::openEstimator()
     if (DocumentView *view = currentDocument(); view && view->document() && !view->document()->devices.empty()) {
         const DeviceData &d = view->document()->devices.begin()->second;
         panel->setMeasuredPeak(d.summary.peakActiveBytes, view->document()->fileName());
+        panel->setMeasuredCategories(d.summary.categoryBytesAtPeak);
     }
     panel->resize(1100, 620);
     panel->show();

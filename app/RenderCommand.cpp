@@ -87,8 +87,12 @@ int runRenderCommand(int argc, char **argv)
         if (view == "estimator") {
             // The estimator with this file's measured peak beside the prediction.
             EstimatorPanel panel;
-            if (!doc->devices.empty())
-                panel.setMeasuredPeak(doc->devices.begin()->second.summary.peakActiveBytes, doc->fileName());
+            if (!doc->devices.empty()) {
+                const DeviceSummary &s = doc->devices.begin()->second.summary;
+                panel.setMeasuredPeak(s.peakActiveBytes, doc->fileName());
+                panel.setMeasuredCategories(s.categoryBytesAtPeak);
+                panel.prefillFromSnapshot();
+            }
             panel.setFixedSize(size);
             panel.show();
             QApplication::processEvents();

@@ -67,6 +67,22 @@ EstimatorPanel::EstimatorPanel(QWidget *parent) : QWidget(parent)
     for (const GpuPreset &g : gpuPresets())
         gpu_->addItem(QString::fromStdString(g.name), QVariant::fromValue<qulonglong>(g.bytes));
     form->addRow(tr("Model"), model_);
+    layers_ = spin(this, 1, 1000, 12);
+    hidden_ = spin(this, 1, 1 << 20, 768);
+    heads_ = spin(this, 1, 4096, 12);
+    kvHeads_ = spin(this, 1, 4096, 12);
+    intermediate_ = spin(this, 1, 1 << 22, 3072);
+    vocab_ = spin(this, 1, 1 << 24, 50257);
+    auto *shape1 = new QHBoxLayout;
+    shape1->addWidget(layers_);
+    shape1->addWidget(hidden_);
+    shape1->addWidget(heads_);
+    auto *shape2 = new QHBoxLayout;
+    shape2->addWidget(kvHeads_);
+    shape2->addWidget(intermediate_);
+    shape2->addWidget(vocab_);
+    form->addRow(tr("Layers, hidden, heads"), shape1);
+    form->addRow(tr("KV heads, MLP, vocabulary"), shape2);
     form->addRow(tr("Mode"), mode_);
     form->addRow(tr("Precision"), precision_);
     auto *opt = new QHBoxLayout;
@@ -107,6 +123,11 @@ EstimatorPanel::EstimatorPanel(QWidget *parent) : QWidget(parent)
     fitRow->addWidget(fitBatch);
     fitRow->addWidget(fitSeq);
     fitRow->addWidget(fit_, 1);
+    prefill_ = new QPushButton(tr("Prefill from the snapshot"), this);
+    prefill_->setEnabled(false);
+    prefill_->setToolTip(tr("Sets the optimizer and model size the open snapshot reveals"));
+    fitRow->addWidget(prefill_);
+    connect(prefill_, &QPushButton::clicked, this, &EstimatorPanel::prefillFromSnapshot);
     right->addWidget(bar_);
     right->addWidget(figures_);
     right->addWidget(new QLabel(tr("<b>What each technique would save</b> (click to apply)"), this));
@@ -116,8 +137,13 @@ EstimatorPanel::EstimatorPanel(QWidget *parent) : QWidget(parent)
 
     for (QComboBox *c : {model_, mode_, precision_, optimizer_, checkpointing_, attention_, loraTargets_, gpu_})
         connect(c, &QComboBox::currentIndexChanged, this, &EstimatorPanel::recompute);
-    for (QSpinBox *s : {batch_, seq_, newTokens_, gradAccum_, loraRank_, zero_, gpus_})
+    for (QSpinBox *s : {batch_, seq_, newTokens_, gradAccum_, loraRank_, zero_, gpus_, layers_, hidden_, heads_, kvHeads_, intermediate_, vocab_})
         connect(s, &QSpinBox::valueChanged, this, &EstimatorPanel::recompute);
+    connect(model_, &QComboBox::currentIndexChanged, this, [this] {
+        if (auto preset = findModel(model_->currentText().toStdString()))
+            showShape(*preset);
+    });
+    showShape(*findModel(model_->currentText().toStdString()));
     for (QCheckBox *c : {fused_, qlora_, offload_})
         connect(c, &QCheckBox::toggled, this, &EstimatorPanel::recompute);
     connect(savings_, &QListWidget::itemClicked, this, [this](QListWidgetItem *item) { applyTechnique(item->data(Qt::UserRole).toString()); });
@@ -135,10 +161,46 @@ EstimatorPanel::EstimatorPanel(QWidget *parent) : QWidget(parent)
     recompute();
 }
 
+void EstimatorPanel::showShape(const ModelShape &shape)
+{
+    const bool was = updating_;
+    updating_ = true;
+    const bool image = shape.isImage();
+    for (QSpinBox *s : {layers_, hidden_, heads_, kvHeads_, intermediate_, vocab_})
+        s->setEnabled(!image);
+    if (!image) {
+        layers_->setValue(shape.layers);
+        hidden_->setValue(shape.hidden);
+        heads_->setValue(shape.heads);
+        kvHeads_->setValue(shape.kvHeads);
+        intermediate_->setValue(shape.intermediate);
+        vocab_->setValue(std::max(1, shape.vocab));
+    }
+    updating_ = was;
+    recompute();
+}
+
 EstimateInput EstimatorPanel::input() const
 {
     EstimateInput in;
     in.model = *findModel(model_->currentText().toStdString());
+    if (!in.model.isImage()) {
+        // Edited shape fields make a custom model of the preset's family.
+        ModelShape &m = in.model;
+        const bool edited = m.layers != layers_->value() || m.hidden != hidden_->value() || m.heads != heads_->value() ||
+                            m.kvHeads != kvHeads_->value() || m.intermediate != intermediate_->value() ||
+                            (m.vocab && m.vocab != vocab_->value());
+        if (edited) {
+            m.name = "custom (" + m.name + " family)";
+            m.layers = layers_->value();
+            m.hidden = hidden_->value();
+            m.heads = heads_->value();
+            m.kvHeads = std::min(kvHeads_->value(), heads_->value());
+            m.intermediate = intermediate_->value();
+            m.vocab = m.vocab ? vocab_->value() : 0;
+            m.headDim = 0;
+        }
+    }
     in.inference = mode_->currentIndex() == 1;
     parsePrecision(precision_->currentText().toStdString(), in.precision);
     parseOptimizer(optimizer_->currentText().toStdString(), in.optimizer);
@@ -164,7 +226,10 @@ EstimateInput EstimatorPanel::input() const
 void EstimatorPanel::setInput(const EstimateInput &in)
 {
     updating_ = true;
-    model_->setCurrentText(QString::fromStdString(in.model.name));
+    if (findModel(in.model.name))
+        model_->setCurrentText(QString::fromStdString(in.model.name));
+    showShape(in.model);
+    updating_ = true;
     mode_->setCurrentIndex(in.inference ? 1 : 0);
     precision_->setCurrentText(QString::fromStdString(precisionName(in.precision)));
     optimizer_->setCurrentText(QString::fromStdString(optimizerName(in.optimizer)));
@@ -194,6 +259,38 @@ void EstimatorPanel::setMeasuredPeak(std::optional<uint64_t> bytes, const QStrin
     measured_ = bytes;
     measuredSource_ = source;
     recompute();
+}
+
+void EstimatorPanel::setMeasuredCategories(const std::array<uint64_t, kCategoryCount> &bytes)
+{
+    measuredCategories_ = bytes;
+    prefill_->setEnabled(bytes[size_t(Category::Parameter)] > 0);
+    recompute();
+}
+
+void EstimatorPanel::prefillFromSnapshot()
+{
+    if (!measuredCategories_)
+        return;
+    const auto &m = *measuredCategories_;
+    const double params = double(m[size_t(Category::Parameter)]);
+    const double states = double(m[size_t(Category::OptimizerState)]);
+    EstimateInput in = input();
+    if (params > 0) {
+        const double ratio = states / params;
+        in.optimizer = ratio > 1.5 ? Optimizer::AdamW : ratio > 0.5 ? Optimizer::Sgd : in.optimizer;
+        // The preset whose parameter memory in this precision is closest, within 3 %.
+        const double bytesPerParam = in.precision == Precision::Bf16 ? 2 : 4;
+        double best = 0.03;
+        for (const ModelShape &shape : modelPresets()) {
+            const double diff = std::abs(double(parameterCount(shape)) * bytesPerParam - params) / params;
+            if (diff < best) {
+                best = diff;
+                in.model = shape;
+            }
+        }
+    }
+    setInput(in);
 }
 
 void EstimatorPanel::applyTechnique(const QString &technique)
@@ -252,6 +349,15 @@ void EstimatorPanel::recompute()
                     .arg(measuredSource_.toHtmlEscaped(), b(*measured_))
                     .arg(r.peakAllocatedBytes >= *measured_ ? "+" : "−")
                     .arg(QString::number(100.0 * std::abs(double(r.peakAllocatedBytes) - double(*measured_)) / double(*measured_), 'f', 1) + " %");
+    if (measuredCategories_) {
+        const auto &m = *measuredCategories_;
+        text += tr("<br/>At its peak: parameters %1 (estimate %2) · gradients %3 (%4) · optimizer state %5 (%6) · "
+                   "activations and temporaries %7 (activations and logits %8)")
+                    .arg(b(m[size_t(Category::Parameter)]), b(r.parametersBytes), b(m[size_t(Category::Gradient)]),
+                         b(r.peakPhase == "optimizer step" ? r.gradientsBytes : 0), b(m[size_t(Category::OptimizerState)]),
+                         b(r.optimizerBytes), b(m[size_t(Category::Activation)] + m[size_t(Category::Temporary)]))
+                    .arg(b(r.peakPhase == "optimizer step" ? 0 : r.activationsBytes + r.logitsBytes));
+    }
     figures_->setText(text);
     savings_->clear();
     for (const auto &[technique, bytes] : r.savings) {

@@ -305,6 +305,17 @@ private slots:
         QVERIFY(panel.result().peakAllocatedBytes < before);
         panel.setMeasuredPeak(14'706'522'112ull, "run.pickle");
         QVERIFY(panel.figuresText().contains("Measured in run.pickle"));
+        // A snapshot of GPT-2 small with AdamW prefills that model and optimizer.
+        auto doc = load(gpt2());
+        panel.setMeasuredCategories(doc->devices.at(0).summary.categoryBytesAtPeak);
+        EstimateInput fp32 = panel.input();
+        fp32.precision = Precision::Fp32;
+        fp32.optimizer = Optimizer::Sgd;
+        panel.setInput(fp32);
+        panel.prefillFromSnapshot();
+        QCOMPARE(panel.input().model.name, std::string("gpt2-small"));
+        QCOMPARE(panel.input().optimizer, Optimizer::AdamW);
+        QVERIFY(panel.figuresText().contains("At its peak: parameters 475 MiB"));
     }
 
     void failedLoadLeavesOthers()
