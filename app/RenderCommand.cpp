@@ -5,6 +5,8 @@
 #include "Document.h"
 #include "DocumentView.h"
 #include "EstimatorPanel.h"
+#include "FlameGraphWidget.h"
+#include "StacksPage.h"
 #include "LoadError.h"
 #include "SnapshotSummary.h"
 #include "Theme.h"
@@ -63,11 +65,12 @@ int runRenderCommand(int argc, char **argv)
     try {
         CommandLine cl(args, {"view", "at", "range", "size", "theme", "device", "color", "o"}, {});
         if (cl.positional().size() != 1 || !cl.value("o"))
-            throw std::invalid_argument("usage: memlens render FILE --view timeline|segments|summary|categories|estimator [--at peak|oom|EVENT] "
+            throw std::invalid_argument("usage: memlens render FILE --view timeline|segments|stacks|flamegraph|summary|categories|estimator [--at peak|oom|EVENT] "
                                         "[--range A:B] [--size WxH] [--theme light|dark] [--color allocation|site|category] -o OUT.png|OUT.svg");
         const std::string view = cl.value("view").value_or("timeline");
-        if (view != "timeline" && view != "summary" && view != "segments" && view != "categories" && view != "estimator")
-            throw std::invalid_argument("--view " + view + " is not available in this version (timeline, segments, summary, categories, estimator)");
+        if (view != "timeline" && view != "summary" && view != "segments" && view != "categories" && view != "estimator" &&
+            view != "stacks" && view != "flamegraph")
+            throw std::invalid_argument("--view " + view + " is not available (timeline, segments, stacks, flamegraph, summary, categories, estimator)");
         const QString out = QString::fromStdString(*cl.value("o"));
         if (!out.endsWith(".png", Qt::CaseInsensitive) && !out.endsWith(".svg", Qt::CaseInsensitive))
             throw std::invalid_argument("-o must name a .png or .svg file");
@@ -109,6 +112,7 @@ int runRenderCommand(int argc, char **argv)
         documentView.showPage(view == "summary"      ? DocumentView::Page::Summary
                               : view == "segments"   ? DocumentView::Page::Segments
                               : view == "categories" ? DocumentView::Page::Categories
+                              : (view == "stacks" || view == "flamegraph") ? DocumentView::Page::Stacks
                                                      : DocumentView::Page::Timeline);
         // A picture of the view itself: no empty details panel, and exactly the size asked for.
         documentView.setDetailsVisible(false);
@@ -116,7 +120,7 @@ int runRenderCommand(int argc, char **argv)
         documentView.show();
         QApplication::processEvents();
         const DeviceData *device = doc->device(documentView.state()->device());
-        if (device && view == "segments") {
+        if (device && (view == "segments" || view == "stacks" || view == "flamegraph")) {
             if (auto at = cl.value("at"))
                 documentView.state()->setSelectedEvent(resolveEvent(*device->index, *at));
         }
@@ -148,6 +152,17 @@ int runRenderCommand(int argc, char **argv)
             timeline->plot()->replot();
         }
         QApplication::processEvents();
+        if (view == "flamegraph") {
+            // The flame graph alone, at the requested size.
+            FlameGraphWidget *flame = documentView.stacks()->flameGraph();
+            flame->setParent(nullptr);
+            flame->setFixedSize(size);
+            flame->show();
+            QApplication::processEvents();
+            writeImage(*flame, out);
+            flame->setParent(documentView.stacks());
+            return 0;
+        }
         writeImage(documentView, out);
         return 0;
     } catch (const std::invalid_argument &e) {

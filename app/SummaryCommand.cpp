@@ -1,5 +1,6 @@
 #include "SummaryCommand.h"
 
+#include "CallTree.h"
 #include "CommandLine.h"
 #include "DeviceIndex.h"
 #include "LoadError.h"
@@ -15,9 +16,9 @@ namespace memlens {
 int runSummaryCommand(const std::vector<std::string> &args)
 {
     try {
-        CommandLine cl(args, {"device", "top", "at"}, {"json"});
+        CommandLine cl(args, {"device", "top", "at"}, {"json", "folded", "bottom-up"});
         if (cl.positional().size() != 1)
-            throw std::invalid_argument("usage: memlens summary FILE [--device N] [--top K] [--at peak|oom|EVENT] [--json]");
+            throw std::invalid_argument("usage: memlens summary FILE [--device N] [--top K] [--at peak|oom|EVENT] [--json | --folded [--bottom-up]]");
         const std::string file = cl.positional().front();
         const auto top = static_cast<size_t>(cl.integer("top").value_or(10));
         const auto device = cl.integer("device");
@@ -35,6 +36,17 @@ int runSummaryCommand(const std::vector<std::string> &args)
             if (std::find(devices.begin(), devices.end(), *device) == devices.end())
                 throw std::invalid_argument(file + ": device " + std::to_string(*device) + " has no segments or trace entries");
             devices = {static_cast<int>(*device)};
+        }
+        if (cl.flag("folded")) {
+            // Folded stacks of what is live at --at (default the peak), for flamegraph.pl/speedscope.
+            for (int d : devices) {
+                DeviceIndex index(*snapshot, d);
+                const uint32_t e = resolveEvent(index, at.value_or("peak"));
+                CallTreeOptions options;
+                options.bottomUp = cl.flag("bottom-up");
+                std::cout << CallTree(*snapshot, index, index.liveAt(e), options).folded();
+            }
+            return 0;
         }
         std::vector<DeviceReport> reports;
         for (int d : devices) {

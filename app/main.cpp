@@ -1,5 +1,6 @@
 #include "Application.h"
 #include "CommandLine.h"
+#include "DiffCommand.h"
 #include "EstimateCommand.h"
 #include "MainWindow.h"
 #include "RenderCommand.h"
@@ -16,6 +17,8 @@ int main(int argc, char **argv)
     std::vector<std::string> args(argv + 1, argv + argc);
     if (!args.empty() && args.front() == "summary")
         return memlens::runSummaryCommand({args.begin() + 1, args.end()});
+    if (!args.empty() && args.front() == "diff")
+        return memlens::runDiffCommand({args.begin() + 1, args.end()});
     if (!args.empty() && args.front() == "estimate")
         return memlens::runEstimateCommand({args.begin() + 1, args.end()});
     if (!args.empty() && args.front() == "render")
@@ -25,6 +28,7 @@ int main(int argc, char **argv)
                      "       memlens summary FILE [--device N] [--top K] [--at peak|oom|EVENT] [--json]\n"
                      "       memlens render FILE --view timeline|summary [--at …] [--range A:B] [--size WxH]\n"
                      "                      [--theme light|dark] -o OUT.png|OUT.svg\n"
+                     "       memlens diff A B [--at peak|oom|EVENT] [--device N] [--top K] [--json]\n"
                      "       memlens estimate --model PRESET [--mode train|inference] [--precision …] [--optimizer …]\n"
                      "                      [--batch B] [--seq S] [--gpu PRESET] [--fit batch|seq] [--json] (README)\n";
         return 0;

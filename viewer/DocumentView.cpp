@@ -4,6 +4,7 @@
 #include "CategoryTimelineView.h"
 #include "DocumentLoader.h"
 #include "SegmentsPage.h"
+#include "StacksPage.h"
 #include "SummaryPage.h"
 #include "TimelineView.h"
 #include "ViewState.h"
@@ -70,6 +71,8 @@ DocumentView::DocumentView(QWidget *parent)
     segments_ = new SegmentsPage(state_, tabs_);
     tabs_->addTab(timeline_, tr("Timeline"));
     tabs_->addTab(segments_, tr("Segments"));
+    stacks_ = new StacksPage(state_, tabs_);
+    tabs_->addTab(stacks_, tr("Stacks"));
     categories_ = new CategoryTimelineView(tabs_);
     tabs_->addTab(categories_, tr("Categories"));
     details_ = new QTextBrowser(split);
@@ -145,6 +148,7 @@ void DocumentView::setIndexedDocument(std::shared_ptr<const Document> doc)
     tabs_->setTabVisible(tabs_->indexOf(categories_), false);
     tabs_->setTabEnabled(tabs_->indexOf(timeline_), false);
     tabs_->setTabEnabled(tabs_->indexOf(segments_), false);
+    tabs_->setTabEnabled(tabs_->indexOf(stacks_), false);
     tabs_->setTabToolTip(tabs_->indexOf(timeline_), tr("Preparing the timeline…"));
     stack_->setCurrentIndex(1);
     emit statusChanged(tr("%1 · preparing the timeline…").arg(doc_->fileName()));
@@ -159,10 +163,12 @@ void DocumentView::setDocument(std::shared_ptr<const Document> doc)
         fillDevices();
     tabs_->setTabEnabled(tabs_->indexOf(timeline_), true);
     tabs_->setTabEnabled(tabs_->indexOf(segments_), true);
+    tabs_->setTabEnabled(tabs_->indexOf(stacks_), true);
     tabs_->setTabToolTip(tabs_->indexOf(timeline_), QString());
     summary_->setDocument(doc_);
     timeline_->setDocument(doc_);
     segments_->setDocument(doc_);
+    stacks_->setDocument(doc_);
     categories_->setDocument(doc_);
     // Each kind of file shows the pages that have something to show.
     const bool perAllocation = !doc_->devices.empty();
@@ -170,6 +176,7 @@ void DocumentView::setDocument(std::shared_ptr<const Document> doc)
     tabs_->setTabVisible(tabs_->indexOf(summary_), perAllocation);
     tabs_->setTabVisible(tabs_->indexOf(timeline_), perAllocation);
     tabs_->setTabVisible(tabs_->indexOf(segments_), perAllocation && hasSegments);
+    tabs_->setTabVisible(tabs_->indexOf(stacks_), perAllocation);
     tabs_->setTabVisible(tabs_->indexOf(categories_), doc_->snapshot->categories.has_value());
     if (!perAllocation && doc_->snapshot->categories)
         tabs_->setCurrentWidget(categories_);
@@ -179,7 +186,7 @@ void DocumentView::setDocument(std::shared_ptr<const Document> doc)
 
 void DocumentView::showPage(Page page)
 {
-    QWidget *pages[] = {summary_, timeline_, segments_, categories_};
+    QWidget *pages[] = {summary_, timeline_, segments_, stacks_, categories_};
     tabs_->setCurrentWidget(pages[static_cast<int>(page)]);
 }
 

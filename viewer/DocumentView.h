@@ -18,6 +18,7 @@ namespace memlens {
 class CategoryTimelineView;
 class DocumentLoader;
 class SegmentsPage;
+class StacksPage;
 class SummaryPage;
 class TimelineView;
 class ViewState;
@@ -26,7 +27,7 @@ class DocumentView : public QWidget {
     Q_OBJECT
 
 public:
-    enum class Page { Summary, Timeline, Segments, Categories };
+    enum class Page { Summary, Timeline, Segments, Stacks, Categories };
 
     explicit DocumentView(QWidget *parent = nullptr);
     ~DocumentView() override;
@@ -44,6 +45,7 @@ public:
     SummaryPage *summaryPage() const { return summary_; }
     TimelineView *timeline() const { return timeline_; }
     SegmentsPage *segments() const { return segments_; }
+    StacksPage *stacks() const { return stacks_; }
     CategoryTimelineView *categories() const { return categories_; }
     void showPage(Page page);
     void setDetailsVisible(bool visible);
@@ -73,6 +75,7 @@ private:
     SummaryPage *summary_;
     TimelineView *timeline_;
     SegmentsPage *segments_;
+    StacksPage *stacks_;
     CategoryTimelineView *categories_;
     QTextBrowser *details_;
 };

@@ -67,7 +67,7 @@ private slots:
         QCOMPARE(top.size(), 3);
         for (int i = 1; i < top.size(); ++i)
             QVERIFY(top[i - 1].toObject()["size"].toInteger() >= top[i].toObject()["size"].toInteger());
-        for (const QString &key : {"addr", "size", "stream", "frames"})
+        for (const QString key : {"addr", "size", "stream", "frames"})
             QVERIFY2(top[0].toObject().contains(key), qPrintable(key));
         // Actions add up to the entries.
         qint64 sum = 0;
@@ -150,7 +150,7 @@ private slots:
     {
         const QString file = corpusDir() + "/snapshots/streams_pending_free/snapshot.pickle";
         QTemporaryDir dir;
-        Run r = memlens({"render", file, "--view", "flamegraph", "-o", dir.filePath("x.png")});
+        Run r = memlens({"render", file, "--view", "pie", "-o", dir.filePath("x.png")});
         QCOMPARE(r.exitCode, 2);
         QVERIFY(r.err.contains("not available"));
         r = memlens({"render", file, "-o", dir.filePath("x.bmp")});
@@ -161,6 +161,38 @@ private slots:
         QCOMPARE(r.exitCode, 1);
         QVERIFY(r.err.contains("no such file"));
         QVERIFY(!QFile::exists(dir.filePath("x.png")));
+    }
+
+    void diff()
+    {
+        const QString a = corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle";
+        const QString b = corpusDir() + "/snapshots/oom_gpt2_medium_6gib/after_oom_snapshot.pickle";
+        Run r = memlens({"diff", a, a, "--json"});
+        QCOMPARE(r.exitCode, 0);
+        QJsonObject j = QJsonDocument::fromJson(r.out).object();
+        QCOMPARE(j["differing_sites"].toInteger(), 0);
+        QCOMPARE(j["change"].toInteger(), 0);
+        r = memlens({"diff", a, b, "--at", "oom", "--json"});
+        QCOMPARE(r.exitCode, 0);
+        j = QJsonDocument::fromJson(r.out).object();
+        QCOMPARE(j["total_a"].toInteger(), j["total_b"].toInteger()); // the same moment, dumped twice
+        r = memlens({"diff", a});
+        QCOMPARE(r.exitCode, 2);
+    }
+
+    void folded()
+    {
+        const Run r = memlens({"summary", corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle", "--folded"});
+        QCOMPARE(r.exitCode, 0);
+        qint64 total = 0;
+        for (const QByteArray &line : r.out.split('\n')) {
+            if (line.isEmpty())
+                continue;
+            QVERIFY(line.contains(';') || line.startsWith("(no stack"));
+            total += line.mid(line.lastIndexOf(' ') + 1).toLongLong();
+        }
+        const Run s = memlens({"summary", corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle", "--json"});
+        QCOMPARE(total, QJsonDocument::fromJson(s.out).object()["devices"].toArray()[0].toObject()["peak_active_bytes"].toInteger());
     }
 
     void badInput_data()

@@ -1,6 +1,7 @@
 // Load benchmark: decode, index and summarise a snapshot, printing the time of each stage and
 // the peak RSS. Not a test: run it on a large generated file (see run_benchmarks.sh).
 #include "AllocatorState.h"
+#include "CallTree.h"
 #include "DeviceIndex.h"
 #include "TimelineLayout.h"
 #include "SnapshotLoader.h"
@@ -68,6 +69,14 @@ int main(int argc, char **argv)
     memlens::TimelineLayout layout(index);
     const double layoutBuild = seconds(t3);
 
+    const auto t4 = std::chrono::steady_clock::now();
+    memlens::CallTreeOptions topDown, bottomUp;
+    bottomUp.bottomUp = true;
+    const auto liveAtPeak = index.liveAt(index.peakIndex());
+    memlens::CallTree treeA(*snapshot, index, liveAtPeak, topDown);
+    memlens::CallTree treeB(*snapshot, index, liveAtPeak, bottomUp);
+    const double trees = seconds(t4);
+
     std::printf("file: %s\nentries: %llu\n", argv[1], static_cast<unsigned long long>(summary.entries));
     std::printf("decode: %.2f s (peak RSS %ld MiB)\nindex: %.2f s\nsummary: %.3f s\ntotal: %.2f s\n", decode,
                 rssAfterDecode, indexing, summarising, decode + indexing + summarising);
@@ -75,6 +84,7 @@ int main(int argc, char **argv)
     std::printf("allocator state at an event: median %.1f ms, worst %.1f ms over 200 random events\n", stateTimes[100],
                 stateTimes.back());
     std::printf("timeline level-of-detail index: %.2f s\n", layoutBuild);
+    std::printf("call trees at the peak (top-down and bottom-up, %zu allocations): %.3f s\n", liveAtPeak.size(), trees);
     std::printf("peak RSS: %ld MiB\n", peakRssMiB());
     return 0;
 }

@@ -3,6 +3,7 @@
 // pickle module reading the same file.
 #include "CorpusFiles.h"
 #include "AllocationCategories.h"
+#include "CallTree.h"
 #include "AllocatorState.h"
 #include "DeviceIndex.h"
 #include "SnapshotLoader.h"
@@ -238,6 +239,48 @@ private slots:
         for (uint32_t e = 0; e < index.eventCount(); e += 97)
             QCOMPARE(categories.totalsAfter(e), categories.bytesAt(index, e));
         QCOMPARE(categories.totalsAfter(index.peakIndex()), s.categoryBytesAtPeak);
+    }
+
+    void callTrees_data() { truth_data(); }
+
+    // Both trees hold exactly what is live; folded stacks add up to it.
+    void callTrees()
+    {
+        QFETCH(QString, file);
+        auto snapshot = loadSnapshot(file.toStdString());
+        DeviceIndex index(*snapshot, 0);
+        const auto live = index.liveAt(index.peakIndex());
+        for (bool bottomUp : {false, true}) {
+            CallTreeOptions options;
+            options.bottomUp = bottomUp;
+            const CallTree tree(*snapshot, index, live, options);
+            QCOMPARE(tree.root().bytes, index.peakActiveBytes());
+            QCOMPARE(tree.root().count, uint64_t(live.size()));
+            uint64_t children = 0;
+            for (uint32_t c : tree.root().children)
+                children += tree.node(c).bytes;
+            QCOMPARE(children, tree.root().bytes);
+            uint64_t folded = 0;
+            for (const QString &line : QString::fromStdString(tree.folded()).split('\n', Qt::SkipEmptyParts))
+                folded += line.section(' ', -1).toULongLong();
+            QCOMPARE(folded, tree.root().bytes);
+        }
+    }
+
+    // Bottom-up at GPT-2's peak: the loss (cross_entropy on the logits) is among the top sites.
+    void gpt2LossAtPeak()
+    {
+        auto snapshot = loadSnapshot((corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle").toStdString());
+        DeviceIndex index(*snapshot, 0);
+        CallTreeOptions options;
+        options.bottomUp = true;
+        const CallTree tree(*snapshot, index, index.liveAt(index.peakIndex()), options);
+        bool found = false;
+        for (size_t i = 0; i < std::min<size_t>(5, tree.root().children.size()); ++i)
+            found = found || tree.label(tree.root().children[i]).find("cross_entropy") != std::string::npos;
+        QVERIFY(found);
+        // Comparing a snapshot with itself shows no differences.
+        QVERIFY(diffBySite(*snapshot, index, index.peakIndex(), *snapshot, index, index.peakIndex()).empty());
     }
 
     // GPT-2 small: parameters as the model has them, AdamW's two states per parameter.

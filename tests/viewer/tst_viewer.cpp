@@ -12,6 +12,10 @@
 #include "SegmentsPage.h"
 #include "EventListModel.h"
 #include "EstimatorPanel.h"
+#include "CallTreeModel.h"
+#include "FlameGraphWidget.h"
+#include "StacksPage.h"
+#include <QTreeView>
 #include <QListWidget>
 #include "SegmentTableModel.h"
 #include "TimelineView.h"
@@ -316,6 +320,49 @@ private slots:
         QCOMPARE(panel.input().model.name, std::string("gpt2-small"));
         QCOMPARE(panel.input().optimizer, Optimizer::AdamW);
         QVERIFY(panel.figuresText().contains("At its peak: parameters 475 MiB"));
+    }
+
+    void stacksPage()
+    {
+        auto doc = load(gpt2());
+        DocumentView view;
+        view.setDocument(doc);
+        view.showPage(DocumentView::Page::Stacks);
+        view.resize(1400, 900);
+        view.show();
+        StacksPage *page = view.stacks();
+        QVERIFY(page->tree());
+        QCOMPARE(page->tree()->root().bytes, doc->devices.at(0).summary.peakActiveBytes);
+        auto *model = qobject_cast<CallTreeModel *>(page->treeView()->model());
+        QAbstractItemModelTester tester(model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QVERIFY(model->rowCount() > 0);
+        // Bottom-up, the top sites include the loss.
+        CallTreeOptions options = page->options();
+        options.bottomUp = true;
+        page->setOptions(options);
+        QString top;
+        for (int r = 0; r < std::min(5, model->rowCount()); ++r)
+            top += model->index(r, 0).data().toString() + "\n";
+        QVERIFY2(top.contains("cross_entropy"), qPrintable(top));
+        // Clicking a frame in the flame graph zooms into it and selects it in the tree.
+        FlameGraphWidget *flame = page->flameGraph();
+        flame->repaint();
+        const uint32_t first = page->tree()->root().children.front();
+        QPoint where;
+        for (int y = 0; y < flame->height() && where.isNull(); y += 3)
+            for (int x = 0; x < flame->width() && where.isNull(); x += 5)
+                if (flame->nodeAt(QPoint(x, y)) == first)
+                    where = QPoint(x, y);
+        QVERIFY(!where.isNull());
+        QTest::mouseClick(flame, Qt::LeftButton, Qt::NoModifier, where);
+        QCOMPARE(flame->zoomedNode(), first);
+        QCOMPARE(page->treeView()->currentIndex().data(CallTreeModel::NodeRole).toUInt(), first);
+        // Export writes folded stacks atomically.
+        QTemporaryDir dir;
+        QVERIFY(page->exportFolded(dir.filePath("peak.folded")).isEmpty());
+        QFile f(dir.filePath("peak.folded"));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QVERIFY(f.readAll().contains("cross_entropy"));
     }
 
     void failedLoadLeavesOthers()
