@@ -65,12 +65,12 @@ int runRenderCommand(int argc, char **argv)
     try {
         CommandLine cl(args, {"view", "at", "range", "size", "theme", "device", "color", "o"}, {});
         if (cl.positional().size() != 1 || !cl.value("o"))
-            throw std::invalid_argument("usage: memlens render FILE --view timeline|segments|stacks|flamegraph|summary|categories|estimator [--at peak|oom|EVENT] "
+            throw std::invalid_argument("usage: memlens render FILE --view timeline|segments|stacks|flamegraph|live|summary|categories|estimator [--at peak|oom|EVENT] "
                                         "[--range A:B] [--size WxH] [--theme light|dark] [--color allocation|site|category] -o OUT.png|OUT.svg");
         const std::string view = cl.value("view").value_or("timeline");
         if (view != "timeline" && view != "summary" && view != "segments" && view != "categories" && view != "estimator" &&
-            view != "stacks" && view != "flamegraph")
-            throw std::invalid_argument("--view " + view + " is not available (timeline, segments, stacks, flamegraph, summary, categories, estimator)");
+            view != "stacks" && view != "flamegraph" && view != "live")
+            throw std::invalid_argument("--view " + view + " is not available (timeline, segments, stacks, flamegraph, live, summary, categories, estimator)");
         const QString out = QString::fromStdString(*cl.value("o"));
         if (!out.endsWith(".png", Qt::CaseInsensitive) && !out.endsWith(".svg", Qt::CaseInsensitive))
             throw std::invalid_argument("-o must name a .png or .svg file");
@@ -113,6 +113,7 @@ int runRenderCommand(int argc, char **argv)
                               : view == "segments"   ? DocumentView::Page::Segments
                               : view == "categories" ? DocumentView::Page::Categories
                               : (view == "stacks" || view == "flamegraph") ? DocumentView::Page::Stacks
+                              : view == "live"       ? DocumentView::Page::Live
                                                      : DocumentView::Page::Timeline);
         // A picture of the view itself: no empty details panel, and exactly the size asked for.
         documentView.setDetailsVisible(false);
@@ -120,7 +121,7 @@ int runRenderCommand(int argc, char **argv)
         documentView.show();
         QApplication::processEvents();
         const DeviceData *device = doc->device(documentView.state()->device());
-        if (device && (view == "segments" || view == "stacks" || view == "flamegraph")) {
+        if (device && (view == "segments" || view == "stacks" || view == "flamegraph" || view == "live")) {
             if (auto at = cl.value("at"))
                 documentView.state()->setSelectedEvent(resolveEvent(*device->index, *at));
         }

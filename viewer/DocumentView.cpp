@@ -5,6 +5,7 @@
 #include "DocumentLoader.h"
 #include "SegmentsPage.h"
 #include "StacksPage.h"
+#include "LiveTensorsPage.h"
 #include "SummaryPage.h"
 #include "TimelineView.h"
 #include "ViewState.h"
@@ -73,6 +74,8 @@ DocumentView::DocumentView(QWidget *parent)
     tabs_->addTab(segments_, tr("Segments"));
     stacks_ = new StacksPage(state_, tabs_);
     tabs_->addTab(stacks_, tr("Stacks"));
+    live_ = new LiveTensorsPage(state_, tabs_);
+    tabs_->addTab(live_, tr("Live"));
     categories_ = new CategoryTimelineView(tabs_);
     tabs_->addTab(categories_, tr("Categories"));
     details_ = new QTextBrowser(split);
@@ -149,6 +152,7 @@ void DocumentView::setIndexedDocument(std::shared_ptr<const Document> doc)
     tabs_->setTabEnabled(tabs_->indexOf(timeline_), false);
     tabs_->setTabEnabled(tabs_->indexOf(segments_), false);
     tabs_->setTabEnabled(tabs_->indexOf(stacks_), false);
+    tabs_->setTabEnabled(tabs_->indexOf(live_), false);
     tabs_->setTabToolTip(tabs_->indexOf(timeline_), tr("Preparing the timeline…"));
     stack_->setCurrentIndex(1);
     emit statusChanged(tr("%1 · preparing the timeline…").arg(doc_->fileName()));
@@ -164,11 +168,13 @@ void DocumentView::setDocument(std::shared_ptr<const Document> doc)
     tabs_->setTabEnabled(tabs_->indexOf(timeline_), true);
     tabs_->setTabEnabled(tabs_->indexOf(segments_), true);
     tabs_->setTabEnabled(tabs_->indexOf(stacks_), true);
+    tabs_->setTabEnabled(tabs_->indexOf(live_), true);
     tabs_->setTabToolTip(tabs_->indexOf(timeline_), QString());
     summary_->setDocument(doc_);
     timeline_->setDocument(doc_);
     segments_->setDocument(doc_);
     stacks_->setDocument(doc_);
+    live_->setDocument(doc_);
     categories_->setDocument(doc_);
     // Each kind of file shows the pages that have something to show.
     const bool perAllocation = !doc_->devices.empty();
@@ -177,6 +183,7 @@ void DocumentView::setDocument(std::shared_ptr<const Document> doc)
     tabs_->setTabVisible(tabs_->indexOf(timeline_), perAllocation);
     tabs_->setTabVisible(tabs_->indexOf(segments_), perAllocation && hasSegments);
     tabs_->setTabVisible(tabs_->indexOf(stacks_), perAllocation);
+    tabs_->setTabVisible(tabs_->indexOf(live_), perAllocation);
     tabs_->setTabVisible(tabs_->indexOf(categories_), doc_->snapshot->categories.has_value());
     if (!perAllocation && doc_->snapshot->categories)
         tabs_->setCurrentWidget(categories_);
@@ -186,7 +193,7 @@ void DocumentView::setDocument(std::shared_ptr<const Document> doc)
 
 void DocumentView::showPage(Page page)
 {
-    QWidget *pages[] = {summary_, timeline_, segments_, stacks_, categories_};
+    QWidget *pages[] = {summary_, timeline_, segments_, stacks_, live_, categories_};
     tabs_->setCurrentWidget(pages[static_cast<int>(page)]);
 }
 

@@ -18,6 +18,7 @@ namespace memlens {
 class CategoryTimelineView;
 class DocumentLoader;
 class SegmentsPage;
+class LiveTensorsPage;
 class StacksPage;
 class SummaryPage;
 class TimelineView;
@@ -27,7 +28,7 @@ class DocumentView : public QWidget {
     Q_OBJECT
 
 public:
-    enum class Page { Summary, Timeline, Segments, Stacks, Categories };
+    enum class Page { Summary, Timeline, Segments, Stacks, Live, Categories };
 
     explicit DocumentView(QWidget *parent = nullptr);
     ~DocumentView() override;
@@ -46,6 +47,7 @@ public:
     TimelineView *timeline() const { return timeline_; }
     SegmentsPage *segments() const { return segments_; }
     StacksPage *stacks() const { return stacks_; }
+    LiveTensorsPage *live() const { return live_; }
     CategoryTimelineView *categories() const { return categories_; }
     void showPage(Page page);
     void setDetailsVisible(bool visible);
@@ -76,6 +78,7 @@ private:
     TimelineView *timeline_;
     SegmentsPage *segments_;
     StacksPage *stacks_;
+    LiveTensorsPage *live_;
     CategoryTimelineView *categories_;
     QTextBrowser *details_;
 };

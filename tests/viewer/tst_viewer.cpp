@@ -15,6 +15,7 @@
 #include "CallTreeModel.h"
 #include "FlameGraphWidget.h"
 #include "StacksPage.h"
+#include "LiveTensorsPage.h"
 #include <QTreeView>
 #include <QListWidget>
 #include "SegmentTableModel.h"
@@ -363,6 +364,41 @@ private slots:
         QFile f(dir.filePath("peak.folded"));
         QVERIFY(f.open(QIODevice::ReadOnly));
         QVERIFY(f.readAll().contains("cross_entropy"));
+    }
+
+    void liveTensorsPage()
+    {
+        auto doc = load(gpt2());
+        DocumentView view;
+        view.setDocument(doc);
+        view.showPage(DocumentView::Page::Live);
+        view.resize(1400, 900);
+        view.show();
+        LiveTensorsPage *page = view.live();
+        const DeviceSummary &s = doc->devices.at(0).summary;
+        QCOMPARE(page->table()->model()->rowCount(), static_cast<int>(s.liveBlocksAtPeak));
+        QVERIFY2(page->totalsText().contains(QString::fromStdString(formatBytes(s.peakActiveBytes))), qPrintable(page->totalsText()));
+        // Filters: frame text and a size range; totals follow what is shown.
+        page->setFilter("cross_entropy", 0, 0);
+        QVERIFY(page->table()->model()->rowCount() >= 1);
+        for (int r = 0; r < page->table()->model()->rowCount(); ++r)
+            QVERIFY(page->table()->model()->index(r, LiveAllocationModel::Size).data(Qt::EditRole).toULongLong() > 0);
+        page->setFilter(QString(), 700ull << 20, 0);
+        QCOMPARE(page->table()->model()->rowCount(), 3); // the three logits-sized tensors
+        QVERIFY(page->totalsText().contains("3 allocations"));
+        // Selecting a row selects the allocation everywhere.
+        page->table()->setCurrentIndex(page->table()->model()->index(0, 0));
+        QCOMPARE(view.state()->selectedAllocation(), page->table()->model()->index(0, 0).data(LiveAllocationModel::AllocationRole).toUInt());
+        // CSV export: a header and one line per live allocation.
+        QTemporaryDir dir;
+        QVERIFY(page->exportCsv(dir.filePath("live.csv")).isEmpty());
+        QFile f(dir.filePath("live.csv"));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QCOMPARE(f.readAll().count('\n'), static_cast<qsizetype>(s.liveBlocksAtPeak + 1));
+        // Moving the cursor updates the table.
+        view.state()->setSelectedEvent(100);
+        page->setFilter(QString(), 0, 0);
+        QCOMPARE(page->table()->model()->rowCount(), static_cast<int>(doc->devices.at(0).index->liveAt(100).size()));
     }
 
     void failedLoadLeavesOthers()
