@@ -1,5 +1,6 @@
 #include "MainWindow.h"
 
+#include "CompareDialog.h"
 #include "DocumentView.h"
 #include "EstimatorPanel.h"
 #include "ExampleSnapshot.h"
@@ -55,6 +56,20 @@ void MainWindow::createMenus()
     QMenu *file = menuBar()->addMenu(tr("&File"));
     file->addAction(tr("&Open…"), QKeySequence::Open, this, &MainWindow::chooseFile);
     file->addAction(tr("Open &Example"), this, &MainWindow::openExample);
+    file->addAction(tr("Co&mpare With…"), this, [this] {
+        DocumentView *view = currentDocument();
+        if (!view || !view->document()) {
+            QMessageBox::information(this, tr("Compare"), tr("Open a snapshot first; it becomes A."));
+            return;
+        }
+        const QString path = QFileDialog::getOpenFileName(this, tr("Compare with (B)"));
+        if (path.isEmpty())
+            return;
+        auto *dialog = new CompareDialog(view->document(), this);
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        dialog->show();
+        dialog->compareWith(path);
+    });
     recentMenu_ = file->addMenu(tr("Open &Recent"));
     file->addSeparator();
     file->addAction(tr("&Close"), QKeySequence::Close, this, [this] {

@@ -24,7 +24,7 @@ std::vector<uint32_t> treeFrames(const Snapshot &snapshot, uint32_t stack, const
 }
 
 CallTree::CallTree(const Snapshot &snapshot, const DeviceIndex &index, const std::vector<uint32_t> &allocations,
-                   const CallTreeOptions &options)
+                   const CallTreeOptions &options, const AllocationCategories *categories)
     : snapshot_(snapshot)
 {
     nodes_.emplace_back();
@@ -40,8 +40,10 @@ CallTree::CallTree(const Snapshot &snapshot, const DeviceIndex &index, const std
         if (path.empty())
             path.push_back(kNoStack);
         uint32_t at = 0;
+        const auto category = static_cast<size_t>(categories ? categories->of(id) : Category::Unknown);
         nodes_[0].bytes += d.size;
         nodes_[0].count += 1;
+        nodes_[0].categoryBytes[category] += d.size;
         for (uint32_t frame : path) {
             const uint64_t key = (uint64_t(at) << 32) | frame;
             auto c = child.find(key);
@@ -57,6 +59,7 @@ CallTree::CallTree(const Snapshot &snapshot, const DeviceIndex &index, const std
             at = c->second;
             nodes_[at].bytes += d.size;
             nodes_[at].count += 1;
+            nodes_[at].categoryBytes[category] += d.size;
         }
     }
     for (CallTreeNode &n : nodes_) {

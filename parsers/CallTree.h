@@ -2,7 +2,10 @@
 // Call trees of a set of allocations (e.g. those live at an event): top-down from the outermost
 // frame, or bottom-up from the allocation site; bytes and counts per node. The flame graph,
 // the stack views, folded-stack export and `memlens diff` are built from it.
+#include "AllocationCategories.h"
 #include "DeviceIndex.h"
+
+#include <array>
 #include "Snapshot.h"
 
 #include <string>
@@ -23,6 +26,7 @@ struct CallTreeNode {
     uint64_t count = 0;
     uint32_t parent = UINT32_MAX;
     std::vector<uint32_t> children; // sorted by bytes, largest first
+    std::array<uint64_t, kCategoryCount> categoryBytes{}; // when built with categories
 };
 
 class CallTree {
@@ -30,7 +34,7 @@ public:
     static constexpr uint32_t kNoStack = UINT32_MAX - 1; // frame of the node for stackless allocations
 
     CallTree(const Snapshot &snapshot, const DeviceIndex &index, const std::vector<uint32_t> &allocations,
-             const CallTreeOptions &options);
+             const CallTreeOptions &options, const AllocationCategories *categories = nullptr);
 
     const CallTreeNode &node(uint32_t id) const { return nodes_[id]; }
     size_t size() const { return nodes_.size(); }

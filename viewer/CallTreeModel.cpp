@@ -76,7 +76,7 @@ QVariant CallTreeModel::data(const QModelIndex &index, int role) const
         return QStringLiteral("%1\n%2 in %3 allocations").arg(QString::fromStdString(tree_->label(id)),
                                                                QString::fromStdString(formatBytes(n.bytes))).arg(n.count);
     if (role == Qt::TextAlignmentRole)
-        return index.column() == FrameColumn ? int(Qt::AlignLeft | Qt::AlignVCenter) : int(Qt::AlignRight | Qt::AlignVCenter);
+        return index.column() == FrameColumn || index.column() == Mostly ? int(Qt::AlignLeft | Qt::AlignVCenter) : int(Qt::AlignRight | Qt::AlignVCenter);
     if (role != Qt::DisplayRole)
         return {};
     switch (index.column()) {
@@ -84,6 +84,16 @@ QVariant CallTreeModel::data(const QModelIndex &index, int role) const
     case Bytes: return QString::fromStdString(formatBytes(n.bytes));
     case Share: return QStringLiteral("%1 %").arg(100.0 * static_cast<double>(n.bytes) / total, 0, 'f', 1);
     case Count: return QVariant::fromValue<qulonglong>(n.count);
+    case Mostly: {
+        // The category holding most of the node's bytes, and its share.
+        const auto top = std::max_element(n.categoryBytes.begin(), n.categoryBytes.end());
+        if (*top == 0)
+            return QString();
+        const std::string_view name = categoryName(static_cast<Category>(top - n.categoryBytes.begin()));
+        return QStringLiteral("%1 (%2 %)")
+            .arg(QString::fromLatin1(name.data(), qsizetype(name.size())).replace('_', ' '))
+            .arg(qRound(100.0 * double(*top) / double(std::max<uint64_t>(1, n.bytes))));
+    }
     default: return {};
     }
 }
@@ -97,6 +107,7 @@ QVariant CallTreeModel::headerData(int section, Qt::Orientation orientation, int
     case Bytes: return tr("Bytes");
     case Share: return tr("Of live");
     case Count: return tr("Allocations");
+    case Mostly: return tr("Mostly");
     default: return {};
     }
 }

@@ -11,7 +11,7 @@ class CallTreeModel : public QAbstractItemModel {
     Q_OBJECT
 
 public:
-    enum Column { FrameColumn, Bytes, Share, Count, ColumnCount };
+    enum Column { FrameColumn, Bytes, Share, Count, Mostly, ColumnCount };
     static constexpr int FractionRole = Qt::UserRole + 1;
     static constexpr int NodeRole = Qt::UserRole + 2;
 

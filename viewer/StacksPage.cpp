@@ -28,6 +28,9 @@ StacksPage::StacksPage(ViewState *state, QWidget *parent) : QWidget(parent), sta
     layout->setContentsMargins(4, 4, 4, 4);
     title_ = new QLabel(this);
     auto *bar = new QHBoxLayout;
+    scope_ = new QComboBox(this);
+    scope_->addItems({tr("Live at the cursor"), tr("Allocated in the visible range")});
+    scope_->setToolTip(tr("Either what is live at the selected event, or everything allocated in the timeline's visible range"));
     direction_ = new QComboBox(this);
     direction_->addItems({tr("Top-down"), tr("Bottom-up")});
     direction_->setToolTip(tr("Top-down starts at the outermost frame; bottom-up at the allocation site"));
@@ -41,7 +44,7 @@ StacksPage::StacksPage(ViewState *state, QWidget *parent) : QWidget(parent), sta
     auto *heaviest = new QPushButton(tr("Expand heaviest"), this);
     auto *exportButton = new QPushButton(tr("Export folded…"), this);
     exportButton->setToolTip(tr("frame;frame;frame bytes — for flamegraph.pl and speedscope"));
-    for (QWidget *w : std::initializer_list<QWidget *>{direction_, hideNoise_, pythonOnly_, foldRecursion_, search_, heaviest, exportButton})
+    for (QWidget *w : std::initializer_list<QWidget *>{scope_, direction_, hideNoise_, pythonOnly_, foldRecursion_, search_, heaviest, exportButton})
         bar->addWidget(w);
     layout->addWidget(title_);
     layout->addLayout(bar);
@@ -54,6 +57,7 @@ StacksPage::StacksPage(ViewState *state, QWidget *parent) : QWidget(parent), sta
     view_->setItemDelegateForColumn(CallTreeModel::Bytes, new CostBarDelegate(CallTreeModel::FractionRole, this));
     view_->header()->setStretchLastSection(false);
     view_->header()->setSectionResizeMode(CallTreeModel::FrameColumn, QHeaderView::Stretch);
+    view_->header()->setSectionResizeMode(CallTreeModel::Mostly, QHeaderView::ResizeToContents);
     flame_ = new FlameGraphWidget(split);
     split->addWidget(view_);
     split->addWidget(flame_);
@@ -62,6 +66,11 @@ StacksPage::StacksPage(ViewState *state, QWidget *parent) : QWidget(parent), sta
     for (QCheckBox *c : {hideNoise_, pythonOnly_, foldRecursion_})
         connect(c, &QCheckBox::toggled, this, &StacksPage::rebuild);
     connect(direction_, &QComboBox::currentIndexChanged, this, &StacksPage::rebuild);
+    connect(scope_, &QComboBox::currentIndexChanged, this, &StacksPage::rebuild);
+    connect(state_, &ViewState::visibleEventsChanged, this, [this] {
+        if (scope_->currentIndex() == 1 && isVisible())
+            rebuild();
+    });
     connect(search_, &QLineEdit::textChanged, flame_, &FlameGraphWidget::setSearch);
     connect(search_, &QLineEdit::returnPressed, this, [this] {
         const auto hits = model_->match(model_->index(0, 0), Qt::DisplayRole, search_->text(), 1,
@@ -116,6 +125,11 @@ void StacksPage::setOptions(const CallTreeOptions &o)
     rebuild();
 }
 
+void StacksPage::setAllocatedInRange(bool range)
+{
+    scope_->setCurrentIndex(range ? 1 : 0);
+}
+
 void StacksPage::rebuild()
 {
     if (updating_)
@@ -126,16 +140,33 @@ void StacksPage::rebuild()
         flame_->setTree(nullptr);
         return;
     }
-    uint32_t e = state_->selectedEvent();
-    if (e == kBeforeTrace || e >= d->index->eventCount())
-        e = d->index->peakIndex();
-    auto tree = std::make_shared<const CallTree>(*doc_->snapshot, *d->index, d->index->liveAt(e), options());
+    std::shared_ptr<const CallTree> tree;
+    if (scope_->currentIndex() == 1) {
+        const auto n = static_cast<uint32_t>(d->index->eventCount());
+        const uint32_t first = std::min(state_->visibleFirstEvent(), n ? n - 1 : 0);
+        const uint32_t last = std::min(state_->visibleLastEvent(), n ? n - 1 : 0);
+        std::vector<uint32_t> born;
+        for (uint32_t e = first; n && e <= last; ++e) {
+            if (d->index->events().action[e] == Action::Alloc)
+                born.push_back(d->index->ownerOfEvent(e));
+        }
+        tree = std::make_shared<const CallTree>(*doc_->snapshot, *d->index, born, options(), d->categories.get());
+        title_->setText(tr("<b>%1 allocated in %2 allocations from %3 to %4</b>, by call stack")
+                            .arg(QString::fromStdString(formatBytes(tree->root().bytes)))
+                            .arg(born.size())
+                            .arg(eventLabel(*d->index, first), eventLabel(*d->index, last)));
+    } else {
+        uint32_t e = state_->selectedEvent();
+        if (e == kBeforeTrace || e >= d->index->eventCount())
+            e = d->index->peakIndex();
+        tree = std::make_shared<const CallTree>(*doc_->snapshot, *d->index, d->index->liveAt(e), options(), d->categories.get());
+        title_->setText(tr("<b>%1 live after %2</b>%3, by call stack")
+                            .arg(QString::fromStdString(formatBytes(tree->root().bytes)), eventLabel(*d->index, e))
+                            .arg(e == d->index->peakIndex() ? tr(" (the peak)") : QString()));
+    }
     tree_ = tree;
     model_->setTree(tree);
     flame_->setTree(tree);
-    title_->setText(tr("<b>%1 live after %2</b>%3, by call stack")
-                        .arg(QString::fromStdString(formatBytes(tree->root().bytes)), eventLabel(*d->index, e))
-                        .arg(e == d->index->peakIndex() ? tr(" (the peak)") : QString()));
     expandHeaviest();
 }
 

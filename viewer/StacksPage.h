@@ -28,6 +28,8 @@ public:
     void setDocument(std::shared_ptr<const Document> doc);
 
     CallTreeOptions options() const;
+    // What the trees show: allocations live at the cursor, or allocated in the visible range.
+    void setAllocatedInRange(bool range);
     void setOptions(const CallTreeOptions &options);
     const CallTree *tree() const { return tree_.get(); }
     QTreeView *treeView() const { return view_; }
@@ -44,6 +46,7 @@ private:
     std::shared_ptr<const CallTree> tree_;
     QLabel *title_;
     QComboBox *direction_;
+    QComboBox *scope_;
     QCheckBox *hideNoise_, *pythonOnly_, *foldRecursion_;
     QLineEdit *search_;
     QTreeView *view_;

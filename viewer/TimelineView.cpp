@@ -165,6 +165,8 @@ void TimelineView::onRangeChanged()
     clamping_ = false;
     overview_->setWindow(start, start + width);
     state_->setVisibleRange(start, start + width);
+    if (device_ && device_->index->eventCount())
+        state_->setVisibleEvents(axis_.eventAt(start), axis_.eventAt(start + width));
 }
 
 void TimelineView::setColoring(int mode)

@@ -37,6 +37,15 @@ void ViewState::setVisibleRange(double first, double last)
     emit visibleRangeChanged(first, last);
 }
 
+void ViewState::setVisibleEvents(uint32_t first, uint32_t last)
+{
+    if (first == firstEvent_ && last == lastEvent_)
+        return;
+    firstEvent_ = first;
+    lastEvent_ = last;
+    emit visibleEventsChanged(first, last);
+}
+
 void ViewState::setTimeAxis(bool time)
 {
     if (time == timeAxis_)

@@ -26,6 +26,10 @@ public:
     void setSelectedAllocation(uint32_t allocation); // UINT32_MAX: none
     void setVisibleRange(double first, double last);
     void setTimeAxis(bool time);
+    // The visible range in events, whatever the x axis shows (set by the timeline).
+    void setVisibleEvents(uint32_t first, uint32_t last);
+    uint32_t visibleFirstEvent() const { return firstEvent_; }
+    uint32_t visibleLastEvent() const { return lastEvent_; }
 
 signals:
     void deviceChanged(int device);
@@ -33,6 +37,7 @@ signals:
     void selectedAllocationChanged(uint32_t allocation);
     void visibleRangeChanged(double first, double last);
     void timeAxisChanged(bool time);
+    void visibleEventsChanged(uint32_t first, uint32_t last);
 
 private:
     int device_ = 0;
@@ -41,6 +46,8 @@ private:
     double first_ = 0;
     double last_ = 0;
     bool timeAxis_ = false;
+    uint32_t firstEvent_ = 0;
+    uint32_t lastEvent_ = UINT32_MAX;
 };
 
 } // namespace memlens

@@ -16,6 +16,8 @@
 #include "FlameGraphWidget.h"
 #include "StacksPage.h"
 #include "LiveTensorsPage.h"
+#include "CompareDialog.h"
+#include <QTableWidget>
 #include <QTreeView>
 #include <QListWidget>
 #include "SegmentTableModel.h"
@@ -345,6 +347,11 @@ private slots:
         for (int r = 0; r < std::min(5, model->rowCount()); ++r)
             top += model->index(r, 0).data().toString() + "\n";
         QVERIFY2(top.contains("cross_entropy"), qPrintable(top));
+        // The trees say which category each frame's bytes mostly are.
+        bool categorised = false;
+        for (int r = 0; r < model->rowCount(); ++r)
+            categorised = categorised || model->index(r, CallTreeModel::Mostly).data().toString().startsWith("activation");
+        QVERIFY(categorised);
         // Clicking a frame in the flame graph zooms into it and selects it in the tree.
         FlameGraphWidget *flame = page->flameGraph();
         flame->repaint();
@@ -358,6 +365,15 @@ private slots:
         QTest::mouseClick(flame, Qt::LeftButton, Qt::NoModifier, where);
         QCOMPARE(flame->zoomedNode(), first);
         QCOMPARE(page->treeView()->currentIndex().data(CallTreeModel::NodeRole).toUInt(), first);
+        // Allocated in a range: what the visible events allocated.
+        view.state()->setVisibleEvents(0, 999);
+        page->setAllocatedInRange(true);
+        uint64_t expected = 0;
+        const EventTable &ev = doc->devices.at(0).index->events();
+        for (uint32_t e = 0; e < 1000; ++e)
+            expected += ev.action[e] == Action::Alloc ? ev.size[e] : 0;
+        QCOMPARE(page->tree()->root().bytes, expected);
+        page->setAllocatedInRange(false);
         // Export writes folded stacks atomically.
         QTemporaryDir dir;
         QVERIFY(page->exportFolded(dir.filePath("peak.folded")).isEmpty());
@@ -399,6 +415,19 @@ private slots:
         view.state()->setSelectedEvent(100);
         page->setFilter(QString(), 0, 0);
         QCOMPARE(page->table()->model()->rowCount(), static_cast<int>(doc->devices.at(0).index->liveAt(100).size()));
+    }
+
+    void compareMode()
+    {
+        auto a = load(gpt2());
+        CompareDialog self(a);
+        self.setOther(a);
+        QCOMPARE(self.table()->rowCount(), 0);
+        QVERIFY(self.totalsText().contains("0 call sites differ"));
+        CompareDialog other(a);
+        other.compareWith(corpusDir() + "/snapshots/frag_varlen_gpt2/snapshot.pickle.zst");
+        QTRY_VERIFY_WITH_TIMEOUT(other.table()->rowCount() > 0, 30000);
+        QVERIFY(other.table()->item(0, 3)->text().startsWith("+"));
     }
 
     void failedLoadLeavesOthers()
