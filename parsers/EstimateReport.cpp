@@ -26,6 +26,7 @@ std::string estimateJson(const EstimateInput &in, const EstimateResult &r, const
         {"logits_bytes", r.logitsBytes},
         {"transient_bytes", r.transientBytes},
         {"kv_cache_bytes", r.kvCacheBytes},
+        {"workspace_bytes", r.workspaceBytes},
         {"peak_allocated_bytes", r.peakAllocatedBytes},
         {"peak_phase", r.peakPhase},
         {"phases", r.phases},
@@ -62,6 +63,7 @@ std::string estimateText(const EstimateInput &in, const EstimateResult &r, const
     line("logits and loss ", r.logitsBytes);
     line("step temps      ", r.transientBytes);
     line("KV cache        ", r.kvCacheBytes);
+    line("cuBLAS workspace", r.workspaceBytes);
     out << "  peak allocated  " << formatBytes(r.peakAllocatedBytes) << " (" << r.peakPhase << ")\n";
     out << "  reserved        " << formatBytes(r.reservedBytes) << " + CUDA context " << formatBytes(r.contextBytes) << "\n";
     if (in.gpuBytes)

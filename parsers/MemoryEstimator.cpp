@@ -226,6 +226,10 @@ EstimateResult estimate(const EstimateInput &in)
             r.phases["recompute"] = static_cast<uint64_t>(base + grads + activations + layer * 1.5);
         r.transientBytes = static_cast<uint64_t>(stepTemp);
     }
+    // cuBLAS keeps one workspace per stream through the caching allocator (32 MiB on Hopper).
+    r.workspaceBytes = 32 * MiB;
+    for (auto &[phase, bytes] : r.phases)
+        bytes += r.workspaceBytes;
     for (const auto &[phase, bytes] : r.phases) {
         if (bytes >= r.peakAllocatedBytes) {
             r.peakAllocatedBytes = bytes;

@@ -47,6 +47,7 @@ struct EstimateResult {
     uint64_t logitsBytes = 0;   // logits and loss transients at their peak
     uint64_t transientBytes = 0; // optimizer-step or recomputation temporaries of the peak phase
     uint64_t kvCacheBytes = 0;
+    uint64_t workspaceBytes = 0; // cuBLAS's workspace, allocated by the first matmul and kept
     uint64_t peakAllocatedBytes = 0;
     uint64_t reservedBytes = 0;
     uint64_t contextBytes = 0;

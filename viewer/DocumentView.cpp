@@ -99,6 +99,11 @@ DocumentView::DocumentView(QWidget *parent)
             state_->setSelectedAllocation(allocation);
         timeline_->setFocus();
     });
+    connect(summary_, &SummaryPage::showSegments, this, [this](uint32_t event) {
+        state_->setSelectedEvent(event);
+        tabs_->setCurrentWidget(segments_);
+    });
+    connect(segments_, &SegmentsPage::showLiveTensors, this, [this] { tabs_->setCurrentWidget(live_); });
     connect(state_, &ViewState::selectedAllocationChanged, this, &DocumentView::showAllocation);
     connect(state_, &ViewState::selectedEventChanged, this, [this] { emit statusChanged(statusText()); });
     connect(loader_, &DocumentLoader::progress, this, [this](double fraction, const QString &stage) {
@@ -221,6 +226,22 @@ QString DocumentView::statusText() const
     QString text = tr("%1 · %2%3 · %4 events").arg(doc_->fileName(), QString::fromStdString(f.format),
                                                    f.compression == "none" ? QString() : "+" + QString::fromStdString(f.compression))
                        .arg(d->index->eventCount());
+    QStringList features;
+    if (f.hasFrames) {
+        // C++ frames mean the run recorded stacks="all".
+        bool cpp = false;
+        for (size_t id = 0; id < doc_->snapshot->frames.size() && !cpp; ++id) {
+            const std::string_view file = doc_->snapshot->strings.at(doc_->snapshot->frames.at(static_cast<uint32_t>(id)).file);
+            cpp = file.ends_with(".cpp") || file.ends_with(".h") || file == "??";
+        }
+        features << (cpp ? tr("Python and C++ stacks") : tr("Python stacks"));
+    }
+    if (f.hasAnnotations)
+        features << tr("phases");
+    if (f.hasCompileContext)
+        features << tr("compile context");
+    if (!features.isEmpty())
+        text += " · " + features.join(", ");
     if (state_->selectedEvent() != kBeforeTrace)
         text += tr(" · cursor at %1").arg(eventLabel(*d->index, state_->selectedEvent()));
     return text;

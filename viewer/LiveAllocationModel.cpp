@@ -63,8 +63,10 @@ QVariant LiveAllocationModel::data(const QModelIndex &index, int role) const
         return role == Qt::EditRole ? QVariant::fromValue<qulonglong>(rounded) : QString::fromStdString(formatBytes(rounded));
     }
     case Age: {
-        if (r.allocEvent == kBeforeTrace || atEvent_ == kBeforeTrace)
-            return role == Qt::EditRole ? QVariant::fromValue<qlonglong>(-1) : QVariant(tr("before the trace"));
+        if (atEvent_ == kBeforeTrace)
+            return {};
+        if (r.allocEvent == kBeforeTrace)
+            return role == Qt::EditRole ? QVariant::fromValue<qlonglong>(-1) : QVariant(tr("from before the trace"));
         const qlonglong events = qlonglong(atEvent_) - qlonglong(r.allocEvent);
         if (role == Qt::EditRole)
             return events;

@@ -98,6 +98,8 @@ SegmentsPage::SegmentsPage(ViewState *state, QWidget *parent) : QWidget(parent),
     verdict_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     verdict_->setFrameShape(QFrame::StyledPanel);
     verdict_->setMargin(6);
+    verdict_->setTextInteractionFlags(Qt::TextBrowserInteraction);
+    connect(verdict_, &QLabel::linkActivated, this, &SegmentsPage::showLiveTensors);
     map_ = new SegmentMapWidget;
     scroll_ = new QScrollArea(top);
     scroll_->setWidget(map_);
@@ -205,7 +207,8 @@ void SegmentsPage::showState(uint32_t event)
     verdict_->hide();
     if (event != kBeforeTrace && device_->index->events().action[event] == Action::Oom) {
         const OomDiagnosis d = diagnoseOom(*doc_->snapshot, *device_->index, event);
-        verdict_->setText(tr("<b>Out of memory: %1</b><br/>%2<br/>The device reported %3 free.")
+        verdict_->setText(tr("<b>Out of memory: %1</b><br/>%2<br/>The device reported %3 free. "
+                             "<a href='live'>Show the tensors live at this moment</a>.")
                               .arg(QString::fromStdString(d.verdict()), QString::fromStdString(d.explanation()).toHtmlEscaped(), b(d.deviceFree)));
         verdict_->show();
     }

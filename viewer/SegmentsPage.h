@@ -34,6 +34,9 @@ public:
     QString verdictText() const;
     uint32_t shownEvent() const { return shown_; }
 
+signals:
+    void showLiveTensors(); // the verdict's link to what was live at the OOM
+
 private:
     void rebuild();
     void showState(uint32_t event);

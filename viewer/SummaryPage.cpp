@@ -136,9 +136,20 @@ void SummaryPage::refresh()
     row(tr("Peak reserved"), b(s.peakReservedBytes));
     row(tr("Before the trace"), tr("%1 in %2 blocks, %3 reserved").arg(b(s.initialBytes)).arg(s.initialBlocks).arg(b(s.startReservedBytes)));
     for (const OomInfo &o : s.ooms)
-        row(tr("Out of memory"), tr("<a href='oom:%1'>%2 requested</a> at %3; the device reported %4 free")
+        row(tr("Out of memory"), tr("<a href='oom:%1'>%2 requested</a> at %3; the device reported %4 free; %5 free inside "
+                                    "reserved segments, largest free block %6 — <a href='segments:%1'><b>%7</b></a>")
                                       .arg(o.index)
-                                      .arg(b(o.size), eventLabel(*d->index, o.index).toHtmlEscaped(), b(o.deviceFree)));
+                                      .arg(b(o.size), eventLabel(*d->index, o.index).toHtmlEscaped(), b(o.deviceFree), b(o.reservedFree),
+                                           b(o.largestFreeBlock), o.fragmentation ? tr("fragmentation") : tr("capacity")));
+    QStringList byCategory;
+    for (int c = 0; c < kCategoryCount; ++c) {
+        if (const uint64_t bytes = s.categoryBytesAtPeak[static_cast<size_t>(c)]) {
+            const std::string_view name = categoryName(static_cast<Category>(c));
+            byCategory << QStringLiteral("%1 %2").arg(QString::fromLatin1(name.data(), qsizetype(name.size())).replace('_', ' '), b(bytes));
+        }
+    }
+    if (!byCategory.isEmpty())
+        row(tr("At the peak"), byCategory.join(QStringLiteral(" · ")));
     if (s.traceTotals) {
         row(tr("Allocator totals"), tr("Total Allocated peaked at %1 (event %2); at the end %3 allocated, %4 reserved. "
                                        "A profiler trace records no segments or blocks.")
@@ -166,7 +177,7 @@ void SummaryPage::refresh()
     }
     html += "</table>";
     figures_->setText(html);
-    model_->setAllocations(doc_, s.device, s.topLiveAtPeak, s.peakActiveBytes);
+    model_->setAllocations(doc_, s.device, s.topLiveAtPeak, s.peakActiveBytes, s.peakIndex.value_or(kBeforeTrace));
     table_->resizeColumnsToContents();
 }
 
@@ -189,6 +200,8 @@ void SummaryPage::onLink(const QString &link)
         emit showOnTimeline(*d->summary.peakIndex, UINT32_MAX);
     else if (link.startsWith("oom:"))
         emit showOnTimeline(link.mid(4).toUInt(), UINT32_MAX);
+    else if (link.startsWith("segments:"))
+        emit showSegments(link.mid(9).toUInt());
 }
 
 } // namespace memlens

@@ -28,6 +28,8 @@ public:
 signals:
     // The user asked to see an event on the timeline (peak, OOM, an allocation).
     void showOnTimeline(uint32_t event, uint32_t allocation);
+    // …or the allocator's state there (the OOM verdict).
+    void showSegments(uint32_t event);
 
 private:
     void refresh();
