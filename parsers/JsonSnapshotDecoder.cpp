@@ -1,34 +1,16 @@
 #include "JsonSnapshotDecoder.h"
 
+#include "JsonInput.h"
 #include "ObjectArena.h"
 #include "SnapshotAssembler.h"
 
 #include <istream>
 #include <nlohmann/json.hpp>
-#include <streambuf>
 
 namespace memlens {
 
 namespace {
 
-class ReaderStreamBuf : public std::streambuf {
-public:
-    explicit ReaderStreamBuf(ByteReader &reader) : reader_(reader), buffer_(1 << 16) {}
-
-protected:
-    int_type underflow() override
-    {
-        size_t n = reader_.readSome(buffer_.data(), buffer_.size());
-        if (n == 0)
-            return traits_type::eof();
-        setg(buffer_.data(), buffer_.data(), buffer_.data() + n);
-        return traits_type::to_int_type(buffer_[0]);
-    }
-
-private:
-    ByteReader &reader_;
-    std::vector<char> buffer_;
-};
 
 class SnapshotSax {
 public:
@@ -52,11 +34,7 @@ public:
     bool end_array() { return close(); }
     bool parse_error(size_t position, const std::string &, const nlohmann::detail::exception &e)
     {
-        std::string what = e.what();
-        // nlohmann's messages start with "[json.exception.parse_error.101] parse error at line 1, column 2: "
-        if (auto colon = what.find(": "); colon != std::string::npos && what.rfind("[json", 0) == 0)
-            what = what.substr(colon + 2);
-        throw DecodeError(position > 0 ? position - 1 : 0, "invalid JSON: " + what);
+        throwJsonError(position, e);
     }
 
     void finish(uint64_t offset)

@@ -1,34 +1,16 @@
 #include "MemoryTimelineDecoder.h"
 
+#include "JsonInput.h"
 #include "LoadError.h"
 
 #include <algorithm>
 #include <istream>
 #include <nlohmann/json.hpp>
-#include <streambuf>
 
 namespace memlens {
 
 namespace {
 
-class ReaderStreamBuf : public std::streambuf {
-public:
-    explicit ReaderStreamBuf(ByteReader &reader) : reader_(reader), buffer_(1 << 16) {}
-
-protected:
-    int_type underflow() override
-    {
-        size_t n = reader_.readSome(buffer_.data(), buffer_.size());
-        if (n == 0)
-            return traits_type::eof();
-        setg(buffer_.data(), buffer_.data(), buffer_.data() + n);
-        return traits_type::to_int_type(buffer_[0]);
-    }
-
-private:
-    ByteReader &reader_;
-    std::vector<char> buffer_;
-};
 
 // Collects the two layouts without a DOM: numbers directly inside root[i] (depth 2) and inside
 // root[i][j] (depth 3).
@@ -79,10 +61,7 @@ public:
     }
     bool parse_error(size_t position, const std::string &, const nlohmann::detail::exception &e)
     {
-        std::string what = e.what();
-        if (auto colon = what.find(": "); colon != std::string::npos && what.rfind("[json", 0) == 0)
-            what = what.substr(colon + 2);
-        throw DecodeError(position > 0 ? position - 1 : 0, "invalid JSON: " + what);
+        throwJsonError(position, e);
     }
 
     void finish(Snapshot &out, uint64_t offset)

@@ -1,5 +1,6 @@
 #include "ProfilerTraceDecoder.h"
 
+#include "JsonInput.h"
 #include "LoadError.h"
 
 #include <algorithm>
@@ -8,31 +9,12 @@
 #include <istream>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <streambuf>
 #include <unordered_map>
 
 namespace memlens {
 
 namespace {
 
-class ReaderStreamBuf : public std::streambuf {
-public:
-    explicit ReaderStreamBuf(ByteReader &reader) : reader_(reader), buffer_(1 << 16) {}
-
-protected:
-    int_type underflow() override
-    {
-        size_t n = reader_.readSome(buffer_.data(), buffer_.size());
-        if (n == 0)
-            return traits_type::eof();
-        setg(buffer_.data(), buffer_.data(), buffer_.data() + n);
-        return traits_type::to_int_type(buffer_[0]);
-    }
-
-private:
-    ByteReader &reader_;
-    std::vector<char> buffer_;
-};
 
 struct MemoryEvent {
     double ts;
@@ -143,10 +125,7 @@ public:
     }
     bool parse_error(size_t position, const std::string &, const nlohmann::detail::exception &e)
     {
-        std::string what = e.what();
-        if (auto colon = what.find(": "); colon != std::string::npos && what.rfind("[json", 0) == 0)
-            what = what.substr(colon + 2);
-        throw DecodeError(position > 0 ? position - 1 : 0, "invalid JSON: " + what);
+        throwJsonError(position, e);
     }
 
     void finish(uint64_t offset);

@@ -2,6 +2,7 @@
 
 #include "BinaryBytesTicker.h"
 #include "ByteFormat.h"
+#include "PlotPalette.h"
 #include "SnapshotSummary.h"
 
 #include <QLabel>
@@ -80,19 +81,7 @@ QString CategoryTimelineView::readout() const
 
 void CategoryTimelineView::applyPalette()
 {
-    const QColor text = palette().color(QPalette::Text), base = palette().color(QPalette::Base);
-    plot_->setBackground(base);
-    for (QCPAxis *axis : {plot_->xAxis, plot_->yAxis}) {
-        axis->setBasePen(QPen(text));
-        axis->setTickPen(QPen(text));
-        axis->setSubTickPen(QPen(text));
-        axis->setTickLabelColor(text);
-        axis->setLabelColor(text);
-    }
-    plot_->legend->setBrush(base);
-    plot_->legend->setTextColor(text);
-    plot_->legend->setBorderPen(QPen(text));
-    plot_->replot(QCustomPlot::rpQueuedReplot);
+    applyPlotPalette(plot_, palette());
 }
 
 void CategoryTimelineView::changeEvent(QEvent *event)

@@ -4,6 +4,7 @@
 #include "AllocationText.h"
 #include "BinaryBytesTicker.h"
 #include "ByteFormat.h"
+#include "PlotPalette.h"
 #include "TimelineOverview.h"
 #include "ViewState.h"
 
@@ -185,21 +186,8 @@ void TimelineView::setDark(bool dark)
 
 void TimelineView::applyPalette()
 {
-    const QPalette pal = palette();
-    const QColor text = pal.color(QPalette::Text), base = pal.color(QPalette::Base);
-    bands_->setDark(base.lightness() < 128);
-    plot_->setBackground(base);
-    for (QCPAxis *axis : {plot_->xAxis, plot_->yAxis}) {
-        axis->setBasePen(QPen(text));
-        axis->setTickPen(QPen(text));
-        axis->setSubTickPen(QPen(text));
-        axis->setTickLabelColor(text);
-        axis->setLabelColor(text);
-        QColor grid = text;
-        grid.setAlpha(40);
-        axis->grid()->setPen(QPen(grid, 0, Qt::DotLine));
-    }
-    plot_->replot(QCustomPlot::rpQueuedReplot);
+    bands_->setDark(palette().color(QPalette::Base).lightness() < 128);
+    applyPlotPalette(plot_, palette());
 }
 
 void TimelineView::changeEvent(QEvent *event)

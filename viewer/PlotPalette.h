@@ -1,0 +1,11 @@
+#pragma once
+// Colours a QCustomPlot's background, axes, labels and grid from the widget palette, so plots
+// follow the light or dark theme.
+class QCustomPlot;
+class QPalette;
+
+namespace memlens {
+
+void applyPlotPalette(QCustomPlot *plot, const QPalette &palette);
+
+} // namespace memlens
