@@ -3,6 +3,7 @@
 // std::streambuf over ByteReader for nlohmann's SAX parser, and its errors as DecodeError.
 #include "ByteReader.h"
 
+#include <istream>
 #include <nlohmann/json.hpp>
 #include <streambuf>
 #include <string>
@@ -37,6 +38,15 @@ private:
     if (auto colon = what.find(": "); colon != std::string::npos && what.rfind("[json", 0) == 0)
         what = what.substr(colon + 2);
     throw DecodeError(position > 0 ? position - 1 : 0, "invalid JSON: " + what);
+}
+
+// Runs nlohmann's SAX parser over everything `reader` has left.
+template <typename Sax>
+void parseJson(ByteReader &reader, Sax &sax)
+{
+    ReaderStreamBuf buf(reader);
+    std::istream stream(&buf);
+    nlohmann::json::sax_parse(stream, &sax);
 }
 
 } // namespace memlens

@@ -4,7 +4,6 @@
 #include "ObjectArena.h"
 #include "SnapshotAssembler.h"
 
-#include <istream>
 #include <nlohmann/json.hpp>
 
 namespace memlens {
@@ -91,10 +90,8 @@ private:
 
 void decodeJsonSnapshot(ByteReader &reader, Snapshot &out)
 {
-    ReaderStreamBuf buf(reader);
-    std::istream stream(&buf);
     SnapshotSax sax(out);
-    nlohmann::json::sax_parse(stream, &sax);
+    parseJson(reader, sax);
     sax.finish(reader.offset());
     out.facts.format = "json";
 }

@@ -4,7 +4,6 @@
 #include "LoadError.h"
 
 #include <algorithm>
-#include <istream>
 #include <nlohmann/json.hpp>
 
 namespace memlens {
@@ -152,10 +151,8 @@ private:
 
 void decodeMemoryTimeline(ByteReader &reader, Snapshot &out)
 {
-    ReaderStreamBuf buf(reader);
-    std::istream stream(&buf);
     TimelineSax sax;
-    nlohmann::json::sax_parse(stream, &sax);
+    parseJson(reader, sax);
     sax.finish(out, reader.offset());
 }
 

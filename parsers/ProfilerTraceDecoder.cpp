@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <istream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <unordered_map>
@@ -329,10 +328,8 @@ bool parsePythonFunctionName(std::string_view text, std::string_view &file, int6
 
 void decodeProfilerTrace(ByteReader &reader, Snapshot &out)
 {
-    ReaderStreamBuf buf(reader);
-    std::istream stream(&buf);
     TraceSax sax(out);
-    nlohmann::json::sax_parse(stream, &sax);
+    parseJson(reader, sax);
     sax.finish(reader.offset());
 }
 

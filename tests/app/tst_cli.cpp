@@ -32,7 +32,8 @@ const QStringList kDeviceKeys = {
     "device", "entries", "actions", "initial_bytes", "initial_blocks", "peak_active_bytes", "peak_index",
     "peak_time_us", "live_blocks_at_peak", "top_live_at_peak", "peak_reserved_bytes", "start_reserved_bytes",
     "segments", "reserved_bytes", "allocated_bytes", "requested_bytes", "inactive_bytes",
-    "largest_inactive_block", "external_fragmentation", "blocks", "oom_entries", "annotations"};
+    "largest_inactive_block", "external_fragmentation", "blocks", "oom_entries", "annotations", "name",
+    "category_bytes_at_peak"};
 
 } // namespace
 
@@ -67,7 +68,7 @@ private slots:
         QCOMPARE(top.size(), 3);
         for (int i = 1; i < top.size(); ++i)
             QVERIFY(top[i - 1].toObject()["size"].toInteger() >= top[i].toObject()["size"].toInteger());
-        for (const QString key : {"addr", "size", "stream", "frames"})
+        for (const QString key : {"addr", "size", "stream", "alloc_index", "category", "frames"})
             QVERIFY2(top[0].toObject().contains(key), qPrintable(key));
         // Actions add up to the entries.
         qint64 sum = 0;
@@ -87,6 +88,9 @@ private slots:
         QCOMPARE(ooms.size(), 1);
         QCOMPARE(d["at"].toObject()["index"].toInteger(), ooms[0].toObject()["index"].toInteger());
         QCOMPARE(ooms[0].toObject()["size"].toInteger(), qint64(12582912));
+        QCOMPARE(ooms[0].toObject()["verdict"].toString(), QString("fragmentation"));
+        QVERIFY(ooms[0].toObject()["reserved_free_bytes"].toInteger() > 100ll << 20);
+        QVERIFY(ooms[0].toObject()["largest_free_block"].toInteger() < 12582912);
         // Nothing is freed between the peak and the OOM in this file, so the OOM point holds the peak.
         QCOMPARE(d["at"].toObject()["active_bytes"].toInteger(), d["peak_active_bytes"].toInteger());
     }
@@ -178,6 +182,29 @@ private slots:
         QCOMPARE(j["total_a"].toInteger(), j["total_b"].toInteger()); // the same moment, dumped twice
         r = memlens({"diff", a});
         QCOMPARE(r.exitCode, 2);
+    }
+
+    void profilerJson()
+    {
+        const QString dir = corpusDir() + "/profiles/gpt2_bf16_adamw";
+        Run r = memlens({"summary", dir + "/trace.pt.trace.json.gz", "--json"});
+        QCOMPARE(r.exitCode, 0);
+        QJsonObject j = QJsonDocument::fromJson(r.out).object();
+        QCOMPARE(j["format"].toString(), QString("chrome-trace"));
+        QVERIFY(j["unavailable"].toArray().contains(QJsonValue("segments")));
+        const QJsonObject cuda = j["devices"].toArray()[0].toObject();
+        QCOMPARE(cuda["name"].toString(), QString("cuda:0"));
+        for (const QString key : {"trace_peak_total_allocated", "trace_peak_total_allocated_index", "trace_final_total_allocated",
+                                  "trace_final_total_reserved"})
+            QVERIFY2(cuda.contains(key), qPrintable(key));
+        QCOMPARE(j["devices"].toArray()[1].toObject()["name"].toString(), QString("cpu"));
+        r = memlens({"summary", dir + "/memory_timeline.json.gz", "--json"});
+        QCOMPARE(r.exitCode, 0);
+        j = QJsonDocument::fromJson(r.out).object();
+        QCOMPARE(j["format"].toString(), QString("memory-timeline"));
+        for (const QString key : {"points", "peak_total_bytes", "peak_time_us", "at_peak", "final"})
+            QVERIFY2(j["categories"].toObject().contains(key), qPrintable(key));
+        QVERIFY(j["categories"].toObject()["at_peak"].toObject().contains("optimizer_state"));
     }
 
     void folded()

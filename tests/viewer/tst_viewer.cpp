@@ -47,6 +47,17 @@ std::shared_ptr<Document> load(const QString &path)
     return buildDocument(path, nullptr, {});
 }
 
+// A shown DocumentView on `doc`, on `page`, at `size`.
+std::unique_ptr<DocumentView> openView(std::shared_ptr<const Document> doc, DocumentView::Page page, QSize size)
+{
+    auto view = std::make_unique<DocumentView>();
+    view->setDocument(std::move(doc));
+    view->showPage(page);
+    view->resize(size);
+    view->show();
+    return view;
+}
+
 } // namespace
 
 class TestViewer : public QObject {
@@ -61,15 +72,12 @@ private slots:
     void summaryPage()
     {
         auto doc = load(gpt2());
-        DocumentView view;
-        view.setDocument(doc);
-        view.resize(1280, 800);
-        view.show();
+        auto view = openView(doc, DocumentView::Page::Summary, QSize(1280, 800));
         const DeviceSummary &s = doc->devices.at(0).summary;
-        const QString text = view.summaryPage()->factsText();
+        const QString text = view->summaryPage()->factsText();
         QVERIFY2(text.contains(QString::fromStdString(formatBytes(s.peakActiveBytes))), qPrintable(text));
         QVERIFY(text.contains(QString::fromStdString(formatBytes(s.peakReservedBytes))));
-        QTableView *table = view.summaryPage()->liveTable();
+        QTableView *table = view->summaryPage()->liveTable();
         QCOMPARE(table->model()->rowCount(), static_cast<int>(s.topLiveAtPeak.size()));
         // Sorted by size, largest first; row 0 is the model's largest live allocation.
         QCOMPARE(table->model()->index(0, LiveAllocationModel::Size).data(Qt::EditRole).toULongLong(),
@@ -91,12 +99,8 @@ private slots:
     void timelinePeak()
     {
         auto doc = load(gpt2());
-        DocumentView view;
-        view.setDocument(doc);
-        view.showPage(DocumentView::Page::Timeline);
-        view.resize(1600, 900);
-        view.show();
-        TimelineView *timeline = view.timeline();
+        auto view = openView(doc, DocumentView::Page::Timeline, QSize(1600, 900));
+        TimelineView *timeline = view->timeline();
         timeline->plot()->replot();
         const DeviceSummary &s = doc->devices.at(0).summary;
         QVERIFY(timeline->peakReadout().contains(QString::fromStdString(formatBytes(s.peakActiveBytes))));
@@ -116,12 +120,8 @@ private slots:
     void timelineZoomAndKeys()
     {
         auto doc = load(gpt2());
-        DocumentView view;
-        view.setDocument(doc);
-        view.showPage(DocumentView::Page::Timeline);
-        view.resize(1600, 900);
-        view.show();
-        TimelineView *timeline = view.timeline();
+        auto view = openView(doc, DocumentView::Page::Timeline, QSize(1600, 900));
+        TimelineView *timeline = view->timeline();
         QCustomPlot *plot = timeline->plot();
         const QCPRange full = plot->xAxis->range();
         QVERIFY(full.lower <= 0.0 && full.upper >= doc->devices.at(0).index->eventCount() - 1);
@@ -142,42 +142,34 @@ private slots:
         // P jumps to the peak, arrows step the cursor, Home/End go to the ends.
         const uint32_t peak = *doc->devices.at(0).summary.peakIndex;
         QTest::keyClick(plot, Qt::Key_P);
-        QCOMPARE(view.state()->selectedEvent(), peak);
+        QCOMPARE(view->state()->selectedEvent(), peak);
         QVERIFY(plot->xAxis->range().contains(peak));
         QVERIFY(plot->xAxis->range().size() < full.size());
         QTest::keyClick(plot, Qt::Key_Right);
-        QCOMPARE(view.state()->selectedEvent(), peak + 1);
+        QCOMPARE(view->state()->selectedEvent(), peak + 1);
         QTest::keyClick(plot, Qt::Key_Left, Qt::ShiftModifier);
-        QCOMPARE(view.state()->selectedEvent(), peak + 1 - 100);
+        QCOMPARE(view->state()->selectedEvent(), peak + 1 - 100);
         QTest::keyClick(plot, Qt::Key_End);
-        QCOMPARE(view.state()->selectedEvent(), static_cast<uint32_t>(doc->devices.at(0).index->eventCount() - 1));
+        QCOMPARE(view->state()->selectedEvent(), static_cast<uint32_t>(doc->devices.at(0).index->eventCount() - 1));
         QTest::keyClick(plot, Qt::Key_Home);
-        QCOMPARE(view.state()->selectedEvent(), 0u);
+        QCOMPARE(view->state()->selectedEvent(), 0u);
         // The visible range is shared state.
-        QCOMPARE(view.state()->visibleFirst(), plot->xAxis->range().lower);
+        QCOMPARE(view->state()->visibleFirst(), plot->xAxis->range().lower);
     }
 
     void oomKey()
     {
         auto doc = load(corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle");
-        DocumentView view;
-        view.setDocument(doc);
-        view.showPage(DocumentView::Page::Timeline);
-        view.resize(1200, 700);
-        view.show();
-        QTest::keyClick(view.timeline()->plot(), Qt::Key_O);
-        QCOMPARE(view.state()->selectedEvent(), doc->devices.at(0).summary.ooms.at(0).index);
+        auto view = openView(doc, DocumentView::Page::Timeline, QSize(1200, 700));
+        QTest::keyClick(view->timeline()->plot(), Qt::Key_O);
+        QCOMPARE(view->state()->selectedEvent(), doc->devices.at(0).summary.ooms.at(0).index);
     }
 
     void hoverTooltip()
     {
         auto doc = load(gpt2());
-        DocumentView view;
-        view.setDocument(doc);
-        view.showPage(DocumentView::Page::Timeline);
-        view.resize(1600, 900);
-        view.show();
-        TimelineView *timeline = view.timeline();
+        auto view = openView(doc, DocumentView::Page::Timeline, QSize(1600, 900));
+        TimelineView *timeline = view->timeline();
         const DeviceData &d = doc->devices.at(0);
         const uint32_t peak = *d.summary.peakIndex;
         timeline->revealEvent(peak);
@@ -203,24 +195,20 @@ private slots:
         QVERIFY2(tip.contains(top), qPrintable(tip));
         // Clicking selects it in the shared state.
         QTest::mouseClick(timeline->plot(), Qt::LeftButton, Qt::NoModifier, QPoint(static_cast<int>(x), static_cast<int>(yMid)));
-        QCOMPARE(view.state()->selectedAllocation(), largest.allocation);
+        QCOMPARE(view->state()->selectedAllocation(), largest.allocation);
     }
 
     void segmentsPageFollowsCursor()
     {
         auto doc = load(corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle");
-        DocumentView view;
-        view.setDocument(doc);
-        view.showPage(DocumentView::Page::Segments);
-        view.resize(1600, 1000);
-        view.show();
-        SegmentsPage *page = view.segments();
+        auto view = openView(doc, DocumentView::Page::Segments, QSize(1600, 1000));
+        SegmentsPage *page = view->segments();
         const DeviceData &d = doc->devices.at(0);
         // Default: the last event.
         QCOMPARE(page->shownEvent(), static_cast<uint32_t>(d.index->eventCount() - 1));
         // The shared cursor moves the map; at the OOM the verdict appears.
         const uint32_t oom = d.summary.ooms.at(0).index;
-        view.state()->setSelectedEvent(oom);
+        view->state()->setSelectedEvent(oom);
         QCOMPARE(page->shownEvent(), oom);
         QCOMPARE(page->map()->state().event, oom);
         QVERIFY2(page->verdictText().contains("fragmentation"), qPrintable(page->verdictText()));
@@ -228,10 +216,10 @@ private slots:
         // The list follows the cursor, and moving in the list moves the cursor.
         QCOMPARE(page->eventModel()->eventAt(page->eventList()->currentIndex().row()), oom);
         page->eventList()->setCurrentIndex(page->eventModel()->index(100, 0));
-        QCOMPARE(view.state()->selectedEvent(), 100u);
+        QCOMPARE(view->state()->selectedEvent(), 100u);
         QCOMPARE(page->shownEvent(), 100u);
         // Clicking a block selects its allocation everywhere; hovering describes it.
-        view.state()->setSelectedEvent(*d.summary.peakIndex);
+        view->state()->setSelectedEvent(*d.summary.peakIndex);
         const LiveBlockInfo &largest = d.summary.topLiveAtPeak.front();
         const QRect r = page->map()->rectOfAllocation(largest.allocation);
         QVERIFY(!r.isEmpty());
@@ -241,7 +229,7 @@ private slots:
         QVERIFY2(text.contains(QString::fromStdString(formatBytes(largest.size))), qPrintable(text));
         QVERIFY(text.contains("Segment 0x"));
         QTest::mouseClick(page->map(), Qt::LeftButton, Qt::NoModifier, r.center());
-        QCOMPARE(view.state()->selectedAllocation(), largest.allocation);
+        QCOMPARE(view->state()->selectedAllocation(), largest.allocation);
     }
 
     void eventListFilter()
@@ -328,12 +316,8 @@ private slots:
     void stacksPage()
     {
         auto doc = load(gpt2());
-        DocumentView view;
-        view.setDocument(doc);
-        view.showPage(DocumentView::Page::Stacks);
-        view.resize(1400, 900);
-        view.show();
-        StacksPage *page = view.stacks();
+        auto view = openView(doc, DocumentView::Page::Stacks, QSize(1400, 900));
+        StacksPage *page = view->stacks();
         QVERIFY(page->tree());
         QCOMPARE(page->tree()->root().bytes, doc->devices.at(0).summary.peakActiveBytes);
         auto *model = qobject_cast<CallTreeModel *>(page->treeView()->model());
@@ -366,7 +350,7 @@ private slots:
         QCOMPARE(flame->zoomedNode(), first);
         QCOMPARE(page->treeView()->currentIndex().data(CallTreeModel::NodeRole).toUInt(), first);
         // Allocated in a range: what the visible events allocated.
-        view.state()->setVisibleEvents(0, 999);
+        view->state()->setVisibleEvents(0, 999);
         page->setAllocatedInRange(true);
         uint64_t expected = 0;
         const EventTable &ev = doc->devices.at(0).index->events();
@@ -385,12 +369,8 @@ private slots:
     void liveTensorsPage()
     {
         auto doc = load(gpt2());
-        DocumentView view;
-        view.setDocument(doc);
-        view.showPage(DocumentView::Page::Live);
-        view.resize(1400, 900);
-        view.show();
-        LiveTensorsPage *page = view.live();
+        auto view = openView(doc, DocumentView::Page::Live, QSize(1400, 900));
+        LiveTensorsPage *page = view->live();
         const DeviceSummary &s = doc->devices.at(0).summary;
         QCOMPARE(page->table()->model()->rowCount(), static_cast<int>(s.liveBlocksAtPeak));
         QVERIFY2(page->totalsText().contains(QString::fromStdString(formatBytes(s.peakActiveBytes))), qPrintable(page->totalsText()));
@@ -404,7 +384,7 @@ private slots:
         QVERIFY(page->totalsText().contains("3 allocations"));
         // Selecting a row selects the allocation everywhere.
         page->table()->setCurrentIndex(page->table()->model()->index(0, 0));
-        QCOMPARE(view.state()->selectedAllocation(), page->table()->model()->index(0, 0).data(LiveAllocationModel::AllocationRole).toUInt());
+        QCOMPARE(view->state()->selectedAllocation(), page->table()->model()->index(0, 0).data(LiveAllocationModel::AllocationRole).toUInt());
         // CSV export: a header and one line per live allocation.
         QTemporaryDir dir;
         QVERIFY(page->exportCsv(dir.filePath("live.csv")).isEmpty());
@@ -412,7 +392,7 @@ private slots:
         QVERIFY(f.open(QIODevice::ReadOnly));
         QCOMPARE(f.readAll().count('\n'), static_cast<qsizetype>(s.liveBlocksAtPeak + 1));
         // Moving the cursor updates the table.
-        view.state()->setSelectedEvent(100);
+        view->state()->setSelectedEvent(100);
         page->setFilter(QString(), 0, 0);
         QCOMPARE(page->table()->model()->rowCount(), static_cast<int>(doc->devices.at(0).index->liveAt(100).size()));
     }
