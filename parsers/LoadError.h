@@ -12,11 +12,10 @@ public:
     static constexpr uint64_t kNoOffset = UINT64_MAX;
 
     LoadError(const std::string &file, uint64_t offset, const std::string &reason)
-        : std::runtime_error(format(file, offset, reason)), reason_(reason), offset_(offset)
+        : std::runtime_error(format(file, offset, reason)), offset_(offset)
     {
     }
 
-    const std::string &reason() const { return reason_; }
     uint64_t offset() const { return offset_; }
 
 private:
@@ -28,7 +27,6 @@ private:
         return msg + reason;
     }
 
-    std::string reason_;
     uint64_t offset_;
 };
 

@@ -89,7 +89,6 @@ public:
 
     // The pickle memo (empty for JSON). Slots hold a reference like any other holder.
     PodArray<Value> memo;
-    size_t liveNodes() const { return nodes_.size() - free_.size(); }
 
 private:
     void destroy(uint32_t id);

@@ -72,26 +72,9 @@ public:
         size_ = size;
     }
 
-    void shrinkToFit()
-    {
-        if (size_ == capacity_)
-            return;
-        if (size_ == 0) {
-            std::free(data_);
-            data_ = nullptr;
-            capacity_ = 0;
-            return;
-        }
-        if (void *shrunk = std::realloc(data_, size_ * sizeof(T))) {
-            data_ = static_cast<T *>(shrunk);
-            capacity_ = size_;
-        }
-    }
-
     void clear() { size_ = 0; }
     size_t size() const { return size_; }
     bool empty() const { return size_ == 0; }
-    size_t bytes() const { return capacity_ * sizeof(T); }
     T &operator[](size_t i) { return data_[i]; }
     const T &operator[](size_t i) const { return data_[i]; }
     T &back() { return data_[size_ - 1]; }

@@ -40,19 +40,6 @@ double TimelineAxis::xMax() const
     return time_ ? xOfEvent(static_cast<uint32_t>(n - 1)) : static_cast<double>(n - 1);
 }
 
-uint32_t TimelineAxis::eventAtOrAfter(double x) const
-{
-    const size_t n = index_ ? index_->eventCount() : 0;
-    if (n == 0)
-        return 0;
-    if (!time_)
-        return static_cast<uint32_t>(std::clamp(std::ceil(x), 0.0, static_cast<double>(n - 1)));
-    const auto &t = index_->events().timeUs;
-    const int64_t target = t0_ + static_cast<int64_t>(std::ceil(x * 1e6));
-    const auto *it = std::lower_bound(t.begin(), t.end(), target);
-    return static_cast<uint32_t>(std::min<size_t>(static_cast<size_t>(it - t.begin()), n - 1));
-}
-
 uint32_t TimelineAxis::eventAt(double x) const
 {
     const size_t n = index_ ? index_->eventCount() : 0;

@@ -16,8 +16,6 @@ public:
     bool isTime() const { return time_; }
     double xOfEvent(uint32_t event) const;
     double xOfTime(int64_t timeUs) const; // in event mode: the first event at or after it
-    // The first event at or after x (clamped to the trace).
-    uint32_t eventAtOrAfter(double x) const;
     double xMin() const { return 0; }
     double xMax() const;
     // The events each of `columns` equal slices of [x0, x1] shows: every event whose state
