@@ -6,6 +6,11 @@
 #include "ExampleSnapshot.h"
 #include "StartPage.h"
 #include "TimelineView.h"
+#include "ViewExport.h"
+#include "ViewState.h"
+
+#include <QClipboard>
+#include <QGuiApplication>
 
 #include <QAction>
 #include <QCoreApplication>
@@ -87,6 +92,19 @@ void MainWindow::createMenus()
         if (DocumentView *d = currentDocument())
             d->showPage(DocumentView::Page::Timeline);
     });
+    view->addSeparator();
+    view->addAction(tr("Export as PNG…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E), this, [this] { exportView(1.0, false); });
+    view->addAction(tr("Export as PNG (2×)…"), this, [this] { exportView(2.0, false); });
+    view->addAction(tr("Export as SVG…"), this, [this] { exportView(1.0, true); });
+    view->addAction(tr("&Copy Image"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C), this, [this] {
+        if (DocumentView *d = currentDocument())
+            QGuiApplication::clipboard()->setImage(exportImage(d->currentPage(), d->exportFooter(QCoreApplication::applicationVersion()), 2.0));
+    });
+    view->addAction(tr("Copy &Summary (Markdown)"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_C), this, [this] {
+        if (DocumentView *d = currentDocument(); d && d->document())
+            QGuiApplication::clipboard()->setText(summaryMarkdown(*d->document(), d->state()->device()));
+    });
+    view->addSeparator();
     view->addAction(tr("S&egments"), QKeySequence(Qt::CTRL | Qt::Key_3), this, [this] {
         if (DocumentView *d = currentDocument())
             d->showPage(DocumentView::Page::Segments);
@@ -101,6 +119,23 @@ void MainWindow::createMenus()
         QMessageBox::about(this, tr("About memlens"),
                            tr("<h3>memlens %1</h3><p>A viewer for PyTorch GPU memory snapshots.</p>").arg(QCoreApplication::applicationVersion()));
     });
+}
+
+void MainWindow::exportView(qreal scale, bool svg)
+{
+    DocumentView *d = currentDocument();
+    if (!d || !d->document())
+        return;
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export view"), QFileInfo(d->path()).completeBaseName() + (svg ? ".svg" : ".png"),
+                                                      svg ? tr("SVG (*.svg)") : tr("PNG (*.png)"));
+    if (path.isEmpty())
+        return;
+    const ExportFooter footer = d->exportFooter(QCoreApplication::applicationVersion());
+    const QString error = svg ? exportSvg(d->currentPage(), footer, path) : savePng(exportImage(d->currentPage(), footer, scale), path);
+    if (!error.isEmpty())
+        QMessageBox::warning(this, tr("Export"), error);
+    else
+        statusBar()->showMessage(tr("Saved %1").arg(path), 5000);
 }
 
 void MainWindow::openEstimator()

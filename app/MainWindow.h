@@ -37,6 +37,7 @@ private:
     void chooseFile();
     void showShortcuts();
     void openEstimator();
+    void exportView(qreal scale, bool svg);
 
     QStackedWidget *central_;
     StartPage *start_;

@@ -11,6 +11,7 @@
 #include "SnapshotSummary.h"
 #include "Theme.h"
 #include "TimelineView.h"
+#include "ViewExport.h"
 #include "ViewState.h"
 
 #include <QApplication>
@@ -63,10 +64,10 @@ int runRenderCommand(int argc, char **argv)
 {
     std::vector<std::string> args(argv + 2, argv + argc);
     try {
-        CommandLine cl(args, {"view", "at", "range", "size", "theme", "device", "color", "o"}, {});
+        CommandLine cl(args, {"view", "at", "range", "size", "theme", "device", "color", "o"}, {"footer"});
         if (cl.positional().size() != 1 || !cl.value("o"))
             throw std::invalid_argument("usage: memlens render FILE --view timeline|segments|stacks|flamegraph|live|summary|categories|estimator [--at peak|oom|EVENT] "
-                                        "[--range A:B] [--size WxH] [--theme light|dark] [--color allocation|site|category] -o OUT.png|OUT.svg");
+                                        "[--range A:B] [--size WxH] [--theme light|dark] [--color allocation|site|category] [--footer] -o OUT.png|OUT.svg");
         const std::string view = cl.value("view").value_or("timeline");
         if (view != "timeline" && view != "summary" && view != "segments" && view != "categories" && view != "estimator" &&
             view != "stacks" && view != "flamegraph" && view != "live")
@@ -162,6 +163,16 @@ int runRenderCommand(int argc, char **argv)
             QApplication::processEvents();
             writeImage(*flame, out);
             flame->setParent(documentView.stacks());
+            return 0;
+        }
+        if (cl.flag("footer")) {
+            // As the GUI exports: the page plus a footer naming file, device, moment and version.
+            QWidget *page = documentView.currentPage();
+            const ExportFooter footer = documentView.exportFooter(QString::fromUtf8(MEMLENS_VERSION));
+            const QString error = out.endsWith(".svg", Qt::CaseInsensitive) ? exportSvg(page, footer, out)
+                                                                            : savePng(exportImage(page, footer, 1.0), out);
+            if (!error.isEmpty())
+                throw std::runtime_error(error.toStdString());
             return 0;
         }
         writeImage(documentView, out);

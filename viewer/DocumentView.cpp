@@ -5,6 +5,7 @@
 #include "DocumentLoader.h"
 #include "SegmentsPage.h"
 #include "StacksPage.h"
+#include "ViewExport.h"
 #include "LiveTensorsPage.h"
 #include "SummaryPage.h"
 #include "TimelineView.h"
@@ -200,6 +201,29 @@ void DocumentView::showPage(Page page)
 {
     QWidget *pages[] = {summary_, timeline_, segments_, stacks_, live_, categories_};
     tabs_->setCurrentWidget(pages[static_cast<int>(page)]);
+}
+
+QWidget *DocumentView::currentPage() const
+{
+    return tabs_->currentWidget();
+}
+
+ExportFooter DocumentView::exportFooter(const QString &version) const
+{
+    ExportFooter footer;
+    footer.version = version;
+    if (!doc_)
+        return footer;
+    footer.file = doc_->fileName();
+    const DeviceData *d = doc_->device(state_->device());
+    if (!d)
+        return footer;
+    footer.device = QString::fromStdString(doc_->snapshot->deviceName(state_->device()));
+    const uint32_t e = state_->selectedEvent();
+    footer.moment = e != kBeforeTrace ? eventLabel(*d->index, e)
+                    : d->summary.peakIndex ? tr("peak at %1").arg(eventLabel(*d->index, *d->summary.peakIndex))
+                                           : QString();
+    return footer;
 }
 
 void DocumentView::setDetailsVisible(bool visible)

@@ -50,6 +50,9 @@ public:
     LiveTensorsPage *live() const { return live_; }
     CategoryTimelineView *categories() const { return categories_; }
     void showPage(Page page);
+    QWidget *currentPage() const;
+    // The footer of an exported picture of the current page.
+    struct ExportFooter exportFooter(const QString &version) const;
     void setDetailsVisible(bool visible);
     QString statusText() const;
 

@@ -150,6 +150,18 @@ private slots:
         QVERIFY2(allText.contains("5.87 GiB"), qPrintable(allText.left(300)));
     }
 
+    void renderFooter()
+    {
+        QTemporaryDir dir;
+        const QString file = corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle";
+        const Run r = memlens({"render", file, "--view", "timeline", "--at", "oom", "--size", "1000x700", "--footer", "-o", dir.filePath("f.png")});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        // The page (without the device row and tabs) plus the 22-pixel footer.
+        const QImage image(dir.filePath("f.png"));
+        QVERIFY(image.width() < 1000 && image.width() > 900);
+        QVERIFY(image.height() > 500);
+    }
+
     void renderErrors()
     {
         const QString file = corpusDir() + "/snapshots/streams_pending_free/snapshot.pickle";

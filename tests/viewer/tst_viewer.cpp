@@ -17,6 +17,8 @@
 #include "StacksPage.h"
 #include "LiveTensorsPage.h"
 #include "CompareDialog.h"
+#include "ViewExport.h"
+#include <QXmlStreamReader>
 #include <QTableWidget>
 #include <QTreeView>
 #include <QListWidget>
@@ -408,6 +410,42 @@ private slots:
         other.compareWith(corpusDir() + "/snapshots/frag_varlen_gpt2/snapshot.pickle.zst");
         QTRY_VERIFY_WITH_TIMEOUT(other.table()->rowCount() > 0, 30000);
         QVERIFY(other.table()->item(0, 3)->text().startsWith("+"));
+    }
+
+    void exportWithFooter()
+    {
+        auto doc = load(corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle");
+        auto view = openView(doc, DocumentView::Page::Timeline, QSize(1200, 700));
+        view->state()->setSelectedEvent(doc->devices.at(0).summary.ooms.at(0).index);
+        const ExportFooter footer = view->exportFooter("9.9");
+        QVERIFY(footer.text().contains("oom_snapshot.pickle"));
+        QVERIFY(footer.text().contains("cuda:0"));
+        QVERIFY(footer.text().contains("event 6075"));
+        QVERIFY(footer.text().contains("memlens 9.9"));
+        QWidget *page = view->currentPage();
+        for (qreal scale : {1.0, 2.0}) {
+            const QImage image = exportImage(page, footer, scale);
+            QCOMPARE(image.size(), QSize(page->width(), page->height() + kFooterHeight) * scale);
+        }
+        QTemporaryDir dir;
+        QVERIFY(savePng(exportImage(page, footer, 2.0), dir.filePath("t.png")).isEmpty());
+        QCOMPARE(QImage(dir.filePath("t.png")).size(), QSize(page->width(), page->height() + kFooterHeight) * 2);
+        QVERIFY(exportSvg(page, footer, dir.filePath("t.svg")).isEmpty());
+        QFile f(dir.filePath("t.svg"));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QXmlStreamReader xml(&f);
+        QString text;
+        while (!xml.atEnd()) {
+            if (xml.readNext() == QXmlStreamReader::StartElement && xml.name() == QLatin1String("text"))
+                text += xml.readElementText(QXmlStreamReader::IncludeChildElements);
+        }
+        QVERIFY(!xml.hasError());
+        QVERIFY2(text.contains("memlens 9.9"), qPrintable(text.right(200)));
+        // The Markdown summary carries the key figures.
+        const QString md = summaryMarkdown(*doc, 0);
+        QVERIFY(md.contains("**fragmentation**"));
+        QVERIFY(md.contains(QString::fromStdString(formatBytes(doc->devices.at(0).summary.peakActiveBytes))));
+        QVERIFY(md.contains("| size | category | allocated at |"));
     }
 
     void failedLoadLeavesOthers()
