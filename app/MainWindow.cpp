@@ -6,6 +6,7 @@
 #include "ExampleSnapshot.h"
 #include "StartPage.h"
 #include "TimelineView.h"
+#include "SessionBinding.h"
 #include "ViewExport.h"
 #include "ViewState.h"
 
@@ -76,6 +77,12 @@ void MainWindow::createMenus()
         dialog->compareWith(path);
     });
     recentMenu_ = file->addMenu(tr("Open &Recent"));
+    file->addAction(tr("Open &Session…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O), this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Open session"), QString(), tr("memlens sessions (*.memlens)"));
+        if (!path.isEmpty())
+            openSession(path);
+    });
+    file->addAction(tr("&Save Session…"), QKeySequence::Save, this, &MainWindow::saveSession);
     file->addSeparator();
     file->addAction(tr("&Close"), QKeySequence::Close, this, [this] {
         if (tabs_->currentIndex() >= 0)
@@ -119,6 +126,45 @@ void MainWindow::createMenus()
         QMessageBox::about(this, tr("About memlens"),
                            tr("<h3>memlens %1</h3><p>A viewer for PyTorch GPU memory snapshots.</p>").arg(QCoreApplication::applicationVersion()));
     });
+}
+
+void MainWindow::saveSession()
+{
+    DocumentView *d = currentDocument();
+    if (!d || !d->document())
+        return;
+    QString path = QFileDialog::getSaveFileName(this, tr("Save session"), QFileInfo(d->path()).completeBaseName() + ".memlens",
+                                                tr("memlens sessions (*.memlens)"));
+    if (path.isEmpty())
+        return;
+    try {
+        memlens::saveSession(path.toStdString(), captureSession(*d), false);
+        statusBar()->showMessage(tr("Saved %1").arg(path), 5000);
+    } catch (const std::exception &e) {
+        QMessageBox::warning(this, tr("Save session"), QString::fromUtf8(e.what()));
+    }
+}
+
+void MainWindow::openSession(const QString &path)
+{
+    Session session;
+    try {
+        session = loadSession(path.toStdString());
+    } catch (const std::exception &e) {
+        QMessageBox::warning(this, tr("Open session"), QString::fromUtf8(e.what()));
+        return;
+    }
+    QString snapshot = QString::fromStdString(session.snapshotPath);
+    if (!QFileInfo::exists(snapshot)) {
+        // The snapshot moved: ask where it is now.
+        snapshot = QFileDialog::getOpenFileName(this, tr("Where is %1 now?").arg(QFileInfo(snapshot).fileName()));
+        if (snapshot.isEmpty())
+            return;
+    } else if (!session.snapshotChecksum.empty() && snapshotChecksum(snapshot.toStdString()) != session.snapshotChecksum) {
+        statusBar()->showMessage(tr("%1 has changed since the session was saved").arg(snapshot), 8000);
+    }
+    DocumentView *view = openFile(snapshot);
+    connect(view, &DocumentView::loaded, this, [view, session] { applySession(*view, session); });
 }
 
 void MainWindow::exportView(qreal scale, bool svg)
@@ -194,6 +240,10 @@ void MainWindow::openExample()
 
 DocumentView *MainWindow::openFile(const QString &path)
 {
+    if (path.endsWith(".memlens")) {
+        openSession(path);
+        return nullptr;
+    }
     auto *view = new DocumentView(tabs_);
     const int index = tabs_->addTab(view, QFileInfo(path).fileName());
     tabs_->setTabToolTip(index, path);

@@ -18,7 +18,9 @@ class MainWindow : public QMainWindow {
 public:
     explicit MainWindow(QWidget *parent = nullptr);
 
+    // Opens a snapshot (or a .memlens session, then returns nullptr).
     DocumentView *openFile(const QString &path);
+    void openSession(const QString &path);
     void openExample();
     QTabWidget *tabs() const { return tabs_; }
     DocumentView *currentDocument() const;
@@ -38,6 +40,7 @@ private:
     void showShortcuts();
     void openEstimator();
     void exportView(qreal scale, bool svg);
+    void saveSession();
 
     QStackedWidget *central_;
     StartPage *start_;

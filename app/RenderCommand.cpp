@@ -11,7 +11,11 @@
 #include "SnapshotSummary.h"
 #include "Theme.h"
 #include "TimelineView.h"
+#include "SessionBinding.h"
 #include "ViewExport.h"
+
+#include <filesystem>
+#include <optional>
 #include "ViewState.h"
 
 #include <QApplication>
@@ -64,11 +68,25 @@ int runRenderCommand(int argc, char **argv)
 {
     std::vector<std::string> args(argv + 2, argv + argc);
     try {
-        CommandLine cl(args, {"view", "at", "range", "size", "theme", "device", "color", "o"}, {"footer"});
-        if (cl.positional().size() != 1 || !cl.value("o"))
+        CommandLine cl(args, {"view", "at", "range", "size", "theme", "device", "color", "session", "o"}, {"footer"});
+        std::optional<Session> session;
+        if (auto path = cl.value("session")) {
+            try {
+                session = loadSession(*path);
+            } catch (const LoadError &e) {
+                std::cerr << "memlens: " << e.what() << '\n';
+                return 1;
+            }
+        }
+        if (session && cl.positional().empty() && !std::filesystem::exists(session->snapshotPath)) {
+            std::cerr << "memlens: " << *cl.value("session") << ": the session's snapshot " << session->snapshotPath
+                      << " is missing (give its new path as FILE)\n";
+            return 1;
+        }
+        if ((cl.positional().size() != 1 && !(session && cl.positional().empty())) || !cl.value("o"))
             throw std::invalid_argument("usage: memlens render FILE --view timeline|segments|stacks|flamegraph|live|summary|categories|estimator [--at peak|oom|EVENT] "
-                                        "[--range A:B] [--size WxH] [--theme light|dark] [--color allocation|site|category] [--footer] -o OUT.png|OUT.svg");
-        const std::string view = cl.value("view").value_or("timeline");
+                                        "[--range A:B] [--size WxH] [--theme light|dark] [--color allocation|site|category] [--footer] [--session S.memlens] -o OUT.png|OUT.svg");
+        const std::string view = cl.value("view").value_or(session ? session->page : "timeline");
         if (view != "timeline" && view != "summary" && view != "segments" && view != "categories" && view != "estimator" &&
             view != "stacks" && view != "flamegraph" && view != "live")
             throw std::invalid_argument("--view " + view + " is not available (timeline, segments, stacks, flamegraph, live, summary, categories, estimator)");
@@ -80,7 +98,7 @@ int runRenderCommand(int argc, char **argv)
         auto app = createApplication(argc, argv, true);
         if (!applyTheme(*app, QString::fromStdString(cl.value("theme").value_or("light"))))
             throw std::invalid_argument("--theme takes light or dark");
-        const QString file = QString::fromStdString(cl.positional().front());
+        const QString file = QString::fromStdString(cl.positional().empty() ? session->snapshotPath : cl.positional().front());
         std::shared_ptr<Document> doc;
         try {
             doc = buildDocument(file, nullptr, {});
@@ -110,6 +128,8 @@ int runRenderCommand(int argc, char **argv)
                 throw std::invalid_argument(file.toStdString() + ": device " + std::to_string(*device) + " has no segments or trace entries");
             documentView.state()->setDevice(static_cast<int>(*device));
         }
+        if (session)
+            applySession(documentView, *session);
         documentView.showPage(view == "summary"      ? DocumentView::Page::Summary
                               : view == "segments"   ? DocumentView::Page::Segments
                               : view == "categories" ? DocumentView::Page::Categories

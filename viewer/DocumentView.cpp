@@ -208,6 +208,16 @@ QWidget *DocumentView::currentPage() const
     return tabs_->currentWidget();
 }
 
+DocumentView::Page DocumentView::currentPageKind() const
+{
+    const QWidget *pages[] = {summary_, timeline_, segments_, stacks_, live_, categories_};
+    for (int p = 0; p < 6; ++p) {
+        if (tabs_->currentWidget() == pages[p])
+            return static_cast<Page>(p);
+    }
+    return Page::Summary;
+}
+
 ExportFooter DocumentView::exportFooter(const QString &version) const
 {
     ExportFooter footer;

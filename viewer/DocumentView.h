@@ -51,6 +51,7 @@ public:
     CategoryTimelineView *categories() const { return categories_; }
     void showPage(Page page);
     QWidget *currentPage() const;
+    Page currentPageKind() const;
     // The footer of an exported picture of the current page.
     struct ExportFooter exportFooter(const QString &version) const;
     void setDetailsVisible(bool visible);

@@ -18,6 +18,7 @@
 #include "LiveTensorsPage.h"
 #include "CompareDialog.h"
 #include "ViewExport.h"
+#include "SessionBinding.h"
 #include <QXmlStreamReader>
 #include <QTableWidget>
 #include <QTreeView>
@@ -446,6 +447,28 @@ private slots:
         QVERIFY(md.contains("**fragmentation**"));
         QVERIFY(md.contains(QString::fromStdString(formatBytes(doc->devices.at(0).summary.peakActiveBytes))));
         QVERIFY(md.contains("| size | category | allocated at |"));
+    }
+
+    // A view captured into a session and restored shows the same thing.
+    void sessionRestoresView()
+    {
+        auto doc = load(gpt2());
+        auto first = openView(doc, DocumentView::Page::Timeline, QSize(1400, 800));
+        first->timeline()->revealEvent(4403);
+        first->state()->setSelectedAllocation(5);
+        first->showPage(DocumentView::Page::Stacks);
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("v.memlens").toStdString();
+        saveSession(path, captureSession(*first), true);
+        const Session session = loadSession(path);
+        QCOMPARE(session.page, std::string("stacks"));
+        auto second = openView(doc, DocumentView::Page::Summary, QSize(1400, 800));
+        applySession(*second, session);
+        QCOMPARE(second->currentPageKind(), DocumentView::Page::Stacks);
+        QCOMPARE(second->state()->selectedEvent(), 4403u);
+        QCOMPARE(second->state()->selectedAllocation(), 5u);
+        QCOMPARE(second->timeline()->plot()->xAxis->range().lower, first->timeline()->plot()->xAxis->range().lower);
+        QCOMPARE(second->timeline()->plot()->xAxis->range().upper, first->timeline()->plot()->xAxis->range().upper);
     }
 
     void failedLoadLeavesOthers()

@@ -1,0 +1,137 @@
+#include "SessionFile.h"
+
+#include "ByteReader.h"
+#include "ByteSource.h"
+#include "LoadError.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <zstd.h>
+
+namespace memlens {
+
+namespace {
+constexpr int kVersion = 1;
+}
+
+std::string snapshotChecksum(const std::string &path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        return {};
+    std::error_code ec;
+    const uint64_t size = std::filesystem::file_size(path, ec);
+    uint64_t h = 0xCBF29CE484222325ull;
+    auto mix = [&](const char *data, std::streamsize n) {
+        for (std::streamsize i = 0; i < n; ++i)
+            h = (h ^ static_cast<uint8_t>(data[i])) * 0x100000001B3ull;
+    };
+    std::string buffer(1 << 20, '\0');
+    in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+    mix(buffer.data(), in.gcount());
+    if (size > buffer.size() * 2) {
+        in.clear();
+        in.seekg(static_cast<std::streamoff>(size - buffer.size()));
+        in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+        mix(buffer.data(), in.gcount());
+    }
+    char text[40];
+    std::snprintf(text, sizeof text, "%llu-%016llx", static_cast<unsigned long long>(size), static_cast<unsigned long long>(h));
+    return text;
+}
+
+void saveSession(const std::string &path, const Session &s, bool compress, const std::function<void()> &beforeCommit)
+{
+    nlohmann::json j = s.unknown.is_object() ? s.unknown : nlohmann::json::object();
+    j["memlens_session"] = kVersion;
+    j["snapshot"] = {{"path", s.snapshotPath}, {"size", s.snapshotSize}, {"checksum", s.snapshotChecksum}};
+    j["device"] = s.device;
+    j["page"] = s.page;
+    j["time_axis"] = s.timeAxis;
+    if (s.visibleFirst && s.visibleLast)
+        j["visible"] = {*s.visibleFirst, *s.visibleLast};
+    if (s.selectedEvent)
+        j["selected_event"] = *s.selectedEvent;
+    if (s.selectedAllocation)
+        j["selected_allocation"] = *s.selectedAllocation;
+    j["annotations"] = s.annotations;
+    std::string bytes = j.dump(2) + "\n";
+    if (compress) {
+        std::string packed(ZSTD_compressBound(bytes.size()), '\0');
+        const size_t n = ZSTD_compress(packed.data(), packed.size(), bytes.data(), bytes.size(), 3);
+        if (ZSTD_isError(n))
+            throw std::runtime_error(path + ": cannot compress the session");
+        packed.resize(n);
+        bytes = std::move(packed);
+    }
+    std::random_device random;
+    const std::string temp = path + ".tmp-" + std::to_string(random());
+    try {
+        {
+            std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+            if (!out || !out.write(bytes.data(), static_cast<std::streamsize>(bytes.size())) || !out.flush())
+                throw std::runtime_error(path + ": cannot write the session");
+        }
+        if (beforeCommit)
+            beforeCommit();
+        std::error_code ec;
+        std::filesystem::rename(temp, path, ec);
+        if (ec)
+            throw std::runtime_error(path + ": cannot write the session: " + ec.message());
+    } catch (...) {
+        std::error_code ignored;
+        std::filesystem::remove(temp, ignored);
+        throw;
+    }
+}
+
+Session loadSession(const std::string &path)
+{
+    OpenedSource opened = openByteSource(path);
+    ByteReader reader(*opened.source, opened.fileSize, {});
+    std::string text;
+    try {
+        char chunk[1 << 16];
+        while (size_t n = reader.readSome(chunk, sizeof chunk)) {
+            text.append(chunk, n);
+            if (text.size() > (64u << 20))
+                throw DecodeError(reader.offset(), "a session larger than 64 MiB is not a memlens session");
+        }
+    } catch (const DecodeError &e) {
+        throw LoadError(path, e.offset, e.what());
+    }
+    nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+    if (j.is_discarded() || !j.is_object() || !j.contains("memlens_session") || !j.contains("snapshot"))
+        throw LoadError(path, LoadError::kNoOffset, "not a memlens session");
+    try {
+        Session s;
+        const auto &snap = j.at("snapshot");
+        s.snapshotPath = snap.at("path").get<std::string>();
+        s.snapshotSize = snap.value("size", uint64_t(0));
+        s.snapshotChecksum = snap.value("checksum", std::string());
+        s.device = j.value("device", 0);
+        s.page = j.value("page", std::string("summary"));
+        s.timeAxis = j.value("time_axis", false);
+        if (j.contains("visible") && j["visible"].is_array() && j["visible"].size() == 2) {
+            s.visibleFirst = j["visible"][0].get<double>();
+            s.visibleLast = j["visible"][1].get<double>();
+        }
+        if (j.contains("selected_event"))
+            s.selectedEvent = j["selected_event"].get<uint32_t>();
+        if (j.contains("selected_allocation"))
+            s.selectedAllocation = j["selected_allocation"].get<uint32_t>();
+        if (j.contains("annotations") && j["annotations"].is_array())
+            s.annotations = j["annotations"];
+        for (const char *known : {"memlens_session", "snapshot", "device", "page", "time_axis", "visible", "selected_event",
+                                  "selected_allocation", "annotations"})
+            j.erase(known);
+        s.unknown = std::move(j);
+        return s;
+    } catch (const nlohmann::json::exception &) {
+        throw LoadError(path, LoadError::kNoOffset, "not a memlens session: a field has the wrong type");
+    }
+}
+
+} // namespace memlens

@@ -1,0 +1,39 @@
+#pragma once
+// A saved session (.memlens): which snapshot (path, size and a checksum), and what was on
+// screen — device, page, visible range, selection, annotations. JSON, optionally zstd
+// compressed; keys this version does not know are kept and written back.
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace memlens {
+
+struct Session {
+    std::string snapshotPath;
+    uint64_t snapshotSize = 0;
+    std::string snapshotChecksum;
+    int device = 0;
+    std::string page = "summary";
+    std::optional<double> visibleFirst, visibleLast; // x-axis units of the timeline
+    bool timeAxis = false;
+    std::optional<uint32_t> selectedEvent, selectedAllocation;
+    nlohmann::json annotations = nlohmann::json::array();
+    nlohmann::json unknown = nlohmann::json::object(); // other keys, kept as they were
+};
+
+// Size and a 64-bit FNV-1a over the file's first and last MiB: cheap even for 1 GB files, and
+// enough to notice a different file at the same path.
+std::string snapshotChecksum(const std::string &path);
+
+// Writes to a temporary file beside `path` and renames it over `path`, so a failure leaves the
+// previous file as it was. `beforeCommit` runs just before the rename (tests use it to fail).
+// Throws std::runtime_error with a one-line message.
+void saveSession(const std::string &path, const Session &session, bool compress,
+                 const std::function<void()> &beforeCommit = {});
+// Throws LoadError naming the file.
+Session loadSession(const std::string &path);
+
+} // namespace memlens

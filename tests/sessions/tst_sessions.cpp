@@ -1,0 +1,116 @@
+// Session files: round trip (plain and zstd), unknown fields kept, atomic writes, bad input,
+// and restoring a view from a session.
+#include "CorpusFiles.h"
+#include "LoadError.h"
+#include "SessionFile.h"
+
+#include <QTemporaryDir>
+
+using namespace memlens;
+
+class TestSessions : public QObject {
+    Q_OBJECT
+
+private slots:
+    void roundTrip_data()
+    {
+        QTest::addColumn<bool>("compress");
+        QTest::newRow("json") << false;
+        QTest::newRow("zstd") << true;
+    }
+
+    void roundTrip()
+    {
+        QFETCH(bool, compress);
+        QTemporaryDir dir;
+        Session s;
+        s.snapshotPath = (corpusDir() + "/snapshots/streams_pending_free/snapshot.pickle").toStdString();
+        s.snapshotChecksum = snapshotChecksum(s.snapshotPath);
+        s.device = 0;
+        s.page = "segments";
+        s.visibleFirst = 10.5;
+        s.visibleLast = 300;
+        s.selectedEvent = 218;
+        s.selectedAllocation = 7;
+        s.annotations = nlohmann::json::array({{{"kind", "note"}, {"text", "the peak"}, {"event", 218}}});
+        s.unknown = {{"from_the_future", {{"x", 1}}}};
+        const std::string path = dir.filePath("s.memlens").toStdString();
+        saveSession(path, s, compress);
+        const Session t = loadSession(path);
+        QCOMPARE(t.snapshotPath, s.snapshotPath);
+        QCOMPARE(t.snapshotChecksum, s.snapshotChecksum);
+        QCOMPARE(t.page, std::string("segments"));
+        QVERIFY(*t.visibleFirst == 10.5);
+        QCOMPARE(*t.selectedEvent, 218u);
+        QCOMPARE(*t.selectedAllocation, 7u);
+        QVERIFY(t.annotations == s.annotations);
+        QVERIFY(t.unknown == s.unknown); // newer fields survive
+        QVERIFY(t.snapshotChecksum.rfind(std::to_string(QFileInfo(QString::fromStdString(s.snapshotPath)).size()) + "-", 0) == 0);
+    }
+
+    // A failure before the rename leaves the previous session intact, and no temporary behind.
+    void atomicSave()
+    {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("s.memlens").toStdString();
+        Session first;
+        first.snapshotPath = "first.pickle";
+        saveSession(path, first, false);
+        Session second;
+        second.snapshotPath = "second.pickle";
+        QVERIFY_THROWS_EXCEPTION(std::runtime_error,
+                                 saveSession(path, second, false, [] { throw std::runtime_error("disk full"); }));
+        QCOMPARE(loadSession(path).snapshotPath, std::string("first.pickle"));
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files), QStringList{"s.memlens"});
+    }
+
+    void badSessions()
+    {
+        QTemporaryDir dir;
+        auto write = [&](const QString &name, const QByteArray &bytes) {
+            QFile f(dir.filePath(name));
+            f.open(QIODevice::WriteOnly);
+            f.write(bytes);
+            return dir.filePath(name).toStdString();
+        };
+        for (const std::string &path : {write("a.memlens", "{}"), write("b.memlens", "not json"),
+                                        write("c.memlens", "{\"memlens_session\":1,\"snapshot\":{\"path\":5}}"),
+                                        dir.filePath("missing.memlens").toStdString()}) {
+            try {
+                loadSession(path);
+                QFAIL("accepted a bad session");
+            } catch (const LoadError &e) {
+                QVERIFY2(std::string(e.what()).rfind(path + ": ", 0) == 0, e.what());
+            }
+        }
+    }
+
+    // `memlens render --session` restores the view; a moved snapshot gives a clear message.
+    void renderFromSession()
+    {
+        QTemporaryDir dir;
+        Session s;
+        s.snapshotPath = (corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle").toStdString();
+        s.page = "segments";
+        s.selectedEvent = 6075;
+        const std::string path = dir.filePath("oom.memlens").toStdString();
+        saveSession(path, s, true);
+        QProcess p;
+        const QString binary = QString::fromUtf8(MEMLENS_BINARY_DIR) + "/bin/memlens";
+        p.start(binary, {"render", "--session", QString::fromStdString(path), "--footer", "--size", "1000x700", "-o", dir.filePath("v.png")});
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitCode(), 0);
+        QVERIFY(QImage(dir.filePath("v.png")).height() > 600);
+        s.snapshotPath = dir.filePath("moved.pickle").toStdString();
+        saveSession(path, s, false);
+        p.start(binary, {"render", "--session", QString::fromStdString(path), "-o", dir.filePath("w.png")});
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitCode(), 1);
+        const QString err = QString::fromUtf8(p.readAllStandardError());
+        QVERIFY2(err.contains("the session's snapshot") && err.contains("is missing"), qPrintable(err));
+        QCOMPARE(err.count('\n'), 1);
+    }
+};
+
+QTEST_MAIN(TestSessions)
+#include "tst_sessions.moc"
