@@ -10,7 +10,11 @@
 #include "ViewExport.h"
 #include "ViewState.h"
 
+#include "AnnotationSet.h"
+
 #include <QClipboard>
+#include <QInputDialog>
+#include <QUndoStack>
 #include <QGuiApplication>
 
 #include <QAction>
@@ -115,6 +119,33 @@ void MainWindow::createMenus()
     view->addAction(tr("S&egments"), QKeySequence(Qt::CTRL | Qt::Key_3), this, [this] {
         if (DocumentView *d = currentDocument())
             d->showPage(DocumentView::Page::Segments);
+    });
+
+    QMenu *annotate = menuBar()->addMenu(tr("&Annotate"));
+    annotate->addAction(tr("Annotate the &Peak"), this, [this] {
+        if (DocumentView *d = currentDocument())
+            d->annotatePeak();
+    });
+    annotate->addAction(tr("Annotate This &OOM"), this, [this] {
+        if (DocumentView *d = currentDocument(); d && !d->annotateOom())
+            statusBar()->showMessage(tr("This snapshot has no OOM entry"), 5000);
+    });
+    annotate->addAction(tr("Add &Note at the Cursor…"), QKeySequence(Qt::Key_N), this, [this] {
+        DocumentView *d = currentDocument();
+        if (!d)
+            return;
+        const QString text = QInputDialog::getMultiLineText(this, tr("Note"), tr("Text of the note:"));
+        if (!text.isEmpty())
+            d->addNoteAtCursor(text);
+    });
+    annotate->addSeparator();
+    annotate->addAction(tr("&Undo"), QKeySequence::Undo, this, [this] {
+        if (DocumentView *d = currentDocument())
+            d->annotations()->undoStack()->undo();
+    });
+    annotate->addAction(tr("&Redo"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), this, [this] {
+        if (DocumentView *d = currentDocument())
+            d->annotations()->undoStack()->redo();
     });
 
     QMenu *tools = menuBar()->addMenu(tr("&Tools"));

@@ -1,5 +1,6 @@
 #include "AllocationBandsPlottable.h"
 
+#include "AnnotationSet.h"
 #include "BandColors.h"
 #include "ByteFormat.h"
 
@@ -183,6 +184,64 @@ void AllocationBandsPlottable::draw(QCPPainter *painter)
         drawMarker(painter, o.index, tr("OOM: %1 requested").arg(QString::fromStdString(formatBytes(o.size))), QColor(220, 40, 40), row++);
     if (cursor_ != kBeforeTrace)
         drawMarker(painter, cursor_, QString(), dark_ ? QColor(120, 200, 255) : QColor(0, 90, 200), 0);
+    drawAnnotations(painter);
+}
+
+QPointF AllocationBandsPlottable::anchorPixel(double eventX, double bytes) const
+{
+    const auto n = device_ ? device_->index->eventCount() : 0;
+    const auto e = static_cast<uint32_t>(std::clamp(eventX, 0.0, n ? double(n - 1) : 0.0));
+    return {mKeyAxis->coordToPixel(axis_.xOfEvent(e) + (axis_.isTime() ? 0.0 : 0.5)), mValueAxis->coordToPixel(bytes)};
+}
+
+void AllocationBandsPlottable::drawAnnotations(QCPPainter *painter)
+{
+    if (!annotations_)
+        return;
+    const QColor ink = dark_ ? QColor(255, 235, 120) : QColor(20, 20, 20);
+    const QColor paper = dark_ ? QColor(40, 40, 46, 235) : QColor(255, 252, 220, 240);
+    const QFontMetrics fm(painter->font());
+    painter->setClipRect(clipRect());
+    for (const Annotation &a : annotations_->items()) {
+        if (a.view != "timeline")
+            continue;
+        const QPointF at = anchorPixel(a.x, a.y);
+        // An arrow's text sits at its tail, so the head stays visible.
+        const QPointF labelAt = a.kind == "arrow" ? anchorPixel(a.x2, a.y2) : at;
+        painter->setPen(QPen(ink, 1.5));
+        if (a.kind == "box") {
+            const QPointF corner = anchorPixel(a.x2, a.y2);
+            painter->setBrush(Qt::NoBrush);
+            painter->drawRect(QRectF(at, corner).normalized());
+        } else if (a.kind == "arrow") {
+            const QPointF from = anchorPixel(a.x2, a.y2);
+            painter->drawLine(from, at);
+            const QLineF back(at, from);
+            for (double turn : {25.0, -25.0}) {
+                QLineF head = QLineF::fromPolar(10, back.angle() + turn);
+                head.translate(at);
+                painter->drawLine(head);
+            }
+        } else {
+            painter->setBrush(ink);
+            painter->drawEllipse(at, 3, 3);
+        }
+        if (a.text.isEmpty())
+            continue;
+        // The label sits above and to the right of the anchor, kept inside the plot.
+        const QRect textRect = fm.boundingRect(QRect(0, 0, 360, 400), Qt::TextWordWrap, a.text);
+        QRectF box(labelAt + QPointF(12, -textRect.height() - 22), QSizeF(textRect.width() + 12, textRect.height() + 8));
+        const QRectF area = clipRect();
+        if (box.right() > area.right())
+            box.moveRight(labelAt.x() - 12);
+        if (box.top() < area.top())
+            box.moveTop(labelAt.y() + 14);
+        painter->setPen(QPen(ink, 1));
+        painter->drawLine(labelAt, box.center().x() < labelAt.x() ? box.bottomRight() : box.bottomLeft());
+        painter->setBrush(paper);
+        painter->drawRoundedRect(box, 4, 4);
+        painter->drawText(box.adjusted(6, 4, -6, -4), Qt::TextWordWrap, a.text);
+    }
 }
 
 void AllocationBandsPlottable::drawMarker(QCPPainter *painter, uint32_t event, const QString &label, const QColor &color, int row)

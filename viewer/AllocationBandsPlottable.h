@@ -10,6 +10,8 @@
 
 namespace memlens {
 
+class AnnotationSet;
+
 class AllocationBandsPlottable : public QCPAbstractPlottable {
     Q_OBJECT
 
@@ -23,6 +25,9 @@ public:
     void setSelectedAllocation(uint32_t allocation) { selected_ = allocation; }
     void setCursorEvent(uint32_t event) { cursor_ = event; }
     void setDark(bool dark) { dark_ = dark; }
+    void setAnnotations(const AnnotationSet *annotations) { annotations_ = annotations; }
+    // Pixel position of an annotation's anchor in the current axes (tests, hit testing).
+    QPointF anchorPixel(double eventX, double bytes) const;
 
     // What lies under a pixel position of the last drawn frame: an allocation id, or
     // UINT32_MAX (folded band, or nothing). `event` receives the column's sample event.
@@ -46,6 +51,7 @@ private:
     void drawPhases(QCPPainter *painter, const QRect &area);
     void drawMarker(QCPPainter *painter, uint32_t event, const QString &label, const QColor &color, int row);
     QColor colorOf(uint32_t allocation) const;
+    void drawAnnotations(QCPPainter *painter);
 
     std::shared_ptr<const Document> doc_;
     const DeviceData *device_ = nullptr;
@@ -57,6 +63,7 @@ private:
     bool dark_ = false;
     uint32_t selected_ = UINT32_MAX;
     uint32_t cursor_ = kBeforeTrace;
+    const AnnotationSet *annotations_ = nullptr;
 };
 
 } // namespace memlens

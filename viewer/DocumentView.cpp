@@ -1,6 +1,9 @@
 #include "DocumentView.h"
 
 #include "AllocationText.h"
+#include "AnnotationSet.h"
+#include "ByteFormat.h"
+#include "FrameFilter.h"
 #include "CategoryTimelineView.h"
 #include "DocumentLoader.h"
 #include "SegmentsPage.h"
@@ -13,7 +16,10 @@
 
 #include <QComboBox>
 #include <QHBoxLayout>
+#include <QKeyEvent>
 #include <QLabel>
+#include <QListWidget>
+#include <qcustomplot.h>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSplitter>
@@ -25,7 +31,7 @@
 namespace memlens {
 
 DocumentView::DocumentView(QWidget *parent)
-    : QWidget(parent), state_(new ViewState(this)), loader_(new DocumentLoader(this))
+    : QWidget(parent), state_(new ViewState(this)), loader_(new DocumentLoader(this)), annotations_(new AnnotationSet(this))
 {
     auto *outer = new QVBoxLayout(this);
     outer->setContentsMargins(0, 0, 0, 0);
@@ -79,11 +85,26 @@ DocumentView::DocumentView(QWidget *parent)
     tabs_->addTab(live_, tr("Live"));
     categories_ = new CategoryTimelineView(tabs_);
     tabs_->addTab(categories_, tr("Categories"));
-    details_ = new QTextBrowser(split);
+    auto *side = new QSplitter(Qt::Vertical, split);
+    details_ = new QTextBrowser(side);
     details_->setPlaceholderText(tr("Select an allocation to see its size, lifetime and full stack."));
     details_->setMinimumWidth(260);
+    annotationList_ = new QListWidget(side);
+    annotationList_->setToolTip(tr("Annotations: click to jump, Delete to remove"));
+    annotationList_->installEventFilter(this);
+    side->addWidget(details_);
+    side->addWidget(annotationList_);
+    side->setStretchFactor(0, 3);
+    side->setStretchFactor(1, 1);
     split->addWidget(tabs_);
-    split->addWidget(details_);
+    split->addWidget(side);
+    timeline_->setAnnotations(annotations_);
+    connect(annotations_, &AnnotationSet::changed, this, &DocumentView::refreshAnnotationList);
+    connect(annotationList_, &QListWidget::itemClicked, this, [this](QListWidgetItem *item) {
+        const Annotation &a = annotations_->items().at(annotationList_->row(item));
+        tabs_->setCurrentWidget(timeline_);
+        timeline_->revealEvent(static_cast<uint32_t>(a.x));
+    });
     split->setStretchFactor(0, 4);
     split->setStretchFactor(1, 1);
     cl->addWidget(split, 1);
@@ -238,7 +259,69 @@ ExportFooter DocumentView::exportFooter(const QString &version) const
 
 void DocumentView::setDetailsVisible(bool visible)
 {
-    details_->setVisible(visible);
+    details_->parentWidget()->setVisible(visible);
+}
+
+void DocumentView::refreshAnnotationList()
+{
+    annotationList_->clear();
+    for (const Annotation &a : annotations_->items())
+        annotationList_->addItem(QStringLiteral("%1 · event %2: %3").arg(a.kind).arg(qint64(a.x)).arg(a.text.section('\n', 0, 0)));
+    timeline_->plot()->replot(QCustomPlot::rpQueuedReplot);
+}
+
+bool DocumentView::eventFilter(QObject *watched, QEvent *event)
+{
+    if (watched == annotationList_ && event->type() == QEvent::KeyPress &&
+        static_cast<QKeyEvent *>(event)->key() == Qt::Key_Delete && annotationList_->currentRow() >= 0) {
+        annotations_->remove(annotationList_->currentRow());
+        return true;
+    }
+    return QWidget::eventFilter(watched, event);
+}
+
+void DocumentView::annotatePeak()
+{
+    const DeviceData *d = doc_ ? doc_->device(state_->device()) : nullptr;
+    if (!d || !d->summary.peakIndex)
+        return;
+    const DeviceSummary &s = d->summary;
+    QString text = tr("Peak %1 at event %2").arg(QString::fromStdString(formatBytes(s.peakActiveBytes))).arg(*s.peakIndex);
+    for (size_t i = 0; i < s.topLiveAtPeak.size() && i < 3; ++i) {
+        const auto frames = stackFrames(*doc_->snapshot, s.topLiveAtPeak[i].stack, true);
+        text += QStringLiteral("\n%1 %2").arg(QString::fromStdString(formatBytes(s.topLiveAtPeak[i].size)),
+                                              frames.empty() ? tr("(no stack)") : QString::fromStdString(doc_->snapshot->frameText(frames.front())));
+    }
+    annotations_->add({"note", "timeline", text, double(*s.peakIndex), double(s.peakActiveBytes), 0, 0});
+}
+
+bool DocumentView::annotateOom()
+{
+    const DeviceData *d = doc_ ? doc_->device(state_->device()) : nullptr;
+    if (!d || d->summary.ooms.empty())
+        return false;
+    const OomInfo *chosen = &d->summary.ooms.front();
+    for (const OomInfo &o : d->summary.ooms) {
+        if (o.index == state_->selectedEvent())
+            chosen = &o;
+    }
+    const QString text = tr("OOM: %1 requested; %2 free in reserved, largest block %3 → %4")
+                             .arg(QString::fromStdString(formatBytes(chosen->size)), QString::fromStdString(formatBytes(chosen->reservedFree)),
+                                  QString::fromStdString(formatBytes(chosen->largestFreeBlock)),
+                                  chosen->fragmentation ? tr("fragmentation") : tr("capacity"));
+    annotations_->add({"note", "timeline", text, double(chosen->index), double(d->index->activeAfter(chosen->index)), 0, 0});
+    return true;
+}
+
+void DocumentView::addNoteAtCursor(const QString &text)
+{
+    const DeviceData *d = doc_ ? doc_->device(state_->device()) : nullptr;
+    if (!d || d->index->eventCount() == 0)
+        return;
+    uint32_t e = state_->selectedEvent();
+    if (e == kBeforeTrace)
+        e = d->summary.peakIndex.value_or(0);
+    annotations_->add({"note", "timeline", text, double(e), double(d->index->activeAfter(e)), 0, 0});
 }
 
 void DocumentView::showAllocation(uint32_t allocation)

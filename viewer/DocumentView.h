@@ -8,6 +8,7 @@
 
 class QComboBox;
 class QLabel;
+class QListWidget;
 class QProgressBar;
 class QStackedWidget;
 class QTabWidget;
@@ -16,6 +17,7 @@ class QTextBrowser;
 namespace memlens {
 
 class CategoryTimelineView;
+class AnnotationSet;
 class DocumentLoader;
 class SegmentsPage;
 class LiveTensorsPage;
@@ -55,7 +57,15 @@ public:
     // The footer of an exported picture of the current page.
     struct ExportFooter exportFooter(const QString &version) const;
     void setDetailsVisible(bool visible);
+    AnnotationSet *annotations() const { return annotations_; }
+    // One-click notes with the key figures, pinned to the peak / the selected (or first) OOM.
+    void annotatePeak();
+    bool annotateOom();
+    void addNoteAtCursor(const QString &text);
     QString statusText() const;
+
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override;
 
 signals:
     void loaded();
@@ -66,6 +76,7 @@ signals:
 private:
     void showAllocation(uint32_t allocation);
     void fillDevices();
+    void refreshAnnotationList();
 
     QString path_;
     std::shared_ptr<const Document> doc_;
@@ -85,6 +96,8 @@ private:
     LiveTensorsPage *live_;
     CategoryTimelineView *categories_;
     QTextBrowser *details_;
+    AnnotationSet *annotations_;
+    QListWidget *annotationList_;
 };
 
 } // namespace memlens

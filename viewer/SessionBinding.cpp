@@ -1,5 +1,6 @@
 #include "SessionBinding.h"
 
+#include "AnnotationSet.h"
 #include "DocumentView.h"
 #include "TimelineView.h"
 #include "ViewState.h"
@@ -29,6 +30,7 @@ Session captureSession(const DocumentView &view)
         s.selectedEvent = view.state()->selectedEvent();
     if (view.state()->selectedAllocation() != UINT32_MAX)
         s.selectedAllocation = view.state()->selectedAllocation();
+    s.annotations = view.annotations()->toJson();
     return s;
 }
 
@@ -37,6 +39,7 @@ void applySession(DocumentView &view, const Session &s)
     if (!view.document() || !view.document()->device(s.device))
         return;
     view.state()->setDevice(s.device);
+    view.annotations()->setFromJson(s.annotations);
     view.state()->setTimeAxis(s.timeAxis);
     for (int p = 0; p < 6; ++p) {
         if (s.page == kPages[p])

@@ -178,6 +178,11 @@ void TimelineView::setColoring(int mode)
     plot_->replot();
 }
 
+void TimelineView::setAnnotations(const AnnotationSet *annotations)
+{
+    bands_->setAnnotations(annotations);
+}
+
 void TimelineView::setDark(bool dark)
 {
     bands_->setDark(dark);

@@ -16,6 +16,7 @@ class QCheckBox;
 namespace memlens {
 
 class AllocationBandsPlottable;
+class AnnotationSet;
 class TimelineOverview;
 class ViewState;
 
@@ -32,6 +33,7 @@ public:
     void zoomBy(double factor);
     void setColoring(int mode); // 0: per allocation, 1: per call site, 2: per category
     void setDark(bool dark);
+    void setAnnotations(const AnnotationSet *annotations);
 
     QCustomPlot *plot() const { return plot_; }
     AllocationBandsPlottable *bands() const { return bands_; }
