@@ -52,8 +52,8 @@ void writeImage(QWidget &view, const QString &out)
         svg.setViewBox(QRect(QPoint(0, 0), view.size()));
         svg.setResolution(view.logicalDpiX());
         svg.setTitle("memlens");
-        QPainter painter(&svg);
-        view.render(&painter);
+        QCPPainter painter(&svg);
+        renderVector(&view, painter);
     } else {
         if (!view.grab().save(&file, "PNG"))
             throw std::runtime_error(out.toStdString() + ": cannot encode PNG");

@@ -7,6 +7,7 @@
 #include <QSaveFile>
 #include <QSvgGenerator>
 #include <QWidget>
+#include <qcustomplot.h>
 
 namespace memlens {
 
@@ -25,6 +26,21 @@ void drawFooter(QPainter &p, const QRect &strip, const ExportFooter &footer, con
     p.drawText(strip.adjusted(6, 0, -6, 0), Qt::AlignVCenter | Qt::AlignLeft, footer.text());
 }
 } // namespace
+
+void renderVector(QWidget *view, QCPPainter &painter)
+{
+    view->render(&painter);
+    // QWidget::render paints QCustomPlot from its pixel buffer; draw the plots again as vectors
+    // on top so their text (axes, markers, annotations) stays text in the SVG.
+    for (QCustomPlot *plot : view->findChildren<QCustomPlot *>()) {
+        if (!plot->isVisibleTo(view))
+            continue;
+        painter.save();
+        painter.translate(plot->mapTo(view, QPoint(0, 0)));
+        plot->toPainter(&painter, plot->width(), plot->height());
+        painter.restore();
+    }
+}
 
 QString ExportFooter::text() const
 {
@@ -58,8 +74,8 @@ QString exportSvg(QWidget *view, const ExportFooter &footer, const QString &path
         svg.setViewBox(QRect(QPoint(0, 0), size));
         svg.setResolution(view->logicalDpiX()); // else text comes out ~25 % too small
         svg.setTitle(footer.text());
-        QPainter p(&svg);
-        view->render(&p);
+        QCPPainter p(&svg);
+        renderVector(view, p);
         drawFooter(p, QRect(0, view->height(), view->width(), kFooterHeight), footer, view->palette());
     }
     if (!file.commit())

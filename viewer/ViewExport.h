@@ -7,6 +7,7 @@
 #include <QImage>
 #include <QString>
 
+class QCPPainter;
 class QWidget;
 
 namespace memlens {
@@ -19,6 +20,8 @@ struct ExportFooter {
 constexpr int kFooterHeight = 22; // logical pixels
 
 QImage exportImage(QWidget *view, const ExportFooter &footer, qreal scale);
+// Paints `view` for vector output: its plots as vectors, not their pixel buffers.
+void renderVector(QWidget *view, QCPPainter &painter);
 // Writes `view` and its footer as SVG (atomically); returns an error message or an empty string.
 QString exportSvg(QWidget *view, const ExportFooter &footer, const QString &path);
 // Writes a PNG atomically; returns an error message or an empty string.

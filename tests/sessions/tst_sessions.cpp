@@ -5,6 +5,7 @@
 #include "SessionFile.h"
 
 #include <QTemporaryDir>
+#include <QXmlStreamReader>
 
 using namespace memlens;
 
@@ -101,6 +102,24 @@ private slots:
         QVERIFY(p.waitForFinished(60000));
         QCOMPARE(p.exitCode(), 0);
         QVERIFY(QImage(dir.filePath("v.png")).height() > 600);
+        // An annotated session rendered as SVG carries the note's text.
+        s.page = "timeline";
+        s.annotations = nlohmann::json::array({{{"kind", "note"}, {"view", "timeline"}, {"text", "look here: the OOM"}, {"x", 6075}, {"y", 6.0e9}}});
+        saveSession(path, s, false);
+        p.start(binary, {"render", "--session", QString::fromStdString(path), "--footer", "-o", dir.filePath("v.svg")});
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitCode(), 0);
+        QFile svg(dir.filePath("v.svg"));
+        QVERIFY(svg.open(QIODevice::ReadOnly));
+        QXmlStreamReader xml(&svg);
+        QString text;
+        while (!xml.atEnd()) {
+            if (xml.readNext() == QXmlStreamReader::StartElement && xml.name() == QLatin1String("text"))
+                text += xml.readElementText(QXmlStreamReader::IncludeChildElements);
+        }
+        QVERIFY(!xml.hasError());
+        QVERIFY2(text.contains("look here: the OOM"), qPrintable(text.right(300)));
+        QVERIFY(text.contains("oom_snapshot.pickle"));
         s.snapshotPath = dir.filePath("moved.pickle").toStdString();
         saveSession(path, s, false);
         p.start(binary, {"render", "--session", QString::fromStdString(path), "-o", dir.filePath("w.png")});
