@@ -155,6 +155,19 @@ AllocationCategories::AllocationCategories(const Snapshot &snapshot, const Devic
     buildTotals();
 }
 
+void AllocationCategories::applyEvent(std::array<int64_t, kCategoryCount> &totals, uint32_t e) const
+{
+    const EventTable &ev = index_.events();
+    const uint32_t owner = index_.ownerOfEvent(e);
+    if (ev.action[e] == Action::Alloc) {
+        for (const auto &[event, ended] : index_.endedBy(e))
+            totals[static_cast<size_t>(categories_[ended])] -= static_cast<int64_t>(index_.detail(ended).size);
+        totals[static_cast<size_t>(categories_[owner])] += static_cast<int64_t>(ev.size[e]);
+    } else if (ev.action[e] == Action::FreeCompleted) {
+        totals[static_cast<size_t>(categories_[owner])] -= static_cast<int64_t>(index_.detail(owner).size);
+    }
+}
+
 void AllocationCategories::buildTotals()
 {
     const EventTable &ev = index_.events();
@@ -164,14 +177,7 @@ void AllocationCategories::buildTotals()
     for (uint32_t e = 0; e < ev.count(); ++e) {
         if (e % kCheckpointEvery == 0)
             checkpoints_.push_back(totals);
-        const uint32_t owner = index_.ownerOfEvent(e);
-        if (ev.action[e] == Action::Alloc) {
-            for (uint32_t ended : index_.endedBy(e))
-                totals[static_cast<size_t>(categories_[ended])] -= static_cast<int64_t>(index_.detail(ended).size);
-            totals[static_cast<size_t>(categories_[owner])] += static_cast<int64_t>(ev.size[e]);
-        } else if (ev.action[e] == Action::FreeCompleted) {
-            totals[static_cast<size_t>(categories_[owner])] -= static_cast<int64_t>(index_.detail(owner).size);
-        }
+        applyEvent(totals, e);
     }
     if (checkpoints_.empty())
         checkpoints_.push_back(totals);
@@ -188,16 +194,8 @@ std::array<uint64_t, kCategoryCount> AllocationCategories::totalsAfter(uint32_t 
     }
     const uint32_t k = e / kCheckpointEvery;
     std::array<int64_t, kCategoryCount> totals = checkpoints_[k];
-    for (uint32_t j = k * kCheckpointEvery; j <= e; ++j) {
-        const uint32_t owner = index_.ownerOfEvent(j);
-        if (ev.action[j] == Action::Alloc) {
-            for (uint32_t ended : index_.endedBy(j))
-                totals[static_cast<size_t>(categories_[ended])] -= static_cast<int64_t>(index_.detail(ended).size);
-            totals[static_cast<size_t>(categories_[owner])] += static_cast<int64_t>(ev.size[j]);
-        } else if (ev.action[j] == Action::FreeCompleted) {
-            totals[static_cast<size_t>(categories_[owner])] -= static_cast<int64_t>(index_.detail(owner).size);
-        }
-    }
+    for (uint32_t j = k * kCheckpointEvery; j <= e; ++j)
+        applyEvent(totals, j);
     for (int c = 0; c < kCategoryCount; ++c)
         out[static_cast<size_t>(c)] = static_cast<uint64_t>(std::max<int64_t>(0, totals[static_cast<size_t>(c)]));
     return out;

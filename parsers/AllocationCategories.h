@@ -30,6 +30,8 @@ public:
 
 private:
     void buildTotals();
+    // Adds event e's change to the running totals.
+    void applyEvent(std::array<int64_t, kCategoryCount> &totals, uint32_t e) const;
 
     const DeviceIndex &index_;
     std::vector<Category> categories_;

@@ -334,13 +334,11 @@ std::vector<uint32_t> DeviceIndex::segmentsAt(uint32_t e) const
     return result;
 }
 
-std::vector<uint32_t> DeviceIndex::endedBy(uint32_t allocEvent) const
+std::span<const std::pair<uint32_t, uint32_t>> DeviceIndex::endedBy(uint32_t allocEvent) const
 {
-    std::vector<uint32_t> ended;
-    auto it = std::lower_bound(implicitEnds_.begin(), implicitEnds_.end(), std::make_pair(allocEvent, 0u));
-    for (; it != implicitEnds_.end() && it->first == allocEvent; ++it)
-        ended.push_back(it->second);
-    return ended;
+    const auto [first, last] = std::equal_range(implicitEnds_.begin(), implicitEnds_.end(), std::make_pair(allocEvent, 0u),
+                                                [](const auto &a, const auto &b) { return a.first < b.first; });
+    return {first, last};
 }
 
 std::vector<uint32_t> DeviceIndex::oomEvents() const

@@ -81,8 +81,9 @@ public:
     std::vector<BlockAt> blocksAt(uint32_t e) const;
 
     std::vector<uint32_t> oomEvents() const;
-    // Allocations an alloc event ended because their free was never recorded (usually none).
-    std::vector<uint32_t> endedBy(uint32_t allocEvent) const;
+    // (event, allocation) pairs: the allocations an alloc event ended because their free was never
+    // recorded (usually none). A view into the index; nothing is allocated.
+    std::span<const std::pair<uint32_t, uint32_t>> endedBy(uint32_t allocEvent) const;
 
     static constexpr uint32_t kCheckpointEvery = 8192;
 

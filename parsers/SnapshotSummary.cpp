@@ -83,7 +83,8 @@ std::vector<LiveBlockInfo> largestLive(const DeviceIndex &index, uint32_t e, siz
     return infos;
 }
 
-DeviceSummary summarizeDevice(const Snapshot &snapshot, const DeviceIndex &index, size_t topK)
+DeviceSummary summarizeDevice(const Snapshot &snapshot, const DeviceIndex &index, size_t topK,
+                              const AllocationCategories *categories)
 {
     DeviceSummary s;
     s.device = index.device();
@@ -104,9 +105,11 @@ DeviceSummary summarizeDevice(const Snapshot &snapshot, const DeviceIndex &index
         if (snapshot.facts.hasTimes)
             s.peakTimeUs = ev.timeUs[peak];
     }
-    const AllocationCategories categories(snapshot, index);
-    s.topLiveAtPeak = largestLive(index, peak, topK, &s.liveBlocksAtPeak, &categories);
-    s.categoryBytesAtPeak = categories.bytesAt(index, peak);
+    std::optional<AllocationCategories> own;
+    if (!categories)
+        categories = &own.emplace(snapshot, index);
+    s.topLiveAtPeak = largestLive(index, peak, topK, &s.liveBlocksAtPeak, categories);
+    s.categoryBytesAtPeak = categories->bytesAt(index, peak);
     s.peakReservedBytes = index.peakReservedBytes();
     s.startReservedBytes = index.startReservedBytes();
     s.final = finalState(snapshot, s.device);

@@ -102,7 +102,9 @@ std::vector<PhaseRange> phases(const Snapshot &snapshot, int device);
 // Largest allocations alive after event e, largest first (ties: lower address first).
 std::vector<LiveBlockInfo> largestLive(const DeviceIndex &index, uint32_t e, size_t k, uint64_t *liveCount = nullptr,
                                        const AllocationCategories *categories = nullptr);
-DeviceSummary summarizeDevice(const Snapshot &snapshot, const DeviceIndex &index, size_t topK);
+// `categories` may be given when the caller keeps them anyway; otherwise they are built here.
+DeviceSummary summarizeDevice(const Snapshot &snapshot, const DeviceIndex &index, size_t topK,
+                              const AllocationCategories *categories = nullptr);
 PointSummary summarizePoint(const DeviceIndex &index, uint32_t e, size_t topK);
 
 // "peak", "oom" (the first OOM) or an event number. Throws std::invalid_argument with a message.

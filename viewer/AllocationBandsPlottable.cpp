@@ -196,7 +196,7 @@ QPointF AllocationBandsPlottable::anchorPixel(double eventX, double bytes) const
 
 void AllocationBandsPlottable::drawAnnotations(QCPPainter *painter)
 {
-    if (!annotations_)
+    if (!annotations_ || annotations_->items().isEmpty())
         return;
     const QColor ink = dark_ ? QColor(255, 235, 120) : QColor(20, 20, 20);
     const QColor paper = dark_ ? QColor(40, 40, 46, 235) : QColor(255, 252, 220, 240);

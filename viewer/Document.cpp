@@ -33,8 +33,8 @@ std::shared_ptr<Document> buildDocument(const QString &path, const std::atomic<b
             report(static_cast<double>(i) / static_cast<double>(devices.size()), QCoreApplication::translate("memlens", "Indexing"));
         DeviceData data;
         data.index = std::make_unique<DeviceIndex>(*doc->snapshot, devices[i], cancel);
-        data.summary = summarizeDevice(*doc->snapshot, *data.index, 50);
         data.categories = std::make_unique<AllocationCategories>(*doc->snapshot, *data.index);
+        data.summary = summarizeDevice(*doc->snapshot, *data.index, 50, data.categories.get());
         doc->devices.emplace(devices[i], std::move(data));
     }
     // Stage 1 done: the summary can be shown while the timeline index is built.

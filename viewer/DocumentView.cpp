@@ -159,6 +159,12 @@ void DocumentView::cancelLoad()
 
 void DocumentView::fillDevices()
 {
+    // C++ frames mean the run recorded stacks="all"; looked up once, not per status update.
+    cppFrames_ = false;
+    for (size_t id = 0; id < doc_->snapshot->frames.size() && !cppFrames_; ++id) {
+        const std::string_view file = doc_->snapshot->strings.at(doc_->snapshot->frames.at(static_cast<uint32_t>(id)).file);
+        cppFrames_ = file.ends_with(".cpp") || file.ends_with(".h") || file == "??";
+    }
     const QSignalBlocker blocker(device_);
     device_->clear();
     for (const auto &[d, data] : doc_->devices)
@@ -344,15 +350,8 @@ QString DocumentView::statusText() const
                                                    f.compression == "none" ? QString() : "+" + QString::fromStdString(f.compression))
                        .arg(d->index->eventCount());
     QStringList features;
-    if (f.hasFrames) {
-        // C++ frames mean the run recorded stacks="all".
-        bool cpp = false;
-        for (size_t id = 0; id < doc_->snapshot->frames.size() && !cpp; ++id) {
-            const std::string_view file = doc_->snapshot->strings.at(doc_->snapshot->frames.at(static_cast<uint32_t>(id)).file);
-            cpp = file.ends_with(".cpp") || file.ends_with(".h") || file == "??";
-        }
-        features << (cpp ? tr("Python and C++ stacks") : tr("Python stacks"));
-    }
+    if (f.hasFrames)
+        features << (cppFrames_ ? tr("Python and C++ stacks") : tr("Python stacks"));
     if (f.hasAnnotations)
         features << tr("phases");
     if (f.hasCompileContext)

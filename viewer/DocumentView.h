@@ -86,6 +86,7 @@ private:
     QWidget *progressPage_;
     QLabel *progressLabel_;
     QProgressBar *progress_;
+    bool cppFrames_ = false; // the snapshot has C++ frames
     QWidget *deviceRow_;
     QComboBox *device_;
     QTabWidget *tabs_;
