@@ -8,6 +8,7 @@
 #include <QString>
 #include <QStringList>
 #include <QTest>
+#include <QXmlStreamReader>
 
 inline QString corpusDir()
 {
@@ -47,4 +48,26 @@ inline QByteArray runPythonTool(const QString &tool, const QStringList &args, QS
         return {};
     }
     return p.readAllStandardOutput();
+}
+
+// All <text> of an SVG file (and how many elements); *ok is false when the file is missing or
+// not well-formed XML.
+inline QString svgText(const QString &path, bool *ok, int *elements = nullptr)
+{
+    if (elements)
+        *elements = 0;
+    QFile f(path);
+    *ok = f.open(QIODevice::ReadOnly);
+    QString text;
+    QXmlStreamReader xml(&f);
+    while (*ok && !xml.atEnd()) {
+        if (xml.readNext() == QXmlStreamReader::StartElement && xml.name() == QLatin1String("text"))
+        {
+            text += xml.readElementText(QXmlStreamReader::IncludeChildElements);
+            if (elements)
+                ++*elements;
+        }
+    }
+    *ok = *ok && !xml.hasError();
+    return text;
 }
