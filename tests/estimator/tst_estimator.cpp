@@ -119,7 +119,7 @@ private slots:
                                            "--gpu", "h100-80", "--fit", "batch"});
         for (const QString key : {"params", "trainable_params", "parameters_bytes", "gradients_bytes", "optimizer_bytes",
                                    "master_weights_bytes", "activations_bytes", "logits_bytes", "transient_bytes",
-                                   "kv_cache_bytes", "peak_allocated_bytes", "reserved_bytes", "context_bytes", "fits",
+                                   "kv_cache_bytes", "workspace_bytes", "peak_allocated_bytes", "reserved_bytes", "context_bytes", "fits",
                                    "savings", "fit"})
             QVERIFY2(r.contains(key), qPrintable(key));
     }
