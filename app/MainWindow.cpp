@@ -6,6 +6,7 @@
 #include "ExampleSnapshot.h"
 #include "StartPage.h"
 #include "TimelineView.h"
+#include "SegmentsPage.h"
 #include "SessionBinding.h"
 #include "ViewExport.h"
 #include "ViewState.h"
@@ -24,6 +25,7 @@
 #include <QFileInfo>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QTimer>
 #include <QMimeData>
 #include <QSettings>
 #include <QStackedWidget>
@@ -130,13 +132,32 @@ void MainWindow::createMenus()
         if (DocumentView *d = currentDocument(); d && !d->annotateOom())
             statusBar()->showMessage(tr("This snapshot has no OOM entry"), 5000);
     });
-    annotate->addAction(tr("Add &Note at the Cursor…"), QKeySequence(Qt::Key_N), this, [this] {
+    annotate->addSeparator();
+    // Tools: the next click or drag on the timeline, segment map or flame graph draws one.
+    const std::pair<QString, QString> drawTools[] = {{tr("Draw &Note"), "note"}, {tr("Draw &Arrow"), "arrow"}, {tr("Draw &Box"), "box"}};
+    const Qt::Key toolKeys[] = {Qt::Key_N, Qt::Key_A, Qt::Key_B};
+    for (int i = 0; i < 3; ++i) {
+        annotate->addAction(drawTools[i].first, QKeySequence(toolKeys[i]), this, [this, kind = drawTools[i].second] {
+            if (DocumentView *d = currentDocument(); d && d->document())
+                d->setAnnotationTool(kind);
+        });
+    }
+    annotate->addAction(tr("Add Note at the &Cursor…"), QKeySequence(Qt::SHIFT | Qt::Key_N), this, [this] {
         DocumentView *d = currentDocument();
         if (!d)
             return;
         const QString text = QInputDialog::getMultiLineText(this, tr("Note"), tr("Text of the note:"));
         if (!text.isEmpty())
             d->addNoteAtCursor(text);
+    });
+    annotate->addSeparator();
+    annotate->addAction(tr("&Edit Selected Annotation…"), QKeySequence(Qt::Key_F2), this, [this] {
+        if (DocumentView *d = currentDocument())
+            d->editAnnotation(d->annotations()->selected());
+    });
+    annotate->addAction(tr("&Delete Selected Annotation"), QKeySequence::Delete, this, [this] {
+        if (DocumentView *d = currentDocument())
+            d->annotations()->remove(d->annotations()->selected());
     });
     annotate->addSeparator();
     annotate->addAction(tr("&Undo"), QKeySequence::Undo, this, [this] {
@@ -195,7 +216,11 @@ void MainWindow::openSession(const QString &path)
         statusBar()->showMessage(tr("%1 has changed since the session was saved").arg(snapshot), 8000);
     }
     DocumentView *view = openFile(snapshot);
-    connect(view, &DocumentView::loaded, this, [view, session] { applySession(*view, session); });
+    connect(view, &DocumentView::loaded, this, [view, session] {
+        applySession(*view, session);
+        // After the page has been laid out at its real size.
+        QTimer::singleShot(0, view, [view] { view->segments()->revealAnnotations(); });
+    });
 }
 
 void MainWindow::exportView(qreal scale, bool svg)
@@ -244,6 +269,14 @@ void MainWindow::showShortcuts()
                                 "<tr><td><b>+ / − / 0</b></td><td>Zoom in / out / fit</td></tr>"
                                 "<tr><td><b>Wheel, drag</b></td><td>Zoom, pan</td></tr>"
                                 "<tr><td><b>Shift+drag</b></td><td>Zoom into a range</td></tr>"
+                                "<tr><td colspan=2><i>Annotations (timeline, segment map, flame graph):</i></td></tr>"
+                                "<tr><td><b>N / A / B</b></td><td>Draw a note / arrow / box with the next click or drag</td></tr>"
+                                "<tr><td><b>Shift+N</b></td><td>Note at the timeline cursor</td></tr>"
+                                "<tr><td><b>Click, drag</b></td><td>Select, move (handles move one end)</td></tr>"
+                                "<tr><td><b>Double-click / F2</b></td><td>Edit the text</td></tr>"
+                                "<tr><td><b>Delete</b></td><td>Remove the selected annotation</td></tr>"
+                                "<tr><td><b>Ctrl+Z / Ctrl+Shift+Z</b></td><td>Undo / redo</td></tr>"
+                                "<tr><td><b>Right-click</b></td><td>Add or edit at the pointer</td></tr>"
                                 "</table>"));
 }
 

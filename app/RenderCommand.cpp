@@ -11,6 +11,7 @@
 #include "SnapshotSummary.h"
 #include "Theme.h"
 #include "TimelineView.h"
+#include "SegmentsPage.h"
 #include "SessionBinding.h"
 #include "ViewExport.h"
 
@@ -174,6 +175,8 @@ int runRenderCommand(int argc, char **argv)
             timeline->plot()->replot();
         }
         QApplication::processEvents();
+        if (view == "segments")
+            documentView.segments()->revealAnnotations();
         if (view == "flamegraph") {
             // The flame graph alone, at the requested size.
             FlameGraphWidget *flame = documentView.stacks()->flameGraph();

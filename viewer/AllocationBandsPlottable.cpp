@@ -1,6 +1,6 @@
 #include "AllocationBandsPlottable.h"
 
-#include "AnnotationSet.h"
+#include "AnnotationPainter.h"
 #include "BandColors.h"
 #include "ByteFormat.h"
 
@@ -177,6 +177,7 @@ void AllocationBandsPlottable::draw(QCPPainter *painter)
     // Markers: the peak and every OOM, and the event cursor.
     const DeviceSummary &s = device_->summary;
     int row = 0;
+    markerLabels_.clear();
     if (s.peakIndex)
         drawMarker(painter, *s.peakIndex, tr("peak %1").arg(QString::fromStdString(formatBytes(s.peakActiveBytes))),
                    dark_ ? QColor(255, 210, 80) : QColor(160, 100, 0), row++);
@@ -184,7 +185,10 @@ void AllocationBandsPlottable::draw(QCPPainter *painter)
         drawMarker(painter, o.index, tr("OOM: %1 requested").arg(QString::fromStdString(formatBytes(o.size))), QColor(220, 40, 40), row++);
     if (cursor_ != kBeforeTrace)
         drawMarker(painter, cursor_, QString(), dark_ ? QColor(120, 200, 255) : QColor(0, 90, 200), 0);
-    drawAnnotations(painter);
+    if (annotations_) {
+        painter->setClipRect(clipRect());
+        paintAnnotations(*painter, annotations_->displayItems(), *this, annotations_->selected(), dark_);
+    }
 }
 
 QPointF AllocationBandsPlottable::anchorPixel(double eventX, double bytes) const
@@ -194,54 +198,47 @@ QPointF AllocationBandsPlottable::anchorPixel(double eventX, double bytes) const
     return {mKeyAxis->coordToPixel(axis_.xOfEvent(e) + (axis_.isTime() ? 0.0 : 0.5)), mValueAxis->coordToPixel(bytes)};
 }
 
-void AllocationBandsPlottable::drawAnnotations(QCPPainter *painter)
+std::optional<QPointF> AllocationBandsPlottable::headPixel(const Annotation &a) const
 {
-    if (!annotations_ || annotations_->items().isEmpty())
-        return;
-    const QColor ink = dark_ ? QColor(255, 235, 120) : QColor(20, 20, 20);
-    const QColor paper = dark_ ? QColor(40, 40, 46, 235) : QColor(255, 252, 220, 240);
-    const QFontMetrics fm(painter->font());
-    painter->setClipRect(clipRect());
-    for (const Annotation &a : annotations_->items()) {
-        if (a.view != "timeline")
-            continue;
-        const QPointF at = anchorPixel(a.x, a.y);
-        // An arrow's text sits at its tail, so the head stays visible.
-        const QPointF labelAt = a.kind == "arrow" ? anchorPixel(a.x2, a.y2) : at;
-        painter->setPen(QPen(ink, 1.5));
-        if (a.kind == "box") {
-            const QPointF corner = anchorPixel(a.x2, a.y2);
-            painter->setBrush(Qt::NoBrush);
-            painter->drawRect(QRectF(at, corner).normalized());
-        } else if (a.kind == "arrow") {
-            const QPointF from = anchorPixel(a.x2, a.y2);
-            painter->drawLine(from, at);
-            const QLineF back(at, from);
-            for (double turn : {25.0, -25.0}) {
-                QLineF head = QLineF::fromPolar(10, back.angle() + turn);
-                head.translate(at);
-                painter->drawLine(head);
-            }
-        } else {
-            painter->setBrush(ink);
-            painter->drawEllipse(at, 3, 3);
-        }
-        if (a.text.isEmpty())
-            continue;
-        // The label sits above and to the right of the anchor, kept inside the plot.
-        const QRect textRect = fm.boundingRect(QRect(0, 0, 360, 400), Qt::TextWordWrap, a.text);
-        QRectF box(labelAt + QPointF(12, -textRect.height() - 22), QSizeF(textRect.width() + 12, textRect.height() + 8));
-        const QRectF area = clipRect();
-        if (box.right() > area.right())
-            box.moveRight(labelAt.x() - 12);
-        if (box.top() < area.top())
-            box.moveTop(labelAt.y() + 14);
-        painter->setPen(QPen(ink, 1));
-        painter->drawLine(labelAt, box.center().x() < labelAt.x() ? box.bottomRight() : box.bottomLeft());
-        painter->setBrush(paper);
-        painter->drawRoundedRect(box, 4, 4);
-        painter->drawText(box.adjusted(6, 4, -6, -4), Qt::TextWordWrap, a.text);
-    }
+    if (!device_ || !std::isfinite(a.x) || !std::isfinite(a.y))
+        return std::nullopt;
+    return anchorPixel(a.x, a.y);
+}
+
+std::optional<QPointF> AllocationBandsPlottable::tailPixel(const Annotation &a) const
+{
+    if (!device_ || !std::isfinite(a.x2) || !std::isfinite(a.y2))
+        return std::nullopt;
+    return anchorPixel(a.x2, a.y2);
+}
+
+bool AllocationBandsPlottable::pin(double &x, double &y, const QPointF &pixel) const
+{
+    if (!device_ || device_->index->eventCount() == 0)
+        return false;
+    x = axis_.eventAt(mKeyAxis->pixelToCoord(pixel.x()));
+    y = std::max(0.0, mValueAxis->pixelToCoord(pixel.y()));
+    return true;
+}
+
+bool AllocationBandsPlottable::pinHead(Annotation &a, const QPointF &pixel) const
+{
+    return pin(a.x, a.y, pixel);
+}
+
+bool AllocationBandsPlottable::pinTail(Annotation &a, const QPointF &pixel) const
+{
+    return pin(a.x2, a.y2, pixel);
+}
+
+QRectF AllocationBandsPlottable::annotationArea() const
+{
+    return clipRect();
+}
+
+void AllocationBandsPlottable::refreshAnnotations()
+{
+    mParentPlot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void AllocationBandsPlottable::drawMarker(QCPPainter *painter, uint32_t event, const QString &label, const QColor &color, int row)
@@ -260,6 +257,7 @@ void AllocationBandsPlottable::drawMarker(QCPPainter *painter, uint32_t event, c
     if (lx + w > area.right())
         lx = x - 4 - w;
     const QRectF box(lx, area.top() + 22 + row * (h + 2), w, h);
+    markerLabels_.append(box);
     painter->setBrush(dark_ ? QColor(30, 30, 34, 220) : QColor(255, 255, 255, 220));
     painter->setPen(QPen(color, 1));
     painter->drawRect(box);

@@ -2,6 +2,7 @@
 // QCustomPlot plottable that draws the allocation timeline of one device: the stacked
 // allocation bands from TimelineLayout (recomputed for the visible range and pixel width at
 // each repaint), the reserved-bytes line, record_function phase bands, and peak/OOM markers.
+#include "AnnotationPlacement.h"
 #include "Document.h"
 #include "TimelineAxis.h"
 
@@ -12,7 +13,7 @@ namespace memlens {
 
 class AnnotationSet;
 
-class AllocationBandsPlottable : public QCPAbstractPlottable {
+class AllocationBandsPlottable : public QCPAbstractPlottable, public AnnotationPlacement {
     Q_OBJECT
 
 public:
@@ -26,8 +27,18 @@ public:
     void setCursorEvent(uint32_t event) { cursor_ = event; }
     void setDark(bool dark) { dark_ = dark; }
     void setAnnotations(const AnnotationSet *annotations) { annotations_ = annotations; }
-    // Pixel position of an annotation's anchor in the current axes (tests, hit testing).
+    // Pixel position of a data point (event index, bytes) in the current axes.
     QPointF anchorPixel(double eventX, double bytes) const;
+
+    // Timeline annotations: both points are (event, bytes).
+    QString annotationView() const override { return QStringLiteral("timeline"); }
+    std::optional<QPointF> headPixel(const Annotation &a) const override;
+    std::optional<QPointF> tailPixel(const Annotation &a) const override;
+    bool pinHead(Annotation &a, const QPointF &pixel) const override;
+    bool pinTail(Annotation &a, const QPointF &pixel) const override;
+    QRectF annotationArea() const override;
+    QList<QRectF> annotationObstacles() const override { return markerLabels_; }
+    void refreshAnnotations() override;
 
     // What lies under a pixel position of the last drawn frame: an allocation id, or
     // UINT32_MAX (folded band, or nothing). `event` receives the column's sample event.
@@ -51,7 +62,7 @@ private:
     void drawPhases(QCPPainter *painter, const QRect &area);
     void drawMarker(QCPPainter *painter, uint32_t event, const QString &label, const QColor &color, int row);
     QColor colorOf(uint32_t allocation) const;
-    void drawAnnotations(QCPPainter *painter);
+    bool pin(double &x, double &y, const QPointF &pixel) const;
 
     std::shared_ptr<const Document> doc_;
     const DeviceData *device_ = nullptr;
@@ -64,6 +75,7 @@ private:
     uint32_t selected_ = UINT32_MAX;
     uint32_t cursor_ = kBeforeTrace;
     const AnnotationSet *annotations_ = nullptr;
+    QList<QRectF> markerLabels_; // peak / OOM labels of the last frame: annotations keep off them
 };
 
 } // namespace memlens

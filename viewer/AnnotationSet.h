@@ -1,7 +1,14 @@
 #pragma once
-// Notes, arrows and boxes users pin to data on a view: positions are data coordinates (event
-// index and bytes on the timeline), so they stay put on zoom, pan and axis changes. Edits go
-// through a QUndoStack (Ctrl+Z / Ctrl+Shift+Z). Stored in sessions as JSON.
+// Notes, arrows and boxes users pin to data on a view, so they stay put on zoom, pan and axis
+// changes. What the coordinates mean depends on the view:
+//   timeline:   (x, y) = (event index, bytes); (x2, y2) = the arrow's tail / the box's corner, also data.
+//   segments:   x = a device address (a block or segment at the cursor); box: x2 = the second
+//               corner's address; arrow: (x2, y2) = the tail's pixel offset from the head.
+//   flamegraph: target = the frame path from the root ('\n' between frames); (x, y) = where in
+//               that frame's box (fractions); arrow: (x2, y2) = tail offset in pixels; box: y2 =
+//               extra rows below the frame that the outline covers.
+// `event` is the cursor when it was made: "jump to" goes back there. Edits go through a
+// QUndoStack (Ctrl+Z / Ctrl+Shift+Z); the selection and a drag in progress are not undoable.
 #include <QObject>
 #include <QString>
 #include <QUndoStack>
@@ -13,8 +20,10 @@ struct Annotation {
     QString kind = "note"; // note, arrow, box
     QString view = "timeline";
     QString text;
-    double x = 0, y = 0;   // anchor: event index, bytes
-    double x2 = 0, y2 = 0; // arrow start / box corner (notes: unused)
+    double x = 0, y = 0;
+    double x2 = 0, y2 = 0;
+    QString target;
+    int64_t event = -1;
     bool operator==(const Annotation &) const = default;
 };
 
@@ -25,23 +34,37 @@ public:
     explicit AnnotationSet(QObject *parent = nullptr);
 
     const QList<Annotation> &items() const { return items_; }
+    // What views draw: the items, with the one being dragged at its preview position.
+    QList<Annotation> displayItems() const;
     QUndoStack *undoStack() { return &undo_; }
 
     void add(const Annotation &a);
     void remove(int index);
     void replace(int index, const Annotation &a); // edit or move
 
+    int selected() const { return selected_; } // -1: none
+    void setSelected(int index);
+    // A drag in progress shows `a` in place of item `index` (or, at index == size, as an extra
+    // item being drawn) until it is committed or cleared.
+    void setPreview(int index, const Annotation &a);
+    void clearPreview();
+
     nlohmann::json toJson() const;
     // Replaces everything (not undoable: a session being opened).
     void setFromJson(const nlohmann::json &json);
 
 signals:
-    void changed();
+    void changed();          // the items (undoable edits, sessions)
+    void appearanceChanged(); // selection or drag preview: repaint only
 
 private:
     friend class AnnotationCommand;
+    void setItems(const QList<Annotation> &items);
     QList<Annotation> items_;
     QUndoStack undo_;
+    int selected_ = -1;
+    int previewIndex_ = -1;
+    Annotation preview_;
 };
 
 } // namespace memlens

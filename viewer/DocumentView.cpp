@@ -1,7 +1,12 @@
 #include "DocumentView.h"
 
+#include "AllocationBandsPlottable.h"
 #include "AllocationText.h"
+#include "AnnotationEditor.h"
+#include "AnnotationListPanel.h"
 #include "AnnotationSet.h"
+#include "FlameGraphWidget.h"
+#include "SegmentMapWidget.h"
 #include "ByteFormat.h"
 #include "FrameFilter.h"
 #include "CategoryTimelineView.h"
@@ -16,9 +21,7 @@
 
 #include <QComboBox>
 #include <QHBoxLayout>
-#include <QKeyEvent>
 #include <QLabel>
-#include <QListWidget>
 #include <qcustomplot.h>
 #include <QProgressBar>
 #include <QPushButton>
@@ -29,6 +32,17 @@
 #include <QVBoxLayout>
 
 namespace memlens {
+
+namespace {
+Annotation timelineNote(const QString &text, double event, double bytes)
+{
+    Annotation a;
+    a.text = text;
+    a.x = event;
+    a.y = bytes;
+    return a;
+}
+} // namespace
 
 DocumentView::DocumentView(QWidget *parent)
     : QWidget(parent), state_(new ViewState(this)), loader_(new DocumentLoader(this)), annotations_(new AnnotationSet(this))
@@ -89,9 +103,7 @@ DocumentView::DocumentView(QWidget *parent)
     details_ = new QTextBrowser(side);
     details_->setPlaceholderText(tr("Select an allocation to see its size, lifetime and full stack."));
     details_->setMinimumWidth(260);
-    annotationList_ = new QListWidget(side);
-    annotationList_->setToolTip(tr("Annotations: click to jump, Delete to remove"));
-    annotationList_->installEventFilter(this);
+    annotationList_ = new AnnotationListPanel(annotations_, side);
     side->addWidget(details_);
     side->addWidget(annotationList_);
     side->setStretchFactor(0, 3);
@@ -99,12 +111,15 @@ DocumentView::DocumentView(QWidget *parent)
     split->addWidget(tabs_);
     split->addWidget(side);
     timeline_->setAnnotations(annotations_);
-    connect(annotations_, &AnnotationSet::changed, this, &DocumentView::refreshAnnotationList);
-    connect(annotationList_, &QListWidget::itemClicked, this, [this](QListWidgetItem *item) {
-        const Annotation &a = annotations_->items().at(annotationList_->row(item));
-        tabs_->setCurrentWidget(timeline_);
-        timeline_->revealEvent(static_cast<uint32_t>(a.x));
-    });
+    segments_->map()->setAnnotations(annotations_);
+    stacks_->flameGraph()->setAnnotations(annotations_);
+    timelineEditor_ = new AnnotationEditor(timeline_->plot(), timeline_->bands(), annotations_, state_);
+    segmentsEditor_ = new AnnotationEditor(segments_->map(), segments_->map(), annotations_, state_);
+    flameEditor_ = new AnnotationEditor(stacks_->flameGraph(), stacks_->flameGraph(), annotations_, state_);
+    for (AnnotationEditor *editor : {timelineEditor_, segmentsEditor_, flameEditor_})
+        connect(editor, &AnnotationEditor::toolFinished, this, [this] { setAnnotationTool({}); });
+    connect(annotationList_, &AnnotationListPanel::jumpRequested, this, &DocumentView::jumpToAnnotation);
+    connect(annotationList_, &AnnotationListPanel::editRequested, this, &DocumentView::editAnnotation);
     split->setStretchFactor(0, 4);
     split->setStretchFactor(1, 1);
     cl->addWidget(split, 1);
@@ -268,22 +283,54 @@ void DocumentView::setDetailsVisible(bool visible)
     details_->parentWidget()->setVisible(visible);
 }
 
-void DocumentView::refreshAnnotationList()
+AnnotationEditor *DocumentView::annotationEditor(const QString &view) const
 {
-    annotationList_->clear();
-    for (const Annotation &a : annotations_->items())
-        annotationList_->addItem(QStringLiteral("%1 · event %2: %3").arg(a.kind).arg(qint64(a.x)).arg(a.text.section('\n', 0, 0)));
-    timeline_->plot()->replot(QCustomPlot::rpQueuedReplot);
+    return view == "timeline" ? timelineEditor_ : view == "segments" ? segmentsEditor_ : view == "flamegraph" ? flameEditor_ : nullptr;
 }
 
-bool DocumentView::eventFilter(QObject *watched, QEvent *event)
+void DocumentView::setAnnotationTool(const QString &kind)
 {
-    if (watched == annotationList_ && event->type() == QEvent::KeyPress &&
-        static_cast<QKeyEvent *>(event)->key() == Qt::Key_Delete && annotationList_->currentRow() >= 0) {
-        annotations_->remove(annotationList_->currentRow());
-        return true;
+    const Page page = currentPageKind();
+    if (!kind.isEmpty() && page != Page::Timeline && page != Page::Segments && page != Page::Stacks)
+        showPage(Page::Timeline);
+    for (AnnotationEditor *editor : {timelineEditor_, segmentsEditor_, flameEditor_}) {
+        if (editor->tool() != kind)
+            editor->setTool(kind);
     }
-    return QWidget::eventFilter(watched, event);
+    if (!kind.isEmpty())
+        emit statusChanged(tr("Click or drag on the timeline, segment map or flame graph to draw a %1 (Esc cancels)").arg(kind));
+    else
+        emit statusChanged(statusText());
+}
+
+void DocumentView::jumpToAnnotation(int index)
+{
+    if (index < 0 || index >= annotations_->items().size())
+        return;
+    const Annotation a = annotations_->items()[index];
+    annotations_->setSelected(index);
+    if (a.view == "timeline") {
+        showPage(Page::Timeline);
+        timeline_->revealEvent(static_cast<uint32_t>(std::max(0.0, a.x)));
+        return;
+    }
+    if (a.event >= 0)
+        state_->setSelectedEvent(static_cast<uint32_t>(a.event));
+    if (a.view == "segments") {
+        showPage(Page::Segments);
+        if (const auto at = segments_->map()->headPixel(a))
+            segments_->revealMapPoint(*at);
+    } else {
+        showPage(Page::Stacks);
+    }
+}
+
+bool DocumentView::editAnnotation(int index)
+{
+    if (index < 0 || index >= annotations_->items().size())
+        return false;
+    AnnotationEditor *editor = annotationEditor(annotations_->items()[index].view);
+    return editor && editor->editText(index);
 }
 
 void DocumentView::annotatePeak()
@@ -298,7 +345,7 @@ void DocumentView::annotatePeak()
         text += QStringLiteral("\n%1 %2").arg(QString::fromStdString(formatBytes(s.topLiveAtPeak[i].size)),
                                               frames.empty() ? tr("(no stack)") : QString::fromStdString(doc_->snapshot->frameText(frames.front())));
     }
-    annotations_->add({"note", "timeline", text, double(*s.peakIndex), double(s.peakActiveBytes), 0, 0});
+    annotations_->add(timelineNote(text, double(*s.peakIndex), double(s.peakActiveBytes)));
 }
 
 bool DocumentView::annotateOom()
@@ -315,7 +362,7 @@ bool DocumentView::annotateOom()
                              .arg(QString::fromStdString(formatBytes(chosen->size)), QString::fromStdString(formatBytes(chosen->reservedFree)),
                                   QString::fromStdString(formatBytes(chosen->largestFreeBlock)),
                                   chosen->fragmentation ? tr("fragmentation") : tr("capacity"));
-    annotations_->add({"note", "timeline", text, double(chosen->index), double(d->index->activeAfter(chosen->index)), 0, 0});
+    annotations_->add(timelineNote(text, double(chosen->index), double(d->index->activeAfter(chosen->index))));
     return true;
 }
 
@@ -327,7 +374,7 @@ void DocumentView::addNoteAtCursor(const QString &text)
     uint32_t e = state_->selectedEvent();
     if (e == kBeforeTrace)
         e = d->summary.peakIndex.value_or(0);
-    annotations_->add({"note", "timeline", text, double(e), double(d->index->activeAfter(e)), 0, 0});
+    annotations_->add(timelineNote(text, double(e), double(d->index->activeAfter(e))));
 }
 
 void DocumentView::showAllocation(uint32_t allocation)

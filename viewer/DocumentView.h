@@ -8,7 +8,6 @@
 
 class QComboBox;
 class QLabel;
-class QListWidget;
 class QProgressBar;
 class QStackedWidget;
 class QTabWidget;
@@ -17,6 +16,8 @@ class QTextBrowser;
 namespace memlens {
 
 class CategoryTimelineView;
+class AnnotationEditor;
+class AnnotationListPanel;
 class AnnotationSet;
 class DocumentLoader;
 class SegmentsPage;
@@ -62,10 +63,15 @@ public:
     void annotatePeak();
     bool annotateOom();
     void addNoteAtCursor(const QString &text);
+    // The editor of a view's annotations ("timeline", "segments", "flamegraph").
+    AnnotationEditor *annotationEditor(const QString &view) const;
+    // Draw a note, arrow or box with the next click or drag ("" cancels). Shows the timeline if
+    // the current page takes no annotations.
+    void setAnnotationTool(const QString &kind);
+    // Shows the view and moment an annotation belongs to and selects it.
+    void jumpToAnnotation(int index);
+    bool editAnnotation(int index);
     QString statusText() const;
-
-protected:
-    bool eventFilter(QObject *watched, QEvent *event) override;
 
 signals:
     void loaded();
@@ -76,7 +82,6 @@ signals:
 private:
     void showAllocation(uint32_t allocation);
     void fillDevices();
-    void refreshAnnotationList();
 
     QString path_;
     std::shared_ptr<const Document> doc_;
@@ -98,7 +103,10 @@ private:
     CategoryTimelineView *categories_;
     QTextBrowser *details_;
     AnnotationSet *annotations_;
-    QListWidget *annotationList_;
+    AnnotationListPanel *annotationList_;
+    AnnotationEditor *timelineEditor_;
+    AnnotationEditor *segmentsEditor_;
+    AnnotationEditor *flameEditor_;
 };
 
 } // namespace memlens

@@ -1,5 +1,6 @@
 #include "FlameGraphWidget.h"
 
+#include "AnnotationPainter.h"
 #include "BandColors.h"
 #include "ByteFormat.h"
 
@@ -19,6 +20,7 @@ void FlameGraphWidget::setTree(std::shared_ptr<const CallTree> tree)
 {
     tree_ = std::move(tree);
     zoom_ = 0;
+    laidOut_ = {};
     update();
 }
 
@@ -36,6 +38,11 @@ void FlameGraphWidget::zoomTo(uint32_t node)
 
 void FlameGraphWidget::layout() const
 {
+    // Annotations and hit tests ask often; lay out again only when something changed.
+    const auto key = std::make_tuple(tree_.get(), zoom_, size(), fontMetrics().height());
+    if (key == laidOut_)
+        return;
+    laidOut_ = key;
     boxes_.clear();
     if (!tree_)
         return;
@@ -86,6 +93,127 @@ void FlameGraphWidget::paintEvent(QPaintEvent *)
                        fm.elidedText(label, Qt::ElideRight, static_cast<int>(box.rect.width()) - 6));
         }
     }
+    if (annotations_)
+        paintAnnotations(p, annotations_->displayItems(), *this, annotations_->selected(),
+                         palette().color(QPalette::Base).lightness() < 128);
+}
+
+void FlameGraphWidget::setAnnotations(const AnnotationSet *annotations)
+{
+    annotations_ = annotations;
+    for (auto signal : {&AnnotationSet::changed, &AnnotationSet::appearanceChanged})
+        connect(annotations, signal, this, qOverload<>(&QWidget::update));
+}
+
+QString FlameGraphWidget::pathOf(uint32_t node) const
+{
+    QStringList frames;
+    for (uint32_t n = node; tree_ && n != 0 && n < tree_->size(); n = tree_->node(n).parent)
+        frames.prepend(QString::fromStdString(tree_->label(n)));
+    return frames.join('\n');
+}
+
+uint32_t FlameGraphWidget::nodeOfPath(const QString &path) const
+{
+    if (!tree_)
+        return UINT32_MAX;
+    uint32_t node = 0;
+    if (path.isEmpty())
+        return node;
+    for (const QString &frame : path.split('\n')) {
+        const std::string label = frame.toStdString();
+        uint32_t next = UINT32_MAX;
+        for (uint32_t c : tree_->node(node).children) {
+            if (tree_->label(c) == label) {
+                next = c;
+                break;
+            }
+        }
+        if (next == UINT32_MAX)
+            return UINT32_MAX;
+        node = next;
+    }
+    return node;
+}
+
+std::optional<QRectF> FlameGraphWidget::rectOfNode(uint32_t node) const
+{
+    if (!tree_ || node >= tree_->size())
+        return std::nullopt;
+    layout();
+    auto drawn = [this](uint32_t n) -> std::optional<QRectF> {
+        for (const Box &box : boxes_) {
+            if (box.node == n)
+                return box.rect;
+        }
+        return std::nullopt;
+    };
+    if (auto rect = drawn(node))
+        return rect;
+    // Too narrow to draw: its nearest drawn ancestor stands in, but only inside the zoomed
+    // subtree (outside it, the frame is simply not shown).
+    std::optional<QRectF> standIn;
+    for (uint32_t n = tree_->node(node).parent; n != UINT32_MAX; n = tree_->node(n).parent) {
+        if (!standIn)
+            standIn = drawn(n);
+        if (n == zoom_)
+            return standIn;
+    }
+    return std::nullopt;
+}
+
+std::optional<QPointF> FlameGraphWidget::headPixel(const Annotation &a) const
+{
+    const auto rect = rectOfNode(nodeOfPath(a.target));
+    if (!rect || !std::isfinite(a.x) || !std::isfinite(a.y))
+        return std::nullopt;
+    return QPointF(rect->left() + std::clamp(a.x, 0.0, 1.0) * rect->width(), rect->top() + std::clamp(a.y, 0.0, 1.0) * rect->height());
+}
+
+std::optional<QPointF> FlameGraphWidget::tailPixel(const Annotation &a) const
+{
+    if (a.kind == "box") {
+        const auto box = boxRect(a);
+        return box ? std::optional<QPointF>(box->bottomRight()) : std::nullopt;
+    }
+    return offsetTail(a);
+}
+
+bool FlameGraphWidget::pinHead(Annotation &a, const QPointF &pixel) const
+{
+    layout();
+    for (const Box &box : boxes_) {
+        if (box.rect.adjusted(0, 0, 0, 1).contains(pixel)) {
+            a.target = pathOf(box.node);
+            a.x = std::clamp((pixel.x() - box.rect.left()) / std::max(1.0, box.rect.width()), 0.0, 1.0);
+            a.y = std::clamp((pixel.y() - box.rect.top()) / std::max(1.0, box.rect.height()), 0.0, 1.0);
+            return true;
+        }
+    }
+    return false;
+}
+
+bool FlameGraphWidget::pinTail(Annotation &a, const QPointF &pixel) const
+{
+    const auto rect = rectOfNode(nodeOfPath(a.target));
+    if (!rect)
+        return false;
+    if (a.kind == "box") {
+        // A box outlines its frame and, dragged down, the rows of callees below it.
+        a.x2 = 0;
+        a.y2 = std::max(0.0, std::round((pixel.y() - rect->bottom()) / rowHeight_));
+        return true;
+    }
+    return pinOffsetTail(a, pixel);
+}
+
+std::optional<QRectF> FlameGraphWidget::boxRect(const Annotation &a) const
+{
+    auto rect = rectOfNode(nodeOfPath(a.target));
+    if (!rect || !std::isfinite(a.y2))
+        return std::nullopt;
+    rect->setBottom(rect->bottom() + std::clamp(a.y2, 0.0, 200.0) * rowHeight_);
+    return rect->adjusted(-1, -1, 1, 1);
 }
 
 uint32_t FlameGraphWidget::nodeAt(const QPoint &pos) const

@@ -1,6 +1,7 @@
 #include "SegmentMapWidget.h"
 
 #include "AllocationText.h"
+#include "AnnotationPainter.h"
 #include "BandColors.h"
 #include "ByteFormat.h"
 
@@ -71,13 +72,15 @@ void SegmentMapWidget::relayout()
     };
     auto place = [&](int segment, int block, uint64_t size) {
         // Split a run of `size` bytes across rows.
+        uint64_t done = 0;
         while (size > 0) {
             const uint64_t take = std::min(size, bytesPerRow_ - offset);
             if (static_cast<size_t>(row) >= rows_.size())
                 rows_.resize(static_cast<size_t>(row) + 1);
             const QRectF rect(kMargin + offset * pxPerByte, kMargin + row * rowHeight_ + 3,
                               std::max(1.0, take * pxPerByte), rowHeight_ - 6);
-            rows_[static_cast<size_t>(row)].push_back({rect, segment, block});
+            rows_[static_cast<size_t>(row)].push_back({rect, segment, block, done, take});
+            done += take;
             offset += take;
             size -= take;
             if (offset >= bytesPerRow_)
@@ -162,6 +165,120 @@ void SegmentMapWidget::paintEvent(QPaintEvent *event)
             continue;
         p.drawText(QRectF(kMargin, kMargin + row * rowHeight_, width() - 2 * kMargin, rowHeight_), Qt::AlignLeft | Qt::AlignVCenter, text);
     }
+    p.setFont(font());
+    if (annotations_)
+        paintAnnotations(p, annotations_->displayItems(), *this, annotations_->selected(), dark);
+}
+
+void SegmentMapWidget::setAnnotations(const AnnotationSet *annotations)
+{
+    annotations_ = annotations;
+    for (auto signal : {&AnnotationSet::changed, &AnnotationSet::appearanceChanged})
+        connect(annotations, signal, this, qOverload<>(&QWidget::update));
+}
+
+std::optional<QPointF> SegmentMapWidget::firstAnnotationPixel() const
+{
+    for (const Annotation &a : annotations_ ? annotations_->items() : QList<Annotation>()) {
+        if (a.view != annotationView())
+            continue;
+        if (const auto at = headPixel(a))
+            return at;
+    }
+    return std::nullopt;
+}
+
+std::optional<QPointF> SegmentMapWidget::pixelOfAddress(uint64_t address) const
+{
+    for (const auto &row : rows_) {
+        for (const Piece &piece : row) {
+            const StateBlock &block = state_.segments[static_cast<size_t>(piece.segment)].blocks[static_cast<size_t>(piece.block)];
+            const uint64_t start = block.addr + piece.offset;
+            if (address >= start && address < start + piece.length)
+                return QPointF(piece.rect.left() + piece.rect.width() * static_cast<double>(address - start) / static_cast<double>(piece.length),
+                               piece.rect.center().y());
+        }
+    }
+    return std::nullopt;
+}
+
+const SegmentMapWidget::Piece *SegmentMapWidget::nearestPiece(const QPointF &pos) const
+{
+    const Piece *best = nullptr;
+    double bestDistance = 0;
+    const int r = static_cast<int>((pos.y() - kMargin) / rowHeight_);
+    // The nearest rows first; most rows hold pieces, so this stops early.
+    for (int d = 0; d < static_cast<int>(rows_.size()) && !best; ++d) {
+        for (int row : {r - d, r + d}) {
+            if (row < 0 || row >= static_cast<int>(rows_.size()))
+                continue;
+            for (const Piece &piece : rows_[static_cast<size_t>(row)]) {
+                const double dx = pos.x() < piece.rect.left() ? piece.rect.left() - pos.x() : pos.x() > piece.rect.right() ? pos.x() - piece.rect.right() : 0.0;
+                if (!best || dx < bestDistance) {
+                    best = &piece;
+                    bestDistance = dx;
+                }
+            }
+        }
+    }
+    return best;
+}
+
+std::optional<uint64_t> SegmentMapWidget::addressAt(const QPointF &pos) const
+{
+    const Piece *piece = nearestPiece(pos);
+    if (!piece)
+        return std::nullopt;
+    const StateBlock &block = state_.segments[static_cast<size_t>(piece->segment)].blocks[static_cast<size_t>(piece->block)];
+    const double frac = std::clamp((pos.x() - piece->rect.left()) / std::max(1.0, piece->rect.width()), 0.0, 1.0);
+    const auto into = std::min<uint64_t>(piece->length - 1, static_cast<uint64_t>(frac * static_cast<double>(piece->length)));
+    return block.addr + piece->offset + into;
+}
+
+std::optional<QPointF> SegmentMapWidget::headPixel(const Annotation &a) const
+{
+    if (!std::isfinite(a.x) || a.x < 0)
+        return std::nullopt;
+    return pixelOfAddress(static_cast<uint64_t>(a.x));
+}
+
+std::optional<QPointF> SegmentMapWidget::tailPixel(const Annotation &a) const
+{
+    if (a.kind == "box")
+        return std::isfinite(a.x2) && a.x2 >= 0 ? pixelOfAddress(static_cast<uint64_t>(a.x2)) : std::nullopt;
+    return offsetTail(a);
+}
+
+bool SegmentMapWidget::pinHead(Annotation &a, const QPointF &pixel) const
+{
+    const auto address = addressAt(pixel);
+    if (!address)
+        return false;
+    a.x = static_cast<double>(*address); // addresses are below 2^53: exact in a double
+    return true;
+}
+
+bool SegmentMapWidget::pinTail(Annotation &a, const QPointF &pixel) const
+{
+    if (a.kind == "box") {
+        const auto address = addressAt(pixel);
+        if (!address)
+            return false;
+        a.x2 = static_cast<double>(*address);
+        return true;
+    }
+    return pinOffsetTail(a, pixel);
+}
+
+std::optional<QRectF> SegmentMapWidget::boxRect(const Annotation &a) const
+{
+    const auto h = headPixel(a), t = tailPixel(a);
+    if (!h || !t)
+        return std::nullopt;
+    // Whole rows: the box covers the blocks from one corner's row to the other's.
+    const double half = rowHeight_ / 2.0;
+    return QRectF(QPointF(std::min(h->x(), t->x()), std::min(h->y(), t->y()) - half),
+                  QPointF(std::max(h->x(), t->x()), std::max(h->y(), t->y()) + half));
 }
 
 const SegmentMapWidget::Piece *SegmentMapWidget::pieceAt(const QPointF &pos) const

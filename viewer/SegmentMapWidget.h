@@ -3,8 +3,10 @@
 // a fixed number of bytes, one group of rows per pool and stream. Blocks use the timeline's
 // colours, free space is left empty, rounding waste is shaded and pending frees are hatched.
 // Only rows inside the visible rectangle are painted, so tens of thousands of segments scroll
-// smoothly.
+// smoothly. Annotations are pinned to device addresses, so they follow a block or segment when
+// the scale changes and disappear at events where that memory is not reserved.
 #include "AllocatorState.h"
+#include "AnnotationPlacement.h"
 #include "Document.h"
 
 #include <QWidget>
@@ -12,7 +14,7 @@
 
 namespace memlens {
 
-class SegmentMapWidget : public QWidget {
+class SegmentMapWidget : public QWidget, public AnnotationPlacement {
     Q_OBJECT
 
 public:
@@ -31,6 +33,20 @@ public:
 
     QSize sizeHint() const override;
 
+    void setAnnotations(const AnnotationSet *annotations);
+    // Where the first annotation shown at this event is (for scrolling to it).
+    std::optional<QPointF> firstAnnotationPixel() const;
+    // The pixel where a device address is drawn (nothing: not in a segment at this event).
+    std::optional<QPointF> pixelOfAddress(uint64_t address) const;
+    QString annotationView() const override { return QStringLiteral("segments"); }
+    std::optional<QPointF> headPixel(const Annotation &a) const override;
+    std::optional<QPointF> tailPixel(const Annotation &a) const override;
+    bool pinHead(Annotation &a, const QPointF &pixel) const override;
+    bool pinTail(Annotation &a, const QPointF &pixel) const override;
+    std::optional<QRectF> boxRect(const Annotation &a) const override;
+    QRectF annotationArea() const override { return rect(); }
+    void refreshAnnotations() override { update(); }
+
 signals:
     void allocationClicked(uint32_t allocation);
 
@@ -45,10 +61,15 @@ private:
     struct Piece {
         QRectF rect;
         int segment;
-        int block; // -1: the segment's header
+        int block;
+        uint64_t offset; // bytes into the block where this piece starts
+        uint64_t length;
     };
     void relayout();
     const Piece *pieceAt(const QPointF &pos) const;
+    // The piece under or nearest to a point (annotations snap to memory).
+    const Piece *nearestPiece(const QPointF &pos) const;
+    std::optional<uint64_t> addressAt(const QPointF &pos) const;
 
     std::shared_ptr<const Document> doc_;
     const DeviceData *device_ = nullptr;
@@ -58,6 +79,7 @@ private:
     std::vector<std::vector<Piece>> rows_; // pieces per row of pixels (rowHeight each)
     std::vector<std::pair<int, QString>> headings_; // row, text
     int rowHeight_ = 18;
+    const AnnotationSet *annotations_ = nullptr;
 };
 
 } // namespace memlens

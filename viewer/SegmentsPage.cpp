@@ -234,4 +234,15 @@ QString SegmentsPage::verdictText() const
     return verdict_->isHidden() ? QString() : verdict_->text();
 }
 
+void SegmentsPage::revealMapPoint(const QPointF &point)
+{
+    scroll_->ensureVisible(static_cast<int>(point.x()), static_cast<int>(point.y()), 50, 120);
+}
+
+void SegmentsPage::revealAnnotations()
+{
+    if (const auto at = map_->firstAnnotationPixel())
+        revealMapPoint(*at);
+}
+
 } // namespace memlens

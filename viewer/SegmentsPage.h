@@ -33,6 +33,10 @@ public:
     QString figuresText() const;
     QString verdictText() const;
     uint32_t shownEvent() const { return shown_; }
+    // Scrolls the map so that a point of it is in view.
+    void revealMapPoint(const QPointF &point);
+    // Scrolls to the first annotation on the map (a session or render opening on this page).
+    void revealAnnotations();
 
 signals:
     void showLiveTensors(); // the verdict's link to what was live at the OOM

@@ -2,6 +2,7 @@
 
 #include "AllocationBandsPlottable.h"
 #include "AllocationText.h"
+#include "AnnotationSet.h"
 #include "BinaryBytesTicker.h"
 #include "ByteFormat.h"
 #include "PlotPalette.h"
@@ -181,6 +182,8 @@ void TimelineView::setColoring(int mode)
 void TimelineView::setAnnotations(const AnnotationSet *annotations)
 {
     bands_->setAnnotations(annotations);
+    for (auto signal : {&AnnotationSet::changed, &AnnotationSet::appearanceChanged})
+        connect(annotations, signal, this, [this] { plot_->replot(QCustomPlot::rpQueuedReplot); });
 }
 
 void TimelineView::setDark(bool dark)

@@ -19,7 +19,6 @@
 #include "CompareDialog.h"
 #include "ViewExport.h"
 #include "SessionBinding.h"
-#include "AnnotationSet.h"
 #include "AllocationBandsPlottable.h"
 #include <QTableWidget>
 #include <QTreeView>
@@ -464,46 +463,6 @@ private slots:
         QCOMPARE(second->state()->selectedAllocation(), 5u);
         QCOMPARE(second->timeline()->plot()->xAxis->range().lower, first->timeline()->plot()->xAxis->range().lower);
         QCOMPARE(second->timeline()->plot()->xAxis->range().upper, first->timeline()->plot()->xAxis->range().upper);
-    }
-
-    // Annotations stay pinned to their data on zoom, survive a session, and undo/redo.
-    void annotations()
-    {
-        auto doc = load(corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle");
-        auto view = openView(doc, DocumentView::Page::Timeline, QSize(1400, 800));
-        AnnotationSet *set = view->annotations();
-        view->annotatePeak();
-        QVERIFY(view->annotateOom());
-        QCOMPARE(set->items().size(), 2);
-        QVERIFY(set->items()[0].text.contains(QString::fromStdString(formatBytes(doc->devices.at(0).summary.peakActiveBytes))));
-        QVERIFY(set->items()[1].text.contains("fragmentation"));
-        // Data coordinates do not change on zoom; the drawn position follows the axes.
-        const Annotation peak = set->items()[0];
-        AllocationBandsPlottable *bands = view->timeline()->bands();
-        const QPointF before = bands->anchorPixel(peak.x, peak.y);
-        view->timeline()->zoomBy(4);
-        const QPointF after = bands->anchorPixel(peak.x, peak.y);
-        QCOMPARE(set->items()[0], peak);
-        QCOMPARE(after.x(), view->timeline()->plot()->xAxis->coordToPixel(peak.x + 0.5));
-        QVERIFY(before != after);
-        // Undo / redo.
-        set->undoStack()->undo();
-        QCOMPARE(set->items().size(), 1);
-        set->undoStack()->redo();
-        QCOMPARE(set->items().size(), 2);
-        Annotation moved = peak;
-        moved.x -= 100;
-        set->replace(0, moved);
-        QCOMPARE(set->items()[0].x, peak.x - 100);
-        set->undoStack()->undo();
-        QCOMPARE(set->items()[0], peak);
-        // A session keeps them.
-        QTemporaryDir dir;
-        const std::string path = dir.filePath("a.memlens").toStdString();
-        saveSession(path, captureSession(*view), false);
-        auto other = openView(doc, DocumentView::Page::Summary, QSize(1400, 800));
-        applySession(*other, loadSession(path));
-        QCOMPARE(other->annotations()->items(), set->items());
     }
 
     void failedLoadLeavesOthers()
