@@ -11,10 +11,10 @@
 #include "ViewExport.h"
 #include "ViewState.h"
 
+#include "AnnotationEditor.h"
 #include "AnnotationSet.h"
 
 #include <QClipboard>
-#include <QInputDialog>
 #include <QUndoStack>
 #include <QGuiApplication>
 
@@ -146,8 +146,8 @@ void MainWindow::createMenus()
         DocumentView *d = currentDocument();
         if (!d)
             return;
-        const QString text = QInputDialog::getMultiLineText(this, tr("Note"), tr("Text of the note:"));
-        if (!text.isEmpty())
+        QString text;
+        if (askAnnotationText(this, tr("Note at the cursor"), text) && !text.trimmed().isEmpty())
             d->addNoteAtCursor(text);
     });
     annotate->addSeparator();

@@ -7,24 +7,35 @@
 #include <QKeyEvent>
 #include <QMenu>
 #include <QMouseEvent>
+#include <QPlainTextEdit>
+#include <QShortcut>
 
 namespace memlens {
 
 namespace {
 constexpr double kClick = 4; // pixels a press may move and still be a click
-
-bool askText(QWidget *parent, const QString &title, QString &text)
-{
-    bool ok = false;
-    const QString answer = QInputDialog::getMultiLineText(parent, title, QObject::tr("Text (may be empty for arrows and boxes):"), text, &ok);
-    if (ok)
-        text = answer;
-    return ok;
-}
 } // namespace
 
+bool askAnnotationText(QWidget *parent, const QString &title, QString &text)
+{
+    QInputDialog dialog(parent);
+    dialog.setWindowTitle(title);
+    dialog.setLabelText(QObject::tr("Text (Ctrl+Enter to accept; may be empty for arrows and boxes):"));
+    dialog.setOption(QInputDialog::UsePlainTextEditForTextInput);
+    dialog.setTextValue(text);
+    // Enter makes a new line, so Ctrl+Enter accepts and Tab moves on to the buttons.
+    if (auto *edit = dialog.findChild<QPlainTextEdit *>())
+        edit->setTabChangesFocus(true);
+    for (QKeySequence keys : {QKeySequence(Qt::CTRL | Qt::Key_Return), QKeySequence(Qt::CTRL | Qt::Key_Enter)})
+        QObject::connect(new QShortcut(keys, &dialog), &QShortcut::activated, &dialog, &QDialog::accept);
+    if (dialog.exec() != QDialog::Accepted)
+        return false;
+    text = dialog.textValue();
+    return true;
+}
+
 AnnotationEditor::AnnotationEditor(QWidget *surface, AnnotationPlacement *placement, AnnotationSet *set, ViewState *state)
-    : QObject(surface), surface_(surface), placement_(placement), set_(set), state_(state), prompt_(askText)
+    : QObject(surface), surface_(surface), placement_(placement), set_(set), state_(state), prompt_(askAnnotationText)
 {
     surface->installEventFilter(this);
     if (surface->focusPolicy() == Qt::NoFocus)

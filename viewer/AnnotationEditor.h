@@ -16,6 +16,9 @@ namespace memlens {
 
 class ViewState;
 
+// The text dialog for an annotation: multi-line, Ctrl+Enter accepts. False: cancelled.
+bool askAnnotationText(QWidget *parent, const QString &title, QString &text);
+
 class AnnotationEditor : public QObject {
     Q_OBJECT
 

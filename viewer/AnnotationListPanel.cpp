@@ -26,6 +26,7 @@ AnnotationListPanel::AnnotationListPanel(AnnotationSet *set, QWidget *parent) : 
     setToolTip(tr("Annotations: click to jump, double-click or F2 to edit the text, Delete to remove"));
     setWordWrap(false);
     setTextElideMode(Qt::ElideRight);
+    setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff); // elide; the tooltip has the whole text
     connect(set_, &AnnotationSet::changed, this, &AnnotationListPanel::refresh);
     connect(set_, &AnnotationSet::appearanceChanged, this, [this] {
         syncing_ = true;

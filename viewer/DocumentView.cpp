@@ -362,7 +362,35 @@ bool DocumentView::annotateOom()
                              .arg(QString::fromStdString(formatBytes(chosen->size)), QString::fromStdString(formatBytes(chosen->reservedFree)),
                                   QString::fromStdString(formatBytes(chosen->largestFreeBlock)),
                                   chosen->fragmentation ? tr("fragmentation") : tr("capacity"));
-    annotations_->add(timelineNote(text, double(chosen->index), double(d->index->activeAfter(chosen->index))));
+    if (currentPageKind() != Page::Segments) {
+        annotations_->add(timelineNote(text, double(chosen->index), double(d->index->activeAfter(chosen->index))));
+        return true;
+    }
+    // On the segment map the note goes on the largest hole: the block the request did not fit.
+    state_->setSelectedEvent(chosen->index);
+    const AllocatorState &st = segments_->map()->state();
+    const StateBlock *hole = nullptr;
+    for (const StateSegment &seg : st.segments) {
+        for (const StateBlock &b : seg.blocks) {
+            if (b.state == BlockState::Inactive && (!hole || b.size > hole->size))
+                hole = &b;
+        }
+    }
+    Annotation a;
+    a.view = "segments";
+    a.text = text;
+    a.event = chosen->index;
+    if (hole) {
+        a.x = static_cast<double>(hole->addr);
+        a.text += tr("\nthe largest hole, %1, is here").arg(QString::fromStdString(formatBytes(hole->size)));
+    } else if (!st.segments.empty()) {
+        a.x = static_cast<double>(st.segments.front().addr);
+    } else {
+        return false;
+    }
+    annotations_->add(a);
+    if (const auto at = segments_->map()->headPixel(a))
+        segments_->revealMapPoint(*at);
     return true;
 }
 

@@ -59,7 +59,8 @@ public:
     struct ExportFooter exportFooter(const QString &version) const;
     void setDetailsVisible(bool visible);
     AnnotationSet *annotations() const { return annotations_; }
-    // One-click notes with the key figures, pinned to the peak / the selected (or first) OOM.
+    // One-click notes with the key figures, pinned to the peak / the selected (or first) OOM
+    // (on the segments page: to the largest hole at that OOM).
     void annotatePeak();
     bool annotateOom();
     void addNoteAtCursor(const QString &text);

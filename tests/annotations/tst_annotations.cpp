@@ -202,6 +202,25 @@ private slots:
         QCOMPARE(view->annotations()->selected(), 0);
     }
 
+    // "Annotate This OOM" on the segments page points at the largest hole at the OOM.
+    void oomNoteOnTheSegmentMap()
+    {
+        auto view = openView(oom_, DocumentView::Page::Segments);
+        QVERIFY(view->annotateOom());
+        const Annotation note = view->annotations()->items().last();
+        QCOMPARE(note.view, QString("segments"));
+        QCOMPARE(note.event, qint64(oomEvent_));
+        QCOMPARE(view->state()->selectedEvent(), oomEvent_);
+        SegmentMapWidget *map = view->segments()->map();
+        const auto at = map->headPixel(note);
+        QVERIFY(at);
+        const uint64_t hole = oom_->devices.at(0).summary.ooms.front().largestFreeBlock;
+        QCOMPARE(hole, uint64_t(8) << 20); // torch's OOM message: 8 MiB was the largest free block
+        const QString under = map->describeAt(at->toPoint());
+        QVERIFY2(under.startsWith("Free: " + QString::fromStdString(formatBytes(hole))), qPrintable(under));
+        QVERIFY(note.text.contains("fragmentation"));
+    }
+
     // Dragging a label moves the note (one undo step); dragging a box's corner handle moves that
     // corner only; a click only selects.
     void dragMovesWithOneUndoStep()
