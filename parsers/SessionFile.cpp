@@ -56,6 +56,12 @@ void saveSession(const std::string &path, const Session &s, bool compress, const
         j["selected_event"] = *s.selectedEvent;
     if (s.selectedAllocation)
         j["selected_allocation"] = *s.selectedAllocation;
+    if (s.segmentBytesPerRow)
+        j["segments"] = {{"bytes_per_row", *s.segmentBytesPerRow}};
+    if (s.stacks)
+        j["stacks"] = {{"bottom_up", s.stacks->bottomUp}, {"hide_noise", s.stacks->hideNoise}, {"python_only", s.stacks->pythonOnly},
+                       {"fold_recursion", s.stacks->foldRecursion}, {"allocated_in_range", s.stacks->allocatedInRange},
+                       {"flame_zoom", s.stacks->flameZoom}};
     j["annotations"] = s.annotations;
     std::string bytes = j.dump(2) + "\n";
     if (compress) {
@@ -124,8 +130,21 @@ Session loadSession(const std::string &path)
             s.selectedAllocation = j["selected_allocation"].get<uint32_t>();
         if (j.contains("annotations") && j["annotations"].is_array())
             s.annotations = j["annotations"];
+        if (j.contains("segments") && j["segments"].is_object() && j["segments"].contains("bytes_per_row"))
+            s.segmentBytesPerRow = j["segments"]["bytes_per_row"].get<uint64_t>();
+        if (j.contains("stacks") && j["stacks"].is_object()) {
+            const auto &st = j["stacks"];
+            StacksViewState v;
+            v.bottomUp = st.value("bottom_up", v.bottomUp);
+            v.hideNoise = st.value("hide_noise", v.hideNoise);
+            v.pythonOnly = st.value("python_only", v.pythonOnly);
+            v.foldRecursion = st.value("fold_recursion", v.foldRecursion);
+            v.allocatedInRange = st.value("allocated_in_range", v.allocatedInRange);
+            v.flameZoom = st.value("flame_zoom", v.flameZoom);
+            s.stacks = v;
+        }
         for (const char *known : {"memlens_session", "snapshot", "device", "page", "time_axis", "visible", "selected_event",
-                                  "selected_allocation", "annotations"})
+                                  "selected_allocation", "segments", "stacks", "annotations"})
             j.erase(known);
         s.unknown = std::move(j);
         return s;

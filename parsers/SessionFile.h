@@ -1,6 +1,7 @@
 #pragma once
 // A saved session (.memlens): which snapshot (path, size and a checksum), and what was on
-// screen — device, page, visible range, selection, annotations. JSON, optionally zstd
+// screen — device, page, visible range, selection, the segment map's scale, the stacks view,
+// annotations. JSON, optionally zstd
 // compressed; keys this version does not know are kept and written back.
 #include <nlohmann/json.hpp>
 
@@ -11,6 +12,17 @@
 
 namespace memlens {
 
+// The Stacks page's tree and flame graph, which flame-graph annotations are pinned in.
+struct StacksViewState {
+    bool bottomUp = false;
+    bool hideNoise = true;
+    bool pythonOnly = false;
+    bool foldRecursion = false;
+    bool allocatedInRange = false; // else: live at the cursor
+    std::string flameZoom;         // frame path of the zoomed flame-graph frame ("": the root)
+    bool operator==(const StacksViewState &) const = default;
+};
+
 struct Session {
     std::string snapshotPath;
     uint64_t snapshotSize = 0;
@@ -20,6 +32,8 @@ struct Session {
     std::optional<double> visibleFirst, visibleLast; // x-axis units of the timeline
     bool timeAxis = false;
     std::optional<uint32_t> selectedEvent, selectedAllocation;
+    std::optional<uint64_t> segmentBytesPerRow; // the segment map's scale
+    std::optional<StacksViewState> stacks;
     nlohmann::json annotations = nlohmann::json::array();
     nlohmann::json unknown = nlohmann::json::object(); // other keys, kept as they were
 };

@@ -234,6 +234,14 @@ QString SegmentsPage::verdictText() const
     return verdict_->isHidden() ? QString() : verdict_->text();
 }
 
+void SegmentsPage::setBytesPerRow(uint64_t bytes)
+{
+    const int i = scale_->findData(QVariant::fromValue<qulonglong>(bytes));
+    if (i >= 0)
+        scale_->setCurrentIndex(i);
+    map_->setBytesPerRow(bytes);
+}
+
 void SegmentsPage::revealMapPoint(const QPointF &point)
 {
     scroll_->ensureVisible(static_cast<int>(point.x()), static_cast<int>(point.y()), 50, 120);

@@ -2,6 +2,10 @@
 
 #include "AnnotationSet.h"
 #include "DocumentView.h"
+#include "FlameGraphWidget.h"
+#include "SegmentMapWidget.h"
+#include "SegmentsPage.h"
+#include "StacksPage.h"
 #include "TimelineView.h"
 #include "ViewState.h"
 
@@ -30,6 +34,11 @@ Session captureSession(const DocumentView &view)
         s.selectedEvent = view.state()->selectedEvent();
     if (view.state()->selectedAllocation() != UINT32_MAX)
         s.selectedAllocation = view.state()->selectedAllocation();
+    s.segmentBytesPerRow = view.segments()->map()->bytesPerRow();
+    const CallTreeOptions o = view.stacks()->options();
+    const FlameGraphWidget *flame = view.stacks()->flameGraph();
+    s.stacks = StacksViewState{o.bottomUp, o.hideNoise, o.pythonOnly, o.foldRecursion, view.stacks()->allocatedInRange(),
+                               flame->pathOf(flame->zoomedNode()).toStdString()};
     s.annotations = view.annotations()->toJson();
     return s;
 }
@@ -52,6 +61,20 @@ void applySession(DocumentView &view, const Session &s)
     if (s.visibleFirst && s.visibleLast && *s.visibleLast > *s.visibleFirst) {
         view.timeline()->plot()->xAxis->setRange(*s.visibleFirst, *s.visibleLast);
         view.timeline()->plot()->replot();
+    }
+    if (s.segmentBytesPerRow)
+        view.segments()->setBytesPerRow(*s.segmentBytesPerRow);
+    if (s.stacks) {
+        CallTreeOptions o = view.stacks()->options();
+        o.bottomUp = s.stacks->bottomUp;
+        o.hideNoise = s.stacks->hideNoise;
+        o.pythonOnly = s.stacks->pythonOnly;
+        o.foldRecursion = s.stacks->foldRecursion;
+        view.stacks()->setAllocatedInRange(s.stacks->allocatedInRange);
+        view.stacks()->setOptions(o);
+        FlameGraphWidget *flame = view.stacks()->flameGraph();
+        const uint32_t zoom = flame->nodeOfPath(QString::fromStdString(s.stacks->flameZoom));
+        flame->zoomTo(zoom == UINT32_MAX ? 0 : zoom);
     }
 }
 

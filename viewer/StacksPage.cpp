@@ -130,6 +130,11 @@ void StacksPage::setAllocatedInRange(bool range)
     scope_->setCurrentIndex(range ? 1 : 0);
 }
 
+bool StacksPage::allocatedInRange() const
+{
+    return scope_->currentIndex() == 1;
+}
+
 void StacksPage::rebuild()
 {
     if (updating_)

@@ -30,6 +30,7 @@ public:
     CallTreeOptions options() const;
     // What the trees show: allocations live at the cursor, or allocated in the visible range.
     void setAllocatedInRange(bool range);
+    bool allocatedInRange() const;
     void setOptions(const CallTreeOptions &options);
     const CallTree *tree() const { return tree_.get(); }
     QTreeView *treeView() const { return view_; }

@@ -320,6 +320,39 @@ private slots:
         QVERIFY(std::abs(flame->boxRect(box)->height() - (r.height() + 2 * (r.height() + 1) + 2)) < 2);
     }
 
+    // A session brings back the flame graph's tree options and zoom, and the map's scale, so
+    // annotations pinned in them are where they were.
+    void sessionRestoresPinnedViews()
+    {
+        auto view = openView(oom_, DocumentView::Page::Stacks);
+        view->state()->setSelectedEvent(oomEvent_);
+        StacksPage *stacks = view->stacks();
+        CallTreeOptions o = stacks->options();
+        o.bottomUp = true;
+        stacks->setOptions(o);
+        FlameGraphWidget *flame = stacks->flameGraph();
+        const uint32_t zoom = flame->tree()->heaviestPath()[1];
+        flame->zoomTo(zoom);
+        const QRectF frame = *flame->rectOfNode(flame->tree()->heaviestPath()[2]);
+        answer(view->annotationEditor("flamegraph"), "bottom-up site");
+        QVERIFY(view->annotationEditor("flamegraph")->create("note", frame.center(), frame.center()));
+        const QPointF at = *flame->headPixel(view->annotations()->items().last());
+        view->segments()->setBytesPerRow(uint64_t(16) << 20);
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("z.memlens").toStdString();
+        saveSession(path, captureSession(*view), false);
+        auto other = openView(oom_, DocumentView::Page::Summary);
+        applySession(*other, loadSession(path));
+        QVERIFY(other->stacks()->options().bottomUp);
+        FlameGraphWidget *restored = other->stacks()->flameGraph();
+        QCOMPARE(restored->pathOf(restored->zoomedNode()), flame->pathOf(zoom));
+        QCOMPARE(other->segments()->map()->bytesPerRow(), uint64_t(16) << 20);
+        restored->resize(flame->size());
+        const auto again = restored->headPixel(other->annotations()->items().last());
+        QVERIFY(again);
+        QVERIFY((*again - at).manhattanLength() < 1);
+    }
+
     // Double-click edits the text, Delete removes the selected annotation, Ctrl+Z brings it back.
     void editAndDelete()
     {
