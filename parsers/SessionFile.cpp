@@ -108,6 +108,11 @@ Session loadSession(const std::string &path)
     } catch (const DecodeError &e) {
         throw LoadError(path, e.offset, e.what());
     }
+    return parseSession(text, path);
+}
+
+Session parseSession(std::string_view text, const std::string &path)
+{
     nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
     if (j.is_discarded() || !j.is_object() || !j.contains("memlens_session") || !j.contains("snapshot"))
         throw LoadError(path, LoadError::kNoOffset, "not a memlens session");

@@ -9,6 +9,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace memlens {
 
@@ -49,5 +50,7 @@ void saveSession(const std::string &path, const Session &session, bool compress,
                  const std::function<void()> &beforeCommit = {});
 // Throws LoadError naming the file.
 Session loadSession(const std::string &path);
+// The decoded text of a session; `path` names it in errors.
+Session parseSession(std::string_view text, const std::string &path);
 
 } // namespace memlens

@@ -1,12 +1,25 @@
 #!/usr/bin/env bash
-# Runs fuzz_snapshot over seeds made from the corpus for SECONDS; crashes land in
-# tests/fuzz/corpus-work/crashes (copy them to tests/data/crashers as regression inputs).
+# Runs fuzz_snapshot over seeds made from the corpus for SECONDS, then fuzz_session for a
+# tenth of that; crashes land in tests/fuzz/corpus-work/crashes (copy them to
+# tests/data/fuzz-regressions as regression inputs).
 set -euo pipefail
 build=${1:-build-fuzz}
 seconds=${2:-600}
 here=$(cd "$(dirname "$0")" && pwd)
 work=$here/corpus-work
-mkdir -p "$work/seeds" "$work/crashes"
+mkdir -p "$work/seeds" "$work/crashes" "$work/session-seeds" "$work/session-live"
+python3 - "$work/session-seeds" <<'PY'
+import json, os, sys
+full = {"memlens_session": 1, "snapshot": {"path": "a.pickle", "size": 10, "checksum": "10-00"}, "device": 0,
+        "page": "segments", "time_axis": False, "visible": [1.5, 300], "selected_event": 5, "selected_allocation": 2,
+        "segments": {"bytes_per_row": 33554432},
+        "stacks": {"bottom_up": True, "hide_noise": True, "python_only": False, "fold_recursion": False,
+                   "allocated_in_range": False, "flame_zoom": "a.py:1:f\nb.py:2:g"},
+        "annotations": [{"kind": "arrow", "view": "segments", "text": "hole", "x": 1.4e14, "y": 0, "x2": 40, "y2": 60,
+                         "event": 5}], "from_the_future": {"x": [1, 2]}}
+json.dump(full, open(os.path.join(sys.argv[1], "full.memlens"), "w"))
+json.dump({"memlens_session": 1, "snapshot": {"path": "b"}}, open(os.path.join(sys.argv[1], "minimal.memlens"), "w"))
+PY
 corpus=$here/../../../shared/corpus/snapshots
 # Small real files as they are, larger ones cut down, and compressed forms.
 cp "$corpus/streams_pending_free/snapshot.pickle" "$work/seeds/streams.pickle"
@@ -49,3 +62,6 @@ mkdir -p "$work/live"
 "$build/bin/fuzz_snapshot" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
   -max_total_time="$seconds" -artifact_prefix="$work/crashes/" -print_final_stats=1 \
   "$work/live" "$work/seeds"
+"$build/bin/fuzz_session" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
+  -max_total_time="$(( seconds / 10 > 10 ? seconds / 10 : 10 ))" -artifact_prefix="$work/crashes/" -print_final_stats=1 \
+  "$work/session-live" "$work/session-seeds"
