@@ -42,8 +42,12 @@ void SegmentMapWidget::setSelectedAllocation(uint32_t allocation)
 
 void SegmentMapWidget::setBytesPerRow(uint64_t bytes)
 {
-    bytesPerRow_ = std::clamp<uint64_t>(bytes, 1ull << 20, 16ull << 30);
+    bytes = std::clamp<uint64_t>(bytes, 1ull << 20, 16ull << 30);
+    const bool changed = bytes != bytesPerRow_;
+    bytesPerRow_ = bytes;
     relayout();
+    if (changed)
+        emit bytesPerRowChanged(bytes);
 }
 
 QSize SegmentMapWidget::sizeHint() const

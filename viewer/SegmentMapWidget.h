@@ -49,6 +49,7 @@ public:
 
 signals:
     void allocationClicked(uint32_t allocation);
+    void bytesPerRowChanged(uint64_t bytes);
 
 protected:
     void paintEvent(QPaintEvent *event) override;

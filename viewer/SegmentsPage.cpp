@@ -55,7 +55,7 @@ SegmentsPage::SegmentsPage(ViewState *state, QWidget *parent) : QWidget(parent),
     }
     scale_ = new QComboBox(this);
     auto *scale = scale_;
-    for (int mib : {4, 16, 64, 256, 1024, 4096})
+    for (int mib = 1; mib <= 16384; mib *= 2) // the map's range; Ctrl+wheel steps by 2 as well
         scale->addItem(tr("%1 per row").arg(b(uint64_t(mib) << 20)), QVariant::fromValue<qulonglong>(uint64_t(mib) << 20));
     scale->setToolTip(tr("Bytes per row of the map (Ctrl+wheel on the map)"));
     bar->addWidget(scale);
@@ -130,6 +130,14 @@ SegmentsPage::SegmentsPage(ViewState *state, QWidget *parent) : QWidget(parent),
 
     connect(scale, &QComboBox::currentIndexChanged, this,
             [this, scale] { map_->setBytesPerRow(scale->currentData().toULongLong()); });
+    // Ctrl+wheel on the map changes the scale too: the menu follows.
+    connect(map_, &SegmentMapWidget::bytesPerRowChanged, this, [this](uint64_t bytes) {
+        const int i = scale_->findData(QVariant::fromValue<qulonglong>(bytes));
+        if (i >= 0) {
+            const QSignalBlocker blocker(scale_);
+            scale_->setCurrentIndex(i);
+        }
+    });
     map_->setBytesPerRow(scale->currentData().toULongLong());
     connect(actionFilter_, &QComboBox::currentIndexChanged, this, &SegmentsPage::applyFilter);
     connect(search_, &QLineEdit::editingFinished, this, &SegmentsPage::applyFilter);
@@ -236,10 +244,7 @@ QString SegmentsPage::verdictText() const
 
 void SegmentsPage::setBytesPerRow(uint64_t bytes)
 {
-    const int i = scale_->findData(QVariant::fromValue<qulonglong>(bytes));
-    if (i >= 0)
-        scale_->setCurrentIndex(i);
-    map_->setBytesPerRow(bytes);
+    map_->setBytesPerRow(bytes); // the menu follows through bytesPerRowChanged
 }
 
 void SegmentsPage::revealMapPoint(const QPointF &point)

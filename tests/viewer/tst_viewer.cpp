@@ -34,6 +34,8 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <QWheelEvent>
+#include <QComboBox>
 #include <qcustomplot.h>
 
 using namespace memlens;
@@ -233,6 +235,19 @@ private slots:
         QVERIFY(text.contains("Segment 0x"));
         QTest::mouseClick(page->map(), Qt::LeftButton, Qt::NoModifier, r.center());
         QCOMPARE(view->state()->selectedAllocation(), largest.allocation);
+        // Ctrl+wheel halves the bytes per row, and the scale menu shows the new scale.
+        QComboBox *scale = nullptr;
+        for (QComboBox *c : page->findChildren<QComboBox *>()) {
+            if (c->currentData().toULongLong() == page->map()->bytesPerRow())
+                scale = c;
+        }
+        QVERIFY(scale);
+        const uint64_t before = page->map()->bytesPerRow();
+        QWheelEvent wheel(QPointF(50, 50), page->map()->mapToGlobal(QPointF(50, 50)), QPoint(), QPoint(0, 120), Qt::NoButton,
+                          Qt::ControlModifier, Qt::NoScrollPhase, false);
+        QApplication::sendEvent(page->map(), &wheel);
+        QCOMPARE(page->map()->bytesPerRow(), before / 2);
+        QCOMPARE(scale->currentData().toULongLong(), before / 2);
     }
 
     void eventListFilter()
