@@ -11,10 +11,16 @@
 
 namespace memlens {
 
+// One individually drawn allocation. Column sample events never decrease, so the columns it is
+// alive in are one run: [firstColumn, firstColumn + bottom.size()).
 struct TimelineBand {
-    uint32_t allocation;
-    std::vector<uint64_t> bottom; // per column; meaningful where alive[c]
-    std::vector<uint8_t> alive;
+    uint32_t allocation = 0;
+    uint64_t size = 0; // the band's height in bytes
+    size_t firstColumn = 0;
+    std::vector<uint64_t> bottom; // per alive column
+    bool alive(size_t c) const { return c >= firstColumn && c - firstColumn < bottom.size(); }
+    uint64_t bottomAt(size_t c) const { return bottom[c - firstColumn]; }
+    size_t endColumn() const { return firstColumn + bottom.size(); }
 };
 
 struct TimelineFrame {
@@ -33,7 +39,8 @@ public:
     // allocations are drawn individually.
     TimelineFrame layout(uint32_t first, uint32_t last, int columns, size_t maxBands) const;
     // The same with explicit columns: column c shows events [first, last] (inclusive, never
-    // empty; neighbouring columns may share an event when zoomed in past one event per pixel).
+    // empty; in order, neighbouring columns sharing at most their end event, as when zoomed in
+    // past one event per pixel). Throws std::invalid_argument for columns out of order.
     using ColumnRange = std::pair<uint32_t, uint32_t>;
     TimelineFrame layoutColumns(const std::vector<ColumnRange> &columns, size_t maxBands) const;
 

@@ -67,10 +67,10 @@ uint32_t AllocationBandsPlottable::allocationAtPixel(const QPointF &pixel, uint3
         *event = frame_.columnEvent[static_cast<size_t>(c)];
     const double value = mValueAxis->pixelToCoord(pixel.y());
     for (const TimelineBand &band : frame_.bands) {
-        if (!band.alive[static_cast<size_t>(c)])
+        if (!band.alive(static_cast<size_t>(c)))
             continue;
-        const double bottom = static_cast<double>(band.bottom[static_cast<size_t>(c)]);
-        const double top = bottom + static_cast<double>(device_->index->detail(band.allocation).size);
+        const double bottom = static_cast<double>(band.bottomAt(static_cast<size_t>(c)));
+        const double top = bottom + static_cast<double>(band.size);
         if (value >= bottom && value < top)
             return band.allocation;
     }
@@ -102,18 +102,19 @@ void AllocationBandsPlottable::draw(QCPPainter *painter)
     // Everything is filled as axis-aligned rectangles, one per run of columns with the same
     // extent: QPainter's polygon rasteriser took hundreds of milliseconds on the spiky outline of
     // a 12 M-event trace, rectangles take well under one.
-    auto fillRuns = [&](size_t count, const auto &extentOf, const QColor &color) {
-        size_t c = 0;
-        while (c < count) {
+    auto fillRuns = [&](size_t from, size_t to, const auto &extentOf, const QColor &color) {
+        const QBrush brush(color.toRgb()); // converted once, not per rectangle
+        size_t c = from;
+        while (c < to) {
             const auto [lo, hi] = extentOf(c);
             if (hi <= lo) {
                 ++c;
                 continue;
             }
             size_t end = c + 1;
-            while (end < count && extentOf(end) == std::make_pair(lo, hi))
+            while (end < to && extentOf(end) == std::make_pair(lo, hi))
                 ++end;
-            painter->fillRect(QRectF(QPointF(left + c * columnWidth_, y(hi)), QPointF(left + end * columnWidth_, y(lo))), color);
+            painter->fillRect(QRectF(QPointF(left + c * columnWidth_, y(hi)), QPointF(left + end * columnWidth_, y(lo))), brush);
             c = end;
         }
     };
@@ -121,19 +122,16 @@ void AllocationBandsPlottable::draw(QCPPainter *painter)
     if (coloring_ == Coloring::Category && device_->categories) {
         // The folded band split by category too: each column's totals minus its drawn bands.
         std::vector<std::array<uint64_t, kCategoryCount>> folded(count);
-        for (size_t c = 0; c < count; ++c) {
-            std::array<uint64_t, kCategoryCount> left = device_->categories->totalsAfter(frame_.columnEvent[c]);
-            for (const TimelineBand &band : frame_.bands) {
-                if (band.alive[c]) {
-                    auto &slot = left[static_cast<size_t>(device_->categories->of(band.allocation))];
-                    slot -= std::min(slot, device_->index->detail(band.allocation).size);
-                }
-            }
-            folded[c] = left;
+        for (size_t c = 0; c < count; ++c)
+            folded[c] = device_->categories->totalsAfter(frame_.columnEvent[c]);
+        for (const TimelineBand &band : frame_.bands) {
+            const auto k = static_cast<size_t>(device_->categories->of(band.allocation));
+            for (size_t c = band.firstColumn; c < band.endColumn(); ++c)
+                folded[c][k] -= std::min(folded[c][k], band.size);
         }
         std::vector<uint64_t> base(count, 0);
         for (int k = 0; k < kCategoryCount; ++k) {
-            fillRuns(count, [&](size_t c) {
+            fillRuns(0, count, [&](size_t c) {
                 const uint64_t top = std::min(base[c] + folded[c][static_cast<size_t>(k)], frame_.otherTop[c]);
                 return std::make_pair(std::min(base[c], top), top);
             }, categoryColor(k).lighter(125));
@@ -141,27 +139,24 @@ void AllocationBandsPlottable::draw(QCPPainter *painter)
                 base[c] = std::min(base[c] + folded[c][static_cast<size_t>(k)], frame_.otherTop[c]);
         }
     } else {
-        fillRuns(count, [&](size_t c) { return std::make_pair(uint64_t(0), frame_.otherTop[c]); }, foldedBandColor(dark_));
+        fillRuns(0, count, [&](size_t c) { return std::make_pair(uint64_t(0), frame_.otherTop[c]); }, foldedBandColor(dark_));
     }
     const TimelineBand *selectedBand = nullptr;
     for (const TimelineBand &band : frame_.bands) {
-        const uint64_t size = device_->index->detail(band.allocation).size;
-        fillRuns(count, [&](size_t c) {
-            return band.alive[c] ? std::make_pair(band.bottom[c], band.bottom[c] + size) : std::make_pair(uint64_t(0), uint64_t(0));
+        fillRuns(band.firstColumn, band.endColumn(), [&](size_t c) {
+            return std::make_pair(band.bottomAt(c), band.bottomAt(c) + band.size);
         }, colorOf(band.allocation));
         if (band.allocation == selected_)
             selectedBand = &band;
     }
     // The selected allocation gets an outline.
     if (selectedBand) {
-        const uint64_t size = device_->index->detail(selectedBand->allocation).size;
+        const uint64_t size = selectedBand->size;
         painter->setPen(QPen(dark_ ? Qt::white : Qt::black, 2));
         painter->setBrush(Qt::NoBrush);
-        for (size_t c = 0; c < count; ++c) {
-            if (selectedBand->alive[c])
-                painter->drawRect(QRectF(QPointF(left + c * columnWidth_, y(selectedBand->bottom[c] + size)),
-                                         QPointF(left + (c + 1) * columnWidth_, y(selectedBand->bottom[c]))));
-        }
+        for (size_t c = selectedBand->firstColumn; c < selectedBand->endColumn(); ++c)
+            painter->drawRect(QRectF(QPointF(left + c * columnWidth_, y(selectedBand->bottomAt(c) + size)),
+                                     QPointF(left + (c + 1) * columnWidth_, y(selectedBand->bottomAt(c)))));
     }
 
     // Reserved bytes.

@@ -256,10 +256,17 @@ private slots:
                 best = std::max(best, index.activeAfter(e));
             QCOMPARE(frame.total[c], best);
             uint64_t sum = frame.otherTop[c];
+            const uint32_t e = frame.columnEvent[c];
+            QVERIFY(e >= lo && e <= std::min(hi, n - 1));
             for (const TimelineBand &b : frame.bands) {
-                if (b.alive[c]) {
-                    QCOMPARE(b.bottom[c], sum);
-                    sum += index.detail(b.allocation).size;
+                // Alive exactly where the column's event lies in the allocation's lifetime.
+                const Allocation &a = index.allocation(b.allocation);
+                const bool lives = (a.allocEvent == kBeforeTrace || a.allocEvent <= e) && (a.freeCompleted == kNever || e < a.freeCompleted);
+                QCOMPARE(b.alive(static_cast<size_t>(c)), lives);
+                QCOMPARE(b.size, index.detail(b.allocation).size);
+                if (lives) {
+                    QCOMPARE(b.bottomAt(static_cast<size_t>(c)), sum);
+                    sum += b.size;
                 }
             }
             QCOMPARE(sum, frame.total[c]);

@@ -191,8 +191,8 @@ private slots:
                 band = &b;
         }
         QVERIFY(band);
-        QVERIFY(band->alive[column]);
-        const double yMid = timeline->plot()->yAxis->coordToPixel(static_cast<double>(band->bottom[column]) + largest.size / 2.0);
+        QVERIFY(band->alive(column));
+        const double yMid = timeline->plot()->yAxis->coordToPixel(static_cast<double>(band->bottomAt(column)) + largest.size / 2.0);
         const QString tip = timeline->tooltipAt(QPoint(static_cast<int>(x), static_cast<int>(yMid)));
         QVERIFY2(tip.contains(QString::fromStdString(formatBytes(largest.size))), qPrintable(tip));
         const auto frames = stackFrames(*doc->snapshot, largest.stack, true);
