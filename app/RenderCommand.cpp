@@ -147,14 +147,14 @@ int runRenderCommand(int argc, char **argv)
             if (auto at = cl.value("at"))
                 documentView.state()->setSelectedEvent(resolveEvent(*device->index, *at));
         }
+        if (auto color = cl.value("color")) {
+            const int mode = *color == "allocation" ? 0 : *color == "site" ? 1 : *color == "category" ? 2 : -1;
+            if (mode < 0)
+                throw std::invalid_argument("--color takes allocation, site or category");
+            documentView.state()->setColorMode(static_cast<ColorMode>(mode));
+        }
         if (device && view == "timeline") {
             TimelineView *timeline = documentView.timeline();
-            if (auto color = cl.value("color")) {
-                const int mode = *color == "allocation" ? 0 : *color == "site" ? 1 : *color == "category" ? 2 : -1;
-                if (mode < 0)
-                    throw std::invalid_argument("--color takes allocation, site or category");
-                timeline->setColoring(mode);
-            }
             if (auto range = cl.value("range")) {
                 const auto colon = range->find(':');
                 if (colon == std::string::npos)

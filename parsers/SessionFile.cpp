@@ -50,6 +50,7 @@ void saveSession(const std::string &path, const Session &s, bool compress, const
     j["device"] = s.device;
     j["page"] = s.page;
     j["time_axis"] = s.timeAxis;
+    j["color"] = s.color;
     if (s.visibleFirst && s.visibleLast)
         j["visible"] = {*s.visibleFirst, *s.visibleLast};
     if (s.selectedEvent)
@@ -125,6 +126,7 @@ Session parseSession(std::string_view text, const std::string &path)
         s.device = j.value("device", 0);
         s.page = j.value("page", std::string("summary"));
         s.timeAxis = j.value("time_axis", false);
+        s.color = j.value("color", s.color);
         if (j.contains("visible") && j["visible"].is_array() && j["visible"].size() == 2) {
             s.visibleFirst = j["visible"][0].get<double>();
             s.visibleLast = j["visible"][1].get<double>();
@@ -148,7 +150,7 @@ Session parseSession(std::string_view text, const std::string &path)
             v.flameZoom = st.value("flame_zoom", v.flameZoom);
             s.stacks = v;
         }
-        for (const char *known : {"memlens_session", "snapshot", "device", "page", "time_axis", "visible", "selected_event",
+        for (const char *known : {"memlens_session", "snapshot", "device", "page", "time_axis", "color", "visible", "selected_event",
                                   "selected_allocation", "segments", "stacks", "annotations"})
             j.erase(known);
         s.unknown = std::move(j);

@@ -32,6 +32,7 @@ struct Session {
     std::string page = "summary";
     std::optional<double> visibleFirst, visibleLast; // x-axis units of the timeline
     bool timeAxis = false;
+    std::string color = "allocation"; // how allocations are coloured: allocation, site or category
     std::optional<uint32_t> selectedEvent, selectedAllocation;
     std::optional<uint64_t> segmentBytesPerRow; // the segment map's scale
     std::optional<StacksViewState> stacks;

@@ -24,19 +24,6 @@ void AllocationBandsPlottable::setData(std::shared_ptr<const Document> doc, cons
     frame_ = {};
 }
 
-QColor AllocationBandsPlottable::colorOf(uint32_t allocation) const
-{
-    switch (coloring_) {
-    case Coloring::CallSite:
-        return bandColor(0x5171E000ull + device_->index->detail(allocation).stack);
-    case Coloring::Category:
-        return device_->categories ? categoryColor(static_cast<int>(device_->categories->of(allocation))) : bandColor(allocation);
-    case Coloring::Allocation:
-        break;
-    }
-    return bandColor(allocation);
-}
-
 QCPRange AllocationBandsPlottable::getKeyRange(bool &foundRange, QCP::SignDomain) const
 {
     foundRange = device_ != nullptr;
@@ -119,7 +106,7 @@ void AllocationBandsPlottable::draw(QCPPainter *painter)
         }
     };
     const auto count = static_cast<size_t>(columns);
-    if (coloring_ == Coloring::Category && device_->categories) {
+    if (coloring_ == ColorMode::Category && device_->categories) {
         // The folded band split by category too: each column's totals minus its drawn bands.
         std::vector<std::array<uint64_t, kCategoryCount>> folded(count);
         for (size_t c = 0; c < count; ++c)
@@ -145,7 +132,7 @@ void AllocationBandsPlottable::draw(QCPPainter *painter)
     for (const TimelineBand &band : frame_.bands) {
         fillRuns(band.firstColumn, band.endColumn(), [&](size_t c) {
             return std::make_pair(band.bottomAt(c), band.bottomAt(c) + band.size);
-        }, colorOf(band.allocation));
+        }, allocationColor(*device_, band.allocation, coloring_));
         if (band.allocation == selected_)
             selectedBand = &band;
     }

@@ -3,6 +3,7 @@
 // allocation bands from TimelineLayout (recomputed for the visible range and pixel width at
 // each repaint), the reserved-bytes line, record_function phase bands, and peak/OOM markers.
 #include "AnnotationPlacement.h"
+#include "BandColors.h"
 #include "Document.h"
 #include "TimelineAxis.h"
 
@@ -20,9 +21,8 @@ public:
     AllocationBandsPlottable(QCPAxis *keyAxis, QCPAxis *valueAxis);
 
     void setData(std::shared_ptr<const Document> doc, const DeviceData *device, const TimelineAxis &axis);
-    enum class Coloring { Allocation, CallSite, Category };
-    void setColoring(Coloring coloring) { coloring_ = coloring; }
-    Coloring coloring() const { return coloring_; }
+    void setColoring(ColorMode coloring) { coloring_ = coloring; }
+    ColorMode coloring() const { return coloring_; }
     void setSelectedAllocation(uint32_t allocation) { selected_ = allocation; }
     void setCursorEvent(uint32_t event) { cursor_ = event; }
     void setDark(bool dark) { dark_ = dark; }
@@ -61,7 +61,6 @@ protected:
 private:
     void drawPhases(QCPPainter *painter, const QRect &area);
     void drawMarker(QCPPainter *painter, uint32_t event, const QString &label, const QColor &color, int row);
-    QColor colorOf(uint32_t allocation) const;
     bool pin(double &x, double &y, const QPointF &pixel) const;
 
     std::shared_ptr<const Document> doc_;
@@ -70,7 +69,7 @@ private:
     TimelineFrame frame_;
     double frameLeft_ = 0;   // pixel x of column 0
     double columnWidth_ = 1; // pixels per column
-    Coloring coloring_ = Coloring::Allocation;
+    ColorMode coloring_ = ColorMode::Allocation;
     bool dark_ = false;
     uint32_t selected_ = UINT32_MAX;
     uint32_t cursor_ = kBeforeTrace;

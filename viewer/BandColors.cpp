@@ -1,5 +1,7 @@
 #include "BandColors.h"
 
+#include "Document.h"
+
 namespace memlens {
 
 QColor bandColor(uint64_t key)
@@ -10,6 +12,19 @@ QColor bandColor(uint64_t key)
     const int saturation = 130 + static_cast<int>((h >> 16) % 90);
     const int value = 170 + static_cast<int>((h >> 24) % 70);
     return QColor::fromHsv(hue, saturation, value);
+}
+
+QColor allocationColor(const DeviceData &device, uint32_t allocation, ColorMode mode)
+{
+    switch (mode) {
+    case ColorMode::CallSite:
+        return bandColor(0x5171E000ull + device.index->detail(allocation).stack);
+    case ColorMode::Category:
+        return device.categories ? categoryColor(static_cast<int>(device.categories->of(allocation))) : bandColor(allocation);
+    case ColorMode::Allocation:
+        break;
+    }
+    return bandColor(allocation);
 }
 
 QColor foldedBandColor(bool dark)

@@ -40,6 +40,12 @@ void SegmentMapWidget::setSelectedAllocation(uint32_t allocation)
     update();
 }
 
+void SegmentMapWidget::setColorMode(ColorMode mode)
+{
+    colorMode_ = mode;
+    update();
+}
+
 void SegmentMapWidget::setBytesPerRow(uint64_t bytes)
 {
     bytes = std::clamp<uint64_t>(bytes, 1ull << 20, 16ull << 30);
@@ -142,7 +148,7 @@ void SegmentMapWidget::paintEvent(QPaintEvent *event)
                 p.drawRect(piece.rect.adjusted(0, 0, -0.5, -0.5));
                 continue;
             }
-            const QColor color = bandColor(block.allocation);
+            const QColor color = device_ ? allocationColor(*device_, block.allocation, colorMode_) : bandColor(block.allocation);
             p.fillRect(piece.rect, color);
             // Rounding waste: the tail of the block the user did not ask for.
             if (block.size > block.requested && block.size > 0) {

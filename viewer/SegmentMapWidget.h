@@ -1,12 +1,13 @@
 #pragma once
 // The allocator's segments at one event, drawn to scale: memory flows left to right in rows of
 // a fixed number of bytes, one group of rows per pool and stream. Blocks use the timeline's
-// colours, free space is left empty, rounding waste is shaded and pending frees are hatched.
+// colours (per allocation, call site or category), free space is left empty, rounding waste is shaded and pending frees are hatched.
 // Only rows inside the visible rectangle are painted, so tens of thousands of segments scroll
 // smoothly. Annotations are pinned to device addresses, so they follow a block or segment when
 // the scale changes and disappear at events where that memory is not reserved.
 #include "AllocatorState.h"
 #include "AnnotationPlacement.h"
+#include "BandColors.h"
 #include "Document.h"
 
 #include <QWidget>
@@ -22,6 +23,7 @@ public:
 
     void setState(std::shared_ptr<const Document> doc, const DeviceData *device, AllocatorState state);
     void setSelectedAllocation(uint32_t allocation);
+    void setColorMode(ColorMode mode);
     void setBytesPerRow(uint64_t bytes);
     uint64_t bytesPerRow() const { return bytesPerRow_; }
     const AllocatorState &state() const { return state_; }
@@ -76,6 +78,7 @@ private:
     const DeviceData *device_ = nullptr;
     AllocatorState state_;
     uint32_t selected_ = UINT32_MAX;
+    ColorMode colorMode_ = ColorMode::Allocation;
     uint64_t bytesPerRow_ = 64ull << 20;
     std::vector<std::vector<Piece>> rows_; // pieces per row of pixels (rowHeight each)
     std::vector<std::pair<int, QString>> headings_; // row, text

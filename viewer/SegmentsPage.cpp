@@ -2,6 +2,7 @@
 
 #include "AllocationText.h"
 #include "ByteFormat.h"
+#include "ColorModeBox.h"
 #include "EventListModel.h"
 #include "SegmentMapWidget.h"
 #include "SegmentTableModel.h"
@@ -59,6 +60,7 @@ SegmentsPage::SegmentsPage(ViewState *state, QWidget *parent) : QWidget(parent),
         scale->addItem(tr("%1 per row").arg(b(uint64_t(mib) << 20)), QVariant::fromValue<qulonglong>(uint64_t(mib) << 20));
     scale->setToolTip(tr("Bytes per row of the map (Ctrl+wheel on the map)"));
     bar->addWidget(scale);
+    bar->addWidget(new ColorModeBox(state_, this));
     layout->addLayout(bar);
 
     auto *split = new QSplitter(Qt::Horizontal, this);
@@ -146,6 +148,7 @@ SegmentsPage::SegmentsPage(ViewState *state, QWidget *parent) : QWidget(parent),
             state_->setSelectedEvent(eventModel_->eventAt(current.row()));
     });
     connect(map_, &SegmentMapWidget::allocationClicked, state_, &ViewState::setSelectedAllocation);
+    connect(state_, &ViewState::colorModeChanged, map_, &SegmentMapWidget::setColorMode);
     connect(state_, &ViewState::selectedAllocationChanged, map_, &SegmentMapWidget::setSelectedAllocation);
     connect(state_, &ViewState::selectedEventChanged, this, &SegmentsPage::showState);
     connect(state_, &ViewState::deviceChanged, this, &SegmentsPage::rebuild);

@@ -16,6 +16,7 @@ namespace memlens {
 
 namespace {
 const char *kPages[] = {"summary", "timeline", "segments", "stacks", "live", "categories"};
+const char *kColors[] = {"allocation", "site", "category"};
 }
 
 Session captureSession(const DocumentView &view)
@@ -27,6 +28,7 @@ Session captureSession(const DocumentView &view)
     s.device = view.state()->device();
     s.page = kPages[static_cast<int>(view.currentPageKind())];
     s.timeAxis = view.state()->timeAxis();
+    s.color = kColors[static_cast<int>(view.state()->colorMode())];
     const QCPRange range = view.timeline()->plot()->xAxis->range();
     s.visibleFirst = range.lower;
     s.visibleLast = range.upper;
@@ -50,6 +52,10 @@ void applySession(DocumentView &view, const Session &s)
     view.state()->setDevice(s.device);
     view.annotations()->setFromJson(s.annotations);
     view.state()->setTimeAxis(s.timeAxis);
+    for (int c = 0; c < 3; ++c) {
+        if (s.color == kColors[c])
+            view.state()->setColorMode(static_cast<ColorMode>(c));
+    }
     for (int p = 0; p < 6; ++p) {
         if (s.page == kPages[p])
             view.showPage(static_cast<DocumentView::Page>(p));

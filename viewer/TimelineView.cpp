@@ -4,6 +4,7 @@
 #include "AllocationText.h"
 #include "AnnotationSet.h"
 #include "BinaryBytesTicker.h"
+#include "ColorModeBox.h"
 #include "ByteFormat.h"
 #include "PlotPalette.h"
 #include "TimelineOverview.h"
@@ -29,13 +30,10 @@ TimelineView::TimelineView(ViewState *state, QWidget *parent) : QWidget(parent),
     axisMode_ = new QComboBox(this);
     axisMode_->addItems({tr("X: events"), tr("X: time")});
     axisMode_->setToolTip(tr("Plot against the event index or against wall-clock time (time_us)"));
-    colorMode_ = new QComboBox(this);
-    colorMode_->addItems({tr("Colour per allocation"), tr("Colour per call site"), tr("Colour per category")});
-    colorMode_->setToolTip(tr("Per category: parameter green, gradient blue, optimizer state gold, activation red, "
-                              "temporary purple, unknown grey"));
+    auto *colorMode = new ColorModeBox(state_, this);
     bar->addWidget(readout_, 1);
     bar->addWidget(axisMode_);
-    bar->addWidget(colorMode_);
+    bar->addWidget(colorMode);
     layout->addLayout(bar);
 
     plot_ = new QCustomPlot(this);
@@ -59,7 +57,10 @@ TimelineView::TimelineView(ViewState *state, QWidget *parent) : QWidget(parent),
         plot_->replot(QCustomPlot::rpQueuedReplot);
     });
     connect(axisMode_, &QComboBox::currentIndexChanged, this, [this](int i) { state_->setTimeAxis(i == 1); });
-    connect(colorMode_, &QComboBox::currentIndexChanged, this, &TimelineView::setColoring);
+    connect(state_, &ViewState::colorModeChanged, this, [this](ColorMode mode) {
+        bands_->setColoring(mode);
+        plot_->replot(QCustomPlot::rpQueuedReplot);
+    });
     connect(state_, &ViewState::timeAxisChanged, this, [this] { rebuild(); });
     connect(state_, &ViewState::deviceChanged, this, [this] { rebuild(); });
     connect(state_, &ViewState::selectedAllocationChanged, this, [this](uint32_t a) {
@@ -171,13 +172,6 @@ void TimelineView::onRangeChanged()
         state_->setVisibleEvents(axis_.eventAt(start), axis_.eventAt(start + width));
 }
 
-void TimelineView::setColoring(int mode)
-{
-    bands_->setColoring(static_cast<AllocationBandsPlottable::Coloring>(std::clamp(mode, 0, 2)));
-    const QSignalBlocker blocker(colorMode_);
-    colorMode_->setCurrentIndex(std::clamp(mode, 0, 2));
-    plot_->replot();
-}
 
 void TimelineView::setAnnotations(const AnnotationSet *annotations)
 {

@@ -31,7 +31,6 @@ public:
     void revealEvent(uint32_t event);
     void fit();
     void zoomBy(double factor);
-    void setColoring(int mode); // 0: per allocation, 1: per call site, 2: per category
     void setDark(bool dark);
     void setAnnotations(const AnnotationSet *annotations);
 
@@ -63,7 +62,6 @@ private:
     TimelineOverview *overview_;
     QLabel *readout_;
     QComboBox *axisMode_;
-    QComboBox *colorMode_;
     QPoint pressAt_;
     bool clamping_ = false;
 };

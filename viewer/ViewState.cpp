@@ -54,4 +54,12 @@ void ViewState::setTimeAxis(bool time)
     emit timeAxisChanged(time);
 }
 
+void ViewState::setColorMode(ColorMode mode)
+{
+    if (mode == colorMode_)
+        return;
+    colorMode_ = mode;
+    emit colorModeChanged(mode);
+}
+
 } // namespace memlens

@@ -34,6 +34,7 @@ private slots:
         s.selectedAllocation = 7;
         s.annotations = nlohmann::json::array({{{"kind", "note"}, {"text", "the peak"}, {"event", 218}}});
         s.segmentBytesPerRow = uint64_t(32) << 20;
+        s.color = "category";
         s.stacks = StacksViewState{true, false, true, false, true, "a.py:1:f\nb.py:2:g"};
         s.unknown = {{"from_the_future", {{"x", 1}}}};
         const std::string path = dir.filePath("s.memlens").toStdString();
@@ -47,6 +48,7 @@ private slots:
         QCOMPARE(*t.selectedAllocation, 7u);
         QVERIFY(t.annotations == s.annotations);
         QCOMPARE(*t.segmentBytesPerRow, uint64_t(32) << 20);
+        QCOMPARE(t.color, std::string("category"));
         QVERIFY(t.stacks && *t.stacks == *s.stacks);
         QVERIFY(t.unknown == s.unknown); // newer fields survive
         QVERIFY(t.snapshotChecksum.rfind(std::to_string(QFileInfo(QString::fromStdString(s.snapshotPath)).size()) + "-", 0) == 0);

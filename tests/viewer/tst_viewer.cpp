@@ -2,6 +2,7 @@
 // zoom/keys, tooltips, and a failed load next to a good document.
 #include "CorpusFiles.h"
 #include "AllocationBandsPlottable.h"
+#include "BandColors.h"
 #include "ByteFormat.h"
 #include "DocumentView.h"
 #include "FrameFilter.h"
@@ -235,10 +236,25 @@ private slots:
         QVERIFY(text.contains("Segment 0x"));
         QTest::mouseClick(page->map(), Qt::LeftButton, Qt::NoModifier, r.center());
         QCOMPARE(view->state()->selectedAllocation(), largest.allocation);
+        // Colour per category on the timeline's menu colours the map's blocks by category too.
+        view->state()->setSelectedAllocation(UINT32_MAX);
+        const QPoint inside(r.left() + 2, r.center().y());
+        QCOMPARE(page->map()->grab().toImage().pixel(inside), bandColor(largest.allocation).rgb());
+        QComboBox *timelineColors = nullptr;
+        for (QComboBox *c : view->timeline()->findChildren<QComboBox *>()) {
+            if (c->count() == 3)
+                timelineColors = c;
+        }
+        QVERIFY(timelineColors);
+        timelineColors->setCurrentIndex(2);
+        QCOMPARE(view->state()->colorMode(), ColorMode::Category);
+        const QColor expected = categoryColor(static_cast<int>(d.categories->of(largest.allocation)));
+        QCOMPARE(page->map()->grab().toImage().pixel(inside), expected.rgb());
+        QCOMPARE(view->timeline()->bands()->coloring(), ColorMode::Category);
         // Ctrl+wheel halves the bytes per row, and the scale menu shows the new scale.
         QComboBox *scale = nullptr;
         for (QComboBox *c : page->findChildren<QComboBox *>()) {
-            if (c->currentData().toULongLong() == page->map()->bytesPerRow())
+            if (c->currentData().isValid() && c->currentData().toULongLong() == page->map()->bytesPerRow())
                 scale = c;
         }
         QVERIFY(scale);
