@@ -141,9 +141,12 @@ void AnnotationEditor::showMenu(const QPoint &pos, const QPoint &globalPos)
         menu.addAction(tr("Delete Annotation"), this, [this, i = hit.index] { set_->remove(i); });
         menu.addSeparator();
     }
-    menu.addAction(tr("Add Note Here…"), this, [this, pos] { create("note", pos, pos); });
-    menu.addAction(tr("Add Arrow Pointing Here…"), this, [this, pos] { create("arrow", pos, pos); });
-    menu.addAction(tr("Add Box Here…"), this, [this, pos] { create("box", pos, pos); });
+    Annotation probe; // only where there is data to pin to (not between flame-graph frames)
+    probe.view = placement_->annotationView();
+    const bool pinnable = placement_->pinHead(probe, pos);
+    for (const auto &[label, kind] : {std::pair{tr("Add Note Here…"), "note"}, std::pair{tr("Add Arrow Pointing Here…"), "arrow"},
+                                      std::pair{tr("Add Box Here…"), "box"}})
+        menu.addAction(label, this, [this, pos, kind] { create(kind, pos, pos); })->setEnabled(pinnable);
     menu.exec(globalPos);
 }
 
