@@ -159,6 +159,10 @@ void SegmentMapWidget::paintEvent(QPaintEvent *event)
             }
             if (block.state == BlockState::ActivePendingFree)
                 p.fillRect(piece.rect, QBrush(dark ? Qt::white : Qt::black, Qt::BDiagPattern));
+            // A hairline where a block begins, so neighbours of one colour (a category, a call
+            // site) still read as separate blocks.
+            if (piece.offset == 0 && piece.block > 0 && piece.rect.width() > 4)
+                p.fillRect(QRectF(piece.rect.left(), piece.rect.top(), 1, piece.rect.height()), pal.color(QPalette::Base));
             if (block.allocation == selected_) {
                 p.setPen(QPen(dark ? Qt::white : Qt::black, 2));
                 p.setBrush(Qt::NoBrush);
