@@ -15,6 +15,7 @@
 #include "AnnotationSet.h"
 
 #include <QClipboard>
+#include <QUndoGroup>
 #include <QUndoStack>
 #include <QGuiApplication>
 
@@ -34,7 +35,7 @@
 
 namespace memlens {
 
-MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
+MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent), undo_(new QUndoGroup(this))
 {
     setWindowTitle(tr("memlens"));
     setAcceptDrops(true);
@@ -51,6 +52,7 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent)
     connect(tabs_, &QTabWidget::tabCloseRequested, this, &MainWindow::closeTab);
     connect(tabs_, &QTabWidget::currentChanged, this, [this] {
         DocumentView *view = currentDocument();
+        undo_->setActiveStack(view ? view->annotations()->undoStack() : nullptr);
         statusBar()->showMessage(view ? view->statusText() : QString());
         setWindowTitle(view ? tr("%1 — memlens").arg(QFileInfo(view->path()).fileName()) : tr("memlens"));
     });
@@ -160,14 +162,13 @@ void MainWindow::createMenus()
             d->annotations()->remove(d->annotations()->selected());
     });
     annotate->addSeparator();
-    annotate->addAction(tr("&Undo"), QKeySequence::Undo, this, [this] {
-        if (DocumentView *d = currentDocument())
-            d->annotations()->undoStack()->undo();
-    });
-    annotate->addAction(tr("&Redo"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), this, [this] {
-        if (DocumentView *d = currentDocument())
-            d->annotations()->undoStack()->redo();
-    });
+    // "Undo Move arrow", greyed out when there is nothing to undo in this document.
+    QAction *undo = undo_->createUndoAction(this, tr("&Undo"));
+    undo->setShortcut(QKeySequence::Undo);
+    annotate->addAction(undo);
+    QAction *redo = undo_->createRedoAction(this, tr("&Redo"));
+    redo->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z));
+    annotate->addAction(redo);
 
     QMenu *tools = menuBar()->addMenu(tr("&Tools"));
     tools->addAction(tr("Memory &Estimator…"), QKeySequence(Qt::CTRL | Qt::Key_E), this, &MainWindow::openEstimator);
@@ -309,6 +310,7 @@ DocumentView *MainWindow::openFile(const QString &path)
         return nullptr;
     }
     auto *view = new DocumentView(tabs_);
+    undo_->addStack(view->annotations()->undoStack()); // before the tab becomes current
     const int index = tabs_->addTab(view, QFileInfo(path).fileName());
     tabs_->setTabToolTip(index, path);
     tabs_->setCurrentIndex(index);

@@ -7,6 +7,8 @@ class QStackedWidget;
 class QTabWidget;
 class QMenu;
 
+class QUndoGroup;
+
 namespace memlens {
 
 class DocumentView;
@@ -46,6 +48,7 @@ private:
     StartPage *start_;
     QTabWidget *tabs_;
     QMenu *recentMenu_;
+    QUndoGroup *undo_; // one annotation undo stack per document; the current tab's is active
 };
 
 } // namespace memlens

@@ -127,7 +127,7 @@ bool AnnotationEditor::editText(int index)
     Annotation a = set_->items()[index];
     if (!prompt_(surface_, tr("Edit annotation"), a.text))
         return false;
-    set_->replace(index, a);
+    set_->replace(index, a, tr("Edit %1 text").arg(a.kind));
     return true;
 }
 
@@ -215,7 +215,7 @@ bool AnnotationEditor::eventFilter(QObject *watched, QEvent *event)
         if (delta.manhattanLength() < kClick)
             set_->clearPreview(); // a click only selects
         else
-            set_->replace(drag_.index, moved(original_, drag_.part, delta));
+            set_->replace(drag_.index, moved(original_, drag_.part, delta), tr("Move %1").arg(original_.kind));
         return true;
     }
     case QEvent::MouseButtonDblClick: {

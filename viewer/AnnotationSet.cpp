@@ -58,17 +58,17 @@ void AnnotationSet::remove(int index)
         selected_ = -1;
     else if (selected_ > index)
         --selected_;
-    undo_.push(new AnnotationCommand(this, after, tr("Delete annotation")));
+    undo_.push(new AnnotationCommand(this, after, tr("Delete %1").arg(items_[index].kind)));
 }
 
-void AnnotationSet::replace(int index, const Annotation &a)
+void AnnotationSet::replace(int index, const Annotation &a, const QString &what)
 {
     clearPreview();
     if (index < 0 || index >= items_.size() || items_[index] == a)
         return;
     QList<Annotation> after = items_;
     after[index] = a;
-    undo_.push(new AnnotationCommand(this, after, tr("Edit annotation")));
+    undo_.push(new AnnotationCommand(this, after, what.isEmpty() ? tr("Edit %1").arg(a.kind) : what));
 }
 
 void AnnotationSet::setSelected(int index)

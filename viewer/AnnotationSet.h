@@ -40,7 +40,8 @@ public:
 
     void add(const Annotation &a);
     void remove(int index);
-    void replace(int index, const Annotation &a); // edit or move
+    // Edit or move; `what` names the step in the Undo menu ("Move arrow", "Edit note text").
+    void replace(int index, const Annotation &a, const QString &what = {});
 
     int selected() const { return selected_; } // -1: none
     void setSelected(int index);

@@ -246,6 +246,7 @@ private slots:
         const QPointF delta(120, 3 * (map->fontMetrics().height() + 6));
         drag(map, label.center(), label.center() + delta);
         QCOMPARE(set->undoStack()->count(), steps + 1);
+        QCOMPARE(set->undoStack()->undoText(), QString("Move note"));
         const QPointF moved = *map->headPixel(set->items()[0]);
         QVERIFY2(std::abs(moved.x() - (head.x() + delta.x())) < 3 && std::abs(moved.y() - (head.y() + delta.y())) < 3,
                  qPrintable(QString("%1,%2 vs %3,%4").arg(moved.x()).arg(moved.y()).arg(head.x() + delta.x()).arg(head.y() + delta.y())));

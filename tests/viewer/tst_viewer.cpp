@@ -2,6 +2,7 @@
 // zoom/keys, tooltips, and a failed load next to a good document.
 #include "CorpusFiles.h"
 #include "AllocationBandsPlottable.h"
+#include "AnnotationSet.h"
 #include "BandColors.h"
 #include "ByteFormat.h"
 #include "DocumentView.h"
@@ -494,6 +495,35 @@ private slots:
         QCOMPARE(second->state()->selectedAllocation(), 5u);
         QCOMPARE(second->timeline()->plot()->xAxis->range().lower, first->timeline()->plot()->xAxis->range().lower);
         QCOMPARE(second->timeline()->plot()->xAxis->range().upper, first->timeline()->plot()->xAxis->range().upper);
+    }
+
+    // Undo / Redo act on the current document's annotations and say what they will undo.
+    void undoFollowsTheCurrentDocument()
+    {
+        MainWindow window;
+        window.show();
+        DocumentView *a = window.openFile(gpt2());
+        QSignalSpy loadedA(a, &DocumentView::loaded);
+        QVERIFY(loadedA.wait(30000));
+        DocumentView *b = window.openFile(gpt2());
+        QSignalSpy loadedB(b, &DocumentView::loaded);
+        QVERIFY(loadedB.wait(30000));
+        QAction *undo = nullptr;
+        for (QAction *action : window.findChildren<QAction *>()) {
+            if (action->shortcut() == QKeySequence(QKeySequence::Undo))
+                undo = action;
+        }
+        QVERIFY(undo);
+        QVERIFY(!undo->isEnabled());
+        window.tabs()->setCurrentWidget(a);
+        a->annotatePeak();
+        QVERIFY(undo->isEnabled());
+        QCOMPARE(undo->text(), QString("&Undo Add note"));
+        window.tabs()->setCurrentWidget(b);
+        QVERIFY(!undo->isEnabled());
+        window.tabs()->setCurrentWidget(a);
+        undo->trigger();
+        QCOMPARE(a->annotations()->items().size(), 0);
     }
 
     void failedLoadLeavesOthers()
