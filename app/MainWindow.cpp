@@ -15,6 +15,7 @@
 #include "AnnotationSet.h"
 
 #include <QClipboard>
+#include <QCloseEvent>
 #include <QUndoGroup>
 #include <QUndoStack>
 #include <QGuiApplication>
@@ -90,7 +91,8 @@ void MainWindow::createMenus()
         if (!path.isEmpty())
             openSession(path);
     });
-    file->addAction(tr("&Save Session…"), QKeySequence::Save, this, &MainWindow::saveSession);
+    file->addAction(tr("&Save Session"), QKeySequence::Save, this, [this] { saveSession(currentDocument(), false); });
+    file->addAction(tr("Save Session &As…"), QKeySequence::SaveAs, this, [this] { saveSession(currentDocument(), true); });
     file->addSeparator();
     file->addAction(tr("&Close"), QKeySequence::Close, this, [this] {
         if (tabs_->currentIndex() >= 0)
@@ -181,21 +183,50 @@ void MainWindow::createMenus()
     });
 }
 
-void MainWindow::saveSession()
+bool MainWindow::saveSession(DocumentView *d, bool askPath)
 {
-    DocumentView *d = currentDocument();
     if (!d || !d->document())
-        return;
-    QString path = QFileDialog::getSaveFileName(this, tr("Save session"), QFileInfo(d->path()).completeBaseName() + ".memlens",
-                                                tr("memlens sessions (*.memlens)"));
+        return false;
+    QString path = d->sessionPath();
+    if (askPath || path.isEmpty())
+        path = QFileDialog::getSaveFileName(this, tr("Save session"),
+                                            path.isEmpty() ? QFileInfo(d->path()).completeBaseName() + ".memlens" : path,
+                                            tr("memlens sessions (*.memlens)"));
     if (path.isEmpty())
-        return;
+        return false;
     try {
         memlens::saveSession(path.toStdString(), captureSession(*d), false);
-        statusBar()->showMessage(tr("Saved %1").arg(path), 5000);
     } catch (const std::exception &e) {
         QMessageBox::warning(this, tr("Save session"), QString::fromUtf8(e.what()));
+        return false;
     }
+    d->setSessionPath(path);
+    d->annotations()->undoStack()->setClean();
+    statusBar()->showMessage(tr("Saved %1").arg(path), 5000);
+    return true;
+}
+
+bool MainWindow::maySaveBeforeClosing(DocumentView *view)
+{
+    if (!view->document() || view->annotations()->undoStack()->isClean())
+        return true;
+    tabs_->setCurrentWidget(view);
+    const auto answer = QMessageBox::question(this, tr("Unsaved annotations"),
+                                              tr("Save the annotations on %1 in a session before closing?").arg(QFileInfo(view->path()).fileName()),
+                                              QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+    return answer == QMessageBox::Discard || (answer == QMessageBox::Save && saveSession(view, false));
+}
+
+void MainWindow::closeEvent(QCloseEvent *event)
+{
+    for (int i = 0; i < tabs_->count(); ++i) {
+        auto *view = qobject_cast<DocumentView *>(tabs_->widget(i));
+        if (view && !maySaveBeforeClosing(view)) {
+            event->ignore();
+            return;
+        }
+    }
+    event->accept();
 }
 
 void MainWindow::openSession(const QString &path)
@@ -217,8 +248,9 @@ void MainWindow::openSession(const QString &path)
         statusBar()->showMessage(tr("%1 has changed since the session was saved").arg(snapshot), 8000);
     }
     DocumentView *view = openFile(snapshot);
-    connect(view, &DocumentView::loaded, this, [view, session] {
+    connect(view, &DocumentView::loaded, this, [view, session, path] {
         applySession(*view, session);
+        view->setSessionPath(path);
         // After the page has been laid out at its real size.
         QTimer::singleShot(0, view, [view] { view->segments()->revealAnnotations(); });
     });
@@ -312,6 +344,11 @@ DocumentView *MainWindow::openFile(const QString &path)
     auto *view = new DocumentView(tabs_);
     undo_->addStack(view->annotations()->undoStack()); // before the tab becomes current
     const int index = tabs_->addTab(view, QFileInfo(path).fileName());
+    // A dot on the tab: annotations changed since the session was opened or saved.
+    connect(view->annotations()->undoStack(), &QUndoStack::cleanChanged, this, [this, view, path](bool clean) {
+        if (const int i = tabs_->indexOf(view); i >= 0)
+            tabs_->setTabText(i, QFileInfo(path).fileName() + (clean ? QString() : QStringLiteral(" •")));
+    });
     tabs_->setTabToolTip(index, path);
     tabs_->setCurrentIndex(index);
     updateCentral();
@@ -345,6 +382,8 @@ void MainWindow::removeView(DocumentView *view)
 void MainWindow::closeTab(int index)
 {
     if (auto *view = qobject_cast<DocumentView *>(tabs_->widget(index))) {
+        if (!maySaveBeforeClosing(view))
+            return;
         view->cancelLoad();
         removeView(view);
     }

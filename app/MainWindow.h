@@ -30,6 +30,7 @@ public:
 protected:
     void dragEnterEvent(QDragEnterEvent *event) override;
     void dropEvent(QDropEvent *event) override;
+    void closeEvent(QCloseEvent *event) override;
 
 private:
     void createMenus();
@@ -42,7 +43,10 @@ private:
     void showShortcuts();
     void openEstimator();
     void exportView(qreal scale, bool svg);
-    void saveSession();
+    // Saves `view`'s session to its session file, or asks where (always, with `askPath`).
+    bool saveSession(DocumentView *view, bool askPath);
+    // Asks to save annotations made since the last save; false: the user cancelled.
+    bool maySaveBeforeClosing(DocumentView *view);
 
     QStackedWidget *central_;
     StartPage *start_;

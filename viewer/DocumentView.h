@@ -45,6 +45,9 @@ public:
 
     std::shared_ptr<const Document> document() const { return doc_; }
     QString path() const { return path_; }
+    // The session file this document was opened from or last saved to ("" if none).
+    QString sessionPath() const { return sessionPath_; }
+    void setSessionPath(const QString &path) { sessionPath_ = path; }
     ViewState *state() const { return state_; }
     SummaryPage *summaryPage() const { return summary_; }
     TimelineView *timeline() const { return timeline_; }
@@ -85,6 +88,7 @@ private:
     void fillDevices();
 
     QString path_;
+    QString sessionPath_;
     std::shared_ptr<const Document> doc_;
     ViewState *state_;
     DocumentLoader *loader_;

@@ -519,11 +519,28 @@ private slots:
         a->annotatePeak();
         QVERIFY(undo->isEnabled());
         QCOMPARE(undo->text(), QString("&Undo Add note"));
+        QVERIFY(window.tabs()->tabText(window.tabs()->indexOf(a)).endsWith(" •")); // unsaved
         window.tabs()->setCurrentWidget(b);
         QVERIFY(!undo->isEnabled());
         window.tabs()->setCurrentWidget(a);
         undo->trigger();
         QCOMPARE(a->annotations()->items().size(), 0);
+        QVERIFY(!window.tabs()->tabText(window.tabs()->indexOf(a)).endsWith(" •"));
+        // Ctrl+S writes to the document's session file and marks the annotations saved.
+        a->annotatePeak();
+        QTemporaryDir dir;
+        const QString path = dir.filePath("a.memlens");
+        a->setSessionPath(path);
+        QAction *save = nullptr;
+        for (QAction *action : window.findChildren<QAction *>()) {
+            if (action->shortcut() == QKeySequence(QKeySequence::Save))
+                save = action;
+        }
+        QVERIFY(save);
+        save->trigger();
+        QVERIFY(a->annotations()->undoStack()->isClean());
+        QVERIFY(!window.tabs()->tabText(window.tabs()->indexOf(a)).endsWith(" •"));
+        QCOMPARE(loadSession(path.toStdString()).annotations.size(), size_t(1));
     }
 
     void failedLoadLeavesOthers()
