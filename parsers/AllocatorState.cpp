@@ -124,8 +124,15 @@ OomDiagnosis diagnoseOom(const Snapshot &snapshot, const DeviceIndex &index, uin
     const bool wantsLarge = d.requested > kSmallRequest;
     for (const StateSegment &seg : state.segments) {
         d.reservedFree += seg.free;
-        if (seg.large == wantsLarge)
-            d.largestFreeBlock = std::max(d.largestFreeBlock, seg.largestFree);
+        if (seg.large != wantsLarge || seg.largestFree <= d.largestFreeBlock)
+            continue;
+        for (const StateBlock &b : seg.blocks) {
+            if (b.state == BlockState::Inactive && b.size == seg.largestFree) {
+                d.largestFreeBlock = b.size;
+                d.largestFreeAddress = b.addr;
+                break;
+            }
+        }
     }
     const uint64_t need = roundedBlockSize(d.requested);
     d.fragmentation = d.reservedFree >= need && d.largestFreeBlock < need;

@@ -64,6 +64,7 @@ struct OomDiagnosis {
     uint64_t deviceFree = 0;
     uint64_t reservedFree = 0;     // free bytes inside reserved segments, all pools
     uint64_t largestFreeBlock = 0; // largest hole in the pool that would serve the request
+    uint64_t largestFreeAddress = 0; // where that hole starts (0: no hole)
     bool fragmentation = false;
     std::string verdict() const { return fragmentation ? "fragmentation" : "capacity"; }
     std::string explanation() const; // plain words, with what typically helps

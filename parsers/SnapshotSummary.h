@@ -28,6 +28,7 @@ struct OomInfo {
     int64_t timeUs = 0;
     uint64_t reservedFree = 0;     // free inside reserved segments at that moment
     uint64_t largestFreeBlock = 0; // in the pool that would serve the request
+    uint64_t largestFreeAddress = 0; // where that hole starts (0: no hole)
     bool fragmentation = false;
 };
 

@@ -366,23 +366,16 @@ bool DocumentView::annotateOom()
         annotations_->add(timelineNote(text, double(chosen->index), double(d->index->activeAfter(chosen->index))));
         return true;
     }
-    // On the segment map the note goes on the largest hole: the block the request did not fit.
+    // On the segment map the note goes on the largest hole of the pool the request needed.
     state_->setSelectedEvent(chosen->index);
     const AllocatorState &st = segments_->map()->state();
-    const StateBlock *hole = nullptr;
-    for (const StateSegment &seg : st.segments) {
-        for (const StateBlock &b : seg.blocks) {
-            if (b.state == BlockState::Inactive && (!hole || b.size > hole->size))
-                hole = &b;
-        }
-    }
     Annotation a;
     a.view = "segments";
     a.text = text;
     a.event = chosen->index;
-    if (hole) {
-        a.x = static_cast<double>(hole->addr);
-        a.text += tr("\nthe largest hole, %1, is here").arg(QString::fromStdString(formatBytes(hole->size)));
+    if (chosen->largestFreeBlock > 0) {
+        a.x = static_cast<double>(chosen->largestFreeAddress);
+        a.text += tr("\nthe largest hole, %1, is here").arg(QString::fromStdString(formatBytes(chosen->largestFreeBlock)));
     } else if (!st.segments.empty()) {
         a.x = static_cast<double>(st.segments.front().addr);
     } else {
