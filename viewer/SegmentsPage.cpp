@@ -245,11 +245,6 @@ QString SegmentsPage::verdictText() const
     return verdict_->isHidden() ? QString() : verdict_->text();
 }
 
-void SegmentsPage::setBytesPerRow(uint64_t bytes)
-{
-    map_->setBytesPerRow(bytes); // the menu follows through bytesPerRowChanged
-}
-
 void SegmentsPage::revealMapPoint(const QPointF &point)
 {
     scroll_->ensureVisible(static_cast<int>(point.x()), static_cast<int>(point.y()), 50, 120);

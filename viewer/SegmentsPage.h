@@ -33,8 +33,6 @@ public:
     QString figuresText() const;
     QString verdictText() const;
     uint32_t shownEvent() const { return shown_; }
-    // The map's scale; the scale menu follows when it has that entry (as it does on Ctrl+wheel).
-    void setBytesPerRow(uint64_t bytes);
     // Scrolls the map so that a point of it is in view.
     void revealMapPoint(const QPointF &point);
     // Scrolls to the first annotation on the map (a session or render opening on this page).

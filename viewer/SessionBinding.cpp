@@ -69,7 +69,7 @@ void applySession(DocumentView &view, const Session &s)
         view.timeline()->plot()->replot();
     }
     if (s.segmentBytesPerRow)
-        view.segments()->setBytesPerRow(*s.segmentBytesPerRow);
+        view.segments()->map()->setBytesPerRow(*s.segmentBytesPerRow);
     if (s.stacks) {
         CallTreeOptions o = view.stacks()->options();
         o.bottomUp = s.stacks->bottomUp;

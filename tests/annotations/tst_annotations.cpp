@@ -338,7 +338,7 @@ private slots:
         answer(view->annotationEditor("flamegraph"), "bottom-up site");
         QVERIFY(view->annotationEditor("flamegraph")->create("note", frame.center(), frame.center()));
         const QPointF at = *flame->headPixel(view->annotations()->items().last());
-        view->segments()->setBytesPerRow(uint64_t(16) << 20);
+        view->segments()->map()->setBytesPerRow(uint64_t(16) << 20);
         QTemporaryDir dir;
         const std::string path = dir.filePath("z.memlens").toStdString();
         saveSession(path, captureSession(*view), false);
