@@ -1,11 +1,11 @@
 #include "DiffCommand.h"
 
-#include "ByteFormat.h"
-#include "CallTree.h"
 #include "CommandLine.h"
-#include "LoadError.h"
-#include "SnapshotLoader.h"
-#include "SnapshotSummary.h"
+#include "analysis/CallTree.h"
+#include "analysis/SnapshotSummary.h"
+#include "decode/SnapshotLoader.h"
+#include "model/ByteFormat.h"
+#include "model/LoadError.h"
 
 #include <iostream>
 #include <nlohmann/json.hpp>

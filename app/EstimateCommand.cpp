@@ -1,7 +1,7 @@
 #include "EstimateCommand.h"
 
 #include "CommandLine.h"
-#include "EstimateReport.h"
+#include "estimator/EstimateReport.h"
 
 #include <iostream>
 

@@ -1,18 +1,18 @@
 #include "MainWindow.h"
 
-#include "CompareDialog.h"
-#include "DocumentView.h"
-#include "EstimatorPanel.h"
 #include "ExampleSnapshot.h"
-#include "StartPage.h"
-#include "TimelineView.h"
-#include "SegmentsPage.h"
-#include "SessionBinding.h"
-#include "ViewExport.h"
-#include "ViewState.h"
+#include "document/DocumentView.h"
+#include "document/SessionBinding.h"
+#include "document/StartPage.h"
+#include "document/ViewState.h"
+#include "estimator/EstimatorPanel.h"
+#include "export/ViewExport.h"
+#include "segments/SegmentsPage.h"
+#include "stacks/CompareDialog.h"
+#include "timeline/TimelineView.h"
 
-#include "AnnotationEditor.h"
-#include "AnnotationSet.h"
+#include "annotations/AnnotationEditor.h"
+#include "annotations/AnnotationSet.h"
 
 #include <QClipboard>
 #include <QCloseEvent>

@@ -2,22 +2,22 @@
 
 #include "Application.h"
 #include "CommandLine.h"
-#include "Document.h"
-#include "DocumentView.h"
-#include "EstimatorPanel.h"
-#include "FlameGraphWidget.h"
-#include "StacksPage.h"
-#include "LoadError.h"
-#include "SnapshotSummary.h"
-#include "Theme.h"
-#include "TimelineView.h"
-#include "SegmentsPage.h"
-#include "SessionBinding.h"
-#include "ViewExport.h"
+#include "analysis/SnapshotSummary.h"
+#include "document/Document.h"
+#include "document/DocumentView.h"
+#include "document/SessionBinding.h"
+#include "estimator/EstimatorPanel.h"
+#include "export/ViewExport.h"
+#include "model/LoadError.h"
+#include "segments/SegmentsPage.h"
+#include "stacks/FlameGraphWidget.h"
+#include "stacks/StacksPage.h"
+#include "style/Theme.h"
+#include "timeline/TimelineView.h"
 
 #include <filesystem>
 #include <optional>
-#include "ViewState.h"
+#include "document/ViewState.h"
 
 #include <QApplication>
 #include <QPainter>

@@ -1,11 +1,11 @@
 #include "SummaryCommand.h"
 
-#include "CallTree.h"
 #include "CommandLine.h"
-#include "DeviceIndex.h"
-#include "LoadError.h"
-#include "SnapshotLoader.h"
-#include "SummaryReport.h"
+#include "analysis/CallTree.h"
+#include "analysis/DeviceIndex.h"
+#include "decode/SnapshotLoader.h"
+#include "model/LoadError.h"
+#include "report/SummaryReport.h"
 
 #include <algorithm>
 #include <cstdio>

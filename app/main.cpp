@@ -5,7 +5,7 @@
 #include "MainWindow.h"
 #include "RenderCommand.h"
 #include "SummaryCommand.h"
-#include "Theme.h"
+#include "style/Theme.h"
 
 #include <QApplication>
 #include <iostream>

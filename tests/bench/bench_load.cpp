@@ -1,11 +1,11 @@
 // Load benchmark: decode, index and summarise a snapshot, printing the time of each stage and
 // the peak RSS. Not a test: run it on a large generated file (see run_benchmarks.sh).
-#include "AllocatorState.h"
-#include "CallTree.h"
-#include "DeviceIndex.h"
-#include "TimelineLayout.h"
-#include "SnapshotLoader.h"
-#include "SnapshotSummary.h"
+#include "analysis/AllocatorState.h"
+#include "analysis/CallTree.h"
+#include "analysis/DeviceIndex.h"
+#include "analysis/SnapshotSummary.h"
+#include "analysis/TimelineLayout.h"
+#include "decode/SnapshotLoader.h"
 
 #include <chrono>
 #include <cstdio>

@@ -1,8 +1,8 @@
 // Timeline benchmark: time from opening a file to the first complete timeline frame, then the
 // median and worst frame time over 200 random zoom/pan windows (offscreen, 1600x900).
-#include "Document.h"
-#include "DocumentView.h"
-#include "TimelineView.h"
+#include "document/Document.h"
+#include "document/DocumentView.h"
+#include "timeline/TimelineView.h"
 
 #include <QApplication>
 #include <QElapsedTimer>

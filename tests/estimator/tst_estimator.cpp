@@ -1,8 +1,8 @@
 // The estimator: exact parameter counts of the presets, the measured H100 runs in
 // corpus/estimator (through the command line, as a user would pass them), and the solvers.
 #include "CorpusFiles.h"
-#include "EstimatorPresets.h"
-#include "MemoryEstimator.h"
+#include "estimator/EstimatorPresets.h"
+#include "estimator/MemoryEstimator.h"
 
 #include <QJsonArray>
 #include <algorithm>

@@ -1,6 +1,6 @@
 // libFuzzer target for the session (.memlens) decoder: any text gives a Session or a LoadError.
-#include "LoadError.h"
-#include "SessionFile.h"
+#include "model/LoadError.h"
+#include "report/SessionFile.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -1,9 +1,9 @@
 // libFuzzer target for every snapshot decoder (pickle, JSON, zstd, gzip) and the analysis
 // that runs on whatever they accept. Build: cmake -DMEMLENS_FUZZ=ON -DCMAKE_CXX_COMPILER=clang++
-#include "DeviceIndex.h"
-#include "LoadError.h"
-#include "SnapshotLoader.h"
-#include "SnapshotSummary.h"
+#include "analysis/DeviceIndex.h"
+#include "analysis/SnapshotSummary.h"
+#include "decode/SnapshotLoader.h"
+#include "model/LoadError.h"
 
 #include <cstddef>
 #include <cstdint>

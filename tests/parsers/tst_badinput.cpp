@@ -2,10 +2,10 @@
 // message names the file, quickly and without a crash (this suite also runs under ASan/UBSan:
 // `make sanitize`). Regression inputs found by the fuzzer live in tests/data/crashers.
 #include "CorpusFiles.h"
-#include "DeviceIndex.h"
-#include "LoadError.h"
-#include "SnapshotLoader.h"
-#include "SnapshotSummary.h"
+#include "analysis/DeviceIndex.h"
+#include "analysis/SnapshotSummary.h"
+#include "decode/SnapshotLoader.h"
+#include "model/LoadError.h"
 
 #include <QElapsedTimer>
 #include <QRandomGenerator>

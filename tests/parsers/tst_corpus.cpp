@@ -2,12 +2,12 @@
 // measured during each run (truth.json), with torch's own text views, and with CPython's
 // pickle module reading the same file.
 #include "CorpusFiles.h"
-#include "AllocationCategories.h"
-#include "CallTree.h"
-#include "AllocatorState.h"
-#include "DeviceIndex.h"
-#include "SnapshotLoader.h"
-#include "SnapshotSummary.h"
+#include "analysis/AllocationCategories.h"
+#include "analysis/AllocatorState.h"
+#include "analysis/CallTree.h"
+#include "analysis/DeviceIndex.h"
+#include "analysis/SnapshotSummary.h"
+#include "decode/SnapshotLoader.h"
 
 #include <QJsonArray>
 #include <QRegularExpression>

@@ -1,10 +1,10 @@
 // The decoders on files with known content: pickle protocols and opcode forms, shared frame
 // lists, numbers at the edges, unknown actions and keys, compression, progress and cancel.
-#include "DeviceIndex.h"
-#include "LoadError.h"
-#include "SnapshotLoader.h"
-#include "SnapshotSummary.h"
 #include "SyntheticSnapshot.h"
+#include "analysis/DeviceIndex.h"
+#include "analysis/SnapshotSummary.h"
+#include "decode/SnapshotLoader.h"
+#include "model/LoadError.h"
 
 #include <QTemporaryDir>
 #include <QTest>

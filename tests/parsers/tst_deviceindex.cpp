@@ -1,11 +1,11 @@
 // DeviceIndex against a brute-force replay: a random workload with blocks alive before the
 // trace, pending frees and segment churn, spanning several live-set checkpoints.
-#include "DeviceIndex.h"
-#include "SnapshotLoader.h"
-#include "SnapshotSummary.h"
-#include "SyntheticSnapshot.h"
-#include "TimelineLayout.h"
 #include "CorpusFiles.h"
+#include "SyntheticSnapshot.h"
+#include "analysis/DeviceIndex.h"
+#include "analysis/SnapshotSummary.h"
+#include "analysis/TimelineLayout.h"
+#include "decode/SnapshotLoader.h"
 
 #include <QRandomGenerator>
 #include <QTest>

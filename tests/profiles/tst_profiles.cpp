@@ -1,11 +1,11 @@
 // torch.profiler files: the Chrome trace against what the file itself holds (counted by Python's
 // json module), operator attribution, and the memory-timeline exports against each other.
 #include "CorpusFiles.h"
-#include "DeviceIndex.h"
-#include "LoadError.h"
-#include "ProfilerTraceDecoder.h"
-#include "SnapshotLoader.h"
-#include "SnapshotSummary.h"
+#include "analysis/DeviceIndex.h"
+#include "analysis/SnapshotSummary.h"
+#include "decode/ProfilerTraceDecoder.h"
+#include "decode/SnapshotLoader.h"
+#include "model/LoadError.h"
 
 #include <QTemporaryDir>
 #include <map>

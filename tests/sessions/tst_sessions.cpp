@@ -1,8 +1,8 @@
 // Session files: round trip (plain and zstd), unknown fields kept, atomic writes, bad input,
 // and restoring a view from a session.
 #include "CorpusFiles.h"
-#include "LoadError.h"
-#include "SessionFile.h"
+#include "model/LoadError.h"
+#include "report/SessionFile.h"
 
 #include <QTemporaryDir>
 

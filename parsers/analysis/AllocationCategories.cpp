@@ -1,0 +1,212 @@
+#include "analysis/AllocationCategories.h"
+
+#include "analysis/SnapshotSummary.h"
+
+#include <algorithm>
+
+namespace memlens {
+
+namespace {
+
+enum class Phase { None, Forward, Backward, Optimizer };
+constexpr uint64_t kCublasWorkspace = 32ull << 20; // cuBLAS's default on Hopper (CUBLAS_WORKSPACE_CONFIG :4096:8)
+
+bool contains(std::string_view text, std::string_view part)
+{
+    return text.find(part) != std::string_view::npos;
+}
+
+Phase phaseOfName(std::string_view name)
+{
+    if (contains(name, "ptimizer") || contains(name, "optim"))
+        return Phase::Optimizer;
+    if (contains(name, "backward"))
+        return Phase::Backward;
+    if (contains(name, "forward"))
+        return Phase::Forward;
+    return Phase::None;
+}
+
+struct PhaseSpan {
+    int64_t start, end;
+    Phase phase;
+};
+
+struct StackFacts {
+    bool optim = false;     // a frame in torch/optim
+    bool optimInit = false; // where optimizers create their state (Adam's _init_group, …)
+    bool moduleTo = false;  // Module.to / _apply / convert, parameter initialisation
+    bool forward = false;   // inside a module's forward
+    bool backward = false;  // autograd engine frames or a backward function
+    bool accumulate = false; // AccumulateGrad
+    bool python = false;    // any Python frame at all
+};
+
+StackFacts factsOf(const Snapshot &s, uint32_t stack)
+{
+    StackFacts f;
+    for (uint32_t id : s.stacks.at(stack)) {
+        const Frame &fr = s.frames.at(id);
+        const std::string_view name = s.strings.at(fr.name), file = s.strings.at(fr.file);
+        f.python = f.python || file.ends_with(".py");
+        f.optim = f.optim || contains(file, "torch/optim/");
+        f.optimInit = f.optimInit || (contains(file, "torch/optim/") && (name == "_init_group" || contains(name, "init_state")));
+        f.moduleTo = f.moduleTo || (contains(file, "torch/nn/modules/module.py") && (name == "convert" || name == "_apply" || name == "to")) ||
+                     contains(file, "torch/nn/init.py") || name == "reset_parameters" || name == "_load_from_state_dict";
+        f.forward = f.forward || name == "forward";
+        f.backward = f.backward || contains(name, "Engine::evaluate_function") || contains(name, "backward") || contains(file, "torch/autograd/");
+        f.accumulate = f.accumulate || contains(name, "AccumulateGrad") || contains(name, "accumulateGrad");
+    }
+    return f;
+}
+
+} // namespace
+
+std::string_view categoryName(Category c)
+{
+    static constexpr std::string_view names[kCategoryCount] = {"parameter", "gradient", "optimizer_state", "activation", "temporary", "unknown"};
+    return names[static_cast<int>(c)];
+}
+
+AllocationCategories::AllocationCategories(const Snapshot &snapshot, const DeviceIndex &index) : index_(index)
+{
+    const EventTable &ev = index.events();
+    std::vector<PhaseSpan> spans;
+    for (const PhaseRange &p : phases(snapshot, index.device())) {
+        const Phase phase = phaseOfName(p.name);
+        if (phase != Phase::None && p.startUs)
+            spans.push_back({*p.startUs, p.endUs.value_or(INT64_MAX), phase});
+    }
+    auto phaseAt = [&](uint32_t e) {
+        if (e == kBeforeTrace || e >= ev.count() || spans.empty())
+            return Phase::None;
+        const int64_t t = ev.timeUs[e];
+        Phase found = Phase::None;
+        int64_t latestStart = INT64_MIN;
+        for (const PhaseSpan &s : spans) {
+            if (s.start <= t && t <= s.end && s.start >= latestStart) {
+                latestStart = s.start;
+                found = s.phase;
+            }
+        }
+        return found;
+    };
+    // End of the phase an event falls in (for "did it outlive its phase?").
+    auto phaseEnd = [&](uint32_t e) {
+        const int64_t t = ev.timeUs[e];
+        int64_t end = INT64_MAX, latestStart = INT64_MIN;
+        for (const PhaseSpan &s : spans) {
+            if (s.start <= t && t <= s.end && s.start >= latestStart) {
+                latestStart = s.start;
+                end = s.end;
+            }
+        }
+        return end;
+    };
+
+    // A snapshot dumped at an OOM cut a step short: what it still holds was not yet freed.
+    const bool cutShort = !index.oomEvents().empty();
+    std::vector<int8_t> known(snapshot.stacks.size(), 0);
+    std::vector<StackFacts> facts(snapshot.stacks.size());
+    categories_.assign(index.allocationCount(), Category::Unknown);
+    for (uint32_t id = 0; id < index.allocationCount(); ++id) {
+        const Allocation &a = index.allocation(id);
+        const AllocationDetail d = index.detail(id);
+        if (!known[d.stack]) {
+            facts[d.stack] = factsOf(snapshot, d.stack);
+            known[d.stack] = 1;
+        }
+        const StackFacts &f = facts[d.stack];
+        const bool neverFreed = a.freeCompleted == kNever;
+        const bool born = a.allocEvent != kBeforeTrace;
+        const Phase bornIn = born ? phaseAt(a.allocEvent) : Phase::None;
+        const Phase freedIn = a.freeCompleted != kNever ? phaseAt(a.freeCompleted) : Phase::None;
+        const bool outlivesPhase = born && !spans.empty() && bornIn != Phase::None &&
+                                   (neverFreed || ev.timeUs[a.freeCompleted] > phaseEnd(a.allocEvent));
+        Category c = Category::Unknown;
+        if (f.optim) {
+            // State is created once and kept; everything else an optimizer step allocates
+            // (foreach temporaries) is gone by its end, unless the dump cut the step short.
+            const bool kept = neverFreed || outlivesPhase;
+            c = kept && (f.optimInit || !cutShort) ? Category::OptimizerState : Category::Temporary;
+        } else if (f.moduleTo) {
+            c = neverFreed ? Category::Parameter : Category::Temporary;
+        } else if (neverFreed && !f.python && !f.accumulate && d.size == kCublasWorkspace) {
+            c = Category::Unknown; // cuBLAS's workspace, created by the first matmul and kept
+        } else if (f.accumulate || (born && (bornIn == Phase::Backward || (spans.empty() && !f.python)) &&
+                                    (neverFreed || freedIn == Phase::Optimizer || outlivesPhase))) {
+            // Autograd's gradient accumulation, or what backward creates and the optimizer step
+            // still uses (gradients live until zero_grad).
+            c = Category::Gradient;
+        } else if (born && (bornIn == Phase::Forward || (spans.empty() && f.forward))) {
+            // Kept for backward: freed in it, or still alive when the dump cut a step short.
+            // Forward allocations that outlive every step are caches (masks, rotary tables).
+            if (neverFreed)
+                c = cutShort ? Category::Activation : Category::Unknown;
+            else if (freedIn == Phase::Backward || (spans.empty() && !f.python) || outlivesPhase)
+                c = Category::Activation;
+            else
+                c = Category::Temporary;
+        } else if (born && !neverFreed && !outlivesPhase && bornIn != Phase::None) {
+            c = Category::Temporary;
+        }
+        categories_[id] = c;
+    }
+    buildTotals();
+}
+
+void AllocationCategories::applyEvent(std::array<int64_t, kCategoryCount> &totals, uint32_t e) const
+{
+    const EventTable &ev = index_.events();
+    const uint32_t owner = index_.ownerOfEvent(e);
+    if (ev.action[e] == Action::Alloc) {
+        for (const auto &[event, ended] : index_.endedBy(e))
+            totals[static_cast<size_t>(categories_[ended])] -= static_cast<int64_t>(index_.detail(ended).size);
+        totals[static_cast<size_t>(categories_[owner])] += static_cast<int64_t>(ev.size[e]);
+    } else if (ev.action[e] == Action::FreeCompleted) {
+        totals[static_cast<size_t>(categories_[owner])] -= static_cast<int64_t>(index_.detail(owner).size);
+    }
+}
+
+void AllocationCategories::buildTotals()
+{
+    const EventTable &ev = index_.events();
+    std::array<int64_t, kCategoryCount> totals{};
+    for (uint32_t id : index_.liveAt(kBeforeTrace))
+        totals[static_cast<size_t>(categories_[id])] += static_cast<int64_t>(index_.detail(id).size);
+    for (uint32_t e = 0; e < ev.count(); ++e) {
+        if (e % kCheckpointEvery == 0)
+            checkpoints_.push_back(totals);
+        applyEvent(totals, e);
+    }
+    if (checkpoints_.empty())
+        checkpoints_.push_back(totals);
+}
+
+std::array<uint64_t, kCategoryCount> AllocationCategories::totalsAfter(uint32_t e) const
+{
+    const EventTable &ev = index_.events();
+    std::array<uint64_t, kCategoryCount> out{};
+    if (e == kBeforeTrace || ev.count() == 0) {
+        for (int c = 0; c < kCategoryCount; ++c)
+            out[static_cast<size_t>(c)] = static_cast<uint64_t>(std::max<int64_t>(0, checkpoints_.front()[static_cast<size_t>(c)]));
+        return out;
+    }
+    const uint32_t k = e / kCheckpointEvery;
+    std::array<int64_t, kCategoryCount> totals = checkpoints_[k];
+    for (uint32_t j = k * kCheckpointEvery; j <= e; ++j)
+        applyEvent(totals, j);
+    for (int c = 0; c < kCategoryCount; ++c)
+        out[static_cast<size_t>(c)] = static_cast<uint64_t>(std::max<int64_t>(0, totals[static_cast<size_t>(c)]));
+    return out;
+}
+
+std::array<uint64_t, kCategoryCount> AllocationCategories::bytesAt(const DeviceIndex &index, uint32_t e) const
+{
+    std::array<uint64_t, kCategoryCount> bytes{};
+    for (uint32_t id : index.liveAt(e))
+        bytes[static_cast<size_t>(categories_[id])] += index.detail(id).size;
+    return bytes;
+}
+
+} // namespace memlens

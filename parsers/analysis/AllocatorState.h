@@ -1,0 +1,75 @@
+#pragma once
+// The caching allocator's segments and blocks at any event, rebuilt from DeviceIndex (segment
+// lives + live allocations) — the picture behind the segment map, the fragmentation figures and
+// the OOM verdict. Blocks take their exact size from the final snapshot when they are still
+// alive there, otherwise the allocator's 512-byte rounding of the requested size.
+#include "analysis/DeviceIndex.h"
+#include "model/Snapshot.h"
+
+#include <string>
+#include <vector>
+
+namespace memlens {
+
+struct StateBlock {
+    uint64_t addr = 0;
+    uint64_t size = 0;      // bytes the block occupies in its segment
+    uint64_t requested = 0; // 0 for free space
+    BlockState state = BlockState::Inactive;
+    uint32_t allocation = UINT32_MAX; // DeviceIndex allocation id; UINT32_MAX for free space
+};
+
+struct StateSegment {
+    uint32_t life = 0; // index into DeviceIndex::segmentLives()
+    uint64_t addr = 0;
+    uint64_t size = 0;
+    uint64_t stream = 0;
+    std::pair<int64_t, int64_t> pool{0, 0};
+    bool large = true;
+    bool expandable = false;
+    std::vector<StateBlock> blocks; // in address order, tiling the segment (free space included)
+    uint64_t allocated = 0;         // sizes of active and pending-free blocks
+    uint64_t requested = 0;
+    uint64_t free = 0;
+    uint64_t largestFree = 0;
+};
+
+struct AllocatorState {
+    uint32_t event = kBeforeTrace;
+    std::vector<StateSegment> segments; // by pool (default first), then stream, then address
+    uint64_t reserved = 0;
+    uint64_t allocated = 0;
+    uint64_t requested = 0;
+    uint64_t free = 0;
+    uint64_t largestFree = 0;
+    uint64_t pendingFree = 0; // freed by the user, still in use on another stream
+    uint64_t blocks = 0;      // allocated blocks
+    double externalFragmentation() const
+    {
+        return free == 0 ? 0.0 : 1.0 - static_cast<double>(largestFree) / static_cast<double>(free);
+    }
+    uint64_t roundingWaste() const { return allocated - requested; }
+};
+
+AllocatorState allocatorStateAt(const Snapshot &snapshot, const DeviceIndex &index, uint32_t event);
+
+// The caching allocator's rounding of a request (512-byte granules, at least 512 bytes).
+uint64_t roundedBlockSize(uint64_t requested);
+
+// Why an allocation failed: enough free space in reserved segments but no hole big enough in the
+// pool that serves the request (fragmentation), or simply not enough (capacity).
+struct OomDiagnosis {
+    uint32_t event = 0;
+    uint64_t requested = 0;
+    uint64_t deviceFree = 0;
+    uint64_t reservedFree = 0;     // free bytes inside reserved segments, all pools
+    uint64_t largestFreeBlock = 0; // largest hole in the pool that would serve the request
+    uint64_t largestFreeAddress = 0; // where that hole starts (0: no hole)
+    bool fragmentation = false;
+    std::string verdict() const { return fragmentation ? "fragmentation" : "capacity"; }
+    std::string explanation() const; // plain words, with what typically helps
+};
+
+OomDiagnosis diagnoseOom(const Snapshot &snapshot, const DeviceIndex &index, uint32_t oomEvent);
+
+} // namespace memlens

@@ -1,0 +1,354 @@
+#include "analysis/DeviceIndex.h"
+
+#include "model/LoadError.h"
+
+#include <algorithm>
+
+namespace memlens {
+
+namespace {
+void poll(const std::atomic<bool> *cancel)
+{
+    if (cancel && cancel->load(std::memory_order_relaxed))
+        throw LoadCancelled();
+}
+} // namespace
+
+DeviceIndex::DeviceIndex(const Snapshot &snapshot, int device, const std::atomic<bool> *cancel)
+    : snapshot_(snapshot), device_(device)
+{
+    events_ = device >= 0 && static_cast<size_t>(device) < snapshot.traces.size() ? &snapshot.traces[device] : &empty_;
+    eventOwner_.resize(events_->count());
+    std::fill(eventOwner_.begin(), eventOwner_.end(), UINT32_MAX);
+    pairAllocations(cancel);
+    poll(cancel);
+    pairSegments();
+    computeTotals();
+    poll(cancel);
+    buildCheckpoints(cancel);
+}
+
+uint32_t DeviceIndex::newInitialAllocation(uint64_t addr, uint64_t size, uint16_t stream, uint32_t stack)
+{
+    const auto id = static_cast<uint32_t>(allocations_.size());
+    allocations_.push_back(Allocation{});
+    const uint64_t streamValue = stream < snapshot_.streams.size() ? snapshot_.streams[stream] : 0;
+    initialDetails_.emplace_back(id, AllocationDetail{addr, size, streamValue, stack});
+    return id;
+}
+
+void DeviceIndex::pairAllocations(const std::atomic<bool> *cancel)
+{
+    const EventTable &ev = *events_;
+    const auto n = static_cast<uint32_t>(ev.count());
+    AddressMap open;
+    active_.resize(n);
+    int64_t delta = 0; // relative to the (not yet known) bytes alive before the trace
+    auto sizeOf = [&](uint32_t id) {
+        const Allocation &a = allocations_[id];
+        return a.allocEvent == kBeforeTrace ? detail(id).size : ev.size[a.allocEvent];
+    };
+    for (uint32_t i = 0; i < n; ++i) {
+        if ((i & 0x3FFFF) == 0)
+            poll(cancel);
+        switch (ev.action[i]) {
+        case Action::Alloc: {
+            if (uint32_t prev = open.find(ev.addr[i]); prev != AddressMap::kNone) {
+                // The free was not recorded (skip_actions or a lost entry): end it here.
+                allocations_[prev].freeCompleted = i;
+                implicitEnds_.emplace_back(i, prev);
+                delta -= static_cast<int64_t>(sizeOf(prev));
+            }
+            const auto id = static_cast<uint32_t>(allocations_.size());
+            allocations_.push_back(Allocation{i, kNever, kNever});
+            open.set(ev.addr[i], id);
+            eventOwner_[i] = id;
+            delta += static_cast<int64_t>(ev.size[i]);
+            break;
+        }
+        case Action::FreeRequested: {
+            uint32_t id = open.find(ev.addr[i]);
+            if (id == AddressMap::kNone) {
+                id = newInitialAllocation(ev.addr[i], ev.size[i], ev.stream[i], StackTable::kEmpty);
+                open.set(ev.addr[i], id);
+            }
+            allocations_[id].freeRequested = i;
+            eventOwner_[i] = id;
+            break;
+        }
+        case Action::FreeCompleted: {
+            uint32_t id = open.find(ev.addr[i]);
+            if (id == AddressMap::kNone)
+                id = newInitialAllocation(ev.addr[i], ev.size[i], ev.stream[i], StackTable::kEmpty);
+            else
+                open.erase(ev.addr[i]);
+            allocations_[id].freeCompleted = i;
+            eventOwner_[i] = id;
+            delta -= static_cast<int64_t>(sizeOf(id));
+            break;
+        }
+        default:
+            break;
+        }
+        active_[i] = static_cast<uint64_t>(delta);
+    }
+    // Blocks in use at the end that no alloc event explains were alive before recording began.
+    for (const Segment &seg : snapshot_.segments) {
+        if (seg.device != device_)
+            continue;
+        for (uint32_t b = seg.firstBlock; b < seg.firstBlock + seg.blockCount; ++b) {
+            const Block &block = snapshot_.blocks[b];
+            if (block.state != BlockState::ActiveAllocated && block.state != BlockState::ActivePendingFree)
+                continue;
+            if (open.find(block.address) != AddressMap::kNone)
+                continue;
+            const auto id = static_cast<uint32_t>(allocations_.size());
+            allocations_.push_back(Allocation{});
+            initialDetails_.emplace_back(id, AllocationDetail{block.address, block.requestedSize, seg.stream, block.stack});
+            open.set(block.address, id);
+        }
+    }
+    for (const auto &[id, d] : initialDetails_) {
+        initialBytes_ += d.size;
+        ++initialBlocks_;
+    }
+}
+
+void DeviceIndex::computeTotals()
+{
+    const EventTable &ev = *events_;
+    const auto n = static_cast<uint32_t>(ev.count());
+    peakActive_ = initialBytes_;
+    peakIndex_ = kBeforeTrace;
+    for (uint32_t i = 0; i < n; ++i) {
+        const auto value = static_cast<int64_t>(initialBytes_) + static_cast<int64_t>(active_[i]);
+        active_[i] = value < 0 ? 0 : static_cast<uint64_t>(value);
+        if (active_[i] > peakActive_ && ev.action[i] == Action::Alloc) {
+            peakActive_ = active_[i];
+            peakIndex_ = i;
+        }
+    }
+
+    if (!ev.reservedAfter.empty()) {
+        // Profiler traces carry the allocator's own running total instead of segment events.
+        startReserved_ = n ? ev.reservedAfter[0] : 0;
+        peakReserved_ = startReserved_;
+        for (uint32_t i = 0; i < n; ++i) {
+            if (i == 0 || ev.reservedAfter[i] != ev.reservedAfter[i - 1])
+                reservedChanges_.emplace_back(i, ev.reservedAfter[i]);
+            peakReserved_ = std::max(peakReserved_, ev.reservedAfter[i]);
+        }
+        return;
+    }
+    uint64_t finalReserved = 0;
+    for (const Segment &seg : snapshot_.segments) {
+        if (seg.device == device_)
+            finalReserved += seg.totalSize;
+    }
+    int64_t net = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+        const Action a = ev.action[i];
+        if (a == Action::SegmentAlloc || a == Action::SegmentMap)
+            net += static_cast<int64_t>(ev.size[i]);
+        else if (a == Action::SegmentFree || a == Action::SegmentUnmap)
+            net -= static_cast<int64_t>(ev.size[i]);
+    }
+    const int64_t start = static_cast<int64_t>(finalReserved) - net;
+    startReserved_ = start < 0 ? 0 : static_cast<uint64_t>(start);
+    peakReserved_ = startReserved_;
+    int64_t current = start;
+    for (uint32_t i = 0; i < n; ++i) {
+        const Action a = ev.action[i];
+        if (a == Action::SegmentAlloc || a == Action::SegmentMap)
+            current += static_cast<int64_t>(ev.size[i]);
+        else if (a == Action::SegmentFree || a == Action::SegmentUnmap)
+            current -= static_cast<int64_t>(ev.size[i]);
+        else
+            continue;
+        const uint64_t value = current < 0 ? 0 : static_cast<uint64_t>(current);
+        reservedChanges_.emplace_back(i, value);
+        peakReserved_ = std::max(peakReserved_, value);
+    }
+}
+
+void DeviceIndex::pairSegments()
+{
+    const EventTable &ev = *events_;
+    const auto n = static_cast<uint32_t>(ev.count());
+    AddressMap open;
+    auto streamOf = [&](uint32_t i) { return ev.stream[i] < snapshot_.streams.size() ? snapshot_.streams[ev.stream[i]] : 0; };
+    for (uint32_t i = 0; i < n; ++i) {
+        const Action a = ev.action[i];
+        if (a == Action::SegmentAlloc || a == Action::SegmentMap) {
+            const auto id = static_cast<uint32_t>(segmentLives_.size());
+            segmentLives_.push_back({ev.addr[i], ev.size[i], streamOf(i), i, kNever, UINT32_MAX});
+            open.set(ev.addr[i], id);
+            eventOwner_[i] = id;
+        } else if (a == Action::SegmentFree || a == Action::SegmentUnmap) {
+            uint32_t id = open.find(ev.addr[i]);
+            if (id == AddressMap::kNone) {
+                id = static_cast<uint32_t>(segmentLives_.size());
+                segmentLives_.push_back({ev.addr[i], ev.size[i], streamOf(i), kBeforeTrace, i, UINT32_MAX});
+            } else {
+                segmentLives_[id].releasedEvent = i;
+                open.erase(ev.addr[i]);
+            }
+            eventOwner_[i] = id;
+        }
+    }
+    for (uint32_t s = 0; s < snapshot_.segments.size(); ++s) {
+        const Segment &seg = snapshot_.segments[s];
+        if (seg.device != device_)
+            continue;
+        if (uint32_t id = open.find(seg.address); id != AddressMap::kNone) {
+            segmentLives_[id].finalSegment = s;
+            continue;
+        }
+        segmentLives_.push_back({seg.address, seg.totalSize, seg.stream, kBeforeTrace, kNever, s});
+    }
+}
+
+void DeviceIndex::buildCheckpoints(const std::atomic<bool> *cancel)
+{
+    const EventTable &ev = *events_;
+    const auto n = static_cast<uint32_t>(ev.count());
+    std::vector<uint32_t> live;
+    std::vector<uint32_t> position(allocations_.size(), UINT32_MAX);
+    auto add = [&](uint32_t id) {
+        if (position[id] != UINT32_MAX)
+            return;
+        position[id] = static_cast<uint32_t>(live.size());
+        live.push_back(id);
+    };
+    auto remove = [&](uint32_t id) {
+        const uint32_t p = position[id];
+        if (p == UINT32_MAX)
+            return;
+        live[p] = live.back();
+        position[live[p]] = p;
+        live.pop_back();
+        position[id] = UINT32_MAX;
+    };
+    for (const auto &[id, d] : initialDetails_)
+        add(id);
+    size_t nextImplicit = 0;
+    auto snapshotLive = [&] {
+        std::vector<uint32_t> sorted = live;
+        std::sort(sorted.begin(), sorted.end());
+        checkpoints_.push_back(std::move(sorted));
+    };
+    for (uint32_t i = 0; i < n; ++i) {
+        if (i % kCheckpointEvery == 0) {
+            poll(cancel);
+            snapshotLive();
+        }
+        const uint32_t owner = eventOwner_[i];
+        if (ev.action[i] == Action::Alloc) {
+            while (nextImplicit < implicitEnds_.size() && implicitEnds_[nextImplicit].first == i)
+                remove(implicitEnds_[nextImplicit++].second);
+            add(owner);
+        } else if (ev.action[i] == Action::FreeCompleted) {
+            remove(owner);
+        }
+    }
+    if (n % kCheckpointEvery == 0)
+        snapshotLive();
+}
+
+} // namespace memlens
+
+namespace memlens {
+
+AllocationDetail DeviceIndex::detail(uint32_t id) const
+{
+    const Allocation &a = allocations_[id];
+    if (a.allocEvent == kBeforeTrace) {
+        auto it = std::lower_bound(initialDetails_.begin(), initialDetails_.end(), id,
+                                   [](const auto &entry, uint32_t key) { return entry.first < key; });
+        return it != initialDetails_.end() && it->first == id ? it->second : AllocationDetail{};
+    }
+    const EventTable &ev = *events_;
+    const uint32_t e = a.allocEvent;
+    const uint64_t stream = ev.stream[e] < snapshot_.streams.size() ? snapshot_.streams[ev.stream[e]] : 0;
+    return {ev.addr[e], ev.size[e], stream, ev.stack[e]};
+}
+
+uint64_t DeviceIndex::reservedAfter(uint32_t e) const
+{
+    if (e == kBeforeTrace || reservedChanges_.empty() || reservedChanges_.front().first > e)
+        return startReserved_;
+    auto it = std::upper_bound(reservedChanges_.begin(), reservedChanges_.end(), e,
+                               [](uint32_t key, const auto &change) { return key < change.first; });
+    return std::prev(it)->second;
+}
+
+bool DeviceIndex::aliveAfter(uint32_t id, uint32_t e) const
+{
+    const Allocation &a = allocations_[id];
+    const bool born = a.allocEvent == kBeforeTrace || (e != kBeforeTrace && a.allocEvent <= e);
+    const bool dead = a.freeCompleted != kNever && e != kBeforeTrace && a.freeCompleted <= e;
+    return born && !dead;
+}
+
+std::vector<uint32_t> DeviceIndex::liveAt(uint32_t e) const
+{
+    if (e == kBeforeTrace || eventCount() == 0)
+        return checkpoints_.front();
+    e = std::min<uint32_t>(e, static_cast<uint32_t>(eventCount()) - 1);
+    const uint32_t c = (e + 1) / kCheckpointEvery;
+    std::vector<uint32_t> result;
+    for (uint32_t id : checkpoints_[c]) {
+        if (aliveAfter(id, e))
+            result.push_back(id);
+    }
+    const EventTable &ev = *events_;
+    for (uint32_t j = c * kCheckpointEvery; j <= e; ++j) {
+        if (ev.action[j] == Action::Alloc && aliveAfter(eventOwner_[j], e))
+            result.push_back(eventOwner_[j]);
+    }
+    std::sort(result.begin(), result.end());
+    return result;
+}
+
+std::vector<BlockAt> DeviceIndex::blocksAt(uint32_t e) const
+{
+    std::vector<BlockAt> blocks;
+    for (uint32_t id : liveAt(e)) {
+        const Allocation &a = allocations_[id];
+        const bool pending = a.freeRequested != kNever && e != kBeforeTrace && a.freeRequested <= e;
+        blocks.push_back({id, pending});
+    }
+    return blocks;
+}
+
+std::vector<uint32_t> DeviceIndex::segmentsAt(uint32_t e) const
+{
+    std::vector<uint32_t> result;
+    for (uint32_t id = 0; id < segmentLives_.size(); ++id) {
+        const SegmentLife &s = segmentLives_[id];
+        const bool born = s.createdEvent == kBeforeTrace || (e != kBeforeTrace && s.createdEvent <= e);
+        const bool gone = s.releasedEvent != kNever && e != kBeforeTrace && s.releasedEvent <= e;
+        if (born && !gone)
+            result.push_back(id);
+    }
+    return result;
+}
+
+std::span<const std::pair<uint32_t, uint32_t>> DeviceIndex::endedBy(uint32_t allocEvent) const
+{
+    const auto [first, last] = std::equal_range(implicitEnds_.begin(), implicitEnds_.end(), std::make_pair(allocEvent, 0u),
+                                                [](const auto &a, const auto &b) { return a.first < b.first; });
+    return {first, last};
+}
+
+std::vector<uint32_t> DeviceIndex::oomEvents() const
+{
+    std::vector<uint32_t> result;
+    for (uint32_t i = 0; i < eventCount(); ++i) {
+        if (events_->action[i] == Action::Oom)
+            result.push_back(i);
+    }
+    return result;
+}
+
+} // namespace memlens

@@ -1,0 +1,118 @@
+#pragma once
+// Indices over one device's trace, built once after loading: allocation lifetimes (including
+// blocks alive before recording began), running active and reserved bytes, the peak, and
+// checkpoints of the live set so "what is live at event e" is answered without a full replay.
+// Definitions follow shared/DESIGN.md.
+#include "model/AddressMap.h"
+#include "model/PodArray.h"
+#include "model/Snapshot.h"
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <vector>
+
+namespace memlens {
+
+constexpr uint32_t kBeforeTrace = UINT32_MAX; // an event index "before the first event"
+constexpr uint32_t kNever = UINT32_MAX - 1;   // "not within the trace" for a free
+
+struct Allocation {
+    uint32_t allocEvent = kBeforeTrace; // kBeforeTrace: alive when recording began
+    uint32_t freeRequested = kNever;
+    uint32_t freeCompleted = kNever;
+};
+
+struct AllocationDetail {
+    uint64_t addr = 0;
+    uint64_t size = 0; // requested bytes
+    uint64_t stream = 0;
+    uint32_t stack = StackTable::kEmpty;
+};
+
+struct SegmentLife {
+    uint64_t addr = 0;
+    uint64_t size = 0;
+    uint64_t stream = 0;
+    uint32_t createdEvent = kBeforeTrace;
+    uint32_t releasedEvent = kNever;
+    uint32_t finalSegment = UINT32_MAX; // index in Snapshot::segments when alive at the end
+};
+
+struct BlockAt {
+    uint32_t allocation;
+    bool pendingFree; // freed by the user, still in use on another stream
+};
+
+class DeviceIndex {
+public:
+    // `cancel` is polled between stages and every few hundred thousand events.
+    DeviceIndex(const Snapshot &snapshot, int device, const std::atomic<bool> *cancel = nullptr);
+
+    int device() const { return device_; }
+    const EventTable &events() const { return *events_; }
+    size_t eventCount() const { return events_->count(); }
+
+    // Allocations: ids are stable; those alive before the trace have allocEvent == kBeforeTrace.
+    size_t allocationCount() const { return allocations_.size(); }
+    const Allocation &allocation(uint32_t id) const { return allocations_[id]; }
+    AllocationDetail detail(uint32_t id) const;
+    // The allocation or segment life an event belongs to; UINT32_MAX for other actions.
+    uint32_t ownerOfEvent(uint32_t event) const { return eventOwner_[event]; }
+
+    uint64_t initialBytes() const { return initialBytes_; }
+    uint32_t initialBlocks() const { return initialBlocks_; }
+    // Active bytes after event e (e == kBeforeTrace: before the first event).
+    uint64_t activeAfter(uint32_t e) const { return e == kBeforeTrace ? initialBytes_ : active_[e]; }
+    uint64_t peakActiveBytes() const { return peakActive_; }
+    uint32_t peakIndex() const { return peakIndex_; } // kBeforeTrace when nothing exceeds the start
+
+    uint64_t startReservedBytes() const { return startReserved_; }
+    uint64_t peakReservedBytes() const { return peakReserved_; }
+    uint64_t reservedAfter(uint32_t e) const;
+
+    const std::vector<SegmentLife> &segmentLives() const { return segmentLives_; }
+
+    // Allocations alive after event e, in id order.
+    std::vector<uint32_t> liveAt(uint32_t e) const;
+    // Segment lives alive after event e, and the live blocks with their state.
+    std::vector<uint32_t> segmentsAt(uint32_t e) const;
+    std::vector<BlockAt> blocksAt(uint32_t e) const;
+
+    std::vector<uint32_t> oomEvents() const;
+    // (event, allocation) pairs: the allocations an alloc event ended because their free was never
+    // recorded (usually none). A view into the index; nothing is allocated.
+    std::span<const std::pair<uint32_t, uint32_t>> endedBy(uint32_t allocEvent) const;
+
+    static constexpr uint32_t kCheckpointEvery = 8192;
+
+private:
+    void pairAllocations(const std::atomic<bool> *cancel);
+    void computeTotals();
+    void pairSegments();
+    void buildCheckpoints(const std::atomic<bool> *cancel);
+    uint32_t newInitialAllocation(uint64_t addr, uint64_t size, uint16_t stream, uint32_t stack);
+    bool aliveAfter(uint32_t id, uint32_t e) const;
+
+    const Snapshot &snapshot_;
+    const EventTable *events_;
+    EventTable empty_;
+    int device_;
+    std::vector<Allocation> allocations_;
+    std::vector<std::pair<uint32_t, AllocationDetail>> initialDetails_; // sorted by allocation id
+    PodArray<uint32_t> eventOwner_;
+    PodArray<uint64_t> active_;
+    uint64_t initialBytes_ = 0;
+    uint32_t initialBlocks_ = 0;
+    uint64_t peakActive_ = 0;
+    uint32_t peakIndex_ = kBeforeTrace;
+    uint64_t startReserved_ = 0;
+    uint64_t peakReserved_ = 0;
+    std::vector<std::pair<uint32_t, uint64_t>> reservedChanges_; // (event, reserved after it)
+    std::vector<SegmentLife> segmentLives_;
+    std::vector<std::pair<uint32_t, uint32_t>> implicitEnds_; // (alloc event, allocation it ended)
+    std::vector<std::vector<uint32_t>> checkpoints_; // live allocations before event c*K
+};
+
+} // namespace memlens

@@ -1,0 +1,40 @@
+#include "analysis/FrameFilter.h"
+
+#include <array>
+
+namespace memlens {
+
+bool isNoiseFrame(std::string_view name, std::string_view file)
+{
+    static constexpr std::array<std::string_view, 8> kNames = {
+        "unwind::unwind", "CapturedTraceback::gather", "gather_with_cpp", "_start",
+        "__libc_start_main", "PyEval_", "PyObject_", "PyFunction_",
+    };
+    static constexpr std::array<std::string_view, 10> kFiles = {
+        "core/boxing", "/Register", "/Redispatch", "pythonrun.c", "Modules/main.c", "Objects/call.c",
+        "Objects/methodobject.c", "pycore_ceval.h", "ceval.c", "cpython/abstract.h",
+    };
+    for (std::string_view n : kNames) {
+        if (name.find(n) != std::string_view::npos)
+            return true;
+    }
+    for (std::string_view f : kFiles) {
+        if (file.find(f) != std::string_view::npos)
+            return true;
+    }
+    return false;
+}
+
+std::vector<uint32_t> stackFrames(const Snapshot &snapshot, uint32_t stackId, bool hideNoise)
+{
+    std::vector<uint32_t> result;
+    for (uint32_t id : snapshot.stacks.at(stackId)) {
+        const Frame &f = snapshot.frames.at(id);
+        if (hideNoise && isNoiseFrame(snapshot.strings.at(f.name), snapshot.strings.at(f.file)))
+            continue;
+        result.push_back(id);
+    }
+    return result;
+}
+
+} // namespace memlens

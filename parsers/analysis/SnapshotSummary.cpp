@@ -1,0 +1,189 @@
+#include "analysis/SnapshotSummary.h"
+
+#include "analysis/AllocatorState.h"
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+#include <stdexcept>
+
+namespace memlens {
+
+FinalState finalState(const Snapshot &snapshot, int device)
+{
+    FinalState s;
+    for (const Segment &seg : snapshot.segments) {
+        if (seg.device != device)
+            continue;
+        ++s.segments;
+        s.reserved += seg.totalSize;
+        for (uint32_t b = seg.firstBlock; b < seg.firstBlock + seg.blockCount; ++b) {
+            const Block &block = snapshot.blocks[b];
+            ++s.blocks;
+            if (block.state == BlockState::ActiveAllocated) {
+                s.allocated += block.size;
+                s.requested += block.requestedSize;
+            } else if (block.state == BlockState::Inactive) {
+                s.inactive += block.size;
+                s.largestInactive = std::max(s.largestInactive, block.size);
+            }
+        }
+    }
+    s.externalFragmentation =
+        s.inactive == 0 ? 0.0 : 1.0 - static_cast<double>(s.largestInactive) / static_cast<double>(s.inactive);
+    return s;
+}
+
+std::vector<PhaseRange> phases(const Snapshot &snapshot, int device)
+{
+    std::vector<const AnnotationMark *> marks;
+    for (const AnnotationMark &m : snapshot.annotations) {
+        if (m.device == device)
+            marks.push_back(&m);
+    }
+    std::stable_sort(marks.begin(), marks.end(), [](auto *a, auto *b) { return a->timeUs < b->timeUs; });
+    std::vector<PhaseRange> ranges;
+    std::map<uint32_t, std::vector<size_t>> open; // name → indices of ranges still open
+    for (const AnnotationMark *m : marks) {
+        if (m->start) {
+            open[m->name].push_back(ranges.size());
+            ranges.push_back({std::string(snapshot.strings.at(m->name)), m->timeUs, std::nullopt});
+        } else if (auto &stack = open[m->name]; !stack.empty()) {
+            ranges[stack.back()].endUs = m->timeUs;
+            stack.pop_back();
+        } else {
+            ranges.push_back({std::string(snapshot.strings.at(m->name)), std::nullopt, m->timeUs});
+        }
+    }
+    return ranges;
+}
+
+std::vector<LiveBlockInfo> largestLive(const DeviceIndex &index, uint32_t e, size_t k, uint64_t *liveCount,
+                                       const AllocationCategories *categories)
+{
+    std::vector<uint32_t> live = index.liveAt(e);
+    if (liveCount)
+        *liveCount = live.size();
+    std::vector<LiveBlockInfo> infos;
+    infos.reserve(live.size());
+    for (uint32_t id : live) {
+        const AllocationDetail d = index.detail(id);
+        infos.push_back({id, d.addr, d.size, d.stream, d.stack, index.allocation(id).allocEvent,
+                         categories ? categories->of(id) : Category::Unknown});
+    }
+    auto larger = [](const LiveBlockInfo &a, const LiveBlockInfo &b) {
+        return a.size != b.size ? a.size > b.size : a.addr < b.addr;
+    };
+    if (infos.size() > k) {
+        std::partial_sort(infos.begin(), infos.begin() + static_cast<long>(k), infos.end(), larger);
+        infos.resize(k);
+    } else {
+        std::sort(infos.begin(), infos.end(), larger);
+    }
+    return infos;
+}
+
+DeviceSummary summarizeDevice(const Snapshot &snapshot, const DeviceIndex &index, size_t topK,
+                              const AllocationCategories *categories)
+{
+    DeviceSummary s;
+    s.device = index.device();
+    const EventTable &ev = index.events();
+    s.entries = ev.count();
+    for (size_t i = 0; i < ev.count(); ++i)
+        ++s.actions[static_cast<size_t>(ev.action[i])];
+    std::map<std::string, uint64_t> others;
+    for (const auto &[row, name] : ev.otherNames)
+        ++others[std::string(snapshot.strings.at(name))];
+    s.otherActions.assign(others.begin(), others.end());
+    s.initialBytes = index.initialBytes();
+    s.initialBlocks = index.initialBlocks();
+    s.peakActiveBytes = index.peakActiveBytes();
+    const uint32_t peak = index.peakIndex();
+    if (peak != kBeforeTrace) {
+        s.peakIndex = peak;
+        if (snapshot.facts.hasTimes)
+            s.peakTimeUs = ev.timeUs[peak];
+    }
+    std::optional<AllocationCategories> own;
+    if (!categories)
+        categories = &own.emplace(snapshot, index);
+    s.topLiveAtPeak = largestLive(index, peak, topK, &s.liveBlocksAtPeak, categories);
+    s.categoryBytesAtPeak = categories->bytesAt(index, peak);
+    s.peakReservedBytes = index.peakReservedBytes();
+    s.startReservedBytes = index.startReservedBytes();
+    s.final = finalState(snapshot, s.device);
+    for (uint32_t e : index.oomEvents()) {
+        const OomDiagnosis d = diagnoseOom(snapshot, index, e);
+        s.ooms.push_back({e, ev.size[e], ev.addr[e], ev.timeUs[e], d.reservedFree, d.largestFreeBlock, d.largestFreeAddress, d.fragmentation});
+    }
+    s.annotations = phases(snapshot, s.device);
+    s.name = snapshot.deviceName(s.device);
+    if (!ev.allocatedAfter.empty()) {
+        TraceTotals t;
+        for (uint32_t i = 0; i < ev.count(); ++i) {
+            if (ev.allocatedAfter[i] > t.peakAllocated) {
+                t.peakAllocated = ev.allocatedAfter[i];
+                t.peakIndex = i;
+            }
+        }
+        t.finalAllocated = ev.allocatedAfter[ev.count() - 1];
+        t.finalReserved = ev.reservedAfter[ev.count() - 1];
+        s.traceTotals = t;
+    }
+    return s;
+}
+
+CategorySummary summarizeCategories(const CategoryTimeline &timeline)
+{
+    CategorySummary s;
+    s.points = timeline.timeUs.size();
+    for (size_t i = 0; i < timeline.bytes.size(); ++i) {
+        uint64_t total = 0;
+        for (uint64_t b : timeline.bytes[i])
+            total += b;
+        if (total > s.peakTotal || i == 0) {
+            s.peakTotal = total;
+            s.peakTimeUs = timeline.timeUs[i];
+            s.atPeak = timeline.bytes[i];
+        }
+    }
+    if (!timeline.bytes.empty())
+        s.final = timeline.bytes.back();
+    return s;
+}
+
+PointSummary summarizePoint(const DeviceIndex &index, uint32_t e, size_t topK)
+{
+    PointSummary p;
+    if (e != kBeforeTrace) {
+        p.index = e;
+        p.timeUs = index.events().timeUs[e];
+    }
+    p.activeBytes = index.activeAfter(e);
+    p.reservedBytes = index.reservedAfter(e);
+    p.topLive = largestLive(index, e, topK, &p.liveBlocks);
+    return p;
+}
+
+uint32_t resolveEvent(const DeviceIndex &index, const std::string &spec)
+{
+    if (spec == "peak")
+        return index.peakIndex();
+    if (spec == "oom") {
+        auto ooms = index.oomEvents();
+        if (ooms.empty())
+            throw std::invalid_argument("--at oom: device " + std::to_string(index.device()) + " has no OOM entry");
+        return ooms.front();
+    }
+    uint64_t value = 0;
+    auto [ptr, ec] = std::from_chars(spec.data(), spec.data() + spec.size(), value);
+    if (ec != std::errc() || ptr != spec.data() + spec.size())
+        throw std::invalid_argument("--at takes peak, oom or an event number, not '" + spec + "'");
+    if (value >= index.eventCount())
+        throw std::invalid_argument("--at " + spec + ": device " + std::to_string(index.device()) + " has " +
+                                    std::to_string(index.eventCount()) + " events");
+    return static_cast<uint32_t>(value);
+}
+
+} // namespace memlens

@@ -1,0 +1,114 @@
+#pragma once
+// The figures `memlens summary`, the GUI's summary page and the tests share.
+#include "analysis/AllocationCategories.h"
+#include "analysis/DeviceIndex.h"
+#include "model/Snapshot.h"
+
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace memlens {
+
+struct LiveBlockInfo {
+    uint32_t allocation = 0;
+    uint64_t addr = 0;
+    uint64_t size = 0; // requested
+    uint64_t stream = 0;
+    uint32_t stack = 0;
+    uint32_t allocEvent = kBeforeTrace;
+    Category category = Category::Unknown;
+};
+
+struct OomInfo {
+    uint32_t index = 0;
+    uint64_t size = 0;
+    uint64_t deviceFree = 0;
+    int64_t timeUs = 0;
+    uint64_t reservedFree = 0;     // free inside reserved segments at that moment
+    uint64_t largestFreeBlock = 0; // in the pool that would serve the request
+    uint64_t largestFreeAddress = 0; // where that hole starts (0: no hole)
+    bool fragmentation = false;
+};
+
+struct PhaseRange {
+    std::string name;
+    std::optional<int64_t> startUs; // absent: the START fell out of the ring buffer
+    std::optional<int64_t> endUs;   // absent: still open when the snapshot was taken
+};
+
+// Totals over the final snapshot's segments and blocks of one device.
+struct FinalState {
+    uint64_t segments = 0;
+    uint64_t blocks = 0;
+    uint64_t reserved = 0;
+    uint64_t allocated = 0; // rounded sizes of active_allocated blocks
+    uint64_t requested = 0; // requested sizes of active_allocated blocks
+    uint64_t inactive = 0;
+    uint64_t largestInactive = 0;
+    double externalFragmentation = 0; // 1 − largest inactive ÷ inactive
+};
+
+// What a profiler trace states itself about the allocator (absent for snapshots).
+struct TraceTotals {
+    uint64_t peakAllocated = 0; // maximum of "Total Allocated"
+    uint32_t peakIndex = 0;
+    uint64_t finalAllocated = 0;
+    uint64_t finalReserved = 0;
+};
+
+struct CategorySummary {
+    size_t points = 0;
+    uint64_t peakTotal = 0;
+    int64_t peakTimeUs = 0;
+    std::array<uint64_t, CategoryTimeline::kCategories> atPeak{};
+    std::array<uint64_t, CategoryTimeline::kCategories> final{};
+};
+CategorySummary summarizeCategories(const CategoryTimeline &timeline);
+
+struct DeviceSummary {
+    int device = 0;
+    std::string name; // "cuda:0", "cpu"
+    uint64_t entries = 0;
+    std::array<uint64_t, kActionCount> actions{};
+    std::vector<std::pair<std::string, uint64_t>> otherActions; // unknown action names
+    uint64_t initialBytes = 0;
+    uint64_t initialBlocks = 0;
+    uint64_t peakActiveBytes = 0;
+    std::optional<uint32_t> peakIndex;
+    std::optional<int64_t> peakTimeUs;
+    uint64_t liveBlocksAtPeak = 0;
+    std::vector<LiveBlockInfo> topLiveAtPeak;
+    uint64_t peakReservedBytes = 0;
+    uint64_t startReservedBytes = 0;
+    FinalState final;
+    std::vector<OomInfo> ooms;
+    std::vector<PhaseRange> annotations;
+    std::optional<TraceTotals> traceTotals;
+    std::array<uint64_t, kCategoryCount> categoryBytesAtPeak{};
+};
+
+struct PointSummary {
+    std::optional<uint32_t> index;
+    std::optional<int64_t> timeUs;
+    uint64_t activeBytes = 0;
+    uint64_t reservedBytes = 0;
+    uint64_t liveBlocks = 0;
+    std::vector<LiveBlockInfo> topLive;
+};
+
+FinalState finalState(const Snapshot &snapshot, int device);
+std::vector<PhaseRange> phases(const Snapshot &snapshot, int device);
+// Largest allocations alive after event e, largest first (ties: lower address first).
+std::vector<LiveBlockInfo> largestLive(const DeviceIndex &index, uint32_t e, size_t k, uint64_t *liveCount = nullptr,
+                                       const AllocationCategories *categories = nullptr);
+// `categories` may be given when the caller keeps them anyway; otherwise they are built here.
+DeviceSummary summarizeDevice(const Snapshot &snapshot, const DeviceIndex &index, size_t topK,
+                              const AllocationCategories *categories = nullptr);
+PointSummary summarizePoint(const DeviceIndex &index, uint32_t e, size_t topK);
+
+// "peak", "oom" (the first OOM) or an event number. Throws std::invalid_argument with a message.
+uint32_t resolveEvent(const DeviceIndex &index, const std::string &spec);
+
+} // namespace memlens

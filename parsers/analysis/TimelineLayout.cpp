@@ -1,0 +1,238 @@
+#include "analysis/TimelineLayout.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace memlens {
+
+namespace {
+// Keeps the k largest (by size, then id) of `ids`, largest first, without duplicates.
+void keepLargest(std::vector<uint32_t> &ids, size_t k, const std::vector<uint64_t> &size)
+{
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    auto larger = [&](uint32_t a, uint32_t b) { return size[a] != size[b] ? size[a] > size[b] : a < b; };
+    if (ids.size() > k) {
+        std::nth_element(ids.begin(), ids.begin() + static_cast<long>(k), ids.end(), larger);
+        ids.resize(k);
+    }
+    std::sort(ids.begin(), ids.end(), larger);
+}
+} // namespace
+
+bool TimelineLayout::aliveRange(uint32_t id, uint32_t &first, uint32_t &last) const
+{
+    const Allocation &a = index_.allocation(id);
+    const auto n = static_cast<uint32_t>(index_.eventCount());
+    if (n == 0)
+        return false;
+    first = a.allocEvent == kBeforeTrace ? 0 : a.allocEvent;
+    if (a.freeCompleted == kNever)
+        last = n - 1;
+    else if (a.freeCompleted == 0)
+        return false; // alive only before the first event
+    else
+        last = a.freeCompleted - 1;
+    return first <= last;
+}
+
+TimelineLayout::TimelineLayout(const DeviceIndex &index) : index_(index)
+{
+    const auto n = static_cast<uint32_t>(index.eventCount());
+    leaves_ = std::max<uint32_t>(1, (n + kLeafEvents - 1) / kLeafEvents);
+    size_t nodes = 1;
+    while (nodes < leaves_)
+        nodes <<= 1;
+    tree_.assign(2 * nodes, {});
+    std::vector<uint64_t> size(index.allocationCount());
+    for (uint32_t id = 0; id < index.allocationCount(); ++id)
+        size[id] = index.detail(id).size;
+    // Leaves: every allocation in each leaf it meets, trimmed as they fill up.
+    for (uint32_t id = 0; id < index.allocationCount(); ++id) {
+        uint32_t start, end;
+        if (!aliveRange(id, start, end))
+            continue;
+        for (uint32_t leaf = start / kLeafEvents; leaf <= end / kLeafEvents && leaf < leaves_; ++leaf) {
+            auto &list = tree_[nodes + leaf];
+            list.push_back(id);
+            if (list.size() >= 4 * kPerNode)
+                keepLargest(list, kPerNode, size);
+        }
+    }
+    for (size_t leaf = nodes; leaf < tree_.size(); ++leaf)
+        keepLargest(tree_[leaf], kPerNode, size);
+    for (size_t node = nodes - 1; node >= 1; --node) {
+        tree_[node] = tree_[2 * node];
+        tree_[node].insert(tree_[node].end(), tree_[2 * node + 1].begin(), tree_[2 * node + 1].end());
+        keepLargest(tree_[node], kPerNode, size);
+    }
+    for (uint32_t b = 0; b * kMaxBlock < n; ++b) {
+        uint32_t best = b * kMaxBlock;
+        for (uint32_t e = best; e < std::min(n, (b + 1) * kMaxBlock); ++e) {
+            if (index.activeAfter(e) > index.activeAfter(best))
+                best = e;
+        }
+        blockPeak_.push_back(best);
+    }
+}
+
+void TimelineLayout::collect(size_t node, uint32_t lo, uint32_t hi, uint32_t first, uint32_t last,
+                             std::vector<uint32_t> &out) const
+{
+    // [lo, hi] are leaf indices covered by `node`; [first, last] are leaf indices queried.
+    if (hi < first || lo > last || node >= tree_.size())
+        return;
+    if (first <= lo && hi <= last) {
+        out.insert(out.end(), tree_[node].begin(), tree_[node].end());
+        return;
+    }
+    const uint32_t mid = lo + (hi - lo) / 2;
+    collect(2 * node, lo, mid, first, last, out);
+    collect(2 * node + 1, mid + 1, hi, first, last, out);
+}
+
+std::vector<uint32_t> TimelineLayout::largestIn(uint32_t first, uint32_t last, size_t k) const
+{
+    std::vector<uint32_t> candidates;
+    const size_t nodes = tree_.size() / 2;
+    // Leaves wholly inside the window come from the tree; the partial leaves at its ends are
+    // read exactly (what is live at their start plus what is born in them), so the answer is
+    // exact at any zoom.
+    const uint32_t fullFirst = (first + kLeafEvents - 1) / kLeafEvents;
+    const uint32_t fullEnd = (last + 1) / kLeafEvents; // one past the last full leaf
+    auto exact = [&](uint32_t a, uint32_t b) {
+        for (uint32_t id : index_.liveAt(a))
+            candidates.push_back(id);
+        for (uint32_t e = a + 1; e <= b; ++e) {
+            if (index_.events().action[e] == Action::Alloc)
+                candidates.push_back(index_.ownerOfEvent(e));
+        }
+    };
+    if (fullFirst < fullEnd) {
+        collect(1, 0, static_cast<uint32_t>(nodes - 1), fullFirst, fullEnd - 1, candidates);
+        if (first < fullFirst * kLeafEvents)
+            exact(first, fullFirst * kLeafEvents - 1);
+        if (fullEnd * kLeafEvents <= last)
+            exact(fullEnd * kLeafEvents, last);
+    } else {
+        exact(first, last);
+    }
+    std::vector<uint32_t> result;
+    for (uint32_t id : candidates) {
+        uint32_t start, end;
+        if (aliveRange(id, start, end) && start <= last && end >= first)
+            result.push_back(id);
+    }
+    std::sort(result.begin(), result.end());
+    result.erase(std::unique(result.begin(), result.end()), result.end());
+    // Sizes looked up once (each lookup is a random read in a 12 M-row table), then only the
+    // k largest are sorted.
+    std::vector<std::pair<uint64_t, uint32_t>> sized(result.size());
+    for (size_t i = 0; i < result.size(); ++i)
+        sized[i] = {index_.detail(result[i]).size, result[i]};
+    auto larger = [](const auto &a, const auto &b) { return a.first != b.first ? a.first > b.first : a.second < b.second; };
+    if (sized.size() > k) {
+        std::nth_element(sized.begin(), sized.begin() + static_cast<long>(k), sized.end(), larger);
+        sized.resize(k);
+    }
+    std::sort(sized.begin(), sized.end(), larger);
+    result.resize(sized.size());
+    for (size_t i = 0; i < sized.size(); ++i)
+        result[i] = sized[i].second;
+    return result;
+}
+
+uint32_t TimelineLayout::peakIn(uint32_t first, uint32_t last) const
+{
+    uint32_t best = first;
+    uint32_t e = first;
+    while (e <= last) {
+        if (e % kMaxBlock == 0 && e + kMaxBlock - 1 <= last) {
+            const uint32_t candidate = blockPeak_[e / kMaxBlock];
+            if (index_.activeAfter(candidate) > index_.activeAfter(best))
+                best = candidate;
+            e += kMaxBlock;
+        } else {
+            if (index_.activeAfter(e) > index_.activeAfter(best))
+                best = e;
+            ++e;
+        }
+    }
+    return best;
+}
+
+TimelineFrame TimelineLayout::layout(uint32_t first, uint32_t last, int columns, size_t maxBands) const
+{
+    std::vector<ColumnRange> ranges;
+    if (columns < 1 || index_.eventCount() == 0 || first > last)
+        return {};
+    const double span = static_cast<double>(last - first + 1);
+    for (int c = 0; c < columns; ++c) {
+        const auto lo = first + static_cast<uint32_t>(span * c / columns);
+        const auto next = first + static_cast<uint32_t>(span * (c + 1) / columns);
+        ranges.emplace_back(lo, std::max(lo, next == 0 ? 0 : next - 1));
+    }
+    return layoutColumns(ranges, maxBands);
+}
+
+TimelineFrame TimelineLayout::layoutColumns(const std::vector<ColumnRange> &ranges, size_t maxBands) const
+{
+    TimelineFrame frame;
+    if (ranges.empty() || index_.eventCount() == 0)
+        return frame;
+    const size_t columns = ranges.size();
+    frame.columnEvent.assign(columns, kBeforeTrace);
+    frame.total.assign(columns, 0);
+    frame.reserved.assign(columns, 0);
+    frame.otherTop.assign(columns, 0);
+    const auto lastEvent = static_cast<uint32_t>(index_.eventCount() - 1);
+    for (size_t c = 0; c < columns; ++c) {
+        const uint32_t lo = std::min(ranges[c].first, lastEvent);
+        const uint32_t hi = std::clamp(ranges[c].second, lo, lastEvent);
+        const uint32_t e = peakIn(lo, hi);
+        frame.columnEvent[c] = e;
+        frame.total[c] = index_.activeAfter(e);
+        frame.reserved[c] = index_.reservedAfter(e);
+    }
+    if (!std::is_sorted(frame.columnEvent.begin(), frame.columnEvent.end()))
+        throw std::invalid_argument("timeline columns out of order");
+    const uint32_t first = std::min(ranges.front().first, lastEvent);
+    const uint32_t last = std::clamp(ranges.back().second, first, lastEvent);
+    std::vector<uint32_t> chosen = largestIn(first, last, maxBands);
+    std::sort(chosen.begin(), chosen.end()); // stacked in allocation order, oldest at the bottom
+    // Each band covers the run of columns whose sample event lies in its lifetime; the bytes
+    // drawn individually per column are summed with a difference array, not column by column.
+    frame.bands.resize(chosen.size());
+    std::vector<int64_t> individual(columns + 1, 0);
+    for (size_t i = 0; i < chosen.size(); ++i) {
+        TimelineBand &band = frame.bands[i];
+        band.allocation = chosen[i];
+        band.size = index_.detail(chosen[i]).size;
+        uint32_t start = 0, end = 0;
+        if (!aliveRange(chosen[i], start, end))
+            continue;
+        const auto from = std::lower_bound(frame.columnEvent.begin(), frame.columnEvent.end(), start);
+        const auto to = std::upper_bound(from, frame.columnEvent.end(), end);
+        band.firstColumn = static_cast<size_t>(from - frame.columnEvent.begin());
+        band.bottom.resize(static_cast<size_t>(to - from));
+        individual[band.firstColumn] += static_cast<int64_t>(band.size);
+        individual[band.endColumn()] -= static_cast<int64_t>(band.size);
+    }
+    int64_t running = 0;
+    for (size_t c = 0; c < columns; ++c) {
+        running += individual[c];
+        const auto drawn = static_cast<uint64_t>(running);
+        frame.otherTop[c] = frame.total[c] > drawn ? frame.total[c] - drawn : 0;
+    }
+    std::vector<uint64_t> stack = frame.otherTop;
+    for (TimelineBand &band : frame.bands) {
+        for (size_t k = 0; k < band.bottom.size(); ++k) {
+            uint64_t &top = stack[band.firstColumn + k];
+            band.bottom[k] = top;
+            top += band.size;
+        }
+    }
+    return frame;
+}
+
+} // namespace memlens

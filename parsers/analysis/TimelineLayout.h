@@ -1,0 +1,68 @@
+#pragma once
+// Level of detail for the allocation timeline. For a visible event range and a number of pixel
+// columns, picks the largest allocations alive in that range to draw individually and folds
+// everything else into one band, so a 12 M-event trace draws in a few milliseconds and zooming
+// in reveals detail. Each column is sampled at its event of highest active bytes, so peaks are
+// never smoothed away.
+#include "analysis/DeviceIndex.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace memlens {
+
+// One individually drawn allocation. Column sample events never decrease, so the columns it is
+// alive in are one run: [firstColumn, firstColumn + bottom.size()).
+struct TimelineBand {
+    uint32_t allocation = 0;
+    uint64_t size = 0; // the band's height in bytes
+    size_t firstColumn = 0;
+    std::vector<uint64_t> bottom; // per alive column
+    bool alive(size_t c) const { return c >= firstColumn && c - firstColumn < bottom.size(); }
+    uint64_t bottomAt(size_t c) const { return bottom[c - firstColumn]; }
+    size_t endColumn() const { return firstColumn + bottom.size(); }
+};
+
+struct TimelineFrame {
+    std::vector<uint32_t> columnEvent;  // sample event of each column (kBeforeTrace: none)
+    std::vector<uint64_t> total;        // active bytes at the sample event
+    std::vector<uint64_t> reserved;     // reserved bytes at the sample event
+    std::vector<uint64_t> otherTop;     // the folded band spans [0, otherTop)
+    std::vector<TimelineBand> bands;    // individually drawn, stacked above the folded band
+};
+
+class TimelineLayout {
+public:
+    explicit TimelineLayout(const DeviceIndex &index);
+
+    // Columns split [first, last] (event indices, inclusive) evenly; at most `maxBands`
+    // allocations are drawn individually.
+    TimelineFrame layout(uint32_t first, uint32_t last, int columns, size_t maxBands) const;
+    // The same with explicit columns: column c shows events [first, last] (inclusive, never
+    // empty; in order, neighbouring columns sharing at most their end event, as when zoomed in
+    // past one event per pixel). Throws std::invalid_argument for columns out of order.
+    using ColumnRange = std::pair<uint32_t, uint32_t>;
+    TimelineFrame layoutColumns(const std::vector<ColumnRange> &columns, size_t maxBands) const;
+
+    // The largest allocations whose lifetime meets [first, last], largest first (at most k,
+    // up to kPerNode as they are kept per index node).
+    std::vector<uint32_t> largestIn(uint32_t first, uint32_t last, size_t k) const;
+    // Event of the highest active bytes in [first, last].
+    uint32_t peakIn(uint32_t first, uint32_t last) const;
+
+    static constexpr uint32_t kLeafEvents = 4096;
+    static constexpr size_t kPerNode = 1024;
+    static constexpr uint32_t kMaxBlock = 256;
+
+private:
+    // Events after which the allocation is alive; false when it is alive after none.
+    bool aliveRange(uint32_t id, uint32_t &first, uint32_t &last) const;
+    void collect(size_t node, uint32_t lo, uint32_t hi, uint32_t first, uint32_t last, std::vector<uint32_t> &out) const;
+
+    const DeviceIndex &index_;
+    uint32_t leaves_ = 0;
+    std::vector<std::vector<uint32_t>> tree_; // segment tree over leaves, top allocations per node
+    std::vector<uint32_t> blockPeak_;         // argmax of active bytes per kMaxBlock events
+};
+
+} // namespace memlens

@@ -1,0 +1,58 @@
+#pragma once
+// Turns the decoders' objects into a Snapshot. Decoders call append()/setItem() as they
+// build containers; trace entries become event rows the moment they are appended to a list,
+// and finish() converts the rest once the top-level object is complete. Shared by the pickle
+// and the JSON decoder, so both read exactly the same fields.
+#include "decode/ObjectArena.h"
+#include "model/Snapshot.h"
+
+#include <string_view>
+
+namespace memlens {
+
+class SnapshotAssembler {
+public:
+    SnapshotAssembler(Snapshot &out, ObjectArena &arena);
+
+    Value str(std::string_view text) { return Value::ref(Kind::Str, out_.strings.intern(text)); }
+
+    // Takes over the caller's reference to `item`.
+    void append(uint32_t listId, Value item);
+    // Takes over the caller's references to `key` and `value`.
+    void setItem(uint32_t dictId, Value key, Value value);
+    // Converts what streaming did not, fills `out`. Throws DecodeError(offset) when the
+    // object is not a memory snapshot.
+    void finish(const Value &root, uint64_t offset);
+
+private:
+    uint32_t convertEntry(uint32_t dictId);
+    uint32_t stackOf(const Value &frames);
+    bool frameOf(const Value &frame, uint32_t &id);
+    void convertSegment(const Value &segment);
+    void convertBlock(const Value &block, Segment &seg, uint64_t offsetInSegment);
+    void convertTraces(const Value &deviceTraces);
+    void convertSettings(const Value &settings);
+    void convertAnnotations(const Value &annotations);
+    uint16_t streamIndex(uint64_t stream);
+    Action actionOf(uint32_t stringId);
+    const Value *field(const Node &dict, uint32_t key) const;
+    uint64_t number(const Value *v, uint64_t fallback = 0) const;
+    std::string text(const Value &v) const;
+    [[noreturn]] void notSnapshot(const std::string &why) const;
+
+    Snapshot &out_;
+    ObjectArena &arena_;
+    EventTable staged_;          // rows of all devices in file order, before finish() splits them
+    std::vector<int8_t> actionByString_;
+    uint64_t finishOffset_ = 0;
+    struct KeyIds {
+        uint32_t action, addr, size, stream, time_us, frames, device_free, compile_context, user_metadata;
+        uint32_t name, filename, line;
+        uint32_t segments, device_traces, allocator_settings, external_annotations;
+        uint32_t device, address, total_size, allocated_size, active_size, requested_size, segment_type,
+            segment_pool_id, is_expandable, blocks, state, history, real_size, stage;
+        uint32_t na, start, large, active_allocated, active_pending_free, inactive;
+    } k_;
+};
+
+} // namespace memlens

@@ -1,0 +1,382 @@
+#include "estimator/MemoryEstimator.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace memlens {
+
+namespace {
+
+constexpr uint64_t MiB = 1ull << 20;
+
+struct Policy {
+    double weight;    // bytes per parameter as stored
+    double compute;   // bytes per element of matmul outputs (autocast: bf16/fp16)
+    double residual;  // bytes per element of the residual stream (follows the weights)
+    bool autocast;
+};
+
+Policy policyOf(Precision p)
+{
+    switch (p) {
+    case Precision::Fp32: return {4, 4, 4, false};
+    case Precision::AmpBf16: return {4, 2, 4, true};
+    case Precision::Fp16Amp: return {4, 2, 4, true};
+    case Precision::Bf16: return {2, 2, 2, false};
+    }
+    return {4, 4, 4, false};
+}
+
+// ResNet-50's saved activations per image at `side` pixels, in elements: each conv output is
+// kept twice (batch norm's input and the in-place ReLU's output, or the residual sum), the
+// downsample branch once, plus the stem and the max-pool output.
+double resnet50ActivationElements(int side)
+{
+    double s = side / 2.0;
+    double total = 2 * 64 * s * s; // stem conv + bn/relu
+    s /= 2;
+    total += 64 * s * s; // max-pool output
+    for (auto [blocks, width, stride] : {std::tuple{3, 64, 1}, std::tuple{4, 128, 2}, std::tuple{6, 256, 2}, std::tuple{3, 512, 2}}) {
+        for (int b = 0; b < blocks; ++b) {
+            const double s2 = s / (b == 0 ? stride : 1);
+            total += 2 * (width * s * s + width * s2 * s2 + 4.0 * width * s2 * s2);
+            if (b == 0)
+                total += 4.0 * width * s2 * s2;
+            s = s2;
+        }
+    }
+    return total;
+}
+
+// Bytes one transformer layer keeps for backward, per token. Derived from the tensors each
+// module saves (see ESTIMATOR.md and the comments per family), not fitted to measurements.
+double layerBytesPerToken(const ModelShape &m, const Policy &p, const EstimateInput &in, bool frozenMlp, int seqLen)
+{
+    const double h = m.hidden, I = m.intermediate, kvd = double(m.kvHeads) * m.dHead(), q = double(m.heads) * m.dHead();
+    const double cd = p.compute, rb = p.residual;
+    double attention = 0, mlp = 0, norms = 0;
+    const double eager = in.attention == Attention::Eager ? double(m.heads) * seqLen * (2 * cd + 1) : 0;
+    switch (m.family) {
+    case ModelFamily::Gpt2: {
+        // ln_1/ln_2 inputs, the matmul inputs (autocast: bf16 casts), fused qkv, SDPA output and
+        // its contiguous copy, two dropout masks; the MLP's tanh-GELU written in Python ops saves
+        // c_fc's output, tanh, 1+tanh, 0.5·x and its result (autocast runs pow in fp32).
+        norms = 2 * h * rb + 2 * h * cd;
+        attention = 3 * h * cd + 2 * h * cd + 2 * h + eager;
+        mlp = p.autocast ? 3 * 4 * h * 4 + 2 * 4 * h * cd : 20 * h * cd;
+        break;
+    }
+    case ModelFamily::Bert: {
+        // Post-LN: q/k/v input, SDPA's q, k, v and output, the merged copy, dropout masks, two
+        // LayerNorm inputs, the intermediate's input, GELU's input and output.
+        norms = 2 * h * rb + h * cd;
+        attention = h * cd + 4 * h * cd + h * cd + h;
+        mlp = 2 * 4 * h * cd + h;
+        break;
+    }
+    case ModelFamily::Vit: {
+        norms = 2 * h * rb + 2 * h * cd;
+        attention = 3 * h * cd + 2 * h * cd + eager;
+        mlp = 2 * 4 * h * cd;
+        break;
+    }
+    case ModelFamily::Llama: {
+        // RMSNorm computes in fp32: its fp32 input and the normalised value stay; the matmul
+        // inputs are the norm outputs (under autocast one bf16 cast per projection). RoPE'd q and
+        // k, v and the SDPA output, o_proj's input; SwiGLU keeps gate, up, SiLU and product.
+        const double perNorm = 4 * h + h * rb;
+        norms = (2 + m.extraNormsPerLayer) * perNorm;
+        if (p.autocast)
+            norms += (frozenMlp ? 3 : 5) * h * cd; // one cast per projection: q, k, v (gate, up)
+        else
+            norms += (frozenMlp ? 1 : 2) * h * rb;  // the norm outputs the projections share
+        attention = (3 * q + 2 * kvd) * cd + eager;
+        mlp = (frozenMlp ? 3 : 4) * I * cd;
+        break;
+    }
+    case ModelFamily::ResNet50:
+        break;
+    }
+    if (in.checkpointing == Checkpointing::Selective)
+        attention = 0; // recomputed in backward
+    return norms + attention + mlp;
+}
+
+double adafactorStateElements(const ModelShape &m)
+{
+    // Factored second moments: rows + columns of every matrix; vectors keep a full one.
+    const double h = m.hidden, I = m.intermediate, kvd = double(m.kvHeads) * m.dHead(), q = double(m.heads) * m.dHead();
+    double perLayer = (q + h) + 2 * (kvd + h) + (h + q);
+    perLayer += m.family == ModelFamily::Llama ? 3 * (h + I) : 2 * (h + I);
+    perLayer += 4 * h; // norms / biases
+    return perLayer * m.layers + (m.vocab + h) * (m.tiedEmbeddings ? 1 : 2);
+}
+
+} // namespace
+
+EstimateResult estimate(const EstimateInput &in)
+{
+    EstimateResult r;
+    const ModelShape &m = in.model;
+    const Policy p = policyOf(in.precision);
+    const double b = std::max(1, in.batch);
+    const int seq = std::max(1, in.seq);
+    const int n = std::max(1, in.gpus);
+    r.params = parameterCount(m);
+    const bool lora = in.loraRank > 0 || in.qlora;
+    const int rank = in.loraRank > 0 ? in.loraRank : 16;
+
+    // Parameters, gradients, optimizer states.
+    double weightBytes = double(r.params) * p.weight;
+    uint64_t trainable = r.params;
+    if (lora) {
+        const double targeted = in.loraAllLinear ? double(linearParameters(m)) : double(attentionParameters(m));
+        // r·(d_in + d_out) for each adapted matrix: q, k, v, o (and the MLP's for all-linear).
+        const double h = m.hidden, q = double(m.heads) * m.dHead(), kvd = double(m.kvHeads) * m.dHead(), I = m.intermediate;
+        double dims = (h + q) + 2 * (h + kvd) + (q + h);
+        if (in.loraAllLinear)
+            dims += (m.family == ModelFamily::Llama ? 3 : 2) * (h + I);
+        trainable = static_cast<uint64_t>(rank * dims * m.layers);
+        weightBytes += double(trainable) * p.weight;
+        if (in.qlora)
+            weightBytes -= targeted * (p.weight - 0.516);
+    }
+    r.trainableParams = trainable;
+    if (in.zeroStage >= 3)
+        weightBytes /= n;
+    r.parametersBytes = static_cast<uint64_t>(weightBytes);
+    double grads = in.inference ? 0 : double(trainable) * p.weight;
+    if (in.zeroStage >= 2)
+        grads /= n;
+    double states = 0;
+    if (!in.inference) {
+        switch (in.optimizer) {
+        case Optimizer::AdamW: states = 2.0 * p.weight * trainable; break;
+        case Optimizer::AdamW8bit: states = 2.03 * trainable; break;
+        case Optimizer::Sgd: states = p.weight * trainable; break;
+        case Optimizer::Lion: states = p.weight * trainable; break;
+        case Optimizer::Adafactor: states = p.weight * (lora ? 2.0 * trainable / std::max(1, rank) : adafactorStateElements(m)); break;
+        case Optimizer::None: states = 0; break;
+        }
+        if (in.zeroStage >= 1)
+            states /= n;
+        if (in.offloadOptimizer)
+            states = 0;
+    }
+    r.gradientsBytes = static_cast<uint64_t>(grads);
+    r.optimizerBytes = static_cast<uint64_t>(states);
+    // Autocast keeps a low-precision copy of each weight it casts (the Linear/conv weights and a
+    // tied head) for as long as backward needs it.
+    if (p.autocast && !in.inference) {
+        double cast = double(linearParameters(m)) + (m.family == ModelFamily::Gpt2 || m.family == ModelFamily::Bert ? double(m.vocab) * m.hidden : 0);
+        if (m.family == ModelFamily::ResNet50)
+            cast = double(r.params);
+        if (m.family == ModelFamily::Llama)
+            cast += double(m.vocab) * m.hidden;
+        r.masterWeightsBytes = static_cast<uint64_t>(cast * 2 / (in.zeroStage >= 3 ? n : 1));
+    }
+
+    const double tokens = m.isImage() ? b * (m.family == ModelFamily::Vit ? double((seq / m.patch) * (seq / m.patch) + 1) : 1) : b * seq;
+    const double V = m.vocab;
+
+    if (in.inference) {
+        // Prefill of the prompt: weights, the KV cache so far, one layer's transient tensors;
+        // then decoding grows the cache to prompt + new tokens.
+        const double kvd = double(m.kvHeads) * m.dHead();
+        const double kvPrompt = 2.0 * m.layers * b * seq * kvd * p.compute;
+        const double kvFull = 2.0 * m.layers * b * (seq + in.newTokens) * kvd * p.compute;
+        const double mlpTransient = (m.family == ModelFamily::Llama ? 3.0 * m.intermediate : 4.0 * 4 * m.hidden) * p.compute;
+        const double prefill = weightBytes + kvPrompt + b * seq * (mlpTransient + 2.0 * m.hidden * p.compute) + b * V * 4;
+        const double decode = weightBytes + kvFull + kvFull / m.layers + b * V * 4;
+        r.kvCacheBytes = static_cast<uint64_t>(kvFull);
+        r.activationsBytes = static_cast<uint64_t>(b * seq * (mlpTransient + 2.0 * m.hidden * p.compute));
+        r.logitsBytes = static_cast<uint64_t>(b * V * 4);
+        r.phases["prefill"] = static_cast<uint64_t>(prefill);
+        r.phases["decode"] = static_cast<uint64_t>(decode);
+    } else {
+        double activations = 0, layer = 0, logits = 0;
+        if (m.family == ModelFamily::ResNet50) {
+            const double perImage = resnet50ActivationElements(seq) * p.compute + 64.0 * (seq / 4.0) * (seq / 4.0) * 8 /* max-pool indices */ +
+                                    3.0 * seq * seq * p.compute;
+            activations = b * perImage;
+            layer = activations / 16; // the largest stage's gradients during backward
+        } else {
+            const bool frozenMlp = lora && !in.loraAllLinear;
+            layer = tokens * layerBytesPerToken(m, p, in, frozenMlp, seq);
+            const double full = layer * m.layers;
+            const double head = tokens * m.hidden * (p.residual * 2 + p.compute * 2 + 1);
+            if (in.checkpointing == Checkpointing::Full)
+                activations = tokens * m.hidden * p.residual * m.layers + head;
+            else
+                activations = full + head;
+            // Causal-LM / MLM loss: torch's cross_entropy in fp32; at the start of backward the
+            // log-softmax output, the gradient of the loss and that of the log-softmax are alive.
+            if (m.family == ModelFamily::Gpt2 || m.family == ModelFamily::Llama || m.family == ModelFamily::Bert)
+                logits = 3.0 * tokens * V * 4;
+        }
+        r.activationsBytes = static_cast<uint64_t>(activations);
+        r.logitsBytes = static_cast<uint64_t>(logits);
+        const double base = weightBytes + states + double(r.masterWeightsBytes);
+        const double accumulated = in.gradAccumulation > 1 ? grads : 0;
+        r.phases["forward+loss"] = static_cast<uint64_t>(base + accumulated + activations + logits);
+        // The optimizer step: foreach implementations allocate parameter-sized temporaries.
+        const double stepTemp = in.fusedOptimizer || in.optimizer == Optimizer::None ? 0 : double(trainable) * p.weight;
+        r.phases["optimizer step"] = static_cast<uint64_t>(weightBytes + states + grads + stepTemp);
+        if (in.checkpointing == Checkpointing::Full)
+            r.phases["recompute"] = static_cast<uint64_t>(base + grads + activations + layer * 1.5);
+        r.transientBytes = static_cast<uint64_t>(stepTemp);
+    }
+    // cuBLAS keeps one workspace per stream through the caching allocator (32 MiB on Hopper).
+    r.workspaceBytes = 32 * MiB;
+    for (auto &[phase, bytes] : r.phases)
+        bytes += r.workspaceBytes;
+    for (const auto &[phase, bytes] : r.phases) {
+        if (bytes >= r.peakAllocatedBytes) {
+            r.peakAllocatedBytes = bytes;
+            r.peakPhase = phase;
+        }
+    }
+    // The caching allocator's slack: rounding, 2/20 MiB segments, fragmentation.
+    r.reservedBytes = static_cast<uint64_t>(double(r.peakAllocatedBytes) * 1.08) + 20 * MiB;
+    r.contextBytes = 240 * MiB + (n > 1 ? 600 * MiB : 0);
+    if (in.gpuBytes)
+        r.fits = r.reservedBytes + r.contextBytes <= in.gpuBytes;
+
+    // What each technique not yet in use would save at the peak.
+    if (!in.inference) {
+        auto saving = [&](const std::string &name, auto change) {
+            EstimateInput alt = in;
+            change(alt);
+            alt.gpuBytes = 0;
+            r.savings[name] = int64_t(r.peakAllocatedBytes) - int64_t(estimate(alt).peakAllocatedBytes);
+        };
+        if (in.checkpointing != Checkpointing::Full && !m.isImage())
+            saving("checkpointing", [](EstimateInput &a) { a.checkpointing = Checkpointing::Full; });
+        if (in.precision == Precision::Fp32)
+            saving("amp-bf16", [](EstimateInput &a) { a.precision = Precision::AmpBf16; });
+        if (in.precision != Precision::Bf16)
+            saving("bf16", [](EstimateInput &a) { a.precision = Precision::Bf16; });
+        if (in.optimizer == Optimizer::AdamW)
+            saving("adamw8bit", [](EstimateInput &a) { a.optimizer = Optimizer::AdamW8bit; });
+        if (!lora && !m.isImage())
+            saving("lora", [](EstimateInput &a) { a.loraRank = 16; });
+        if (in.batch > 1)
+            saving("half-batch", [](EstimateInput &a) {
+                a.batch = std::max(1, a.batch / 2);
+                a.gradAccumulation *= 2;
+            });
+    }
+    return r;
+}
+
+namespace {
+template <typename Set>
+int largest(EstimateInput in, Set set)
+{
+    auto fits = [&](int v) {
+        set(in, v);
+        EstimateInput probe = in;
+        return estimate(probe).fits;
+    };
+    if (!in.gpuBytes || !fits(1))
+        return 0;
+    int lo = 1, hi = 2;
+    while (hi < (1 << 20) && fits(hi))
+        lo = hi, hi *= 2;
+    while (hi - lo > 1) {
+        const int mid = lo + (hi - lo) / 2;
+        (fits(mid) ? lo : hi) = mid;
+    }
+    return lo;
+}
+} // namespace
+
+int largestBatch(EstimateInput input)
+{
+    return largest(input, [](EstimateInput &in, int v) { in.batch = v; });
+}
+
+int longestSequence(EstimateInput input)
+{
+    return largest(input, [](EstimateInput &in, int v) { in.seq = v; });
+}
+
+std::string precisionName(Precision p)
+{
+    switch (p) {
+    case Precision::Fp32: return "fp32";
+    case Precision::AmpBf16: return "amp-bf16";
+    case Precision::Bf16: return "bf16";
+    case Precision::Fp16Amp: return "fp16-amp";
+    }
+    return "fp32";
+}
+
+std::string optimizerName(Optimizer o)
+{
+    switch (o) {
+    case Optimizer::AdamW: return "adamw";
+    case Optimizer::AdamW8bit: return "adamw8bit";
+    case Optimizer::Sgd: return "sgd";
+    case Optimizer::Adafactor: return "adafactor";
+    case Optimizer::Lion: return "lion";
+    case Optimizer::None: return "none";
+    }
+    return "none";
+}
+
+std::string checkpointingName(Checkpointing c)
+{
+    return c == Checkpointing::Full ? "full" : c == Checkpointing::Selective ? "selective" : "none";
+}
+
+std::string attentionName(Attention a)
+{
+    return a == Attention::Flash ? "flash" : a == Attention::Eager ? "eager" : "sdpa";
+}
+
+bool parsePrecision(const std::string &s, Precision &out)
+{
+    for (Precision p : {Precision::Fp32, Precision::AmpBf16, Precision::Bf16, Precision::Fp16Amp}) {
+        if (precisionName(p) == s) {
+            out = p;
+            return true;
+        }
+    }
+    return false;
+}
+
+bool parseOptimizer(const std::string &s, Optimizer &out)
+{
+    for (Optimizer o : {Optimizer::AdamW, Optimizer::AdamW8bit, Optimizer::Sgd, Optimizer::Adafactor, Optimizer::Lion, Optimizer::None}) {
+        if (optimizerName(o) == s) {
+            out = o;
+            return true;
+        }
+    }
+    return false;
+}
+
+bool parseCheckpointing(const std::string &s, Checkpointing &out)
+{
+    for (Checkpointing c : {Checkpointing::None, Checkpointing::Selective, Checkpointing::Full}) {
+        if (checkpointingName(c) == s) {
+            out = c;
+            return true;
+        }
+    }
+    return false;
+}
+
+bool parseAttention(const std::string &s, Attention &out)
+{
+    for (Attention a : {Attention::Sdpa, Attention::Flash, Attention::Eager}) {
+        if (attentionName(a) == s) {
+            out = a;
+            return true;
+        }
+    }
+    return false;
+}
+
+} // namespace memlens

@@ -1,0 +1,75 @@
+#pragma once
+// Predicts what torch.cuda.max_memory_allocated() reports for a model and a training or
+// inference setup, from the tensors PyTorch keeps alive, phase by phase (end of forward and
+// the loss, the recomputation of a checkpointed layer, the optimizer step, generation); the
+// peak is the largest phase. See shared/ESTIMATOR.md.
+#include "estimator/EstimatorPresets.h"
+
+#include <map>
+#include <string>
+
+namespace memlens {
+
+enum class Precision { Fp32, AmpBf16, Bf16, Fp16Amp };
+enum class Optimizer { AdamW, AdamW8bit, Sgd, Adafactor, Lion, None };
+enum class Checkpointing { None, Selective, Full };
+enum class Attention { Sdpa, Flash, Eager };
+
+struct EstimateInput {
+    ModelShape model;
+    bool inference = false;
+    Precision precision = Precision::Fp32;
+    Optimizer optimizer = Optimizer::AdamW;
+    bool fusedOptimizer = false; // fused/foreach=False steps need no parameter-sized temporaries
+    int batch = 1;
+    int seq = 512;         // tokens per sample (text) or image side in pixels (image models)
+    int newTokens = 0;     // inference: tokens generated after the prompt
+    int gradAccumulation = 1;
+    Checkpointing checkpointing = Checkpointing::None;
+    Attention attention = Attention::Sdpa;
+    int loraRank = 0;
+    bool loraAllLinear = false; // else attention projections only
+    bool qlora = false;
+    int zeroStage = 0; // 0–3 (3 = FSDP full sharding)
+    int gpus = 1;
+    bool offloadOptimizer = false;
+    uint64_t gpuBytes = 0; // 0: no GPU chosen
+};
+
+struct EstimateResult {
+    uint64_t params = 0;
+    uint64_t trainableParams = 0;
+    uint64_t parametersBytes = 0;
+    uint64_t gradientsBytes = 0;
+    uint64_t optimizerBytes = 0;
+    uint64_t masterWeightsBytes = 0; // autocast's bf16 weight copies
+    uint64_t activationsBytes = 0;
+    uint64_t logitsBytes = 0;   // logits and loss transients at their peak
+    uint64_t transientBytes = 0; // optimizer-step or recomputation temporaries of the peak phase
+    uint64_t kvCacheBytes = 0;
+    uint64_t workspaceBytes = 0; // cuBLAS's workspace, allocated by the first matmul and kept
+    uint64_t peakAllocatedBytes = 0;
+    uint64_t reservedBytes = 0;
+    uint64_t contextBytes = 0;
+    std::string peakPhase;
+    std::map<std::string, uint64_t> phases; // phase → allocated bytes
+    std::map<std::string, int64_t> savings;  // technique not in use → bytes it would save at the peak
+    bool fits = true;                        // total (reserved + context) within the GPU
+};
+
+EstimateResult estimate(const EstimateInput &input);
+
+// Largest batch (or sequence length) that fits `input.gpuBytes`; 0 when even 1 does not.
+int largestBatch(EstimateInput input);
+int longestSequence(EstimateInput input);
+
+std::string precisionName(Precision p);
+std::string optimizerName(Optimizer o);
+std::string checkpointingName(Checkpointing c);
+std::string attentionName(Attention a);
+bool parsePrecision(const std::string &s, Precision &out);
+bool parseOptimizer(const std::string &s, Optimizer &out);
+bool parseCheckpointing(const std::string &s, Checkpointing &out);
+bool parseAttention(const std::string &s, Attention &out);
+
+} // namespace memlens

@@ -1,0 +1,67 @@
+#include "model/InternTables.h"
+
+#include <algorithm>
+
+namespace memlens {
+
+StringTable::StringTable()
+{
+    intern("");
+}
+
+uint32_t StringTable::intern(std::string_view text)
+{
+    if (auto it = ids_.find(text); it != ids_.end())
+        return it->second;
+    const auto id = static_cast<uint32_t>(strings_.size());
+    const std::string &stored = strings_.emplace_back(text);
+    ids_.emplace(std::string_view(stored), id);
+    return id;
+}
+
+size_t FrameTable::Hash::operator()(const Frame &f) const
+{
+    uint64_t h = f.name * 0x9E3779B97F4A7C15ull;
+    h ^= (f.file + 0x632BE59BD9B4E019ull) * 0xC2B2AE3D27D4EB4Full;
+    h ^= static_cast<uint64_t>(f.line) * 0x165667B19E3779F9ull;
+    return static_cast<size_t>(h ^ (h >> 29));
+}
+
+uint32_t FrameTable::intern(const Frame &frame)
+{
+    if (auto it = ids_.find(frame); it != ids_.end())
+        return it->second;
+    const auto id = static_cast<uint32_t>(frames_.size());
+    frames_.push_back(frame);
+    ids_.emplace(frame, id);
+    return id;
+}
+
+StackTable::StackTable()
+{
+    offsets_.push_back(0);
+    offsets_.push_back(0); // stack 0: empty
+}
+
+uint32_t StackTable::intern(std::span<const uint32_t> frameIds)
+{
+    if (frameIds.empty())
+        return kEmpty;
+    uint64_t h = 0xCBF29CE484222325ull;
+    for (uint32_t id : frameIds)
+        h = (h ^ id) * 0x100000001B3ull;
+    auto [first, last] = byHash_.equal_range(h);
+    for (auto it = first; it != last; ++it) {
+        auto existing = at(it->second);
+        if (std::equal(existing.begin(), existing.end(), frameIds.begin(), frameIds.end()))
+            return it->second;
+    }
+    const auto id = static_cast<uint32_t>(size());
+    for (uint32_t f : frameIds)
+        frameIds_.push_back(f);
+    offsets_.push_back(static_cast<uint32_t>(frameIds_.size()));
+    byHash_.emplace(h, id);
+    return id;
+}
+
+} // namespace memlens

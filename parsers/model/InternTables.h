@@ -1,0 +1,68 @@
+#pragma once
+// Strings, frames and stacks are stored once and referred to by 32-bit ids, so a trace of
+// millions of entries that repeat the same few thousand call stacks stays small.
+#include "model/PodArray.h"
+
+#include <cstdint>
+#include <deque>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace memlens {
+
+class StringTable {
+public:
+    StringTable();
+    uint32_t intern(std::string_view text);
+    std::string_view at(uint32_t id) const { return strings_[id]; }
+    size_t size() const { return strings_.size(); }
+    static constexpr uint32_t kEmpty = 0; // id of ""
+
+private:
+    std::deque<std::string> strings_; // deque: element addresses stay valid for the map's keys
+    std::unordered_map<std::string_view, uint32_t> ids_;
+};
+
+struct Frame {
+    uint32_t name = 0;
+    uint32_t file = 0;
+    int64_t line = 0;
+    bool operator==(const Frame &) const = default;
+};
+
+class FrameTable {
+public:
+    uint32_t intern(const Frame &frame);
+    const Frame &at(uint32_t id) const { return frames_[id]; }
+    size_t size() const { return frames_.size(); }
+
+private:
+    struct Hash {
+        size_t operator()(const Frame &f) const;
+    };
+    std::vector<Frame> frames_;
+    std::unordered_map<Frame, uint32_t, Hash> ids_;
+};
+
+// Stack id 0 is the empty stack (no frames recorded). Frames are innermost first.
+class StackTable {
+public:
+    StackTable();
+    uint32_t intern(std::span<const uint32_t> frameIds);
+    std::span<const uint32_t> at(uint32_t id) const
+    {
+        return {frameIds_.data() + offsets_[id], offsets_[id + 1] - offsets_[id]};
+    }
+    size_t size() const { return offsets_.size() - 1; }
+    static constexpr uint32_t kEmpty = 0;
+
+private:
+    PodArray<uint32_t> frameIds_;
+    PodArray<uint32_t> offsets_;
+    std::unordered_multimap<uint64_t, uint32_t> byHash_;
+};
+
+} // namespace memlens

@@ -1,0 +1,85 @@
+#include "model/Snapshot.h"
+
+#include <algorithm>
+#include <array>
+#include <set>
+
+namespace memlens {
+
+namespace {
+constexpr std::array<std::string_view, kActionCount> kActionNames = {
+    "alloc",       "free_requested", "free_completed", "segment_alloc", "segment_free",
+    "segment_map", "segment_unmap",  "snapshot",       "oom",           "other",
+};
+}
+
+std::string_view actionName(Action action)
+{
+    return kActionNames[static_cast<size_t>(action)];
+}
+
+Action actionFromName(std::string_view name)
+{
+    for (size_t i = 0; i + 1 < kActionNames.size(); ++i) {
+        if (kActionNames[i] == name)
+            return static_cast<Action>(i);
+    }
+    return Action::Other;
+}
+
+std::string_view blockStateName(BlockState state)
+{
+    switch (state) {
+    case BlockState::ActiveAllocated:
+        return "active_allocated";
+    case BlockState::ActivePendingFree:
+        return "active_pending_free";
+    case BlockState::Inactive:
+        return "inactive";
+    case BlockState::Unknown:
+        break;
+    }
+    return "unknown";
+}
+
+std::vector<int> Snapshot::devices() const
+{
+    std::set<int> found;
+    for (const Segment &s : segments)
+        found.insert(s.device);
+    for (size_t d = 0; d < traces.size(); ++d) {
+        if (traces[d].count() > 0)
+            found.insert(static_cast<int>(d));
+    }
+    return {found.begin(), found.end()};
+}
+
+const char *CategoryTimeline::categoryName(int c)
+{
+    static const char *names[kCategories] = {"parameter", "optimizer_state", "input", "temporary",
+                                             "activation", "gradient", "autograd_detail", "unknown"};
+    return c >= 0 && c < kCategories ? names[c] : "unknown";
+}
+
+std::string Snapshot::deviceName(int device) const
+{
+    return device == facts.cpuDevice ? std::string("cpu") : "cuda:" + std::to_string(device);
+}
+
+std::string Snapshot::frameText(uint32_t frameId) const
+{
+    const Frame &f = frames.at(frameId);
+    std::string_view file = strings.at(f.file);
+    if (file.starts_with('<')) // a profiler operator such as "<cpu_op>": its name says it all
+        return std::string(strings.at(f.name));
+    if (auto slash = file.rfind('/'); slash != std::string_view::npos)
+        file.remove_prefix(slash + 1);
+    std::string text(file);
+    text += ':';
+    text += std::to_string(f.line);
+    text += ':';
+    text += strings.at(f.name);
+    return text;
+}
+
+} // namespace memlens

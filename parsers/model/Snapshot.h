@@ -1,0 +1,131 @@
+#pragma once
+// The decoded content of a memory snapshot: immutable after loading. Indices built on top of
+// it (lifetimes, running totals, live sets) live in DeviceIndex.
+#include "model/InternTables.h"
+#include "model/PodArray.h"
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace memlens {
+
+enum class Action : uint8_t {
+    Alloc,
+    FreeRequested,
+    FreeCompleted,
+    SegmentAlloc,
+    SegmentFree,
+    SegmentMap,
+    SegmentUnmap,
+    Snapshot,
+    Oom,
+    Other, // an action this version does not know; its name is kept in EventTable::otherNames
+};
+constexpr int kActionCount = 10;
+std::string_view actionName(Action action);
+Action actionFromName(std::string_view name);
+
+// One device's trace entries, oldest first, as a struct of arrays.
+struct EventTable {
+    PodArray<Action> action;
+    PodArray<uint64_t> addr; // for `oom` entries: device_free
+    PodArray<uint64_t> size;
+    PodArray<uint16_t> stream; // index into Snapshot::streams
+    PodArray<int64_t> timeUs;  // 0 when the file has no times
+    PodArray<uint32_t> stack;  // StackTable id
+    // Sparse columns: (event index, string id), only where the value is not the default.
+    std::vector<std::pair<uint32_t, uint32_t>> otherNames;
+    std::vector<std::pair<uint32_t, uint32_t>> compileContext;
+    std::vector<std::pair<uint32_t, uint32_t>> userMetadata;
+    // Profiler traces only: the allocator's own totals after each event ("Total Allocated",
+    // rounded block sizes, and "Total Reserved").
+    PodArray<uint64_t> allocatedAfter;
+    PodArray<uint64_t> reservedAfter;
+
+    size_t count() const { return action.size(); }
+};
+
+enum class BlockState : uint8_t { ActiveAllocated, ActivePendingFree, Inactive, Unknown };
+std::string_view blockStateName(BlockState state);
+
+struct Block {
+    uint64_t address = 0;
+    uint64_t size = 0;          // rounded size the allocator handed out
+    uint64_t requestedSize = 0; // what the user asked for
+    BlockState state = BlockState::Unknown;
+    uint32_t stack = StackTable::kEmpty;
+};
+
+struct Segment {
+    int device = 0;
+    uint64_t address = 0;
+    uint64_t totalSize = 0;
+    uint64_t allocatedSize = 0;
+    uint64_t activeSize = 0;
+    uint64_t requestedSize = 0;
+    uint64_t stream = 0;
+    bool large = true;
+    bool expandable = false;
+    std::pair<int64_t, int64_t> pool{0, 0};
+    uint32_t stack = StackTable::kEmpty;
+    uint32_t firstBlock = 0; // into Snapshot::blocks
+    uint32_t blockCount = 0;
+};
+
+struct AnnotationMark {
+    int device = 0;
+    uint32_t name = 0; // string id
+    bool start = true;
+    int64_t timeUs = 0;
+};
+
+// What the file held and how it was stored, for display and `summary --json`.
+struct FileFacts {
+    std::string format;      // "pickle", "json", "chrome-trace", "memory-timeline" or "memory-timeline-raw"
+    std::string compression; // "none", "zstd", "gzip"
+    int pickleProtocol = 0;  // 0 when not a pickle
+    bool hasTimes = false;
+    bool hasFrames = false;
+    bool hasCompileContext = false;
+    bool hasUserMetadata = false;
+    bool hasAnnotations = false;
+    bool hasAllocatorSettings = false;
+    bool legacyBlockHistory = false; // ≤ 2.0: block stacks under history[0]
+    bool legacySegmentList = false;  // ≤ 1.13: the file is a bare list of segments
+    int cpuDevice = -1;               // profiler traces: the device index that holds CPU memory
+};
+
+// `export_memory_timeline` output: bytes live per category over time.
+struct CategoryTimeline {
+    static constexpr int kCategories = 8;
+    static const char *categoryName(int c); // parameter, optimizer_state, input, temporary, …
+    std::vector<int64_t> timeUs;
+    std::vector<std::array<uint64_t, kCategories>> bytes; // per time point
+};
+
+struct Snapshot {
+    FileFacts facts;
+    StringTable strings;
+    FrameTable frames;
+    StackTable stacks;
+    std::vector<uint64_t> streams;  // stream values, referenced by EventTable::stream
+    std::vector<EventTable> traces; // indexed by device
+    std::vector<Segment> segments;  // all devices, in file order
+    std::vector<Block> blocks;
+    std::vector<std::pair<std::string, std::string>> allocatorSettings; // flattened, values as text
+    std::vector<AnnotationMark> annotations;
+    std::optional<CategoryTimeline> categories; // memory-timeline files
+
+    std::string deviceName(int device) const; // "cuda:0", or "cpu" for a trace's CPU memory
+
+    // Devices that have segments or trace entries, ascending.
+    std::vector<int> devices() const;
+    std::string frameText(uint32_t frameId) const; // "file:line:name", file without directories
+};
+
+} // namespace memlens

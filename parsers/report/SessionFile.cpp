@@ -1,0 +1,163 @@
+#include "report/SessionFile.h"
+
+#include "decode/ByteReader.h"
+#include "decode/ByteSource.h"
+#include "model/LoadError.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <zstd.h>
+
+namespace memlens {
+
+namespace {
+constexpr int kVersion = 1;
+}
+
+std::string snapshotChecksum(const std::string &path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        return {};
+    std::error_code ec;
+    const uint64_t size = std::filesystem::file_size(path, ec);
+    uint64_t h = 0xCBF29CE484222325ull;
+    auto mix = [&](const char *data, std::streamsize n) {
+        for (std::streamsize i = 0; i < n; ++i)
+            h = (h ^ static_cast<uint8_t>(data[i])) * 0x100000001B3ull;
+    };
+    std::string buffer(1 << 20, '\0');
+    in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+    mix(buffer.data(), in.gcount());
+    if (size > buffer.size() * 2) {
+        in.clear();
+        in.seekg(static_cast<std::streamoff>(size - buffer.size()));
+        in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+        mix(buffer.data(), in.gcount());
+    }
+    char text[40];
+    std::snprintf(text, sizeof text, "%llu-%016llx", static_cast<unsigned long long>(size), static_cast<unsigned long long>(h));
+    return text;
+}
+
+void saveSession(const std::string &path, const Session &s, bool compress, const std::function<void()> &beforeCommit)
+{
+    nlohmann::json j = s.unknown.is_object() ? s.unknown : nlohmann::json::object();
+    j["memlens_session"] = kVersion;
+    j["snapshot"] = {{"path", s.snapshotPath}, {"size", s.snapshotSize}, {"checksum", s.snapshotChecksum}};
+    j["device"] = s.device;
+    j["page"] = s.page;
+    j["time_axis"] = s.timeAxis;
+    j["color"] = s.color;
+    if (s.visibleFirst && s.visibleLast)
+        j["visible"] = {*s.visibleFirst, *s.visibleLast};
+    if (s.selectedEvent)
+        j["selected_event"] = *s.selectedEvent;
+    if (s.selectedAllocation)
+        j["selected_allocation"] = *s.selectedAllocation;
+    if (s.segmentBytesPerRow)
+        j["segments"] = {{"bytes_per_row", *s.segmentBytesPerRow}};
+    if (s.stacks)
+        j["stacks"] = {{"bottom_up", s.stacks->bottomUp}, {"hide_noise", s.stacks->hideNoise}, {"python_only", s.stacks->pythonOnly},
+                       {"fold_recursion", s.stacks->foldRecursion}, {"allocated_in_range", s.stacks->allocatedInRange},
+                       {"flame_zoom", s.stacks->flameZoom}};
+    j["annotations"] = s.annotations;
+    std::string bytes = j.dump(2) + "\n";
+    if (compress) {
+        std::string packed(ZSTD_compressBound(bytes.size()), '\0');
+        const size_t n = ZSTD_compress(packed.data(), packed.size(), bytes.data(), bytes.size(), 3);
+        if (ZSTD_isError(n))
+            throw std::runtime_error(path + ": cannot compress the session");
+        packed.resize(n);
+        bytes = std::move(packed);
+    }
+    std::random_device random;
+    const std::string temp = path + ".tmp-" + std::to_string(random());
+    try {
+        {
+            std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+            if (!out || !out.write(bytes.data(), static_cast<std::streamsize>(bytes.size())) || !out.flush())
+                throw std::runtime_error(path + ": cannot write the session");
+        }
+        if (beforeCommit)
+            beforeCommit();
+        std::error_code ec;
+        std::filesystem::rename(temp, path, ec);
+        if (ec)
+            throw std::runtime_error(path + ": cannot write the session: " + ec.message());
+    } catch (...) {
+        std::error_code ignored;
+        std::filesystem::remove(temp, ignored);
+        throw;
+    }
+}
+
+Session loadSession(const std::string &path)
+{
+    OpenedSource opened = openByteSource(path);
+    ByteReader reader(*opened.source, opened.fileSize, {});
+    std::string text;
+    try {
+        char chunk[1 << 16];
+        while (size_t n = reader.readSome(chunk, sizeof chunk)) {
+            text.append(chunk, n);
+            if (text.size() > (64u << 20))
+                throw DecodeError(reader.offset(), "a session larger than 64 MiB is not a memlens session");
+        }
+    } catch (const DecodeError &e) {
+        throw LoadError(path, e.offset, e.what());
+    }
+    return parseSession(text, path);
+}
+
+Session parseSession(std::string_view text, const std::string &path)
+{
+    nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+    if (j.is_discarded() || !j.is_object() || !j.contains("memlens_session") || !j.contains("snapshot"))
+        throw LoadError(path, LoadError::kNoOffset, "not a memlens session");
+    try {
+        Session s;
+        const auto &snap = j.at("snapshot");
+        s.snapshotPath = snap.at("path").get<std::string>();
+        s.snapshotSize = snap.value("size", uint64_t(0));
+        s.snapshotChecksum = snap.value("checksum", std::string());
+        s.device = j.value("device", 0);
+        s.page = j.value("page", std::string("summary"));
+        s.timeAxis = j.value("time_axis", false);
+        s.color = j.value("color", s.color);
+        if (j.contains("visible") && j["visible"].is_array() && j["visible"].size() == 2) {
+            s.visibleFirst = j["visible"][0].get<double>();
+            s.visibleLast = j["visible"][1].get<double>();
+        }
+        if (j.contains("selected_event"))
+            s.selectedEvent = j["selected_event"].get<uint32_t>();
+        if (j.contains("selected_allocation"))
+            s.selectedAllocation = j["selected_allocation"].get<uint32_t>();
+        if (j.contains("annotations") && j["annotations"].is_array())
+            s.annotations = j["annotations"];
+        if (j.contains("segments") && j["segments"].is_object() && j["segments"].contains("bytes_per_row"))
+            s.segmentBytesPerRow = j["segments"]["bytes_per_row"].get<uint64_t>();
+        if (j.contains("stacks") && j["stacks"].is_object()) {
+            const auto &st = j["stacks"];
+            StacksViewState v;
+            v.bottomUp = st.value("bottom_up", v.bottomUp);
+            v.hideNoise = st.value("hide_noise", v.hideNoise);
+            v.pythonOnly = st.value("python_only", v.pythonOnly);
+            v.foldRecursion = st.value("fold_recursion", v.foldRecursion);
+            v.allocatedInRange = st.value("allocated_in_range", v.allocatedInRange);
+            v.flameZoom = st.value("flame_zoom", v.flameZoom);
+            s.stacks = v;
+        }
+        for (const char *known : {"memlens_session", "snapshot", "device", "page", "time_axis", "color", "visible", "selected_event",
+                                  "selected_allocation", "segments", "stacks", "annotations"})
+            j.erase(known);
+        s.unknown = std::move(j);
+        return s;
+    } catch (const nlohmann::json::exception &) {
+        throw LoadError(path, LoadError::kNoOffset, "not a memlens session: a field has the wrong type");
+    }
+}
+
+} // namespace memlens

@@ -1,0 +1,230 @@
+#include "report/SummaryReport.h"
+
+#include "analysis/FrameFilter.h"
+#include "model/ByteFormat.h"
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace memlens {
+
+namespace {
+
+using nlohmann::json;
+
+json optionalJson(const std::optional<int64_t> &v)
+{
+    return v ? json(*v) : json(nullptr);
+}
+
+json framesJson(const Snapshot &snapshot, uint32_t stack)
+{
+    json frames = json::array();
+    for (uint32_t f : stackFrames(snapshot, stack, true))
+        frames.push_back(snapshot.frameText(f));
+    return frames;
+}
+
+json liveJson(const Snapshot &snapshot, const std::vector<LiveBlockInfo> &blocks)
+{
+    json list = json::array();
+    for (const LiveBlockInfo &b : blocks) {
+        list.push_back({{"addr", b.addr},
+                        {"size", b.size},
+                        {"stream", b.stream},
+                        {"alloc_index", b.allocEvent == kBeforeTrace ? json(nullptr) : json(b.allocEvent)},
+                        {"category", categoryName(b.category)},
+                        {"frames", framesJson(snapshot, b.stack)}});
+    }
+    return list;
+}
+
+json deviceJson(const Snapshot &snapshot, const DeviceReport &report)
+{
+    const DeviceSummary &s = report.summary;
+    json actions = json::object();
+    for (int a = 0; a < kActionCount; ++a) {
+        if (s.actions[a] && static_cast<Action>(a) != Action::Other)
+            actions[std::string(actionName(static_cast<Action>(a)))] = s.actions[a];
+    }
+    for (const auto &[name, count] : s.otherActions)
+        actions[name] = count;
+    json ooms = json::array();
+    for (const OomInfo &o : s.ooms)
+        ooms.push_back({{"index", o.index},
+                        {"size", o.size},
+                        {"device_free", o.deviceFree},
+                        {"time_us", o.timeUs},
+                        {"reserved_free_bytes", o.reservedFree},
+                        {"largest_free_block", o.largestFreeBlock},
+                        {"verdict", o.fragmentation ? "fragmentation" : "capacity"}});
+    json annotations = json::array();
+    for (const PhaseRange &p : s.annotations)
+        annotations.push_back({{"name", p.name}, {"start_time_us", optionalJson(p.startUs)}, {"end_time_us", optionalJson(p.endUs)}});
+    json d = {
+        {"device", s.device},
+        {"name", s.name},
+        {"entries", s.entries},
+        {"actions", actions},
+        {"initial_bytes", s.initialBytes},
+        {"initial_blocks", s.initialBlocks},
+        {"peak_active_bytes", s.peakActiveBytes},
+        {"peak_index", s.peakIndex ? json(*s.peakIndex) : json(nullptr)},
+        {"peak_time_us", optionalJson(s.peakTimeUs)},
+        {"live_blocks_at_peak", s.liveBlocksAtPeak},
+        {"top_live_at_peak", liveJson(snapshot, s.topLiveAtPeak)},
+        {"peak_reserved_bytes", s.peakReservedBytes},
+        {"start_reserved_bytes", s.startReservedBytes},
+        {"segments", s.final.segments},
+        {"reserved_bytes", s.final.reserved},
+        {"allocated_bytes", s.final.allocated},
+        {"requested_bytes", s.final.requested},
+        {"inactive_bytes", s.final.inactive},
+        {"largest_inactive_block", s.final.largestInactive},
+        {"external_fragmentation", s.final.externalFragmentation},
+        {"blocks", s.final.blocks},
+        {"oom_entries", ooms},
+        {"annotations", annotations},
+    };
+    json categories = json::object();
+    for (int c = 0; c < kCategoryCount; ++c)
+        categories[std::string(categoryName(static_cast<Category>(c)))] = s.categoryBytesAtPeak[static_cast<size_t>(c)];
+    d["category_bytes_at_peak"] = categories;
+    if (s.traceTotals) {
+        d["trace_peak_total_allocated"] = s.traceTotals->peakAllocated;
+        d["trace_peak_total_allocated_index"] = s.traceTotals->peakIndex;
+        d["trace_final_total_allocated"] = s.traceTotals->finalAllocated;
+        d["trace_final_total_reserved"] = s.traceTotals->finalReserved;
+    }
+    if (report.at) {
+        const PointSummary &p = *report.at;
+        d["at"] = {{"index", p.index ? json(*p.index) : json(nullptr)},
+                   {"time_us", optionalJson(p.timeUs)},
+                   {"active_bytes", p.activeBytes},
+                   {"reserved_bytes", p.reservedBytes},
+                   {"live_blocks", p.liveBlocks},
+                   {"top_live", liveJson(snapshot, p.topLive)}};
+    }
+    return d;
+}
+
+void writeLive(std::ostringstream &out, const Snapshot &snapshot, const std::vector<LiveBlockInfo> &blocks)
+{
+    for (const LiveBlockInfo &b : blocks) {
+        auto frames = stackFrames(snapshot, b.stack, true);
+        out << "    " << formatBytes(b.size);
+        for (size_t pad = formatBytes(b.size).size(); pad < 11; ++pad)
+            out << ' ';
+        out << (frames.empty() ? std::string("(no stack recorded)") : snapshot.frameText(frames.front()));
+        if (frames.size() > 1)
+            out << "  ← " << snapshot.frameText(frames[1]);
+        out << '\n';
+    }
+}
+
+} // namespace
+
+std::string summaryJson(const Snapshot &snapshot, const std::string &file, const std::vector<DeviceReport> &devices)
+{
+    json devicesJson = json::array();
+    for (const DeviceReport &d : devices)
+        devicesJson.push_back(deviceJson(snapshot, d));
+    json root = {
+        {"file", file},
+        {"format", snapshot.facts.format},
+        {"compression", snapshot.facts.compression},
+        {"pickle_protocol", snapshot.facts.pickleProtocol ? json(snapshot.facts.pickleProtocol) : json(nullptr)},
+        {"devices", devicesJson},
+    };
+    // What this kind of file cannot tell, so scripts do not mistake zeros for measurements.
+    if (snapshot.facts.format == "chrome-trace") {
+        root["unavailable"] = {"segments", "blocks", "reserved_bytes", "allocated_bytes", "requested_bytes",
+                               "inactive_bytes", "largest_inactive_block", "external_fragmentation",
+                               "device_free", "annotations", "allocator_settings"};
+    } else if (snapshot.categories) {
+        root["unavailable"] = {"devices", "allocations", "stacks", "segments"};
+    }
+    if (snapshot.categories) {
+        const CategorySummary c = summarizeCategories(*snapshot.categories);
+        json atPeak = json::object(), final = json::object();
+        for (int i = 0; i < CategoryTimeline::kCategories; ++i) {
+            atPeak[CategoryTimeline::categoryName(i)] = c.atPeak[static_cast<size_t>(i)];
+            final[CategoryTimeline::categoryName(i)] = c.final[static_cast<size_t>(i)];
+        }
+        root["categories"] = {{"points", c.points}, {"peak_total_bytes", c.peakTotal}, {"peak_time_us", c.peakTimeUs},
+                              {"at_peak", atPeak}, {"final", final}};
+    }
+    return root.dump(2) + "\n";
+}
+
+std::string summaryText(const Snapshot &snapshot, const std::string &file, const std::vector<DeviceReport> &devices)
+{
+    std::ostringstream out;
+    const FileFacts &f = snapshot.facts;
+    out << file << ": " << f.format;
+    if (f.pickleProtocol)
+        out << " (protocol " << f.pickleProtocol << ")";
+    if (f.compression != "none")
+        out << ", " << f.compression << "-compressed";
+    out << '\n';
+    if (snapshot.categories) {
+        const CategorySummary c = summarizeCategories(*snapshot.categories);
+        out << "\nMemory by category (" << c.points << " time points): peak " << formatBytes(c.peakTotal) << " at "
+            << c.peakTimeUs << " us\n";
+        for (int i = 0; i < CategoryTimeline::kCategories; ++i)
+            out << "  " << CategoryTimeline::categoryName(i) << ": " << formatBytes(c.atPeak[static_cast<size_t>(i)])
+                << " at the peak, " << formatBytes(c.final[static_cast<size_t>(i)]) << " at the end\n";
+    } else if (devices.empty()) {
+        out << "No device has segments or trace entries.\n";
+    }
+    for (const DeviceReport &report : devices) {
+        const DeviceSummary &s = report.summary;
+        out << "\nDevice " << s.name << ": " << groupDigits(s.entries) << " trace entries";
+        if (!s.annotations.empty())
+            out << ", " << s.annotations.size() << " annotated phases";
+        out << '\n';
+        out << "  Peak active    " << formatBytes(s.peakActiveBytes) << " (" << groupDigits(s.peakActiveBytes) << " B)";
+        if (s.peakIndex)
+            out << " at event " << *s.peakIndex;
+        else
+            out << " before the trace began";
+        out << ", " << s.liveBlocksAtPeak << " live blocks\n";
+        out << "  Peak reserved  " << formatBytes(s.peakReservedBytes) << " (" << groupDigits(s.peakReservedBytes) << " B)\n";
+        out << "  Before trace   " << formatBytes(s.initialBytes) << " in " << s.initialBlocks << " blocks, "
+            << formatBytes(s.startReservedBytes) << " reserved\n";
+        if (s.traceTotals)
+            out << "  Trace totals   peak Total Allocated " << formatBytes(s.traceTotals->peakAllocated) << " at event "
+                << s.traceTotals->peakIndex << "; at the end " << formatBytes(s.traceTotals->finalAllocated)
+                << " allocated, " << formatBytes(s.traceTotals->finalReserved) << " reserved\n";
+        else
+            out << "  At the end     " << formatBytes(s.final.reserved) << " reserved in " << s.final.segments << " segments, "
+            << formatBytes(s.final.allocated) << " allocated (" << formatBytes(s.final.requested) << " requested), "
+            << formatBytes(s.final.inactive) << " free; largest free block " << formatBytes(s.final.largestInactive)
+            << ", external fragmentation " << static_cast<int>(s.final.externalFragmentation * 100 + 0.5) << "%\n";
+        for (const OomInfo &o : s.ooms)
+            out << "  OOM at event " << o.index << ": " << formatBytes(o.size) << " requested, device reported "
+                << formatBytes(o.deviceFree) << " free; " << formatBytes(o.reservedFree)
+                << " free in reserved segments, largest block " << formatBytes(o.largestFreeBlock) << " -> "
+                << (o.fragmentation ? "fragmentation" : "capacity") << "\n";
+        out << "  At the peak by category:";
+        for (int c = 0; c < kCategoryCount; ++c) {
+            if (s.categoryBytesAtPeak[static_cast<size_t>(c)])
+                out << " " << categoryName(static_cast<Category>(c)) << " " << formatBytes(s.categoryBytesAtPeak[static_cast<size_t>(c)]) << ";";
+        }
+        out << "\n";
+        if (!s.topLiveAtPeak.empty()) {
+            out << "  Largest allocations live at the peak:\n";
+            writeLive(out, snapshot, s.topLiveAtPeak);
+        }
+        if (report.at) {
+            const PointSummary &p = *report.at;
+            out << "  At event " << (p.index ? std::to_string(*p.index) : std::string("start")) << ": "
+                << formatBytes(p.activeBytes) << " active, " << formatBytes(p.reservedBytes) << " reserved, "
+                << p.liveBlocks << " live blocks; largest:\n";
+            writeLive(out, snapshot, p.topLive);
+        }
+    }
+    return out.str();
+}
+
+} // namespace memlens

@@ -1,0 +1,260 @@
+#include "annotations/AnnotationEditor.h"
+
+#include "document/ViewState.h"
+
+#include <QContextMenuEvent>
+#include <QInputDialog>
+#include <QKeyEvent>
+#include <QMenu>
+#include <QMouseEvent>
+#include <QPlainTextEdit>
+#include <QShortcut>
+
+namespace memlens {
+
+namespace {
+constexpr double kClick = 4; // pixels a press may move and still be a click
+} // namespace
+
+bool askAnnotationText(QWidget *parent, const QString &title, QString &text)
+{
+    QInputDialog dialog(parent);
+    dialog.setWindowTitle(title);
+    dialog.setLabelText(QObject::tr("Text (Ctrl+Enter to accept; may be empty for arrows and boxes):"));
+    dialog.setOption(QInputDialog::UsePlainTextEditForTextInput);
+    dialog.setTextValue(text);
+    // Enter makes a new line, so Ctrl+Enter accepts and Tab moves on to the buttons.
+    if (auto *edit = dialog.findChild<QPlainTextEdit *>())
+        edit->setTabChangesFocus(true);
+    for (QKeySequence keys : {QKeySequence(Qt::CTRL | Qt::Key_Return), QKeySequence(Qt::CTRL | Qt::Key_Enter)})
+        QObject::connect(new QShortcut(keys, &dialog), &QShortcut::activated, &dialog, &QDialog::accept);
+    if (dialog.exec() != QDialog::Accepted)
+        return false;
+    text = dialog.textValue();
+    return true;
+}
+
+AnnotationEditor::AnnotationEditor(QWidget *surface, AnnotationPlacement *placement, AnnotationSet *set, ViewState *state)
+    : QObject(surface), surface_(surface), placement_(placement), set_(set), state_(state), prompt_(askAnnotationText)
+{
+    surface->installEventFilter(this);
+    if (surface->focusPolicy() == Qt::NoFocus)
+        surface->setFocusPolicy(Qt::ClickFocus); // Delete and Esc reach the editor
+}
+
+void AnnotationEditor::setTool(const QString &kind)
+{
+    tool_ = kind;
+    if (!surface_)
+        return;
+    if (kind.isEmpty())
+        surface_->unsetCursor();
+    else
+        surface_->setCursor(Qt::CrossCursor);
+}
+
+AnnotationHit AnnotationEditor::hitAt(const QPointF &pixel) const
+{
+    return hitAnnotation(set_->items(), *placement_, QFontMetrics(surface_->font()), pixel, set_->selected());
+}
+
+bool AnnotationEditor::selectedIsHere() const
+{
+    const int s = set_->selected();
+    return s >= 0 && s < set_->items().size() && set_->items()[s].view == placement_->annotationView();
+}
+
+Annotation AnnotationEditor::moved(const Annotation &a, AnnotationPart part, const QPointF &delta) const
+{
+    Annotation result = a;
+    const auto head = placement_->headPixel(a);
+    if (!head)
+        return a;
+    const auto tail = a.kind == "note" ? std::nullopt : placement_->tailPixel(a);
+    switch (part) {
+    case AnnotationPart::Tail:
+        if (tail)
+            placement_->pinTail(result, *tail + delta);
+        break;
+    case AnnotationPart::Body:
+        // Both points move; views that keep the tail relative to the head get it re-pinned too.
+        placement_->pinHead(result, *head + delta);
+        if (tail)
+            placement_->pinTail(result, *tail + delta);
+        break;
+    default:
+        placement_->pinHead(result, *head + delta);
+        if (tail)
+            placement_->pinTail(result, *tail); // the other end stays where it was
+        break;
+    }
+    return result;
+}
+
+bool AnnotationEditor::create(const QString &kind, const QPointF &press, const QPointF &release)
+{
+    Annotation a;
+    a.kind = kind;
+    a.view = placement_->annotationView();
+    if (state_ && state_->selectedEvent() != kBeforeTrace)
+        a.event = state_->selectedEvent();
+    const bool dragged = (release - press).manhattanLength() >= kClick;
+    // An arrow is drawn from its text (the tail) to what it points at (the head); a click
+    // makes one pointing at the click from up and to the left.
+    const QPointF head = kind == "arrow" ? release : press;
+    QPointF tail = kind == "arrow" ? press : release;
+    if (!dragged)
+        tail = kind == "arrow" ? head + QPointF(-70, -45) : head + QPointF(90, 36);
+    if (!placement_->pinHead(a, head))
+        return false;
+    if (kind != "note" && !placement_->pinTail(a, tail))
+        return false;
+    QString text;
+    const QString title = kind == "note" ? tr("New note") : kind == "arrow" ? tr("New arrow") : tr("New box");
+    if (!prompt_(surface_, title, text))
+        return false;
+    if (kind == "note" && text.trimmed().isEmpty())
+        return false;
+    a.text = text;
+    set_->add(a);
+    return true;
+}
+
+bool AnnotationEditor::editText(int index)
+{
+    if (index < 0 || index >= set_->items().size())
+        return false;
+    Annotation a = set_->items()[index];
+    if (!prompt_(surface_, tr("Edit annotation"), a.text))
+        return false;
+    set_->replace(index, a, tr("Edit %1 text").arg(a.kind));
+    return true;
+}
+
+void AnnotationEditor::showMenu(const QPoint &pos, const QPoint &globalPos)
+{
+    const AnnotationHit hit = hitAt(pos);
+    QMenu menu(surface_);
+    if (hit.index >= 0) {
+        set_->setSelected(hit.index);
+        menu.addAction(tr("Edit Text…"), this, [this, i = hit.index] { editText(i); });
+        menu.addAction(tr("Delete Annotation"), this, [this, i = hit.index] { set_->remove(i); });
+        menu.addSeparator();
+    }
+    Annotation probe; // only where there is data to pin to (not between flame-graph frames)
+    probe.view = placement_->annotationView();
+    const bool pinnable = placement_->pinHead(probe, pos);
+    for (const auto &[label, kind] : {std::pair{tr("Add Note Here…"), "note"}, std::pair{tr("Add Arrow Pointing Here…"), "arrow"},
+                                      std::pair{tr("Add Box Here…"), "box"}})
+        menu.addAction(label, this, [this, pos, kind] { create(kind, pos, pos); })->setEnabled(pinnable);
+    menu.exec(globalPos);
+}
+
+bool AnnotationEditor::eventFilter(QObject *watched, QEvent *event)
+{
+    if (watched != surface_)
+        return false;
+    switch (event->type()) {
+    case QEvent::MouseButtonPress: {
+        auto *me = static_cast<QMouseEvent *>(event);
+        if (me->button() != Qt::LeftButton)
+            return false;
+        pressAt_ = me->position();
+        if (!tool_.isEmpty()) {
+            pressed_ = true;
+            drag_ = {};
+            return true;
+        }
+        drag_ = hitAt(pressAt_);
+        if (drag_.index < 0) {
+            if (selectedIsHere())
+                set_->setSelected(-1);
+            return false; // the view's own click, drag or pan
+        }
+        pressed_ = true;
+        original_ = set_->items()[drag_.index];
+        set_->setSelected(drag_.index);
+        surface_->setFocus(Qt::MouseFocusReason);
+        return true;
+    }
+    case QEvent::MouseMove: {
+        auto *me = static_cast<QMouseEvent *>(event);
+        if (!pressed_) {
+            if (tool_.isEmpty())
+                surface_->setCursor(hitAt(me->position()).index >= 0 ? Qt::SizeAllCursor : Qt::ArrowCursor);
+            return false;
+        }
+        if (!tool_.isEmpty()) {
+            // The shape being drawn, previewed as an extra item.
+            Annotation a;
+            a.kind = tool_;
+            a.view = placement_->annotationView();
+            const QPointF head = tool_ == "arrow" ? me->position() : pressAt_;
+            const QPointF tail = tool_ == "arrow" ? pressAt_ : me->position();
+            if (tool_ != "note" && placement_->pinHead(a, head) && placement_->pinTail(a, tail))
+                set_->setPreview(static_cast<int>(set_->items().size()), a);
+            return true;
+        }
+        set_->setPreview(drag_.index, moved(original_, drag_.part, me->position() - pressAt_));
+        return true;
+    }
+    case QEvent::MouseButtonRelease: {
+        auto *me = static_cast<QMouseEvent *>(event);
+        if (!pressed_ || me->button() != Qt::LeftButton)
+            return false;
+        pressed_ = false;
+        if (!tool_.isEmpty()) {
+            const QString kind = tool_;
+            set_->clearPreview();
+            setTool({});
+            emit toolFinished();
+            create(kind, pressAt_, me->position());
+            return true;
+        }
+        const QPointF delta = me->position() - pressAt_;
+        if (delta.manhattanLength() < kClick)
+            set_->clearPreview(); // a click only selects
+        else
+            set_->replace(drag_.index, moved(original_, drag_.part, delta), tr("Move %1").arg(original_.kind));
+        return true;
+    }
+    case QEvent::MouseButtonDblClick: {
+        auto *me = static_cast<QMouseEvent *>(event);
+        const AnnotationHit hit = hitAt(me->position());
+        if (hit.index < 0 || !tool_.isEmpty())
+            return false;
+        editText(hit.index);
+        return true;
+    }
+    case QEvent::KeyPress: {
+        auto *ke = static_cast<QKeyEvent *>(event);
+        if (ke->key() == Qt::Key_Escape && (pressed_ || !tool_.isEmpty())) {
+            pressed_ = false;
+            set_->clearPreview();
+            setTool({});
+            emit toolFinished();
+            return true;
+        }
+        if (!selectedIsHere())
+            return false;
+        if (ke->key() == Qt::Key_Delete || ke->key() == Qt::Key_Backspace) {
+            set_->remove(set_->selected());
+            return true;
+        }
+        if (ke->key() == Qt::Key_F2) {
+            editText(set_->selected());
+            return true;
+        }
+        return false;
+    }
+    case QEvent::ContextMenu: {
+        auto *ce = static_cast<QContextMenuEvent *>(event);
+        showMenu(ce->pos(), ce->globalPos());
+        return true;
+    }
+    default:
+        return false;
+    }
+}
+
+} // namespace memlens

@@ -1,0 +1,117 @@
+#pragma once
+// Everything shown for one opened file: loading progress with Cancel, then the device
+// selector, the summary and timeline pages and the details of the selected allocation.
+#include "document/Document.h"
+
+#include <QWidget>
+#include <memory>
+
+class QComboBox;
+class QLabel;
+class QProgressBar;
+class QStackedWidget;
+class QTabWidget;
+class QTextBrowser;
+
+namespace memlens {
+
+class CategoryTimelineView;
+class AnnotationEditor;
+class AnnotationListPanel;
+class AnnotationSet;
+class DocumentLoader;
+class SegmentsPage;
+class LiveTensorsPage;
+class StacksPage;
+class SummaryPage;
+class TimelineView;
+class ViewState;
+
+class DocumentView : public QWidget {
+    Q_OBJECT
+
+public:
+    enum class Page { Summary, Timeline, Segments, Stacks, Live, Categories };
+
+    explicit DocumentView(QWidget *parent = nullptr);
+    ~DocumentView() override;
+
+    void load(const QString &path);
+    void cancelLoad();
+    // For the headless renderer and tests: adopt an already built document.
+    void setDocument(std::shared_ptr<const Document> doc);
+    // Shows what needs only the indices (summary, segments) while the timeline is prepared.
+    void setIndexedDocument(std::shared_ptr<const Document> doc);
+
+    std::shared_ptr<const Document> document() const { return doc_; }
+    QString path() const { return path_; }
+    // The session file this document was opened from or last saved to ("" if none).
+    QString sessionPath() const { return sessionPath_; }
+    void setSessionPath(const QString &path) { sessionPath_ = path; }
+    ViewState *state() const { return state_; }
+    SummaryPage *summaryPage() const { return summary_; }
+    TimelineView *timeline() const { return timeline_; }
+    SegmentsPage *segments() const { return segments_; }
+    StacksPage *stacks() const { return stacks_; }
+    LiveTensorsPage *live() const { return live_; }
+    CategoryTimelineView *categories() const { return categories_; }
+    void showPage(Page page);
+    QWidget *currentPage() const;
+    Page currentPageKind() const;
+    // The footer of an exported picture of the current page.
+    struct ExportFooter exportFooter(const QString &version) const;
+    void setDetailsVisible(bool visible);
+    AnnotationSet *annotations() const { return annotations_; }
+    // One-click notes with the key figures, pinned to the peak / the selected (or first) OOM
+    // (on the segments page: to the largest hole at that OOM).
+    void annotatePeak();
+    bool annotateOom();
+    void addNoteAtCursor(const QString &text);
+    // The editor of a view's annotations ("timeline", "segments", "flamegraph").
+    AnnotationEditor *annotationEditor(const QString &view) const;
+    // Draw a note, arrow or box with the next click or drag ("" cancels). Shows the timeline if
+    // the current page takes no annotations.
+    void setAnnotationTool(const QString &kind);
+    // Shows the view and moment an annotation belongs to and selects it.
+    void jumpToAnnotation(int index);
+    bool editAnnotation(int index);
+    QString statusText() const;
+
+signals:
+    void loaded();
+    void loadFailed(const QString &message);
+    void loadCancelled();
+    void statusChanged(const QString &text);
+
+private:
+    void showAllocation(uint32_t allocation);
+    void fillDevices();
+
+    QString path_;
+    QString sessionPath_;
+    std::shared_ptr<const Document> doc_;
+    ViewState *state_;
+    DocumentLoader *loader_;
+    QStackedWidget *stack_;
+    QWidget *progressPage_;
+    QLabel *progressLabel_;
+    QProgressBar *progress_;
+    bool cppFrames_ = false; // the snapshot has C++ frames
+    QWidget *deviceRow_;
+    QComboBox *device_;
+    QTabWidget *tabs_;
+    SummaryPage *summary_;
+    TimelineView *timeline_;
+    SegmentsPage *segments_;
+    StacksPage *stacks_;
+    LiveTensorsPage *live_;
+    CategoryTimelineView *categories_;
+    QTextBrowser *details_;
+    AnnotationSet *annotations_;
+    AnnotationListPanel *annotationList_;
+    AnnotationEditor *timelineEditor_;
+    AnnotationEditor *segmentsEditor_;
+    AnnotationEditor *flameEditor_;
+};
+
+} // namespace memlens

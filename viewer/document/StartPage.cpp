@@ -1,0 +1,47 @@
+#include "document/StartPage.h"
+
+#include <QLabel>
+#include <QListWidget>
+#include <QPushButton>
+#include <QVBoxLayout>
+
+namespace memlens {
+
+StartPage::StartPage(QWidget *parent) : QWidget(parent)
+{
+    auto *layout = new QVBoxLayout(this);
+    layout->addStretch();
+    auto *title = new QLabel(tr("<h1>memlens</h1><p>Open a PyTorch memory snapshot "
+                                "(<code>torch.cuda.memory._dump_snapshot()</code>, e.g. <code>oom_snapshot.pickle</code>) "
+                                "to see where GPU memory went.</p><p>Drop a file here, or:</p>"),
+                             this);
+    title->setAlignment(Qt::AlignCenter);
+    title->setWordWrap(true);
+    layout->addWidget(title);
+    auto *buttons = new QHBoxLayout;
+    auto *open = new QPushButton(tr("Open a snapshot…"), this);
+    auto *example = new QPushButton(tr("Open the example (GPT-2 training)"), this);
+    buttons->addStretch();
+    buttons->addWidget(open);
+    buttons->addWidget(example);
+    buttons->addStretch();
+    layout->addLayout(buttons);
+    layout->addWidget(new QLabel(tr("<b>Recent files</b>"), this), 0, Qt::AlignHCenter);
+    recent_ = new QListWidget(this);
+    recent_->setMaximumWidth(720);
+    recent_->setMaximumHeight(200);
+    layout->addWidget(recent_, 0, Qt::AlignHCenter);
+    layout->addStretch();
+    connect(open, &QPushButton::clicked, this, &StartPage::openRequested);
+    connect(example, &QPushButton::clicked, this, &StartPage::exampleRequested);
+    connect(recent_, &QListWidget::itemActivated, this, [this](QListWidgetItem *item) { emit recentRequested(item->text()); });
+}
+
+void StartPage::setRecentFiles(const QStringList &files)
+{
+    recent_->clear();
+    recent_->addItems(files);
+    recent_->setVisible(!files.isEmpty());
+}
+
+} // namespace memlens

@@ -1,0 +1,377 @@
+#include "estimator/EstimatorPanel.h"
+
+#include "model/ByteFormat.h"
+#include "summary/BreakdownBar.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QListWidget>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+namespace memlens {
+
+namespace {
+QString b(uint64_t v)
+{
+    return QString::fromStdString(formatBytes(v));
+}
+
+QSpinBox *spin(QWidget *parent, int lo, int hi, int value)
+{
+    auto *s = new QSpinBox(parent);
+    s->setRange(lo, hi);
+    s->setValue(value);
+    s->setAccelerated(true);
+    return s;
+}
+} // namespace
+
+EstimatorPanel::EstimatorPanel(QWidget *parent) : QWidget(parent)
+{
+    auto *outer = new QHBoxLayout(this);
+    auto *form = new QFormLayout;
+    model_ = new QComboBox(this);
+    for (const ModelShape &m : modelPresets())
+        model_->addItem(QString::fromStdString(m.name));
+    mode_ = new QComboBox(this);
+    mode_->addItems({"train", "inference"});
+    precision_ = new QComboBox(this);
+    for (Precision p : {Precision::Fp32, Precision::AmpBf16, Precision::Bf16, Precision::Fp16Amp})
+        precision_->addItem(QString::fromStdString(precisionName(p)));
+    optimizer_ = new QComboBox(this);
+    for (Optimizer o : {Optimizer::AdamW, Optimizer::AdamW8bit, Optimizer::Sgd, Optimizer::Adafactor, Optimizer::Lion, Optimizer::None})
+        optimizer_->addItem(QString::fromStdString(optimizerName(o)));
+    fused_ = new QCheckBox(tr("fused step"), this);
+    batch_ = spin(this, 1, 1 << 20, 8);
+    seq_ = spin(this, 1, 1 << 22, 512);
+    newTokens_ = spin(this, 0, 1 << 20, 128);
+    gradAccum_ = spin(this, 1, 4096, 1);
+    checkpointing_ = new QComboBox(this);
+    checkpointing_->addItems({"none", "selective", "full"});
+    attention_ = new QComboBox(this);
+    attention_->addItems({"sdpa", "flash", "eager"});
+    loraRank_ = spin(this, 0, 4096, 0);
+    loraTargets_ = new QComboBox(this);
+    loraTargets_->addItems({"attention", "all-linear"});
+    qlora_ = new QCheckBox(tr("QLoRA (NF4 base weights)"), this);
+    zero_ = spin(this, 0, 3, 0);
+    gpus_ = spin(this, 1, 4096, 1);
+    offload_ = new QCheckBox(tr("optimizer states on the CPU"), this);
+    gpu_ = new QComboBox(this);
+    gpu_->addItem(tr("(none)"), QVariant::fromValue<qulonglong>(0));
+    for (const GpuPreset &g : gpuPresets())
+        gpu_->addItem(QString::fromStdString(g.name), QVariant::fromValue<qulonglong>(g.bytes));
+    form->addRow(tr("Model"), model_);
+    layers_ = spin(this, 1, 1000, 12);
+    hidden_ = spin(this, 1, 1 << 20, 768);
+    heads_ = spin(this, 1, 4096, 12);
+    kvHeads_ = spin(this, 1, 4096, 12);
+    intermediate_ = spin(this, 1, 1 << 22, 3072);
+    vocab_ = spin(this, 1, 1 << 24, 50257);
+    auto *shape1 = new QHBoxLayout;
+    shape1->addWidget(layers_);
+    shape1->addWidget(hidden_);
+    shape1->addWidget(heads_);
+    auto *shape2 = new QHBoxLayout;
+    shape2->addWidget(kvHeads_);
+    shape2->addWidget(intermediate_);
+    shape2->addWidget(vocab_);
+    form->addRow(tr("Layers, hidden, heads"), shape1);
+    form->addRow(tr("KV heads, MLP, vocabulary"), shape2);
+    form->addRow(tr("Mode"), mode_);
+    form->addRow(tr("Precision"), precision_);
+    auto *opt = new QHBoxLayout;
+    opt->addWidget(optimizer_, 1);
+    opt->addWidget(fused_);
+    form->addRow(tr("Optimizer"), opt);
+    form->addRow(tr("Batch"), batch_);
+    form->addRow(tr("Sequence / image size"), seq_);
+    form->addRow(tr("New tokens (inference)"), newTokens_);
+    form->addRow(tr("Gradient accumulation"), gradAccum_);
+    form->addRow(tr("Checkpointing"), checkpointing_);
+    form->addRow(tr("Attention"), attention_);
+    auto *lora = new QHBoxLayout;
+    lora->addWidget(loraRank_);
+    lora->addWidget(loraTargets_, 1);
+    form->addRow(tr("LoRA rank, targets"), lora);
+    form->addRow(QString(), qlora_);
+    auto *zero = new QHBoxLayout;
+    zero->addWidget(zero_);
+    zero->addWidget(new QLabel(tr("GPUs"), this));
+    zero->addWidget(gpus_);
+    form->addRow(tr("ZeRO stage / FSDP"), zero);
+    form->addRow(QString(), offload_);
+    form->addRow(tr("GPU"), gpu_);
+    outer->addLayout(form);
+
+    auto *right = new QVBoxLayout;
+    bar_ = new BreakdownBar(this);
+    figures_ = new QLabel(this);
+    figures_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    figures_->setWordWrap(true);
+    savings_ = new QListWidget(this);
+    savings_->setToolTip(tr("Click a technique to apply it"));
+    auto *fitRow = new QHBoxLayout;
+    auto *fitBatch = new QPushButton(tr("Largest batch that fits"), this);
+    auto *fitSeq = new QPushButton(tr("Longest sequence that fits"), this);
+    fit_ = new QLabel(this);
+    fitRow->addWidget(fitBatch);
+    fitRow->addWidget(fitSeq);
+    fitRow->addWidget(fit_, 1);
+    prefill_ = new QPushButton(tr("Prefill from the snapshot"), this);
+    prefill_->setEnabled(false);
+    prefill_->setToolTip(tr("Sets the optimizer and model size the open snapshot reveals"));
+    fitRow->addWidget(prefill_);
+    connect(prefill_, &QPushButton::clicked, this, &EstimatorPanel::prefillFromSnapshot);
+    right->addWidget(bar_);
+    right->addWidget(figures_);
+    right->addWidget(new QLabel(tr("<b>What each technique would save</b> (click to apply)"), this));
+    right->addWidget(savings_, 1);
+    right->addLayout(fitRow);
+    outer->addLayout(right, 1);
+
+    for (QComboBox *c : {model_, mode_, precision_, optimizer_, checkpointing_, attention_, loraTargets_, gpu_})
+        connect(c, &QComboBox::currentIndexChanged, this, &EstimatorPanel::recompute);
+    for (QSpinBox *s : {batch_, seq_, newTokens_, gradAccum_, loraRank_, zero_, gpus_, layers_, hidden_, heads_, kvHeads_, intermediate_, vocab_})
+        connect(s, &QSpinBox::valueChanged, this, &EstimatorPanel::recompute);
+    connect(model_, &QComboBox::currentIndexChanged, this, [this] {
+        if (auto preset = findModel(model_->currentText().toStdString()))
+            showShape(*preset);
+    });
+    showShape(*findModel(model_->currentText().toStdString()));
+    for (QCheckBox *c : {fused_, qlora_, offload_})
+        connect(c, &QCheckBox::toggled, this, &EstimatorPanel::recompute);
+    connect(savings_, &QListWidget::itemClicked, this, [this](QListWidgetItem *item) { applyTechnique(item->data(Qt::UserRole).toString()); });
+    auto solve = [this](bool batch) {
+        EstimateInput in = input();
+        if (!in.gpuBytes) {
+            fit_->setText(tr("choose a GPU first"));
+            return;
+        }
+        const int v = batch ? largestBatch(in) : longestSequence(in);
+        fit_->setText(v ? tr("largest %1 that fits: <b>%2</b>").arg(batch ? tr("batch") : tr("sequence")).arg(v) : tr("not even 1 fits"));
+    };
+    connect(fitBatch, &QPushButton::clicked, this, [solve] { solve(true); });
+    connect(fitSeq, &QPushButton::clicked, this, [solve] { solve(false); });
+    recompute();
+}
+
+void EstimatorPanel::showShape(const ModelShape &shape)
+{
+    const bool was = updating_;
+    updating_ = true;
+    const bool image = shape.isImage();
+    for (QSpinBox *s : {layers_, hidden_, heads_, kvHeads_, intermediate_, vocab_})
+        s->setEnabled(!image);
+    if (!image) {
+        layers_->setValue(shape.layers);
+        hidden_->setValue(shape.hidden);
+        heads_->setValue(shape.heads);
+        kvHeads_->setValue(shape.kvHeads);
+        intermediate_->setValue(shape.intermediate);
+        vocab_->setValue(std::max(1, shape.vocab));
+    }
+    updating_ = was;
+    recompute();
+}
+
+EstimateInput EstimatorPanel::input() const
+{
+    EstimateInput in;
+    in.model = *findModel(model_->currentText().toStdString());
+    if (!in.model.isImage()) {
+        // Edited shape fields make a custom model of the preset's family.
+        ModelShape &m = in.model;
+        const bool edited = m.layers != layers_->value() || m.hidden != hidden_->value() || m.heads != heads_->value() ||
+                            m.kvHeads != kvHeads_->value() || m.intermediate != intermediate_->value() ||
+                            (m.vocab && m.vocab != vocab_->value());
+        if (edited) {
+            m.name = "custom (" + m.name + " family)";
+            m.layers = layers_->value();
+            m.hidden = hidden_->value();
+            m.heads = heads_->value();
+            m.kvHeads = std::min(kvHeads_->value(), heads_->value());
+            m.intermediate = intermediate_->value();
+            m.vocab = m.vocab ? vocab_->value() : 0;
+            m.headDim = 0;
+        }
+    }
+    in.inference = mode_->currentIndex() == 1;
+    parsePrecision(precision_->currentText().toStdString(), in.precision);
+    parseOptimizer(optimizer_->currentText().toStdString(), in.optimizer);
+    if (in.inference)
+        in.optimizer = Optimizer::None;
+    in.fusedOptimizer = fused_->isChecked();
+    in.batch = batch_->value();
+    in.seq = seq_->value();
+    in.newTokens = newTokens_->value();
+    in.gradAccumulation = gradAccum_->value();
+    parseCheckpointing(checkpointing_->currentText().toStdString(), in.checkpointing);
+    parseAttention(attention_->currentText().toStdString(), in.attention);
+    in.loraRank = loraRank_->value();
+    in.loraAllLinear = loraTargets_->currentIndex() == 1;
+    in.qlora = qlora_->isChecked();
+    in.zeroStage = zero_->value();
+    in.gpus = gpus_->value();
+    in.offloadOptimizer = offload_->isChecked();
+    in.gpuBytes = gpu_->currentData().toULongLong();
+    return in;
+}
+
+void EstimatorPanel::setInput(const EstimateInput &in)
+{
+    updating_ = true;
+    if (findModel(in.model.name))
+        model_->setCurrentText(QString::fromStdString(in.model.name));
+    showShape(in.model);
+    updating_ = true;
+    mode_->setCurrentIndex(in.inference ? 1 : 0);
+    precision_->setCurrentText(QString::fromStdString(precisionName(in.precision)));
+    optimizer_->setCurrentText(QString::fromStdString(optimizerName(in.optimizer)));
+    fused_->setChecked(in.fusedOptimizer);
+    batch_->setValue(in.batch);
+    seq_->setValue(in.seq);
+    newTokens_->setValue(in.newTokens);
+    gradAccum_->setValue(in.gradAccumulation);
+    checkpointing_->setCurrentText(QString::fromStdString(checkpointingName(in.checkpointing)));
+    attention_->setCurrentText(QString::fromStdString(attentionName(in.attention)));
+    loraRank_->setValue(in.loraRank);
+    loraTargets_->setCurrentIndex(in.loraAllLinear ? 1 : 0);
+    qlora_->setChecked(in.qlora);
+    zero_->setValue(in.zeroStage);
+    gpus_->setValue(in.gpus);
+    offload_->setChecked(in.offloadOptimizer);
+    for (int i = 0; i < gpu_->count(); ++i) {
+        if (gpu_->itemData(i).toULongLong() == in.gpuBytes)
+            gpu_->setCurrentIndex(i);
+    }
+    updating_ = false;
+    recompute();
+}
+
+void EstimatorPanel::setMeasuredPeak(std::optional<uint64_t> bytes, const QString &source)
+{
+    measured_ = bytes;
+    measuredSource_ = source;
+    recompute();
+}
+
+void EstimatorPanel::setMeasuredCategories(const std::array<uint64_t, kCategoryCount> &bytes)
+{
+    measuredCategories_ = bytes;
+    prefill_->setEnabled(bytes[size_t(Category::Parameter)] > 0);
+    recompute();
+}
+
+void EstimatorPanel::prefillFromSnapshot()
+{
+    if (!measuredCategories_)
+        return;
+    const auto &m = *measuredCategories_;
+    const double params = double(m[size_t(Category::Parameter)]);
+    const double states = double(m[size_t(Category::OptimizerState)]);
+    EstimateInput in = input();
+    if (params > 0) {
+        const double ratio = states / params;
+        in.optimizer = ratio > 1.5 ? Optimizer::AdamW : ratio > 0.5 ? Optimizer::Sgd : in.optimizer;
+        // The preset whose parameter memory in this precision is closest, within 3 %.
+        const double bytesPerParam = in.precision == Precision::Bf16 ? 2 : 4;
+        double best = 0.03;
+        for (const ModelShape &shape : modelPresets()) {
+            const double diff = std::abs(double(parameterCount(shape)) * bytesPerParam - params) / params;
+            if (diff < best) {
+                best = diff;
+                in.model = shape;
+            }
+        }
+    }
+    setInput(in);
+}
+
+void EstimatorPanel::applyTechnique(const QString &technique)
+{
+    EstimateInput in = input();
+    if (technique == "checkpointing")
+        in.checkpointing = Checkpointing::Full;
+    else if (technique == "amp-bf16")
+        in.precision = Precision::AmpBf16;
+    else if (technique == "bf16")
+        in.precision = Precision::Bf16;
+    else if (technique == "adamw8bit")
+        in.optimizer = Optimizer::AdamW8bit;
+    else if (technique == "lora")
+        in.loraRank = 16;
+    else if (technique == "half-batch") {
+        in.batch = std::max(1, in.batch / 2);
+        in.gradAccumulation *= 2;
+    }
+    setInput(in);
+}
+
+void EstimatorPanel::recompute()
+{
+    if (updating_)
+        return;
+    const EstimateInput in = input();
+    result_ = estimate(in);
+    const EstimateResult &r = result_;
+    // The parts alive at the peak phase.
+    std::vector<BreakdownBar::Part> parts = {{tr("weights"), double(r.parametersBytes), QColor(46, 125, 50)},
+                                             {tr("optimizer"), double(r.optimizerBytes), QColor(218, 165, 32)},
+                                             {tr("autocast copies"), double(r.masterWeightsBytes), QColor(120, 170, 90)}};
+    if (r.peakPhase == "optimizer step") {
+        parts.push_back({tr("gradients"), double(r.gradientsBytes), QColor(30, 90, 200)});
+        parts.push_back({tr("step temporaries"), double(r.transientBytes), QColor(130, 130, 140)});
+    } else if (in.inference) {
+        parts.push_back({tr("KV cache"), double(r.kvCacheBytes), QColor(150, 90, 200)});
+        parts.push_back({tr("transient"), double(r.peakAllocatedBytes) - double(r.parametersBytes + r.kvCacheBytes), QColor(200, 60, 60)});
+    } else {
+        const double other = double(r.peakAllocatedBytes) - double(r.parametersBytes + r.optimizerBytes + r.masterWeightsBytes + r.logitsBytes);
+        parts.push_back({tr("activations"), std::max(0.0, other), QColor(200, 60, 60)});
+        parts.push_back({tr("logits and loss"), double(r.logitsBytes), QColor(240, 130, 60)});
+    }
+    bar_->setParts(parts, double(in.gpuBytes), measured_ ? double(*measured_) : 0.0);
+    QString text = tr("<b>Peak allocated %1</b> (%2) · reserved %3 · CUDA context %4")
+                       .arg(b(r.peakAllocatedBytes), QString::fromStdString(r.peakPhase), b(r.reservedBytes), b(r.contextBytes));
+    text += tr("<br/>%1 parameters (%2 trainable) · activations %3 · logits and loss %4")
+                .arg(QString::fromStdString(groupDigits(r.params)), QString::fromStdString(groupDigits(r.trainableParams)),
+                     b(r.activationsBytes), b(r.logitsBytes));
+    if (in.gpuBytes)
+        text += r.fits ? tr("<br/><span style='color:#2e7d32'>Fits in %1</span>").arg(b(in.gpuBytes))
+                       : tr("<br/><span style='color:#dc2828'>Does not fit in %1</span>").arg(b(in.gpuBytes));
+    if (measured_)
+        text += tr("<br/>Measured in %1: <b>%2</b> (estimate %3 %4)")
+                    .arg(measuredSource_.toHtmlEscaped(), b(*measured_))
+                    .arg(r.peakAllocatedBytes >= *measured_ ? "+" : "−")
+                    .arg(QString::number(100.0 * std::abs(double(r.peakAllocatedBytes) - double(*measured_)) / double(*measured_), 'f', 1) + " %");
+    if (measuredCategories_) {
+        const auto &m = *measuredCategories_;
+        text += tr("<br/>At its peak: parameters %1 (estimate %2) · gradients %3 (%4) · optimizer state %5 (%6) · "
+                   "activations and temporaries %7 (activations and logits %8)")
+                    .arg(b(m[size_t(Category::Parameter)]), b(r.parametersBytes), b(m[size_t(Category::Gradient)]),
+                         b(r.peakPhase == "optimizer step" ? r.gradientsBytes : 0), b(m[size_t(Category::OptimizerState)]),
+                         b(r.optimizerBytes), b(m[size_t(Category::Activation)] + m[size_t(Category::Temporary)]))
+                    .arg(b(r.peakPhase == "optimizer step" ? 0 : r.activationsBytes + r.logitsBytes));
+    }
+    figures_->setText(text);
+    savings_->clear();
+    for (const auto &[technique, bytes] : r.savings) {
+        auto *item = new QListWidgetItem(bytes > 0 ? tr("%1: saves %2").arg(QString::fromStdString(technique), b(uint64_t(bytes)))
+                                                   : tr("%1: saves nothing here").arg(QString::fromStdString(technique)),
+                                         savings_);
+        item->setData(Qt::UserRole, QString::fromStdString(technique));
+    }
+    fit_->clear();
+}
+
+QString EstimatorPanel::figuresText() const
+{
+    return figures_->text();
+}
+
+} // namespace memlens

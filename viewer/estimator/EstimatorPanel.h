@@ -1,0 +1,64 @@
+#pragma once
+// The memory estimator as a form: every input of parsers/MemoryEstimator, the breakdown as a
+// stacked bar against the chosen GPU, what each technique would save (click to apply it), and
+// the largest batch / longest sequence that fits. Given a snapshot's measured peak, shows it
+// beside the prediction.
+#include "analysis/AllocationCategories.h"
+#include "estimator/MemoryEstimator.h"
+
+#include <array>
+
+#include <QWidget>
+#include <optional>
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QListWidget;
+class QPushButton;
+class QSpinBox;
+
+namespace memlens {
+
+class BreakdownBar;
+
+class EstimatorPanel : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit EstimatorPanel(QWidget *parent = nullptr);
+
+    void setInput(const EstimateInput &input);
+    EstimateInput input() const;
+    const EstimateResult &result() const { return result_; }
+    // A snapshot's measured peak (allocated bytes), shown next to the estimate.
+    void setMeasuredPeak(std::optional<uint64_t> bytes, const QString &source);
+    // …and what it held by category at that peak; enables "prefill from the snapshot".
+    void setMeasuredCategories(const std::array<uint64_t, kCategoryCount> &bytes);
+    // Sets what the snapshot reveals: the optimizer (state ÷ parameter bytes) and, from the
+    // parameter bytes and the chosen precision, a preset of matching size if one exists.
+    void prefillFromSnapshot();
+    QListWidget *savingsList() const { return savings_; }
+    QString figuresText() const;
+
+private:
+    void recompute();
+    void applyTechnique(const QString &technique);
+    void showShape(const ModelShape &shape);
+
+    bool updating_ = false;
+    EstimateResult result_;
+    std::optional<uint64_t> measured_;
+    std::optional<std::array<uint64_t, kCategoryCount>> measuredCategories_;
+    QString measuredSource_;
+    QComboBox *model_, *mode_, *precision_, *optimizer_, *checkpointing_, *attention_, *loraTargets_, *gpu_;
+    QSpinBox *batch_, *seq_, *newTokens_, *gradAccum_, *loraRank_, *zero_, *gpus_;
+    QSpinBox *layers_, *hidden_, *heads_, *kvHeads_, *intermediate_, *vocab_; // the shape, editable
+    QCheckBox *fused_, *qlora_, *offload_;
+    BreakdownBar *bar_;
+    QLabel *figures_, *fit_;
+    QPushButton *prefill_;
+    QListWidget *savings_;
+};
+
+} // namespace memlens

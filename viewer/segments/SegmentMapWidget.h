@@ -1,0 +1,89 @@
+#pragma once
+// The allocator's segments at one event, drawn to scale: memory flows left to right in rows of
+// a fixed number of bytes, one group of rows per pool and stream. Blocks use the timeline's
+// colours (per allocation, call site or category), free space is left empty, rounding waste is shaded and pending frees are hatched.
+// Only rows inside the visible rectangle are painted, so tens of thousands of segments scroll
+// smoothly. Annotations are pinned to device addresses, so they follow a block or segment when
+// the scale changes and disappear at events where that memory is not reserved.
+#include "analysis/AllocatorState.h"
+#include "annotations/AnnotationPlacement.h"
+#include "document/Document.h"
+#include "style/BandColors.h"
+
+#include <QWidget>
+#include <memory>
+
+namespace memlens {
+
+class SegmentMapWidget : public QWidget, public AnnotationPlacement {
+    Q_OBJECT
+
+public:
+    explicit SegmentMapWidget(QWidget *parent = nullptr);
+
+    void setState(std::shared_ptr<const Document> doc, const DeviceData *device, AllocatorState state);
+    void setSelectedAllocation(uint32_t allocation);
+    void setColorMode(ColorMode mode);
+    void setBytesPerRow(uint64_t bytes);
+    uint64_t bytesPerRow() const { return bytesPerRow_; }
+    const AllocatorState &state() const { return state_; }
+
+    // What is under a point: tooltip text and the allocation (UINT32_MAX: free space or none).
+    QString describeAt(const QPoint &pos, uint32_t *allocation = nullptr) const;
+    // Where a block is drawn (its first piece), for tests and "scroll to".
+    QRect rectOfAllocation(uint32_t allocation) const;
+
+    QSize sizeHint() const override;
+
+    void setAnnotations(const AnnotationSet *annotations);
+    // Where the first annotation shown at this event is (for scrolling to it).
+    std::optional<QPointF> firstAnnotationPixel() const;
+    // The pixel where a device address is drawn (nothing: not in a segment at this event).
+    std::optional<QPointF> pixelOfAddress(uint64_t address) const;
+    QString annotationView() const override { return QStringLiteral("segments"); }
+    std::optional<QPointF> headPixel(const Annotation &a) const override;
+    std::optional<QPointF> tailPixel(const Annotation &a) const override;
+    bool pinHead(Annotation &a, const QPointF &pixel) const override;
+    bool pinTail(Annotation &a, const QPointF &pixel) const override;
+    std::optional<QRectF> boxRect(const Annotation &a) const override;
+    QRectF annotationArea() const override { return rect(); }
+    void refreshAnnotations() override { update(); }
+
+signals:
+    void allocationClicked(uint32_t allocation);
+    void bytesPerRowChanged(uint64_t bytes);
+
+protected:
+    void paintEvent(QPaintEvent *event) override;
+    void resizeEvent(QResizeEvent *event) override;
+    void mouseMoveEvent(QMouseEvent *event) override;
+    void mousePressEvent(QMouseEvent *event) override;
+    void wheelEvent(QWheelEvent *event) override;
+
+private:
+    struct Piece {
+        QRectF rect;
+        int segment;
+        int block;
+        uint64_t offset; // bytes into the block where this piece starts
+        uint64_t length;
+    };
+    void relayout();
+    const Piece *pieceAt(const QPointF &pos) const;
+    // The piece under or nearest to a point (annotations snap to memory).
+    const Piece *nearestPiece(const QPointF &pos) const;
+    std::optional<uint64_t> addressAt(const QPointF &pos) const;
+
+    std::shared_ptr<const Document> doc_;
+    const DeviceData *device_ = nullptr;
+    AllocatorState state_;
+    uint32_t selected_ = UINT32_MAX;
+    ColorMode colorMode_ = ColorMode::Allocation;
+    uint64_t bytesPerRow_ = 64ull << 20;
+    std::vector<std::vector<Piece>> rows_; // pieces per row of pixels (rowHeight each)
+    std::vector<std::pair<int, QString>> headings_; // row, text
+    int rowHeight_ = 18;
+    const AnnotationSet *annotations_ = nullptr;
+};
+
+} // namespace memlens

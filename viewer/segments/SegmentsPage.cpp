@@ -1,0 +1,259 @@
+#include "segments/SegmentsPage.h"
+
+#include "document/ViewState.h"
+#include "model/ByteFormat.h"
+#include "segments/EventListModel.h"
+#include "segments/SegmentMapWidget.h"
+#include "segments/SegmentTableModel.h"
+#include "style/AllocationText.h"
+#include "style/ColorModeBox.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QTableView>
+#include <QVBoxLayout>
+
+namespace memlens {
+
+namespace {
+QString b(uint64_t v)
+{
+    return QString::fromStdString(formatBytes(v));
+}
+} // namespace
+
+SegmentsPage::SegmentsPage(ViewState *state, QWidget *parent) : QWidget(parent), state_(state)
+{
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    auto *bar = new QHBoxLayout;
+    title_ = new QLabel(this);
+    bar->addWidget(title_, 1);
+    for (const auto &[label, tip] : {std::pair{tr("Peak"), tr("The state at the peak (P on the timeline)")},
+                                     std::pair{tr("OOM"), tr("The state at the first out-of-memory error")},
+                                     std::pair{tr("End"), tr("The state when the snapshot was taken")}}) {
+        auto *button = new QPushButton(label, this);
+        button->setToolTip(tip);
+        bar->addWidget(button);
+        connect(button, &QPushButton::clicked, this, [this, label] {
+            if (!device_)
+                return;
+            const DeviceSummary &s = device_->summary;
+            if (label == tr("Peak") && s.peakIndex)
+                state_->setSelectedEvent(*s.peakIndex);
+            else if (label == tr("OOM") && !s.ooms.empty())
+                state_->setSelectedEvent(s.ooms.front().index);
+            else if (label == tr("End") && device_->index->eventCount() > 0)
+                state_->setSelectedEvent(static_cast<uint32_t>(device_->index->eventCount() - 1));
+        });
+    }
+    scale_ = new QComboBox(this);
+    auto *scale = scale_;
+    for (int mib = 1; mib <= 16384; mib *= 2) // the map's range; Ctrl+wheel steps by 2 as well
+        scale->addItem(tr("%1 per row").arg(b(uint64_t(mib) << 20)), QVariant::fromValue<qulonglong>(uint64_t(mib) << 20));
+    scale->setToolTip(tr("Bytes per row of the map (Ctrl+wheel on the map)"));
+    bar->addWidget(scale);
+    bar->addWidget(new ColorModeBox(state_, this));
+    layout->addLayout(bar);
+
+    auto *split = new QSplitter(Qt::Horizontal, this);
+    auto *left = new QWidget(split);
+    auto *ll = new QVBoxLayout(left);
+    ll->setContentsMargins(0, 0, 0, 0);
+    auto *filters = new QHBoxLayout;
+    actionFilter_ = new QComboBox(left);
+    actionFilter_->addItem(tr("All actions"), -1);
+    for (int a = 0; a < kActionCount; ++a)
+        actionFilter_->addItem(QString::fromStdString(std::string(actionName(static_cast<Action>(a)))), a);
+    search_ = new QLineEdit(left);
+    search_->setPlaceholderText(tr("Address (0x… or decimal)"));
+    search_->setClearButtonEnabled(true);
+    filters->addWidget(actionFilter_);
+    filters->addWidget(search_, 1);
+    ll->addLayout(filters);
+    eventModel_ = new EventListModel(this);
+    events_ = new QTableView(left);
+    events_->setModel(eventModel_);
+    events_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    events_->setSelectionMode(QAbstractItemView::SingleSelection);
+    events_->verticalHeader()->hide();
+    events_->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 4);
+    events_->horizontalHeader()->setStretchLastSection(true);
+    ll->addWidget(events_);
+
+    auto *right = new QSplitter(Qt::Vertical, split);
+    auto *top = new QWidget(right);
+    auto *tl = new QVBoxLayout(top);
+    tl->setContentsMargins(0, 0, 0, 0);
+    figures_ = new QLabel(top);
+    figures_->setWordWrap(true);
+    figures_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    verdict_ = new QLabel(top);
+    verdict_->setWordWrap(true);
+    verdict_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    verdict_->setFrameShape(QFrame::StyledPanel);
+    verdict_->setMargin(6);
+    verdict_->setTextInteractionFlags(Qt::TextBrowserInteraction);
+    connect(verdict_, &QLabel::linkActivated, this, &SegmentsPage::showLiveTensors);
+    map_ = new SegmentMapWidget;
+    scroll_ = new QScrollArea(top);
+    scroll_->setWidget(map_);
+    scroll_->setWidgetResizable(true);
+    tl->addWidget(figures_);
+    tl->addWidget(verdict_);
+    tl->addWidget(scroll_, 1);
+    segmentModel_ = new SegmentTableModel(this);
+    auto *proxy = new QSortFilterProxyModel(this);
+    proxy->setSourceModel(segmentModel_);
+    proxy->setSortRole(Qt::EditRole);
+    segments_ = new QTableView(right);
+    segments_->setModel(proxy);
+    segments_->setSortingEnabled(true);
+    segments_->sortByColumn(SegmentTableModel::Free, Qt::DescendingOrder);
+    segments_->verticalHeader()->hide();
+    segments_->horizontalHeader()->setStretchLastSection(true);
+    right->addWidget(top);
+    right->addWidget(segments_);
+    right->setStretchFactor(0, 3);
+    right->setStretchFactor(1, 1);
+    split->addWidget(left);
+    split->addWidget(right);
+    split->setStretchFactor(0, 2);
+    split->setStretchFactor(1, 5);
+    split->setSizes({460, 1140});
+    layout->addWidget(split, 1);
+
+    connect(scale, &QComboBox::currentIndexChanged, this,
+            [this, scale] { map_->setBytesPerRow(scale->currentData().toULongLong()); });
+    // Ctrl+wheel on the map changes the scale too: the menu follows.
+    connect(map_, &SegmentMapWidget::bytesPerRowChanged, this, [this](uint64_t bytes) {
+        const int i = scale_->findData(QVariant::fromValue<qulonglong>(bytes));
+        if (i >= 0) {
+            const QSignalBlocker blocker(scale_);
+            scale_->setCurrentIndex(i);
+        }
+    });
+    map_->setBytesPerRow(scale->currentData().toULongLong());
+    connect(actionFilter_, &QComboBox::currentIndexChanged, this, &SegmentsPage::applyFilter);
+    connect(search_, &QLineEdit::editingFinished, this, &SegmentsPage::applyFilter);
+    connect(events_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex &current) {
+        if (current.isValid() && !syncingList_)
+            state_->setSelectedEvent(eventModel_->eventAt(current.row()));
+    });
+    connect(map_, &SegmentMapWidget::allocationClicked, state_, &ViewState::setSelectedAllocation);
+    connect(state_, &ViewState::colorModeChanged, map_, &SegmentMapWidget::setColorMode);
+    connect(state_, &ViewState::selectedAllocationChanged, map_, &SegmentMapWidget::setSelectedAllocation);
+    connect(state_, &ViewState::selectedEventChanged, this, &SegmentsPage::showState);
+    connect(state_, &ViewState::deviceChanged, this, &SegmentsPage::rebuild);
+}
+
+void SegmentsPage::setDocument(std::shared_ptr<const Document> doc)
+{
+    doc_ = std::move(doc);
+    rebuild();
+}
+
+void SegmentsPage::rebuild()
+{
+    device_ = doc_ ? doc_->device(state_->device()) : nullptr;
+    eventModel_->setDevice(doc_, state_->device());
+    events_->resizeColumnsToContents();
+    shown_ = UINT32_MAX;
+    if (!device_)
+        return;
+    // About 40 rows for the largest the allocator ever reserved on this device.
+    const uint64_t target = device_->index->peakReservedBytes() / 40;
+    int pick = scale_->count() - 1;
+    for (int i = 0; i < scale_->count(); ++i) {
+        if (scale_->itemData(i).toULongLong() >= target) {
+            pick = i;
+            break;
+        }
+    }
+    scale_->setCurrentIndex(pick);
+    const uint32_t e = state_->selectedEvent();
+    showState(e != kBeforeTrace ? e : device_->index->eventCount() ? static_cast<uint32_t>(device_->index->eventCount() - 1) : kBeforeTrace);
+}
+
+void SegmentsPage::applyFilter()
+{
+    std::optional<Action> action;
+    if (const int a = actionFilter_->currentData().toInt(); a >= 0)
+        action = static_cast<Action>(a);
+    std::optional<uint64_t> address;
+    const QString text = search_->text().trimmed();
+    if (!text.isEmpty()) {
+        bool ok = false;
+        const qulonglong value = text.startsWith("0x", Qt::CaseInsensitive) ? text.mid(2).toULongLong(&ok, 16) : text.toULongLong(&ok, 10);
+        search_->setStyleSheet(ok ? QString() : QStringLiteral("color: #dc2828"));
+        if (ok)
+            address = value;
+    }
+    eventModel_->setFilter(action, address);
+    const int row = eventModel_->rowForEvent(shown_);
+    if (row >= 0)
+        events_->scrollTo(eventModel_->index(row, 0), QAbstractItemView::PositionAtCenter);
+}
+
+void SegmentsPage::showState(uint32_t event)
+{
+    if (!device_ || event == shown_)
+        return;
+    shown_ = event;
+    AllocatorState st = allocatorStateAt(*doc_->snapshot, *device_->index, event);
+    title_->setText(tr("<b>Allocator state after %1</b> (%2 segments)").arg(eventLabel(*device_->index, event)).arg(st.segments.size()));
+    figures_->setText(tr("Reserved %1 · allocated %2 (requested %3, rounding waste %4) · free in reserved %5 · "
+                         "largest free block %6 · external fragmentation %7 % · pending free %8")
+                          .arg(b(st.reserved), b(st.allocated), b(st.requested), b(st.roundingWaste()), b(st.free), b(st.largestFree))
+                          .arg(qRound(st.externalFragmentation() * 100))
+                          .arg(b(st.pendingFree)));
+    verdict_->clear();
+    verdict_->hide();
+    if (event != kBeforeTrace && device_->index->events().action[event] == Action::Oom) {
+        const OomDiagnosis d = diagnoseOom(*doc_->snapshot, *device_->index, event);
+        verdict_->setText(tr("<b>Out of memory: %1</b><br/>%2<br/>The device reported %3 free. "
+                             "<a href='live'>Show the tensors live at this moment</a>.")
+                              .arg(QString::fromStdString(d.verdict()), QString::fromStdString(d.explanation()).toHtmlEscaped(), b(d.deviceFree)));
+        verdict_->show();
+    }
+    segmentModel_->setState(st);
+    map_->setState(doc_, device_, std::move(st));
+    map_->setSelectedAllocation(state_->selectedAllocation());
+    const int row = eventModel_->rowForEvent(event);
+    if (row >= 0 && (!events_->currentIndex().isValid() || events_->currentIndex().row() != row)) {
+        syncingList_ = true;
+        events_->setCurrentIndex(eventModel_->index(row, 0));
+        syncingList_ = false;
+        events_->scrollTo(eventModel_->index(row, 0), QAbstractItemView::PositionAtCenter);
+    }
+}
+
+QString SegmentsPage::figuresText() const
+{
+    return figures_->text();
+}
+
+QString SegmentsPage::verdictText() const
+{
+    return verdict_->isHidden() ? QString() : verdict_->text();
+}
+
+void SegmentsPage::revealMapPoint(const QPointF &point)
+{
+    scroll_->ensureVisible(static_cast<int>(point.x()), static_cast<int>(point.y()), 50, 120);
+}
+
+void SegmentsPage::revealAnnotations()
+{
+    if (const auto at = map_->firstAnnotationPixel())
+        revealMapPoint(*at);
+}
+
+} // namespace memlens

@@ -1,0 +1,68 @@
+#pragma once
+// The allocator at the selected event: its event list (filter by action, search by address),
+// the segment map, fragmentation figures, a per-segment table and, at an OOM, the verdict.
+// Moving through the list moves the shared event cursor; the map follows every view's cursor.
+#include "document/Document.h"
+
+#include <QWidget>
+#include <memory>
+
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QScrollArea;
+class QTableView;
+
+namespace memlens {
+
+class EventListModel;
+class SegmentMapWidget;
+class SegmentTableModel;
+class ViewState;
+
+class SegmentsPage : public QWidget {
+    Q_OBJECT
+
+public:
+    SegmentsPage(ViewState *state, QWidget *parent = nullptr);
+    void setDocument(std::shared_ptr<const Document> doc);
+
+    SegmentMapWidget *map() const { return map_; }
+    QTableView *eventList() const { return events_; }
+    EventListModel *eventModel() const { return eventModel_; }
+    QString figuresText() const;
+    QString verdictText() const;
+    uint32_t shownEvent() const { return shown_; }
+    // Scrolls the map so that a point of it is in view.
+    void revealMapPoint(const QPointF &point);
+    // Scrolls to the first annotation on the map (a session or render opening on this page).
+    void revealAnnotations();
+
+signals:
+    void showLiveTensors(); // the verdict's link to what was live at the OOM
+
+private:
+    void rebuild();
+    void showState(uint32_t event);
+    void applyFilter();
+
+    ViewState *state_;
+    std::shared_ptr<const Document> doc_;
+    const DeviceData *device_ = nullptr;
+    uint32_t shown_ = UINT32_MAX;
+    bool syncingList_ = false; // moving the list to the cursor, not the cursor to the list
+    QLabel *title_;
+    QComboBox *scale_;
+    QComboBox *actionFilter_;
+    QLineEdit *search_;
+    QTableView *events_;
+    EventListModel *eventModel_;
+    QLabel *figures_;
+    QLabel *verdict_;
+    QScrollArea *scroll_;
+    SegmentMapWidget *map_;
+    QTableView *segments_;
+    SegmentTableModel *segmentModel_;
+};
+
+} // namespace memlens

@@ -1,0 +1,102 @@
+#include "stacks/CompareDialog.h"
+
+#include "analysis/SnapshotSummary.h"
+#include "document/DocumentLoader.h"
+#include "model/ByteFormat.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+namespace memlens {
+
+CompareDialog::CompareDialog(std::shared_ptr<const Document> a, QWidget *parent)
+    : QDialog(parent), a_(std::move(a)), loader_(new DocumentLoader(this))
+{
+    setWindowTitle(tr("Compare snapshots — memlens"));
+    auto *layout = new QVBoxLayout(this);
+    auto *bar = new QHBoxLayout;
+    at_ = new QComboBox(this);
+    at_->addItems({"peak", "oom", "end"});
+    bar->addWidget(new QLabel(tr("Live at"), this));
+    bar->addWidget(at_);
+    bar->addStretch();
+    totals_ = new QLabel(tr("Choose a snapshot to compare with."), this);
+    table_ = new QTableWidget(0, 4, this);
+    table_->setHorizontalHeaderLabels({tr("Call site"), tr("A"), tr("B"), tr("Change")});
+    table_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+    table_->verticalHeader()->hide();
+    table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    layout->addLayout(bar);
+    layout->addWidget(totals_);
+    layout->addWidget(table_, 1);
+    resize(1000, 600);
+    connect(at_, &QComboBox::currentIndexChanged, this, &CompareDialog::refresh);
+    connect(loader_, &DocumentLoader::progress, this, [this](double f, const QString &stage) {
+        totals_->setText(tr("%1 B… %2 %").arg(stage).arg(qRound(f * 100)));
+    });
+    connect(loader_, &DocumentLoader::loaded, this, [this](std::shared_ptr<Document> doc) { setOther(std::move(doc)); });
+    connect(loader_, &DocumentLoader::failed, this, [this](const QString &message) { totals_->setText(message); });
+}
+
+void CompareDialog::compareWith(const QString &path)
+{
+    loader_->load(path);
+}
+
+void CompareDialog::setOther(std::shared_ptr<const Document> b)
+{
+    b_ = std::move(b);
+    refresh();
+}
+
+QString CompareDialog::totalsText() const
+{
+    return totals_->text();
+}
+
+void CompareDialog::refresh()
+{
+    table_->setRowCount(0);
+    if (!a_ || !b_ || a_->devices.empty() || b_->devices.empty())
+        return;
+    const int device = a_->devices.begin()->first;
+    const DeviceData *da = a_->device(device), *db = b_->device(device);
+    if (!db) {
+        totals_->setText(tr("B has no trace for %1").arg(QString::fromStdString(a_->snapshot->deviceName(device))));
+        return;
+    }
+    const std::string at = at_->currentText().toStdString() == "end" ? std::string() : at_->currentText().toStdString();
+    uint32_t ea, eb;
+    try {
+        ea = at.empty() ? static_cast<uint32_t>(da->index->eventCount() - 1) : resolveEvent(*da->index, at);
+        eb = at.empty() ? static_cast<uint32_t>(db->index->eventCount() - 1) : resolveEvent(*db->index, at);
+    } catch (const std::invalid_argument &e) {
+        totals_->setText(QString::fromStdString(e.what()));
+        return;
+    }
+    const auto sites = diffBySite(*a_->snapshot, *da->index, ea, *b_->snapshot, *db->index, eb);
+    const uint64_t ta = da->index->activeAfter(ea), tb = db->index->activeAfter(eb);
+    totals_->setText(tr("A: %1 (%2) · B: %3 (%4) · %5 call sites differ")
+                         .arg(QString::fromStdString(formatBytes(ta)), a_->fileName(), QString::fromStdString(formatBytes(tb)), b_->fileName())
+                         .arg(sites.size()));
+    table_->setRowCount(static_cast<int>(sites.size()));
+    for (int r = 0; r < static_cast<int>(sites.size()); ++r) {
+        const SiteDiff &s = sites[static_cast<size_t>(r)];
+        const int64_t c = s.change();
+        const QStringList cells = {QString::fromStdString(s.site), QString::fromStdString(formatBytes(uint64_t(s.bytesA))),
+                                   QString::fromStdString(formatBytes(uint64_t(s.bytesB))),
+                                   (c >= 0 ? "+" : "−") + QString::fromStdString(formatBytes(uint64_t(std::abs(c))))};
+        for (int col = 0; col < 4; ++col) {
+            auto *item = new QTableWidgetItem(cells[col]);
+            if (col > 0)
+                item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+            table_->setItem(r, col, item);
+        }
+    }
+}
+
+} // namespace memlens

@@ -1,0 +1,67 @@
+#pragma once
+// An icicle flame graph of a CallTree: the root on top, children below in proportion to bytes.
+// Click a frame to zoom into it (click the root bar to reset); search highlights matches.
+// Annotations are pinned to a frame path, so they find their frame again in the tree of another
+// event or after zooming; a frame too narrow to draw lends its place to its nearest drawn parent.
+#include "analysis/CallTree.h"
+#include "annotations/AnnotationPlacement.h"
+
+#include <QWidget>
+#include <memory>
+#include <tuple>
+
+namespace memlens {
+
+class FlameGraphWidget : public QWidget, public AnnotationPlacement {
+    Q_OBJECT
+
+public:
+    explicit FlameGraphWidget(QWidget *parent = nullptr);
+    void setTree(std::shared_ptr<const CallTree> tree);
+    const std::shared_ptr<const CallTree> &tree() const { return tree_; }
+    void setSearch(const QString &text);
+    void zoomTo(uint32_t node);
+    uint32_t zoomedNode() const { return zoom_; }
+    uint32_t nodeAt(const QPoint &pos) const;
+    QSize sizeHint() const override { return {800, 400}; }
+
+    void setAnnotations(const AnnotationSet *annotations);
+    // A node's frame path from the root ('\n' between frames), and back (UINT32_MAX: not in the tree).
+    QString pathOf(uint32_t node) const;
+    uint32_t nodeOfPath(const QString &path) const;
+    // Where a node is drawn now (its nearest drawn ancestor inside the zoomed subtree).
+    std::optional<QRectF> rectOfNode(uint32_t node) const;
+    QString annotationView() const override { return QStringLiteral("flamegraph"); }
+    std::optional<QPointF> headPixel(const Annotation &a) const override;
+    std::optional<QPointF> tailPixel(const Annotation &a) const override;
+    bool pinHead(Annotation &a, const QPointF &pixel) const override;
+    bool pinTail(Annotation &a, const QPointF &pixel) const override;
+    std::optional<QRectF> boxRect(const Annotation &a) const override;
+    QRectF annotationArea() const override { return rect(); }
+    void refreshAnnotations() override { update(); }
+
+signals:
+    void nodeClicked(uint32_t node);
+
+protected:
+    void paintEvent(QPaintEvent *) override;
+    void mousePressEvent(QMouseEvent *event) override;
+    bool event(QEvent *event) override;
+
+private:
+    struct Box {
+        QRectF rect;
+        uint32_t node;
+    };
+    void layout() const; // boxes for the current size and zoom (cheap; done before use)
+
+    std::shared_ptr<const CallTree> tree_;
+    uint32_t zoom_ = 0;
+    QString search_;
+    mutable std::vector<Box> boxes_;
+    mutable int rowHeight_ = 18;
+    mutable std::tuple<const CallTree *, uint32_t, QSize, int> laidOut_{nullptr, 0, QSize(), 0};
+    const AnnotationSet *annotations_ = nullptr;
+};
+
+} // namespace memlens

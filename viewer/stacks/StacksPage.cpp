@@ -1,0 +1,205 @@
+#include "stacks/StacksPage.h"
+
+#include "document/ViewState.h"
+#include "model/ByteFormat.h"
+#include "stacks/CallTreeModel.h"
+#include "stacks/CostBarDelegate.h"
+#include "stacks/FlameGraphWidget.h"
+#include "style/AllocationText.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSaveFile>
+#include <QSplitter>
+#include <QTreeView>
+#include <QVBoxLayout>
+
+namespace memlens {
+
+StacksPage::StacksPage(ViewState *state, QWidget *parent) : QWidget(parent), state_(state)
+{
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    title_ = new QLabel(this);
+    auto *bar = new QHBoxLayout;
+    scope_ = new QComboBox(this);
+    scope_->addItems({tr("Live at the cursor"), tr("Allocated in the visible range")});
+    scope_->setToolTip(tr("Either what is live at the selected event, or everything allocated in the timeline's visible range"));
+    direction_ = new QComboBox(this);
+    direction_->addItems({tr("Top-down"), tr("Bottom-up")});
+    direction_->setToolTip(tr("Top-down starts at the outermost frame; bottom-up at the allocation site"));
+    hideNoise_ = new QCheckBox(tr("Hide noise frames"), this);
+    hideNoise_->setChecked(true);
+    pythonOnly_ = new QCheckBox(tr("Python only"), this);
+    foldRecursion_ = new QCheckBox(tr("Fold recursion"), this);
+    search_ = new QLineEdit(this);
+    search_->setPlaceholderText(tr("Search frames"));
+    search_->setClearButtonEnabled(true);
+    auto *heaviest = new QPushButton(tr("Expand heaviest"), this);
+    auto *exportButton = new QPushButton(tr("Export folded…"), this);
+    exportButton->setToolTip(tr("frame;frame;frame bytes — for flamegraph.pl and speedscope"));
+    for (QWidget *w : std::initializer_list<QWidget *>{scope_, direction_, hideNoise_, pythonOnly_, foldRecursion_, search_, heaviest, exportButton})
+        bar->addWidget(w);
+    layout->addWidget(title_);
+    layout->addLayout(bar);
+    auto *split = new QSplitter(Qt::Vertical, this);
+    model_ = new CallTreeModel(this);
+    view_ = new QTreeView(split);
+    view_->setModel(model_);
+    view_->setUniformRowHeights(true);
+    view_->setAlternatingRowColors(true);
+    view_->setItemDelegateForColumn(CallTreeModel::Bytes, new CostBarDelegate(CallTreeModel::FractionRole, this));
+    view_->header()->setStretchLastSection(false);
+    view_->header()->setSectionResizeMode(CallTreeModel::FrameColumn, QHeaderView::Stretch);
+    view_->header()->setSectionResizeMode(CallTreeModel::Mostly, QHeaderView::ResizeToContents);
+    flame_ = new FlameGraphWidget(split);
+    split->addWidget(view_);
+    split->addWidget(flame_);
+    layout->addWidget(split, 1);
+
+    for (QCheckBox *c : {hideNoise_, pythonOnly_, foldRecursion_})
+        connect(c, &QCheckBox::toggled, this, &StacksPage::rebuild);
+    connect(direction_, &QComboBox::currentIndexChanged, this, &StacksPage::rebuild);
+    connect(scope_, &QComboBox::currentIndexChanged, this, &StacksPage::rebuild);
+    connect(state_, &ViewState::visibleEventsChanged, this, [this] {
+        if (scope_->currentIndex() == 1 && isVisible())
+            rebuild();
+    });
+    connect(search_, &QLineEdit::textChanged, flame_, &FlameGraphWidget::setSearch);
+    connect(search_, &QLineEdit::returnPressed, this, [this] {
+        const auto hits = model_->match(model_->index(0, 0), Qt::DisplayRole, search_->text(), 1,
+                                        Qt::MatchContains | Qt::MatchRecursive | Qt::MatchWrap);
+        if (!hits.isEmpty()) {
+            view_->setCurrentIndex(hits.first());
+            view_->scrollTo(hits.first());
+        }
+    });
+    connect(heaviest, &QPushButton::clicked, this, &StacksPage::expandHeaviest);
+    connect(exportButton, &QPushButton::clicked, this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export folded stacks"), "stacks.folded");
+        if (!path.isEmpty())
+            if (const QString error = exportFolded(path); !error.isEmpty())
+                title_->setText(error);
+    });
+    connect(flame_, &FlameGraphWidget::nodeClicked, this, [this](uint32_t node) {
+        const QModelIndex index = model_->indexOfNode(node);
+        if (index.isValid()) {
+            view_->setCurrentIndex(index);
+            view_->scrollTo(index);
+        }
+    });
+    connect(state_, &ViewState::selectedEventChanged, this, &StacksPage::rebuild);
+    connect(state_, &ViewState::deviceChanged, this, &StacksPage::rebuild);
+}
+
+void StacksPage::setDocument(std::shared_ptr<const Document> doc)
+{
+    doc_ = std::move(doc);
+    rebuild();
+}
+
+CallTreeOptions StacksPage::options() const
+{
+    CallTreeOptions o;
+    o.bottomUp = direction_->currentIndex() == 1;
+    o.hideNoise = hideNoise_->isChecked();
+    o.pythonOnly = pythonOnly_->isChecked();
+    o.foldRecursion = foldRecursion_->isChecked();
+    return o;
+}
+
+void StacksPage::setOptions(const CallTreeOptions &o)
+{
+    updating_ = true;
+    direction_->setCurrentIndex(o.bottomUp ? 1 : 0);
+    hideNoise_->setChecked(o.hideNoise);
+    pythonOnly_->setChecked(o.pythonOnly);
+    foldRecursion_->setChecked(o.foldRecursion);
+    updating_ = false;
+    rebuild();
+}
+
+void StacksPage::setAllocatedInRange(bool range)
+{
+    scope_->setCurrentIndex(range ? 1 : 0);
+}
+
+bool StacksPage::allocatedInRange() const
+{
+    return scope_->currentIndex() == 1;
+}
+
+void StacksPage::rebuild()
+{
+    if (updating_)
+        return;
+    const DeviceData *d = doc_ ? doc_->device(state_->device()) : nullptr;
+    if (!d) {
+        model_->setTree(nullptr);
+        flame_->setTree(nullptr);
+        return;
+    }
+    std::shared_ptr<const CallTree> tree;
+    if (scope_->currentIndex() == 1) {
+        const auto n = static_cast<uint32_t>(d->index->eventCount());
+        const uint32_t first = std::min(state_->visibleFirstEvent(), n ? n - 1 : 0);
+        const uint32_t last = std::min(state_->visibleLastEvent(), n ? n - 1 : 0);
+        std::vector<uint32_t> born;
+        for (uint32_t e = first; n && e <= last; ++e) {
+            if (d->index->events().action[e] == Action::Alloc)
+                born.push_back(d->index->ownerOfEvent(e));
+        }
+        tree = std::make_shared<const CallTree>(*doc_->snapshot, *d->index, born, options(), d->categories.get());
+        title_->setText(tr("<b>%1 allocated in %2 allocations from %3 to %4</b>, by call stack")
+                            .arg(QString::fromStdString(formatBytes(tree->root().bytes)))
+                            .arg(born.size())
+                            .arg(eventLabel(*d->index, first), eventLabel(*d->index, last)));
+    } else {
+        uint32_t e = state_->selectedEvent();
+        if (e == kBeforeTrace || e >= d->index->eventCount())
+            e = d->index->peakIndex();
+        tree = std::make_shared<const CallTree>(*doc_->snapshot, *d->index, d->index->liveAt(e), options(), d->categories.get());
+        title_->setText(tr("<b>%1 live after %2</b>%3, by call stack")
+                            .arg(QString::fromStdString(formatBytes(tree->root().bytes)), eventLabel(*d->index, e))
+                            .arg(e == d->index->peakIndex() ? tr(" (the peak)") : QString()));
+    }
+    tree_ = tree;
+    model_->setTree(tree);
+    flame_->setTree(tree);
+    expandHeaviest();
+}
+
+void StacksPage::expandHeaviest()
+{
+    if (!tree_)
+        return;
+    QModelIndex last;
+    for (uint32_t node : tree_->heaviestPath()) {
+        const QModelIndex index = model_->indexOfNode(node);
+        if (index.isValid()) {
+            view_->expand(index);
+            last = index;
+        }
+    }
+    if (last.isValid())
+        view_->scrollTo(last);
+}
+
+QString StacksPage::exportFolded(const QString &path) const
+{
+    if (!tree_)
+        return tr("Nothing to export");
+    QSaveFile file(path);
+    const QByteArray text = QByteArray::fromStdString(tree_->folded());
+    if (!file.open(QIODevice::WriteOnly) || file.write(text) != text.size() || !file.commit())
+        return tr("%1: cannot write: %2").arg(path, file.errorString());
+    return {};
+}
+
+} // namespace memlens

@@ -1,0 +1,95 @@
+#include "style/AllocationText.h"
+
+#include "analysis/FrameFilter.h"
+#include "model/ByteFormat.h"
+
+#include <QObject>
+#include <QStringList>
+
+namespace memlens {
+
+namespace {
+
+QString bytes(uint64_t b)
+{
+    return QString::fromStdString(formatBytes(b));
+}
+
+QString roundedSize(uint64_t requested)
+{
+    // The caching allocator hands out multiples of 512 bytes.
+    const uint64_t rounded = (requested + 511) / 512 * 512;
+    return rounded == requested ? QString() : QObject::tr(" (%1 rounded)").arg(bytes(rounded));
+}
+
+QString lifetime(const DeviceIndex &index, const Allocation &a)
+{
+    const QString from = a.allocEvent == kBeforeTrace ? QObject::tr("before the trace") : eventLabel(index, a.allocEvent);
+    const QString to = a.freeCompleted == kNever ? QObject::tr("still live at the end") : eventLabel(index, a.freeCompleted);
+    return QObject::tr("%1 → %2").arg(from, to);
+}
+
+} // namespace
+
+QString eventLabel(const DeviceIndex &index, uint32_t event)
+{
+    if (event == kBeforeTrace)
+        return QObject::tr("start");
+    QString text = QObject::tr("event %1").arg(event);
+    const int64_t t = index.events().timeUs[event];
+    const int64_t t0 = index.eventCount() ? index.events().timeUs[0] : 0;
+    if (t != 0)
+        text += QObject::tr(" (+%1 s)").arg(static_cast<double>(t - t0) / 1e6, 0, 'f', 3);
+    return text;
+}
+
+QString allocationTooltip(const Document &doc, const DeviceIndex &index, uint32_t allocation, int frames)
+{
+    const AllocationDetail d = index.detail(allocation);
+    const Allocation &a = index.allocation(allocation);
+    QStringList lines;
+    lines << QObject::tr("%1 requested%2").arg(bytes(d.size), roundedSize(d.size));
+    lines << QObject::tr("address 0x%1, stream %2").arg(d.addr, 0, 16).arg(d.stream);
+    lines << lifetime(index, a);
+    const auto ids = stackFrames(*doc.snapshot, d.stack, true);
+    if (ids.empty())
+        lines << QObject::tr("(no stack recorded)");
+    for (size_t i = 0; i < ids.size() && static_cast<int>(i) < frames; ++i)
+        lines << QString::fromStdString(doc.snapshot->frameText(ids[i]));
+    if (static_cast<int>(ids.size()) > frames)
+        lines << QObject::tr("… %1 more frames").arg(ids.size() - static_cast<size_t>(frames));
+    return lines.join('\n');
+}
+
+QString allocationDetailsHtml(const Document &doc, const DeviceIndex &index, uint32_t allocation, bool allFrames)
+{
+    const AllocationDetail d = index.detail(allocation);
+    const Allocation &a = index.allocation(allocation);
+    QString html = QObject::tr("<h3>%1 allocation</h3>").arg(bytes(d.size).toHtmlEscaped());
+    // One "label: value" line each: the panel is narrow and a table wrapped its labels mid-word.
+    auto row = [&](const QString &k, const QString &v) {
+        html += QStringLiteral("<div><b>%1:</b> %2</div>").arg(k.toHtmlEscaped(), v.toHtmlEscaped());
+    };
+    row(QObject::tr("Requested"), QString::fromStdString(groupDigits(d.size)) + " B" + roundedSize(d.size));
+    row(QObject::tr("Address"), QStringLiteral("0x%1").arg(d.addr, 0, 16));
+    row(QObject::tr("Stream"), QString::number(d.stream));
+    row(QObject::tr("Allocated"), a.allocEvent == kBeforeTrace ? QObject::tr("before the trace") : eventLabel(index, a.allocEvent));
+    if (a.freeRequested != kNever && a.freeRequested != a.freeCompleted)
+        row(QObject::tr("Free requested"), eventLabel(index, a.freeRequested));
+    row(QObject::tr("Freed"), a.freeCompleted == kNever ? QObject::tr("still live at the end") : eventLabel(index, a.freeCompleted));
+    html += "<h4>" + QObject::tr("Stack (innermost first)") + "</h4><ol>";
+    const auto ids = stackFrames(*doc.snapshot, d.stack, !allFrames);
+    for (uint32_t id : ids) {
+        const Frame &f = doc.snapshot->frames.at(id);
+        html += QStringLiteral("<li><code>%1</code><br/><small>%2:%3</small></li>")
+                    .arg(QString::fromUtf8(doc.snapshot->strings.at(f.name).data(), static_cast<qsizetype>(doc.snapshot->strings.at(f.name).size())).toHtmlEscaped(),
+                         QString::fromUtf8(doc.snapshot->strings.at(f.file).data(), static_cast<qsizetype>(doc.snapshot->strings.at(f.file).size())).toHtmlEscaped())
+                    .arg(f.line);
+    }
+    html += "</ol>";
+    if (ids.empty())
+        html += QObject::tr("<p>No stack was recorded for this allocation.</p>");
+    return html;
+}
+
+} // namespace memlens

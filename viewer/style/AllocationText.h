@@ -1,0 +1,15 @@
+#pragma once
+// Human-readable descriptions of one allocation, shared by tooltips and the details panel.
+#include "document/Document.h"
+
+#include <QString>
+
+namespace memlens {
+
+// Short multi-line text for a tooltip: size, address, stream, lifetime, top frames.
+QString allocationTooltip(const Document &doc, const DeviceIndex &index, uint32_t allocation, int frames = 4);
+// Rich text with the full stack (noise frames hidden unless `allFrames`).
+QString allocationDetailsHtml(const Document &doc, const DeviceIndex &index, uint32_t allocation, bool allFrames);
+QString eventLabel(const DeviceIndex &index, uint32_t event);
+
+} // namespace memlens

@@ -1,0 +1,40 @@
+#pragma once
+// Table of allocations (e.g. the largest live at the peak): size, share, address, stream, top frame.
+#include "document/Document.h"
+
+#include <QAbstractTableModel>
+#include <memory>
+
+namespace memlens {
+
+class LiveAllocationModel : public QAbstractTableModel {
+    Q_OBJECT
+
+public:
+    enum Column { Size, Share, Rounded, CategoryColumn, Address, Stream, Age, TopFrame, ColumnCount };
+    static constexpr int AllocationRole = Qt::UserRole + 1;
+    static constexpr int FractionRole = Qt::UserRole + 2; // share of the largest, for the cost bar
+
+    explicit LiveAllocationModel(QObject *parent = nullptr);
+
+    // `atEvent`: the moment the rows are live at (for their age).
+    void setAllocations(std::shared_ptr<const Document> doc, int device, std::vector<LiveBlockInfo> rows, uint64_t total,
+                        uint32_t atEvent = kBeforeTrace);
+    const std::vector<LiveBlockInfo> &rows() const { return rows_; }
+    QString csv() const; // every row and column, for export
+
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
+
+private:
+    std::shared_ptr<const Document> doc_;
+    int device_ = 0;
+    std::vector<LiveBlockInfo> rows_;
+    uint64_t total_ = 0;
+    uint64_t largest_ = 0;
+    uint32_t atEvent_ = kBeforeTrace;
+};
+
+} // namespace memlens

@@ -1,0 +1,190 @@
+#include "summary/LiveTensorsPage.h"
+
+#include "document/ViewState.h"
+#include "model/ByteFormat.h"
+#include "stacks/CostBarDelegate.h"
+#include "style/AllocationText.h"
+#include "summary/LiveAllocationModel.h"
+
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSaveFile>
+#include <QSortFilterProxyModel>
+#include <QTableView>
+#include <QVBoxLayout>
+
+namespace memlens {
+
+// Filters on the frame text (the whole stack: names and files) and a size range.
+class LiveFilterProxy : public QSortFilterProxyModel {
+public:
+    using QSortFilterProxyModel::QSortFilterProxyModel;
+    void set(std::shared_ptr<const Document> doc, const QString &text, uint64_t minBytes, uint64_t maxBytes)
+    {
+        doc_ = std::move(doc);
+        text_ = text;
+        min_ = minBytes;
+        max_ = maxBytes;
+        invalidateFilter();
+    }
+
+protected:
+    bool filterAcceptsRow(int row, const QModelIndex &) const override
+    {
+        auto *model = static_cast<const LiveAllocationModel *>(sourceModel());
+        const LiveBlockInfo &r = model->rows()[static_cast<size_t>(row)];
+        if (r.size < min_ || (max_ && r.size > max_))
+            return false;
+        if (text_.isEmpty() || !doc_)
+            return true;
+        for (uint32_t f : doc_->snapshot->stacks.at(r.stack)) {
+            const Frame &frame = doc_->snapshot->frames.at(f);
+            const std::string_view name = doc_->snapshot->strings.at(frame.name), file = doc_->snapshot->strings.at(frame.file);
+            if (QString::fromUtf8(name.data(), qsizetype(name.size())).contains(text_, Qt::CaseInsensitive) ||
+                QString::fromUtf8(file.data(), qsizetype(file.size())).contains(text_, Qt::CaseInsensitive))
+                return true;
+        }
+        return false;
+    }
+
+private:
+    std::shared_ptr<const Document> doc_;
+    QString text_;
+    uint64_t min_ = 0, max_ = 0;
+};
+
+namespace {
+// "4M", "512k", "1.5G" or plain bytes; 0 when empty or unreadable.
+uint64_t parseSize(QString text)
+{
+    text = text.trimmed().toUpper().remove('B').remove('I');
+    double factor = 1;
+    if (text.endsWith('K'))
+        factor = 1024.0;
+    else if (text.endsWith('M'))
+        factor = 1024.0 * 1024;
+    else if (text.endsWith('G'))
+        factor = 1024.0 * 1024 * 1024;
+    if (factor > 1)
+        text.chop(1);
+    bool ok = false;
+    const double v = text.toDouble(&ok);
+    return ok && v > 0 ? static_cast<uint64_t>(v * factor) : 0;
+}
+} // namespace
+
+LiveTensorsPage::LiveTensorsPage(ViewState *state, QWidget *parent) : QWidget(parent), state_(state)
+{
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    title_ = new QLabel(this);
+    auto *bar = new QHBoxLayout;
+    text_ = new QLineEdit(this);
+    text_->setPlaceholderText(tr("Filter by frame or file"));
+    text_->setClearButtonEnabled(true);
+    minSize_ = new QLineEdit(this);
+    minSize_->setPlaceholderText(tr("min size (e.g. 1M)"));
+    maxSize_ = new QLineEdit(this);
+    maxSize_->setPlaceholderText(tr("max size"));
+    auto *exportButton = new QPushButton(tr("Export CSV…"), this);
+    bar->addWidget(text_, 2);
+    bar->addWidget(minSize_);
+    bar->addWidget(maxSize_);
+    bar->addWidget(exportButton);
+    model_ = new LiveAllocationModel(this);
+    proxy_ = new LiveFilterProxy(this);
+    proxy_->setSourceModel(model_);
+    proxy_->setSortRole(Qt::EditRole);
+    table_ = new QTableView(this);
+    table_->setModel(proxy_);
+    table_->setSortingEnabled(true);
+    table_->sortByColumn(LiveAllocationModel::Size, Qt::DescendingOrder);
+    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table_->setSelectionMode(QAbstractItemView::SingleSelection);
+    table_->setAlternatingRowColors(true);
+    table_->verticalHeader()->hide();
+    table_->horizontalHeader()->setStretchLastSection(true);
+    table_->setItemDelegateForColumn(LiveAllocationModel::Size, new CostBarDelegate(LiveAllocationModel::FractionRole, this));
+    totals_ = new QLabel(this);
+    layout->addWidget(title_);
+    layout->addLayout(bar);
+    layout->addWidget(table_, 1);
+    layout->addWidget(totals_);
+
+    auto refilter = [this] { setFilter(text_->text(), parseSize(minSize_->text()), parseSize(maxSize_->text())); };
+    connect(text_, &QLineEdit::textChanged, this, refilter);
+    connect(minSize_, &QLineEdit::editingFinished, this, refilter);
+    connect(maxSize_, &QLineEdit::editingFinished, this, refilter);
+    connect(exportButton, &QPushButton::clicked, this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export live allocations"), "live.csv", tr("CSV (*.csv)"));
+        if (!path.isEmpty())
+            if (const QString error = exportCsv(path); !error.isEmpty())
+                totals_->setText(error);
+    });
+    connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex &current) {
+        if (current.isValid())
+            state_->setSelectedAllocation(current.data(LiveAllocationModel::AllocationRole).toUInt());
+    });
+    connect(state_, &ViewState::selectedEventChanged, this, &LiveTensorsPage::rebuild);
+    connect(state_, &ViewState::deviceChanged, this, &LiveTensorsPage::rebuild);
+}
+
+void LiveTensorsPage::setDocument(std::shared_ptr<const Document> doc)
+{
+    doc_ = std::move(doc);
+    rebuild();
+}
+
+void LiveTensorsPage::setFilter(const QString &text, uint64_t minBytes, uint64_t maxBytes)
+{
+    proxy_->set(doc_, text, minBytes, maxBytes);
+    updateTotals();
+}
+
+void LiveTensorsPage::rebuild()
+{
+    const DeviceData *d = doc_ ? doc_->device(state_->device()) : nullptr;
+    if (!d) {
+        model_->setAllocations(doc_, 0, {}, 0);
+        return;
+    }
+    uint32_t e = state_->selectedEvent();
+    if (e == kBeforeTrace || e >= d->index->eventCount())
+        e = d->index->peakIndex();
+    uint64_t count = 0;
+    std::vector<LiveBlockInfo> rows = largestLive(*d->index, e, SIZE_MAX, &count, d->categories.get());
+    model_->setAllocations(doc_, state_->device(), std::move(rows), d->index->activeAfter(e), e);
+    title_->setText(tr("<b>%1 allocations live after %2</b>%3").arg(count).arg(eventLabel(*d->index, e))
+                        .arg(e == d->index->peakIndex() ? tr(" (the peak)") : QString()));
+    proxy_->set(doc_, text_->text(), parseSize(minSize_->text()), parseSize(maxSize_->text()));
+    table_->resizeColumnsToContents();
+    updateTotals();
+}
+
+void LiveTensorsPage::updateTotals()
+{
+    uint64_t bytes = 0;
+    for (int row = 0; row < proxy_->rowCount(); ++row)
+        bytes += proxy_->index(row, LiveAllocationModel::Size).data(Qt::EditRole).toULongLong();
+    totals_->setText(tr("Shown: %1 allocations, %2").arg(proxy_->rowCount()).arg(QString::fromStdString(formatBytes(bytes))));
+}
+
+QString LiveTensorsPage::totalsText() const
+{
+    return totals_->text();
+}
+
+QString LiveTensorsPage::exportCsv(const QString &path) const
+{
+    QSaveFile file(path);
+    const QByteArray text = model_->csv().toUtf8();
+    if (!file.open(QIODevice::WriteOnly) || file.write(text) != text.size() || !file.commit())
+        return tr("%1: cannot write: %2").arg(path, file.errorString());
+    return {};
+}
+
+} // namespace memlens

@@ -1,0 +1,44 @@
+#pragma once
+// Every allocation live at the selected event (default: the peak): sortable, filtered by frame
+// text or file and by size, with the totals of what is shown and CSV export. Selecting a row
+// selects the allocation in every view.
+#include "document/Document.h"
+
+#include <QWidget>
+#include <memory>
+
+class QLabel;
+class QLineEdit;
+class QTableView;
+
+namespace memlens {
+
+class LiveAllocationModel;
+class LiveFilterProxy;
+class ViewState;
+
+class LiveTensorsPage : public QWidget {
+    Q_OBJECT
+
+public:
+    LiveTensorsPage(ViewState *state, QWidget *parent = nullptr);
+    void setDocument(std::shared_ptr<const Document> doc);
+    void setFilter(const QString &text, uint64_t minBytes, uint64_t maxBytes);
+    QTableView *table() const { return table_; }
+    QString totalsText() const;
+    QString exportCsv(const QString &path) const; // error message, or empty
+
+private:
+    void rebuild();
+    void updateTotals();
+
+    ViewState *state_;
+    std::shared_ptr<const Document> doc_;
+    LiveAllocationModel *model_;
+    LiveFilterProxy *proxy_;
+    QTableView *table_;
+    QLineEdit *text_, *minSize_, *maxSize_;
+    QLabel *title_, *totals_;
+};
+
+} // namespace memlens

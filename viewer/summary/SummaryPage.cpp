@@ -1,0 +1,207 @@
+#include "summary/SummaryPage.h"
+
+#include "document/ViewState.h"
+#include "model/ByteFormat.h"
+#include "stacks/CostBarDelegate.h"
+#include "style/AllocationText.h"
+
+#include <QHeaderView>
+#include <QLabel>
+#include <QMessageBox>
+#include <QSortFilterProxyModel>
+#include <QTableView>
+#include <QVBoxLayout>
+
+namespace memlens {
+
+namespace {
+QString b(uint64_t v)
+{
+    return QString::fromStdString(formatBytes(v));
+}
+
+QString phaseAt(const DeviceSummary &s, std::optional<int64_t> time)
+{
+    if (!time)
+        return {};
+    QString best;
+    for (const PhaseRange &p : s.annotations) {
+        if (p.startUs && *p.startUs <= *time && (!p.endUs || *time <= *p.endUs))
+            best = QString::fromStdString(p.name); // innermost (latest starting) wins
+    }
+    return best;
+}
+} // namespace
+
+SummaryPage::SummaryPage(ViewState *state, QWidget *parent) : QWidget(parent), state_(state)
+{
+    auto *layout = new QVBoxLayout(this);
+    facts_ = new QLabel(this);
+    facts_->setWordWrap(true);
+    facts_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    figures_ = new QLabel(this);
+    figures_->setTextFormat(Qt::RichText);
+    figures_->setWordWrap(true);
+    figures_->setTextInteractionFlags(Qt::TextBrowserInteraction);
+    connect(figures_, &QLabel::linkActivated, this, &SummaryPage::onLink);
+    model_ = new LiveAllocationModel(this);
+    auto *proxy = new QSortFilterProxyModel(this);
+    proxy->setSourceModel(model_);
+    proxy->setSortRole(Qt::EditRole);
+    table_ = new QTableView(this);
+    table_->setModel(proxy);
+    table_->setSortingEnabled(true);
+    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table_->setSelectionMode(QAbstractItemView::SingleSelection);
+    table_->setItemDelegateForColumn(LiveAllocationModel::Size, new CostBarDelegate(LiveAllocationModel::FractionRole, this));
+    table_->horizontalHeader()->setStretchLastSection(true);
+    table_->sortByColumn(LiveAllocationModel::Size, Qt::DescendingOrder);
+    table_->verticalHeader()->hide();
+    table_->setAlternatingRowColors(true);
+    connect(table_, &QTableView::doubleClicked, this, [this](const QModelIndex &index) {
+        if (!doc_)
+            return;
+        const uint32_t allocation = index.data(LiveAllocationModel::AllocationRole).toUInt();
+        const DeviceData *d = doc_->device(state_->device());
+        if (!d)
+            return;
+        const uint32_t born = d->index->allocation(allocation).allocEvent;
+        emit showOnTimeline(d->summary.peakIndex.value_or(born), allocation);
+    });
+    connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex &current) {
+        if (current.isValid())
+            state_->setSelectedAllocation(current.data(LiveAllocationModel::AllocationRole).toUInt());
+    });
+    layout->addWidget(facts_);
+    layout->addWidget(figures_);
+    auto *heading = new QLabel(tr("<b>Largest allocations live at the peak</b> — double-click to show one on the timeline"), this);
+    layout->addWidget(heading);
+    layout->addWidget(table_, 1);
+    connect(state_, &ViewState::deviceChanged, this, &SummaryPage::refresh);
+}
+
+void SummaryPage::setDocument(std::shared_ptr<const Document> doc)
+{
+    doc_ = std::move(doc);
+    refresh();
+}
+
+QString SummaryPage::factsText() const
+{
+    return facts_->text() + "\n" + figures_->text();
+}
+
+void SummaryPage::refresh()
+{
+    const DeviceData *d = doc_ ? doc_->device(state_->device()) : nullptr;
+    if (!d) {
+        facts_->setText(doc_ ? tr("%1: no device with segments or trace entries.").arg(doc_->fileName()) : QString());
+        figures_->clear();
+        model_->setAllocations(doc_, 0, {}, 0);
+        return;
+    }
+    const FileFacts &f = doc_->snapshot->facts;
+    const DeviceSummary &s = d->summary;
+    QStringList features;
+    if (f.hasTimes)
+        features << tr("times");
+    if (f.hasFrames)
+        features << tr("stacks");
+    if (f.hasAnnotations)
+        features << tr("record_function phases");
+    if (f.hasCompileContext)
+        features << tr("compile context");
+    if (f.hasAllocatorSettings)
+        features << tr("allocator settings");
+    QString format = QString::fromStdString(f.format);
+    if (f.pickleProtocol)
+        format += tr(" protocol %1").arg(f.pickleProtocol);
+    if (f.compression != "none")
+        format += ", " + QString::fromStdString(f.compression);
+    facts_->setText(tr("%1 — %2; device %3: %4 trace entries; recorded: %5")
+                        .arg(doc_->fileName(), format)
+                        .arg(s.device)
+                        .arg(QString::fromStdString(groupDigits(s.entries)))
+                        .arg(features.isEmpty() ? tr("nothing beyond the final state") : features.join(", ")));
+
+    QString html = "<table cellspacing='6'>";
+    auto row = [&](const QString &k, const QString &v) { html += "<tr><td><b>" + k + "</b></td><td>" + v + "</td></tr>"; };
+    const QString phase = phaseAt(s, s.peakTimeUs);
+    QString peak = s.peakIndex ? QStringLiteral("<a href='peak'>%1</a> at %2").arg(b(s.peakActiveBytes), eventLabel(*d->index, *s.peakIndex).toHtmlEscaped())
+                               : tr("%1 before the trace began").arg(b(s.peakActiveBytes));
+    if (!phase.isEmpty())
+        peak += tr(", during <i>%1</i>").arg(phase.toHtmlEscaped());
+    peak += tr(", %1 live blocks").arg(s.liveBlocksAtPeak);
+    row(tr("Peak active"), peak);
+    row(tr("Peak reserved"), b(s.peakReservedBytes));
+    row(tr("Before the trace"), tr("%1 in %2 blocks, %3 reserved").arg(b(s.initialBytes)).arg(s.initialBlocks).arg(b(s.startReservedBytes)));
+    for (const OomInfo &o : s.ooms)
+        row(tr("Out of memory"), tr("<a href='oom:%1'>%2 requested</a> at %3; the device reported %4 free; %5 free inside "
+                                    "reserved segments, largest free block %6 — <a href='segments:%1'><b>%7</b></a>")
+                                      .arg(o.index)
+                                      .arg(b(o.size), eventLabel(*d->index, o.index).toHtmlEscaped(), b(o.deviceFree), b(o.reservedFree),
+                                           b(o.largestFreeBlock), o.fragmentation ? tr("fragmentation") : tr("capacity")));
+    QStringList byCategory;
+    for (int c = 0; c < kCategoryCount; ++c) {
+        if (const uint64_t bytes = s.categoryBytesAtPeak[static_cast<size_t>(c)]) {
+            const std::string_view name = categoryName(static_cast<Category>(c));
+            byCategory << QStringLiteral("%1 %2").arg(QString::fromLatin1(name.data(), qsizetype(name.size())).replace('_', ' '), b(bytes));
+        }
+    }
+    if (!byCategory.isEmpty())
+        row(tr("At the peak"), byCategory.join(QStringLiteral(" · ")));
+    if (s.traceTotals) {
+        row(tr("Allocator totals"), tr("Total Allocated peaked at %1 (event %2); at the end %3 allocated, %4 reserved. "
+                                       "A profiler trace records no segments or blocks.")
+                                        .arg(b(s.traceTotals->peakAllocated))
+                                        .arg(s.traceTotals->peakIndex)
+                                        .arg(b(s.traceTotals->finalAllocated), b(s.traceTotals->finalReserved)));
+    } else {
+        row(tr("At the end"), tr("%1 reserved in %2 segments; %3 allocated; %4 free in reserved, largest free block %5 "
+                                 "(external fragmentation %6 %)")
+                                  .arg(b(s.final.reserved))
+                                  .arg(s.final.segments)
+                                  .arg(b(s.final.allocated), b(s.final.inactive), b(s.final.largestInactive))
+                                  .arg(qRound(s.final.externalFragmentation * 100)));
+    }
+    const auto &settings = doc_->snapshot->allocatorSettings;
+    if (!settings.empty()) {
+        QString conf;
+        for (const auto &[k, v] : settings) {
+            if (k == "PYTORCH_CUDA_ALLOC_CONF")
+                conf = QString::fromStdString(v);
+        }
+        row(tr("Allocator"), tr("PYTORCH_CUDA_ALLOC_CONF=%1 · <a href='settings'>all %2 settings…</a>")
+                                 .arg(conf.isEmpty() ? tr("(unset)") : conf.toHtmlEscaped())
+                                 .arg(settings.size()));
+    }
+    html += "</table>";
+    figures_->setText(html);
+    model_->setAllocations(doc_, s.device, s.topLiveAtPeak, s.peakActiveBytes, s.peakIndex.value_or(kBeforeTrace));
+    table_->resizeColumnsToContents();
+}
+
+void SummaryPage::onLink(const QString &link)
+{
+    const DeviceData *d = doc_ ? doc_->device(state_->device()) : nullptr;
+    if (!d)
+        return;
+    if (link == "settings") {
+        QString text = "<table>";
+        for (const auto &[k, v] : doc_->snapshot->allocatorSettings)
+            text += QStringLiteral("<tr><td><code>%1</code></td><td>%2</td></tr>")
+                        .arg(QString::fromStdString(k).toHtmlEscaped(), QString::fromStdString(v).toHtmlEscaped());
+        auto *box = new QMessageBox(QMessageBox::NoIcon, tr("Allocator settings"), text + "</table>", QMessageBox::Close, this);
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->open();
+        return;
+    }
+    if (link == "peak" && d->summary.peakIndex)
+        emit showOnTimeline(*d->summary.peakIndex, UINT32_MAX);
+    else if (link.startsWith("oom:"))
+        emit showOnTimeline(link.mid(4).toUInt(), UINT32_MAX);
+    else if (link.startsWith("segments:"))
+        emit showSegments(link.mid(9).toUInt());
+}
+
+} // namespace memlens

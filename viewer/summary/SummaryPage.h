@@ -1,0 +1,46 @@
+#pragma once
+// The first page of a loaded document (like heaptrack's summary): file facts, the peak, OOMs,
+// the final allocator state and the largest allocations live at the peak. Figures are links
+// to the view that explains them.
+#include "document/Document.h"
+#include "summary/LiveAllocationModel.h"
+
+#include <QWidget>
+#include <memory>
+
+class QLabel;
+class QTableView;
+
+namespace memlens {
+
+class ViewState;
+
+class SummaryPage : public QWidget {
+    Q_OBJECT
+
+public:
+    SummaryPage(ViewState *state, QWidget *parent = nullptr);
+    void setDocument(std::shared_ptr<const Document> doc);
+
+    QString factsText() const;
+    QTableView *liveTable() const { return table_; }
+
+signals:
+    // The user asked to see an event on the timeline (peak, OOM, an allocation).
+    void showOnTimeline(uint32_t event, uint32_t allocation);
+    // …or the allocator's state there (the OOM verdict).
+    void showSegments(uint32_t event);
+
+private:
+    void refresh();
+    void onLink(const QString &link);
+
+    ViewState *state_;
+    std::shared_ptr<const Document> doc_;
+    QLabel *facts_;
+    QLabel *figures_;
+    QTableView *table_;
+    LiveAllocationModel *model_;
+};
+
+} // namespace memlens

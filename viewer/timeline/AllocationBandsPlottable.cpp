@@ -1,0 +1,299 @@
+#include "timeline/AllocationBandsPlottable.h"
+
+#include "annotations/AnnotationPainter.h"
+#include "model/ByteFormat.h"
+#include "style/BandColors.h"
+
+#include <algorithm>
+
+namespace memlens {
+
+AllocationBandsPlottable::AllocationBandsPlottable(QCPAxis *keyAxis, QCPAxis *valueAxis)
+    : QCPAbstractPlottable(keyAxis, valueAxis)
+{
+    setName(tr("Allocations"));
+    setAntialiased(false);
+    setAntialiasedFill(false);
+}
+
+void AllocationBandsPlottable::setData(std::shared_ptr<const Document> doc, const DeviceData *device, const TimelineAxis &axis)
+{
+    doc_ = std::move(doc);
+    device_ = device;
+    axis_ = axis;
+    frame_ = {};
+}
+
+QCPRange AllocationBandsPlottable::getKeyRange(bool &foundRange, QCP::SignDomain) const
+{
+    foundRange = device_ != nullptr;
+    return QCPRange(axis_.xMin(), axis_.xMax());
+}
+
+QCPRange AllocationBandsPlottable::getValueRange(bool &foundRange, QCP::SignDomain, const QCPRange &) const
+{
+    foundRange = device_ != nullptr;
+    if (!device_)
+        return {};
+    return QCPRange(0, static_cast<double>(std::max(device_->index->peakActiveBytes(), device_->index->peakReservedBytes())));
+}
+
+double AllocationBandsPlottable::selectTest(const QPointF &pos, bool, QVariant *) const
+{
+    return allocationAtPixel(pos) != UINT32_MAX ? 0 : -1;
+}
+
+uint32_t AllocationBandsPlottable::allocationAtPixel(const QPointF &pixel, uint32_t *event) const
+{
+    if (frame_.total.empty() || !device_)
+        return UINT32_MAX;
+    const auto c = static_cast<long>((pixel.x() - frameLeft_) / columnWidth_);
+    if (c < 0 || c >= static_cast<long>(frame_.total.size()))
+        return UINT32_MAX;
+    if (event)
+        *event = frame_.columnEvent[static_cast<size_t>(c)];
+    const double value = mValueAxis->pixelToCoord(pixel.y());
+    for (const TimelineBand &band : frame_.bands) {
+        if (!band.alive(static_cast<size_t>(c)))
+            continue;
+        const double bottom = static_cast<double>(band.bottomAt(static_cast<size_t>(c)));
+        const double top = bottom + static_cast<double>(band.size);
+        if (value >= bottom && value < top)
+            return band.allocation;
+    }
+    return UINT32_MAX;
+}
+
+double AllocationBandsPlottable::pixelOfEvent(uint32_t event) const
+{
+    if (!device_ || event == kBeforeTrace)
+        return -1;
+    return mKeyAxis->coordToPixel(axis_.xOfEvent(event) + (axis_.isTime() ? 0.0 : 0.5));
+}
+
+void AllocationBandsPlottable::draw(QCPPainter *painter)
+{
+    if (!device_ || device_->index->eventCount() == 0)
+        return;
+    const QRect area = clipRect();
+    const double left = area.left(), right = area.right() + 1;
+    const int columns = std::max(1, static_cast<int>(right - left));
+    const double x0 = mKeyAxis->pixelToCoord(left), x1 = mKeyAxis->pixelToCoord(right);
+    frame_ = device_->layout->layoutColumns(axis_.columnRanges(x0, x1, columns), kMaxBands);
+    frameLeft_ = left;
+    columnWidth_ = (right - left) / columns;
+    auto y = [&](uint64_t bytes) { return mValueAxis->coordToPixel(static_cast<double>(bytes)); };
+
+    drawPhases(painter, area);
+
+    // Everything is filled as axis-aligned rectangles, one per run of columns with the same
+    // extent: QPainter's polygon rasteriser took hundreds of milliseconds on the spiky outline of
+    // a 12 M-event trace, rectangles take well under one.
+    auto fillRuns = [&](size_t from, size_t to, const auto &extentOf, const QColor &color) {
+        const QBrush brush(color.toRgb()); // converted once, not per rectangle
+        size_t c = from;
+        while (c < to) {
+            const auto [lo, hi] = extentOf(c);
+            if (hi <= lo) {
+                ++c;
+                continue;
+            }
+            size_t end = c + 1;
+            while (end < to && extentOf(end) == std::make_pair(lo, hi))
+                ++end;
+            painter->fillRect(QRectF(QPointF(left + c * columnWidth_, y(hi)), QPointF(left + end * columnWidth_, y(lo))), brush);
+            c = end;
+        }
+    };
+    const auto count = static_cast<size_t>(columns);
+    if (coloring_ == ColorMode::Category && device_->categories) {
+        // The folded band split by category too: each column's totals minus its drawn bands.
+        std::vector<std::array<uint64_t, kCategoryCount>> folded(count);
+        for (size_t c = 0; c < count; ++c)
+            folded[c] = device_->categories->totalsAfter(frame_.columnEvent[c]);
+        for (const TimelineBand &band : frame_.bands) {
+            const auto k = static_cast<size_t>(device_->categories->of(band.allocation));
+            for (size_t c = band.firstColumn; c < band.endColumn(); ++c)
+                folded[c][k] -= std::min(folded[c][k], band.size);
+        }
+        std::vector<uint64_t> base(count, 0);
+        for (int k = 0; k < kCategoryCount; ++k) {
+            fillRuns(0, count, [&](size_t c) {
+                const uint64_t top = std::min(base[c] + folded[c][static_cast<size_t>(k)], frame_.otherTop[c]);
+                return std::make_pair(std::min(base[c], top), top);
+            }, categoryColor(k).lighter(125));
+            for (size_t c = 0; c < count; ++c)
+                base[c] = std::min(base[c] + folded[c][static_cast<size_t>(k)], frame_.otherTop[c]);
+        }
+    } else {
+        fillRuns(0, count, [&](size_t c) { return std::make_pair(uint64_t(0), frame_.otherTop[c]); }, foldedBandColor(dark_));
+    }
+    const TimelineBand *selectedBand = nullptr;
+    for (const TimelineBand &band : frame_.bands) {
+        fillRuns(band.firstColumn, band.endColumn(), [&](size_t c) {
+            return std::make_pair(band.bottomAt(c), band.bottomAt(c) + band.size);
+        }, allocationColor(*device_, band.allocation, coloring_));
+        if (band.allocation == selected_)
+            selectedBand = &band;
+    }
+    // The selected allocation gets an outline.
+    if (selectedBand) {
+        const uint64_t size = selectedBand->size;
+        painter->setPen(QPen(dark_ ? Qt::white : Qt::black, 2));
+        painter->setBrush(Qt::NoBrush);
+        for (size_t c = selectedBand->firstColumn; c < selectedBand->endColumn(); ++c)
+            painter->drawRect(QRectF(QPointF(left + c * columnWidth_, y(selectedBand->bottomAt(c) + size)),
+                                     QPointF(left + (c + 1) * columnWidth_, y(selectedBand->bottomAt(c)))));
+    }
+
+    // Reserved bytes.
+    QPolygonF reserved;
+    for (int c = 0; c < columns; ++c) {
+        reserved << QPointF(left + c * columnWidth_, y(frame_.reserved[static_cast<size_t>(c)]))
+                 << QPointF(left + (c + 1) * columnWidth_, y(frame_.reserved[static_cast<size_t>(c)]));
+    }
+    painter->setBrush(Qt::NoBrush);
+    painter->setPen(QPen(dark_ ? QColor(255, 120, 120) : QColor(200, 30, 30), 1.5, Qt::DashLine));
+    painter->drawPolyline(reserved);
+
+    // Markers: the peak and every OOM, and the event cursor.
+    const DeviceSummary &s = device_->summary;
+    int row = 0;
+    markerLabels_.clear();
+    if (s.peakIndex)
+        drawMarker(painter, *s.peakIndex, tr("peak %1").arg(QString::fromStdString(formatBytes(s.peakActiveBytes))),
+                   dark_ ? QColor(255, 210, 80) : QColor(160, 100, 0), row++);
+    for (const OomInfo &o : s.ooms)
+        drawMarker(painter, o.index, tr("OOM: %1 requested").arg(QString::fromStdString(formatBytes(o.size))), QColor(220, 40, 40), row++);
+    if (cursor_ != kBeforeTrace)
+        drawMarker(painter, cursor_, QString(), dark_ ? QColor(120, 200, 255) : QColor(0, 90, 200), 0);
+    if (annotations_) {
+        painter->setClipRect(clipRect());
+        paintAnnotations(*painter, annotations_->displayItems(), *this, annotations_->selected(), dark_);
+    }
+}
+
+QPointF AllocationBandsPlottable::anchorPixel(double eventX, double bytes) const
+{
+    const auto n = device_ ? device_->index->eventCount() : 0;
+    const auto e = static_cast<uint32_t>(std::clamp(eventX, 0.0, n ? double(n - 1) : 0.0));
+    return {mKeyAxis->coordToPixel(axis_.xOfEvent(e) + (axis_.isTime() ? 0.0 : 0.5)), mValueAxis->coordToPixel(bytes)};
+}
+
+std::optional<QPointF> AllocationBandsPlottable::headPixel(const Annotation &a) const
+{
+    if (!device_ || !std::isfinite(a.x) || !std::isfinite(a.y))
+        return std::nullopt;
+    return anchorPixel(a.x, a.y);
+}
+
+std::optional<QPointF> AllocationBandsPlottable::tailPixel(const Annotation &a) const
+{
+    if (!device_ || !std::isfinite(a.x2) || !std::isfinite(a.y2))
+        return std::nullopt;
+    return anchorPixel(a.x2, a.y2);
+}
+
+bool AllocationBandsPlottable::pin(double &x, double &y, const QPointF &pixel) const
+{
+    if (!device_ || device_->index->eventCount() == 0)
+        return false;
+    x = axis_.eventAt(mKeyAxis->pixelToCoord(pixel.x()));
+    y = std::max(0.0, mValueAxis->pixelToCoord(pixel.y()));
+    return true;
+}
+
+bool AllocationBandsPlottable::pinHead(Annotation &a, const QPointF &pixel) const
+{
+    return pin(a.x, a.y, pixel);
+}
+
+bool AllocationBandsPlottable::pinTail(Annotation &a, const QPointF &pixel) const
+{
+    return pin(a.x2, a.y2, pixel);
+}
+
+QRectF AllocationBandsPlottable::annotationArea() const
+{
+    return clipRect();
+}
+
+void AllocationBandsPlottable::refreshAnnotations()
+{
+    mParentPlot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void AllocationBandsPlottable::drawMarker(QCPPainter *painter, uint32_t event, const QString &label, const QColor &color, int row)
+{
+    const double x = pixelOfEvent(event);
+    const QRect area = clipRect();
+    if (x < area.left() || x > area.right() + 1) // the last event's column ends at right() + 1
+        return;
+    painter->setPen(QPen(color, 1.5, label.isEmpty() ? Qt::SolidLine : Qt::DashDotLine));
+    painter->drawLine(QLineF(x, area.top(), x, area.bottom()));
+    if (label.isEmpty())
+        return;
+    const QFontMetrics fm(painter->font());
+    const int w = fm.horizontalAdvance(label) + 8, h = fm.height() + 2;
+    double lx = x + 4;
+    if (lx + w > area.right())
+        lx = x - 4 - w;
+    const QRectF box(lx, area.top() + 22 + row * (h + 2), w, h);
+    markerLabels_.append(box);
+    painter->setBrush(dark_ ? QColor(30, 30, 34, 220) : QColor(255, 255, 255, 220));
+    painter->setPen(QPen(color, 1));
+    painter->drawRect(box);
+    painter->setPen(dark_ ? Qt::white : Qt::black);
+    painter->drawText(box, Qt::AlignCenter, label);
+}
+
+void AllocationBandsPlottable::drawPhases(QCPPainter *painter, const QRect &area)
+{
+    const auto &phases = device_->summary.annotations;
+    if (phases.empty())
+        return;
+    const QFontMetrics fm(painter->font());
+    const int h = fm.height() + 4;
+    // Two passes: every shade first, then the labelled strips on top, so a later phase's shade
+    // never washes out an earlier label.
+    for (int pass = 0; pass < 2; ++pass) {
+        for (const PhaseRange &p : phases) {
+            if (!p.startUs)
+                continue;
+            const double xa = std::max<double>(mKeyAxis->coordToPixel(axis_.xOfTime(*p.startUs)), area.left());
+            const double xb = std::min<double>(p.endUs ? mKeyAxis->coordToPixel(axis_.xOfTime(*p.endUs)) : area.right(), area.right());
+            if (xb <= xa)
+                continue;
+            QColor c = bandColor(std::hash<std::string>{}(p.name));
+            painter->setPen(Qt::NoPen);
+            if (pass == 0) {
+                c.setAlpha(dark_ ? 40 : 30);
+                painter->setBrush(c);
+                painter->drawRect(QRectF(QPointF(xa, area.top()), QPointF(xb, area.bottom())));
+                continue;
+            }
+            const QRectF label(QPointF(xa, area.top()), QPointF(xb, area.top() + h));
+            painter->setBrush(c.lighter(dark_ ? 90 : 115));
+            painter->drawRect(label);
+            const QString name = fm.elidedText(QString::fromStdString(p.name), Qt::ElideRight, static_cast<int>(label.width()) - 6);
+            if (name.size() > 1) {
+                painter->setPen(Qt::black);
+                painter->drawText(label, Qt::AlignCenter, name);
+            }
+        }
+    }
+}
+
+void AllocationBandsPlottable::drawLegendIcon(QCPPainter *painter, const QRectF &rect) const
+{
+    painter->setPen(Qt::NoPen);
+    const double w = rect.width() / 3;
+    painter->setBrush(bandColor(1));
+    painter->drawRect(QRectF(rect.left(), rect.top(), w, rect.height()));
+    painter->setBrush(bandColor(2));
+    painter->drawRect(QRectF(rect.left() + w, rect.top(), w, rect.height()));
+    painter->setBrush(foldedBandColor(dark_));
+    painter->drawRect(QRectF(rect.left() + 2 * w, rect.top(), w, rect.height()));
+}
+
+} // namespace memlens

@@ -1,0 +1,80 @@
+#pragma once
+// QCustomPlot plottable that draws the allocation timeline of one device: the stacked
+// allocation bands from TimelineLayout (recomputed for the visible range and pixel width at
+// each repaint), the reserved-bytes line, record_function phase bands, and peak/OOM markers.
+#include "annotations/AnnotationPlacement.h"
+#include "document/Document.h"
+#include "style/BandColors.h"
+#include "timeline/TimelineAxis.h"
+
+#include <memory>
+#include <qcustomplot.h>
+
+namespace memlens {
+
+class AnnotationSet;
+
+class AllocationBandsPlottable : public QCPAbstractPlottable, public AnnotationPlacement {
+    Q_OBJECT
+
+public:
+    AllocationBandsPlottable(QCPAxis *keyAxis, QCPAxis *valueAxis);
+
+    void setData(std::shared_ptr<const Document> doc, const DeviceData *device, const TimelineAxis &axis);
+    void setColoring(ColorMode coloring) { coloring_ = coloring; }
+    ColorMode coloring() const { return coloring_; }
+    void setSelectedAllocation(uint32_t allocation) { selected_ = allocation; }
+    void setCursorEvent(uint32_t event) { cursor_ = event; }
+    void setDark(bool dark) { dark_ = dark; }
+    void setAnnotations(const AnnotationSet *annotations) { annotations_ = annotations; }
+    // Pixel position of a data point (event index, bytes) in the current axes.
+    QPointF anchorPixel(double eventX, double bytes) const;
+
+    // Timeline annotations: both points are (event, bytes).
+    QString annotationView() const override { return QStringLiteral("timeline"); }
+    std::optional<QPointF> headPixel(const Annotation &a) const override;
+    std::optional<QPointF> tailPixel(const Annotation &a) const override;
+    bool pinHead(Annotation &a, const QPointF &pixel) const override;
+    bool pinTail(Annotation &a, const QPointF &pixel) const override;
+    QRectF annotationArea() const override;
+    QList<QRectF> annotationObstacles() const override { return markerLabels_; }
+    void refreshAnnotations() override;
+
+    // What lies under a pixel position of the last drawn frame: an allocation id, or
+    // UINT32_MAX (folded band, or nothing). `event` receives the column's sample event.
+    uint32_t allocationAtPixel(const QPointF &pixel, uint32_t *event = nullptr) const;
+    const TimelineFrame &lastFrame() const { return frame_; }
+    // Pixel x of the centre of the column showing `event`, in the last drawn frame (-1: none).
+    double pixelOfEvent(uint32_t event) const;
+
+    double selectTest(const QPointF &pos, bool onlySelectable, QVariant *details = nullptr) const override;
+    QCPRange getKeyRange(bool &foundRange, QCP::SignDomain inSignDomain = QCP::sdBoth) const override;
+    QCPRange getValueRange(bool &foundRange, QCP::SignDomain inSignDomain = QCP::sdBoth,
+                           const QCPRange &inKeyRange = QCPRange()) const override;
+
+    static constexpr size_t kMaxBands = 1000;
+
+protected:
+    void draw(QCPPainter *painter) override;
+    void drawLegendIcon(QCPPainter *painter, const QRectF &rect) const override;
+
+private:
+    void drawPhases(QCPPainter *painter, const QRect &area);
+    void drawMarker(QCPPainter *painter, uint32_t event, const QString &label, const QColor &color, int row);
+    bool pin(double &x, double &y, const QPointF &pixel) const;
+
+    std::shared_ptr<const Document> doc_;
+    const DeviceData *device_ = nullptr;
+    TimelineAxis axis_;
+    TimelineFrame frame_;
+    double frameLeft_ = 0;   // pixel x of column 0
+    double columnWidth_ = 1; // pixels per column
+    ColorMode coloring_ = ColorMode::Allocation;
+    bool dark_ = false;
+    uint32_t selected_ = UINT32_MAX;
+    uint32_t cursor_ = kBeforeTrace;
+    const AnnotationSet *annotations_ = nullptr;
+    QList<QRectF> markerLabels_; // peak / OOM labels of the last frame: annotations keep off them
+};
+
+} // namespace memlens
