@@ -7,6 +7,7 @@
 #include "document/ViewState.h"
 #include "estimator/EstimatorPanel.h"
 #include "export/ViewExport.h"
+#include "report/SummaryMarkdown.h"
 #include "segments/SegmentsPage.h"
 #include "stacks/CompareDialog.h"
 #include "timeline/TimelineView.h"
@@ -103,11 +104,11 @@ void MainWindow::createMenus()
     QMenu *view = menuBar()->addMenu(tr("&View"));
     view->addAction(tr("&Summary"), QKeySequence(Qt::CTRL | Qt::Key_1), this, [this] {
         if (DocumentView *d = currentDocument())
-            d->showPage(DocumentView::Page::Summary);
+            d->showPage(Page::Summary);
     });
     view->addAction(tr("&Timeline"), QKeySequence(Qt::CTRL | Qt::Key_2), this, [this] {
         if (DocumentView *d = currentDocument())
-            d->showPage(DocumentView::Page::Timeline);
+            d->showPage(Page::Timeline);
     });
     view->addSeparator();
     view->addAction(tr("Export as PNG…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E), this, [this] { exportView(1.0, false); });
@@ -119,12 +120,13 @@ void MainWindow::createMenus()
     });
     view->addAction(tr("Copy &Summary (Markdown)"), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_C), this, [this] {
         if (DocumentView *d = currentDocument(); d && d->document())
-            QGuiApplication::clipboard()->setText(summaryMarkdown(*d->document(), d->state()->device()));
+            if (const DeviceData *data = d->state()->deviceData())
+                QGuiApplication::clipboard()->setText(QString::fromStdString(summaryMarkdown(*d->document()->snapshot, data->summary, d->document()->fileName())));
     });
     view->addSeparator();
     view->addAction(tr("S&egments"), QKeySequence(Qt::CTRL | Qt::Key_3), this, [this] {
         if (DocumentView *d = currentDocument())
-            d->showPage(DocumentView::Page::Segments);
+            d->showPage(Page::Segments);
     });
 
     QMenu *annotate = menuBar()->addMenu(tr("&Annotate"));
@@ -278,11 +280,8 @@ void MainWindow::openEstimator()
     auto *panel = new EstimatorPanel;
     panel->setAttribute(Qt::WA_DeleteOnClose);
     panel->setWindowTitle(tr("Memory estimator — memlens"));
-    if (DocumentView *view = currentDocument(); view && view->document() && !view->document()->devices.empty()) {
-        const DeviceData &d = view->document()->devices.begin()->second;
-        panel->setMeasuredPeak(d.summary.peakActiveBytes, view->document()->fileName());
-        panel->setMeasuredCategories(d.summary.categoryBytesAtPeak);
-    }
+    if (DocumentView *view = currentDocument(); view && view->state()->deviceData())
+        panel->setMeasurement(view->state()->deviceData()->summary, QString::fromStdString(view->document()->fileName()));
     panel->resize(1100, 620);
     panel->show();
 }

@@ -3,7 +3,7 @@
 #include "Application.h"
 #include "CommandLine.h"
 #include "analysis/SnapshotSummary.h"
-#include "document/Document.h"
+#include "pipeline/Document.h"
 #include "document/DocumentView.h"
 #include "document/SessionBinding.h"
 #include "estimator/EstimatorPanel.h"
@@ -41,26 +41,24 @@ QSize parseSize(const std::string &text)
     return {w, h};
 }
 
-void writeImage(QWidget &view, const QString &out)
+// The views `render` draws: every page, plus the flame graph alone and the estimator panel.
+constexpr std::string_view kViews[] = {"timeline", "segments", "stacks", "flamegraph", "live", "summary", "categories", "estimator"};
+
+std::string viewList()
 {
-    QSaveFile file(out); // temp file + rename: an interrupted render never leaves half a file
-    if (!file.open(QIODevice::WriteOnly))
-        throw std::runtime_error(out.toStdString() + ": cannot write: " + file.errorString().toStdString());
-    if (out.endsWith(".svg", Qt::CaseInsensitive)) {
-        QSvgGenerator svg;
-        svg.setOutputDevice(&file);
-        svg.setSize(view.size());
-        svg.setViewBox(QRect(QPoint(0, 0), view.size()));
-        svg.setResolution(view.logicalDpiX());
-        svg.setTitle("memlens");
-        QCPPainter painter(&svg);
-        renderVector(&view, painter);
-    } else {
-        if (!view.grab().save(&file, "PNG"))
-            throw std::runtime_error(out.toStdString() + ": cannot encode PNG");
-    }
-    if (!file.commit())
-        throw std::runtime_error(out.toStdString() + ": cannot write: " + file.errorString().toStdString());
+    std::string list;
+    for (std::string_view v : kViews)
+        list += (list.empty() ? "" : "|") + std::string(v);
+    return list;
+}
+
+// Atomically, as the GUI's exports write (with the footer when one is given).
+void writeImage(QWidget &view, const QString &out, const std::optional<ExportFooter> &footer = std::nullopt)
+{
+    const QString error = out.endsWith(".svg", Qt::CaseInsensitive) ? exportSvg(&view, footer, out)
+                                                                    : savePng(exportImage(&view, footer, 1.0), out);
+    if (!error.isEmpty())
+        throw std::runtime_error(error.toStdString());
 }
 
 } // namespace
@@ -85,12 +83,11 @@ int runRenderCommand(int argc, char **argv)
             return 1;
         }
         if ((cl.positional().size() != 1 && !(session && cl.positional().empty())) || !cl.value("o"))
-            throw std::invalid_argument("usage: memlens render FILE --view timeline|segments|stacks|flamegraph|live|summary|categories|estimator [--at peak|oom|EVENT] "
+            throw std::invalid_argument("usage: memlens render FILE --view " + viewList() + " [--at peak|oom|EVENT] [--device N] "
                                         "[--range A:B] [--size WxH] [--theme light|dark] [--color allocation|site|category] [--footer] [--session S.memlens] -o OUT.png|OUT.svg");
         const std::string view = cl.value("view").value_or(session ? session->page : "timeline");
-        if (view != "timeline" && view != "summary" && view != "segments" && view != "categories" && view != "estimator" &&
-            view != "stacks" && view != "flamegraph" && view != "live")
-            throw std::invalid_argument("--view " + view + " is not available (timeline, segments, stacks, flamegraph, live, summary, categories, estimator)");
+        if (std::find(std::begin(kViews), std::end(kViews), view) == std::end(kViews))
+            throw std::invalid_argument("--view " + view + " is not available (" + viewList() + ")");
         const QString out = QString::fromStdString(*cl.value("o"));
         if (!out.endsWith(".png", Qt::CaseInsensitive) && !out.endsWith(".svg", Qt::CaseInsensitive))
             throw std::invalid_argument("-o must name a .png or .svg file");
@@ -100,20 +97,26 @@ int runRenderCommand(int argc, char **argv)
         if (!applyTheme(*app, QString::fromStdString(cl.value("theme").value_or("light"))))
             throw std::invalid_argument("--theme takes light or dark");
         const QString file = QString::fromStdString(cl.positional().empty() ? session->snapshotPath : cl.positional().front());
-        std::shared_ptr<Document> doc;
+        LoadedDocument loaded;
         try {
-            doc = buildDocument(file, nullptr, {});
+            loaded = loadDocument(file.toStdString());
         } catch (const LoadError &e) {
             std::cerr << "memlens: " << e.what() << '\n';
             return 1;
         }
+        const Document &doc = *loaded.document;
+        std::optional<int> deviceOption;
+        if (auto device = cl.integer("device")) {
+            if (!doc.device(static_cast<int>(*device)))
+                throw std::invalid_argument(file.toStdString() + ": device " + std::to_string(*device) + " has no segments or trace entries");
+            deviceOption = static_cast<int>(*device);
+        }
         if (view == "estimator") {
-            // The estimator with this file's measured peak beside the prediction.
+            // The estimator with the chosen device's measured peak beside the prediction.
             EstimatorPanel panel;
-            if (!doc->devices.empty()) {
-                const DeviceSummary &s = doc->devices.begin()->second.summary;
-                panel.setMeasuredPeak(s.peakActiveBytes, doc->fileName());
-                panel.setMeasuredCategories(s.categoryBytesAtPeak);
+            const DeviceData *measured = deviceOption ? doc.device(*deviceOption) : doc.devices.empty() ? nullptr : &doc.devices.begin()->second;
+            if (measured) {
+                panel.setMeasurement(measured->summary, QString::fromStdString(doc.fileName()));
                 panel.prefillFromSnapshot();
             }
             panel.setFixedSize(size);
@@ -123,38 +126,30 @@ int runRenderCommand(int argc, char **argv)
             return 0;
         }
         DocumentView documentView;
-        documentView.setDocument(doc);
-        if (auto device = cl.integer("device")) {
-            if (!doc->device(static_cast<int>(*device)))
-                throw std::invalid_argument(file.toStdString() + ": device " + std::to_string(*device) + " has no segments or trace entries");
-            documentView.state()->setDevice(static_cast<int>(*device));
-        }
+        documentView.setDocument(loaded);
+        ViewState &state = *documentView.state();
+        if (deviceOption)
+            state.setDevice(*deviceOption);
         if (session)
             applySession(documentView, *session);
-        documentView.showPage(view == "summary"      ? DocumentView::Page::Summary
-                              : view == "segments"   ? DocumentView::Page::Segments
-                              : view == "categories" ? DocumentView::Page::Categories
-                              : (view == "stacks" || view == "flamegraph") ? DocumentView::Page::Stacks
-                              : view == "live"       ? DocumentView::Page::Live
-                                                     : DocumentView::Page::Timeline);
+        documentView.showPage(view == "flamegraph" ? Page::Stacks : pageFromName(view).value_or(Page::Timeline));
         // A picture of the view itself: no empty details panel, and exactly the size asked for.
         documentView.setDetailsVisible(false);
         documentView.setFixedSize(size);
         documentView.show();
         QApplication::processEvents();
-        const DeviceData *device = doc->device(documentView.state()->device());
+        const DeviceData *device = state.deviceData();
         if (device && (view == "segments" || view == "stacks" || view == "flamegraph" || view == "live")) {
             if (auto at = cl.value("at"))
-                documentView.state()->setSelectedEvent(resolveEvent(*device->index, *at));
+                state.setSelectedEvent(resolveEvent(*device->index, *at));
         }
         if (auto color = cl.value("color")) {
-            const int mode = *color == "allocation" ? 0 : *color == "site" ? 1 : *color == "category" ? 2 : -1;
-            if (mode < 0)
+            const auto mode = colorModeFromName(*color);
+            if (!mode)
                 throw std::invalid_argument("--color takes allocation, site or category");
-            documentView.state()->setColorMode(static_cast<ColorMode>(mode));
+            state.setColorMode(*mode);
         }
         if (device && view == "timeline") {
-            TimelineView *timeline = documentView.timeline();
             if (auto range = cl.value("range")) {
                 const auto colon = range->find(':');
                 if (colon == std::string::npos)
@@ -162,17 +157,17 @@ int runRenderCommand(int argc, char **argv)
                 const double a = std::atof(range->substr(0, colon).c_str()), b = std::atof(range->substr(colon + 1).c_str());
                 if (!(b > a))
                     throw std::invalid_argument("--range: LAST must be greater than FIRST");
-                timeline->plot()->xAxis->setRange(timeline->axis().xOfEvent(static_cast<uint32_t>(a)),
-                                                  timeline->axis().xOfEvent(static_cast<uint32_t>(std::min<double>(b, device->index->eventCount() - 1))));
+                state.setVisibleRange({state.axis().xOfEvent(static_cast<uint32_t>(a)),
+                                       state.axis().xOfEvent(static_cast<uint32_t>(std::min<double>(b, device->index->eventCount() - 1)))});
             }
             if (auto at = cl.value("at")) {
                 const uint32_t event = resolveEvent(*device->index, *at);
                 if (cl.value("range"))
-                    documentView.state()->setSelectedEvent(event);
+                    state.setSelectedEvent(event);
                 else
-                    timeline->revealEvent(event);
+                    documentView.timeline()->revealEvent(event);
             }
-            timeline->plot()->replot();
+            documentView.timeline()->plot()->replot();
         }
         QApplication::processEvents();
         if (view == "segments")
@@ -190,12 +185,7 @@ int runRenderCommand(int argc, char **argv)
         }
         if (cl.flag("footer")) {
             // As the GUI exports: the page plus a footer naming file, device, moment and version.
-            QWidget *page = documentView.currentPage();
-            const ExportFooter footer = documentView.exportFooter(QString::fromUtf8(MEMLENS_VERSION));
-            const QString error = out.endsWith(".svg", Qt::CaseInsensitive) ? exportSvg(page, footer, out)
-                                                                            : savePng(exportImage(page, footer, 1.0), out);
-            if (!error.isEmpty())
-                throw std::runtime_error(error.toStdString());
+            writeImage(*documentView.currentPage(), out, documentView.exportFooter(QString::fromUtf8(MEMLENS_VERSION)));
             return 0;
         }
         writeImage(documentView, out);

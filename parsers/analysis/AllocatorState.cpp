@@ -114,13 +114,13 @@ AllocatorState allocatorStateAt(const Snapshot &snapshot, const DeviceIndex &ind
     return state;
 }
 
-OomDiagnosis diagnoseOom(const Snapshot &snapshot, const DeviceIndex &index, uint32_t oomEvent)
+OomDiagnosis diagnoseOom(const DeviceIndex &index, uint32_t oomEvent, const AllocatorState &state)
 {
     OomDiagnosis d;
     d.event = oomEvent;
     d.requested = index.events().size[oomEvent];
     d.deviceFree = index.events().addr[oomEvent];
-    const AllocatorState state = allocatorStateAt(snapshot, index, oomEvent);
+    d.timeUs = index.events().timeUs[oomEvent];
     const bool wantsLarge = d.requested > kSmallRequest;
     for (const StateSegment &seg : state.segments) {
         d.reservedFree += seg.free;

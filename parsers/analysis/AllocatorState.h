@@ -62,6 +62,7 @@ struct OomDiagnosis {
     uint32_t event = 0;
     uint64_t requested = 0;
     uint64_t deviceFree = 0;
+    int64_t timeUs = 0;
     uint64_t reservedFree = 0;     // free bytes inside reserved segments, all pools
     uint64_t largestFreeBlock = 0; // largest hole in the pool that would serve the request
     uint64_t largestFreeAddress = 0; // where that hole starts (0: no hole)
@@ -70,6 +71,7 @@ struct OomDiagnosis {
     std::string explanation() const; // plain words, with what typically helps
 };
 
-OomDiagnosis diagnoseOom(const Snapshot &snapshot, const DeviceIndex &index, uint32_t oomEvent);
+// `state` is the allocator state at `oomEvent`. Computed once per OOM, when the summary is built.
+OomDiagnosis diagnoseOom(const DeviceIndex &index, uint32_t oomEvent, const AllocatorState &state);
 
 } // namespace memlens

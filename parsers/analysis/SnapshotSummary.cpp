@@ -114,8 +114,7 @@ DeviceSummary summarizeDevice(const Snapshot &snapshot, const DeviceIndex &index
     s.startReservedBytes = index.startReservedBytes();
     s.final = finalState(snapshot, s.device);
     for (uint32_t e : index.oomEvents()) {
-        const OomDiagnosis d = diagnoseOom(snapshot, index, e);
-        s.ooms.push_back({e, ev.size[e], ev.addr[e], ev.timeUs[e], d.reservedFree, d.largestFreeBlock, d.largestFreeAddress, d.fragmentation});
+        s.ooms.push_back(diagnoseOom(index, e, allocatorStateAt(snapshot, index, e)));
     }
     s.annotations = phases(snapshot, s.device);
     s.name = snapshot.deviceName(s.device);

@@ -1,6 +1,7 @@
 #pragma once
 // The figures `memlens summary`, the GUI's summary page and the tests share.
 #include "analysis/AllocationCategories.h"
+#include "analysis/AllocatorState.h"
 #include "analysis/DeviceIndex.h"
 #include "model/Snapshot.h"
 
@@ -19,17 +20,6 @@ struct LiveBlockInfo {
     uint32_t stack = 0;
     uint32_t allocEvent = kBeforeTrace;
     Category category = Category::Unknown;
-};
-
-struct OomInfo {
-    uint32_t index = 0;
-    uint64_t size = 0;
-    uint64_t deviceFree = 0;
-    int64_t timeUs = 0;
-    uint64_t reservedFree = 0;     // free inside reserved segments at that moment
-    uint64_t largestFreeBlock = 0; // in the pool that would serve the request
-    uint64_t largestFreeAddress = 0; // where that hole starts (0: no hole)
-    bool fragmentation = false;
 };
 
 struct PhaseRange {
@@ -83,7 +73,7 @@ struct DeviceSummary {
     uint64_t peakReservedBytes = 0;
     uint64_t startReservedBytes = 0;
     FinalState final;
-    std::vector<OomInfo> ooms;
+    std::vector<OomDiagnosis> ooms;
     std::vector<PhaseRange> annotations;
     std::optional<TraceTotals> traceTotals;
     std::array<uint64_t, kCategoryCount> categoryBytesAtPeak{};

@@ -50,14 +50,14 @@ json deviceJson(const Snapshot &snapshot, const DeviceReport &report)
     for (const auto &[name, count] : s.otherActions)
         actions[name] = count;
     json ooms = json::array();
-    for (const OomInfo &o : s.ooms)
-        ooms.push_back({{"index", o.index},
-                        {"size", o.size},
+    for (const OomDiagnosis &o : s.ooms)
+        ooms.push_back({{"index", o.event},
+                        {"size", o.requested},
                         {"device_free", o.deviceFree},
                         {"time_us", o.timeUs},
                         {"reserved_free_bytes", o.reservedFree},
                         {"largest_free_block", o.largestFreeBlock},
-                        {"verdict", o.fragmentation ? "fragmentation" : "capacity"}});
+                        {"verdict", o.verdict()}});
     json annotations = json::array();
     for (const PhaseRange &p : s.annotations)
         annotations.push_back({{"name", p.name}, {"start_time_us", optionalJson(p.startUs)}, {"end_time_us", optionalJson(p.endUs)}});
@@ -201,11 +201,11 @@ std::string summaryText(const Snapshot &snapshot, const std::string &file, const
             << formatBytes(s.final.allocated) << " allocated (" << formatBytes(s.final.requested) << " requested), "
             << formatBytes(s.final.inactive) << " free; largest free block " << formatBytes(s.final.largestInactive)
             << ", external fragmentation " << static_cast<int>(s.final.externalFragmentation * 100 + 0.5) << "%\n";
-        for (const OomInfo &o : s.ooms)
-            out << "  OOM at event " << o.index << ": " << formatBytes(o.size) << " requested, device reported "
+        for (const OomDiagnosis &o : s.ooms)
+            out << "  OOM at event " << o.event << ": " << formatBytes(o.requested) << " requested, device reported "
                 << formatBytes(o.deviceFree) << " free; " << formatBytes(o.reservedFree)
                 << " free in reserved segments, largest block " << formatBytes(o.largestFreeBlock) << " -> "
-                << (o.fragmentation ? "fragmentation" : "capacity") << "\n";
+                << o.verdict() << "\n";
         out << "  At the peak by category:";
         for (int c = 0; c < kCategoryCount; ++c) {
             if (s.categoryBytesAtPeak[static_cast<size_t>(c)])

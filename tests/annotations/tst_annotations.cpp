@@ -38,10 +38,10 @@ QString oomFile()
     return corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle";
 }
 
-std::unique_ptr<DocumentView> openView(std::shared_ptr<const Document> doc, DocumentView::Page page)
+std::unique_ptr<DocumentView> openView(const LoadedDocument &loaded, Page page)
 {
     auto view = std::make_unique<DocumentView>();
-    view->setDocument(std::move(doc));
+    view->setDocument(loaded);
     view->showPage(page);
     view->resize(1400, 900);
     view->show();
@@ -112,21 +112,23 @@ bool reserved(const AllocatorState &state, uint64_t address)
 class TestAnnotations : public QObject {
     Q_OBJECT
 
-    std::shared_ptr<Document> oom_;
+    LoadedDocument oomLoaded_;
+    std::shared_ptr<const Document> oom_;
     uint32_t oomEvent_ = 0;
 
 private slots:
     void initTestCase()
     {
-        oom_ = buildDocument(oomFile(), nullptr, {});
+        oomLoaded_ = loadDocument(oomFile().toStdString());
+        oom_ = oomLoaded_.document;
         QCOMPARE(oom_->devices.at(0).summary.ooms.size(), size_t(1));
-        oomEvent_ = oom_->devices.at(0).summary.ooms.front().index;
+        oomEvent_ = oom_->devices.at(0).summary.ooms.front().event;
     }
 
     // Timeline notes stay on their (event, bytes) through zoom, survive a session, and undo/redo.
     void timelineAnchoring()
     {
-        auto view = openView(oom_, DocumentView::Page::Timeline);
+        auto view = openView(oomLoaded_, Page::Timeline);
         AnnotationSet *set = view->annotations();
         view->annotatePeak();
         QVERIFY(view->annotateOom());
@@ -155,7 +157,7 @@ private slots:
         QTemporaryDir dir;
         const std::string path = dir.filePath("a.memlens").toStdString();
         saveSession(path, captureSession(*view), false);
-        auto other = openView(oom_, DocumentView::Page::Summary);
+        auto other = openView(oomLoaded_, Page::Summary);
         applySession(*other, loadSession(path));
         QCOMPARE(other->annotations()->items(), set->items());
     }
@@ -164,7 +166,7 @@ private slots:
     // scale changes and is hidden at events where that memory is not reserved.
     void segmentMapPinsToAddresses()
     {
-        auto view = openView(oom_, DocumentView::Page::Segments);
+        auto view = openView(oomLoaded_, Page::Segments);
         view->state()->setSelectedEvent(oomEvent_);
         QApplication::processEvents();
         SegmentMapWidget *map = view->segments()->map();
@@ -194,9 +196,9 @@ private slots:
         QVERIFY(!reserved(map->state(), static_cast<uint64_t>(note.x)));
         QVERIFY(!map->headPixel(note));
         // Jumping to it from the list brings back its event and page.
-        view->showPage(DocumentView::Page::Summary);
+        view->showPage(Page::Summary);
         view->jumpToAnnotation(0);
-        QCOMPARE(view->currentPageKind(), DocumentView::Page::Segments);
+        QCOMPARE(view->currentPageKind(), Page::Segments);
         QCOMPARE(view->state()->selectedEvent(), oomEvent_);
         QVERIFY(map->headPixel(note));
         QCOMPARE(view->annotations()->selected(), 0);
@@ -205,7 +207,7 @@ private slots:
     // "Annotate This OOM" on the segments page points at the largest hole at the OOM.
     void oomNoteOnTheSegmentMap()
     {
-        auto view = openView(oom_, DocumentView::Page::Segments);
+        auto view = openView(oomLoaded_, Page::Segments);
         QVERIFY(view->annotateOom());
         const Annotation note = view->annotations()->items().last();
         QCOMPARE(note.view, QString("segments"));
@@ -225,7 +227,7 @@ private slots:
     // corner only; a click only selects.
     void dragMovesWithOneUndoStep()
     {
-        auto view = openView(oom_, DocumentView::Page::Segments);
+        auto view = openView(oomLoaded_, Page::Segments);
         view->state()->setSelectedEvent(oomEvent_);
         QApplication::processEvents();
         SegmentMapWidget *map = view->segments()->map();
@@ -270,7 +272,7 @@ private slots:
     // of another event, stays on it when zoomed in, and is hidden when that branch is not shown.
     void flameGraphPinsToFrames()
     {
-        auto view = openView(oom_, DocumentView::Page::Stacks);
+        auto view = openView(oomLoaded_, Page::Stacks);
         view->state()->setSelectedEvent(oomEvent_);
         QApplication::processEvents();
         FlameGraphWidget *flame = view->stacks()->flameGraph();
@@ -325,7 +327,7 @@ private slots:
     // annotations pinned in them are where they were.
     void sessionRestoresPinnedViews()
     {
-        auto view = openView(oom_, DocumentView::Page::Stacks);
+        auto view = openView(oomLoaded_, Page::Stacks);
         view->state()->setSelectedEvent(oomEvent_);
         StacksPage *stacks = view->stacks();
         CallTreeOptions o = stacks->options();
@@ -342,7 +344,7 @@ private slots:
         QTemporaryDir dir;
         const std::string path = dir.filePath("z.memlens").toStdString();
         saveSession(path, captureSession(*view), false);
-        auto other = openView(oom_, DocumentView::Page::Summary);
+        auto other = openView(oomLoaded_, Page::Summary);
         applySession(*other, loadSession(path));
         QVERIFY(other->stacks()->options().bottomUp);
         FlameGraphWidget *restored = other->stacks()->flameGraph();
@@ -357,7 +359,7 @@ private slots:
     // Double-click edits the text, Delete removes the selected annotation, Ctrl+Z brings it back.
     void editAndDelete()
     {
-        auto view = openView(oom_, DocumentView::Page::Timeline);
+        auto view = openView(oomLoaded_, Page::Timeline);
         view->annotatePeak();
         AnnotationSet *set = view->annotations();
         QCustomPlot *plot = view->timeline()->plot();
@@ -385,7 +387,7 @@ private slots:
     // The draw tools: an arrow is dragged from its text to what it points at; Esc cancels a tool.
     void drawTools()
     {
-        auto view = openView(oom_, DocumentView::Page::Timeline);
+        auto view = openView(oomLoaded_, Page::Timeline);
         QCustomPlot *plot = view->timeline()->plot();
         AnnotationSet *set = view->annotations();
         AnnotationEditor *editor = view->annotationEditor("timeline");
@@ -405,7 +407,7 @@ private slots:
         const double column = plot->xAxis->coordToPixel(1) - plot->xAxis->coordToPixel(0);
         QVERIFY(std::abs(head.x() - to.x()) <= column + 1);
         QVERIFY(std::abs(head.y() - to.y()) <= 1);
-        QCOMPARE(arrow.x, double(view->timeline()->axis().eventAt(plot->xAxis->pixelToCoord(to.x()))));
+        QCOMPARE(arrow.x, double(view->state()->axis().eventAt(plot->xAxis->pixelToCoord(to.x()))));
         // Esc cancels a tool before anything is drawn.
         view->setAnnotationTool("note");
         key(plot, Qt::Key_Escape);
@@ -414,16 +416,16 @@ private slots:
         mouse(plot, QEvent::MouseButtonRelease, from, Qt::NoButton);
         QCOMPARE(set->items().size(), 1);
         // A tool on a page without annotations shows the timeline.
-        view->showPage(DocumentView::Page::Live);
+        view->showPage(Page::Live);
         view->setAnnotationTool("box");
-        QCOMPARE(view->currentPageKind(), DocumentView::Page::Timeline);
+        QCOMPARE(view->currentPageKind(), Page::Timeline);
         view->setAnnotationTool({});
     }
 
     // The list follows the set: rows, selection both ways, and a sane item model.
     void annotationList()
     {
-        auto view = openView(oom_, DocumentView::Page::Timeline);
+        auto view = openView(oomLoaded_, Page::Timeline);
         auto *list = view->findChild<QListWidget *>();
         QVERIFY(list);
         QAbstractItemModelTester tester(list->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
@@ -461,21 +463,21 @@ private slots:
     // PNG has the requested size, in both themes.
     void renderAnnotatedViews()
     {
-        auto view = openView(oom_, DocumentView::Page::Segments);
+        auto view = openView(oomLoaded_, Page::Segments);
         view->state()->setSelectedEvent(oomEvent_);
         QApplication::processEvents();
         SegmentMapWidget *map = view->segments()->map();
         answer(view->annotationEditor("segments"), "hole next to the largest block");
         const QRect block = map->rectOfAllocation(largestBlock(map->state())->allocation);
         QVERIFY(view->annotationEditor("segments")->create("arrow", block.center() + QPoint(-80, 50), block.center()));
-        view->showPage(DocumentView::Page::Stacks);
+        view->showPage(Page::Stacks);
         QApplication::processEvents();
         FlameGraphWidget *flame = view->stacks()->flameGraph();
         answer(view->annotationEditor("flamegraph"), "optimizer state here");
         const QRectF frame = *flame->rectOfNode(flame->tree()->heaviestPath()[2]);
         QVERIFY(view->annotationEditor("flamegraph")->create("note", frame.center(), frame.center()));
         view->annotateOom();
-        view->showPage(DocumentView::Page::Segments);
+        view->showPage(Page::Segments);
         QTemporaryDir dir;
         const QString session = dir.filePath("s.memlens");
         saveSession(session.toStdString(), captureSession(*view), true);

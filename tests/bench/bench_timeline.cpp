@@ -1,6 +1,6 @@
 // Timeline benchmark: time from opening a file to the first complete timeline frame, then the
 // median and worst frame time over 200 random zoom/pan windows (offscreen, 1600x900).
-#include "document/Document.h"
+#include "pipeline/Document.h"
 #include "document/DocumentView.h"
 #include "timeline/TimelineView.h"
 
@@ -22,10 +22,11 @@ int main(int argc, char **argv)
     QApplication app(argc, argv);
     QElapsedTimer open;
     open.start();
-    auto doc = memlens::buildDocument(QString::fromLocal8Bit(argv[1]), nullptr, {});
+    const memlens::LoadedDocument loaded = memlens::loadDocument(argv[1]);
+    const auto &doc = loaded.document;
     memlens::DocumentView view;
-    view.setDocument(doc);
-    view.showPage(memlens::DocumentView::Page::Timeline);
+    view.setDocument(loaded);
+    view.showPage(memlens::Page::Timeline);
     view.resize(1600, 900);
     view.show();
     QApplication::processEvents();
@@ -34,13 +35,13 @@ int main(int argc, char **argv)
     const double firstFrame = open.elapsed() / 1000.0;
 
     std::mt19937 rng(7);
-    const double xMax = timeline->axis().xMax();
+    const double xMax = view.state()->axis().xMax();
     std::uniform_real_distribution<double> unit(0.0, 1.0);
     std::vector<double> times;
     for (int i = 0; i < 200; ++i) {
         const double width = xMax * std::pow(10.0, -4.0 * unit(rng)); // from the whole trace to 1/10000 of it
         const double start = (xMax - width) * unit(rng);
-        timeline->plot()->xAxis->setRange(start, start + width);
+        view.state()->setVisibleRange({start, start + width});
         QElapsedTimer t;
         t.start();
         timeline->plot()->replot(QCustomPlot::rpImmediateRefresh);

@@ -320,7 +320,8 @@ private slots:
         const QJsonObject truth = readJsonObject(dir + "/truth.json");
         auto snapshot = loadSnapshot((dir + "/oom_snapshot.pickle").toStdString());
         DeviceIndex index(*snapshot, 0);
-        const OomDiagnosis d = diagnoseOom(*snapshot, index, index.oomEvents().at(0));
+        const uint32_t oom = index.oomEvents().at(0);
+        const OomDiagnosis d = diagnoseOom(index, oom, allocatorStateAt(*snapshot, index, oom));
         QCOMPARE(static_cast<qint64>(d.requested), truth["oom_observer"].toObject()["alloc"].toInteger());
         QCOMPARE(d.verdict(), std::string("fragmentation"));
         QVERIFY(d.largestFreeBlock < d.requested);
@@ -343,7 +344,7 @@ private slots:
         DeviceIndex index(*snapshot, 0);
         const DeviceSummary s = summarizeDevice(*snapshot, index, 10);
         QCOMPARE(s.ooms.size(), size_t(1));
-        QCOMPARE(static_cast<qint64>(s.ooms[0].size), observer["alloc"].toInteger());
+        QCOMPARE(static_cast<qint64>(s.ooms[0].requested), observer["alloc"].toInteger());
         QCOMPARE(static_cast<qint64>(s.ooms[0].deviceFree), observer["device_free"].toInteger());
     }
 

@@ -218,7 +218,7 @@ private slots:
         const DeviceSummary summary = summarizeDevice(*snapshot, index, 5);
         QCOMPARE(summary.ooms.size(), size_t(1));
         QCOMPARE(summary.ooms[0].deviceFree, uint64_t(123));
-        QCOMPARE(summary.ooms[0].size, uint64_t(999));
+        QCOMPARE(summary.ooms[0].requested, uint64_t(999));
     }
 
     // The timeline's level of detail against brute force on a real trace, at several zooms.

@@ -6,11 +6,14 @@
 #include "annotations/AnnotationSet.h"
 #include "document/DocumentView.h"
 #include "document/SessionBinding.h"
+#include "document/ViewState.h"
 #include "estimator/EstimatorPanel.h"
 #include "export/ViewExport.h"
 #include "model/ByteFormat.h"
+#include "report/SummaryMarkdown.h"
 #include "segments/EventListModel.h"
 #include "segments/SegmentMapWidget.h"
+#include "segments/SegmentTableModel.h"
 #include "segments/SegmentsPage.h"
 #include "stacks/CallTreeModel.h"
 #include "stacks/CompareDialog.h"
@@ -21,23 +24,20 @@
 #include "summary/LiveTensorsPage.h"
 #include "summary/SummaryPage.h"
 #include "timeline/AllocationBandsPlottable.h"
-#include "timeline/AllocationBandsPlottable.h"
-#include <QTableWidget>
-#include <QTreeView>
-#include <QListWidget>
-#include "document/ViewState.h"
-#include "segments/SegmentTableModel.h"
 #include "timeline/TimelineView.h"
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
+#include <QComboBox>
+#include <QListWidget>
 #include <QMessageBox>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTableView>
+#include <QTableWidget>
 #include <QTemporaryDir>
+#include <QTreeView>
 #include <QWheelEvent>
-#include <QComboBox>
 #include <qcustomplot.h>
 
 using namespace memlens;
@@ -49,16 +49,16 @@ QString gpt2()
     return corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle";
 }
 
-std::shared_ptr<Document> load(const QString &path)
+std::shared_ptr<const Document> load(const QString &path)
 {
-    return buildDocument(path, nullptr, {});
+    return loadDocument(path.toStdString(), StopAfter::Document).document;
 }
 
-// A shown DocumentView on `doc`, on `page`, at `size`.
-std::unique_ptr<DocumentView> openView(std::shared_ptr<const Document> doc, DocumentView::Page page, QSize size)
+// A shown DocumentView on `doc` (with its timeline built), on `page`, at `size`.
+std::unique_ptr<DocumentView> openView(std::shared_ptr<const Document> doc, Page page, QSize size)
 {
     auto view = std::make_unique<DocumentView>();
-    view->setDocument(std::move(doc));
+    view->setDocument({doc, buildTimelineLayouts(doc)});
     view->showPage(page);
     view->resize(size);
     view->show();
@@ -79,7 +79,7 @@ private slots:
     void summaryPage()
     {
         auto doc = load(gpt2());
-        auto view = openView(doc, DocumentView::Page::Summary, QSize(1280, 800));
+        auto view = openView(doc, Page::Summary, QSize(1280, 800));
         const DeviceSummary &s = doc->devices.at(0).summary;
         const QString text = view->summaryPage()->factsText();
         QVERIFY2(text.contains(QString::fromStdString(formatBytes(s.peakActiveBytes))), qPrintable(text));
@@ -106,7 +106,7 @@ private slots:
     void timelinePeak()
     {
         auto doc = load(gpt2());
-        auto view = openView(doc, DocumentView::Page::Timeline, QSize(1600, 900));
+        auto view = openView(doc, Page::Timeline, QSize(1600, 900));
         TimelineView *timeline = view->timeline();
         timeline->plot()->replot();
         const DeviceSummary &s = doc->devices.at(0).summary;
@@ -127,7 +127,7 @@ private slots:
     void timelineZoomAndKeys()
     {
         auto doc = load(gpt2());
-        auto view = openView(doc, DocumentView::Page::Timeline, QSize(1600, 900));
+        auto view = openView(doc, Page::Timeline, QSize(1600, 900));
         TimelineView *timeline = view->timeline();
         QCustomPlot *plot = timeline->plot();
         const QCPRange full = plot->xAxis->range();
@@ -161,21 +161,22 @@ private slots:
         QTest::keyClick(plot, Qt::Key_Home);
         QCOMPARE(view->state()->selectedEvent(), 0u);
         // The visible range is shared state.
-        QCOMPARE(view->state()->visibleFirst(), plot->xAxis->range().lower);
+        QCOMPARE(view->state()->visibleRange().first, plot->xAxis->range().lower);
+        QCOMPARE(view->state()->visibleRange().last, plot->xAxis->range().upper);
     }
 
     void oomKey()
     {
         auto doc = load(corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle");
-        auto view = openView(doc, DocumentView::Page::Timeline, QSize(1200, 700));
+        auto view = openView(doc, Page::Timeline, QSize(1200, 700));
         QTest::keyClick(view->timeline()->plot(), Qt::Key_O);
-        QCOMPARE(view->state()->selectedEvent(), doc->devices.at(0).summary.ooms.at(0).index);
+        QCOMPARE(view->state()->selectedEvent(), doc->devices.at(0).summary.ooms.at(0).event);
     }
 
     void hoverTooltip()
     {
         auto doc = load(gpt2());
-        auto view = openView(doc, DocumentView::Page::Timeline, QSize(1600, 900));
+        auto view = openView(doc, Page::Timeline, QSize(1600, 900));
         TimelineView *timeline = view->timeline();
         const DeviceData &d = doc->devices.at(0);
         const uint32_t peak = *d.summary.peakIndex;
@@ -208,13 +209,13 @@ private slots:
     void segmentsPageFollowsCursor()
     {
         auto doc = load(corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle");
-        auto view = openView(doc, DocumentView::Page::Segments, QSize(1600, 1000));
+        auto view = openView(doc, Page::Segments, QSize(1600, 1000));
         SegmentsPage *page = view->segments();
         const DeviceData &d = doc->devices.at(0);
         // Default: the last event.
         QCOMPARE(page->shownEvent(), static_cast<uint32_t>(d.index->eventCount() - 1));
         // The shared cursor moves the map; at the OOM the verdict appears.
-        const uint32_t oom = d.summary.ooms.at(0).index;
+        const uint32_t oom = d.summary.ooms.at(0).event;
         view->state()->setSelectedEvent(oom);
         QCOMPARE(page->shownEvent(), oom);
         QCOMPARE(page->map()->state().event, oom);
@@ -251,7 +252,6 @@ private slots:
         QCOMPARE(view->state()->colorMode(), ColorMode::Category);
         const QColor expected = categoryColor(static_cast<int>(d.categories->of(largest.allocation)));
         QCOMPARE(page->map()->grab().toImage().pixel(inside), expected.rgb());
-        QCOMPARE(view->timeline()->bands()->coloring(), ColorMode::Category);
         // Ctrl+wheel halves the bytes per row, and the scale menu shows the new scale.
         QComboBox *scale = nullptr;
         for (QComboBox *c : page->findChildren<QComboBox *>()) {
@@ -351,7 +351,7 @@ private slots:
     void stacksPage()
     {
         auto doc = load(gpt2());
-        auto view = openView(doc, DocumentView::Page::Stacks, QSize(1400, 900));
+        auto view = openView(doc, Page::Stacks, QSize(1400, 900));
         StacksPage *page = view->stacks();
         QVERIFY(page->tree());
         QCOMPARE(page->tree()->root().bytes, doc->devices.at(0).summary.peakActiveBytes);
@@ -385,7 +385,8 @@ private slots:
         QCOMPARE(flame->zoomedNode(), first);
         QCOMPARE(page->treeView()->currentIndex().data(CallTreeModel::NodeRole).toUInt(), first);
         // Allocated in a range: what the visible events allocated.
-        view->state()->setVisibleEvents(0, 999);
+        view->state()->setVisibleRange({0, 999.5});
+        QCOMPARE(view->state()->visibleLastEvent(), 999u);
         page->setAllocatedInRange(true);
         uint64_t expected = 0;
         const EventTable &ev = doc->devices.at(0).index->events();
@@ -404,7 +405,7 @@ private slots:
     void liveTensorsPage()
     {
         auto doc = load(gpt2());
-        auto view = openView(doc, DocumentView::Page::Live, QSize(1400, 900));
+        auto view = openView(doc, Page::Live, QSize(1400, 900));
         LiveTensorsPage *page = view->live();
         const DeviceSummary &s = doc->devices.at(0).summary;
         QCOMPARE(page->table()->model()->rowCount(), static_cast<int>(s.liveBlocksAtPeak));
@@ -448,8 +449,8 @@ private slots:
     void exportWithFooter()
     {
         auto doc = load(corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle");
-        auto view = openView(doc, DocumentView::Page::Timeline, QSize(1200, 700));
-        view->state()->setSelectedEvent(doc->devices.at(0).summary.ooms.at(0).index);
+        auto view = openView(doc, Page::Timeline, QSize(1200, 700));
+        view->state()->setSelectedEvent(doc->devices.at(0).summary.ooms.at(0).event);
         const ExportFooter footer = view->exportFooter("9.9");
         QVERIFY(footer.text().contains("oom_snapshot.pickle"));
         QVERIFY(footer.text().contains("cuda:0"));
@@ -469,7 +470,7 @@ private slots:
         QVERIFY(ok);
         QVERIFY2(text.contains("memlens 9.9"), qPrintable(text.right(200)));
         // The Markdown summary carries the key figures.
-        const QString md = summaryMarkdown(*doc, 0);
+        const QString md = QString::fromStdString(summaryMarkdown(*doc->snapshot, doc->devices.at(0).summary, doc->fileName()));
         QVERIFY(md.contains("**fragmentation**"));
         QVERIFY(md.contains(QString::fromStdString(formatBytes(doc->devices.at(0).summary.peakActiveBytes))));
         QVERIFY(md.contains("| size | category | allocated at |"));
@@ -479,18 +480,18 @@ private slots:
     void sessionRestoresView()
     {
         auto doc = load(gpt2());
-        auto first = openView(doc, DocumentView::Page::Timeline, QSize(1400, 800));
+        auto first = openView(doc, Page::Timeline, QSize(1400, 800));
         first->timeline()->revealEvent(4403);
         first->state()->setSelectedAllocation(5);
-        first->showPage(DocumentView::Page::Stacks);
+        first->showPage(Page::Stacks);
         QTemporaryDir dir;
         const std::string path = dir.filePath("v.memlens").toStdString();
         saveSession(path, captureSession(*first), true);
         const Session session = loadSession(path);
         QCOMPARE(session.page, std::string("stacks"));
-        auto second = openView(doc, DocumentView::Page::Summary, QSize(1400, 800));
+        auto second = openView(doc, Page::Summary, QSize(1400, 800));
         applySession(*second, session);
-        QCOMPARE(second->currentPageKind(), DocumentView::Page::Stacks);
+        QCOMPARE(second->currentPageKind(), Page::Stacks);
         QCOMPARE(second->state()->selectedEvent(), 4403u);
         QCOMPARE(second->state()->selectedAllocation(), 5u);
         QCOMPARE(second->timeline()->plot()->xAxis->range().lower, first->timeline()->plot()->xAxis->range().lower);
@@ -582,7 +583,7 @@ private slots:
         QVERIFY(status.count() >= 2);
         QVERIFY2(status.first().first().toString().contains("preparing the timeline"), qPrintable(status.first().first().toString()));
         QVERIFY(!status.last().first().toString().contains("preparing"));
-        QVERIFY(view.document()->devices.at(0).layout);
+        QVERIFY(view.state()->deviceLayout());
     }
 
     void cancelLoad()

@@ -6,6 +6,7 @@
 #include <QElapsedTimer>
 #include <QPointer>
 #include <QThread>
+#include <atomic>
 
 namespace memlens {
 
@@ -19,7 +20,8 @@ DocumentLoader::DocumentLoader(QObject *parent) : QObject(parent) {}
 DocumentLoader::~DocumentLoader()
 {
     cancel();
-    wait();
+    if (thread_)
+        thread_->wait();
 }
 
 void DocumentLoader::cancel()
@@ -28,15 +30,16 @@ void DocumentLoader::cancel()
         job_->cancel = true;
 }
 
-void DocumentLoader::wait()
+void DocumentLoader::post(quint64 job, std::function<void(DocumentLoader &)> deliver)
 {
-    if (thread_) {
-        thread_->wait();
-        QCoreApplication::sendPostedEvents(this);
-    }
+    QPointer<DocumentLoader> self(this);
+    QMetaObject::invokeMethod(this, [self, job, deliver = std::move(deliver)] {
+        if (self && self->job_ && self->job_->id == job)
+            deliver(*self);
+    });
 }
 
-void DocumentLoader::load(const QString &path)
+void DocumentLoader::load(const QString &path, StopAfter stopAfter)
 {
     cancel();
     if (thread_)
@@ -44,61 +47,48 @@ void DocumentLoader::load(const QString &path)
     auto job = std::make_shared<Job>();
     job->id = ++nextJob_;
     job_ = job;
-    running_ = true;
-    QPointer<DocumentLoader> self(this);
     delete thread_;
-    thread_ = QThread::create([self, job, path] {
-        std::shared_ptr<Document> doc;
-        QString error;
-        bool cancelled = false;
+    thread_ = QThread::create([this, job, path, stopAfter] {
         QElapsedTimer throttle;
         throttle.start();
-        auto report = [&](double fraction, const QString &stage) {
+        PipelineSink sink;
+        sink.progress = [&](double fraction, LoadStage stage) {
             // At most ~20 updates a second reach the GUI thread.
             if (throttle.elapsed() < 50 && fraction < 1.0)
                 return;
             throttle.restart();
-            if (self)
-                QMetaObject::invokeMethod(self, [self, fraction, stage, id = job->id] {
-                    if (self && self->job_ && self->job_->id == id)
-                        emit self->progress(fraction, stage);
-                });
+            const QString name = QCoreApplication::translate("memlens", std::string(loadStageName(stage)).c_str());
+            post(job->id, [fraction, name](DocumentLoader &self) { emit self.progress(fraction, name); });
+        };
+        sink.document = [&](std::shared_ptr<const Document> doc) {
+            post(job->id, [doc, last = stopAfter == StopAfter::Document](DocumentLoader &self) {
+                if (last)
+                    self.job_.reset();
+                emit self.documentReady(doc);
+            });
+        };
+        sink.timeline = [&](std::shared_ptr<const TimelineLayouts> timeline) {
+            post(job->id, [timeline](DocumentLoader &self) {
+                self.job_.reset();
+                emit self.timelineReady(timeline);
+            });
         };
         try {
-            auto indexed = [&](std::shared_ptr<const Document> partial) {
-                if (self)
-                    QMetaObject::invokeMethod(self, [self, partial, id = job->id] {
-                        if (self && self->job_ && self->job_->id == id)
-                            emit self->indexed(partial);
-                    });
-            };
-            doc = buildDocument(path, &job->cancel, report, indexed);
+            runDocumentPipeline(path.toStdString(), &job->cancel, sink, stopAfter);
         } catch (const LoadCancelled &) {
-            cancelled = true;
-        } catch (const std::exception &e) {
-            error = QString::fromUtf8(e.what());
-        }
-        if (self)
-            QMetaObject::invokeMethod(self, [self, doc, error, cancelled, id = job->id] {
-                if (self)
-                    self->finish(id, doc, error, cancelled);
+            post(job->id, [](DocumentLoader &self) {
+                self.job_.reset();
+                emit self.cancelled();
             });
+        } catch (const std::exception &e) {
+            const QString error = QString::fromUtf8(e.what());
+            post(job->id, [error](DocumentLoader &self) {
+                self.job_.reset();
+                emit self.failed(error);
+            });
+        }
     });
     thread_->start();
-}
-
-void DocumentLoader::finish(quint64 job, std::shared_ptr<Document> doc, const QString &error, bool cancelled)
-{
-    if (!job_ || job_->id != job)
-        return; // superseded: drop it
-    running_ = false;
-    job_.reset();
-    if (cancelled)
-        emit this->cancelled();
-    else if (!error.isEmpty())
-        emit failed(error);
-    else
-        emit loaded(std::move(doc));
 }
 
 } // namespace memlens

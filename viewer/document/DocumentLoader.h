@@ -1,11 +1,11 @@
 #pragma once
-// Loads a Document on a worker thread with progress and cancel. Each load is a job; results of
-// a job that was cancelled or superseded are dropped, never delivered.
-#include "document/Document.h"
+// Runs the load pipeline on a worker thread with progress and cancel, and hands each stage to
+// the GUI thread as an immutable value. Each load is a job; a job that was cancelled or
+// superseded has its results dropped, never delivered.
+#include "pipeline/DocumentPipeline.h"
 
 #include <QObject>
 #include <QString>
-#include <atomic>
 #include <memory>
 
 class QThread;
@@ -19,28 +19,27 @@ public:
     explicit DocumentLoader(QObject *parent = nullptr);
     ~DocumentLoader() override;
 
-    void load(const QString &path);
+    // StopAfter::Document ends the job with documentReady (no timeline is built).
+    void load(const QString &path, StopAfter stopAfter = StopAfter::Timeline);
     void cancel();
-    bool isRunning() const { return running_; }
-    // Blocks until the current job ends (for the headless renderer and tests).
-    void wait();
 
 signals:
     // Fraction done (0–1) of the current stage, and what it is doing.
     void progress(double fraction, const QString &stage);
-    // The summary's data is ready (the timeline's is not yet).
-    void indexed(std::shared_ptr<const memlens::Document> document);
-    void loaded(std::shared_ptr<memlens::Document> document);
+    // Stage 1: the document (the summary can be shown; the timeline cannot yet).
+    void documentReady(std::shared_ptr<const memlens::Document> document);
+    // Stage 2, the last: the timeline's layouts for that document.
+    void timelineReady(std::shared_ptr<const memlens::TimelineLayouts> timeline);
     void failed(const QString &message);
     void cancelled();
 
 private:
     struct Job;
-    void finish(quint64 job, std::shared_ptr<Document> doc, const QString &error, bool cancelled);
+    // Runs `deliver` on the GUI thread if `job` is still the current one.
+    void post(quint64 job, std::function<void(DocumentLoader &)> deliver);
 
     std::shared_ptr<Job> job_;
     quint64 nextJob_ = 0;
-    bool running_ = false;
     QThread *thread_ = nullptr;
 };
 

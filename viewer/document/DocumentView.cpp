@@ -7,12 +7,12 @@
 #include "document/DocumentLoader.h"
 #include "document/ViewState.h"
 #include "export/ViewExport.h"
-#include "model/ByteFormat.h"
 #include "segments/SegmentMapWidget.h"
 #include "segments/SegmentsPage.h"
 #include "stacks/FlameGraphWidget.h"
 #include "stacks/StacksPage.h"
 #include "style/AllocationText.h"
+#include "style/ByteText.h"
 #include "summary/LiveTensorsPage.h"
 #include "summary/SummaryPage.h"
 #include "timeline/AllocationBandsPlottable.h"
@@ -97,7 +97,7 @@ DocumentView::DocumentView(QWidget *parent)
     tabs_->addTab(stacks_, tr("Stacks"));
     live_ = new LiveTensorsPage(state_, tabs_);
     tabs_->addTab(live_, tr("Live"));
-    categories_ = new CategoryTimelineView(tabs_);
+    categories_ = new CategoryTimelineView(state_, tabs_);
     tabs_->addTab(categories_, tr("Categories"));
     auto *side = new QSplitter(Qt::Vertical, split);
     details_ = new QTextBrowser(side);
@@ -147,16 +147,23 @@ DocumentView::DocumentView(QWidget *parent)
         progress_->setValue(static_cast<int>(fraction * 1000));
         progressLabel_->setText(tr("%1 %2…").arg(stage, path_));
     });
-    connect(loader_, &DocumentLoader::indexed, this, &DocumentView::setIndexedDocument);
-    connect(loader_, &DocumentLoader::loaded, this, [this](std::shared_ptr<Document> doc) {
-        setDocument(std::move(doc));
-        emit loaded();
+    connect(loader_, &DocumentLoader::documentReady, this, &DocumentView::showDocument);
+    connect(loader_, &DocumentLoader::timelineReady, this, [this](std::shared_ptr<const TimelineLayouts> timeline) {
+        if (state_->setTimeline(std::move(timeline))) {
+            enablePages();
+            emit loaded();
+        }
     });
     connect(loader_, &DocumentLoader::failed, this, &DocumentView::loadFailed);
     connect(loader_, &DocumentLoader::cancelled, this, &DocumentView::loadCancelled);
 }
 
 DocumentView::~DocumentView() = default;
+
+const std::shared_ptr<const Document> &DocumentView::document() const
+{
+    return state_->document();
+}
 
 void DocumentView::load(const QString &path)
 {
@@ -174,75 +181,76 @@ void DocumentView::cancelLoad()
 
 void DocumentView::fillDevices()
 {
+    const Document &doc = *state_->document();
     // C++ frames mean the run recorded stacks="all"; looked up once, not per status update.
     cppFrames_ = false;
-    for (size_t id = 0; id < doc_->snapshot->frames.size() && !cppFrames_; ++id) {
-        const std::string_view file = doc_->snapshot->strings.at(doc_->snapshot->frames.at(static_cast<uint32_t>(id)).file);
+    for (size_t id = 0; id < doc.snapshot->frames.size() && !cppFrames_; ++id) {
+        const std::string_view file = doc.snapshot->strings.at(doc.snapshot->frames.at(static_cast<uint32_t>(id)).file);
         cppFrames_ = file.ends_with(".cpp") || file.ends_with(".h") || file == "??";
     }
     const QSignalBlocker blocker(device_);
     device_->clear();
-    for (const auto &[d, data] : doc_->devices)
-        device_->addItem(QString::fromStdString(doc_->snapshot->deviceName(d)), d);
+    for (const auto &[d, data] : doc.devices)
+        device_->addItem(QString::fromStdString(doc.snapshot->deviceName(d)), d);
     device_->setEnabled(device_->count() > 1);
     deviceRow_->setVisible(device_->count() > 0);
-    if (!doc_->devices.empty())
-        state_->setDevice(doc_->devices.begin()->first);
 }
 
-void DocumentView::setIndexedDocument(std::shared_ptr<const Document> doc)
+void DocumentView::showDocument(std::shared_ptr<const Document> doc)
 {
-    doc_ = std::move(doc);
-    path_ = doc_->path;
+    path_ = QString::fromStdString(doc->path);
+    state_->setDocument(std::move(doc));
     fillDevices();
-    summary_->setDocument(doc_);
-    tabs_->setTabVisible(tabs_->indexOf(categories_), false);
-    tabs_->setTabEnabled(tabs_->indexOf(timeline_), false);
-    tabs_->setTabEnabled(tabs_->indexOf(segments_), false);
-    tabs_->setTabEnabled(tabs_->indexOf(stacks_), false);
-    tabs_->setTabEnabled(tabs_->indexOf(live_), false);
+    // Each kind of file shows the pages that have something to show; those that need the
+    // timeline's index wait for it.
+    const Document &d = *state_->document();
+    const bool perAllocation = !d.devices.empty();
+    const bool hasSegments = !d.snapshot->segments.empty() || d.snapshot->facts.format != "chrome-trace";
+    for (Page page : kPages) {
+        const bool shown = page == Page::Categories ? d.snapshot->categories.has_value()
+                           : page == Page::Segments ? perAllocation && hasSegments
+                                                    : perAllocation;
+        tabs_->setTabVisible(tabs_->indexOf(pageWidget(page)), shown);
+        tabs_->setTabEnabled(tabs_->indexOf(pageWidget(page)), page == Page::Summary || page == Page::Categories);
+    }
     tabs_->setTabToolTip(tabs_->indexOf(timeline_), tr("Preparing the timeline…"));
-    stack_->setCurrentIndex(1);
-    emit statusChanged(tr("%1 · preparing the timeline…").arg(doc_->fileName()));
-}
-
-void DocumentView::setDocument(std::shared_ptr<const Document> doc)
-{
-    const bool staged = doc_ == doc;
-    doc_ = std::move(doc);
-    path_ = doc_->path;
-    if (!staged)
-        fillDevices();
-    tabs_->setTabEnabled(tabs_->indexOf(timeline_), true);
-    tabs_->setTabEnabled(tabs_->indexOf(segments_), true);
-    tabs_->setTabEnabled(tabs_->indexOf(stacks_), true);
-    tabs_->setTabEnabled(tabs_->indexOf(live_), true);
-    tabs_->setTabToolTip(tabs_->indexOf(timeline_), QString());
-    summary_->setDocument(doc_);
-    timeline_->setDocument(doc_);
-    segments_->setDocument(doc_);
-    stacks_->setDocument(doc_);
-    live_->setDocument(doc_);
-    categories_->setDocument(doc_);
-    // Each kind of file shows the pages that have something to show.
-    const bool perAllocation = !doc_->devices.empty();
-    const bool hasSegments = !doc_->snapshot->segments.empty() || doc_->snapshot->facts.format != "chrome-trace";
-    tabs_->setTabVisible(tabs_->indexOf(summary_), perAllocation);
-    tabs_->setTabVisible(tabs_->indexOf(timeline_), perAllocation);
-    tabs_->setTabVisible(tabs_->indexOf(segments_), perAllocation && hasSegments);
-    tabs_->setTabVisible(tabs_->indexOf(stacks_), perAllocation);
-    tabs_->setTabVisible(tabs_->indexOf(live_), perAllocation);
-    tabs_->setTabVisible(tabs_->indexOf(categories_), doc_->snapshot->categories.has_value());
-    if (!perAllocation && doc_->snapshot->categories)
+    if (!perAllocation && d.snapshot->categories)
         tabs_->setCurrentWidget(categories_);
     stack_->setCurrentIndex(1);
+    emit statusChanged(tr("%1 · preparing the timeline…").arg(QString::fromStdString(d.fileName())));
+}
+
+void DocumentView::enablePages()
+{
+    for (Page page : kPages)
+        tabs_->setTabEnabled(tabs_->indexOf(pageWidget(page)), true);
+    tabs_->setTabToolTip(tabs_->indexOf(timeline_), QString());
     emit statusChanged(statusText());
+}
+
+void DocumentView::setDocument(const LoadedDocument &loaded)
+{
+    showDocument(loaded.document);
+    if (state_->setTimeline(loaded.timeline))
+        enablePages();
+}
+
+QWidget *DocumentView::pageWidget(Page page) const
+{
+    switch (page) {
+    case Page::Summary: return summary_;
+    case Page::Timeline: return timeline_;
+    case Page::Segments: return segments_;
+    case Page::Stacks: return stacks_;
+    case Page::Live: return live_;
+    case Page::Categories: return categories_;
+    }
+    return summary_;
 }
 
 void DocumentView::showPage(Page page)
 {
-    QWidget *pages[] = {summary_, timeline_, segments_, stacks_, live_, categories_};
-    tabs_->setCurrentWidget(pages[static_cast<int>(page)]);
+    tabs_->setCurrentWidget(pageWidget(page));
 }
 
 QWidget *DocumentView::currentPage() const
@@ -250,12 +258,11 @@ QWidget *DocumentView::currentPage() const
     return tabs_->currentWidget();
 }
 
-DocumentView::Page DocumentView::currentPageKind() const
+Page DocumentView::currentPageKind() const
 {
-    const QWidget *pages[] = {summary_, timeline_, segments_, stacks_, live_, categories_};
-    for (int p = 0; p < 6; ++p) {
-        if (tabs_->currentWidget() == pages[p])
-            return static_cast<Page>(p);
+    for (Page page : kPages) {
+        if (tabs_->currentWidget() == pageWidget(page))
+            return page;
     }
     return Page::Summary;
 }
@@ -264,13 +271,11 @@ ExportFooter DocumentView::exportFooter(const QString &version) const
 {
     ExportFooter footer;
     footer.version = version;
-    if (!doc_)
-        return footer;
-    footer.file = doc_->fileName();
-    const DeviceData *d = doc_->device(state_->device());
+    const DeviceData *d = state_->deviceData();
     if (!d)
         return footer;
-    footer.device = QString::fromStdString(doc_->snapshot->deviceName(state_->device()));
+    footer.file = QString::fromStdString(state_->document()->fileName());
+    footer.device = QString::fromStdString(d->summary.name);
     const uint32_t e = state_->selectedEvent();
     footer.moment = e != kBeforeTrace ? eventLabel(*d->index, e)
                     : d->summary.peakIndex ? tr("peak at %1").arg(eventLabel(*d->index, *d->summary.peakIndex))
@@ -335,47 +340,47 @@ bool DocumentView::editAnnotation(int index)
 
 void DocumentView::annotatePeak()
 {
-    const DeviceData *d = doc_ ? doc_->device(state_->device()) : nullptr;
+    const DeviceData *d = state_->deviceData();
     if (!d || !d->summary.peakIndex)
         return;
     const DeviceSummary &s = d->summary;
-    QString text = tr("Peak %1 at event %2").arg(QString::fromStdString(formatBytes(s.peakActiveBytes))).arg(*s.peakIndex);
+    QString text = tr("Peak %1 at event %2").arg(bytesText(s.peakActiveBytes)).arg(*s.peakIndex);
     for (size_t i = 0; i < s.topLiveAtPeak.size() && i < 3; ++i) {
-        const auto frames = stackFrames(*doc_->snapshot, s.topLiveAtPeak[i].stack, true);
-        text += QStringLiteral("\n%1 %2").arg(QString::fromStdString(formatBytes(s.topLiveAtPeak[i].size)),
-                                              frames.empty() ? tr("(no stack)") : QString::fromStdString(doc_->snapshot->frameText(frames.front())));
+        const auto frames = stackFrames(*state_->document()->snapshot, s.topLiveAtPeak[i].stack, true);
+        text += QStringLiteral("\n%1 %2").arg(bytesText(s.topLiveAtPeak[i].size),
+                                              frames.empty() ? tr("(no stack)") : QString::fromStdString(state_->document()->snapshot->frameText(frames.front())));
     }
     annotations_->add(timelineNote(text, double(*s.peakIndex), double(s.peakActiveBytes)));
 }
 
 bool DocumentView::annotateOom()
 {
-    const DeviceData *d = doc_ ? doc_->device(state_->device()) : nullptr;
+    const DeviceData *d = state_->deviceData();
     if (!d || d->summary.ooms.empty())
         return false;
-    const OomInfo *chosen = &d->summary.ooms.front();
-    for (const OomInfo &o : d->summary.ooms) {
-        if (o.index == state_->selectedEvent())
+    const OomDiagnosis *chosen = &d->summary.ooms.front();
+    for (const OomDiagnosis &o : d->summary.ooms) {
+        if (o.event == state_->selectedEvent())
             chosen = &o;
     }
     const QString text = tr("OOM: %1 requested; %2 free in reserved, largest block %3 → %4")
-                             .arg(QString::fromStdString(formatBytes(chosen->size)), QString::fromStdString(formatBytes(chosen->reservedFree)),
-                                  QString::fromStdString(formatBytes(chosen->largestFreeBlock)),
-                                  chosen->fragmentation ? tr("fragmentation") : tr("capacity"));
+                             .arg(bytesText(chosen->requested), bytesText(chosen->reservedFree),
+                                  bytesText(chosen->largestFreeBlock),
+                                  QString::fromStdString(chosen->verdict()));
     if (currentPageKind() != Page::Segments) {
-        annotations_->add(timelineNote(text, double(chosen->index), double(d->index->activeAfter(chosen->index))));
+        annotations_->add(timelineNote(text, double(chosen->event), double(d->index->activeAfter(chosen->event))));
         return true;
     }
     // On the segment map the note goes on the largest hole of the pool the request needed.
-    state_->setSelectedEvent(chosen->index);
+    state_->setSelectedEvent(chosen->event);
     const AllocatorState &st = segments_->map()->state();
     Annotation a;
     a.view = "segments";
     a.text = text;
-    a.event = chosen->index;
+    a.event = chosen->event;
     if (chosen->largestFreeBlock > 0) {
         a.x = static_cast<double>(chosen->largestFreeAddress);
-        a.text += tr("\nthe largest hole, %1, is here").arg(QString::fromStdString(formatBytes(chosen->largestFreeBlock)));
+        a.text += tr("\nthe largest hole, %1, is here").arg(bytesText(chosen->largestFreeBlock));
     } else if (!st.segments.empty()) {
         a.x = static_cast<double>(st.segments.front().addr);
     } else {
@@ -389,7 +394,7 @@ bool DocumentView::annotateOom()
 
 void DocumentView::addNoteAtCursor(const QString &text)
 {
-    const DeviceData *d = doc_ ? doc_->device(state_->device()) : nullptr;
+    const DeviceData *d = state_->deviceData();
     if (!d || d->index->eventCount() == 0)
         return;
     uint32_t e = state_->selectedEvent();
@@ -400,21 +405,21 @@ void DocumentView::addNoteAtCursor(const QString &text)
 
 void DocumentView::showAllocation(uint32_t allocation)
 {
-    const DeviceData *d = doc_ ? doc_->device(state_->device()) : nullptr;
+    const DeviceData *d = state_->deviceData();
     if (!d || allocation == UINT32_MAX || allocation >= d->index->allocationCount()) {
         details_->clear();
         return;
     }
-    details_->setHtml(allocationDetailsHtml(*doc_, *d->index, allocation, false));
+    details_->setHtml(allocationDetailsHtml(*state_->document(), *d->index, allocation, false));
 }
 
 QString DocumentView::statusText() const
 {
-    const DeviceData *d = doc_ ? doc_->device(state_->device()) : nullptr;
+    const DeviceData *d = state_->deviceData();
     if (!d)
         return {};
-    const FileFacts &f = doc_->snapshot->facts;
-    QString text = tr("%1 · %2%3 · %4 events").arg(doc_->fileName(), QString::fromStdString(f.format),
+    const FileFacts &f = state_->document()->snapshot->facts;
+    QString text = tr("%1 · %2%3 · %4 events").arg(QString::fromStdString(state_->document()->fileName()), QString::fromStdString(f.format),
                                                    f.compression == "none" ? QString() : "+" + QString::fromStdString(f.compression))
                        .arg(d->index->eventCount());
     QStringList features;

@@ -1,7 +1,8 @@
 #pragma once
 // Everything shown for one opened file: loading progress with Cancel, then the device
 // selector, the summary and timeline pages and the details of the selected allocation.
-#include "document/Document.h"
+#include "document/Page.h"
+#include "pipeline/DocumentPipeline.h"
 
 #include <QWidget>
 #include <memory>
@@ -31,19 +32,15 @@ class DocumentView : public QWidget {
     Q_OBJECT
 
 public:
-    enum class Page { Summary, Timeline, Segments, Stacks, Live, Categories };
-
     explicit DocumentView(QWidget *parent = nullptr);
     ~DocumentView() override;
 
     void load(const QString &path);
     void cancelLoad();
     // For the headless renderer and tests: adopt an already built document.
-    void setDocument(std::shared_ptr<const Document> doc);
-    // Shows what needs only the indices (summary, segments) while the timeline is prepared.
-    void setIndexedDocument(std::shared_ptr<const Document> doc);
+    void setDocument(const LoadedDocument &loaded);
 
-    std::shared_ptr<const Document> document() const { return doc_; }
+    const std::shared_ptr<const Document> &document() const;
     QString path() const { return path_; }
     // The session file this document was opened from or last saved to ("" if none).
     QString sessionPath() const { return sessionPath_; }
@@ -56,6 +53,7 @@ public:
     LiveTensorsPage *live() const { return live_; }
     CategoryTimelineView *categories() const { return categories_; }
     void showPage(Page page);
+    QWidget *pageWidget(Page page) const;
     QWidget *currentPage() const;
     Page currentPageKind() const;
     // The footer of an exported picture of the current page.
@@ -84,12 +82,14 @@ signals:
     void statusChanged(const QString &text);
 
 private:
+    // Stage 1: what needs only the indices (summary) shows while the timeline is prepared.
+    void showDocument(std::shared_ptr<const Document> doc);
+    void enablePages(); // stage 2 arrived
     void showAllocation(uint32_t allocation);
     void fillDevices();
 
     QString path_;
     QString sessionPath_;
-    std::shared_ptr<const Document> doc_;
     ViewState *state_;
     DocumentLoader *loader_;
     QStackedWidget *stack_;

@@ -7,35 +7,26 @@
 #include "segments/SegmentsPage.h"
 #include "stacks/FlameGraphWidget.h"
 #include "stacks/StacksPage.h"
-#include "timeline/TimelineView.h"
-
-#include <QTabWidget>
-#include <qcustomplot.h>
 
 namespace memlens {
 
-namespace {
-const char *kPages[] = {"summary", "timeline", "segments", "stacks", "live", "categories"};
-const char *kColors[] = {"allocation", "site", "category"};
-}
-
 Session captureSession(const DocumentView &view)
 {
+    const ViewState &state = *view.state();
     Session s;
     s.snapshotPath = view.path().toStdString();
     s.snapshotChecksum = snapshotChecksum(s.snapshotPath);
     s.snapshotSize = std::stoull(s.snapshotChecksum.empty() ? "0" : s.snapshotChecksum.substr(0, s.snapshotChecksum.find('-')));
-    s.device = view.state()->device();
-    s.page = kPages[static_cast<int>(view.currentPageKind())];
-    s.timeAxis = view.state()->timeAxis();
-    s.color = kColors[static_cast<int>(view.state()->colorMode())];
-    const QCPRange range = view.timeline()->plot()->xAxis->range();
-    s.visibleFirst = range.lower;
-    s.visibleLast = range.upper;
-    if (view.state()->selectedEvent() != kBeforeTrace)
-        s.selectedEvent = view.state()->selectedEvent();
-    if (view.state()->selectedAllocation() != UINT32_MAX)
-        s.selectedAllocation = view.state()->selectedAllocation();
+    s.device = state.device();
+    s.page = std::string(pageName(view.currentPageKind()));
+    s.timeAxis = state.timeAxis();
+    s.color = std::string(colorModeName(state.colorMode()));
+    s.visibleFirst = state.visibleRange().first;
+    s.visibleLast = state.visibleRange().last;
+    if (state.selectedEvent() != kBeforeTrace)
+        s.selectedEvent = state.selectedEvent();
+    if (state.selectedAllocation() != UINT32_MAX)
+        s.selectedAllocation = state.selectedAllocation();
     s.segmentBytesPerRow = view.segments()->map()->bytesPerRow();
     const CallTreeOptions o = view.stacks()->options();
     const FlameGraphWidget *flame = view.stacks()->flameGraph();
@@ -47,27 +38,22 @@ Session captureSession(const DocumentView &view)
 
 void applySession(DocumentView &view, const Session &s)
 {
+    ViewState &state = *view.state();
     if (!view.document() || !view.document()->device(s.device))
         return;
-    view.state()->setDevice(s.device);
+    state.setDevice(s.device);
     view.annotations()->setFromJson(s.annotations);
-    view.state()->setTimeAxis(s.timeAxis);
-    for (int c = 0; c < 3; ++c) {
-        if (s.color == kColors[c])
-            view.state()->setColorMode(static_cast<ColorMode>(c));
-    }
-    for (int p = 0; p < 6; ++p) {
-        if (s.page == kPages[p])
-            view.showPage(static_cast<DocumentView::Page>(p));
-    }
+    state.setTimeAxis(s.timeAxis);
+    if (const auto mode = colorModeFromName(s.color))
+        state.setColorMode(*mode);
+    if (const auto page = pageFromName(s.page))
+        view.showPage(*page);
     if (s.selectedEvent)
-        view.state()->setSelectedEvent(*s.selectedEvent);
+        state.setSelectedEvent(*s.selectedEvent);
     if (s.selectedAllocation)
-        view.state()->setSelectedAllocation(*s.selectedAllocation);
-    if (s.visibleFirst && s.visibleLast && *s.visibleLast > *s.visibleFirst) {
-        view.timeline()->plot()->xAxis->setRange(*s.visibleFirst, *s.visibleLast);
-        view.timeline()->plot()->replot();
-    }
+        state.setSelectedAllocation(*s.selectedAllocation);
+    if (s.visibleFirst && s.visibleLast && *s.visibleLast > *s.visibleFirst)
+        state.setVisibleRange({*s.visibleFirst, *s.visibleLast});
     if (s.segmentBytesPerRow)
         view.segments()->map()->setBytesPerRow(*s.segmentBytesPerRow);
     if (s.stacks) {

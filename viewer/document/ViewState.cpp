@@ -1,15 +1,56 @@
 #include "document/ViewState.h"
 
+#include <algorithm>
+
 namespace memlens {
+
+void ViewState::setDocument(std::shared_ptr<const Document> document)
+{
+    document_ = std::move(document);
+    timeline_.reset();
+    resetDevice(document_ && !document_->devices.empty() ? document_->devices.begin()->first : 0);
+    emit documentChanged();
+    emit deviceChanged(device_);
+    emit visibleRangeChanged(range_);
+}
+
+bool ViewState::setTimeline(std::shared_ptr<const TimelineLayouts> timeline)
+{
+    if (!timeline || timeline->document != document_)
+        return false; // a stale job's result
+    timeline_ = std::move(timeline);
+    emit timelineChanged();
+    return true;
+}
+
+const DeviceData *ViewState::deviceData() const
+{
+    return document_ ? document_->device(device_) : nullptr;
+}
+
+const TimelineLayout *ViewState::deviceLayout() const
+{
+    return timeline_ ? timeline_->layout(device_) : nullptr;
+}
+
+void ViewState::resetDevice(int device)
+{
+    device_ = device;
+    const DeviceData *d = deviceData();
+    axis_ = TimelineAxis(d ? d->index.get() : nullptr, wantTime_);
+    event_ = kBeforeTrace;
+    allocation_ = UINT32_MAX;
+    zoomHistory_.clear();
+    range_ = fullRange();
+}
 
 void ViewState::setDevice(int device)
 {
     if (device == device_)
         return;
-    device_ = device;
-    event_ = kBeforeTrace;
-    allocation_ = UINT32_MAX;
+    resetDevice(device);
     emit deviceChanged(device);
+    emit visibleRangeChanged(range_);
 }
 
 void ViewState::setSelectedEvent(uint32_t event)
@@ -28,30 +69,20 @@ void ViewState::setSelectedAllocation(uint32_t allocation)
     emit selectedAllocationChanged(allocation);
 }
 
-void ViewState::setVisibleRange(double first, double last)
-{
-    if (first == first_ && last == last_)
-        return;
-    first_ = first;
-    last_ = last;
-    emit visibleRangeChanged(first, last);
-}
-
-void ViewState::setVisibleEvents(uint32_t first, uint32_t last)
-{
-    if (first == firstEvent_ && last == lastEvent_)
-        return;
-    firstEvent_ = first;
-    lastEvent_ = last;
-    emit visibleEventsChanged(first, last);
-}
-
 void ViewState::setTimeAxis(bool time)
 {
-    if (time == timeAxis_)
+    wantTime_ = time;
+    const DeviceData *d = deviceData();
+    const TimelineAxis axis(d ? d->index.get() : nullptr, time);
+    if (axis.isTime() == axis_.isTime())
         return;
-    timeAxis_ = time;
-    emit timeAxisChanged(time);
+    const bool whole = range_ == fullRange();
+    const uint32_t first = visibleFirstEvent(), last = visibleLastEvent();
+    axis_ = axis;
+    zoomHistory_.clear();
+    range_ = whole ? fullRange() : clamped({axis_.xOfEvent(first), axis_.xOfEvent(last) + (axis_.isTime() ? 0.0 : 1.0)});
+    emit timeAxisChanged(axis_.isTime());
+    emit visibleRangeChanged(range_);
 }
 
 void ViewState::setColorMode(ColorMode mode)
@@ -60,6 +91,64 @@ void ViewState::setColorMode(ColorMode mode)
         return;
     colorMode_ = mode;
     emit colorModeChanged(mode);
+}
+
+VisibleRange ViewState::fullRange() const
+{
+    return {axis_.xMin(), std::max(axis_.xMin() + 1e-9, axis_.xMax() + (axis_.isTime() ? 0.0 : 1.0))};
+}
+
+VisibleRange ViewState::clamped(VisibleRange r) const
+{
+    const VisibleRange full = fullRange();
+    const double span = full.last - full.first;
+    const double minWidth = std::min(axis_.isTime() ? 1e-6 : 4.0, span);
+    const double width = std::clamp(r.last - r.first, minWidth, std::max(span, 1e-9));
+    const double start = std::clamp(r.first, full.first, std::max(full.first, full.last - width));
+    return {start, start + width};
+}
+
+uint32_t ViewState::visibleFirstEvent() const
+{
+    return axis_.eventAt(range_.first);
+}
+
+uint32_t ViewState::visibleLastEvent() const
+{
+    return axis_.eventAt(range_.last);
+}
+
+void ViewState::setVisibleRange(VisibleRange range)
+{
+    range = clamped(range);
+    if (range == range_)
+        return;
+    range_ = range;
+    emit visibleRangeChanged(range_);
+}
+
+void ViewState::zoomTo(VisibleRange range)
+{
+    range = clamped(range);
+    if (range == range_)
+        return;
+    zoomHistory_.push_back(range_);
+    range_ = range;
+    emit visibleRangeChanged(range_);
+}
+
+void ViewState::zoomOut()
+{
+    if (zoomHistory_.empty())
+        return;
+    range_ = clamped(zoomHistory_.back());
+    zoomHistory_.pop_back();
+    emit visibleRangeChanged(range_);
+}
+
+void ViewState::showAll()
+{
+    zoomTo(fullRange());
 }
 
 } // namespace memlens

@@ -1,14 +1,22 @@
 #pragma once
-// The one owner of what the user is looking at in a document: device, the selected event and
-// allocation, the visible event range, the x-axis mode and how allocations are coloured. Every
-// view reads it and listens to it, so selecting on one view moves the others (like hotspot's
-// FilterAndZoomStack).
-#include "analysis/DeviceIndex.h"
+// The one owner of what the user sees in a document: the document and its timeline layouts,
+// the device, the cursor event, the selected allocation, the visible range (with a zoom
+// history, like hotspot's FilterAndZoomStack), the x-axis mode and how allocations are
+// coloured. Views read these from here and listen for changes; none keeps its own copy.
+#include "pipeline/Document.h"
 #include "style/BandColors.h"
+#include "timeline/TimelineAxis.h"
 
 #include <QObject>
+#include <memory>
+#include <vector>
 
 namespace memlens {
+
+struct VisibleRange {
+    double first = 0, last = 0; // x-axis units: events, or seconds since the first event
+    bool operator==(const VisibleRange &) const = default;
+};
 
 class ViewState : public QObject {
     Q_OBJECT
@@ -16,44 +24,70 @@ class ViewState : public QObject {
 public:
     explicit ViewState(QObject *parent = nullptr) : QObject(parent) {}
 
+    const std::shared_ptr<const Document> &document() const { return document_; }
+    // Null until the timeline stage has arrived.
+    const TimelineLayouts *timeline() const { return timeline_.get(); }
+    // Selects the document's first device and shows all of it.
+    void setDocument(std::shared_ptr<const Document> document);
+    // Drops (and returns false for) layouts that belong to another document.
+    bool setTimeline(std::shared_ptr<const TimelineLayouts> timeline);
+
     int device() const { return device_; }
+    const DeviceData *deviceData() const; // the selected device; null when the document has none
+    const TimelineLayout *deviceLayout() const;
+    const TimelineAxis &axis() const { return axis_; }
     uint32_t selectedEvent() const { return event_; }
     uint32_t selectedAllocation() const { return allocation_; }
-    double visibleFirst() const { return first_; }
-    double visibleLast() const { return last_; }
-    bool timeAxis() const { return timeAxis_; }
+    bool timeAxis() const { return axis_.isTime(); }
     ColorMode colorMode() const { return colorMode_; }
 
     void setDevice(int device);
     void setSelectedEvent(uint32_t event);
     void setSelectedAllocation(uint32_t allocation); // UINT32_MAX: none
-    void setVisibleRange(double first, double last);
-    void setTimeAxis(bool time);
+    void setTimeAxis(bool time);                     // keeps the same events in view
     void setColorMode(ColorMode mode);
-    // The visible range in events, whatever the x axis shows (set by the timeline).
-    void setVisibleEvents(uint32_t first, uint32_t last);
-    uint32_t visibleFirstEvent() const { return firstEvent_; }
-    uint32_t visibleLastEvent() const { return lastEvent_; }
+
+    VisibleRange visibleRange() const { return range_; }
+    // The events the visible range shows, whatever the x axis is.
+    uint32_t visibleFirstEvent() const;
+    uint32_t visibleLastEvent() const;
+    // Pans and wheel zooms: clamped to the trace, not remembered.
+    void setVisibleRange(VisibleRange range);
+    // A deliberate zoom (a dragged range, a jump to an event): Zoom Out returns from it.
+    void zoomTo(VisibleRange range);
+    bool canZoomOut() const { return !zoomHistory_.empty(); }
+    void zoomOut();
+    void showAll();
+    VisibleRange fullRange() const;
 
 signals:
+    // A new document is always followed by deviceChanged (and visibleRangeChanged), so views
+    // that show one device need only listen to that.
+    void documentChanged();
+    void timelineChanged();
     void deviceChanged(int device);
     void selectedEventChanged(uint32_t event);
     void selectedAllocationChanged(uint32_t allocation);
-    void visibleRangeChanged(double first, double last);
     void timeAxisChanged(bool time);
     void colorModeChanged(ColorMode mode);
-    void visibleEventsChanged(uint32_t first, uint32_t last);
+    void visibleRangeChanged(VisibleRange range);
 
 private:
+    void resetDevice(int device);
+    VisibleRange clamped(VisibleRange range) const;
+
+    std::shared_ptr<const Document> document_;
+    std::shared_ptr<const TimelineLayouts> timeline_;
     int device_ = 0;
+    bool wantTime_ = false;
+    TimelineAxis axis_;
     uint32_t event_ = kBeforeTrace;
     uint32_t allocation_ = UINT32_MAX;
-    double first_ = 0;
-    double last_ = 0;
-    bool timeAxis_ = false;
     ColorMode colorMode_ = ColorMode::Allocation;
-    uint32_t firstEvent_ = 0;
-    uint32_t lastEvent_ = UINT32_MAX;
+    VisibleRange range_;
+    std::vector<VisibleRange> zoomHistory_;
 };
 
 } // namespace memlens
+
+Q_DECLARE_METATYPE(memlens::VisibleRange)

@@ -1,6 +1,6 @@
 #include "estimator/EstimatorPanel.h"
 
-#include "model/ByteFormat.h"
+#include "style/ByteText.h"
 #include "summary/BreakdownBar.h"
 
 #include <QCheckBox>
@@ -16,11 +16,6 @@
 namespace memlens {
 
 namespace {
-QString b(uint64_t v)
-{
-    return QString::fromStdString(formatBytes(v));
-}
-
 QSpinBox *spin(QWidget *parent, int lo, int hi, int value)
 {
     auto *s = new QSpinBox(parent);
@@ -268,6 +263,12 @@ void EstimatorPanel::setMeasuredCategories(const std::array<uint64_t, kCategoryC
     recompute();
 }
 
+void EstimatorPanel::setMeasurement(const DeviceSummary &summary, const QString &source)
+{
+    setMeasuredPeak(summary.peakActiveBytes, source);
+    setMeasuredCategories(summary.categoryBytesAtPeak);
+}
+
 void EstimatorPanel::prefillFromSnapshot()
 {
     if (!measuredCategories_)
@@ -337,31 +338,31 @@ void EstimatorPanel::recompute()
     }
     bar_->setParts(parts, double(in.gpuBytes), measured_ ? double(*measured_) : 0.0);
     QString text = tr("<b>Peak allocated %1</b> (%2) · reserved %3 · CUDA context %4")
-                       .arg(b(r.peakAllocatedBytes), QString::fromStdString(r.peakPhase), b(r.reservedBytes), b(r.contextBytes));
+                       .arg(bytesText(r.peakAllocatedBytes), QString::fromStdString(r.peakPhase), bytesText(r.reservedBytes), bytesText(r.contextBytes));
     text += tr("<br/>%1 parameters (%2 trainable) · activations %3 · logits and loss %4")
                 .arg(QString::fromStdString(groupDigits(r.params)), QString::fromStdString(groupDigits(r.trainableParams)),
-                     b(r.activationsBytes), b(r.logitsBytes));
+                     bytesText(r.activationsBytes), bytesText(r.logitsBytes));
     if (in.gpuBytes)
-        text += r.fits ? tr("<br/><span style='color:#2e7d32'>Fits in %1</span>").arg(b(in.gpuBytes))
-                       : tr("<br/><span style='color:#dc2828'>Does not fit in %1</span>").arg(b(in.gpuBytes));
+        text += r.fits ? tr("<br/><span style='color:#2e7d32'>Fits in %1</span>").arg(bytesText(in.gpuBytes))
+                       : tr("<br/><span style='color:#dc2828'>Does not fit in %1</span>").arg(bytesText(in.gpuBytes));
     if (measured_)
         text += tr("<br/>Measured in %1: <b>%2</b> (estimate %3 %4)")
-                    .arg(measuredSource_.toHtmlEscaped(), b(*measured_))
+                    .arg(measuredSource_.toHtmlEscaped(), bytesText(*measured_))
                     .arg(r.peakAllocatedBytes >= *measured_ ? "+" : "−")
                     .arg(QString::number(100.0 * std::abs(double(r.peakAllocatedBytes) - double(*measured_)) / double(*measured_), 'f', 1) + " %");
     if (measuredCategories_) {
         const auto &m = *measuredCategories_;
         text += tr("<br/>At its peak: parameters %1 (estimate %2) · gradients %3 (%4) · optimizer state %5 (%6) · "
                    "activations and temporaries %7 (activations and logits %8)")
-                    .arg(b(m[size_t(Category::Parameter)]), b(r.parametersBytes), b(m[size_t(Category::Gradient)]),
-                         b(r.peakPhase == "optimizer step" ? r.gradientsBytes : 0), b(m[size_t(Category::OptimizerState)]),
-                         b(r.optimizerBytes), b(m[size_t(Category::Activation)] + m[size_t(Category::Temporary)]))
-                    .arg(b(r.peakPhase == "optimizer step" ? 0 : r.activationsBytes + r.logitsBytes));
+                    .arg(bytesText(m[size_t(Category::Parameter)]), bytesText(r.parametersBytes), bytesText(m[size_t(Category::Gradient)]),
+                         bytesText(r.peakPhase == "optimizer step" ? r.gradientsBytes : 0), bytesText(m[size_t(Category::OptimizerState)]),
+                         bytesText(r.optimizerBytes), bytesText(m[size_t(Category::Activation)] + m[size_t(Category::Temporary)]))
+                    .arg(bytesText(r.peakPhase == "optimizer step" ? 0 : r.activationsBytes + r.logitsBytes));
     }
     figures_->setText(text);
     savings_->clear();
     for (const auto &[technique, bytes] : r.savings) {
-        auto *item = new QListWidgetItem(bytes > 0 ? tr("%1: saves %2").arg(QString::fromStdString(technique), b(uint64_t(bytes)))
+        auto *item = new QListWidgetItem(bytes > 0 ? tr("%1: saves %2").arg(QString::fromStdString(technique), bytesText(uint64_t(bytes)))
                                                    : tr("%1: saves nothing here").arg(QString::fromStdString(technique)),
                                          savings_);
         item->setData(Qt::UserRole, QString::fromStdString(technique));

@@ -4,6 +4,7 @@
 // the largest batch / longest sequence that fits. Given a snapshot's measured peak, shows it
 // beside the prediction.
 #include "analysis/AllocationCategories.h"
+#include "analysis/SnapshotSummary.h"
 #include "estimator/MemoryEstimator.h"
 
 #include <array>
@@ -35,6 +36,8 @@ public:
     void setMeasuredPeak(std::optional<uint64_t> bytes, const QString &source);
     // …and what it held by category at that peak; enables "prefill from the snapshot".
     void setMeasuredCategories(const std::array<uint64_t, kCategoryCount> &bytes);
+    // Both, from one device's summary (the device the user has selected).
+    void setMeasurement(const DeviceSummary &summary, const QString &source);
     // Sets what the snapshot reveals: the optimizer (state ÷ parameter bytes) and, from the
     // parameter bytes and the chosen precision, a preset of matching size if one exists.
     void prefillFromSnapshot();

@@ -1,7 +1,7 @@
 #include "export/ViewExport.h"
 
 #include "analysis/FrameFilter.h"
-#include "model/ByteFormat.h"
+#include "style/ByteText.h"
 
 #include <QPainter>
 #include <QSaveFile>
@@ -12,11 +12,6 @@
 namespace memlens {
 
 namespace {
-QString b(uint64_t v)
-{
-    return QString::fromStdString(formatBytes(v));
-}
-
 void drawFooter(QPainter &p, const QRect &strip, const ExportFooter &footer, const QPalette &palette)
 {
     p.fillRect(strip, palette.color(QPalette::Window));
@@ -49,19 +44,20 @@ QString ExportFooter::text() const
     return parts.join(QStringLiteral(" · "));
 }
 
-QImage exportImage(QWidget *view, const ExportFooter &footer, qreal scale)
+QImage exportImage(QWidget *view, const std::optional<ExportFooter> &footer, qreal scale)
 {
-    const QSize logical(view->width(), view->height() + kFooterHeight);
+    const QSize logical(view->width(), view->height() + (footer ? kFooterHeight : 0));
     QImage image(logical * scale, QImage::Format_ARGB32_Premultiplied);
     image.setDevicePixelRatio(scale);
     image.fill(view->palette().color(QPalette::Window));
     QPainter p(&image);
     view->render(&p);
-    drawFooter(p, QRect(0, view->height(), view->width(), kFooterHeight), footer, view->palette());
+    if (footer)
+        drawFooter(p, QRect(0, view->height(), view->width(), kFooterHeight), *footer, view->palette());
     return image;
 }
 
-QString exportSvg(QWidget *view, const ExportFooter &footer, const QString &path)
+QString exportSvg(QWidget *view, const std::optional<ExportFooter> &footer, const QString &path)
 {
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly))
@@ -69,14 +65,15 @@ QString exportSvg(QWidget *view, const ExportFooter &footer, const QString &path
     {
         QSvgGenerator svg;
         svg.setOutputDevice(&file);
-        const QSize size(view->width(), view->height() + kFooterHeight);
+        const QSize size(view->width(), view->height() + (footer ? kFooterHeight : 0));
         svg.setSize(size);
         svg.setViewBox(QRect(QPoint(0, 0), size));
         svg.setResolution(view->logicalDpiX()); // else text comes out ~25 % too small
-        svg.setTitle(footer.text());
+        svg.setTitle(footer ? footer->text() : QStringLiteral("memlens"));
         QCPPainter p(&svg);
         renderVector(view, p);
-        drawFooter(p, QRect(0, view->height(), view->width(), kFooterHeight), footer, view->palette());
+        if (footer)
+            drawFooter(p, QRect(0, view->height(), view->width(), kFooterHeight), *footer, view->palette());
     }
     if (!file.commit())
         return QObject::tr("%1: cannot write: %2").arg(path, file.errorString());
@@ -89,38 +86,6 @@ QString savePng(const QImage &image, const QString &path)
     if (!file.open(QIODevice::WriteOnly) || !image.save(&file, "PNG") || !file.commit())
         return QObject::tr("%1: cannot write: %2").arg(path, file.errorString());
     return {};
-}
-
-QString summaryMarkdown(const Document &doc, int device)
-{
-    const DeviceData *d = doc.device(device);
-    if (!d)
-        return {};
-    const DeviceSummary &s = d->summary;
-    QString md = QStringLiteral("**%1** (%2)\n\n").arg(doc.fileName(), QString::fromStdString(doc.snapshot->deviceName(device)));
-    md += QStringLiteral("- Peak active: **%1**%2\n").arg(b(s.peakActiveBytes), s.peakIndex ? QStringLiteral(" at event %1").arg(*s.peakIndex) : QString());
-    md += QStringLiteral("- Peak reserved: %1\n").arg(b(s.peakReservedBytes));
-    for (const OomInfo &o : s.ooms)
-        md += QStringLiteral("- OOM at event %1: %2 requested, %3 free in reserved segments, largest free block %4 → **%5**\n")
-                  .arg(o.index)
-                  .arg(b(o.size), b(o.reservedFree), b(o.largestFreeBlock), o.fragmentation ? "fragmentation" : "capacity");
-    QStringList categories;
-    for (int c = 0; c < kCategoryCount; ++c) {
-        if (s.categoryBytesAtPeak[static_cast<size_t>(c)])
-            categories << QStringLiteral("%1 %2").arg(QString::fromStdString(std::string(categoryName(static_cast<Category>(c)))),
-                                                      b(s.categoryBytesAtPeak[static_cast<size_t>(c)]));
-    }
-    if (!categories.isEmpty())
-        md += QStringLiteral("- At the peak: %1\n").arg(categories.join(", "));
-    md += QStringLiteral("\n| size | category | allocated at |\n|---:|---|---|\n");
-    for (size_t i = 0; i < s.topLiveAtPeak.size() && i < 5; ++i) {
-        const LiveBlockInfo &l = s.topLiveAtPeak[i];
-        const auto frames = stackFrames(*doc.snapshot, l.stack, true);
-        md += QStringLiteral("| %1 | %2 | `%3` |\n")
-                  .arg(b(l.size), QString::fromStdString(std::string(categoryName(l.category))),
-                       frames.empty() ? QStringLiteral("(no stack recorded)") : QString::fromStdString(doc.snapshot->frameText(frames.front())));
-    }
-    return md;
 }
 
 } // namespace memlens

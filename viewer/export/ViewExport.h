@@ -1,11 +1,10 @@
 #pragma once
 // Pictures and text of what is on screen, for bug reports and chats: the current view as PNG
-// (1× or 2×) or SVG with a small footer (file, device, event/time, memlens version), and a short
-// Markdown summary of the key figures.
-#include "document/Document.h"
+// (1× or 2×) or SVG with a small footer (file, device, event/time, memlens version).
 
 #include <QImage>
 #include <QString>
+#include <optional>
 
 class QCPPainter;
 class QWidget;
@@ -19,13 +18,13 @@ struct ExportFooter {
 
 constexpr int kFooterHeight = 22; // logical pixels
 
-QImage exportImage(QWidget *view, const ExportFooter &footer, qreal scale);
+// Without a footer: the view alone.
+QImage exportImage(QWidget *view, const std::optional<ExportFooter> &footer, qreal scale);
 // Paints `view` for vector output: its plots as vectors, not their pixel buffers.
 void renderVector(QWidget *view, QCPPainter &painter);
 // Writes `view` and its footer as SVG (atomically); returns an error message or an empty string.
-QString exportSvg(QWidget *view, const ExportFooter &footer, const QString &path);
+QString exportSvg(QWidget *view, const std::optional<ExportFooter> &footer, const QString &path);
 // Writes a PNG atomically; returns an error message or an empty string.
 QString savePng(const QImage &image, const QString &path);
-QString summaryMarkdown(const Document &doc, int device);
 
 } // namespace memlens

@@ -1,8 +1,8 @@
 #include "segments/EventListModel.h"
 
 #include "analysis/FrameFilter.h"
-#include "model/ByteFormat.h"
 #include "style/AllocationText.h"
+#include "style/ByteText.h"
 
 #include <QBrush>
 #include <QColor>
@@ -97,7 +97,7 @@ QVariant EventListModel::data(const QModelIndex &index, int role) const
     case Address:
         return action == Action::Oom ? QString() : QStringLiteral("0x%1").arg(ev.addr[e], 0, 16);
     case Size:
-        return QString::fromStdString(formatBytes(ev.size[e]));
+        return bytesText(ev.size[e]);
     case Stream:
         return ev.stream[e] < doc_->snapshot->streams.size() ? QString::number(doc_->snapshot->streams[ev.stream[e]]) : QString();
     case Time:
@@ -105,7 +105,7 @@ QVariant EventListModel::data(const QModelIndex &index, int role) const
     case Detail: {
         if (action == Action::Oom)
             return tr("requested %1, device had %2 free")
-                .arg(QString::fromStdString(formatBytes(ev.size[e])), QString::fromStdString(formatBytes(ev.addr[e])));
+                .arg(bytesText(ev.size[e]), bytesText(ev.addr[e]));
         const auto frames = stackFrames(*doc_->snapshot, ev.stack[e], true);
         return frames.empty() ? QString() : QString::fromStdString(doc_->snapshot->frameText(frames.front()));
     }

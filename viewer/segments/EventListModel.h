@@ -1,7 +1,7 @@
 #pragma once
 // The allocator's event list of one device (12 M rows are fine: rows are computed on demand),
 // filtered by action and by address without a proxy, which would visit every row.
-#include "document/Document.h"
+#include "pipeline/Document.h"
 
 #include <QAbstractTableModel>
 #include <memory>

@@ -1,9 +1,9 @@
 #include "segments/SegmentMapWidget.h"
 
 #include "annotations/AnnotationPainter.h"
-#include "model/ByteFormat.h"
 #include "style/AllocationText.h"
 #include "style/BandColors.h"
+#include "style/ByteText.h"
 
 #include <QMouseEvent>
 #include <QPainter>
@@ -14,10 +14,6 @@ namespace memlens {
 namespace {
 constexpr int kMargin = 8;
 
-QString bytes(uint64_t b)
-{
-    return QString::fromStdString(formatBytes(b));
-}
 } // namespace
 
 SegmentMapWidget::SegmentMapWidget(QWidget *parent) : QWidget(parent)
@@ -48,7 +44,7 @@ void SegmentMapWidget::setColorMode(ColorMode mode)
 
 void SegmentMapWidget::setBytesPerRow(uint64_t bytes)
 {
-    bytes = std::clamp<uint64_t>(bytes, 1ull << 20, 16ull << 30);
+    bytes = std::clamp(bytes, kMinBytesPerRow, kMaxBytesPerRow);
     const bool changed = bytes != bytesPerRow_;
     bytesPerRow_ = bytes;
     relayout();
@@ -319,17 +315,17 @@ QString SegmentMapWidget::describeAt(const QPoint &pos, uint32_t *allocation) co
     const double waste = seg.allocated ? 100.0 * static_cast<double>(seg.allocated - seg.requested) / static_cast<double>(seg.allocated) : 0.0;
     const QString segmentText = tr("Segment 0x%1: %2, %3 allocated, %4 free (largest %5), internal waste %6 %, stream %7, pool (%8, %9)")
                                     .arg(seg.addr, 0, 16)
-                                    .arg(bytes(seg.size), bytes(seg.allocated), bytes(seg.free), bytes(seg.largestFree))
+                                    .arg(bytesText(seg.size), bytesText(seg.allocated), bytesText(seg.free), bytesText(seg.largestFree))
                                     .arg(waste, 0, 'f', 1)
                                     .arg(seg.stream)
                                     .arg(seg.pool.first)
                                     .arg(seg.pool.second);
     if (block.state == BlockState::Inactive)
-        return tr("Free: %1 at 0x%2\n%3").arg(bytes(block.size)).arg(block.addr, 0, 16).arg(segmentText);
+        return tr("Free: %1 at 0x%2\n%3").arg(bytesText(block.size)).arg(block.addr, 0, 16).arg(segmentText);
     if (allocation)
         *allocation = block.allocation;
     QString text = tr("%1 block (%2 requested) at 0x%3, %4")
-                       .arg(bytes(block.size), bytes(block.requested))
+                       .arg(bytesText(block.size), bytesText(block.requested))
                        .arg(block.addr, 0, 16)
                        .arg(QString::fromStdString(std::string(blockStateName(block.state))));
     if (device_)

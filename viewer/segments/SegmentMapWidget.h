@@ -7,7 +7,7 @@
 // the scale changes and disappear at events where that memory is not reserved.
 #include "analysis/AllocatorState.h"
 #include "annotations/AnnotationPlacement.h"
-#include "document/Document.h"
+#include "pipeline/Document.h"
 #include "style/BandColors.h"
 
 #include <QWidget>
@@ -24,7 +24,8 @@ public:
     void setState(std::shared_ptr<const Document> doc, const DeviceData *device, AllocatorState state);
     void setSelectedAllocation(uint32_t allocation);
     void setColorMode(ColorMode mode);
-    void setBytesPerRow(uint64_t bytes);
+    static constexpr uint64_t kMinBytesPerRow = 1ull << 20, kMaxBytesPerRow = 16ull << 30;
+    void setBytesPerRow(uint64_t bytes); // clamped to [kMinBytesPerRow, kMaxBytesPerRow]
     uint64_t bytesPerRow() const { return bytesPerRow_; }
     const AllocatorState &state() const { return state_; }
 

@@ -1,6 +1,7 @@
 #include "segments/SegmentTableModel.h"
 
-#include "model/ByteFormat.h"
+#include "style/ByteText.h"
+
 
 namespace memlens {
 
@@ -40,7 +41,7 @@ QVariant SegmentTableModel::data(const QModelIndex &index, int role) const
     if (role != Qt::DisplayRole && !edit)
         return {};
     auto size = [&](uint64_t v) -> QVariant {
-        return edit ? QVariant::fromValue<qulonglong>(v) : QVariant(QString::fromStdString(formatBytes(v)));
+        return edit ? QVariant::fromValue<qulonglong>(v) : QVariant(bytesText(v));
     };
     switch (index.column()) {
     case Address:

@@ -1,11 +1,11 @@
 #include "segments/SegmentsPage.h"
 
 #include "document/ViewState.h"
-#include "model/ByteFormat.h"
 #include "segments/EventListModel.h"
 #include "segments/SegmentMapWidget.h"
 #include "segments/SegmentTableModel.h"
 #include "style/AllocationText.h"
+#include "style/ByteText.h"
 #include "style/ColorModeBox.h"
 
 #include <QComboBox>
@@ -19,15 +19,9 @@
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
+#include <tuple>
 
 namespace memlens {
-
-namespace {
-QString b(uint64_t v)
-{
-    return QString::fromStdString(formatBytes(v));
-}
-} // namespace
 
 SegmentsPage::SegmentsPage(ViewState *state, QWidget *parent) : QWidget(parent), state_(state)
 {
@@ -36,28 +30,31 @@ SegmentsPage::SegmentsPage(ViewState *state, QWidget *parent) : QWidget(parent),
     auto *bar = new QHBoxLayout;
     title_ = new QLabel(this);
     bar->addWidget(title_, 1);
-    for (const auto &[label, tip] : {std::pair{tr("Peak"), tr("The state at the peak (P on the timeline)")},
-                                     std::pair{tr("OOM"), tr("The state at the first out-of-memory error")},
-                                     std::pair{tr("End"), tr("The state when the snapshot was taken")}}) {
+    enum class Moment { Peak, Oom, End };
+    for (const auto &[moment, label, tip] : {std::tuple{Moment::Peak, tr("Peak"), tr("The state at the peak (P on the timeline)")},
+                                             std::tuple{Moment::Oom, tr("OOM"), tr("The state at the first out-of-memory error")},
+                                             std::tuple{Moment::End, tr("End"), tr("The state when the snapshot was taken")}}) {
         auto *button = new QPushButton(label, this);
         button->setToolTip(tip);
         bar->addWidget(button);
-        connect(button, &QPushButton::clicked, this, [this, label] {
-            if (!device_)
+        connect(button, &QPushButton::clicked, this, [this, moment] {
+            const DeviceData *d = state_->deviceData();
+            if (!d)
                 return;
-            const DeviceSummary &s = device_->summary;
-            if (label == tr("Peak") && s.peakIndex)
+            const DeviceSummary &s = d->summary;
+            if (moment == Moment::Peak && s.peakIndex)
                 state_->setSelectedEvent(*s.peakIndex);
-            else if (label == tr("OOM") && !s.ooms.empty())
-                state_->setSelectedEvent(s.ooms.front().index);
-            else if (label == tr("End") && device_->index->eventCount() > 0)
-                state_->setSelectedEvent(static_cast<uint32_t>(device_->index->eventCount() - 1));
+            else if (moment == Moment::Oom && !s.ooms.empty())
+                state_->setSelectedEvent(s.ooms.front().event);
+            else if (moment == Moment::End && d->index->eventCount() > 0)
+                state_->setSelectedEvent(static_cast<uint32_t>(d->index->eventCount() - 1));
         });
     }
     scale_ = new QComboBox(this);
     auto *scale = scale_;
-    for (int mib = 1; mib <= 16384; mib *= 2) // the map's range; Ctrl+wheel steps by 2 as well
-        scale->addItem(tr("%1 per row").arg(b(uint64_t(mib) << 20)), QVariant::fromValue<qulonglong>(uint64_t(mib) << 20));
+    // Every scale the map accepts; Ctrl+wheel steps by 2 as well.
+    for (uint64_t bytes = SegmentMapWidget::kMinBytesPerRow; bytes <= SegmentMapWidget::kMaxBytesPerRow; bytes *= 2)
+        scale->addItem(tr("%1 per row").arg(bytesText(bytes)), QVariant::fromValue<qulonglong>(bytes));
     scale->setToolTip(tr("Bytes per row of the map (Ctrl+wheel on the map)"));
     bar->addWidget(scale);
     bar->addWidget(new ColorModeBox(state_, this));
@@ -154,16 +151,10 @@ SegmentsPage::SegmentsPage(ViewState *state, QWidget *parent) : QWidget(parent),
     connect(state_, &ViewState::deviceChanged, this, &SegmentsPage::rebuild);
 }
 
-void SegmentsPage::setDocument(std::shared_ptr<const Document> doc)
-{
-    doc_ = std::move(doc);
-    rebuild();
-}
-
 void SegmentsPage::rebuild()
 {
-    device_ = doc_ ? doc_->device(state_->device()) : nullptr;
-    eventModel_->setDevice(doc_, state_->device());
+    device_ = state_->deviceData();
+    eventModel_->setDevice(state_->document(), state_->device());
     events_->resizeColumnsToContents();
     shown_ = UINT32_MAX;
     if (!device_)
@@ -207,24 +198,26 @@ void SegmentsPage::showState(uint32_t event)
     if (!device_ || event == shown_)
         return;
     shown_ = event;
-    AllocatorState st = allocatorStateAt(*doc_->snapshot, *device_->index, event);
+    AllocatorState st = allocatorStateAt(*state_->document()->snapshot, *device_->index, event);
     title_->setText(tr("<b>Allocator state after %1</b> (%2 segments)").arg(eventLabel(*device_->index, event)).arg(st.segments.size()));
     figures_->setText(tr("Reserved %1 · allocated %2 (requested %3, rounding waste %4) · free in reserved %5 · "
                          "largest free block %6 · external fragmentation %7 % · pending free %8")
-                          .arg(b(st.reserved), b(st.allocated), b(st.requested), b(st.roundingWaste()), b(st.free), b(st.largestFree))
+                          .arg(bytesText(st.reserved), bytesText(st.allocated), bytesText(st.requested), bytesText(st.roundingWaste()), bytesText(st.free), bytesText(st.largestFree))
                           .arg(qRound(st.externalFragmentation() * 100))
-                          .arg(b(st.pendingFree)));
+                          .arg(bytesText(st.pendingFree)));
     verdict_->clear();
     verdict_->hide();
-    if (event != kBeforeTrace && device_->index->events().action[event] == Action::Oom) {
-        const OomDiagnosis d = diagnoseOom(*doc_->snapshot, *device_->index, event);
+    // The diagnosis was made once, with the summary; this page only shows it.
+    for (const OomDiagnosis &d : device_->summary.ooms) {
+        if (d.event != event)
+            continue;
         verdict_->setText(tr("<b>Out of memory: %1</b><br/>%2<br/>The device reported %3 free. "
                              "<a href='live'>Show the tensors live at this moment</a>.")
-                              .arg(QString::fromStdString(d.verdict()), QString::fromStdString(d.explanation()).toHtmlEscaped(), b(d.deviceFree)));
+                              .arg(QString::fromStdString(d.verdict()), QString::fromStdString(d.explanation()).toHtmlEscaped(), bytesText(d.deviceFree)));
         verdict_->show();
     }
     segmentModel_->setState(st);
-    map_->setState(doc_, device_, std::move(st));
+    map_->setState(state_->document(), device_, std::move(st));
     map_->setSelectedAllocation(state_->selectedAllocation());
     const int row = eventModel_->rowForEvent(event);
     if (row >= 0 && (!events_->currentIndex().isValid() || events_->currentIndex().row() != row)) {

@@ -2,7 +2,7 @@
 // The allocator at the selected event: its event list (filter by action, search by address),
 // the segment map, fragmentation figures, a per-segment table and, at an OOM, the verdict.
 // Moving through the list moves the shared event cursor; the map follows every view's cursor.
-#include "document/Document.h"
+#include "pipeline/Document.h"
 
 #include <QWidget>
 #include <memory>
@@ -25,7 +25,6 @@ class SegmentsPage : public QWidget {
 
 public:
     SegmentsPage(ViewState *state, QWidget *parent = nullptr);
-    void setDocument(std::shared_ptr<const Document> doc);
 
     SegmentMapWidget *map() const { return map_; }
     QTableView *eventList() const { return events_; }
@@ -47,8 +46,7 @@ private:
     void applyFilter();
 
     ViewState *state_;
-    std::shared_ptr<const Document> doc_;
-    const DeviceData *device_ = nullptr;
+    const DeviceData *device_ = nullptr; // the state's device, as of the last rebuild
     uint32_t shown_ = UINT32_MAX;
     bool syncingList_ = false; // moving the list to the cursor, not the cursor to the list
     QLabel *title_;

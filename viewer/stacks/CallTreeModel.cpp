@@ -1,6 +1,7 @@
 #include "stacks/CallTreeModel.h"
 
-#include "model/ByteFormat.h"
+#include "style/ByteText.h"
+
 
 namespace memlens {
 
@@ -74,14 +75,14 @@ QVariant CallTreeModel::data(const QModelIndex &index, int role) const
         return static_cast<double>(n.bytes) / total;
     if (role == Qt::ToolTipRole)
         return QStringLiteral("%1\n%2 in %3 allocations").arg(QString::fromStdString(tree_->label(id)),
-                                                               QString::fromStdString(formatBytes(n.bytes))).arg(n.count);
+                                                               bytesText(n.bytes)).arg(n.count);
     if (role == Qt::TextAlignmentRole)
         return index.column() == FrameColumn || index.column() == Mostly ? int(Qt::AlignLeft | Qt::AlignVCenter) : int(Qt::AlignRight | Qt::AlignVCenter);
     if (role != Qt::DisplayRole)
         return {};
     switch (index.column()) {
     case FrameColumn: return QString::fromStdString(tree_->label(id));
-    case Bytes: return QString::fromStdString(formatBytes(n.bytes));
+    case Bytes: return bytesText(n.bytes);
     case Share: return QStringLiteral("%1 %").arg(100.0 * static_cast<double>(n.bytes) / total, 0, 'f', 1);
     case Count: return QVariant::fromValue<qulonglong>(n.count);
     case Mostly: {

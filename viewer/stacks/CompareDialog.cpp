@@ -2,7 +2,7 @@
 
 #include "analysis/SnapshotSummary.h"
 #include "document/DocumentLoader.h"
-#include "model/ByteFormat.h"
+#include "style/ByteText.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -38,13 +38,13 @@ CompareDialog::CompareDialog(std::shared_ptr<const Document> a, QWidget *parent)
     connect(loader_, &DocumentLoader::progress, this, [this](double f, const QString &stage) {
         totals_->setText(tr("%1 B… %2 %").arg(stage).arg(qRound(f * 100)));
     });
-    connect(loader_, &DocumentLoader::loaded, this, [this](std::shared_ptr<Document> doc) { setOther(std::move(doc)); });
+    connect(loader_, &DocumentLoader::documentReady, this, &CompareDialog::setOther);
     connect(loader_, &DocumentLoader::failed, this, [this](const QString &message) { totals_->setText(message); });
 }
 
 void CompareDialog::compareWith(const QString &path)
 {
-    loader_->load(path);
+    loader_->load(path, StopAfter::Document);
 }
 
 void CompareDialog::setOther(std::shared_ptr<const Document> b)
@@ -81,15 +81,15 @@ void CompareDialog::refresh()
     const auto sites = diffBySite(*a_->snapshot, *da->index, ea, *b_->snapshot, *db->index, eb);
     const uint64_t ta = da->index->activeAfter(ea), tb = db->index->activeAfter(eb);
     totals_->setText(tr("A: %1 (%2) · B: %3 (%4) · %5 call sites differ")
-                         .arg(QString::fromStdString(formatBytes(ta)), a_->fileName(), QString::fromStdString(formatBytes(tb)), b_->fileName())
+                         .arg(bytesText(ta), QString::fromStdString(a_->fileName()), bytesText(tb), QString::fromStdString(b_->fileName()))
                          .arg(sites.size()));
     table_->setRowCount(static_cast<int>(sites.size()));
     for (int r = 0; r < static_cast<int>(sites.size()); ++r) {
         const SiteDiff &s = sites[static_cast<size_t>(r)];
         const int64_t c = s.change();
-        const QStringList cells = {QString::fromStdString(s.site), QString::fromStdString(formatBytes(uint64_t(s.bytesA))),
-                                   QString::fromStdString(formatBytes(uint64_t(s.bytesB))),
-                                   (c >= 0 ? "+" : "−") + QString::fromStdString(formatBytes(uint64_t(std::abs(c))))};
+        const QStringList cells = {QString::fromStdString(s.site), bytesText(uint64_t(s.bytesA)),
+                                   bytesText(uint64_t(s.bytesB)),
+                                   (c >= 0 ? "+" : "−") + bytesText(uint64_t(std::abs(c)))};
         for (int col = 0; col < 4; ++col) {
             auto *item = new QTableWidgetItem(cells[col]);
             if (col > 0)

@@ -2,7 +2,7 @@
 // Compare mode: live bytes by call site in the open snapshot (A) and another (B) at the same
 // moment (peak, OOM or end), sorted by change. B loads in the background.
 #include "analysis/CallTree.h"
-#include "document/Document.h"
+#include "pipeline/Document.h"
 
 #include <QDialog>
 #include <memory>

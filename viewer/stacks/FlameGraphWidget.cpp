@@ -1,8 +1,8 @@
 #include "stacks/FlameGraphWidget.h"
 
 #include "annotations/AnnotationPainter.h"
-#include "model/ByteFormat.h"
 #include "style/BandColors.h"
+#include "style/ByteText.h"
 
 #include <QHelpEvent>
 #include <QMouseEvent>
@@ -81,7 +81,7 @@ void FlameGraphWidget::paintEvent(QPaintEvent *)
         return;
     const QFontMetrics fm(font());
     for (const Box &box : boxes_) {
-        const QString label = box.node == 0 ? tr("all live: %1").arg(QString::fromStdString(formatBytes(tree_->root().bytes)))
+        const QString label = box.node == 0 ? tr("all live: %1").arg(bytesText(tree_->root().bytes))
                                             : QString::fromStdString(tree_->label(box.node));
         const bool hit = !search_.isEmpty() && label.contains(search_, Qt::CaseInsensitive);
         QColor c = hit ? QColor(255, 0, 200) : bandColor(0xF1A3E000ull + tree_->node(box.node).frame);
@@ -243,7 +243,7 @@ bool FlameGraphWidget::event(QEvent *e)
         if (node != UINT32_MAX) {
             const CallTreeNode &n = tree_->node(node);
             QToolTip::showText(help->globalPos(), tr("%1\n%2 (%3 % of live) in %4 allocations")
-                                                      .arg(QString::fromStdString(tree_->label(node)), QString::fromStdString(formatBytes(n.bytes)))
+                                                      .arg(QString::fromStdString(tree_->label(node)), bytesText(n.bytes))
                                                       .arg(100.0 * double(n.bytes) / double(std::max<uint64_t>(1, tree_->root().bytes)), 0, 'f', 1)
                                                       .arg(n.count), this);
         } else {

@@ -1,11 +1,11 @@
 #include "stacks/StacksPage.h"
 
 #include "document/ViewState.h"
-#include "model/ByteFormat.h"
 #include "stacks/CallTreeModel.h"
 #include "stacks/CostBarDelegate.h"
 #include "stacks/FlameGraphWidget.h"
 #include "style/AllocationText.h"
+#include "style/ByteText.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -67,9 +67,14 @@ StacksPage::StacksPage(ViewState *state, QWidget *parent) : QWidget(parent), sta
         connect(c, &QCheckBox::toggled, this, &StacksPage::rebuild);
     connect(direction_, &QComboBox::currentIndexChanged, this, &StacksPage::rebuild);
     connect(scope_, &QComboBox::currentIndexChanged, this, &StacksPage::rebuild);
-    connect(state_, &ViewState::visibleEventsChanged, this, [this] {
-        if (scope_->currentIndex() == 1 && isVisible())
+    // The range moves with every pan: a hidden page catches up when it is shown.
+    connect(state_, &ViewState::visibleRangeChanged, this, [this] {
+        if (!allocatedInRange())
+            return;
+        if (isVisible())
             rebuild();
+        else
+            rangeChangedWhileHidden_ = true;
     });
     connect(search_, &QLineEdit::textChanged, flame_, &FlameGraphWidget::setSearch);
     connect(search_, &QLineEdit::returnPressed, this, [this] {
@@ -98,10 +103,11 @@ StacksPage::StacksPage(ViewState *state, QWidget *parent) : QWidget(parent), sta
     connect(state_, &ViewState::deviceChanged, this, &StacksPage::rebuild);
 }
 
-void StacksPage::setDocument(std::shared_ptr<const Document> doc)
+void StacksPage::showEvent(QShowEvent *event)
 {
-    doc_ = std::move(doc);
-    rebuild();
+    if (rangeChangedWhileHidden_)
+        rebuild();
+    QWidget::showEvent(event);
 }
 
 CallTreeOptions StacksPage::options() const
@@ -139,7 +145,8 @@ void StacksPage::rebuild()
 {
     if (updating_)
         return;
-    const DeviceData *d = doc_ ? doc_->device(state_->device()) : nullptr;
+    rangeChangedWhileHidden_ = false;
+    const DeviceData *d = state_->deviceData();
     if (!d) {
         model_->setTree(nullptr);
         flame_->setTree(nullptr);
@@ -155,18 +162,18 @@ void StacksPage::rebuild()
             if (d->index->events().action[e] == Action::Alloc)
                 born.push_back(d->index->ownerOfEvent(e));
         }
-        tree = std::make_shared<const CallTree>(*doc_->snapshot, *d->index, born, options(), d->categories.get());
+        tree = std::make_shared<const CallTree>(*state_->document()->snapshot, *d->index, born, options(), d->categories.get());
         title_->setText(tr("<b>%1 allocated in %2 allocations from %3 to %4</b>, by call stack")
-                            .arg(QString::fromStdString(formatBytes(tree->root().bytes)))
+                            .arg(bytesText(tree->root().bytes))
                             .arg(born.size())
                             .arg(eventLabel(*d->index, first), eventLabel(*d->index, last)));
     } else {
         uint32_t e = state_->selectedEvent();
         if (e == kBeforeTrace || e >= d->index->eventCount())
             e = d->index->peakIndex();
-        tree = std::make_shared<const CallTree>(*doc_->snapshot, *d->index, d->index->liveAt(e), options(), d->categories.get());
+        tree = std::make_shared<const CallTree>(*state_->document()->snapshot, *d->index, d->index->liveAt(e), options(), d->categories.get());
         title_->setText(tr("<b>%1 live after %2</b>%3, by call stack")
-                            .arg(QString::fromStdString(formatBytes(tree->root().bytes)), eventLabel(*d->index, e))
+                            .arg(bytesText(tree->root().bytes), eventLabel(*d->index, e))
                             .arg(e == d->index->peakIndex() ? tr(" (the peak)") : QString()));
     }
     tree_ = tree;

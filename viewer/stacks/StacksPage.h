@@ -3,7 +3,6 @@
 // tree with cost bars and a flame graph of the same data; search, the heaviest path, toggles for
 // noise frames, Python-only and recursion folding, and folded-stack export.
 #include "analysis/CallTree.h"
-#include "document/Document.h"
 
 #include <QWidget>
 #include <memory>
@@ -25,7 +24,6 @@ class StacksPage : public QWidget {
 
 public:
     StacksPage(ViewState *state, QWidget *parent = nullptr);
-    void setDocument(std::shared_ptr<const Document> doc);
 
     CallTreeOptions options() const;
     // What the trees show: allocations live at the cursor, or allocated in the visible range.
@@ -39,11 +37,13 @@ public:
     // Writes folded stacks (atomically); returns an error message or an empty string.
     QString exportFolded(const QString &path) const;
 
+protected:
+    void showEvent(QShowEvent *event) override;
+
 private:
     void rebuild();
 
     ViewState *state_;
-    std::shared_ptr<const Document> doc_;
     std::shared_ptr<const CallTree> tree_;
     QLabel *title_;
     QComboBox *direction_;
@@ -54,6 +54,7 @@ private:
     CallTreeModel *model_;
     FlameGraphWidget *flame_;
     bool updating_ = false;
+    bool rangeChangedWhileHidden_ = false;
 };
 
 } // namespace memlens

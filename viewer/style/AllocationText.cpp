@@ -1,7 +1,7 @@
 #include "style/AllocationText.h"
 
 #include "analysis/FrameFilter.h"
-#include "model/ByteFormat.h"
+#include "style/ByteText.h"
 
 #include <QObject>
 #include <QStringList>
@@ -10,16 +10,11 @@ namespace memlens {
 
 namespace {
 
-QString bytes(uint64_t b)
-{
-    return QString::fromStdString(formatBytes(b));
-}
-
 QString roundedSize(uint64_t requested)
 {
     // The caching allocator hands out multiples of 512 bytes.
     const uint64_t rounded = (requested + 511) / 512 * 512;
-    return rounded == requested ? QString() : QObject::tr(" (%1 rounded)").arg(bytes(rounded));
+    return rounded == requested ? QString() : QObject::tr(" (%1 rounded)").arg(bytesText(rounded));
 }
 
 QString lifetime(const DeviceIndex &index, const Allocation &a)
@@ -48,7 +43,7 @@ QString allocationTooltip(const Document &doc, const DeviceIndex &index, uint32_
     const AllocationDetail d = index.detail(allocation);
     const Allocation &a = index.allocation(allocation);
     QStringList lines;
-    lines << QObject::tr("%1 requested%2").arg(bytes(d.size), roundedSize(d.size));
+    lines << QObject::tr("%1 requested%2").arg(bytesText(d.size), roundedSize(d.size));
     lines << QObject::tr("address 0x%1, stream %2").arg(d.addr, 0, 16).arg(d.stream);
     lines << lifetime(index, a);
     const auto ids = stackFrames(*doc.snapshot, d.stack, true);
@@ -65,7 +60,7 @@ QString allocationDetailsHtml(const Document &doc, const DeviceIndex &index, uin
 {
     const AllocationDetail d = index.detail(allocation);
     const Allocation &a = index.allocation(allocation);
-    QString html = QObject::tr("<h3>%1 allocation</h3>").arg(bytes(d.size).toHtmlEscaped());
+    QString html = QObject::tr("<h3>%1 allocation</h3>").arg(bytesText(d.size).toHtmlEscaped());
     // One "label: value" line each: the panel is narrow and a table wrapped its labels mid-word.
     auto row = [&](const QString &k, const QString &v) {
         html += QStringLiteral("<div><b>%1:</b> %2</div>").arg(k.toHtmlEscaped(), v.toHtmlEscaped());

@@ -1,6 +1,6 @@
 #pragma once
 // Human-readable descriptions of one allocation, shared by tooltips and the details panel.
-#include "document/Document.h"
+#include "pipeline/Document.h"
 
 #include <QString>
 

@@ -1,6 +1,6 @@
 #include "style/BandColors.h"
 
-#include "document/Document.h"
+#include "pipeline/Document.h"
 
 namespace memlens {
 

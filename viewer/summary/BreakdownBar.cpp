@@ -1,6 +1,7 @@
 #include "summary/BreakdownBar.h"
 
-#include "model/ByteFormat.h"
+#include "style/ByteText.h"
+
 
 #include <QPainter>
 
@@ -50,10 +51,10 @@ void BreakdownBar::paintEvent(QPaintEvent *)
         p.drawText(QPointF(std::max(4.0, tx), bar.bottom() + 4 + (row + 1) * fm.height()), label);
     };
     if (capacity_ > 0)
-        marker(capacity_, tr("GPU %1").arg(QString::fromStdString(formatBytes(static_cast<uint64_t>(capacity_)))),
+        marker(capacity_, tr("GPU %1").arg(bytesText(static_cast<uint64_t>(capacity_))),
                pal.color(QPalette::Text), 0);
     if (measured_ > 0)
-        marker(measured_, tr("measured %1").arg(QString::fromStdString(formatBytes(static_cast<uint64_t>(measured_)))),
+        marker(measured_, tr("measured %1").arg(bytesText(static_cast<uint64_t>(measured_))),
                QColor(220, 40, 40), 1);
 }
 

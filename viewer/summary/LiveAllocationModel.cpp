@@ -2,8 +2,8 @@
 
 #include "analysis/AllocatorState.h"
 #include "analysis/FrameFilter.h"
-#include "model/ByteFormat.h"
 #include "style/AllocationText.h"
+#include "style/ByteText.h"
 
 namespace memlens {
 
@@ -54,13 +54,13 @@ QVariant LiveAllocationModel::data(const QModelIndex &index, int role) const
         return {};
     switch (index.column()) {
     case Size:
-        return role == Qt::EditRole ? QVariant::fromValue<qulonglong>(r.size) : QString::fromStdString(formatBytes(r.size));
+        return role == Qt::EditRole ? QVariant::fromValue<qulonglong>(r.size) : bytesText(r.size);
     case Share:
         return total_ ? QStringLiteral("%1 %").arg(100.0 * static_cast<double>(r.size) / static_cast<double>(total_), 0, 'f', 1)
                       : QString();
     case Rounded: {
         const uint64_t rounded = roundedBlockSize(r.size);
-        return role == Qt::EditRole ? QVariant::fromValue<qulonglong>(rounded) : QString::fromStdString(formatBytes(rounded));
+        return role == Qt::EditRole ? QVariant::fromValue<qulonglong>(rounded) : bytesText(rounded);
     }
     case Age: {
         if (atEvent_ == kBeforeTrace)

@@ -1,6 +1,6 @@
 #pragma once
 // Table of allocations (e.g. the largest live at the peak): size, share, address, stream, top frame.
-#include "document/Document.h"
+#include "pipeline/Document.h"
 
 #include <QAbstractTableModel>
 #include <memory>

@@ -1,9 +1,9 @@
 #include "summary/LiveTensorsPage.h"
 
 #include "document/ViewState.h"
-#include "model/ByteFormat.h"
 #include "stacks/CostBarDelegate.h"
 #include "style/AllocationText.h"
+#include "style/ByteText.h"
 #include "summary/LiveAllocationModel.h"
 
 #include <QFileDialog>
@@ -133,23 +133,17 @@ LiveTensorsPage::LiveTensorsPage(ViewState *state, QWidget *parent) : QWidget(pa
     connect(state_, &ViewState::deviceChanged, this, &LiveTensorsPage::rebuild);
 }
 
-void LiveTensorsPage::setDocument(std::shared_ptr<const Document> doc)
-{
-    doc_ = std::move(doc);
-    rebuild();
-}
-
 void LiveTensorsPage::setFilter(const QString &text, uint64_t minBytes, uint64_t maxBytes)
 {
-    proxy_->set(doc_, text, minBytes, maxBytes);
+    proxy_->set(state_->document(), text, minBytes, maxBytes);
     updateTotals();
 }
 
 void LiveTensorsPage::rebuild()
 {
-    const DeviceData *d = doc_ ? doc_->device(state_->device()) : nullptr;
+    const DeviceData *d = state_->deviceData();
     if (!d) {
-        model_->setAllocations(doc_, 0, {}, 0);
+        model_->setAllocations(state_->document(), 0, {}, 0);
         return;
     }
     uint32_t e = state_->selectedEvent();
@@ -157,10 +151,10 @@ void LiveTensorsPage::rebuild()
         e = d->index->peakIndex();
     uint64_t count = 0;
     std::vector<LiveBlockInfo> rows = largestLive(*d->index, e, SIZE_MAX, &count, d->categories.get());
-    model_->setAllocations(doc_, state_->device(), std::move(rows), d->index->activeAfter(e), e);
+    model_->setAllocations(state_->document(), state_->device(), std::move(rows), d->index->activeAfter(e), e);
     title_->setText(tr("<b>%1 allocations live after %2</b>%3").arg(count).arg(eventLabel(*d->index, e))
                         .arg(e == d->index->peakIndex() ? tr(" (the peak)") : QString()));
-    proxy_->set(doc_, text_->text(), parseSize(minSize_->text()), parseSize(maxSize_->text()));
+    proxy_->set(state_->document(), text_->text(), parseSize(minSize_->text()), parseSize(maxSize_->text()));
     table_->resizeColumnsToContents();
     updateTotals();
 }
@@ -170,7 +164,7 @@ void LiveTensorsPage::updateTotals()
     uint64_t bytes = 0;
     for (int row = 0; row < proxy_->rowCount(); ++row)
         bytes += proxy_->index(row, LiveAllocationModel::Size).data(Qt::EditRole).toULongLong();
-    totals_->setText(tr("Shown: %1 allocations, %2").arg(proxy_->rowCount()).arg(QString::fromStdString(formatBytes(bytes))));
+    totals_->setText(tr("Shown: %1 allocations, %2").arg(proxy_->rowCount()).arg(bytesText(bytes)));
 }
 
 QString LiveTensorsPage::totalsText() const

@@ -2,7 +2,7 @@
 // Every allocation live at the selected event (default: the peak): sortable, filtered by frame
 // text or file and by size, with the totals of what is shown and CSV export. Selecting a row
 // selects the allocation in every view.
-#include "document/Document.h"
+#include "pipeline/Document.h"
 
 #include <QWidget>
 #include <memory>
@@ -22,7 +22,6 @@ class LiveTensorsPage : public QWidget {
 
 public:
     LiveTensorsPage(ViewState *state, QWidget *parent = nullptr);
-    void setDocument(std::shared_ptr<const Document> doc);
     void setFilter(const QString &text, uint64_t minBytes, uint64_t maxBytes);
     QTableView *table() const { return table_; }
     QString totalsText() const;
@@ -33,7 +32,6 @@ private:
     void updateTotals();
 
     ViewState *state_;
-    std::shared_ptr<const Document> doc_;
     LiveAllocationModel *model_;
     LiveFilterProxy *proxy_;
     QTableView *table_;

@@ -1,9 +1,9 @@
 #include "summary/SummaryPage.h"
 
 #include "document/ViewState.h"
-#include "model/ByteFormat.h"
 #include "stacks/CostBarDelegate.h"
 #include "style/AllocationText.h"
+#include "style/ByteText.h"
 
 #include <QHeaderView>
 #include <QLabel>
@@ -15,11 +15,6 @@
 namespace memlens {
 
 namespace {
-QString b(uint64_t v)
-{
-    return QString::fromStdString(formatBytes(v));
-}
-
 QString phaseAt(const DeviceSummary &s, std::optional<int64_t> time)
 {
     if (!time)
@@ -59,10 +54,8 @@ SummaryPage::SummaryPage(ViewState *state, QWidget *parent) : QWidget(parent), s
     table_->verticalHeader()->hide();
     table_->setAlternatingRowColors(true);
     connect(table_, &QTableView::doubleClicked, this, [this](const QModelIndex &index) {
-        if (!doc_)
-            return;
         const uint32_t allocation = index.data(LiveAllocationModel::AllocationRole).toUInt();
-        const DeviceData *d = doc_->device(state_->device());
+        const DeviceData *d = state_->deviceData();
         if (!d)
             return;
         const uint32_t born = d->index->allocation(allocation).allocEvent;
@@ -80,12 +73,6 @@ SummaryPage::SummaryPage(ViewState *state, QWidget *parent) : QWidget(parent), s
     connect(state_, &ViewState::deviceChanged, this, &SummaryPage::refresh);
 }
 
-void SummaryPage::setDocument(std::shared_ptr<const Document> doc)
-{
-    doc_ = std::move(doc);
-    refresh();
-}
-
 QString SummaryPage::factsText() const
 {
     return facts_->text() + "\n" + figures_->text();
@@ -93,14 +80,15 @@ QString SummaryPage::factsText() const
 
 void SummaryPage::refresh()
 {
-    const DeviceData *d = doc_ ? doc_->device(state_->device()) : nullptr;
+    const std::shared_ptr<const Document> &doc = state_->document();
+    const DeviceData *d = state_->deviceData();
     if (!d) {
-        facts_->setText(doc_ ? tr("%1: no device with segments or trace entries.").arg(doc_->fileName()) : QString());
+        facts_->setText(doc ? tr("%1: no device with segments or trace entries.").arg(QString::fromStdString(doc->fileName())) : QString());
         figures_->clear();
-        model_->setAllocations(doc_, 0, {}, 0);
+        model_->setAllocations(doc, 0, {}, 0);
         return;
     }
-    const FileFacts &f = doc_->snapshot->facts;
+    const FileFacts &f = doc->snapshot->facts;
     const DeviceSummary &s = d->summary;
     QStringList features;
     if (f.hasTimes)
@@ -119,7 +107,7 @@ void SummaryPage::refresh()
     if (f.compression != "none")
         format += ", " + QString::fromStdString(f.compression);
     facts_->setText(tr("%1 — %2; device %3: %4 trace entries; recorded: %5")
-                        .arg(doc_->fileName(), format)
+                        .arg(QString::fromStdString(doc->fileName()), format)
                         .arg(s.device)
                         .arg(QString::fromStdString(groupDigits(s.entries)))
                         .arg(features.isEmpty() ? tr("nothing beyond the final state") : features.join(", ")));
@@ -127,25 +115,25 @@ void SummaryPage::refresh()
     QString html = "<table cellspacing='6'>";
     auto row = [&](const QString &k, const QString &v) { html += "<tr><td><b>" + k + "</b></td><td>" + v + "</td></tr>"; };
     const QString phase = phaseAt(s, s.peakTimeUs);
-    QString peak = s.peakIndex ? QStringLiteral("<a href='peak'>%1</a> at %2").arg(b(s.peakActiveBytes), eventLabel(*d->index, *s.peakIndex).toHtmlEscaped())
-                               : tr("%1 before the trace began").arg(b(s.peakActiveBytes));
+    QString peak = s.peakIndex ? QStringLiteral("<a href='peak'>%1</a> at %2").arg(bytesText(s.peakActiveBytes), eventLabel(*d->index, *s.peakIndex).toHtmlEscaped())
+                               : tr("%1 before the trace began").arg(bytesText(s.peakActiveBytes));
     if (!phase.isEmpty())
         peak += tr(", during <i>%1</i>").arg(phase.toHtmlEscaped());
     peak += tr(", %1 live blocks").arg(s.liveBlocksAtPeak);
     row(tr("Peak active"), peak);
-    row(tr("Peak reserved"), b(s.peakReservedBytes));
-    row(tr("Before the trace"), tr("%1 in %2 blocks, %3 reserved").arg(b(s.initialBytes)).arg(s.initialBlocks).arg(b(s.startReservedBytes)));
-    for (const OomInfo &o : s.ooms)
+    row(tr("Peak reserved"), bytesText(s.peakReservedBytes));
+    row(tr("Before the trace"), tr("%1 in %2 blocks, %3 reserved").arg(bytesText(s.initialBytes)).arg(s.initialBlocks).arg(bytesText(s.startReservedBytes)));
+    for (const OomDiagnosis &o : s.ooms)
         row(tr("Out of memory"), tr("<a href='oom:%1'>%2 requested</a> at %3; the device reported %4 free; %5 free inside "
                                     "reserved segments, largest free block %6 — <a href='segments:%1'><b>%7</b></a>")
-                                      .arg(o.index)
-                                      .arg(b(o.size), eventLabel(*d->index, o.index).toHtmlEscaped(), b(o.deviceFree), b(o.reservedFree),
-                                           b(o.largestFreeBlock), o.fragmentation ? tr("fragmentation") : tr("capacity")));
+                                      .arg(o.event)
+                                      .arg(bytesText(o.requested), eventLabel(*d->index, o.event).toHtmlEscaped(), bytesText(o.deviceFree), bytesText(o.reservedFree),
+                                           bytesText(o.largestFreeBlock), o.fragmentation ? tr("fragmentation") : tr("capacity")));
     QStringList byCategory;
     for (int c = 0; c < kCategoryCount; ++c) {
         if (const uint64_t bytes = s.categoryBytesAtPeak[static_cast<size_t>(c)]) {
             const std::string_view name = categoryName(static_cast<Category>(c));
-            byCategory << QStringLiteral("%1 %2").arg(QString::fromLatin1(name.data(), qsizetype(name.size())).replace('_', ' '), b(bytes));
+            byCategory << QStringLiteral("%1 %2").arg(QString::fromLatin1(name.data(), qsizetype(name.size())).replace('_', ' '), bytesText(bytes));
         }
     }
     if (!byCategory.isEmpty())
@@ -153,18 +141,18 @@ void SummaryPage::refresh()
     if (s.traceTotals) {
         row(tr("Allocator totals"), tr("Total Allocated peaked at %1 (event %2); at the end %3 allocated, %4 reserved. "
                                        "A profiler trace records no segments or blocks.")
-                                        .arg(b(s.traceTotals->peakAllocated))
+                                        .arg(bytesText(s.traceTotals->peakAllocated))
                                         .arg(s.traceTotals->peakIndex)
-                                        .arg(b(s.traceTotals->finalAllocated), b(s.traceTotals->finalReserved)));
+                                        .arg(bytesText(s.traceTotals->finalAllocated), bytesText(s.traceTotals->finalReserved)));
     } else {
         row(tr("At the end"), tr("%1 reserved in %2 segments; %3 allocated; %4 free in reserved, largest free block %5 "
                                  "(external fragmentation %6 %)")
-                                  .arg(b(s.final.reserved))
+                                  .arg(bytesText(s.final.reserved))
                                   .arg(s.final.segments)
-                                  .arg(b(s.final.allocated), b(s.final.inactive), b(s.final.largestInactive))
+                                  .arg(bytesText(s.final.allocated), bytesText(s.final.inactive), bytesText(s.final.largestInactive))
                                   .arg(qRound(s.final.externalFragmentation * 100)));
     }
-    const auto &settings = doc_->snapshot->allocatorSettings;
+    const auto &settings = doc->snapshot->allocatorSettings;
     if (!settings.empty()) {
         QString conf;
         for (const auto &[k, v] : settings) {
@@ -177,18 +165,19 @@ void SummaryPage::refresh()
     }
     html += "</table>";
     figures_->setText(html);
-    model_->setAllocations(doc_, s.device, s.topLiveAtPeak, s.peakActiveBytes, s.peakIndex.value_or(kBeforeTrace));
+    model_->setAllocations(doc, s.device, s.topLiveAtPeak, s.peakActiveBytes, s.peakIndex.value_or(kBeforeTrace));
     table_->resizeColumnsToContents();
 }
 
 void SummaryPage::onLink(const QString &link)
 {
-    const DeviceData *d = doc_ ? doc_->device(state_->device()) : nullptr;
+    const std::shared_ptr<const Document> &doc = state_->document();
+    const DeviceData *d = state_->deviceData();
     if (!d)
         return;
     if (link == "settings") {
         QString text = "<table>";
-        for (const auto &[k, v] : doc_->snapshot->allocatorSettings)
+        for (const auto &[k, v] : doc->snapshot->allocatorSettings)
             text += QStringLiteral("<tr><td><code>%1</code></td><td>%2</td></tr>")
                         .arg(QString::fromStdString(k).toHtmlEscaped(), QString::fromStdString(v).toHtmlEscaped());
         auto *box = new QMessageBox(QMessageBox::NoIcon, tr("Allocator settings"), text + "</table>", QMessageBox::Close, this);

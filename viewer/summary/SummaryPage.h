@@ -2,7 +2,6 @@
 // The first page of a loaded document (like heaptrack's summary): file facts, the peak, OOMs,
 // the final allocator state and the largest allocations live at the peak. Figures are links
 // to the view that explains them.
-#include "document/Document.h"
 #include "summary/LiveAllocationModel.h"
 
 #include <QWidget>
@@ -20,7 +19,6 @@ class SummaryPage : public QWidget {
 
 public:
     SummaryPage(ViewState *state, QWidget *parent = nullptr);
-    void setDocument(std::shared_ptr<const Document> doc);
 
     QString factsText() const;
     QTableView *liveTable() const { return table_; }
@@ -36,7 +34,6 @@ private:
     void onLink(const QString &link);
 
     ViewState *state_;
-    std::shared_ptr<const Document> doc_;
     QLabel *facts_;
     QLabel *figures_;
     QTableView *table_;

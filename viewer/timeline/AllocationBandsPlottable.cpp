@@ -1,41 +1,47 @@
 #include "timeline/AllocationBandsPlottable.h"
 
 #include "annotations/AnnotationPainter.h"
-#include "model/ByteFormat.h"
+#include "document/ViewState.h"
 #include "style/BandColors.h"
+#include "style/ByteText.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace memlens {
 
-AllocationBandsPlottable::AllocationBandsPlottable(QCPAxis *keyAxis, QCPAxis *valueAxis)
-    : QCPAbstractPlottable(keyAxis, valueAxis)
+AllocationBandsPlottable::AllocationBandsPlottable(const ViewState *state, QCPAxis *keyAxis, QCPAxis *valueAxis)
+    : QCPAbstractPlottable(keyAxis, valueAxis), state_(state)
 {
+    // A frame's allocation ids belong to the device it was drawn for.
+    connect(state_, &ViewState::deviceChanged, this, [this] { frame_ = {}; });
     setName(tr("Allocations"));
     setAntialiased(false);
     setAntialiasedFill(false);
 }
 
-void AllocationBandsPlottable::setData(std::shared_ptr<const Document> doc, const DeviceData *device, const TimelineAxis &axis)
+const DeviceData *AllocationBandsPlottable::device() const
 {
-    doc_ = std::move(doc);
-    device_ = device;
-    axis_ = axis;
-    frame_ = {};
+    return state_->deviceData();
+}
+
+const TimelineAxis &AllocationBandsPlottable::axis() const
+{
+    return state_->axis();
 }
 
 QCPRange AllocationBandsPlottable::getKeyRange(bool &foundRange, QCP::SignDomain) const
 {
-    foundRange = device_ != nullptr;
-    return QCPRange(axis_.xMin(), axis_.xMax());
+    foundRange = device() != nullptr;
+    return QCPRange(axis().xMin(), axis().xMax());
 }
 
 QCPRange AllocationBandsPlottable::getValueRange(bool &foundRange, QCP::SignDomain, const QCPRange &) const
 {
-    foundRange = device_ != nullptr;
-    if (!device_)
+    foundRange = device() != nullptr;
+    if (!device())
         return {};
-    return QCPRange(0, static_cast<double>(std::max(device_->index->peakActiveBytes(), device_->index->peakReservedBytes())));
+    return QCPRange(0, static_cast<double>(std::max(device()->index->peakActiveBytes(), device()->index->peakReservedBytes())));
 }
 
 double AllocationBandsPlottable::selectTest(const QPointF &pos, bool, QVariant *) const
@@ -45,10 +51,10 @@ double AllocationBandsPlottable::selectTest(const QPointF &pos, bool, QVariant *
 
 uint32_t AllocationBandsPlottable::allocationAtPixel(const QPointF &pixel, uint32_t *event) const
 {
-    if (frame_.total.empty() || !device_)
+    if (frame_.total.empty() || !device())
         return UINT32_MAX;
-    const auto c = static_cast<long>((pixel.x() - frameLeft_) / columnWidth_);
-    if (c < 0 || c >= static_cast<long>(frame_.total.size()))
+    const long c = columnAtPixel(pixel.x());
+    if (c < 0)
         return UINT32_MAX;
     if (event)
         *event = frame_.columnEvent[static_cast<size_t>(c)];
@@ -64,22 +70,28 @@ uint32_t AllocationBandsPlottable::allocationAtPixel(const QPointF &pixel, uint3
     return UINT32_MAX;
 }
 
+long AllocationBandsPlottable::columnAtPixel(double x) const
+{
+    const auto c = static_cast<long>(std::floor((x - frameLeft_) / columnWidth_));
+    return c >= 0 && c < static_cast<long>(frame_.total.size()) ? c : -1;
+}
+
 double AllocationBandsPlottable::pixelOfEvent(uint32_t event) const
 {
-    if (!device_ || event == kBeforeTrace)
+    if (!device() || event == kBeforeTrace)
         return -1;
-    return mKeyAxis->coordToPixel(axis_.xOfEvent(event) + (axis_.isTime() ? 0.0 : 0.5));
+    return mKeyAxis->coordToPixel(axis().xOfEvent(event) + (axis().isTime() ? 0.0 : 0.5));
 }
 
 void AllocationBandsPlottable::draw(QCPPainter *painter)
 {
-    if (!device_ || device_->index->eventCount() == 0)
+    if (!device() || device()->index->eventCount() == 0 || !state_->deviceLayout())
         return;
     const QRect area = clipRect();
     const double left = area.left(), right = area.right() + 1;
     const int columns = std::max(1, static_cast<int>(right - left));
     const double x0 = mKeyAxis->pixelToCoord(left), x1 = mKeyAxis->pixelToCoord(right);
-    frame_ = device_->layout->layoutColumns(axis_.columnRanges(x0, x1, columns), kMaxBands);
+    frame_ = state_->deviceLayout()->layoutColumns(axis().columnRanges(x0, x1, columns), kMaxBands);
     frameLeft_ = left;
     columnWidth_ = (right - left) / columns;
     auto y = [&](uint64_t bytes) { return mValueAxis->coordToPixel(static_cast<double>(bytes)); };
@@ -106,13 +118,13 @@ void AllocationBandsPlottable::draw(QCPPainter *painter)
         }
     };
     const auto count = static_cast<size_t>(columns);
-    if (coloring_ == ColorMode::Category && device_->categories) {
+    if (state_->colorMode() == ColorMode::Category && device()->categories) {
         // The folded band split by category too: each column's totals minus its drawn bands.
         std::vector<std::array<uint64_t, kCategoryCount>> folded(count);
         for (size_t c = 0; c < count; ++c)
-            folded[c] = device_->categories->totalsAfter(frame_.columnEvent[c]);
+            folded[c] = device()->categories->totalsAfter(frame_.columnEvent[c]);
         for (const TimelineBand &band : frame_.bands) {
-            const auto k = static_cast<size_t>(device_->categories->of(band.allocation));
+            const auto k = static_cast<size_t>(device()->categories->of(band.allocation));
             for (size_t c = band.firstColumn; c < band.endColumn(); ++c)
                 folded[c][k] -= std::min(folded[c][k], band.size);
         }
@@ -132,8 +144,8 @@ void AllocationBandsPlottable::draw(QCPPainter *painter)
     for (const TimelineBand &band : frame_.bands) {
         fillRuns(band.firstColumn, band.endColumn(), [&](size_t c) {
             return std::make_pair(band.bottomAt(c), band.bottomAt(c) + band.size);
-        }, allocationColor(*device_, band.allocation, coloring_));
-        if (band.allocation == selected_)
+        }, allocationColor(*device(), band.allocation, state_->colorMode()));
+        if (band.allocation == state_->selectedAllocation())
             selectedBand = &band;
     }
     // The selected allocation gets an outline.
@@ -157,16 +169,16 @@ void AllocationBandsPlottable::draw(QCPPainter *painter)
     painter->drawPolyline(reserved);
 
     // Markers: the peak and every OOM, and the event cursor.
-    const DeviceSummary &s = device_->summary;
+    const DeviceSummary &s = device()->summary;
     int row = 0;
     markerLabels_.clear();
     if (s.peakIndex)
-        drawMarker(painter, *s.peakIndex, tr("peak %1").arg(QString::fromStdString(formatBytes(s.peakActiveBytes))),
+        drawMarker(painter, *s.peakIndex, tr("peak %1").arg(bytesText(s.peakActiveBytes)),
                    dark_ ? QColor(255, 210, 80) : QColor(160, 100, 0), row++);
-    for (const OomInfo &o : s.ooms)
-        drawMarker(painter, o.index, tr("OOM: %1 requested").arg(QString::fromStdString(formatBytes(o.size))), QColor(220, 40, 40), row++);
-    if (cursor_ != kBeforeTrace)
-        drawMarker(painter, cursor_, QString(), dark_ ? QColor(120, 200, 255) : QColor(0, 90, 200), 0);
+    for (const OomDiagnosis &o : s.ooms)
+        drawMarker(painter, o.event, tr("OOM: %1 requested").arg(bytesText(o.requested)), QColor(220, 40, 40), row++);
+    if (state_->selectedEvent() != kBeforeTrace)
+        drawMarker(painter, state_->selectedEvent(), QString(), dark_ ? QColor(120, 200, 255) : QColor(0, 90, 200), 0);
     if (annotations_) {
         painter->setClipRect(clipRect());
         paintAnnotations(*painter, annotations_->displayItems(), *this, annotations_->selected(), dark_);
@@ -175,30 +187,30 @@ void AllocationBandsPlottable::draw(QCPPainter *painter)
 
 QPointF AllocationBandsPlottable::anchorPixel(double eventX, double bytes) const
 {
-    const auto n = device_ ? device_->index->eventCount() : 0;
+    const auto n = device() ? device()->index->eventCount() : 0;
     const auto e = static_cast<uint32_t>(std::clamp(eventX, 0.0, n ? double(n - 1) : 0.0));
-    return {mKeyAxis->coordToPixel(axis_.xOfEvent(e) + (axis_.isTime() ? 0.0 : 0.5)), mValueAxis->coordToPixel(bytes)};
+    return {mKeyAxis->coordToPixel(axis().xOfEvent(e) + (axis().isTime() ? 0.0 : 0.5)), mValueAxis->coordToPixel(bytes)};
 }
 
 std::optional<QPointF> AllocationBandsPlottable::headPixel(const Annotation &a) const
 {
-    if (!device_ || !std::isfinite(a.x) || !std::isfinite(a.y))
+    if (!device() || !std::isfinite(a.x) || !std::isfinite(a.y))
         return std::nullopt;
     return anchorPixel(a.x, a.y);
 }
 
 std::optional<QPointF> AllocationBandsPlottable::tailPixel(const Annotation &a) const
 {
-    if (!device_ || !std::isfinite(a.x2) || !std::isfinite(a.y2))
+    if (!device() || !std::isfinite(a.x2) || !std::isfinite(a.y2))
         return std::nullopt;
     return anchorPixel(a.x2, a.y2);
 }
 
 bool AllocationBandsPlottable::pin(double &x, double &y, const QPointF &pixel) const
 {
-    if (!device_ || device_->index->eventCount() == 0)
+    if (!device() || device()->index->eventCount() == 0)
         return false;
-    x = axis_.eventAt(mKeyAxis->pixelToCoord(pixel.x()));
+    x = axis().eventAt(mKeyAxis->pixelToCoord(pixel.x()));
     y = std::max(0.0, mValueAxis->pixelToCoord(pixel.y()));
     return true;
 }
@@ -249,7 +261,7 @@ void AllocationBandsPlottable::drawMarker(QCPPainter *painter, uint32_t event, c
 
 void AllocationBandsPlottable::drawPhases(QCPPainter *painter, const QRect &area)
 {
-    const auto &phases = device_->summary.annotations;
+    const auto &phases = device()->summary.annotations;
     if (phases.empty())
         return;
     const QFontMetrics fm(painter->font());
@@ -260,8 +272,8 @@ void AllocationBandsPlottable::drawPhases(QCPPainter *painter, const QRect &area
         for (const PhaseRange &p : phases) {
             if (!p.startUs)
                 continue;
-            const double xa = std::max<double>(mKeyAxis->coordToPixel(axis_.xOfTime(*p.startUs)), area.left());
-            const double xb = std::min<double>(p.endUs ? mKeyAxis->coordToPixel(axis_.xOfTime(*p.endUs)) : area.right(), area.right());
+            const double xa = std::max<double>(mKeyAxis->coordToPixel(axis().xOfTime(*p.startUs)), area.left());
+            const double xb = std::min<double>(p.endUs ? mKeyAxis->coordToPixel(axis().xOfTime(*p.endUs)) : area.right(), area.right());
             if (xb <= xa)
                 continue;
             QColor c = bandColor(std::hash<std::string>{}(p.name));

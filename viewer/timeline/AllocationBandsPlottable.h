@@ -2,10 +2,9 @@
 // QCustomPlot plottable that draws the allocation timeline of one device: the stacked
 // allocation bands from TimelineLayout (recomputed for the visible range and pixel width at
 // each repaint), the reserved-bytes line, record_function phase bands, and peak/OOM markers.
+// What it shows (device, axis, colours, cursor, selection) it reads from the ViewState.
 #include "annotations/AnnotationPlacement.h"
-#include "document/Document.h"
-#include "style/BandColors.h"
-#include "timeline/TimelineAxis.h"
+#include "analysis/TimelineLayout.h"
 
 #include <memory>
 #include <qcustomplot.h>
@@ -13,18 +12,16 @@
 namespace memlens {
 
 class AnnotationSet;
+class TimelineAxis;
+class ViewState;
+struct DeviceData;
 
 class AllocationBandsPlottable : public QCPAbstractPlottable, public AnnotationPlacement {
     Q_OBJECT
 
 public:
-    AllocationBandsPlottable(QCPAxis *keyAxis, QCPAxis *valueAxis);
+    AllocationBandsPlottable(const ViewState *state, QCPAxis *keyAxis, QCPAxis *valueAxis);
 
-    void setData(std::shared_ptr<const Document> doc, const DeviceData *device, const TimelineAxis &axis);
-    void setColoring(ColorMode coloring) { coloring_ = coloring; }
-    ColorMode coloring() const { return coloring_; }
-    void setSelectedAllocation(uint32_t allocation) { selected_ = allocation; }
-    void setCursorEvent(uint32_t event) { cursor_ = event; }
     void setDark(bool dark) { dark_ = dark; }
     void setAnnotations(const AnnotationSet *annotations) { annotations_ = annotations; }
     // Pixel position of a data point (event index, bytes) in the current axes.
@@ -44,6 +41,8 @@ public:
     // UINT32_MAX (folded band, or nothing). `event` receives the column's sample event.
     uint32_t allocationAtPixel(const QPointF &pixel, uint32_t *event = nullptr) const;
     const TimelineFrame &lastFrame() const { return frame_; }
+    // The column of the last drawn frame under pixel x (-1: none).
+    long columnAtPixel(double x) const;
     // Pixel x of the centre of the column showing `event`, in the last drawn frame (-1: none).
     double pixelOfEvent(uint32_t event) const;
 
@@ -63,16 +62,14 @@ private:
     void drawMarker(QCPPainter *painter, uint32_t event, const QString &label, const QColor &color, int row);
     bool pin(double &x, double &y, const QPointF &pixel) const;
 
-    std::shared_ptr<const Document> doc_;
-    const DeviceData *device_ = nullptr;
-    TimelineAxis axis_;
+    const DeviceData *device() const;
+    const TimelineAxis &axis() const;
+
+    const ViewState *state_;
     TimelineFrame frame_;
     double frameLeft_ = 0;   // pixel x of column 0
     double columnWidth_ = 1; // pixels per column
-    ColorMode coloring_ = ColorMode::Allocation;
     bool dark_ = false;
-    uint32_t selected_ = UINT32_MAX;
-    uint32_t cursor_ = kBeforeTrace;
     const AnnotationSet *annotations_ = nullptr;
     QList<QRectF> markerLabels_; // peak / OOM labels of the last frame: annotations keep off them
 };

@@ -1,6 +1,7 @@
 #include "timeline/BinaryBytesTicker.h"
 
-#include "model/ByteFormat.h"
+#include "style/ByteText.h"
+
 
 namespace memlens {
 
@@ -19,7 +20,7 @@ double BinaryBytesTicker::getTickStep(const QCPRange &range)
 
 QString BinaryBytesTicker::getTickLabel(double tick, const QLocale &, QChar, int)
 {
-    return tick <= 0 ? QStringLiteral("0") : QString::fromStdString(formatBytes(static_cast<uint64_t>(tick + 0.5)));
+    return tick <= 0 ? QStringLiteral("0") : bytesText(static_cast<uint64_t>(tick + 0.5));
 }
 
 } // namespace memlens

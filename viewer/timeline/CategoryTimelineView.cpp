@@ -1,7 +1,9 @@
 #include "timeline/CategoryTimelineView.h"
 
+#include "document/ViewState.h"
+
 #include "analysis/SnapshotSummary.h"
-#include "model/ByteFormat.h"
+#include "style/ByteText.h"
 #include "style/PlotPalette.h"
 #include "timeline/BinaryBytesTicker.h"
 
@@ -19,7 +21,7 @@ const QColor kColors[CategoryTimeline::kCategories] = {
 };
 } // namespace
 
-CategoryTimelineView::CategoryTimelineView(QWidget *parent) : QWidget(parent)
+CategoryTimelineView::CategoryTimelineView(const ViewState *state, QWidget *parent) : QWidget(parent), state_(state)
 {
     auto *layout = new QVBoxLayout(this);
     readout_ = new QLabel(this);
@@ -35,11 +37,13 @@ CategoryTimelineView::CategoryTimelineView(QWidget *parent) : QWidget(parent)
     layout->addWidget(readout_);
     layout->addWidget(plot_, 1);
     applyPalette();
+    connect(state_, &ViewState::documentChanged, this, &CategoryTimelineView::rebuild);
 }
 
-void CategoryTimelineView::setDocument(std::shared_ptr<const Document> doc)
+void CategoryTimelineView::rebuild()
 {
     plot_->clearGraphs();
+    const std::shared_ptr<const Document> &doc = state_->document();
     if (!doc || !doc->snapshot->categories)
         return;
     const CategoryTimeline &t = *doc->snapshot->categories;
@@ -66,7 +70,7 @@ void CategoryTimelineView::setDocument(std::shared_ptr<const Document> doc)
     }
     const CategorySummary s = summarizeCategories(t);
     readout_->setText(tr("<b>Peak %1</b> at %2 ms · %3 time points · categories as torch.profiler assigned them")
-                          .arg(QString::fromStdString(formatBytes(s.peakTotal)))
+                          .arg(bytesText(s.peakTotal))
                           .arg((static_cast<double>(s.peakTimeUs) - t0) / 1000.0, 0, 'f', 1)
                           .arg(s.points));
     plot_->rescaleAxes();

@@ -1,22 +1,20 @@
 #pragma once
 // The stacked per-category memory timeline of an export_memory_timeline file (parameter,
 // optimizer state, input, temporary, activation, gradient, autograd detail, unknown).
-#include "document/Document.h"
-
 #include <QWidget>
-#include <memory>
 
 class QCustomPlot;
 class QLabel;
 
 namespace memlens {
 
+class ViewState;
+
 class CategoryTimelineView : public QWidget {
     Q_OBJECT
 
 public:
-    explicit CategoryTimelineView(QWidget *parent = nullptr);
-    void setDocument(std::shared_ptr<const Document> doc);
+    CategoryTimelineView(const ViewState *state, QWidget *parent = nullptr);
     QCustomPlot *plot() const { return plot_; }
     QString readout() const;
 
@@ -24,8 +22,10 @@ protected:
     void changeEvent(QEvent *event) override;
 
 private:
+    void rebuild();
     void applyPalette();
 
+    const ViewState *state_;
     QCustomPlot *plot_;
     QLabel *readout_;
 };

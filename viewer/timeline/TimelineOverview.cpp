@@ -1,54 +1,53 @@
 #include "timeline/TimelineOverview.h"
 
+#include "document/ViewState.h"
+
 #include <QMouseEvent>
 #include <QPainter>
 
 namespace memlens {
 
-TimelineOverview::TimelineOverview(QWidget *parent) : QWidget(parent)
+TimelineOverview::TimelineOverview(ViewState *state, QWidget *parent) : QWidget(parent), state_(state)
 {
     setMinimumHeight(40);
     setCursor(Qt::OpenHandCursor);
     setToolTip(tr("The whole trace; drag the window to pan"));
-}
-
-void TimelineOverview::setData(const DeviceData *device, const TimelineAxis &axis)
-{
-    device_ = device;
-    axis_ = axis;
-    curve_.clear();
-    update();
-}
-
-void TimelineOverview::setWindow(double x0, double x1)
-{
-    x0_ = x0;
-    x1_ = x1;
-    update();
+    auto newCurve = [this] {
+        curve_.clear();
+        update();
+    };
+    connect(state_, &ViewState::deviceChanged, this, newCurve);
+    connect(state_, &ViewState::timeAxisChanged, this, newCurve);
+    connect(state_, &ViewState::timelineChanged, this, newCurve);
+    connect(state_, &ViewState::visibleRangeChanged, this, qOverload<>(&QWidget::update));
 }
 
 double TimelineOverview::xToPixel(double x) const
 {
-    const double span = std::max(1e-12, axis_.xMax() - axis_.xMin());
-    return (x - axis_.xMin()) / span * width();
+    const TimelineAxis &axis = state_->axis();
+    const double span = std::max(1e-12, axis.xMax() - axis.xMin());
+    return (x - axis.xMin()) / span * width();
 }
 
 double TimelineOverview::pixelToX(double px) const
 {
-    return axis_.xMin() + px / std::max(1, width()) * (axis_.xMax() - axis_.xMin());
+    const TimelineAxis &axis = state_->axis();
+    return axis.xMin() + px / std::max(1, width()) * (axis.xMax() - axis.xMin());
 }
 
 void TimelineOverview::paintEvent(QPaintEvent *)
 {
     QPainter p(this);
     p.fillRect(rect(), palette().color(QPalette::Base));
-    if (!device_ || device_->index->eventCount() == 0)
+    const DeviceData *device = state_->deviceData();
+    const TimelineLayout *layout = state_->deviceLayout();
+    if (!device || !layout || device->index->eventCount() == 0)
         return;
     if (curve_.size() != static_cast<size_t>(width())) {
-        const TimelineFrame frame = device_->layout->layoutColumns(axis_.columnRanges(axis_.xMin(), axis_.xMax(), width()), 0);
-        curve_ = frame.total;
+        const TimelineAxis &axis = state_->axis();
+        curve_ = layout->layoutColumns(axis.columnRanges(axis.xMin(), axis.xMax(), width()), 0).total;
     }
-    const double top = static_cast<double>(std::max<uint64_t>(1, device_->index->peakActiveBytes()));
+    const double top = static_cast<double>(std::max<uint64_t>(1, device->index->peakActiveBytes()));
     QPolygonF area;
     area << QPointF(0, height());
     for (size_t c = 0; c < curve_.size(); ++c)
@@ -59,7 +58,8 @@ void TimelineOverview::paintEvent(QPaintEvent *)
     p.setPen(Qt::NoPen);
     p.setBrush(fill);
     p.drawPolygon(area);
-    const QRectF window(QPointF(xToPixel(x0_), 0), QPointF(xToPixel(x1_), height() - 1));
+    const VisibleRange range = state_->visibleRange();
+    const QRectF window(QPointF(xToPixel(range.first), 0), QPointF(xToPixel(range.last), height() - 1));
     QColor shade = palette().color(QPalette::Text);
     shade.setAlpha(40);
     p.setBrush(shade);
@@ -69,7 +69,8 @@ void TimelineOverview::paintEvent(QPaintEvent *)
 
 void TimelineOverview::mousePressEvent(QMouseEvent *event)
 {
-    const double left = xToPixel(x0_), right = xToPixel(x1_);
+    const VisibleRange range = state_->visibleRange();
+    const double left = xToPixel(range.first), right = xToPixel(range.last);
     const double px = event->position().x();
     grab_ = (px >= left && px <= right) ? px - left : (right - left) / 2;
     moveTo(px);
@@ -83,10 +84,9 @@ void TimelineOverview::mouseMoveEvent(QMouseEvent *event)
 
 void TimelineOverview::moveTo(double px)
 {
-    const double span = x1_ - x0_;
-    double x0 = pixelToX(px - grab_);
-    x0 = std::clamp(x0, axis_.xMin(), std::max(axis_.xMin(), axis_.xMax() - span));
-    emit windowMoved(x0, x0 + span);
+    const VisibleRange range = state_->visibleRange();
+    const double x0 = pixelToX(px - grab_);
+    state_->setVisibleRange({x0, x0 + range.last - range.first}); // the state keeps it inside the trace
 }
 
 } // namespace memlens

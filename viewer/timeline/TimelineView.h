@@ -1,13 +1,13 @@
 #pragma once
 // The allocation timeline of one device: stacked allocation bands with level of detail,
 // reserved bytes, phases, peak and OOM markers; wheel zoom, drag pan, shift-drag to zoom into a
-// range, an overview strip, keyboard navigation, hover tooltips and click-to-select.
-#include "document/Document.h"
-#include "timeline/TimelineAxis.h"
+// range, an overview strip, keyboard navigation, hover tooltips and click-to-select. It shows
+// the ViewState's device and visible range, and hands the user's zooms and pans back to it.
+#include "document/ViewState.h"
 
 #include <QWidget>
-#include <memory>
 
+class QCPRange;
 class QCustomPlot;
 class QLabel;
 class QComboBox;
@@ -25,18 +25,15 @@ class TimelineView : public QWidget {
 
 public:
     TimelineView(ViewState *state, QWidget *parent = nullptr);
-    void setDocument(std::shared_ptr<const Document> doc);
 
     // Shows `event` (centred, zooming in if the whole trace is shown) and moves the cursor there.
     void revealEvent(uint32_t event);
     void fit();
     void zoomBy(double factor);
-    void setDark(bool dark);
     void setAnnotations(const AnnotationSet *annotations);
 
     QCustomPlot *plot() const { return plot_; }
     AllocationBandsPlottable *bands() const { return bands_; }
-    const TimelineAxis &axis() const { return axis_; }
     QString peakReadout() const;
     QString tooltipAt(const QPoint &plotPixel) const;
 
@@ -48,22 +45,20 @@ protected:
 private:
     void rebuild();
     void applyPalette();
-    void onRangeChanged();
+    void onPlotRangeChanged(const QCPRange &range);
+    void showRange(VisibleRange range);
     void stepCursor(int delta);
     void nextOom();
     void clickAt(const QPoint &pixel);
 
     ViewState *state_;
-    std::shared_ptr<const Document> doc_;
-    const DeviceData *device_ = nullptr;
-    TimelineAxis axis_;
     QCustomPlot *plot_;
     AllocationBandsPlottable *bands_;
     TimelineOverview *overview_;
     QLabel *readout_;
     QComboBox *axisMode_;
     QPoint pressAt_;
-    bool clamping_ = false;
+    bool showingRange_ = false;
 };
 
 } // namespace memlens

@@ -1,0 +1,51 @@
+#pragma once
+// How a file becomes a model, as two immutable values published in stages (like heaptrack's
+// staged parser): first a Document (the snapshot, each device's indices, categories and
+// summary), then its TimelineLayouts (the timeline's level-of-detail index). Neither is
+// written after it is published.
+#include "analysis/AllocationCategories.h"
+#include "analysis/DeviceIndex.h"
+#include "analysis/SnapshotSummary.h"
+#include "analysis/TimelineLayout.h"
+#include "model/Snapshot.h"
+
+#include <map>
+#include <memory>
+#include <string>
+
+namespace memlens {
+
+struct DeviceData {
+    std::unique_ptr<const DeviceIndex> index;
+    std::unique_ptr<const AllocationCategories> categories;
+    DeviceSummary summary;
+};
+
+// Stage 1: everything the summary, segments, stacks and live pages need.
+struct Document {
+    std::string path;
+    std::unique_ptr<const Snapshot> snapshot;
+    std::map<int, DeviceData> devices; // only devices with segments or trace entries
+
+    const DeviceData *device(int d) const
+    {
+        auto it = devices.find(d);
+        return it == devices.end() ? nullptr : &it->second;
+    }
+    std::string fileName() const; // the path without directories
+};
+
+// Stage 2: the timeline's index per device. Keeps its document alive, since each layout
+// refers to that document's DeviceIndex.
+struct TimelineLayouts {
+    std::shared_ptr<const Document> document;
+    std::map<int, std::unique_ptr<const TimelineLayout>> layouts;
+
+    const TimelineLayout *layout(int d) const
+    {
+        auto it = layouts.find(d);
+        return it == layouts.end() ? nullptr : it->second.get();
+    }
+};
+
+} // namespace memlens

@@ -1,0 +1,88 @@
+#include "pipeline/DocumentPipeline.h"
+
+#include "decode/SnapshotLoader.h"
+#include "model/LoadError.h"
+
+namespace memlens {
+
+std::string Document::fileName() const
+{
+    const auto slash = path.find_last_of('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string_view loadStageName(LoadStage stage)
+{
+    switch (stage) {
+    case LoadStage::Reading: return "Reading";
+    case LoadStage::Indexing: return "Indexing";
+    case LoadStage::PreparingTimeline: return "Preparing the timeline";
+    }
+    return {};
+}
+
+void runDocumentPipeline(const std::string &path, const std::atomic<bool> *cancel, const PipelineSink &sink, StopAfter stopAfter)
+{
+    auto report = [&](double fraction, LoadStage stage) {
+        if (sink.progress)
+            sink.progress(fraction, stage);
+    };
+    auto doc = std::make_shared<Document>();
+    doc->path = path;
+    LoadControl control;
+    control.cancel = cancel;
+    if (sink.progress) {
+        control.progress = [&](uint64_t done, uint64_t total) {
+            report(total ? static_cast<double>(done) / static_cast<double>(total) : 0.0, LoadStage::Reading);
+        };
+    }
+    auto snapshot = loadSnapshot(path, control);
+    const std::vector<int> devices = snapshot->devices();
+    for (size_t i = 0; i < devices.size(); ++i) {
+        report(static_cast<double>(i) / static_cast<double>(devices.size()), LoadStage::Indexing);
+        DeviceData data;
+        auto index = std::make_unique<const DeviceIndex>(*snapshot, devices[i], cancel);
+        auto categories = std::make_unique<const AllocationCategories>(*snapshot, *index);
+        data.summary = summarizeDevice(*snapshot, *index, 50, categories.get());
+        data.index = std::move(index);
+        data.categories = std::move(categories);
+        doc->devices.emplace(devices[i], std::move(data));
+    }
+    doc->snapshot = std::move(snapshot);
+    std::shared_ptr<const Document> published = std::move(doc);
+    if (sink.document)
+        sink.document(published);
+    if (stopAfter == StopAfter::Document)
+        return;
+    auto layouts = buildTimelineLayouts(std::move(published), cancel, sink.progress);
+    if (sink.timeline)
+        sink.timeline(std::move(layouts));
+}
+
+std::shared_ptr<const TimelineLayouts> buildTimelineLayouts(std::shared_ptr<const Document> document, const std::atomic<bool> *cancel,
+                                                            const std::function<void(double, LoadStage)> &progress)
+{
+    auto layouts = std::make_shared<TimelineLayouts>();
+    layouts->document = std::move(document);
+    size_t done = 0;
+    for (const auto &[device, data] : layouts->document->devices) {
+        if (cancel && cancel->load())
+            throw LoadCancelled();
+        if (progress)
+            progress(static_cast<double>(done++) / static_cast<double>(layouts->document->devices.size()), LoadStage::PreparingTimeline);
+        layouts->layouts.emplace(device, std::make_unique<const TimelineLayout>(*data.index));
+    }
+    return layouts;
+}
+
+LoadedDocument loadDocument(const std::string &path, StopAfter stopAfter)
+{
+    LoadedDocument loaded;
+    PipelineSink sink;
+    sink.document = [&](std::shared_ptr<const Document> d) { loaded.document = std::move(d); };
+    sink.timeline = [&](std::shared_ptr<const TimelineLayouts> t) { loaded.timeline = std::move(t); };
+    runDocumentPipeline(path, nullptr, sink, stopAfter);
+    return loaded;
+}
+
+} // namespace memlens

@@ -1,0 +1,42 @@
+#pragma once
+// The load pipeline: decode → index, categories and summary per device (stage 1, a Document)
+// → the timeline's level-of-detail index (stage 2, TimelineLayouts). Each stage is handed to
+// its callback as soon as it exists. Runs on whatever thread calls it.
+#include "pipeline/Document.h"
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace memlens {
+
+enum class LoadStage { Reading, Indexing, PreparingTimeline };
+std::string_view loadStageName(LoadStage stage); // "Reading", "Indexing", "Preparing the timeline"
+
+// Like heaptrack's StopAfter: tests and benchmarks can stop after the stage they measure.
+enum class StopAfter { Document, Timeline };
+
+struct PipelineSink {
+    std::function<void(double fraction, LoadStage stage)> progress; // may be empty
+    std::function<void(std::shared_ptr<const Document>)> document;  // may be empty
+    std::function<void(std::shared_ptr<const TimelineLayouts>)> timeline; // may be empty
+};
+
+// Throws LoadError or LoadCancelled.
+void runDocumentPipeline(const std::string &path, const std::atomic<bool> *cancel, const PipelineSink &sink,
+                         StopAfter stopAfter = StopAfter::Timeline);
+
+// Stage 2 alone, for a document built earlier.
+std::shared_ptr<const TimelineLayouts> buildTimelineLayouts(std::shared_ptr<const Document> document,
+                                                            const std::atomic<bool> *cancel = nullptr,
+                                                            const std::function<void(double, LoadStage)> &progress = {});
+
+// Both stages at once, for the headless commands and tests.
+struct LoadedDocument {
+    std::shared_ptr<const Document> document;
+    std::shared_ptr<const TimelineLayouts> timeline; // null with StopAfter::Document
+};
+LoadedDocument loadDocument(const std::string &path, StopAfter stopAfter = StopAfter::Timeline);
+
+} // namespace memlens
