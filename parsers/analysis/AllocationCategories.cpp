@@ -1,6 +1,6 @@
 #include "analysis/AllocationCategories.h"
 
-#include "analysis/SnapshotSummary.h"
+#include "analysis/Phases.h"
 
 #include <algorithm>
 
@@ -8,29 +8,12 @@ namespace memlens {
 
 namespace {
 
-enum class Phase { None, Forward, Backward, Optimizer };
 constexpr uint64_t kCublasWorkspace = 32ull << 20; // cuBLAS's default on Hopper (CUBLAS_WORKSPACE_CONFIG :4096:8)
 
 bool contains(std::string_view text, std::string_view part)
 {
     return text.find(part) != std::string_view::npos;
 }
-
-Phase phaseOfName(std::string_view name)
-{
-    if (contains(name, "ptimizer") || contains(name, "optim"))
-        return Phase::Optimizer;
-    if (contains(name, "backward"))
-        return Phase::Backward;
-    if (contains(name, "forward"))
-        return Phase::Forward;
-    return Phase::None;
-}
-
-struct PhaseSpan {
-    int64_t start, end;
-    Phase phase;
-};
 
 struct StackFacts {
     bool optim = false;     // a frame in torch/optim
@@ -71,38 +54,10 @@ std::string_view categoryName(Category c)
 AllocationCategories::AllocationCategories(const Snapshot &snapshot, const DeviceIndex &index) : index_(index)
 {
     const EventTable &ev = index.events();
-    std::vector<PhaseSpan> spans;
-    for (const PhaseRange &p : phases(snapshot, index.device())) {
-        const Phase phase = phaseOfName(p.name);
-        if (phase != Phase::None && p.startUs)
-            spans.push_back({*p.startUs, p.endUs.value_or(INT64_MAX), phase});
-    }
-    auto phaseAt = [&](uint32_t e) {
-        if (e == kBeforeTrace || e >= ev.count() || spans.empty())
-            return Phase::None;
-        const int64_t t = ev.timeUs[e];
-        Phase found = Phase::None;
-        int64_t latestStart = INT64_MIN;
-        for (const PhaseSpan &s : spans) {
-            if (s.start <= t && t <= s.end && s.start >= latestStart) {
-                latestStart = s.start;
-                found = s.phase;
-            }
-        }
-        return found;
-    };
-    // End of the phase an event falls in (for "did it outlive its phase?").
-    auto phaseEnd = [&](uint32_t e) {
-        const int64_t t = ev.timeUs[e];
-        int64_t end = INT64_MAX, latestStart = INT64_MIN;
-        for (const PhaseSpan &s : spans) {
-            if (s.start <= t && t <= s.end && s.start >= latestStart) {
-                latestStart = s.start;
-                end = s.end;
-            }
-        }
-        return end;
-    };
+    const Phases phases(snapshot, index.device());
+    const std::vector<Phases::EventPhase> eventPhase = phases.classifyEvents(ev);
+    const bool phased = phases.classified();
+    auto phaseAt = [&](uint32_t e) { return phased && e < ev.count() ? eventPhase[e].kind : PhaseKind::None; };
 
     // A snapshot dumped at an OOM cut a step short: what it still holds was not yet freed.
     const bool cutShort = !index.oomEvents().empty();
@@ -119,10 +74,10 @@ AllocationCategories::AllocationCategories(const Snapshot &snapshot, const Devic
         const StackFacts &f = facts[d.stack];
         const bool neverFreed = a.freeCompleted == kNever;
         const bool born = a.allocEvent != kBeforeTrace;
-        const Phase bornIn = born ? phaseAt(a.allocEvent) : Phase::None;
-        const Phase freedIn = a.freeCompleted != kNever ? phaseAt(a.freeCompleted) : Phase::None;
-        const bool outlivesPhase = born && !spans.empty() && bornIn != Phase::None &&
-                                   (neverFreed || ev.timeUs[a.freeCompleted] > phaseEnd(a.allocEvent));
+        const PhaseKind bornIn = born ? phaseAt(a.allocEvent) : PhaseKind::None;
+        const PhaseKind freedIn = a.freeCompleted != kNever ? phaseAt(a.freeCompleted) : PhaseKind::None;
+        const bool outlivesPhase = born && bornIn != PhaseKind::None &&
+                                   (neverFreed || ev.timeUs[a.freeCompleted] > eventPhase[a.allocEvent].endUs);
         Category c = Category::Unknown;
         if (f.optim) {
             // State is created once and kept; everything else an optimizer step allocates
@@ -133,21 +88,21 @@ AllocationCategories::AllocationCategories(const Snapshot &snapshot, const Devic
             c = neverFreed ? Category::Parameter : Category::Temporary;
         } else if (neverFreed && !f.python && !f.accumulate && d.size == kCublasWorkspace) {
             c = Category::Unknown; // cuBLAS's workspace, created by the first matmul and kept
-        } else if (f.accumulate || (born && (bornIn == Phase::Backward || (spans.empty() && !f.python)) &&
-                                    (neverFreed || freedIn == Phase::Optimizer || outlivesPhase))) {
+        } else if (f.accumulate || (born && (bornIn == PhaseKind::Backward || (!phased && !f.python)) &&
+                                    (neverFreed || freedIn == PhaseKind::Optimizer || outlivesPhase))) {
             // Autograd's gradient accumulation, or what backward creates and the optimizer step
             // still uses (gradients live until zero_grad).
             c = Category::Gradient;
-        } else if (born && (bornIn == Phase::Forward || (spans.empty() && f.forward))) {
+        } else if (born && (bornIn == PhaseKind::Forward || (!phased && f.forward))) {
             // Kept for backward: freed in it, or still alive when the dump cut a step short.
             // Forward allocations that outlive every step are caches (masks, rotary tables).
             if (neverFreed)
                 c = cutShort ? Category::Activation : Category::Unknown;
-            else if (freedIn == Phase::Backward || (spans.empty() && !f.python) || outlivesPhase)
+            else if (freedIn == PhaseKind::Backward || (!phased && !f.python) || outlivesPhase)
                 c = Category::Activation;
             else
                 c = Category::Temporary;
-        } else if (born && !neverFreed && !outlivesPhase && bornIn != Phase::None) {
+        } else if (born && !neverFreed && !outlivesPhase && bornIn != PhaseKind::None) {
             c = Category::Temporary;
         }
         categories_[id] = c;

@@ -34,30 +34,6 @@ FinalState finalState(const Snapshot &snapshot, int device)
     return s;
 }
 
-std::vector<PhaseRange> phases(const Snapshot &snapshot, int device)
-{
-    std::vector<const AnnotationMark *> marks;
-    for (const AnnotationMark &m : snapshot.annotations) {
-        if (m.device == device)
-            marks.push_back(&m);
-    }
-    std::stable_sort(marks.begin(), marks.end(), [](auto *a, auto *b) { return a->timeUs < b->timeUs; });
-    std::vector<PhaseRange> ranges;
-    std::map<uint32_t, std::vector<size_t>> open; // name → indices of ranges still open
-    for (const AnnotationMark *m : marks) {
-        if (m->start) {
-            open[m->name].push_back(ranges.size());
-            ranges.push_back({std::string(snapshot.strings.at(m->name)), m->timeUs, std::nullopt});
-        } else if (auto &stack = open[m->name]; !stack.empty()) {
-            ranges[stack.back()].endUs = m->timeUs;
-            stack.pop_back();
-        } else {
-            ranges.push_back({std::string(snapshot.strings.at(m->name)), std::nullopt, m->timeUs});
-        }
-    }
-    return ranges;
-}
-
 std::vector<LiveBlockInfo> largestLive(const DeviceIndex &index, uint32_t e, size_t k, uint64_t *liveCount,
                                        const AllocationCategories *categories)
 {
@@ -116,7 +92,10 @@ DeviceSummary summarizeDevice(const Snapshot &snapshot, const DeviceIndex &index
     for (uint32_t e : index.oomEvents()) {
         s.ooms.push_back(diagnoseOom(index, e, allocatorStateAt(snapshot, index, e)));
     }
-    s.annotations = phases(snapshot, s.device);
+    s.phases = phaseRanges(snapshot, s.device);
+    if (s.peakTimeUs)
+        if (const PhaseRange *p = innermostPhaseAt(s.phases, *s.peakTimeUs))
+            s.peakPhase = p->name;
     s.name = snapshot.deviceName(s.device);
     if (!ev.allocatedAfter.empty()) {
         TraceTotals t;

@@ -2,6 +2,7 @@
 // The figures `memlens summary`, the GUI's summary page and the tests share.
 #include "analysis/AllocationCategories.h"
 #include "analysis/AllocatorState.h"
+#include "analysis/Phases.h"
 #include "analysis/DeviceIndex.h"
 #include "model/Snapshot.h"
 
@@ -20,12 +21,6 @@ struct LiveBlockInfo {
     uint32_t stack = 0;
     uint32_t allocEvent = kBeforeTrace;
     Category category = Category::Unknown;
-};
-
-struct PhaseRange {
-    std::string name;
-    std::optional<int64_t> startUs; // absent: the START fell out of the ring buffer
-    std::optional<int64_t> endUs;   // absent: still open when the snapshot was taken
 };
 
 // Totals over the final snapshot's segments and blocks of one device.
@@ -74,7 +69,8 @@ struct DeviceSummary {
     uint64_t startReservedBytes = 0;
     FinalState final;
     std::vector<OomDiagnosis> ooms;
-    std::vector<PhaseRange> annotations;
+    std::vector<PhaseRange> phases;
+    std::string peakPhase; // the innermost phase at the peak ("" when none)
     std::optional<TraceTotals> traceTotals;
     std::array<uint64_t, kCategoryCount> categoryBytesAtPeak{};
 };
@@ -89,7 +85,6 @@ struct PointSummary {
 };
 
 FinalState finalState(const Snapshot &snapshot, int device);
-std::vector<PhaseRange> phases(const Snapshot &snapshot, int device);
 // Largest allocations alive after event e, largest first (ties: lower address first).
 std::vector<LiveBlockInfo> largestLive(const DeviceIndex &index, uint32_t e, size_t k, uint64_t *liveCount = nullptr,
                                        const AllocationCategories *categories = nullptr);

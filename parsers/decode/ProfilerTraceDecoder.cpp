@@ -180,7 +180,7 @@ private:
     std::vector<MemoryEvent> memory_;
     std::unordered_map<int64_t, std::vector<OpInterval>> ops_; // by thread
     std::unordered_map<std::string, uint32_t> frameOfName_;
-    std::vector<AnnotationMark> annotations_;
+    std::vector<PhaseMark> annotations_;
 };
 
 uint32_t TraceSax::frameFor(const Event &e)
@@ -305,8 +305,8 @@ void TraceSax::finish(uint64_t offset)
         out_.streams.push_back(0);
     if (cpu)
         out_.facts.cpuDevice = 64;
-    out_.annotations = std::move(annotations_);
-    out_.facts.hasAnnotations = !out_.annotations.empty();
+    out_.phaseMarks = std::move(annotations_);
+    out_.facts.hasPhases = !out_.phaseMarks.empty();
 }
 
 } // namespace

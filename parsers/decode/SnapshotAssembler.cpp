@@ -409,7 +409,7 @@ void SnapshotAssembler::convertSettings(const Value &settings)
     }
 }
 
-void SnapshotAssembler::convertAnnotations(const Value &annotations)
+void SnapshotAssembler::convertPhaseMarks(const Value &annotations)
 {
     if (annotations.kind != Kind::Node)
         return;
@@ -418,7 +418,7 @@ void SnapshotAssembler::convertAnnotations(const Value &annotations)
         if (item.kind != Kind::Node)
             continue;
         const Node &n = arena_.at(item.u);
-        AnnotationMark mark;
+        PhaseMark mark;
         const Value *name = field(n, k_.name);
         const Value *stage = field(n, k_.stage);
         if (!name || name->kind != Kind::Str || !stage || stage->kind != Kind::Str)
@@ -427,9 +427,9 @@ void SnapshotAssembler::convertAnnotations(const Value &annotations)
         mark.start = stage->u == k_.start;
         mark.device = static_cast<int>(number(field(n, k_.device)));
         mark.timeUs = static_cast<int64_t>(number(field(n, k_.time_us)));
-        out_.annotations.push_back(mark);
+        out_.phaseMarks.push_back(mark);
     }
-    out_.facts.hasAnnotations = !out_.annotations.empty();
+    out_.facts.hasPhases = !out_.phaseMarks.empty();
 }
 
 void SnapshotAssembler::finish(const Value &root, uint64_t offset)
@@ -463,7 +463,7 @@ void SnapshotAssembler::finish(const Value &root, uint64_t offset)
     if (const Value *settings = field(arena_.at(id), k_.allocator_settings))
         convertSettings(*settings);
     if (const Value *annotations = field(arena_.at(id), k_.external_annotations))
-        convertAnnotations(*annotations);
+        convertPhaseMarks(*annotations);
 }
 
 } // namespace memlens

@@ -32,7 +32,7 @@ private:
     void convertBlock(const Value &block, Segment &seg, uint64_t offsetInSegment);
     void convertTraces(const Value &deviceTraces);
     void convertSettings(const Value &settings);
-    void convertAnnotations(const Value &annotations);
+    void convertPhaseMarks(const Value &annotations);
     uint16_t streamIndex(uint64_t stream);
     Action actionOf(uint32_t stringId);
     const Value *field(const Node &dict, uint32_t key) const;

@@ -77,7 +77,8 @@ struct Segment {
     uint32_t blockCount = 0;
 };
 
-struct AnnotationMark {
+// One START or END of a record_function phase (torch's `external_annotations`).
+struct PhaseMark {
     int device = 0;
     uint32_t name = 0; // string id
     bool start = true;
@@ -93,7 +94,7 @@ struct FileFacts {
     bool hasFrames = false;
     bool hasCompileContext = false;
     bool hasUserMetadata = false;
-    bool hasAnnotations = false;
+    bool hasPhases = false;
     bool hasAllocatorSettings = false;
     bool legacyBlockHistory = false; // ≤ 2.0: block stacks under history[0]
     bool legacySegmentList = false;  // ≤ 1.13: the file is a bare list of segments
@@ -118,7 +119,7 @@ struct Snapshot {
     std::vector<Segment> segments;  // all devices, in file order
     std::vector<Block> blocks;
     std::vector<std::pair<std::string, std::string>> allocatorSettings; // flattened, values as text
-    std::vector<AnnotationMark> annotations;
+    std::vector<PhaseMark> phaseMarks;
     std::optional<CategoryTimeline> categories; // memory-timeline files
 
     std::string deviceName(int device) const; // "cuda:0", or "cpu" for a trace's CPU memory

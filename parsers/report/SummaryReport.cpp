@@ -58,9 +58,9 @@ json deviceJson(const Snapshot &snapshot, const DeviceReport &report)
                         {"reserved_free_bytes", o.reservedFree},
                         {"largest_free_block", o.largestFreeBlock},
                         {"verdict", o.verdict()}});
-    json annotations = json::array();
-    for (const PhaseRange &p : s.annotations)
-        annotations.push_back({{"name", p.name}, {"start_time_us", optionalJson(p.startUs)}, {"end_time_us", optionalJson(p.endUs)}});
+    json phases = json::array();
+    for (const PhaseRange &p : s.phases)
+        phases.push_back({{"name", p.name}, {"start_time_us", optionalJson(p.startUs)}, {"end_time_us", optionalJson(p.endUs)}});
     json d = {
         {"device", s.device},
         {"name", s.name},
@@ -84,7 +84,7 @@ json deviceJson(const Snapshot &snapshot, const DeviceReport &report)
         {"external_fragmentation", s.final.externalFragmentation},
         {"blocks", s.final.blocks},
         {"oom_entries", ooms},
-        {"annotations", annotations},
+        {"phases", phases},
     };
     json categories = json::object();
     for (int c = 0; c < kCategoryCount; ++c)
@@ -140,7 +140,7 @@ std::string summaryJson(const Snapshot &snapshot, const std::string &file, const
     if (snapshot.facts.format == "chrome-trace") {
         root["unavailable"] = {"segments", "blocks", "reserved_bytes", "allocated_bytes", "requested_bytes",
                                "inactive_bytes", "largest_inactive_block", "external_fragmentation",
-                               "device_free", "annotations", "allocator_settings"};
+                               "device_free", "phases", "allocator_settings"};
     } else if (snapshot.categories) {
         root["unavailable"] = {"devices", "allocations", "stacks", "segments"};
     }
@@ -180,8 +180,8 @@ std::string summaryText(const Snapshot &snapshot, const std::string &file, const
     for (const DeviceReport &report : devices) {
         const DeviceSummary &s = report.summary;
         out << "\nDevice " << s.name << ": " << groupDigits(s.entries) << " trace entries";
-        if (!s.annotations.empty())
-            out << ", " << s.annotations.size() << " annotated phases";
+        if (!s.phases.empty())
+            out << ", " << s.phases.size() << " record_function phases";
         out << '\n';
         out << "  Peak active    " << formatBytes(s.peakActiveBytes) << " (" << groupDigits(s.peakActiveBytes) << " B)";
         if (s.peakIndex)

@@ -37,7 +37,7 @@ struct SynthSnapshot {
     std::vector<SynthSegment> segments;
     std::vector<std::vector<SynthEntry>> traces;
     std::vector<std::vector<SynthFrame>> stacks;
-    std::vector<std::tuple<std::string, std::string, int64_t>> annotations; // name, stage, time
+    std::vector<std::tuple<std::string, std::string, int64_t>> phaseMarks; // record_function marks: name, stage, time
     double gcThreshold = 0.5;
 
     std::string pickle(int protocol = 4) const
@@ -123,9 +123,9 @@ struct SynthSnapshot {
         w.str("allocator_settings").dict().mark().str("PYTORCH_CUDA_ALLOC_CONF").str("expandable_segments:False");
         w.str("garbage_collection_threshold").real(gcThreshold).str("max_split_size").integer(-1).setitems();
         w.str("external_annotations").list();
-        if (!annotations.empty()) {
+        if (!phaseMarks.empty()) {
             w.mark();
-            for (const auto &[name, stage, time] : annotations)
+            for (const auto &[name, stage, time] : phaseMarks)
                 w.dict().mark().str("stage").str(stage).str("name").str(name).str("device").integer(0).str("time_us").integer(time).setitems();
             w.appends();
         }

@@ -148,7 +148,7 @@ private slots:
         auto snapshot = loadSnapshot(file.toStdString());
         QCOMPARE(static_cast<qint64>(snapshot->segments.size()), facts["segments"].toInteger());
         QCOMPARE(static_cast<qint64>(snapshot->blocks.size()), facts["blocks"].toInteger());
-        QCOMPARE(static_cast<qint64>(snapshot->annotations.size()), facts["annotations"].toInteger());
+        QCOMPARE(static_cast<qint64>(snapshot->phaseMarks.size()), facts["phase_marks"].toInteger());
         const QJsonObject dev = facts["devices"].toArray().at(0).toObject();
         const EventTable &ev = snapshot->traces.at(0);
         QCOMPARE(static_cast<qint64>(ev.count()), dev["entries"].toInteger());
@@ -375,7 +375,7 @@ private slots:
             QCOMPARE(got.peakIndex, expected.peakIndex);
             QCOMPARE(got.peakReservedBytes, expected.peakReservedBytes);
             QCOMPARE(got.final.requested, expected.final.requested);
-            QCOMPARE(got.annotations.size(), expected.annotations.size());
+            QCOMPARE(got.phases.size(), expected.phases.size());
             QCOMPARE(got.topLiveAtPeak.size(), expected.topLiveAtPeak.size());
             for (size_t i = 0; i < got.topLiveAtPeak.size(); ++i) {
                 QCOMPARE(got.topLiveAtPeak[i].addr, expected.topLiveAtPeak[i].addr);

@@ -31,7 +31,7 @@ SynthSnapshot sample()
         {"oom", 1 << 30, 4 << 20, 0, 0, -1},
     }};
     s.segments = {{0, 0x10000, 0, {{1024, 0, "inactive"}, {3072, 3000, "active_allocated", 0}, {512, 500, "active_allocated", 1}, {(2 << 20) - 4608, 0, "inactive"}}}};
-    s.annotations = {{"forward", "START", 1001}, {"forward", "END", 1005}, {"backward", "START", 1006}};
+    s.phaseMarks = {{"forward", "START", 1001}, {"forward", "END", 1005}, {"backward", "START", 1006}};
     return s;
 }
 
@@ -114,7 +114,7 @@ private slots:
         QCOMPARE(setting(*snap, "max_split_size"), std::string("-1"));
         QCOMPARE(setting(*snap, "PYTORCH_CUDA_ALLOC_CONF"), std::string("expandable_segments:False"));
         // Annotations pair START/END; an open one has no end.
-        const auto ranges = phases(*snap, 0);
+        const auto ranges = phaseRanges(*snap, 0);
         QCOMPARE(ranges.size(), size_t(2));
         QCOMPARE(ranges[0].name, std::string("forward"));
         QCOMPARE(ranges[0].endUs.value_or(-1), int64_t(1005));

@@ -81,7 +81,7 @@ private slots:
                 softmax = softmax || snapshot->strings.at(snapshot->frames.at(f).name).find("log_softmax") != std::string_view::npos;
         }
         QVERIFY(softmax);
-        QVERIFY(snapshot->facts.hasAnnotations); // ProfilerStep#N ranges
+        QVERIFY(snapshot->facts.hasPhases); // ProfilerStep#N ranges
     }
 
     void pythonFunctionNames()

@@ -40,7 +40,7 @@ def main(path):
         'segments': len(segments),
         'blocks': sum(len(s['blocks']) for s in segments),
         'reserved': sum(s['total_size'] for s in segments),
-        'annotations': len(data.get('external_annotations', [])) if isinstance(data, dict) else 0,
+        'phase_marks': len(data.get('external_annotations', [])) if isinstance(data, dict) else 0,
     }))
 
 

@@ -425,7 +425,7 @@ QString DocumentView::statusText() const
     QStringList features;
     if (f.hasFrames)
         features << (cppFrames_ ? tr("Python and C++ stacks") : tr("Python stacks"));
-    if (f.hasAnnotations)
+    if (f.hasPhases)
         features << tr("phases");
     if (f.hasCompileContext)
         features << tr("compile context");

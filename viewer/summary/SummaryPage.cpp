@@ -14,19 +14,6 @@
 
 namespace memlens {
 
-namespace {
-QString phaseAt(const DeviceSummary &s, std::optional<int64_t> time)
-{
-    if (!time)
-        return {};
-    QString best;
-    for (const PhaseRange &p : s.annotations) {
-        if (p.startUs && *p.startUs <= *time && (!p.endUs || *time <= *p.endUs))
-            best = QString::fromStdString(p.name); // innermost (latest starting) wins
-    }
-    return best;
-}
-} // namespace
 
 SummaryPage::SummaryPage(ViewState *state, QWidget *parent) : QWidget(parent), state_(state)
 {
@@ -95,7 +82,7 @@ void SummaryPage::refresh()
         features << tr("times");
     if (f.hasFrames)
         features << tr("stacks");
-    if (f.hasAnnotations)
+    if (f.hasPhases)
         features << tr("record_function phases");
     if (f.hasCompileContext)
         features << tr("compile context");
@@ -114,7 +101,7 @@ void SummaryPage::refresh()
 
     QString html = "<table cellspacing='6'>";
     auto row = [&](const QString &k, const QString &v) { html += "<tr><td><b>" + k + "</b></td><td>" + v + "</td></tr>"; };
-    const QString phase = phaseAt(s, s.peakTimeUs);
+    const QString phase = QString::fromStdString(s.peakPhase);
     QString peak = s.peakIndex ? QStringLiteral("<a href='peak'>%1</a> at %2").arg(bytesText(s.peakActiveBytes), eventLabel(*d->index, *s.peakIndex).toHtmlEscaped())
                                : tr("%1 before the trace began").arg(bytesText(s.peakActiveBytes));
     if (!phase.isEmpty())

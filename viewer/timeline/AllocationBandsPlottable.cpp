@@ -261,7 +261,7 @@ void AllocationBandsPlottable::drawMarker(QCPPainter *painter, uint32_t event, c
 
 void AllocationBandsPlottable::drawPhases(QCPPainter *painter, const QRect &area)
 {
-    const auto &phases = device()->summary.annotations;
+    const auto &phases = device()->summary.phases;
     if (phases.empty())
         return;
     const QFontMetrics fm(painter->font());

@@ -1,0 +1,57 @@
+#pragma once
+// A device's record_function phases (torch's `external_annotations`: START/END marks paired by
+// name) and which phase an event falls in. The one owner of both: the summary, the categories
+// and the timeline's phase bands all ask here.
+#include "analysis/DeviceIndex.h"
+#include "model/Snapshot.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace memlens {
+
+struct PhaseRange {
+    std::string name;
+    std::optional<int64_t> startUs; // absent: the START fell out of the ring buffer
+    std::optional<int64_t> endUs;   // absent: still open when the snapshot was taken
+};
+
+// What a phase's name says it is, for the allocation categories.
+enum class PhaseKind : uint8_t { None, Forward, Backward, Optimizer };
+PhaseKind phaseKindOfName(std::string_view name);
+
+// The device's phases in the order their first mark was recorded.
+std::vector<PhaseRange> phaseRanges(const Snapshot &snapshot, int device);
+
+// The innermost phase (the latest to start) that contains `timeUs`, or null.
+const PhaseRange *innermostPhaseAt(const std::vector<PhaseRange> &ranges, int64_t timeUs);
+
+class Phases {
+public:
+    Phases(const Snapshot &snapshot, int device);
+
+    const std::vector<PhaseRange> &ranges() const { return ranges_; }
+    // Whether any phase is a forward, backward or optimizer phase with a known start.
+    bool classified() const { return !spans_.empty(); }
+
+    // For each event, the innermost forward / backward / optimizer phase containing its time,
+    // found in one sweep over the events (not a scan of every phase per event).
+    struct EventPhase {
+        PhaseKind kind = PhaseKind::None;
+        int64_t endUs = INT64_MAX; // when that phase ends (INT64_MAX: never, or no phase)
+    };
+    std::vector<EventPhase> classifyEvents(const EventTable &events) const;
+
+private:
+    struct Span {
+        int64_t start, end;
+        PhaseKind kind;
+    };
+    std::vector<PhaseRange> ranges_;
+    std::vector<Span> spans_; // classified ranges with a start, in range order
+};
+
+} // namespace memlens
