@@ -12,8 +12,8 @@
 #include "stacks/CompareDialog.h"
 #include "timeline/TimelineView.h"
 
-#include "annotations/AnnotationEditor.h"
-#include "annotations/AnnotationSet.h"
+#include "notes/NoteEditor.h"
+#include "notes/NoteSet.h"
 
 #include <QClipboard>
 #include <QCloseEvent>
@@ -54,7 +54,7 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent), undo_(new QUndoGr
     connect(tabs_, &QTabWidget::tabCloseRequested, this, &MainWindow::closeTab);
     connect(tabs_, &QTabWidget::currentChanged, this, [this] {
         DocumentView *view = currentDocument();
-        undo_->setActiveStack(view ? view->annotations()->undoStack() : nullptr);
+        undo_->setActiveStack(view ? view->notes()->undoStack() : nullptr);
         statusBar()->showMessage(view ? view->statusText() : QString());
         setWindowTitle(view ? tr("%1 — memlens").arg(QFileInfo(view->path()).fileName()) : tr("memlens"));
     });
@@ -129,50 +129,50 @@ void MainWindow::createMenus()
             d->showPage(Page::Segments);
     });
 
-    QMenu *annotate = menuBar()->addMenu(tr("&Annotate"));
-    annotate->addAction(tr("Annotate the &Peak"), this, [this] {
+    QMenu *notes = menuBar()->addMenu(tr("&Notes"));
+    notes->addAction(tr("Add a Note at the &Peak"), this, [this] {
         if (DocumentView *d = currentDocument())
-            d->annotatePeak();
+            d->addPeakNote();
     });
-    annotate->addAction(tr("Annotate This &OOM"), this, [this] {
-        if (DocumentView *d = currentDocument(); d && !d->annotateOom())
+    notes->addAction(tr("Add a Note at This &OOM"), this, [this] {
+        if (DocumentView *d = currentDocument(); d && !d->addOomNote())
             statusBar()->showMessage(tr("This snapshot has no OOM entry"), 5000);
     });
-    annotate->addSeparator();
+    notes->addSeparator();
     // Tools: the next click or drag on the timeline, segment map or flame graph draws one.
-    const std::pair<QString, QString> drawTools[] = {{tr("Draw &Note"), "note"}, {tr("Draw &Arrow"), "arrow"}, {tr("Draw &Box"), "box"}};
+    const std::pair<QString, NoteKind> drawTools[] = {{tr("Draw &Note"), NoteKind::Note}, {tr("Draw &Arrow"), NoteKind::Arrow}, {tr("Draw &Box"), NoteKind::Box}};
     const Qt::Key toolKeys[] = {Qt::Key_N, Qt::Key_A, Qt::Key_B};
     for (int i = 0; i < 3; ++i) {
-        annotate->addAction(drawTools[i].first, QKeySequence(toolKeys[i]), this, [this, kind = drawTools[i].second] {
+        notes->addAction(drawTools[i].first, QKeySequence(toolKeys[i]), this, [this, kind = drawTools[i].second] {
             if (DocumentView *d = currentDocument(); d && d->document())
-                d->setAnnotationTool(kind);
+                d->setNoteTool(kind);
         });
     }
-    annotate->addAction(tr("Add Note at the &Cursor…"), QKeySequence(Qt::SHIFT | Qt::Key_N), this, [this] {
+    notes->addAction(tr("Add Note at the &Cursor…"), QKeySequence(Qt::SHIFT | Qt::Key_N), this, [this] {
         DocumentView *d = currentDocument();
         if (!d)
             return;
         QString text;
-        if (askAnnotationText(this, tr("Note at the cursor"), text) && !text.trimmed().isEmpty())
+        if (askNoteText(this, tr("Note at the cursor"), text) && !text.trimmed().isEmpty())
             d->addNoteAtCursor(text);
     });
-    annotate->addSeparator();
-    annotate->addAction(tr("&Edit Selected Annotation…"), QKeySequence(Qt::Key_F2), this, [this] {
+    notes->addSeparator();
+    notes->addAction(tr("&Edit Selected Note…"), QKeySequence(Qt::Key_F2), this, [this] {
         if (DocumentView *d = currentDocument())
-            d->editAnnotation(d->annotations()->selected());
+            d->editNote(d->notes()->selected());
     });
-    annotate->addAction(tr("&Delete Selected Annotation"), QKeySequence::Delete, this, [this] {
+    notes->addAction(tr("&Delete Selected Note"), QKeySequence::Delete, this, [this] {
         if (DocumentView *d = currentDocument())
-            d->annotations()->remove(d->annotations()->selected());
+            d->notes()->remove(d->notes()->selected());
     });
-    annotate->addSeparator();
+    notes->addSeparator();
     // "Undo Move arrow", greyed out when there is nothing to undo in this document.
     QAction *undo = undo_->createUndoAction(this, tr("&Undo"));
     undo->setShortcut(QKeySequence::Undo);
-    annotate->addAction(undo);
+    notes->addAction(undo);
     QAction *redo = undo_->createRedoAction(this, tr("&Redo"));
     redo->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z));
-    annotate->addAction(redo);
+    notes->addAction(redo);
 
     QMenu *tools = menuBar()->addMenu(tr("&Tools"));
     tools->addAction(tr("Memory &Estimator…"), QKeySequence(Qt::CTRL | Qt::Key_E), this, &MainWindow::openEstimator);
@@ -203,18 +203,18 @@ bool MainWindow::saveSession(DocumentView *d, bool askPath)
         return false;
     }
     d->setSessionPath(path);
-    d->annotations()->undoStack()->setClean();
+    d->notes()->undoStack()->setClean();
     statusBar()->showMessage(tr("Saved %1").arg(path), 5000);
     return true;
 }
 
 bool MainWindow::maySaveBeforeClosing(DocumentView *view)
 {
-    if (!view->document() || view->annotations()->undoStack()->isClean())
+    if (!view->document() || view->notes()->undoStack()->isClean())
         return true;
     tabs_->setCurrentWidget(view);
-    const auto answer = QMessageBox::question(this, tr("Unsaved annotations"),
-                                              tr("Save the annotations on %1 in a session before closing?").arg(QFileInfo(view->path()).fileName()),
+    const auto answer = QMessageBox::question(this, tr("Unsaved notes"),
+                                              tr("Save the notes on %1 in a session before closing?").arg(QFileInfo(view->path()).fileName()),
                                               QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
     return answer == QMessageBox::Discard || (answer == QMessageBox::Save && saveSession(view, false));
 }
@@ -254,7 +254,7 @@ void MainWindow::openSession(const QString &path)
         applySession(*view, session);
         view->setSessionPath(path);
         // After the page has been laid out at its real size.
-        QTimer::singleShot(0, view, [view] { view->segments()->revealAnnotations(); });
+        QTimer::singleShot(0, view, [view] { view->segments()->revealNotes(); });
     });
 }
 
@@ -301,12 +301,12 @@ void MainWindow::showShortcuts()
                                 "<tr><td><b>+ / − / 0</b></td><td>Zoom in / out / fit</td></tr>"
                                 "<tr><td><b>Wheel, drag</b></td><td>Zoom, pan</td></tr>"
                                 "<tr><td><b>Shift+drag</b></td><td>Zoom into a range</td></tr>"
-                                "<tr><td colspan=2><i>Annotations (timeline, segment map, flame graph):</i></td></tr>"
+                                "<tr><td colspan=2><i>Notes (timeline, segment map, flame graph):</i></td></tr>"
                                 "<tr><td><b>N / A / B</b></td><td>Draw a note / arrow / box with the next click or drag</td></tr>"
                                 "<tr><td><b>Shift+N</b></td><td>Note at the timeline cursor</td></tr>"
                                 "<tr><td><b>Click, drag</b></td><td>Select, move (handles move one end)</td></tr>"
                                 "<tr><td><b>Double-click / F2</b></td><td>Edit the text</td></tr>"
-                                "<tr><td><b>Delete</b></td><td>Remove the selected annotation</td></tr>"
+                                "<tr><td><b>Delete</b></td><td>Remove the selected note</td></tr>"
                                 "<tr><td><b>Ctrl+Z / Ctrl+Shift+Z</b></td><td>Undo / redo</td></tr>"
                                 "<tr><td><b>Right-click</b></td><td>Add or edit at the pointer</td></tr>"
                                 "</table>"));
@@ -341,10 +341,10 @@ DocumentView *MainWindow::openFile(const QString &path)
         return nullptr;
     }
     auto *view = new DocumentView(tabs_);
-    undo_->addStack(view->annotations()->undoStack()); // before the tab becomes current
+    undo_->addStack(view->notes()->undoStack()); // before the tab becomes current
     const int index = tabs_->addTab(view, QFileInfo(path).fileName());
-    // A dot on the tab: annotations changed since the session was opened or saved.
-    connect(view->annotations()->undoStack(), &QUndoStack::cleanChanged, this, [this, view, path](bool clean) {
+    // A dot on the tab: notes changed since the session was opened or saved.
+    connect(view->notes()->undoStack(), &QUndoStack::cleanChanged, this, [this, view, path](bool clean) {
         if (const int i = tabs_->indexOf(view); i >= 0)
             tabs_->setTabText(i, QFileInfo(path).fileName() + (clean ? QString() : QStringLiteral(" •")));
     });

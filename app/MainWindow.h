@@ -45,14 +45,14 @@ private:
     void exportView(qreal scale, bool svg);
     // Saves `view`'s session to its session file, or asks where (always, with `askPath`).
     bool saveSession(DocumentView *view, bool askPath);
-    // Asks to save annotations made since the last save; false: the user cancelled.
+    // Asks to save notes made since the last save; false: the user cancelled.
     bool maySaveBeforeClosing(DocumentView *view);
 
     QStackedWidget *central_;
     StartPage *start_;
     QTabWidget *tabs_;
     QMenu *recentMenu_;
-    QUndoGroup *undo_; // one annotation undo stack per document; the current tab's is active
+    QUndoGroup *undo_; // one note undo stack per document; the current tab's is active
 };
 
 } // namespace memlens

@@ -171,7 +171,7 @@ int runRenderCommand(int argc, char **argv)
         }
         QApplication::processEvents();
         if (view == "segments")
-            documentView.segments()->revealAnnotations();
+            documentView.segments()->revealNotes();
         if (view == "flamegraph") {
             // The flame graph alone, at the requested size.
             FlameGraphWidget *flame = documentView.stacks()->flameGraph();

@@ -63,7 +63,7 @@ void saveSession(const std::string &path, const Session &s, bool compress, const
         j["stacks"] = {{"bottom_up", s.stacks->bottomUp}, {"hide_noise", s.stacks->hideNoise}, {"python_only", s.stacks->pythonOnly},
                        {"fold_recursion", s.stacks->foldRecursion}, {"allocated_in_range", s.stacks->allocatedInRange},
                        {"flame_zoom", s.stacks->flameZoom}};
-    j["annotations"] = s.annotations;
+    j["notes"] = s.notes;
     std::string bytes = j.dump(2) + "\n";
     if (compress) {
         std::string packed(ZSTD_compressBound(bytes.size()), '\0');
@@ -135,8 +135,11 @@ Session parseSession(std::string_view text, const std::string &path)
             s.selectedEvent = j["selected_event"].get<uint32_t>();
         if (j.contains("selected_allocation"))
             s.selectedAllocation = j["selected_allocation"].get<uint32_t>();
-        if (j.contains("annotations") && j["annotations"].is_array())
-            s.annotations = j["annotations"];
+        // Older sessions called the notes "annotations".
+        for (const char *key : {"annotations", "notes"}) {
+            if (j.contains(key) && j[key].is_array())
+                s.notes = j[key];
+        }
         if (j.contains("segments") && j["segments"].is_object() && j["segments"].contains("bytes_per_row"))
             s.segmentBytesPerRow = j["segments"]["bytes_per_row"].get<uint64_t>();
         if (j.contains("stacks") && j["stacks"].is_object()) {
@@ -151,7 +154,7 @@ Session parseSession(std::string_view text, const std::string &path)
             s.stacks = v;
         }
         for (const char *known : {"memlens_session", "snapshot", "device", "page", "time_axis", "color", "visible", "selected_event",
-                                  "selected_allocation", "segments", "stacks", "annotations"})
+                                  "selected_allocation", "segments", "stacks", "notes", "annotations"})
             j.erase(known);
         s.unknown = std::move(j);
         return s;

@@ -1,8 +1,7 @@
 #pragma once
 // A saved session (.memlens): which snapshot (path, size and a checksum), and what was on
 // screen — device, page, visible range, selection, the segment map's scale, the stacks view,
-// annotations. JSON, optionally zstd
-// compressed; keys this version does not know are kept and written back.
+// the user's notes. JSON, optionally zstd compressed; keys this version does not know are kept and written back.
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -13,7 +12,7 @@
 
 namespace memlens {
 
-// The Stacks page's tree and flame graph, which flame-graph annotations are pinned in.
+// The Stacks page's tree and flame graph, which flame-graph notes are pinned in.
 struct StacksViewState {
     bool bottomUp = false;
     bool hideNoise = true;
@@ -36,7 +35,7 @@ struct Session {
     std::optional<uint32_t> selectedEvent, selectedAllocation;
     std::optional<uint64_t> segmentBytesPerRow; // the segment map's scale
     std::optional<StacksViewState> stacks;
-    nlohmann::json annotations = nlohmann::json::array();
+    nlohmann::json notes = nlohmann::json::array(); // the user's notes, as NoteSet writes them
     nlohmann::json unknown = nlohmann::json::object(); // other keys, kept as they were
 };
 

@@ -113,7 +113,7 @@ private slots:
         QCOMPARE(setting(*snap, "garbage_collection_threshold"), std::string("0.5"));
         QCOMPARE(setting(*snap, "max_split_size"), std::string("-1"));
         QCOMPARE(setting(*snap, "PYTORCH_CUDA_ALLOC_CONF"), std::string("expandable_segments:False"));
-        // Annotations pair START/END; an open one has no end.
+        // record_function phases pair START/END; an open one has no end.
         const auto ranges = phaseRanges(*snap, 0);
         QCOMPARE(ranges.size(), size_t(2));
         QCOMPARE(ranges[0].name, std::string("forward"));

@@ -32,7 +32,7 @@ private slots:
         s.visibleLast = 300;
         s.selectedEvent = 218;
         s.selectedAllocation = 7;
-        s.annotations = nlohmann::json::array({{{"kind", "note"}, {"text", "the peak"}, {"event", 218}}});
+        s.notes = nlohmann::json::array({{{"kind", "note"}, {"text", "the peak"}, {"event", 218}}});
         s.segmentBytesPerRow = uint64_t(32) << 20;
         s.color = "category";
         s.stacks = StacksViewState{true, false, true, false, true, "a.py:1:f\nb.py:2:g"};
@@ -46,7 +46,7 @@ private slots:
         QVERIFY(*t.visibleFirst == 10.5);
         QCOMPARE(*t.selectedEvent, 218u);
         QCOMPARE(*t.selectedAllocation, 7u);
-        QVERIFY(t.annotations == s.annotations);
+        QVERIFY(t.notes == s.notes);
         QCOMPARE(*t.segmentBytesPerRow, uint64_t(32) << 20);
         QCOMPARE(t.color, std::string("category"));
         QVERIFY(t.stacks && *t.stacks == *s.stacks);
@@ -109,7 +109,7 @@ private slots:
         QVERIFY(QImage(dir.filePath("v.png")).height() > 600);
         // An annotated session rendered as SVG carries the note's text.
         s.page = "timeline";
-        s.annotations = nlohmann::json::array({{{"kind", "note"}, {"view", "timeline"}, {"text", "look here: the OOM"}, {"x", 6075}, {"y", 6.0e9}}});
+        s.notes = nlohmann::json::array({{{"kind", "note"}, {"view", "timeline"}, {"text", "look here: the OOM"}, {"x", 6075}, {"y", 6.0e9}}});
         saveSession(path, s, false);
         p.start(binary, {"render", "--session", QString::fromStdString(path), "--footer", "-o", dir.filePath("v.svg")});
         QVERIFY(p.waitForFinished(60000));

@@ -3,7 +3,7 @@
 #include "CorpusFiles.h"
 #include "MainWindow.h"
 #include "analysis/FrameFilter.h"
-#include "annotations/AnnotationSet.h"
+#include "notes/NoteSet.h"
 #include "document/DocumentView.h"
 #include "document/SessionBinding.h"
 #include "document/ViewState.h"
@@ -498,7 +498,7 @@ private slots:
         QCOMPARE(second->timeline()->plot()->xAxis->range().upper, first->timeline()->plot()->xAxis->range().upper);
     }
 
-    // Undo / Redo act on the current document's annotations and say what they will undo.
+    // Undo / Redo act on the current document's notes and say what they will undo.
     void undoFollowsTheCurrentDocument()
     {
         MainWindow window;
@@ -517,7 +517,7 @@ private slots:
         QVERIFY(undo);
         QVERIFY(!undo->isEnabled());
         window.tabs()->setCurrentWidget(a);
-        a->annotatePeak();
+        a->addPeakNote();
         QVERIFY(undo->isEnabled());
         QCOMPARE(undo->text(), QString("&Undo Add note"));
         QVERIFY(window.tabs()->tabText(window.tabs()->indexOf(a)).endsWith(" •")); // unsaved
@@ -525,10 +525,10 @@ private slots:
         QVERIFY(!undo->isEnabled());
         window.tabs()->setCurrentWidget(a);
         undo->trigger();
-        QCOMPARE(a->annotations()->items().size(), 0);
+        QCOMPARE(a->notes()->items().size(), 0);
         QVERIFY(!window.tabs()->tabText(window.tabs()->indexOf(a)).endsWith(" •"));
-        // Ctrl+S writes to the document's session file and marks the annotations saved.
-        a->annotatePeak();
+        // Ctrl+S writes to the document's session file and marks the notes saved.
+        a->addPeakNote();
         QTemporaryDir dir;
         const QString path = dir.filePath("a.memlens");
         a->setSessionPath(path);
@@ -539,9 +539,9 @@ private slots:
         }
         QVERIFY(save);
         save->trigger();
-        QVERIFY(a->annotations()->undoStack()->isClean());
+        QVERIFY(a->notes()->undoStack()->isClean());
         QVERIFY(!window.tabs()->tabText(window.tabs()->indexOf(a)).endsWith(" •"));
-        QCOMPARE(loadSession(path.toStdString()).annotations.size(), size_t(1));
+        QCOMPARE(loadSession(path.toStdString()).notes.size(), size_t(1));
     }
 
     void failedLoadLeavesOthers()

@@ -1,9 +1,9 @@
 #include "document/DocumentView.h"
 
 #include "analysis/FrameFilter.h"
-#include "annotations/AnnotationEditor.h"
-#include "annotations/AnnotationListPanel.h"
-#include "annotations/AnnotationSet.h"
+#include "notes/NoteEditor.h"
+#include "notes/NoteListPanel.h"
+#include "notes/NoteSet.h"
 #include "document/DocumentLoader.h"
 #include "document/ViewState.h"
 #include "export/ViewExport.h"
@@ -34,9 +34,9 @@
 namespace memlens {
 
 namespace {
-Annotation timelineNote(const QString &text, double event, double bytes)
+Note timelineNote(const QString &text, double event, double bytes)
 {
-    Annotation a;
+    Note a;
     a.text = text;
     a.x = event;
     a.y = bytes;
@@ -45,7 +45,7 @@ Annotation timelineNote(const QString &text, double event, double bytes)
 } // namespace
 
 DocumentView::DocumentView(QWidget *parent)
-    : QWidget(parent), state_(new ViewState(this)), loader_(new DocumentLoader(this)), annotations_(new AnnotationSet(this))
+    : QWidget(parent), state_(new ViewState(this)), loader_(new DocumentLoader(this)), notes_(new NoteSet(this))
 {
     auto *outer = new QVBoxLayout(this);
     outer->setContentsMargins(0, 0, 0, 0);
@@ -103,23 +103,23 @@ DocumentView::DocumentView(QWidget *parent)
     details_ = new QTextBrowser(side);
     details_->setPlaceholderText(tr("Select an allocation to see its size, lifetime and full stack."));
     details_->setMinimumWidth(260);
-    annotationList_ = new AnnotationListPanel(annotations_, side);
+    noteList_ = new NoteListPanel(notes_, side);
     side->addWidget(details_);
-    side->addWidget(annotationList_);
+    side->addWidget(noteList_);
     side->setStretchFactor(0, 3);
     side->setStretchFactor(1, 1);
     split->addWidget(tabs_);
     split->addWidget(side);
-    timeline_->setAnnotations(annotations_);
-    segments_->map()->setAnnotations(annotations_);
-    stacks_->flameGraph()->setAnnotations(annotations_);
-    timelineEditor_ = new AnnotationEditor(timeline_->plot(), timeline_->bands(), annotations_, state_);
-    segmentsEditor_ = new AnnotationEditor(segments_->map(), segments_->map(), annotations_, state_);
-    flameEditor_ = new AnnotationEditor(stacks_->flameGraph(), stacks_->flameGraph(), annotations_, state_);
-    for (AnnotationEditor *editor : {timelineEditor_, segmentsEditor_, flameEditor_})
-        connect(editor, &AnnotationEditor::toolFinished, this, [this] { setAnnotationTool({}); });
-    connect(annotationList_, &AnnotationListPanel::jumpRequested, this, &DocumentView::jumpToAnnotation);
-    connect(annotationList_, &AnnotationListPanel::editRequested, this, &DocumentView::editAnnotation);
+    timeline_->setNotes(notes_);
+    segments_->map()->setNotes(notes_);
+    stacks_->flameGraph()->setNotes(notes_);
+    timelineEditor_ = new NoteEditor(timeline_->plot(), timeline_->bands(), notes_, state_);
+    segmentsEditor_ = new NoteEditor(segments_->map(), segments_->map(), notes_, state_);
+    flameEditor_ = new NoteEditor(stacks_->flameGraph(), stacks_->flameGraph(), notes_, state_);
+    for (NoteEditor *editor : {timelineEditor_, segmentsEditor_, flameEditor_})
+        connect(editor, &NoteEditor::toolFinished, this, [this] { setNoteTool({}); });
+    connect(noteList_, &NoteListPanel::jumpRequested, this, &DocumentView::jumpToNote);
+    connect(noteList_, &NoteListPanel::editRequested, this, &DocumentView::editNote);
     split->setStretchFactor(0, 4);
     split->setStretchFactor(1, 1);
     cl->addWidget(split, 1);
@@ -288,40 +288,45 @@ void DocumentView::setDetailsVisible(bool visible)
     details_->parentWidget()->setVisible(visible);
 }
 
-AnnotationEditor *DocumentView::annotationEditor(const QString &view) const
+NoteEditor *DocumentView::noteEditor(NoteView view) const
 {
-    return view == "timeline" ? timelineEditor_ : view == "segments" ? segmentsEditor_ : view == "flamegraph" ? flameEditor_ : nullptr;
+    switch (view) {
+    case NoteView::Timeline: return timelineEditor_;
+    case NoteView::Segments: return segmentsEditor_;
+    case NoteView::FlameGraph: return flameEditor_;
+    }
+    return nullptr;
 }
 
-void DocumentView::setAnnotationTool(const QString &kind)
+void DocumentView::setNoteTool(std::optional<NoteKind> kind)
 {
     const Page page = currentPageKind();
-    if (!kind.isEmpty() && page != Page::Timeline && page != Page::Segments && page != Page::Stacks)
+    if (kind && page != Page::Timeline && page != Page::Segments && page != Page::Stacks)
         showPage(Page::Timeline);
-    for (AnnotationEditor *editor : {timelineEditor_, segmentsEditor_, flameEditor_}) {
+    for (NoteEditor *editor : {timelineEditor_, segmentsEditor_, flameEditor_}) {
         if (editor->tool() != kind)
             editor->setTool(kind);
     }
-    if (!kind.isEmpty())
-        emit statusChanged(tr("Click or drag on the timeline, segment map or flame graph to draw a %1 (Esc cancels)").arg(kind));
+    if (kind)
+        emit statusChanged(tr("Click or drag on the timeline, segment map or flame graph to draw a %1 (Esc cancels)").arg(noteKindName(*kind)));
     else
         emit statusChanged(statusText());
 }
 
-void DocumentView::jumpToAnnotation(int index)
+void DocumentView::jumpToNote(int index)
 {
-    if (index < 0 || index >= annotations_->items().size())
+    if (index < 0 || index >= notes_->items().size())
         return;
-    const Annotation a = annotations_->items()[index];
-    annotations_->setSelected(index);
-    if (a.view == "timeline") {
+    const Note a = notes_->items()[index];
+    notes_->setSelected(index);
+    if (a.view == NoteView::Timeline) {
         showPage(Page::Timeline);
         timeline_->revealEvent(static_cast<uint32_t>(std::max(0.0, a.x)));
         return;
     }
     if (a.event >= 0)
         state_->setSelectedEvent(static_cast<uint32_t>(a.event));
-    if (a.view == "segments") {
+    if (a.view == NoteView::Segments) {
         showPage(Page::Segments);
         if (const auto at = segments_->map()->headPixel(a))
             segments_->revealMapPoint(*at);
@@ -330,15 +335,15 @@ void DocumentView::jumpToAnnotation(int index)
     }
 }
 
-bool DocumentView::editAnnotation(int index)
+bool DocumentView::editNote(int index)
 {
-    if (index < 0 || index >= annotations_->items().size())
+    if (index < 0 || index >= notes_->items().size())
         return false;
-    AnnotationEditor *editor = annotationEditor(annotations_->items()[index].view);
+    NoteEditor *editor = noteEditor(notes_->items()[index].view);
     return editor && editor->editText(index);
 }
 
-void DocumentView::annotatePeak()
+void DocumentView::addPeakNote()
 {
     const DeviceData *d = state_->deviceData();
     if (!d || !d->summary.peakIndex)
@@ -350,10 +355,10 @@ void DocumentView::annotatePeak()
         text += QStringLiteral("\n%1 %2").arg(bytesText(s.topLiveAtPeak[i].size),
                                               frames.empty() ? tr("(no stack)") : QString::fromStdString(state_->document()->snapshot->frameText(frames.front())));
     }
-    annotations_->add(timelineNote(text, double(*s.peakIndex), double(s.peakActiveBytes)));
+    notes_->add(timelineNote(text, double(*s.peakIndex), double(s.peakActiveBytes)));
 }
 
-bool DocumentView::annotateOom()
+bool DocumentView::addOomNote()
 {
     const DeviceData *d = state_->deviceData();
     if (!d || d->summary.ooms.empty())
@@ -368,14 +373,14 @@ bool DocumentView::annotateOom()
                                   bytesText(chosen->largestFreeBlock),
                                   QString::fromStdString(chosen->verdict()));
     if (currentPageKind() != Page::Segments) {
-        annotations_->add(timelineNote(text, double(chosen->event), double(d->index->activeAfter(chosen->event))));
+        notes_->add(timelineNote(text, double(chosen->event), double(d->index->activeAfter(chosen->event))));
         return true;
     }
     // On the segment map the note goes on the largest hole of the pool the request needed.
     state_->setSelectedEvent(chosen->event);
     const AllocatorState &st = segments_->map()->state();
-    Annotation a;
-    a.view = "segments";
+    Note a;
+    a.view = NoteView::Segments;
     a.text = text;
     a.event = chosen->event;
     if (chosen->largestFreeBlock > 0) {
@@ -386,7 +391,7 @@ bool DocumentView::annotateOom()
     } else {
         return false;
     }
-    annotations_->add(a);
+    notes_->add(a);
     if (const auto at = segments_->map()->headPixel(a))
         segments_->revealMapPoint(*at);
     return true;
@@ -400,7 +405,7 @@ void DocumentView::addNoteAtCursor(const QString &text)
     uint32_t e = state_->selectedEvent();
     if (e == kBeforeTrace)
         e = d->summary.peakIndex.value_or(0);
-    annotations_->add(timelineNote(text, double(e), double(d->index->activeAfter(e))));
+    notes_->add(timelineNote(text, double(e), double(d->index->activeAfter(e))));
 }
 
 void DocumentView::showAllocation(uint32_t allocation)

@@ -2,6 +2,7 @@
 // Everything shown for one opened file: loading progress with Cancel, then the device
 // selector, the summary and timeline pages and the details of the selected allocation.
 #include "document/Page.h"
+#include "notes/NoteSet.h"
 #include "pipeline/DocumentPipeline.h"
 
 #include <QWidget>
@@ -17,9 +18,9 @@ class QTextBrowser;
 namespace memlens {
 
 class CategoryTimelineView;
-class AnnotationEditor;
-class AnnotationListPanel;
-class AnnotationSet;
+class NoteEditor;
+class NoteListPanel;
+class NoteSet;
 class DocumentLoader;
 class SegmentsPage;
 class LiveTensorsPage;
@@ -59,20 +60,20 @@ public:
     // The footer of an exported picture of the current page.
     struct ExportFooter exportFooter(const QString &version) const;
     void setDetailsVisible(bool visible);
-    AnnotationSet *annotations() const { return annotations_; }
+    NoteSet *notes() const { return notes_; }
     // One-click notes with the key figures, pinned to the peak / the selected (or first) OOM
     // (on the segments page: to the largest hole at that OOM).
-    void annotatePeak();
-    bool annotateOom();
+    void addPeakNote();
+    bool addOomNote();
     void addNoteAtCursor(const QString &text);
-    // The editor of a view's annotations ("timeline", "segments", "flamegraph").
-    AnnotationEditor *annotationEditor(const QString &view) const;
+    // The editor of a view's notes.
+    NoteEditor *noteEditor(NoteView view) const;
     // Draw a note, arrow or box with the next click or drag ("" cancels). Shows the timeline if
-    // the current page takes no annotations.
-    void setAnnotationTool(const QString &kind);
-    // Shows the view and moment an annotation belongs to and selects it.
-    void jumpToAnnotation(int index);
-    bool editAnnotation(int index);
+    // the current page takes no notes.
+    void setNoteTool(std::optional<NoteKind> kind);
+    // Shows the view and moment a note belongs to and selects it.
+    void jumpToNote(int index);
+    bool editNote(int index);
     QString statusText() const;
 
 signals:
@@ -107,11 +108,11 @@ private:
     LiveTensorsPage *live_;
     CategoryTimelineView *categories_;
     QTextBrowser *details_;
-    AnnotationSet *annotations_;
-    AnnotationListPanel *annotationList_;
-    AnnotationEditor *timelineEditor_;
-    AnnotationEditor *segmentsEditor_;
-    AnnotationEditor *flameEditor_;
+    NoteSet *notes_;
+    NoteListPanel *noteList_;
+    NoteEditor *timelineEditor_;
+    NoteEditor *segmentsEditor_;
+    NoteEditor *flameEditor_;
 };
 
 } // namespace memlens

@@ -1,6 +1,6 @@
 #include "document/SessionBinding.h"
 
-#include "annotations/AnnotationSet.h"
+#include "notes/NoteSet.h"
 #include "document/DocumentView.h"
 #include "document/ViewState.h"
 #include "segments/SegmentMapWidget.h"
@@ -32,7 +32,7 @@ Session captureSession(const DocumentView &view)
     const FlameGraphWidget *flame = view.stacks()->flameGraph();
     s.stacks = StacksViewState{o.bottomUp, o.hideNoise, o.pythonOnly, o.foldRecursion, view.stacks()->allocatedInRange(),
                                flame->pathOf(flame->zoomedNode()).toStdString()};
-    s.annotations = view.annotations()->toJson();
+    s.notes = view.notes()->toJson();
     return s;
 }
 
@@ -42,7 +42,7 @@ void applySession(DocumentView &view, const Session &s)
     if (!view.document() || !view.document()->device(s.device))
         return;
     state.setDevice(s.device);
-    view.annotations()->setFromJson(s.annotations);
+    view.notes()->setFromJson(s.notes);
     state.setTimeAxis(s.timeAxis);
     if (const auto mode = colorModeFromName(s.color))
         state.setColorMode(*mode);

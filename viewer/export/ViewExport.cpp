@@ -26,7 +26,7 @@ void renderVector(QWidget *view, QCPPainter &painter)
 {
     view->render(&painter);
     // QWidget::render paints QCustomPlot from its pixel buffer; draw the plots again as vectors
-    // on top so their text (axes, markers, annotations) stays text in the SVG.
+    // on top so their text (axes, markers, notes) stays text in the SVG.
     for (QCustomPlot *plot : view->findChildren<QCustomPlot *>()) {
         if (!plot->isVisibleTo(view))
             continue;

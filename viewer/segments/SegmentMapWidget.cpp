@@ -1,6 +1,6 @@
 #include "segments/SegmentMapWidget.h"
 
-#include "annotations/AnnotationPainter.h"
+#include "notes/NotePainter.h"
 #include "style/AllocationText.h"
 #include "style/BandColors.h"
 #include "style/ByteText.h"
@@ -176,21 +176,21 @@ void SegmentMapWidget::paintEvent(QPaintEvent *event)
         p.drawText(QRectF(kMargin, kMargin + row * rowHeight_, width() - 2 * kMargin, rowHeight_), Qt::AlignLeft | Qt::AlignVCenter, text);
     }
     p.setFont(font());
-    if (annotations_)
-        paintAnnotations(p, annotations_->displayItems(), *this, annotations_->selected(), dark);
+    if (notes_)
+        paintNotes(p, notes_->displayItems(), *this, notes_->selected(), dark);
 }
 
-void SegmentMapWidget::setAnnotations(const AnnotationSet *annotations)
+void SegmentMapWidget::setNotes(const NoteSet *notes)
 {
-    annotations_ = annotations;
-    for (auto signal : {&AnnotationSet::changed, &AnnotationSet::appearanceChanged})
-        connect(annotations, signal, this, qOverload<>(&QWidget::update));
+    notes_ = notes;
+    for (auto signal : {&NoteSet::changed, &NoteSet::appearanceChanged})
+        connect(notes, signal, this, qOverload<>(&QWidget::update));
 }
 
-std::optional<QPointF> SegmentMapWidget::firstAnnotationPixel() const
+std::optional<QPointF> SegmentMapWidget::firstNotePixel() const
 {
-    for (const Annotation &a : annotations_ ? annotations_->items() : QList<Annotation>()) {
-        if (a.view != annotationView())
+    for (const Note &a : notes_ ? notes_->items() : QList<Note>()) {
+        if (a.view != noteView())
             continue;
         if (const auto at = headPixel(a))
             return at;
@@ -245,21 +245,21 @@ std::optional<uint64_t> SegmentMapWidget::addressAt(const QPointF &pos) const
     return block.addr + piece->offset + into;
 }
 
-std::optional<QPointF> SegmentMapWidget::headPixel(const Annotation &a) const
+std::optional<QPointF> SegmentMapWidget::headPixel(const Note &a) const
 {
     if (!std::isfinite(a.x) || a.x < 0)
         return std::nullopt;
     return pixelOfAddress(static_cast<uint64_t>(a.x));
 }
 
-std::optional<QPointF> SegmentMapWidget::tailPixel(const Annotation &a) const
+std::optional<QPointF> SegmentMapWidget::tailPixel(const Note &a) const
 {
-    if (a.kind == "box")
+    if (a.kind == NoteKind::Box)
         return std::isfinite(a.x2) && a.x2 >= 0 ? pixelOfAddress(static_cast<uint64_t>(a.x2)) : std::nullopt;
     return offsetTail(a);
 }
 
-bool SegmentMapWidget::pinHead(Annotation &a, const QPointF &pixel) const
+bool SegmentMapWidget::pinHead(Note &a, const QPointF &pixel) const
 {
     const auto address = addressAt(pixel);
     if (!address)
@@ -268,9 +268,9 @@ bool SegmentMapWidget::pinHead(Annotation &a, const QPointF &pixel) const
     return true;
 }
 
-bool SegmentMapWidget::pinTail(Annotation &a, const QPointF &pixel) const
+bool SegmentMapWidget::pinTail(Note &a, const QPointF &pixel) const
 {
-    if (a.kind == "box") {
+    if (a.kind == NoteKind::Box) {
         const auto address = addressAt(pixel);
         if (!address)
             return false;
@@ -280,7 +280,7 @@ bool SegmentMapWidget::pinTail(Annotation &a, const QPointF &pixel) const
     return pinOffsetTail(a, pixel);
 }
 
-std::optional<QRectF> SegmentMapWidget::boxRect(const Annotation &a) const
+std::optional<QRectF> SegmentMapWidget::boxRect(const Note &a) const
 {
     const auto h = headPixel(a), t = tailPixel(a);
     if (!h || !t)

@@ -3,10 +3,10 @@
 // a fixed number of bytes, one group of rows per pool and stream. Blocks use the timeline's
 // colours (per allocation, call site or category), free space is left empty, rounding waste is shaded and pending frees are hatched.
 // Only rows inside the visible rectangle are painted, so tens of thousands of segments scroll
-// smoothly. Annotations are pinned to device addresses, so they follow a block or segment when
+// smoothly. Notes are pinned to device addresses, so they follow a block or segment when
 // the scale changes and disappear at events where that memory is not reserved.
 #include "analysis/AllocatorState.h"
-#include "annotations/AnnotationPlacement.h"
+#include "notes/NotePlacement.h"
 #include "pipeline/Document.h"
 #include "style/BandColors.h"
 
@@ -15,7 +15,7 @@
 
 namespace memlens {
 
-class SegmentMapWidget : public QWidget, public AnnotationPlacement {
+class SegmentMapWidget : public QWidget, public NotePlacement {
     Q_OBJECT
 
 public:
@@ -36,19 +36,19 @@ public:
 
     QSize sizeHint() const override;
 
-    void setAnnotations(const AnnotationSet *annotations);
-    // Where the first annotation shown at this event is (for scrolling to it).
-    std::optional<QPointF> firstAnnotationPixel() const;
+    void setNotes(const NoteSet *notes);
+    // Where the first note shown at this event is (for scrolling to it).
+    std::optional<QPointF> firstNotePixel() const;
     // The pixel where a device address is drawn (nothing: not in a segment at this event).
     std::optional<QPointF> pixelOfAddress(uint64_t address) const;
-    QString annotationView() const override { return QStringLiteral("segments"); }
-    std::optional<QPointF> headPixel(const Annotation &a) const override;
-    std::optional<QPointF> tailPixel(const Annotation &a) const override;
-    bool pinHead(Annotation &a, const QPointF &pixel) const override;
-    bool pinTail(Annotation &a, const QPointF &pixel) const override;
-    std::optional<QRectF> boxRect(const Annotation &a) const override;
-    QRectF annotationArea() const override { return rect(); }
-    void refreshAnnotations() override { update(); }
+    NoteView noteView() const override { return NoteView::Segments; }
+    std::optional<QPointF> headPixel(const Note &a) const override;
+    std::optional<QPointF> tailPixel(const Note &a) const override;
+    bool pinHead(Note &a, const QPointF &pixel) const override;
+    bool pinTail(Note &a, const QPointF &pixel) const override;
+    std::optional<QRectF> boxRect(const Note &a) const override;
+    QRectF noteArea() const override { return rect(); }
+    void refreshNotes() override { update(); }
 
 signals:
     void allocationClicked(uint32_t allocation);
@@ -71,7 +71,7 @@ private:
     };
     void relayout();
     const Piece *pieceAt(const QPointF &pos) const;
-    // The piece under or nearest to a point (annotations snap to memory).
+    // The piece under or nearest to a point (notes snap to memory).
     const Piece *nearestPiece(const QPointF &pos) const;
     std::optional<uint64_t> addressAt(const QPointF &pos) const;
 
@@ -84,7 +84,7 @@ private:
     std::vector<std::vector<Piece>> rows_; // pieces per row of pixels (rowHeight each)
     std::vector<std::pair<int, QString>> headings_; // row, text
     int rowHeight_ = 18;
-    const AnnotationSet *annotations_ = nullptr;
+    const NoteSet *notes_ = nullptr;
 };
 
 } // namespace memlens

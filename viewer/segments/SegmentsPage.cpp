@@ -243,9 +243,9 @@ void SegmentsPage::revealMapPoint(const QPointF &point)
     scroll_->ensureVisible(static_cast<int>(point.x()), static_cast<int>(point.y()), 50, 120);
 }
 
-void SegmentsPage::revealAnnotations()
+void SegmentsPage::revealNotes()
 {
-    if (const auto at = map_->firstAnnotationPixel())
+    if (const auto at = map_->firstNotePixel())
         revealMapPoint(*at);
 }
 

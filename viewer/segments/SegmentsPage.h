@@ -34,8 +34,8 @@ public:
     uint32_t shownEvent() const { return shown_; }
     // Scrolls the map so that a point of it is in view.
     void revealMapPoint(const QPointF &point);
-    // Scrolls to the first annotation on the map (a session or render opening on this page).
-    void revealAnnotations();
+    // Scrolls to the first note on the map (a session or render opening on this page).
+    void revealNotes();
 
 signals:
     void showLiveTensors(); // the verdict's link to what was live at the OOM

@@ -1,6 +1,6 @@
 #include "stacks/FlameGraphWidget.h"
 
-#include "annotations/AnnotationPainter.h"
+#include "notes/NotePainter.h"
 #include "style/BandColors.h"
 #include "style/ByteText.h"
 
@@ -38,7 +38,7 @@ void FlameGraphWidget::zoomTo(uint32_t node)
 
 void FlameGraphWidget::layout() const
 {
-    // Annotations and hit tests ask often; lay out again only when something changed.
+    // Notes and hit tests ask often; lay out again only when something changed.
     const auto key = std::make_tuple(tree_.get(), zoom_, size(), fontMetrics().height());
     if (key == laidOut_)
         return;
@@ -93,16 +93,16 @@ void FlameGraphWidget::paintEvent(QPaintEvent *)
                        fm.elidedText(label, Qt::ElideRight, static_cast<int>(box.rect.width()) - 6));
         }
     }
-    if (annotations_)
-        paintAnnotations(p, annotations_->displayItems(), *this, annotations_->selected(),
+    if (notes_)
+        paintNotes(p, notes_->displayItems(), *this, notes_->selected(),
                          palette().color(QPalette::Base).lightness() < 128);
 }
 
-void FlameGraphWidget::setAnnotations(const AnnotationSet *annotations)
+void FlameGraphWidget::setNotes(const NoteSet *notes)
 {
-    annotations_ = annotations;
-    for (auto signal : {&AnnotationSet::changed, &AnnotationSet::appearanceChanged})
-        connect(annotations, signal, this, qOverload<>(&QWidget::update));
+    notes_ = notes;
+    for (auto signal : {&NoteSet::changed, &NoteSet::appearanceChanged})
+        connect(notes, signal, this, qOverload<>(&QWidget::update));
 }
 
 QString FlameGraphWidget::pathOf(uint32_t node) const
@@ -162,7 +162,7 @@ std::optional<QRectF> FlameGraphWidget::rectOfNode(uint32_t node) const
     return std::nullopt;
 }
 
-std::optional<QPointF> FlameGraphWidget::headPixel(const Annotation &a) const
+std::optional<QPointF> FlameGraphWidget::headPixel(const Note &a) const
 {
     const auto rect = rectOfNode(nodeOfPath(a.target));
     if (!rect || !std::isfinite(a.x) || !std::isfinite(a.y))
@@ -170,16 +170,16 @@ std::optional<QPointF> FlameGraphWidget::headPixel(const Annotation &a) const
     return QPointF(rect->left() + std::clamp(a.x, 0.0, 1.0) * rect->width(), rect->top() + std::clamp(a.y, 0.0, 1.0) * rect->height());
 }
 
-std::optional<QPointF> FlameGraphWidget::tailPixel(const Annotation &a) const
+std::optional<QPointF> FlameGraphWidget::tailPixel(const Note &a) const
 {
-    if (a.kind == "box") {
+    if (a.kind == NoteKind::Box) {
         const auto box = boxRect(a);
         return box ? std::optional<QPointF>(box->bottomRight()) : std::nullopt;
     }
     return offsetTail(a);
 }
 
-bool FlameGraphWidget::pinHead(Annotation &a, const QPointF &pixel) const
+bool FlameGraphWidget::pinHead(Note &a, const QPointF &pixel) const
 {
     layout();
     for (const Box &box : boxes_) {
@@ -193,12 +193,12 @@ bool FlameGraphWidget::pinHead(Annotation &a, const QPointF &pixel) const
     return false;
 }
 
-bool FlameGraphWidget::pinTail(Annotation &a, const QPointF &pixel) const
+bool FlameGraphWidget::pinTail(Note &a, const QPointF &pixel) const
 {
     const auto rect = rectOfNode(nodeOfPath(a.target));
     if (!rect)
         return false;
-    if (a.kind == "box") {
+    if (a.kind == NoteKind::Box) {
         // A box outlines its frame and, dragged down, the rows of callees below it.
         a.x2 = 0;
         a.y2 = std::max(0.0, std::round((pixel.y() - rect->bottom()) / rowHeight_));
@@ -207,7 +207,7 @@ bool FlameGraphWidget::pinTail(Annotation &a, const QPointF &pixel) const
     return pinOffsetTail(a, pixel);
 }
 
-std::optional<QRectF> FlameGraphWidget::boxRect(const Annotation &a) const
+std::optional<QRectF> FlameGraphWidget::boxRect(const Note &a) const
 {
     auto rect = rectOfNode(nodeOfPath(a.target));
     if (!rect || !std::isfinite(a.y2))

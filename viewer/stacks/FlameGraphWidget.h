@@ -1,10 +1,10 @@
 #pragma once
 // An icicle flame graph of a CallTree: the root on top, children below in proportion to bytes.
 // Click a frame to zoom into it (click the root bar to reset); search highlights matches.
-// Annotations are pinned to a frame path, so they find their frame again in the tree of another
+// Notes are pinned to a frame path, so they find their frame again in the tree of another
 // event or after zooming; a frame too narrow to draw lends its place to its nearest drawn parent.
 #include "analysis/CallTree.h"
-#include "annotations/AnnotationPlacement.h"
+#include "notes/NotePlacement.h"
 
 #include <QWidget>
 #include <memory>
@@ -12,7 +12,7 @@
 
 namespace memlens {
 
-class FlameGraphWidget : public QWidget, public AnnotationPlacement {
+class FlameGraphWidget : public QWidget, public NotePlacement {
     Q_OBJECT
 
 public:
@@ -25,20 +25,20 @@ public:
     uint32_t nodeAt(const QPoint &pos) const;
     QSize sizeHint() const override { return {800, 400}; }
 
-    void setAnnotations(const AnnotationSet *annotations);
+    void setNotes(const NoteSet *notes);
     // A node's frame path from the root ('\n' between frames), and back (UINT32_MAX: not in the tree).
     QString pathOf(uint32_t node) const;
     uint32_t nodeOfPath(const QString &path) const;
     // Where a node is drawn now (its nearest drawn ancestor inside the zoomed subtree).
     std::optional<QRectF> rectOfNode(uint32_t node) const;
-    QString annotationView() const override { return QStringLiteral("flamegraph"); }
-    std::optional<QPointF> headPixel(const Annotation &a) const override;
-    std::optional<QPointF> tailPixel(const Annotation &a) const override;
-    bool pinHead(Annotation &a, const QPointF &pixel) const override;
-    bool pinTail(Annotation &a, const QPointF &pixel) const override;
-    std::optional<QRectF> boxRect(const Annotation &a) const override;
-    QRectF annotationArea() const override { return rect(); }
-    void refreshAnnotations() override { update(); }
+    NoteView noteView() const override { return NoteView::FlameGraph; }
+    std::optional<QPointF> headPixel(const Note &a) const override;
+    std::optional<QPointF> tailPixel(const Note &a) const override;
+    bool pinHead(Note &a, const QPointF &pixel) const override;
+    bool pinTail(Note &a, const QPointF &pixel) const override;
+    std::optional<QRectF> boxRect(const Note &a) const override;
+    QRectF noteArea() const override { return rect(); }
+    void refreshNotes() override { update(); }
 
 signals:
     void nodeClicked(uint32_t node);
@@ -61,7 +61,7 @@ private:
     mutable std::vector<Box> boxes_;
     mutable int rowHeight_ = 18;
     mutable std::tuple<const CallTree *, uint32_t, QSize, int> laidOut_{nullptr, 0, QSize(), 0};
-    const AnnotationSet *annotations_ = nullptr;
+    const NoteSet *notes_ = nullptr;
 };
 
 } // namespace memlens

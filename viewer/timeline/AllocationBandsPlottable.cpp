@@ -1,6 +1,6 @@
 #include "timeline/AllocationBandsPlottable.h"
 
-#include "annotations/AnnotationPainter.h"
+#include "notes/NotePainter.h"
 #include "document/ViewState.h"
 #include "style/BandColors.h"
 #include "style/ByteText.h"
@@ -179,9 +179,9 @@ void AllocationBandsPlottable::draw(QCPPainter *painter)
         drawMarker(painter, o.event, tr("OOM: %1 requested").arg(bytesText(o.requested)), QColor(220, 40, 40), row++);
     if (state_->selectedEvent() != kBeforeTrace)
         drawMarker(painter, state_->selectedEvent(), QString(), dark_ ? QColor(120, 200, 255) : QColor(0, 90, 200), 0);
-    if (annotations_) {
+    if (notes_) {
         painter->setClipRect(clipRect());
-        paintAnnotations(*painter, annotations_->displayItems(), *this, annotations_->selected(), dark_);
+        paintNotes(*painter, notes_->displayItems(), *this, notes_->selected(), dark_);
     }
 }
 
@@ -192,14 +192,14 @@ QPointF AllocationBandsPlottable::anchorPixel(double eventX, double bytes) const
     return {mKeyAxis->coordToPixel(axis().xOfEvent(e) + (axis().isTime() ? 0.0 : 0.5)), mValueAxis->coordToPixel(bytes)};
 }
 
-std::optional<QPointF> AllocationBandsPlottable::headPixel(const Annotation &a) const
+std::optional<QPointF> AllocationBandsPlottable::headPixel(const Note &a) const
 {
     if (!device() || !std::isfinite(a.x) || !std::isfinite(a.y))
         return std::nullopt;
     return anchorPixel(a.x, a.y);
 }
 
-std::optional<QPointF> AllocationBandsPlottable::tailPixel(const Annotation &a) const
+std::optional<QPointF> AllocationBandsPlottable::tailPixel(const Note &a) const
 {
     if (!device() || !std::isfinite(a.x2) || !std::isfinite(a.y2))
         return std::nullopt;
@@ -215,22 +215,22 @@ bool AllocationBandsPlottable::pin(double &x, double &y, const QPointF &pixel) c
     return true;
 }
 
-bool AllocationBandsPlottable::pinHead(Annotation &a, const QPointF &pixel) const
+bool AllocationBandsPlottable::pinHead(Note &a, const QPointF &pixel) const
 {
     return pin(a.x, a.y, pixel);
 }
 
-bool AllocationBandsPlottable::pinTail(Annotation &a, const QPointF &pixel) const
+bool AllocationBandsPlottable::pinTail(Note &a, const QPointF &pixel) const
 {
     return pin(a.x2, a.y2, pixel);
 }
 
-QRectF AllocationBandsPlottable::annotationArea() const
+QRectF AllocationBandsPlottable::noteArea() const
 {
     return clipRect();
 }
 
-void AllocationBandsPlottable::refreshAnnotations()
+void AllocationBandsPlottable::refreshNotes()
 {
     mParentPlot->replot(QCustomPlot::rpQueuedReplot);
 }

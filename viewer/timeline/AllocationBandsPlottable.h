@@ -3,7 +3,7 @@
 // allocation bands from TimelineLayout (recomputed for the visible range and pixel width at
 // each repaint), the reserved-bytes line, record_function phase bands, and peak/OOM markers.
 // What it shows (device, axis, colours, cursor, selection) it reads from the ViewState.
-#include "annotations/AnnotationPlacement.h"
+#include "notes/NotePlacement.h"
 #include "analysis/TimelineLayout.h"
 
 #include <memory>
@@ -11,31 +11,31 @@
 
 namespace memlens {
 
-class AnnotationSet;
+class NoteSet;
 class TimelineAxis;
 class ViewState;
 struct DeviceData;
 
-class AllocationBandsPlottable : public QCPAbstractPlottable, public AnnotationPlacement {
+class AllocationBandsPlottable : public QCPAbstractPlottable, public NotePlacement {
     Q_OBJECT
 
 public:
     AllocationBandsPlottable(const ViewState *state, QCPAxis *keyAxis, QCPAxis *valueAxis);
 
     void setDark(bool dark) { dark_ = dark; }
-    void setAnnotations(const AnnotationSet *annotations) { annotations_ = annotations; }
+    void setNotes(const NoteSet *notes) { notes_ = notes; }
     // Pixel position of a data point (event index, bytes) in the current axes.
     QPointF anchorPixel(double eventX, double bytes) const;
 
-    // Timeline annotations: both points are (event, bytes).
-    QString annotationView() const override { return QStringLiteral("timeline"); }
-    std::optional<QPointF> headPixel(const Annotation &a) const override;
-    std::optional<QPointF> tailPixel(const Annotation &a) const override;
-    bool pinHead(Annotation &a, const QPointF &pixel) const override;
-    bool pinTail(Annotation &a, const QPointF &pixel) const override;
-    QRectF annotationArea() const override;
-    QList<QRectF> annotationObstacles() const override { return markerLabels_; }
-    void refreshAnnotations() override;
+    // Timeline notes: both points are (event, bytes).
+    NoteView noteView() const override { return NoteView::Timeline; }
+    std::optional<QPointF> headPixel(const Note &a) const override;
+    std::optional<QPointF> tailPixel(const Note &a) const override;
+    bool pinHead(Note &a, const QPointF &pixel) const override;
+    bool pinTail(Note &a, const QPointF &pixel) const override;
+    QRectF noteArea() const override;
+    QList<QRectF> noteObstacles() const override { return markerLabels_; }
+    void refreshNotes() override;
 
     // What lies under a pixel position of the last drawn frame: an allocation id, or
     // UINT32_MAX (folded band, or nothing). `event` receives the column's sample event.
@@ -70,8 +70,8 @@ private:
     double frameLeft_ = 0;   // pixel x of column 0
     double columnWidth_ = 1; // pixels per column
     bool dark_ = false;
-    const AnnotationSet *annotations_ = nullptr;
-    QList<QRectF> markerLabels_; // peak / OOM labels of the last frame: annotations keep off them
+    const NoteSet *notes_ = nullptr;
+    QList<QRectF> markerLabels_; // peak / OOM labels of the last frame: notes keep off them
 };
 
 } // namespace memlens

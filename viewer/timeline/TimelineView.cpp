@@ -1,6 +1,6 @@
 #include "timeline/TimelineView.h"
 
-#include "annotations/AnnotationSet.h"
+#include "notes/NoteSet.h"
 #include "document/ViewState.h"
 #include "style/ByteText.h"
 #include "style/AllocationText.h"
@@ -146,11 +146,11 @@ void TimelineView::showRange(VisibleRange range)
     plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
-void TimelineView::setAnnotations(const AnnotationSet *annotations)
+void TimelineView::setNotes(const NoteSet *notes)
 {
-    bands_->setAnnotations(annotations);
-    for (auto signal : {&AnnotationSet::changed, &AnnotationSet::appearanceChanged})
-        connect(annotations, signal, this, [this] { plot_->replot(QCustomPlot::rpQueuedReplot); });
+    bands_->setNotes(notes);
+    for (auto signal : {&NoteSet::changed, &NoteSet::appearanceChanged})
+        connect(notes, signal, this, [this] { plot_->replot(QCustomPlot::rpQueuedReplot); });
 }
 
 void TimelineView::applyPalette()

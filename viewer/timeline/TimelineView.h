@@ -16,7 +16,7 @@ class QCheckBox;
 namespace memlens {
 
 class AllocationBandsPlottable;
-class AnnotationSet;
+class NoteSet;
 class TimelineOverview;
 class ViewState;
 
@@ -30,7 +30,7 @@ public:
     void revealEvent(uint32_t event);
     void fit();
     void zoomBy(double factor);
-    void setAnnotations(const AnnotationSet *annotations);
+    void setNotes(const NoteSet *notes);
 
     QCustomPlot *plot() const { return plot_; }
     AllocationBandsPlottable *bands() const { return bands_; }

@@ -1,4 +1,4 @@
-#include "annotations/AnnotationEditor.h"
+#include "notes/NoteEditor.h"
 
 #include "document/ViewState.h"
 
@@ -16,7 +16,7 @@ namespace {
 constexpr double kClick = 4; // pixels a press may move and still be a click
 } // namespace
 
-bool askAnnotationText(QWidget *parent, const QString &title, QString &text)
+bool askNoteText(QWidget *parent, const QString &title, QString &text)
 {
     QInputDialog dialog(parent);
     dialog.setWindowTitle(title);
@@ -34,49 +34,49 @@ bool askAnnotationText(QWidget *parent, const QString &title, QString &text)
     return true;
 }
 
-AnnotationEditor::AnnotationEditor(QWidget *surface, AnnotationPlacement *placement, AnnotationSet *set, ViewState *state)
-    : QObject(surface), surface_(surface), placement_(placement), set_(set), state_(state), prompt_(askAnnotationText)
+NoteEditor::NoteEditor(QWidget *surface, NotePlacement *placement, NoteSet *set, ViewState *state)
+    : QObject(surface), surface_(surface), placement_(placement), set_(set), state_(state), prompt_(askNoteText)
 {
     surface->installEventFilter(this);
     if (surface->focusPolicy() == Qt::NoFocus)
         surface->setFocusPolicy(Qt::ClickFocus); // Delete and Esc reach the editor
 }
 
-void AnnotationEditor::setTool(const QString &kind)
+void NoteEditor::setTool(std::optional<NoteKind> kind)
 {
     tool_ = kind;
     if (!surface_)
         return;
-    if (kind.isEmpty())
+    if (!kind)
         surface_->unsetCursor();
     else
         surface_->setCursor(Qt::CrossCursor);
 }
 
-AnnotationHit AnnotationEditor::hitAt(const QPointF &pixel) const
+NoteHit NoteEditor::hitAt(const QPointF &pixel) const
 {
-    return hitAnnotation(set_->items(), *placement_, QFontMetrics(surface_->font()), pixel, set_->selected());
+    return hitNote(set_->items(), *placement_, QFontMetrics(surface_->font()), pixel, set_->selected());
 }
 
-bool AnnotationEditor::selectedIsHere() const
+bool NoteEditor::selectedIsHere() const
 {
     const int s = set_->selected();
-    return s >= 0 && s < set_->items().size() && set_->items()[s].view == placement_->annotationView();
+    return s >= 0 && s < set_->items().size() && set_->items()[s].view == placement_->noteView();
 }
 
-Annotation AnnotationEditor::moved(const Annotation &a, AnnotationPart part, const QPointF &delta) const
+Note NoteEditor::moved(const Note &a, NotePart part, const QPointF &delta) const
 {
-    Annotation result = a;
+    Note result = a;
     const auto head = placement_->headPixel(a);
     if (!head)
         return a;
-    const auto tail = a.kind == "note" ? std::nullopt : placement_->tailPixel(a);
+    const auto tail = a.kind == NoteKind::Note ? std::nullopt : placement_->tailPixel(a);
     switch (part) {
-    case AnnotationPart::Tail:
+    case NotePart::Tail:
         if (tail)
             placement_->pinTail(result, *tail + delta);
         break;
-    case AnnotationPart::Body:
+    case NotePart::Body:
         // Both points move; views that keep the tail relative to the head get it re-pinned too.
         placement_->pinHead(result, *head + delta);
         if (tail)
@@ -91,66 +91,66 @@ Annotation AnnotationEditor::moved(const Annotation &a, AnnotationPart part, con
     return result;
 }
 
-bool AnnotationEditor::create(const QString &kind, const QPointF &press, const QPointF &release)
+bool NoteEditor::create(NoteKind kind, const QPointF &press, const QPointF &release)
 {
-    Annotation a;
+    Note a;
     a.kind = kind;
-    a.view = placement_->annotationView();
+    a.view = placement_->noteView();
     if (state_ && state_->selectedEvent() != kBeforeTrace)
         a.event = state_->selectedEvent();
     const bool dragged = (release - press).manhattanLength() >= kClick;
     // An arrow is drawn from its text (the tail) to what it points at (the head); a click
     // makes one pointing at the click from up and to the left.
-    const QPointF head = kind == "arrow" ? release : press;
-    QPointF tail = kind == "arrow" ? press : release;
+    const QPointF head = kind == NoteKind::Arrow ? release : press;
+    QPointF tail = kind == NoteKind::Arrow ? press : release;
     if (!dragged)
-        tail = kind == "arrow" ? head + QPointF(-70, -45) : head + QPointF(90, 36);
+        tail = kind == NoteKind::Arrow ? head + QPointF(-70, -45) : head + QPointF(90, 36);
     if (!placement_->pinHead(a, head))
         return false;
-    if (kind != "note" && !placement_->pinTail(a, tail))
+    if (kind != NoteKind::Note && !placement_->pinTail(a, tail))
         return false;
     QString text;
-    const QString title = kind == "note" ? tr("New note") : kind == "arrow" ? tr("New arrow") : tr("New box");
+    const QString title = kind == NoteKind::Note ? tr("New note") : kind == NoteKind::Arrow ? tr("New arrow") : tr("New box");
     if (!prompt_(surface_, title, text))
         return false;
-    if (kind == "note" && text.trimmed().isEmpty())
+    if (kind == NoteKind::Note && text.trimmed().isEmpty())
         return false;
     a.text = text;
     set_->add(a);
     return true;
 }
 
-bool AnnotationEditor::editText(int index)
+bool NoteEditor::editText(int index)
 {
     if (index < 0 || index >= set_->items().size())
         return false;
-    Annotation a = set_->items()[index];
-    if (!prompt_(surface_, tr("Edit annotation"), a.text))
+    Note a = set_->items()[index];
+    if (!prompt_(surface_, tr("Edit note"), a.text))
         return false;
-    set_->replace(index, a, tr("Edit %1 text").arg(a.kind));
+    set_->replace(index, a, tr("Edit %1 text").arg(noteKindName(a.kind)));
     return true;
 }
 
-void AnnotationEditor::showMenu(const QPoint &pos, const QPoint &globalPos)
+void NoteEditor::showMenu(const QPoint &pos, const QPoint &globalPos)
 {
-    const AnnotationHit hit = hitAt(pos);
+    const NoteHit hit = hitAt(pos);
     QMenu menu(surface_);
     if (hit.index >= 0) {
         set_->setSelected(hit.index);
         menu.addAction(tr("Edit Text…"), this, [this, i = hit.index] { editText(i); });
-        menu.addAction(tr("Delete Annotation"), this, [this, i = hit.index] { set_->remove(i); });
+        menu.addAction(tr("Delete Note"), this, [this, i = hit.index] { set_->remove(i); });
         menu.addSeparator();
     }
-    Annotation probe; // only where there is data to pin to (not between flame-graph frames)
-    probe.view = placement_->annotationView();
+    Note probe; // only where there is data to pin to (not between flame-graph frames)
+    probe.view = placement_->noteView();
     const bool pinnable = placement_->pinHead(probe, pos);
-    for (const auto &[label, kind] : {std::pair{tr("Add Note Here…"), "note"}, std::pair{tr("Add Arrow Pointing Here…"), "arrow"},
-                                      std::pair{tr("Add Box Here…"), "box"}})
+    for (const auto &[label, kind] : {std::pair{tr("Add Note Here…"), NoteKind::Note}, std::pair{tr("Add Arrow Pointing Here…"), NoteKind::Arrow},
+                                      std::pair{tr("Add Box Here…"), NoteKind::Box}})
         menu.addAction(label, this, [this, pos, kind] { create(kind, pos, pos); })->setEnabled(pinnable);
     menu.exec(globalPos);
 }
 
-bool AnnotationEditor::eventFilter(QObject *watched, QEvent *event)
+bool NoteEditor::eventFilter(QObject *watched, QEvent *event)
 {
     if (watched != surface_)
         return false;
@@ -160,7 +160,7 @@ bool AnnotationEditor::eventFilter(QObject *watched, QEvent *event)
         if (me->button() != Qt::LeftButton)
             return false;
         pressAt_ = me->position();
-        if (!tool_.isEmpty()) {
+        if (tool_) {
             pressed_ = true;
             drag_ = {};
             return true;
@@ -180,18 +180,18 @@ bool AnnotationEditor::eventFilter(QObject *watched, QEvent *event)
     case QEvent::MouseMove: {
         auto *me = static_cast<QMouseEvent *>(event);
         if (!pressed_) {
-            if (tool_.isEmpty())
+            if (!tool_)
                 surface_->setCursor(hitAt(me->position()).index >= 0 ? Qt::SizeAllCursor : Qt::ArrowCursor);
             return false;
         }
-        if (!tool_.isEmpty()) {
+        if (tool_) {
             // The shape being drawn, previewed as an extra item.
-            Annotation a;
-            a.kind = tool_;
-            a.view = placement_->annotationView();
-            const QPointF head = tool_ == "arrow" ? me->position() : pressAt_;
-            const QPointF tail = tool_ == "arrow" ? pressAt_ : me->position();
-            if (tool_ != "note" && placement_->pinHead(a, head) && placement_->pinTail(a, tail))
+            Note a;
+            a.kind = *tool_;
+            a.view = placement_->noteView();
+            const QPointF head = tool_ == NoteKind::Arrow ? me->position() : pressAt_;
+            const QPointF tail = tool_ == NoteKind::Arrow ? pressAt_ : me->position();
+            if (tool_ != NoteKind::Note && placement_->pinHead(a, head) && placement_->pinTail(a, tail))
                 set_->setPreview(static_cast<int>(set_->items().size()), a);
             return true;
         }
@@ -203,8 +203,8 @@ bool AnnotationEditor::eventFilter(QObject *watched, QEvent *event)
         if (!pressed_ || me->button() != Qt::LeftButton)
             return false;
         pressed_ = false;
-        if (!tool_.isEmpty()) {
-            const QString kind = tool_;
+        if (tool_) {
+            const NoteKind kind = *tool_;
             set_->clearPreview();
             setTool({});
             emit toolFinished();
@@ -215,20 +215,20 @@ bool AnnotationEditor::eventFilter(QObject *watched, QEvent *event)
         if (delta.manhattanLength() < kClick)
             set_->clearPreview(); // a click only selects
         else
-            set_->replace(drag_.index, moved(original_, drag_.part, delta), tr("Move %1").arg(original_.kind));
+            set_->replace(drag_.index, moved(original_, drag_.part, delta), tr("Move %1").arg(noteKindName(original_.kind)));
         return true;
     }
     case QEvent::MouseButtonDblClick: {
         auto *me = static_cast<QMouseEvent *>(event);
-        const AnnotationHit hit = hitAt(me->position());
-        if (hit.index < 0 || !tool_.isEmpty())
+        const NoteHit hit = hitAt(me->position());
+        if (hit.index < 0 || tool_)
             return false;
         editText(hit.index);
         return true;
     }
     case QEvent::KeyPress: {
         auto *ke = static_cast<QKeyEvent *>(event);
-        if (ke->key() == Qt::Key_Escape && (pressed_ || !tool_.isEmpty())) {
+        if (ke->key() == Qt::Key_Escape && (pressed_ || tool_)) {
             pressed_ = false;
             set_->clearPreview();
             setTool({});

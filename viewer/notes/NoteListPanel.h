@@ -1,17 +1,17 @@
 #pragma once
-// The list of a document's annotations beside the views: click or Enter jumps to one, double-click
+// The list of a document's notes beside the views: click or Enter jumps to one, double-click
 // or F2 edits its text, Delete removes it. The list follows the selection made in the views.
 #include <QListWidget>
 
 namespace memlens {
 
-class AnnotationSet;
+class NoteSet;
 
-class AnnotationListPanel : public QListWidget {
+class NoteListPanel : public QListWidget {
     Q_OBJECT
 
 public:
-    AnnotationListPanel(AnnotationSet *set, QWidget *parent = nullptr);
+    NoteListPanel(NoteSet *set, QWidget *parent = nullptr);
 
 signals:
     void jumpRequested(int index);
@@ -22,7 +22,7 @@ protected:
 
 private:
     void refresh();
-    AnnotationSet *set_;
+    NoteSet *set_;
     bool syncing_ = false;
 };
 

@@ -1,13 +1,46 @@
-#include "annotations/AnnotationSet.h"
+#include "notes/NoteSet.h"
 
 #include <QUndoCommand>
 
 namespace memlens {
 
+namespace {
+const char *const kKindNames[] = {"note", "arrow", "box"};
+const char *const kViewNames[] = {"timeline", "segments", "flamegraph"};
+} // namespace
+
+QString noteKindName(NoteKind kind)
+{
+    return QString::fromLatin1(kKindNames[static_cast<int>(kind)]);
+}
+
+std::optional<NoteKind> noteKindFromName(const QString &name)
+{
+    for (int k = 0; k < 3; ++k) {
+        if (name == QLatin1String(kKindNames[k]))
+            return static_cast<NoteKind>(k);
+    }
+    return std::nullopt;
+}
+
+QString noteViewName(NoteView view)
+{
+    return QString::fromLatin1(kViewNames[static_cast<int>(view)]);
+}
+
+std::optional<NoteView> noteViewFromName(const QString &name)
+{
+    for (int v = 0; v < 3; ++v) {
+        if (name == QLatin1String(kViewNames[v]))
+            return static_cast<NoteView>(v);
+    }
+    return std::nullopt;
+}
+
 // One undoable change: the list before and after.
-class AnnotationCommand : public QUndoCommand {
+class NoteCommand : public QUndoCommand {
 public:
-    AnnotationCommand(AnnotationSet *set, QList<Annotation> after, const QString &text)
+    NoteCommand(NoteSet *set, QList<Note> after, const QString &text)
         : QUndoCommand(text), set_(set), before_(set->items_), after_(std::move(after))
     {
     }
@@ -15,13 +48,13 @@ public:
     void undo() override { set_->setItems(before_); }
 
 private:
-    AnnotationSet *set_;
-    QList<Annotation> before_, after_;
+    NoteSet *set_;
+    QList<Note> before_, after_;
 };
 
-AnnotationSet::AnnotationSet(QObject *parent) : QObject(parent) {}
+NoteSet::NoteSet(QObject *parent) : QObject(parent) {}
 
-void AnnotationSet::setItems(const QList<Annotation> &items)
+void NoteSet::setItems(const QList<Note> &items)
 {
     items_ = items;
     previewIndex_ = -1;
@@ -30,9 +63,9 @@ void AnnotationSet::setItems(const QList<Annotation> &items)
     emit changed();
 }
 
-QList<Annotation> AnnotationSet::displayItems() const
+QList<Note> NoteSet::displayItems() const
 {
-    QList<Annotation> shown = items_;
+    QList<Note> shown = items_;
     if (previewIndex_ >= 0 && previewIndex_ < shown.size())
         shown[previewIndex_] = preview_;
     else if (previewIndex_ == shown.size())
@@ -40,38 +73,38 @@ QList<Annotation> AnnotationSet::displayItems() const
     return shown;
 }
 
-void AnnotationSet::add(const Annotation &a)
+void NoteSet::add(const Note &a)
 {
-    QList<Annotation> after = items_;
+    QList<Note> after = items_;
     after.append(a);
-    undo_.push(new AnnotationCommand(this, after, tr("Add %1").arg(a.kind)));
+    undo_.push(new NoteCommand(this, after, tr("Add %1").arg(noteKindName(a.kind))));
     setSelected(static_cast<int>(items_.size()) - 1);
 }
 
-void AnnotationSet::remove(int index)
+void NoteSet::remove(int index)
 {
     if (index < 0 || index >= items_.size())
         return;
-    QList<Annotation> after = items_;
+    QList<Note> after = items_;
     after.removeAt(index);
     if (selected_ == index)
         selected_ = -1;
     else if (selected_ > index)
         --selected_;
-    undo_.push(new AnnotationCommand(this, after, tr("Delete %1").arg(items_[index].kind)));
+    undo_.push(new NoteCommand(this, after, tr("Delete %1").arg(noteKindName(items_[index].kind))));
 }
 
-void AnnotationSet::replace(int index, const Annotation &a, const QString &what)
+void NoteSet::replace(int index, const Note &a, const QString &what)
 {
     clearPreview();
     if (index < 0 || index >= items_.size() || items_[index] == a)
         return;
-    QList<Annotation> after = items_;
+    QList<Note> after = items_;
     after[index] = a;
-    undo_.push(new AnnotationCommand(this, after, what.isEmpty() ? tr("Edit %1").arg(a.kind) : what));
+    undo_.push(new NoteCommand(this, after, what.isEmpty() ? tr("Edit %1").arg(noteKindName(a.kind)) : what));
 }
 
-void AnnotationSet::setSelected(int index)
+void NoteSet::setSelected(int index)
 {
     if (index < -1 || index >= items_.size())
         index = -1;
@@ -81,14 +114,14 @@ void AnnotationSet::setSelected(int index)
     emit appearanceChanged();
 }
 
-void AnnotationSet::setPreview(int index, const Annotation &a)
+void NoteSet::setPreview(int index, const Note &a)
 {
     previewIndex_ = index;
     preview_ = a;
     emit appearanceChanged();
 }
 
-void AnnotationSet::clearPreview()
+void NoteSet::clearPreview()
 {
     if (previewIndex_ < 0)
         return;
@@ -96,11 +129,11 @@ void AnnotationSet::clearPreview()
     emit appearanceChanged();
 }
 
-nlohmann::json AnnotationSet::toJson() const
+nlohmann::json NoteSet::toJson() const
 {
     nlohmann::json list = nlohmann::json::array();
-    for (const Annotation &a : items_) {
-        nlohmann::json j = {{"kind", a.kind.toStdString()}, {"view", a.view.toStdString()}, {"text", a.text.toStdString()},
+    for (const Note &a : items_) {
+        nlohmann::json j = {{"kind", noteKindName(a.kind).toStdString()}, {"view", noteViewName(a.view).toStdString()}, {"text", a.text.toStdString()},
                             {"x", a.x}, {"y", a.y}, {"x2", a.x2}, {"y2", a.y2}};
         if (!a.target.isEmpty())
             j["target"] = a.target.toStdString();
@@ -111,9 +144,9 @@ nlohmann::json AnnotationSet::toJson() const
     return list;
 }
 
-void AnnotationSet::setFromJson(const nlohmann::json &json)
+void NoteSet::setFromJson(const nlohmann::json &json)
 {
-    QList<Annotation> items;
+    QList<Note> items;
     if (json.is_array()) {
         for (const auto &j : json) {
             if (!j.is_object())
@@ -127,9 +160,9 @@ void AnnotationSet::setFromJson(const nlohmann::json &json)
                 const auto it = j.find(key);
                 return it != j.end() && it->is_number() ? it->get<double>() : fallback;
             };
-            Annotation a;
-            a.kind = text("kind", "note");
-            a.view = text("view", "timeline");
+            Note a;
+            a.kind = noteKindFromName(text("kind", "note")).value_or(NoteKind::Note);
+            a.view = noteViewFromName(text("view", "timeline")).value_or(NoteView::Timeline);
             a.text = text("text", "");
             a.target = text("target", "");
             a.x = number("x", 0);

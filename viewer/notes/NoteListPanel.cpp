@@ -1,34 +1,34 @@
-#include "annotations/AnnotationListPanel.h"
+#include "notes/NoteListPanel.h"
 
-#include "annotations/AnnotationSet.h"
+#include "notes/NoteSet.h"
 
 #include <QKeyEvent>
 
 namespace memlens {
 
 namespace {
-QString describe(const Annotation &a)
+QString describe(const Note &a)
 {
     QString where;
-    if (a.view == "timeline")
+    if (a.view == NoteView::Timeline)
         where = QObject::tr("timeline, event %1").arg(qint64(a.x));
-    else if (a.view == "segments")
+    else if (a.view == NoteView::Segments)
         where = QObject::tr("segments, 0x%1").arg(static_cast<qulonglong>(a.x), 0, 16);
     else
         where = QObject::tr("flame graph, %1").arg(a.target.isEmpty() ? QObject::tr("all") : a.target.section('\n', -1));
     const QString text = a.text.section('\n', 0, 0);
-    return QStringLiteral("%1 · %2%3").arg(a.kind, where, text.isEmpty() ? QString() : ": " + text);
+    return QStringLiteral("%1 · %2%3").arg(noteKindName(a.kind), where, text.isEmpty() ? QString() : ": " + text);
 }
 } // namespace
 
-AnnotationListPanel::AnnotationListPanel(AnnotationSet *set, QWidget *parent) : QListWidget(parent), set_(set)
+NoteListPanel::NoteListPanel(NoteSet *set, QWidget *parent) : QListWidget(parent), set_(set)
 {
-    setToolTip(tr("Annotations: click to jump, double-click or F2 to edit the text, Delete to remove"));
+    setToolTip(tr("Notes: click to jump, double-click or F2 to edit the text, Delete to remove"));
     setWordWrap(false);
     setTextElideMode(Qt::ElideRight);
     setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff); // elide; the tooltip has the whole text
-    connect(set_, &AnnotationSet::changed, this, &AnnotationListPanel::refresh);
-    connect(set_, &AnnotationSet::appearanceChanged, this, [this] {
+    connect(set_, &NoteSet::changed, this, &NoteListPanel::refresh);
+    connect(set_, &NoteSet::appearanceChanged, this, [this] {
         syncing_ = true;
         setCurrentRow(set_->selected());
         syncing_ = false;
@@ -41,11 +41,11 @@ AnnotationListPanel::AnnotationListPanel(AnnotationSet *set, QWidget *parent) : 
     connect(this, &QListWidget::itemDoubleClicked, this, [this](QListWidgetItem *item) { emit editRequested(row(item)); });
 }
 
-void AnnotationListPanel::refresh()
+void NoteListPanel::refresh()
 {
     syncing_ = true;
     clear();
-    for (const Annotation &a : set_->items()) {
+    for (const Note &a : set_->items()) {
         auto *item = new QListWidgetItem(describe(a), this);
         item->setToolTip(a.text);
     }
@@ -53,7 +53,7 @@ void AnnotationListPanel::refresh()
     syncing_ = false;
 }
 
-void AnnotationListPanel::keyPressEvent(QKeyEvent *event)
+void NoteListPanel::keyPressEvent(QKeyEvent *event)
 {
     const int row = currentRow();
     if (row >= 0 && (event->key() == Qt::Key_Delete || event->key() == Qt::Key_Backspace)) {

@@ -1,4 +1,4 @@
-#include "annotations/AnnotationPainter.h"
+#include "notes/NotePainter.h"
 
 #include <QPainter>
 #include <QPainterPath>
@@ -51,25 +51,25 @@ QRectF placeLabel(const QRectF &label, const QList<QRectF> &taken, const QRectF 
     return label; // crowded: overlapping beats disappearing
 }
 
-AnnotationShape annotationShape(const Annotation &a, const AnnotationPlacement &placement, const QFontMetrics &fm)
+NoteShape noteShape(const Note &a, const NotePlacement &placement, const QFontMetrics &fm)
 {
-    AnnotationShape s;
+    NoteShape s;
     const auto head = placement.headPixel(a);
     if (!head)
         return s;
     s.head = *head;
     s.visible = true;
     s.labelAt = s.head;
-    if (a.kind == "arrow" || a.kind == "box") {
+    if (a.kind == NoteKind::Arrow || a.kind == NoteKind::Box) {
         const auto tail = placement.tailPixel(a);
         if (!tail)
             return {};
         s.tail = *tail;
         s.hasTail = true;
     }
-    if (a.kind == "arrow") {
+    if (a.kind == NoteKind::Arrow) {
         s.labelAt = s.tail; // the text sits at the tail, so the head stays visible
-    } else if (a.kind == "box") {
+    } else if (a.kind == NoteKind::Box) {
         const auto box = placement.boxRect(a);
         if (!box)
             return {};
@@ -80,14 +80,14 @@ AnnotationShape annotationShape(const Annotation &a, const AnnotationPlacement &
         return s;
     // Above and to the right of its point, flipped and clamped to stay inside the view.
     const QRect text = fm.boundingRect(QRect(0, 0, kMaxLabelWidth, 2000), Qt::TextWordWrap, a.text);
-    const QRectF area = placement.annotationArea();
+    const QRectF area = placement.noteArea();
     QRectF label(s.labelAt + QPointF(12, -text.height() - 22), QSizeF(text.width() + 12, text.height() + 8));
-    if (a.kind == "box")
+    if (a.kind == NoteKind::Box)
         label.moveTopLeft(s.box.topLeft() + QPointF(0, -label.height() - 4));
     if (label.right() > area.right())
         label.moveRight(s.labelAt.x() - 12);
     if (label.top() < area.top())
-        label.moveTop(a.kind == "box" ? s.box.top() + 4 : s.labelAt.y() + 14);
+        label.moveTop(a.kind == NoteKind::Box ? s.box.top() + 4 : s.labelAt.y() + 14);
     // Anchors near or beyond an edge still get their whole label inside the view.
     if (label.right() > area.right())
         label.moveRight(area.right());
@@ -103,20 +103,20 @@ AnnotationShape annotationShape(const Annotation &a, const AnnotationPlacement &
 
 } // namespace
 
-QList<AnnotationShape> annotationShapes(const QList<Annotation> &items, const AnnotationPlacement &placement, const QFontMetrics &fm)
+QList<NoteShape> noteShapes(const QList<Note> &items, const NotePlacement &placement, const QFontMetrics &fm)
 {
-    QList<AnnotationShape> shapes(items.size());
-    QList<QRectF> taken = placement.annotationObstacles();
-    const QString view = placement.annotationView();
-    const QRectF area = placement.annotationArea();
+    QList<NoteShape> shapes(items.size());
+    QList<QRectF> taken = placement.noteObstacles();
+    const NoteView view = placement.noteView();
+    const QRectF area = placement.noteArea();
     for (qsizetype i = 0; i < items.size(); ++i) {
         if (items[i].view == view)
-            shapes[i] = annotationShape(items[i], placement, fm);
-        if (shapes[i].visible) // no label hides another annotation's point
+            shapes[i] = noteShape(items[i], placement, fm);
+        if (shapes[i].visible) // no label hides another note's point
             taken.append(QRectF(shapes[i].head - QPointF(6, 6), QSizeF(12, 12)));
     }
     for (qsizetype i = 0; i < items.size(); ++i) {
-        AnnotationShape &s = shapes[i];
+        NoteShape &s = shapes[i];
         if (s.visible && !s.label.isEmpty()) {
             s.label = placeLabel(s.label, taken, area);
             taken.append(s.label.adjusted(-2, -2, 2, 2));
@@ -125,7 +125,7 @@ QList<AnnotationShape> annotationShapes(const QList<Annotation> &items, const An
     return shapes;
 }
 
-void paintAnnotations(QPainter &p, const QList<Annotation> &items, const AnnotationPlacement &placement, int selected, bool dark)
+void paintNotes(QPainter &p, const QList<Note> &items, const NotePlacement &placement, int selected, bool dark)
 {
     const QColor ink = dark ? QColor(255, 235, 120) : QColor(20, 20, 20);
     const QColor paper = dark ? QColor(40, 40, 46, 235) : QColor(255, 252, 220, 240);
@@ -133,19 +133,19 @@ void paintAnnotations(QPainter &p, const QList<Annotation> &items, const Annotat
     halo.setAlpha(200);
     const QColor accent = dark ? QColor(120, 200, 255) : QColor(0, 90, 200);
     const QFontMetrics fm(p.font());
-    const QList<AnnotationShape> shapes = annotationShapes(items, placement, fm);
+    const QList<NoteShape> shapes = noteShapes(items, placement, fm);
     p.save();
     p.setRenderHint(QPainter::Antialiasing, true);
     for (qsizetype i = 0; i < items.size(); ++i) {
-        const Annotation &a = items[i];
-        const AnnotationShape &s = shapes[i];
+        const Note &a = items[i];
+        const NoteShape &s = shapes[i];
         if (!s.visible)
             continue;
         const bool isSelected = i == selected;
         QPainterPath lines;
-        if (a.kind == "box") {
+        if (a.kind == NoteKind::Box) {
             lines.addRect(s.box);
-        } else if (a.kind == "arrow") {
+        } else if (a.kind == NoteKind::Arrow) {
             lines.moveTo(s.tail);
             lines.lineTo(s.head);
             const QLineF back(s.head, s.tail);
@@ -178,7 +178,7 @@ void paintAnnotations(QPainter &p, const QList<Annotation> &items, const Annotat
         p.drawPath(lines);
         p.setPen(QPen(isSelected ? accent : ink, isSelected ? 2.5 : 1.6, Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin));
         p.drawPath(lines);
-        if (a.kind == "note") {
+        if (a.kind == NoteKind::Note) {
             p.setPen(QPen(halo, 1.5));
             p.setBrush(isSelected ? accent : ink);
             p.drawEllipse(s.head, 3.5, 3.5);
@@ -202,35 +202,35 @@ void paintAnnotations(QPainter &p, const QList<Annotation> &items, const Annotat
     p.restore();
 }
 
-AnnotationHit hitAnnotation(const QList<Annotation> &items, const AnnotationPlacement &placement, const QFontMetrics &fm,
+NoteHit hitNote(const QList<Note> &items, const NotePlacement &placement, const QFontMetrics &fm,
                             const QPointF &pixel, int selected)
 {
-    const QList<AnnotationShape> shapes = annotationShapes(items, placement, fm);
+    const QList<NoteShape> shapes = noteShapes(items, placement, fm);
     auto near = [&](const QPointF &point) {
         return std::abs(point.x() - pixel.x()) <= kHandle + 2 && std::abs(point.y() - pixel.y()) <= kHandle + 2;
     };
     if (selected >= 0 && selected < items.size()) {
-        const AnnotationShape &s = shapes[selected];
+        const NoteShape &s = shapes[selected];
         if (s.visible && near(s.head))
-            return {selected, AnnotationPart::Head};
+            return {selected, NotePart::Head};
         if (s.visible && s.hasTail && near(s.tail))
-            return {selected, AnnotationPart::Tail};
+            return {selected, NotePart::Tail};
     }
     for (auto i = items.size() - 1; i >= 0; --i) {
-        const Annotation &a = items[i];
-        const AnnotationShape &s = shapes[i];
+        const Note &a = items[i];
+        const NoteShape &s = shapes[i];
         if (!s.visible)
             continue;
         if (s.label.contains(pixel))
-            return {static_cast<int>(i), a.kind == "arrow" ? AnnotationPart::Tail : a.kind == "box" ? AnnotationPart::Body : AnnotationPart::Label};
+            return {static_cast<int>(i), a.kind == NoteKind::Arrow ? NotePart::Tail : a.kind == NoteKind::Box ? NotePart::Body : NotePart::Label};
         if (near(s.head))
-            return {static_cast<int>(i), a.kind == "box" ? AnnotationPart::Head : a.kind == "arrow" ? AnnotationPart::Head : AnnotationPart::Label};
+            return {static_cast<int>(i), a.kind == NoteKind::Box ? NotePart::Head : a.kind == NoteKind::Arrow ? NotePart::Head : NotePart::Label};
         if (s.hasTail && near(s.tail))
-            return {static_cast<int>(i), AnnotationPart::Tail};
-        if (a.kind == "arrow" && distanceToSegment(pixel, s.tail, s.head) <= kGrab)
-            return {static_cast<int>(i), AnnotationPart::Body};
-        if (a.kind == "box" && nearOutline(s.box, pixel))
-            return {static_cast<int>(i), AnnotationPart::Body};
+            return {static_cast<int>(i), NotePart::Tail};
+        if (a.kind == NoteKind::Arrow && distanceToSegment(pixel, s.tail, s.head) <= kGrab)
+            return {static_cast<int>(i), NotePart::Body};
+        if (a.kind == NoteKind::Box && nearOutline(s.box, pixel))
+            return {static_cast<int>(i), NotePart::Body};
     }
     return {};
 }

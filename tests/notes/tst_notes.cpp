@@ -1,12 +1,12 @@
-// Annotations on the timeline, the segment map and the flame graph (offscreen, real files):
+// Notes on the timeline, the segment map and the flame graph (offscreen, real files):
 // they stay pinned to their data (events and bytes, device addresses, frame paths) through zoom,
 // rescaling and cursor moves; mouse editing makes one undo step per drag; the draw tools, the
 // list and sessions work; `memlens render --session` draws them into PNG and SVG.
 #include "CorpusFiles.h"
 #include "analysis/CallTree.h"
-#include "annotations/AnnotationEditor.h"
-#include "annotations/AnnotationPainter.h"
-#include "annotations/AnnotationSet.h"
+#include "notes/NoteEditor.h"
+#include "notes/NotePainter.h"
+#include "notes/NoteSet.h"
 #include "document/DocumentView.h"
 #include "document/SessionBinding.h"
 #include "document/ViewState.h"
@@ -50,7 +50,7 @@ std::unique_ptr<DocumentView> openView(const LoadedDocument &loaded, Page page)
 }
 
 // Every prompt answers `text` (the dialog cannot be clicked offscreen); counts the questions.
-void answer(AnnotationEditor *editor, const QString &text, int *asked = nullptr)
+void answer(NoteEditor *editor, const QString &text, int *asked = nullptr)
 {
     editor->setTextPrompt([text, asked](QWidget *, const QString &, QString &t) {
         if (asked)
@@ -80,9 +80,9 @@ void key(QWidget *w, int k)
     QApplication::sendEvent(w, &e);
 }
 
-QRectF labelOf(const AnnotationSet *set, const AnnotationPlacement &placement, const QWidget *w, int index)
+QRectF labelOf(const NoteSet *set, const NotePlacement &placement, const QWidget *w, int index)
 {
-    return annotationShapes(set->items(), placement, QFontMetrics(w->font()))[index].label;
+    return noteShapes(set->items(), placement, QFontMetrics(w->font()))[index].label;
 }
 
 // The largest live block at the OOM event, found in the allocator state the map draws.
@@ -109,7 +109,7 @@ bool reserved(const AllocatorState &state, uint64_t address)
 
 } // namespace
 
-class TestAnnotations : public QObject {
+class TestNotes : public QObject {
     Q_OBJECT
 
     LoadedDocument oomLoaded_;
@@ -129,13 +129,13 @@ private slots:
     void timelineAnchoring()
     {
         auto view = openView(oomLoaded_, Page::Timeline);
-        AnnotationSet *set = view->annotations();
-        view->annotatePeak();
-        QVERIFY(view->annotateOom());
+        NoteSet *set = view->notes();
+        view->addPeakNote();
+        QVERIFY(view->addOomNote());
         QCOMPARE(set->items().size(), 2);
         QVERIFY(set->items()[0].text.contains(QString::fromStdString(formatBytes(oom_->devices.at(0).summary.peakActiveBytes))));
         QVERIFY(set->items()[1].text.contains("fragmentation"));
-        const Annotation peak = set->items()[0];
+        const Note peak = set->items()[0];
         AllocationBandsPlottable *bands = view->timeline()->bands();
         const QPointF before = *bands->headPixel(peak);
         view->timeline()->zoomBy(4);
@@ -148,7 +148,7 @@ private slots:
         QCOMPARE(set->items().size(), 1);
         set->undoStack()->redo();
         QCOMPARE(set->items().size(), 2);
-        Annotation moved = peak;
+        Note moved = peak;
         moved.x -= 100;
         set->replace(0, moved);
         QCOMPARE(set->items()[0].x, peak.x - 100);
@@ -159,7 +159,7 @@ private slots:
         saveSession(path, captureSession(*view), false);
         auto other = openView(oomLoaded_, Page::Summary);
         applySession(*other, loadSession(path));
-        QCOMPARE(other->annotations()->items(), set->items());
+        QCOMPARE(other->notes()->items(), set->items());
     }
 
     // On the segment map a note is pinned to a device address: it follows its block when the
@@ -174,11 +174,11 @@ private slots:
         QVERIFY(block);
         const QRect first = map->rectOfAllocation(block->allocation);
         QVERIFY(first.isValid());
-        AnnotationEditor *editor = view->annotationEditor("segments");
+        NoteEditor *editor = view->noteEditor(NoteView::Segments);
         answer(editor, "the largest block");
-        QVERIFY(editor->create("note", first.center(), first.center()));
-        const Annotation note = view->annotations()->items().last();
-        QCOMPARE(note.view, QString("segments"));
+        QVERIFY(editor->create(NoteKind::Note, first.center(), first.center()));
+        const Note note = view->notes()->items().last();
+        QCOMPARE(note.view, NoteView::Segments);
         QCOMPARE(note.event, qint64(oomEvent_));
         QVERIFY(note.x >= double(block->addr) && note.x < double(block->addr + block->size));
         for (uint64_t bytesPerRow : {map->bytesPerRow() / 4, map->bytesPerRow() * 8}) {
@@ -197,20 +197,20 @@ private slots:
         QVERIFY(!map->headPixel(note));
         // Jumping to it from the list brings back its event and page.
         view->showPage(Page::Summary);
-        view->jumpToAnnotation(0);
+        view->jumpToNote(0);
         QCOMPARE(view->currentPageKind(), Page::Segments);
         QCOMPARE(view->state()->selectedEvent(), oomEvent_);
         QVERIFY(map->headPixel(note));
-        QCOMPARE(view->annotations()->selected(), 0);
+        QCOMPARE(view->notes()->selected(), 0);
     }
 
     // "Annotate This OOM" on the segments page points at the largest hole at the OOM.
     void oomNoteOnTheSegmentMap()
     {
         auto view = openView(oomLoaded_, Page::Segments);
-        QVERIFY(view->annotateOom());
-        const Annotation note = view->annotations()->items().last();
-        QCOMPARE(note.view, QString("segments"));
+        QVERIFY(view->addOomNote());
+        const Note note = view->notes()->items().last();
+        QCOMPARE(note.view, NoteView::Segments);
         QCOMPARE(note.event, qint64(oomEvent_));
         QCOMPARE(view->state()->selectedEvent(), oomEvent_);
         SegmentMapWidget *map = view->segments()->map();
@@ -231,12 +231,12 @@ private slots:
         view->state()->setSelectedEvent(oomEvent_);
         QApplication::processEvents();
         SegmentMapWidget *map = view->segments()->map();
-        AnnotationSet *set = view->annotations();
-        AnnotationEditor *editor = view->annotationEditor("segments");
+        NoteSet *set = view->notes();
+        NoteEditor *editor = view->noteEditor(NoteView::Segments);
         answer(editor, "drag me");
         const QPointF start(map->width() * 0.3, 60);
-        QVERIFY(editor->create("note", start, start));
-        const Annotation original = set->items().last();
+        QVERIFY(editor->create(NoteKind::Note, start, start));
+        const Note original = set->items().last();
         const QPointF head = *map->headPixel(original);
         const QRectF label = labelOf(set, *map, map, 0);
         QVERIFY(!label.isEmpty());
@@ -258,9 +258,9 @@ private slots:
         QVERIFY(set->items()[0].x != original.x);
 
         // A box: its corner handle moves one corner, the other stays on its address.
-        QVERIFY(editor->create("box", QPointF(map->width() * 0.2, 100), QPointF(map->width() * 0.5, 160)));
+        QVERIFY(editor->create(NoteKind::Box, QPointF(map->width() * 0.2, 100), QPointF(map->width() * 0.5, 160)));
         const int b = static_cast<int>(set->items().size()) - 1;
-        const Annotation box = set->items()[b];
+        const Note box = set->items()[b];
         QCOMPARE(set->selected(), b);
         const QPointF corner = *map->tailPixel(box);
         drag(map, corner, corner + QPointF(-80, 0));
@@ -268,7 +268,7 @@ private slots:
         QVERIFY(set->items()[b].x2 < box.x2); // memory flows left to right: an earlier address
     }
 
-    // On the flame graph an annotation is pinned to a frame path: it finds its frame in the tree
+    // On the flame graph a note is pinned to a frame path: it finds its frame in the tree
     // of another event, stays on it when zoomed in, and is hidden when that branch is not shown.
     void flameGraphPinsToFrames()
     {
@@ -282,10 +282,10 @@ private slots:
         QVERIFY(heavy.size() > 4);
         const uint32_t node = heavy[3];
         const QRectF rect = *flame->rectOfNode(node);
-        AnnotationEditor *editor = view->annotationEditor("flamegraph");
+        NoteEditor *editor = view->noteEditor(NoteView::FlameGraph);
         answer(editor, "who allocates this");
-        QVERIFY(editor->create("arrow", rect.center() + QPointF(60, 120), rect.center()));
-        const Annotation arrow = view->annotations()->items().last();
+        QVERIFY(editor->create(NoteKind::Arrow, rect.center() + QPointF(60, 120), rect.center()));
+        const Note arrow = view->notes()->items().last();
         QCOMPARE(arrow.target, flame->pathOf(node));
         QCOMPARE(arrow.target.section('\n', -1), QString::fromStdString(tree->label(node)));
         QCOMPARE(arrow.target.count('\n'), 2); // three frames below the root
@@ -317,14 +317,14 @@ private slots:
         QVERIFY(flame->rectOfNode(again)->contains(*flame->headPixel(arrow)));
         // A box outlines its frame and, dragged down, the rows of callees below it.
         const QRectF r = *flame->rectOfNode(again);
-        QVERIFY(editor->create("box", r.center(), r.center() + QPointF(0, 2 * r.height() + 2)));
-        const Annotation box = view->annotations()->items().last();
+        QVERIFY(editor->create(NoteKind::Box, r.center(), r.center() + QPointF(0, 2 * r.height() + 2)));
+        const Note box = view->notes()->items().last();
         QCOMPARE(box.y2, 2.0);
         QVERIFY(std::abs(flame->boxRect(box)->height() - (r.height() + 2 * (r.height() + 1) + 2)) < 2);
     }
 
     // A session brings back the flame graph's tree options and zoom, and the map's scale, so
-    // annotations pinned in them are where they were.
+    // notes pinned in them are where they were.
     void sessionRestoresPinnedViews()
     {
         auto view = openView(oomLoaded_, Page::Stacks);
@@ -337,9 +337,9 @@ private slots:
         const uint32_t zoom = flame->tree()->heaviestPath()[1];
         flame->zoomTo(zoom);
         const QRectF frame = *flame->rectOfNode(flame->tree()->heaviestPath()[2]);
-        answer(view->annotationEditor("flamegraph"), "bottom-up site");
-        QVERIFY(view->annotationEditor("flamegraph")->create("note", frame.center(), frame.center()));
-        const QPointF at = *flame->headPixel(view->annotations()->items().last());
+        answer(view->noteEditor(NoteView::FlameGraph), "bottom-up site");
+        QVERIFY(view->noteEditor(NoteView::FlameGraph)->create(NoteKind::Note, frame.center(), frame.center()));
+        const QPointF at = *flame->headPixel(view->notes()->items().last());
         view->segments()->map()->setBytesPerRow(uint64_t(16) << 20);
         QTemporaryDir dir;
         const std::string path = dir.filePath("z.memlens").toStdString();
@@ -351,19 +351,19 @@ private slots:
         QCOMPARE(restored->pathOf(restored->zoomedNode()), flame->pathOf(zoom));
         QCOMPARE(other->segments()->map()->bytesPerRow(), uint64_t(16) << 20);
         restored->resize(flame->size());
-        const auto again = restored->headPixel(other->annotations()->items().last());
+        const auto again = restored->headPixel(other->notes()->items().last());
         QVERIFY(again);
         QVERIFY((*again - at).manhattanLength() < 1);
     }
 
-    // Double-click edits the text, Delete removes the selected annotation, Ctrl+Z brings it back.
+    // Double-click edits the text, Delete removes the selected note, Ctrl+Z brings it back.
     void editAndDelete()
     {
         auto view = openView(oomLoaded_, Page::Timeline);
-        view->annotatePeak();
-        AnnotationSet *set = view->annotations();
+        view->addPeakNote();
+        NoteSet *set = view->notes();
         QCustomPlot *plot = view->timeline()->plot();
-        AnnotationEditor *editor = view->annotationEditor("timeline");
+        NoteEditor *editor = view->noteEditor(NoteView::Timeline);
         int asked = 0;
         answer(editor, "renamed", &asked);
         plot->replot();
@@ -380,7 +380,7 @@ private slots:
         set->undoStack()->undo();
         QCOMPARE(set->items().size(), 1);
         // Edits from the list go through the same undo stack.
-        QVERIFY(view->editAnnotation(0));
+        QVERIFY(view->editNote(0));
         QCOMPARE(set->items()[0].text, QString("renamed"));
     }
 
@@ -389,19 +389,19 @@ private slots:
     {
         auto view = openView(oomLoaded_, Page::Timeline);
         QCustomPlot *plot = view->timeline()->plot();
-        AnnotationSet *set = view->annotations();
-        AnnotationEditor *editor = view->annotationEditor("timeline");
+        NoteSet *set = view->notes();
+        NoteEditor *editor = view->noteEditor(NoteView::Timeline);
         answer(editor, "drawn");
         const QRect area = plot->axisRect()->rect();
         const QPointF from(area.left() + area.width() * 0.2, area.top() + area.height() * 0.3);
         const QPointF to(area.left() + area.width() * 0.6, area.top() + area.height() * 0.7);
-        view->setAnnotationTool("arrow");
-        QCOMPARE(editor->tool(), QString("arrow"));
+        view->setNoteTool(NoteKind::Arrow);
+        QCOMPARE(editor->tool(), NoteKind::Arrow);
         drag(plot, from, to);
-        QVERIFY(editor->tool().isEmpty()); // one shape per tool use
+        QVERIFY(!editor->tool()); // one shape per tool use
         QCOMPARE(set->items().size(), 1);
-        const Annotation arrow = set->items()[0];
-        QCOMPARE(arrow.kind, QString("arrow"));
+        const Note arrow = set->items()[0];
+        QCOMPARE(arrow.kind, NoteKind::Arrow);
         QCOMPARE(arrow.text, QString("drawn"));
         const QPointF head = *view->timeline()->bands()->headPixel(arrow);
         const double column = plot->xAxis->coordToPixel(1) - plot->xAxis->coordToPixel(0);
@@ -409,57 +409,57 @@ private slots:
         QVERIFY(std::abs(head.y() - to.y()) <= 1);
         QCOMPARE(arrow.x, double(view->state()->axis().eventAt(plot->xAxis->pixelToCoord(to.x()))));
         // Esc cancels a tool before anything is drawn.
-        view->setAnnotationTool("note");
+        view->setNoteTool(NoteKind::Note);
         key(plot, Qt::Key_Escape);
-        QVERIFY(editor->tool().isEmpty());
+        QVERIFY(!editor->tool());
         mouse(plot, QEvent::MouseButtonPress, from, Qt::LeftButton);
         mouse(plot, QEvent::MouseButtonRelease, from, Qt::NoButton);
         QCOMPARE(set->items().size(), 1);
-        // A tool on a page without annotations shows the timeline.
+        // A tool on a page without notes shows the timeline.
         view->showPage(Page::Live);
-        view->setAnnotationTool("box");
+        view->setNoteTool(NoteKind::Box);
         QCOMPARE(view->currentPageKind(), Page::Timeline);
-        view->setAnnotationTool({});
+        view->setNoteTool({});
     }
 
     // The list follows the set: rows, selection both ways, and a sane item model.
-    void annotationList()
+    void noteList()
     {
         auto view = openView(oomLoaded_, Page::Timeline);
         auto *list = view->findChild<QListWidget *>();
         QVERIFY(list);
         QAbstractItemModelTester tester(list->model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
-        view->annotatePeak();
-        QVERIFY(view->annotateOom());
+        view->addPeakNote();
+        QVERIFY(view->addOomNote());
         QCOMPARE(list->count(), 2);
         QVERIFY(list->item(1)->text().contains("OOM"));
-        view->annotations()->setSelected(0);
+        view->notes()->setSelected(0);
         QCOMPARE(list->currentRow(), 0);
         list->setCurrentRow(1);
-        QCOMPARE(view->annotations()->selected(), 1);
-        view->annotations()->remove(0);
+        QCOMPARE(view->notes()->selected(), 1);
+        view->notes()->remove(0);
         QCOMPARE(list->count(), 1);
-        QCOMPARE(view->annotations()->selected(), 0); // still the OOM note
+        QCOMPARE(view->notes()->selected(), 0); // still the OOM note
     }
 
     // A hand-edited session with wrong types loses those fields, never the list or the program.
     void sessionFieldsOfWrongType()
     {
-        AnnotationSet set;
+        NoteSet set;
         set.setFromJson(nlohmann::json::parse(R"([{"kind": 5, "view": "segments", "text": ["x"], "x": "a", "event": 1e300},
                                                    "not an object", {"kind": "box", "x": 1.5, "target": "a\nb"}])"));
         QCOMPARE(set.items().size(), 2);
-        QCOMPARE(set.items()[0].kind, QString("note"));
-        QCOMPARE(set.items()[0].view, QString("segments"));
+        QCOMPARE(set.items()[0].kind, NoteKind::Note);
+        QCOMPARE(set.items()[0].view, NoteView::Segments);
         QCOMPARE(set.items()[0].x, 0.0);
         QCOMPARE(set.items()[0].event, qint64(-1));
         QCOMPARE(set.items()[1].target, QString("a\nb"));
-        AnnotationSet copy;
+        NoteSet copy;
         copy.setFromJson(set.toJson());
         QCOMPARE(copy.items(), set.items());
     }
 
-    // `memlens render --session` draws each view's annotations: their text is in the SVG, and the
+    // `memlens render --session` draws each view's notes: their text is in the SVG, and the
     // PNG has the requested size, in both themes.
     void renderAnnotatedViews()
     {
@@ -467,16 +467,16 @@ private slots:
         view->state()->setSelectedEvent(oomEvent_);
         QApplication::processEvents();
         SegmentMapWidget *map = view->segments()->map();
-        answer(view->annotationEditor("segments"), "hole next to the largest block");
+        answer(view->noteEditor(NoteView::Segments), "hole next to the largest block");
         const QRect block = map->rectOfAllocation(largestBlock(map->state())->allocation);
-        QVERIFY(view->annotationEditor("segments")->create("arrow", block.center() + QPoint(-80, 50), block.center()));
+        QVERIFY(view->noteEditor(NoteView::Segments)->create(NoteKind::Arrow, block.center() + QPoint(-80, 50), block.center()));
         view->showPage(Page::Stacks);
         QApplication::processEvents();
         FlameGraphWidget *flame = view->stacks()->flameGraph();
-        answer(view->annotationEditor("flamegraph"), "optimizer state here");
+        answer(view->noteEditor(NoteView::FlameGraph), "optimizer state here");
         const QRectF frame = *flame->rectOfNode(flame->tree()->heaviestPath()[2]);
-        QVERIFY(view->annotationEditor("flamegraph")->create("note", frame.center(), frame.center()));
-        view->annotateOom();
+        QVERIFY(view->noteEditor(NoteView::FlameGraph)->create(NoteKind::Note, frame.center(), frame.center()));
+        view->addOomNote();
         view->showPage(Page::Segments);
         QTemporaryDir dir;
         const QString session = dir.filePath("s.memlens");
@@ -506,5 +506,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestAnnotations)
-#include "tst_annotations.moc"
+QTEST_MAIN(TestNotes)
+#include "tst_notes.moc"

@@ -1,8 +1,8 @@
 #pragma once
-// Draws a view's annotations (notes, arrows, boxes) and tells what a pixel hits, from one
+// Draws a view's notes (notes, arrows, boxes) and tells what a pixel hits, from one
 // geometry so that what is clicked is what is drawn. Lines get a halo in the paper colour so
 // they stay visible on any band or frame colour, in light and dark themes.
-#include "annotations/AnnotationPlacement.h"
+#include "notes/NotePlacement.h"
 
 #include <QFontMetrics>
 #include <QList>
@@ -11,7 +11,7 @@ class QPainter;
 
 namespace memlens {
 
-struct AnnotationShape {
+struct NoteShape {
     bool visible = false;
     QPointF head, tail;
     bool hasTail = false;
@@ -22,18 +22,18 @@ struct AnnotationShape {
 
 // Shapes of all items (invisible for other views' items). Labels are laid out in order, each
 // moved off the view's obstacles and the labels before it, so none hides another.
-QList<AnnotationShape> annotationShapes(const QList<Annotation> &items, const AnnotationPlacement &placement, const QFontMetrics &fm);
+QList<NoteShape> noteShapes(const QList<Note> &items, const NotePlacement &placement, const QFontMetrics &fm);
 
-void paintAnnotations(QPainter &painter, const QList<Annotation> &items, const AnnotationPlacement &placement,
+void paintNotes(QPainter &painter, const QList<Note> &items, const NotePlacement &placement,
                       int selected, bool dark);
 
-enum class AnnotationPart { None, Label, Head, Tail, Body };
-struct AnnotationHit {
+enum class NotePart { None, Label, Head, Tail, Body };
+struct NoteHit {
     int index = -1;
-    AnnotationPart part = AnnotationPart::None;
+    NotePart part = NotePart::None;
 };
-// The topmost annotation of this view under `pixel`; the selected one's handles win.
-AnnotationHit hitAnnotation(const QList<Annotation> &items, const AnnotationPlacement &placement, const QFontMetrics &fm,
+// The topmost note of this view under `pixel`; the selected one's handles win.
+NoteHit hitNote(const QList<Note> &items, const NotePlacement &placement, const QFontMetrics &fm,
                             const QPointF &pixel, int selected);
 
 } // namespace memlens

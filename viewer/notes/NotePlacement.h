@@ -1,8 +1,8 @@
 #pragma once
-// How one view pins annotations to its data: from an annotation's data coordinates to pixels of
+// How one view pins notes to its data: from a note's data coordinates to pixels of
 // the view's surface and back. The timeline, the segment map and the flame graph implement it;
-// AnnotationPainter draws and AnnotationEditor edits through it, so the three behave alike.
-#include "annotations/AnnotationSet.h"
+// NotePainter draws and NoteEditor edits through it, so the three behave alike.
+#include "notes/NoteSet.h"
 
 #include <QList>
 #include <QPointF>
@@ -12,20 +12,20 @@
 
 namespace memlens {
 
-class AnnotationPlacement {
+class NotePlacement {
 public:
-    virtual ~AnnotationPlacement() = default;
+    virtual ~NotePlacement() = default;
 
-    virtual QString annotationView() const = 0; // "timeline", "segments", "flamegraph"
+    virtual NoteView noteView() const = 0;
     // Where the anchor / the second point (arrow tail, box corner) is drawn now; nothing when the
     // data it is pinned to is not on screen (a segment freed at this event, a frame not shown).
-    virtual std::optional<QPointF> headPixel(const Annotation &a) const = 0;
-    virtual std::optional<QPointF> tailPixel(const Annotation &a) const = 0;
+    virtual std::optional<QPointF> headPixel(const Note &a) const = 0;
+    virtual std::optional<QPointF> tailPixel(const Note &a) const = 0;
     // Pin the anchor / second point to the data under a pixel; false where nothing can be pinned.
-    virtual bool pinHead(Annotation &a, const QPointF &pixel) const = 0;
-    virtual bool pinTail(Annotation &a, const QPointF &pixel) const = 0;
-    // The outline of a box annotation; by default the rectangle between its two points.
-    virtual std::optional<QRectF> boxRect(const Annotation &a) const
+    virtual bool pinHead(Note &a, const QPointF &pixel) const = 0;
+    virtual bool pinTail(Note &a, const QPointF &pixel) const = 0;
+    // The outline of a box note; by default the rectangle between its two points.
+    virtual std::optional<QRectF> boxRect(const Note &a) const
     {
         const auto h = headPixel(a), t = tailPixel(a);
         if (!h || !t)
@@ -33,21 +33,21 @@ public:
         return QRectF(*h, *t).normalized();
     }
     // Labels are kept inside this rectangle, and off the view's own labels (markers).
-    virtual QRectF annotationArea() const = 0;
-    virtual QList<QRectF> annotationObstacles() const { return {}; }
+    virtual QRectF noteArea() const = 0;
+    virtual QList<QRectF> noteObstacles() const { return {}; }
     // Ask the view to draw again (a QCustomPlot needs a replot, a widget an update).
-    virtual void refreshAnnotations() = 0;
+    virtual void refreshNotes() = 0;
 
 protected:
     // For views whose arrows have a free tail: (x2, y2) is the tail's pixel offset from the head.
-    std::optional<QPointF> offsetTail(const Annotation &a) const
+    std::optional<QPointF> offsetTail(const Note &a) const
     {
         const auto head = headPixel(a);
         if (!head || !std::isfinite(a.x2) || !std::isfinite(a.y2))
             return std::nullopt;
         return *head + QPointF(a.x2, a.y2);
     }
-    bool pinOffsetTail(Annotation &a, const QPointF &pixel) const
+    bool pinOffsetTail(Note &a, const QPointF &pixel) const
     {
         const auto head = headPixel(a);
         if (!head)

@@ -13,41 +13,50 @@
 #include <QString>
 #include <QUndoStack>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 namespace memlens {
 
-struct Annotation {
-    QString kind = "note"; // note, arrow, box
-    QString view = "timeline";
+enum class NoteKind { Note, Arrow, Box };
+enum class NoteView { Timeline, Segments, FlameGraph };
+// The one table of their names, as sessions spell them ("note", "timeline", …).
+QString noteKindName(NoteKind kind);
+std::optional<NoteKind> noteKindFromName(const QString &name);
+QString noteViewName(NoteView view);
+std::optional<NoteView> noteViewFromName(const QString &name);
+
+struct Note {
+    NoteKind kind = NoteKind::Note;
+    NoteView view = NoteView::Timeline;
     QString text;
     double x = 0, y = 0;
     double x2 = 0, y2 = 0;
     QString target;
     int64_t event = -1;
-    bool operator==(const Annotation &) const = default;
+    bool operator==(const Note &) const = default;
 };
 
-class AnnotationSet : public QObject {
+class NoteSet : public QObject {
     Q_OBJECT
 
 public:
-    explicit AnnotationSet(QObject *parent = nullptr);
+    explicit NoteSet(QObject *parent = nullptr);
 
-    const QList<Annotation> &items() const { return items_; }
+    const QList<Note> &items() const { return items_; }
     // What views draw: the items, with the one being dragged at its preview position.
-    QList<Annotation> displayItems() const;
+    QList<Note> displayItems() const;
     QUndoStack *undoStack() { return &undo_; }
 
-    void add(const Annotation &a);
+    void add(const Note &a);
     void remove(int index);
     // Edit or move; `what` names the step in the Undo menu ("Move arrow", "Edit note text").
-    void replace(int index, const Annotation &a, const QString &what = {});
+    void replace(int index, const Note &a, const QString &what = {});
 
     int selected() const { return selected_; } // -1: none
     void setSelected(int index);
     // A drag in progress shows `a` in place of item `index` (or, at index == size, as an extra
     // item being drawn) until it is committed or cleared.
-    void setPreview(int index, const Annotation &a);
+    void setPreview(int index, const Note &a);
     void clearPreview();
 
     nlohmann::json toJson() const;
@@ -59,13 +68,13 @@ signals:
     void appearanceChanged(); // selection or drag preview: repaint only
 
 private:
-    friend class AnnotationCommand;
-    void setItems(const QList<Annotation> &items);
-    QList<Annotation> items_;
+    friend class NoteCommand;
+    void setItems(const QList<Note> &items);
+    QList<Note> items_;
     QUndoStack undo_;
     int selected_ = -1;
     int previewIndex_ = -1;
-    Annotation preview_;
+    Note preview_;
 };
 
 } // namespace memlens
