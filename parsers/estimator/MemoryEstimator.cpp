@@ -1,5 +1,7 @@
 #include "estimator/MemoryEstimator.h"
 
+#include "estimator/Techniques.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -114,7 +116,7 @@ double adafactorStateElements(const ModelShape &m)
 
 } // namespace
 
-EstimateResult estimate(const EstimateInput &in)
+EstimateResult estimateWithoutSavings(const EstimateInput &in)
 {
     EstimateResult r;
     const ModelShape &m = in.model;
@@ -242,29 +244,23 @@ EstimateResult estimate(const EstimateInput &in)
     if (in.gpuBytes)
         r.fits = r.reservedBytes + r.contextBytes <= in.gpuBytes;
 
-    // What each technique not yet in use would save at the peak.
+    return r;
+}
+
+EstimateResult estimate(const EstimateInput &in)
+{
+    EstimateResult r = estimateWithoutSavings(in);
+    // What each technique not yet in use would save at the peak: one estimate each, and
+    // none of those computes what-ifs of its own.
     if (!in.inference) {
-        auto saving = [&](const std::string &name, auto change) {
+        for (const Technique &t : techniques()) {
+            if (!t.applies(in))
+                continue;
             EstimateInput alt = in;
-            change(alt);
+            t.apply(alt);
             alt.gpuBytes = 0;
-            r.savings[name] = int64_t(r.peakAllocatedBytes) - int64_t(estimate(alt).peakAllocatedBytes);
-        };
-        if (in.checkpointing != Checkpointing::Full && !m.isImage())
-            saving("checkpointing", [](EstimateInput &a) { a.checkpointing = Checkpointing::Full; });
-        if (in.precision == Precision::Fp32)
-            saving("amp-bf16", [](EstimateInput &a) { a.precision = Precision::AmpBf16; });
-        if (in.precision != Precision::Bf16)
-            saving("bf16", [](EstimateInput &a) { a.precision = Precision::Bf16; });
-        if (in.optimizer == Optimizer::AdamW)
-            saving("adamw8bit", [](EstimateInput &a) { a.optimizer = Optimizer::AdamW8bit; });
-        if (!lora && !m.isImage())
-            saving("lora", [](EstimateInput &a) { a.loraRank = 16; });
-        if (in.batch > 1)
-            saving("half-batch", [](EstimateInput &a) {
-                a.batch = std::max(1, a.batch / 2);
-                a.gradAccumulation *= 2;
-            });
+            r.savings[std::string(t.name)] = int64_t(r.peakAllocatedBytes) - int64_t(estimateWithoutSavings(alt).peakAllocatedBytes);
+        }
     }
     return r;
 }
@@ -275,8 +271,7 @@ int largest(EstimateInput in, Set set)
 {
     auto fits = [&](int v) {
         set(in, v);
-        EstimateInput probe = in;
-        return estimate(probe).fits;
+        return estimateWithoutSavings(in).fits;
     };
     if (!in.gpuBytes || !fits(1))
         return 0;

@@ -57,7 +57,10 @@ struct EstimateResult {
     bool fits = true;                        // total (reserved + context) within the GPU
 };
 
+// The estimate with `savings`: what each technique not yet in use would save.
 EstimateResult estimate(const EstimateInput &input);
+// The same without `savings`, for searches that need only the peak and the fit.
+EstimateResult estimateWithoutSavings(const EstimateInput &input);
 
 // Largest batch (or sequence length) that fits `input.gpuBytes`; 0 when even 1 does not.
 int largestBatch(EstimateInput input);

@@ -1,5 +1,7 @@
 #include "estimator/EstimatorPanel.h"
 
+#include "estimator/Techniques.h"
+
 #include "style/ByteText.h"
 #include "summary/BreakdownBar.h"
 
@@ -296,21 +298,11 @@ void EstimatorPanel::prefillFromSnapshot()
 
 void EstimatorPanel::applyTechnique(const QString &technique)
 {
+    const Technique *t = findTechnique(technique.toStdString());
+    if (!t)
+        return;
     EstimateInput in = input();
-    if (technique == "checkpointing")
-        in.checkpointing = Checkpointing::Full;
-    else if (technique == "amp-bf16")
-        in.precision = Precision::AmpBf16;
-    else if (technique == "bf16")
-        in.precision = Precision::Bf16;
-    else if (technique == "adamw8bit")
-        in.optimizer = Optimizer::AdamW8bit;
-    else if (technique == "lora")
-        in.loraRank = 16;
-    else if (technique == "half-batch") {
-        in.batch = std::max(1, in.batch / 2);
-        in.gradAccumulation *= 2;
-    }
+    t->apply(in);
     setInput(in);
 }
 
