@@ -1,8 +1,10 @@
 // The window and the views on real files (offscreen): summary, timeline readouts, markers,
 // zoom/keys, tooltips, and a failed load next to a good document.
 #include "CorpusFiles.h"
+#include "SyntheticSnapshot.h"
 #include "MainWindow.h"
 #include "analysis/FrameFilter.h"
+#include "decode/SnapshotLoader.h"
 #include "notes/NoteSet.h"
 #include "document/DocumentView.h"
 #include "document/SessionBinding.h"
@@ -71,6 +73,87 @@ class TestViewer : public QObject {
     Q_OBJECT
 
 private slots:
+    // The Stacks page's "allocated in the visible range" follows a zoom made while it was
+    // hidden (it used to ignore it and show the whole run).
+    void stacksRangeChangedWhileHidden()
+    {
+        auto doc = load(gpt2());
+        auto view = openView(doc, Page::Timeline, QSize(1400, 900));
+        view->stacks()->setAllocatedInRange(true);
+        const uint64_t whole = view->stacks()->tree()->root().bytes;
+        view->state()->zoomTo({100, 401});
+        QCOMPARE(view->state()->visibleFirstEvent(), 100u);
+        QCOMPARE(view->state()->visibleLastEvent(), 400u);
+        view->showPage(Page::Stacks);
+        const EventTable &ev = doc->devices.at(0).index->events();
+        uint64_t expected = 0;
+        for (uint32_t e = 100; e <= 400; ++e)
+            expected += ev.action[e] == Action::Alloc ? ev.size[e] : 0;
+        QVERIFY(expected > 0 && expected < whole);
+        QCOMPARE(view->stacks()->tree()->root().bytes, expected);
+    }
+
+    // The OOM is diagnosed once, with the summary: the Segments page shows that diagnosis
+    // (here a doctored one), not one of its own.
+    void segmentsShowTheSummarysOomDiagnosis()
+    {
+        const std::string path = (corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle").toStdString();
+        auto doc = std::make_shared<Document>();
+        doc->path = path;
+        auto snapshot = loadSnapshot(path);
+        DeviceData d;
+        d.index = std::make_unique<const DeviceIndex>(*snapshot, 0);
+        d.categories = std::make_unique<const AllocationCategories>(*snapshot, *d.index);
+        d.summary = summarizeDevice(*snapshot, *d.index, 10, d.categories.get());
+        QCOMPARE(d.summary.ooms.size(), size_t(1));
+        const uint32_t oom = d.summary.ooms[0].event;
+        const uint64_t doctored = 4242ull << 20;
+        QVERIFY(d.summary.ooms[0].reservedFree != doctored);
+        d.summary.ooms[0].reservedFree = doctored;
+        doc->snapshot = std::move(snapshot);
+        doc->devices.emplace(0, std::move(d));
+        auto view = openView(doc, Page::Segments, QSize(1400, 900));
+        view->state()->setSelectedEvent(oom);
+        QVERIFY2(view->segments()->verdictText().contains(QString::fromStdString(formatBytes(doctored))), qPrintable(view->segments()->verdictText()));
+    }
+
+    // The estimator measures the device the user selected, not the first one.
+    void estimatorMeasuresTheSelectedDevice()
+    {
+        SynthSnapshot s;
+        s.traces = {{{"segment_alloc", 0x100000, 2 << 20, 1}, {"alloc", 0x100000, 1 << 20, 2}},
+                    {{"segment_alloc", 0x900000, 20 << 20, 1}, {"alloc", 0x900000, 12 << 20, 2}}};
+        s.segments = {{0, 0x100000, 0, {{1 << 20, 1 << 20, "active_allocated"}, {1 << 20, 0, "inactive"}}},
+                      {1, 0x900000, 0, {{12 << 20, 12 << 20, "active_allocated"}, {8 << 20, 0, "inactive"}}}};
+        QTemporaryDir dir;
+        const QString file = dir.filePath("two_devices.pickle");
+        QFile out(file);
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        const std::string bytes = s.pickle();
+        out.write(bytes.data(), qint64(bytes.size()));
+        out.close();
+        MainWindow window;
+        DocumentView *view = window.openFile(file);
+        QSignalSpy loaded(view, &DocumentView::loaded);
+        QVERIFY(loaded.wait(30000));
+        view->state()->setDevice(1);
+        QAction *estimator = nullptr;
+        for (QAction *a : window.findChildren<QAction *>()) {
+            if (a->text() == "Memory &Estimator…")
+                estimator = a;
+        }
+        QVERIFY(estimator);
+        estimator->trigger();
+        EstimatorPanel *panel = nullptr;
+        for (QWidget *w : QApplication::topLevelWidgets()) {
+            if (auto *p = qobject_cast<EstimatorPanel *>(w))
+                panel = p;
+        }
+        QVERIFY(panel);
+        QVERIFY2(panel->figuresText().contains(QString::fromStdString(formatBytes(12 << 20))), qPrintable(panel->figuresText()));
+        panel->close();
+    }
+
     void initTestCase()
     {
         QStandardPaths::setTestModeEnabled(true);

@@ -1,6 +1,7 @@
 #include "document/ViewState.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace memlens {
 
@@ -115,7 +116,8 @@ uint32_t ViewState::visibleFirstEvent() const
 
 uint32_t ViewState::visibleLastEvent() const
 {
-    return axis_.eventAt(range_.last);
+    // The range's end is exclusive: an event whose column starts there is not shown.
+    return std::max(visibleFirstEvent(), axis_.eventAt(std::nextafter(range_.last, range_.first)));
 }
 
 void ViewState::setVisibleRange(VisibleRange range)
