@@ -3,27 +3,24 @@
 #include "Application.h"
 #include "CommandLine.h"
 #include "analysis/SnapshotSummary.h"
-#include "pipeline/Document.h"
 #include "document/DocumentView.h"
 #include "document/SessionBinding.h"
+#include "document/ViewState.h"
 #include "estimator/EstimatorPanel.h"
 #include "export/ViewExport.h"
 #include "model/LoadError.h"
+#include "pipeline/DocumentPipeline.h"
 #include "segments/SegmentsPage.h"
 #include "stacks/FlameGraphWidget.h"
 #include "stacks/StacksPage.h"
 #include "style/Theme.h"
 #include "timeline/TimelineView.h"
 
-#include <filesystem>
-#include <optional>
-#include "document/ViewState.h"
-
 #include <QApplication>
-#include <QPainter>
-#include <QSaveFile>
-#include <QSvgGenerator>
+#include <algorithm>
+#include <filesystem>
 #include <iostream>
+#include <optional>
 #include <qcustomplot.h>
 
 namespace memlens {

@@ -10,14 +10,45 @@ namespace memlens {
 SnapshotAssembler::SnapshotAssembler(Snapshot &out, ObjectArena &arena) : out_(out), arena_(arena)
 {
     auto id = [&](const char *s) { return out_.strings.intern(s); };
-    k_ = KeyIds{id("action"), id("addr"), id("size"), id("stream"), id("time_us"), id("frames"),
-                id("device_free"), id("compile_context"), id("user_metadata"), id("name"), id("filename"),
-                id("line"), id("segments"), id("device_traces"), id("allocator_settings"),
-                id("external_annotations"), id("device"), id("address"), id("total_size"),
-                id("allocated_size"), id("active_size"), id("requested_size"), id("segment_type"),
-                id("segment_pool_id"), id("is_expandable"), id("blocks"), id("state"), id("history"),
-                id("real_size"), id("stage"), id("N/A"), id("START"), id("large"), id("active_allocated"),
-                id("active_pending_free"), id("inactive")};
+    // Designated: each id is named with the key it stands for, so the order cannot drift.
+    k_ = KeyIds{
+        .action = id("action"),
+        .addr = id("addr"),
+        .size = id("size"),
+        .stream = id("stream"),
+        .time_us = id("time_us"),
+        .frames = id("frames"),
+        .device_free = id("device_free"),
+        .compile_context = id("compile_context"),
+        .user_metadata = id("user_metadata"),
+        .name = id("name"),
+        .filename = id("filename"),
+        .line = id("line"),
+        .segments = id("segments"),
+        .device_traces = id("device_traces"),
+        .allocator_settings = id("allocator_settings"),
+        .external_annotations = id("external_annotations"),
+        .device = id("device"),
+        .address = id("address"),
+        .total_size = id("total_size"),
+        .allocated_size = id("allocated_size"),
+        .active_size = id("active_size"),
+        .requested_size = id("requested_size"),
+        .segment_type = id("segment_type"),
+        .segment_pool_id = id("segment_pool_id"),
+        .is_expandable = id("is_expandable"),
+        .blocks = id("blocks"),
+        .state = id("state"),
+        .history = id("history"),
+        .real_size = id("real_size"),
+        .stage = id("stage"),
+        .na = id("N/A"),
+        .start = id("START"),
+        .large = id("large"),
+        .active_allocated = id("active_allocated"),
+        .active_pending_free = id("active_pending_free"),
+        .inactive = id("inactive"),
+    };
 }
 
 void SnapshotAssembler::notSnapshot(const std::string &why) const

@@ -66,15 +66,6 @@ public:
 
     size_t size() const { return size_; }
 
-    template <typename F>
-    void forEach(F &&f) const
-    {
-        for (const Slot &s : slots_) {
-            if (s.value != kNone)
-                f(s.key, s.value);
-        }
-    }
-
 private:
     struct Slot {
         uint64_t key = 0;

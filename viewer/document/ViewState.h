@@ -55,7 +55,6 @@ public:
     void setVisibleRange(VisibleRange range);
     // A deliberate zoom (a dragged range, a jump to an event): Zoom Out returns from it.
     void zoomTo(VisibleRange range);
-    bool canZoomOut() const { return !zoomHistory_.empty(); }
     void zoomOut();
     void showAll();
     VisibleRange fullRange() const;

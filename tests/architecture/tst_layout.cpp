@@ -1,0 +1,111 @@
+// The code's own rules, checked on the source tree: layers only include downwards
+// (app → viewer → parsers), each layer is split into feature folders, files stay small, and
+// facts that once had several copies keep one owner.
+#include <QDir>
+#include <QDirIterator>
+#include <QFile>
+#include <QRegularExpression>
+#include <QTest>
+
+namespace {
+
+QString sourceDir()
+{
+    return QString::fromUtf8(MEMLENS_SOURCE_DIR);
+}
+
+struct SourceFile {
+    QString path; // relative to the source directory
+    QString text;
+};
+
+QList<SourceFile> sources(const QString &layer)
+{
+    QList<SourceFile> files;
+    QDirIterator it(sourceDir() + "/" + layer, {"*.h", "*.cpp"}, QDir::Files, QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        QFile f(it.next());
+        if (f.open(QIODevice::ReadOnly))
+            files.append({QDir(sourceDir()).relativeFilePath(f.fileName()), QString::fromUtf8(f.readAll())});
+    }
+    return files;
+}
+
+QStringList quotedIncludes(const QString &text)
+{
+    QStringList out;
+    static const QRegularExpression re(QStringLiteral("^#include \"([^\"]+)\""), QRegularExpression::MultilineOption);
+    for (auto m = re.globalMatch(text); m.hasNext();)
+        out << m.next().captured(1);
+    return out;
+}
+
+bool existsIn(const QString &layer, const QString &include)
+{
+    return QFile::exists(sourceDir() + "/" + layer + "/" + include);
+}
+
+} // namespace
+
+class TestLayout : public QObject {
+    Q_OBJECT
+
+private slots:
+    void layersIncludeOnlyDownwards()
+    {
+        for (const SourceFile &f : sources("parsers")) {
+            for (const QString &inc : quotedIncludes(f.text))
+                QVERIFY2(existsIn("parsers", inc), qPrintable(f.path + " includes " + inc + ", which is not in parsers/"));
+            QVERIFY2(!f.text.contains("#include <Q"), qPrintable(f.path + ": parsers/ is Qt-free"));
+        }
+        for (const SourceFile &f : sources("viewer")) {
+            for (const QString &inc : quotedIncludes(f.text))
+                QVERIFY2(existsIn("viewer", inc) || existsIn("parsers", inc), qPrintable(f.path + " includes " + inc + ", which is above viewer/"));
+        }
+    }
+
+    void featureFolders()
+    {
+        for (const QString layer : {"parsers", "viewer"}) {
+            const QDir dir(sourceDir() + "/" + layer);
+            QVERIFY2(dir.entryList({"*.h", "*.cpp"}, QDir::Files).isEmpty(), qPrintable(layer + " has source files at its root"));
+            QVERIFY(dir.entryList(QDir::Dirs | QDir::NoDotAndDotDot).size() >= 4);
+            for (const SourceFile &f : sources(layer)) {
+                for (const QString &inc : quotedIncludes(f.text))
+                    QVERIFY2(inc.contains('/'), qPrintable(f.path + ": #include \"" + inc + "\" does not name its folder"));
+            }
+        }
+    }
+
+    void filesStaySmall()
+    {
+        for (const QString layer : {"parsers", "viewer", "app"}) {
+            for (const SourceFile &f : sources(layer)) {
+                const qsizetype lines = f.text.count('\n');
+                QVERIFY2(lines <= 500, qPrintable(QString("%1 has %2 lines (at most 500)").arg(f.path).arg(lines)));
+            }
+        }
+    }
+
+    // Facts that had several copies: each now has one owner.
+    void oneOwnerPerFact()
+    {
+        for (const QString layer : {"viewer", "app"}) {
+            for (const SourceFile &f : sources(layer)) {
+                // Bytes as text: style/ByteText.h's bytesText(), not a local helper.
+                if (!f.path.endsWith("style/ByteText.h"))
+                    QVERIFY2(!f.text.contains("QString::fromStdString(formatBytes("), qPrintable(f.path + " formats bytes itself"));
+                // Images are written by export/ViewExport, for the GUI and `render` alike.
+                if (!f.path.contains("/export/"))
+                    QVERIFY2(!f.text.contains("QSvgGenerator"), qPrintable(f.path + " writes SVG itself"));
+                // The phase of an event or a time is analysis/Phases' business.
+                QVERIFY2(!f.text.contains("phaseAt("), qPrintable(f.path + " finds phases itself"));
+                // The OOM diagnosis is made once, with the summary.
+                QVERIFY2(!f.text.contains("diagnoseOom("), qPrintable(f.path + " diagnoses an OOM again"));
+            }
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestLayout)
+#include "tst_layout.moc"
