@@ -24,13 +24,31 @@ int main(int argc, char **argv)
     if (!args.empty() && args.front() == "render")
         return memlens::runRenderCommand(argc, argv);
     if (!args.empty() && (args.front() == "--help" || args.front() == "-h")) {
-        std::cout << "usage: memlens [--theme light|dark|system] [FILE…]       open the GUI\n"
-                     "       memlens summary FILE [--device N] [--top K] [--at peak|oom|EVENT] [--json]\n"
-                     "       memlens render FILE --view timeline|summary [--at …] [--range A:B] [--size WxH]\n"
-                     "                      [--theme light|dark] -o OUT.png|OUT.svg\n"
-                     "       memlens diff A B [--at peak|oom|EVENT] [--device N] [--top K] [--json]\n"
-                     "       memlens estimate --model PRESET [--mode train|inference] [--precision …] [--optimizer …]\n"
-                     "                      [--batch B] [--seq S] [--gpu PRESET] [--fit batch|seq] [--json] (README)\n";
+        std::cout
+            << "usage: memlens [--theme light|dark|system] [FILE…]   open the GUI (files or .memlens sessions)\n"
+               "\n"
+               "       memlens summary FILE [--device N] [--top K] [--at peak|oom|EVENT] [--json]\n"
+               "       memlens summary FILE --folded [--bottom-up] [--at peak|oom|EVENT] [--device N]\n"
+               "           key figures, or the live stacks as folded lines\n"
+               "\n"
+               "       memlens render FILE --view VIEW -o OUT.png|OUT.svg [--at peak|oom|EVENT] [--range A:B]\n"
+               "           [--device N] [--size WxH] [--theme light|dark] [--color allocation|site|category]\n"
+               "           [--footer] [--session S.memlens]\n"
+               "           VIEW: timeline, segments, stacks, flamegraph, live, summary, categories, estimator\n"
+               "\n"
+               "       memlens diff A B [--at peak|oom|EVENT] [--device N] [--top K] [--json]\n"
+               "           live bytes by call site in A and B\n"
+               "\n"
+               "       memlens estimate [--model PRESET | --layers L --hidden H --heads A --vocab V [--kv-heads K]\n"
+               "           [--intermediate I] [--mlp gelu|swiglu] [--tied]] [--mode train|inference]\n"
+               "           [--precision fp32|amp-bf16|bf16|fp16-amp] [--optimizer adamw|adamw8bit|sgd|adafactor|lion|none]\n"
+               "           [--fused] [--batch B] [--seq S | --image-size N] [--new-tokens N] [--grad-accum N]\n"
+               "           [--checkpointing none|selective|full] [--attention sdpa|flash|eager] [--lora-r R]\n"
+               "           [--lora-targets attention|all-linear] [--qlora] [--zero 0-3] [--gpus N]\n"
+               "           [--offload-optimizer] [--gpu PRESET] [--fit batch|seq] [--json]\n"
+               "           predicted peak memory of a training or inference setup\n"
+               "\n"
+               "Exit codes: 0 done, 1 a file could not be read, 2 wrong usage. The README has every JSON key.\n";
         return 0;
     }
     try {

@@ -4,6 +4,7 @@
 
 #include <QImage>
 #include <QJsonArray>
+#include <QRegularExpression>
 #include <QSet>
 #include <QTemporaryDir>
 
@@ -40,6 +41,34 @@ class TestCli : public QObject {
     Q_OBJECT
 
 private slots:
+    // `memlens --help` names every subcommand, option and view the README's command-line
+    // section documents.
+    void helpListsWhatTheReadmeDocuments()
+    {
+        QFile readme(QString::fromUtf8(MEMLENS_SOURCE_DIR) + "/README.md");
+        QVERIFY(readme.open(QIODevice::ReadOnly));
+        const QString text = QString::fromUtf8(readme.readAll());
+        const qsizetype from = text.indexOf("\n## Command line"), to = text.indexOf("\n## ", from + 1);
+        QVERIFY(from > 0 && to > from);
+        QStringList documented;
+        static const QRegularExpression headings("^### `memlens (\\w+)([^`]*)`", QRegularExpression::MultilineOption);
+        static const QRegularExpression option("--[a-z][a-z0-9-]*");
+        for (auto h = headings.globalMatch(text.mid(from, to - from)); h.hasNext();) {
+            const auto m = h.next();
+            documented << m.captured(1);
+            for (auto o = option.globalMatch(m.captured(2)); o.hasNext();)
+                documented << o.next().captured(0);
+        }
+        for (const char *view : {"timeline", "segments", "stacks", "flamegraph", "live", "summary", "categories", "estimator"})
+            documented << view;
+        QVERIFY(documented.size() > 30);
+        const Run r = memlens({"--help"});
+        QCOMPARE(r.exitCode, 0);
+        const QString help = QString::fromUtf8(r.out);
+        for (const QString &word : documented)
+            QVERIFY2(help.contains(word), qPrintable(word + " is in the README but not in --help"));
+    }
+
     void summaryJson_data()
     {
         QTest::addColumn<QString>("file");
