@@ -299,6 +299,7 @@ void MainWindow::showShortcuts()
                                 "<tr><td><b>P</b></td><td>Jump to the peak</td></tr>"
                                 "<tr><td><b>O</b></td><td>Jump to the next OOM</td></tr>"
                                 "<tr><td><b>+ / − / 0</b></td><td>Zoom in / out / fit</td></tr>"
+                                "<tr><td><b>Backspace</b></td><td>Back to the range before the last zoom</td></tr>"
                                 "<tr><td><b>Wheel, drag</b></td><td>Zoom, pan</td></tr>"
                                 "<tr><td><b>Shift+drag</b></td><td>Zoom into a range</td></tr>"
                                 "<tr><td colspan=2><i>Notes (timeline, segment map, flame graph):</i></td></tr>"
