@@ -1,7 +1,7 @@
 #include "Application.h"
 
-#include <QApplication>
 #include <cstdlib>
+#include <QApplication>
 
 namespace memlens {
 

@@ -7,33 +7,31 @@
 #include "document/ViewState.h"
 #include "estimator/EstimatorPanel.h"
 #include "export/ViewExport.h"
+#include "notes/NoteEditor.h"
+#include "notes/NoteSet.h"
 #include "report/SummaryMarkdown.h"
 #include "segments/SegmentsPage.h"
 #include "stacks/CompareDialog.h"
 #include "timeline/TimelineView.h"
 
-#include "notes/NoteEditor.h"
-#include "notes/NoteSet.h"
-
+#include <QAction>
 #include <QClipboard>
 #include <QCloseEvent>
-#include <QUndoGroup>
-#include <QUndoStack>
-#include <QGuiApplication>
-
-#include <QAction>
 #include <QCoreApplication>
 #include <QDragEnterEvent>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QGuiApplication>
 #include <QMenuBar>
 #include <QMessageBox>
-#include <QTimer>
 #include <QMimeData>
 #include <QSettings>
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QTimer>
+#include <QUndoGroup>
+#include <QUndoStack>
 
 namespace memlens {
 

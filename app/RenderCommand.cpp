@@ -16,11 +16,11 @@
 #include "style/Theme.h"
 #include "timeline/TimelineView.h"
 
-#include <QApplication>
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <optional>
+#include <QApplication>
 #include <qcustomplot.h>
 
 namespace memlens {

@@ -7,8 +7,8 @@
 #include "SummaryCommand.h"
 #include "style/Theme.h"
 
-#include <QApplication>
 #include <iostream>
+#include <QApplication>
 #include <string>
 #include <vector>
 

@@ -4,10 +4,9 @@
 // the stack views, folded-stack export and `memlens diff` are built from it.
 #include "analysis/AllocationCategories.h"
 #include "analysis/DeviceIndex.h"
-
-#include <array>
 #include "model/Snapshot.h"
 
+#include <array>
 #include <string>
 #include <vector>
 

@@ -2,8 +2,8 @@
 // The figures `memlens summary`, the GUI's summary page and the tests share.
 #include "analysis/AllocationCategories.h"
 #include "analysis/AllocatorState.h"
-#include "analysis/Phases.h"
 #include "analysis/DeviceIndex.h"
+#include "analysis/Phases.h"
 #include "model/Snapshot.h"
 
 #include <array>

@@ -2,13 +2,12 @@
 
 #include "model/LoadError.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
-#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <vector>
-
 #include <zlib.h>
 #include <zstd.h>
 

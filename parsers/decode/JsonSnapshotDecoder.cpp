@@ -10,7 +10,6 @@ namespace memlens {
 
 namespace {
 
-
 class SnapshotSax {
 public:
     SnapshotSax(Snapshot &out) : asm_(out, arena_) {}

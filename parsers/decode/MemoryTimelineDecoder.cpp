@@ -10,7 +10,6 @@ namespace memlens {
 
 namespace {
 
-
 // Collects the two layouts without a DOM: numbers directly inside root[i] (depth 2) and inside
 // root[i][j] (depth 3).
 class TimelineSax {

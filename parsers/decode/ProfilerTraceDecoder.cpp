@@ -14,7 +14,6 @@ namespace memlens {
 
 namespace {
 
-
 struct MemoryEvent {
     double ts;
     int64_t tid;

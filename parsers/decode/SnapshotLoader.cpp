@@ -7,7 +7,6 @@
 #include "model/LoadError.h"
 
 #include <cctype>
-
 #include <new>
 
 namespace memlens {

@@ -2,10 +2,9 @@
 // A saved session (.memlens): which snapshot (path, size and a checksum), and what was on
 // screen — device, page, visible range, selection, the segment map's scale, the stacks view,
 // the user's notes. JSON, optionally zstd compressed; keys this version does not know are kept and written back.
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>

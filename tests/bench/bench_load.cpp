@@ -7,14 +7,14 @@
 #include "analysis/TimelineLayout.h"
 #include "decode/SnapshotLoader.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
-#include <algorithm>
 #include <random>
-#include <vector>
 #include <string>
 #include <sys/resource.h>
+#include <vector>
 
 namespace {
 double seconds(std::chrono::steady_clock::time_point since)

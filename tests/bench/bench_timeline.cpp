@@ -1,14 +1,14 @@
 // Timeline benchmark: time from opening a file to the first complete timeline frame, then the
 // median and worst frame time over 200 random zoom/pan windows (offscreen, 1600x900).
-#include "pipeline/Document.h"
 #include "document/DocumentView.h"
+#include "pipeline/Document.h"
 #include "timeline/TimelineView.h"
 
-#include <QApplication>
-#include <QElapsedTimer>
 #include <algorithm>
 #include <cstdio>
+#include <QApplication>
 #include <qcustomplot.h>
+#include <QElapsedTimer>
 #include <random>
 
 int main(int argc, char **argv)

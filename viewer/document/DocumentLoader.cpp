@@ -2,11 +2,11 @@
 
 #include "model/LoadError.h"
 
+#include <atomic>
 #include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QPointer>
 #include <QThread>
-#include <atomic>
 
 namespace memlens {
 

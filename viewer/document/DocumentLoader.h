@@ -4,9 +4,9 @@
 // superseded has its results dropped, never delivered.
 #include "pipeline/DocumentPipeline.h"
 
+#include <memory>
 #include <QObject>
 #include <QString>
-#include <memory>
 
 class QThread;
 

@@ -1,12 +1,12 @@
 #include "document/DocumentView.h"
 
 #include "analysis/FrameFilter.h"
-#include "notes/NoteEditor.h"
-#include "notes/NoteListPanel.h"
-#include "notes/NoteSet.h"
 #include "document/DocumentLoader.h"
 #include "document/ViewState.h"
 #include "export/ViewExport.h"
+#include "notes/NoteEditor.h"
+#include "notes/NoteListPanel.h"
+#include "notes/NoteSet.h"
 #include "segments/SegmentMapWidget.h"
 #include "segments/SegmentsPage.h"
 #include "stacks/FlameGraphWidget.h"
@@ -20,9 +20,9 @@
 #include "timeline/TimelineView.h"
 
 #include <QComboBox>
+#include <qcustomplot.h>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <qcustomplot.h>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSplitter>

@@ -5,8 +5,8 @@
 #include "notes/NoteSet.h"
 #include "pipeline/DocumentPipeline.h"
 
-#include <QWidget>
 #include <memory>
+#include <QWidget>
 
 class QComboBox;
 class QLabel;

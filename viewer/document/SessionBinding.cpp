@@ -1,8 +1,8 @@
 #include "document/SessionBinding.h"
 
-#include "notes/NoteSet.h"
 #include "document/DocumentView.h"
 #include "document/ViewState.h"
+#include "notes/NoteSet.h"
 #include "segments/SegmentMapWidget.h"
 #include "segments/SegmentsPage.h"
 #include "stacks/FlameGraphWidget.h"

@@ -7,8 +7,8 @@
 #include "style/BandColors.h"
 #include "timeline/TimelineAxis.h"
 
-#include <QObject>
 #include <memory>
+#include <QObject>
 #include <vector>
 
 namespace memlens {

@@ -1,7 +1,6 @@
 #include "estimator/EstimatorPanel.h"
 
 #include "estimator/Techniques.h"
-
 #include "style/ByteText.h"
 #include "summary/BreakdownBar.h"
 

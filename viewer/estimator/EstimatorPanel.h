@@ -8,9 +8,8 @@
 #include "estimator/MemoryEstimator.h"
 
 #include <array>
-
-#include <QWidget>
 #include <optional>
+#include <QWidget>
 
 class QCheckBox;
 class QComboBox;

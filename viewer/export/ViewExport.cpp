@@ -3,11 +3,11 @@
 #include "analysis/FrameFilter.h"
 #include "style/ByteText.h"
 
+#include <qcustomplot.h>
 #include <QPainter>
 #include <QSaveFile>
 #include <QSvgGenerator>
 #include <QWidget>
-#include <qcustomplot.h>
 
 namespace memlens {
 

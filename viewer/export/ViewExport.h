@@ -2,9 +2,9 @@
 // Pictures and text of what is on screen, for bug reports and chats: the current view as PNG
 // (1× or 2×) or SVG with a small footer (file, device, event/time, memlens version).
 
+#include <optional>
 #include <QImage>
 #include <QString>
-#include <optional>
 
 class QCPPainter;
 class QWidget;

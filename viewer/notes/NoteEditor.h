@@ -7,10 +7,10 @@
 //   - the context menu adds or edits notes at the pointer.
 #include "notes/NotePainter.h"
 
+#include <functional>
 #include <QObject>
 #include <QPointer>
 #include <QWidget>
-#include <functional>
 
 namespace memlens {
 

@@ -4,11 +4,11 @@
 // NotePainter draws and NoteEditor edits through it, so the three behave alike.
 #include "notes/NoteSet.h"
 
+#include <cmath>
+#include <optional>
 #include <QList>
 #include <QPointF>
 #include <QRectF>
-#include <cmath>
-#include <optional>
 
 namespace memlens {
 

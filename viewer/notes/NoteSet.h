@@ -9,11 +9,11 @@
 //               extra rows below the frame that the outline covers.
 // `event` is the cursor when it was made: "jump to" goes back there. Edits go through a
 // QUndoStack (Ctrl+Z / Ctrl+Shift+Z); the selection and a drag in progress are not undoable.
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <QObject>
 #include <QString>
 #include <QUndoStack>
-#include <nlohmann/json.hpp>
-#include <optional>
 
 namespace memlens {
 

@@ -3,9 +3,9 @@
 // filtered by action and by address without a proxy, which would visit every row.
 #include "pipeline/Document.h"
 
-#include <QAbstractTableModel>
 #include <memory>
 #include <optional>
+#include <QAbstractTableModel>
 
 namespace memlens {
 

@@ -10,8 +10,8 @@
 #include "pipeline/Document.h"
 #include "style/BandColors.h"
 
-#include <QWidget>
 #include <memory>
+#include <QWidget>
 
 namespace memlens {
 

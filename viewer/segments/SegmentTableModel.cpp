@@ -2,7 +2,6 @@
 
 #include "style/ByteText.h"
 
-
 namespace memlens {
 
 SegmentTableModel::SegmentTableModel(QObject *parent) : QAbstractTableModel(parent) {}

@@ -4,8 +4,8 @@
 // Moving through the list moves the shared event cursor; the map follows every view's cursor.
 #include "pipeline/Document.h"
 
-#include <QWidget>
 #include <memory>
+#include <QWidget>
 
 class QComboBox;
 class QLabel;

@@ -2,7 +2,6 @@
 
 #include "style/ByteText.h"
 
-
 namespace memlens {
 
 CallTreeModel::CallTreeModel(QObject *parent) : QAbstractItemModel(parent) {}

@@ -2,8 +2,8 @@
 // A CallTree as an item model: frame, bytes (with a cost bar), share of the total, count.
 #include "analysis/CallTree.h"
 
-#include <QAbstractItemModel>
 #include <memory>
+#include <QAbstractItemModel>
 
 namespace memlens {
 

@@ -4,8 +4,8 @@
 #include "analysis/CallTree.h"
 #include "pipeline/Document.h"
 
-#include <QDialog>
 #include <memory>
+#include <QDialog>
 
 class QComboBox;
 class QLabel;

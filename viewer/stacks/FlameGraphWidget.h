@@ -6,8 +6,8 @@
 #include "analysis/CallTree.h"
 #include "notes/NotePlacement.h"
 
-#include <QWidget>
 #include <memory>
+#include <QWidget>
 #include <tuple>
 
 namespace memlens {

@@ -4,8 +4,8 @@
 // noise frames, Python-only and recursion folding, and folded-stack export.
 #include "analysis/CallTree.h"
 
-#include <QWidget>
 #include <memory>
+#include <QWidget>
 
 class QCheckBox;
 class QComboBox;

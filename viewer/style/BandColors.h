@@ -1,10 +1,10 @@
 #pragma once
 // Stable colours: the same allocation (or call site) gets the same colour in every view and
 // every session, readable on light and dark backgrounds.
-#include <QColor>
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <QColor>
 #include <string_view>
 
 namespace memlens {

@@ -2,7 +2,6 @@
 
 #include "style/ByteText.h"
 
-
 #include <QPainter>
 
 namespace memlens {

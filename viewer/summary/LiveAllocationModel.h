@@ -2,8 +2,8 @@
 // Table of allocations (e.g. the largest live at the peak): size, share, address, stream, top frame.
 #include "pipeline/Document.h"
 
-#include <QAbstractTableModel>
 #include <memory>
+#include <QAbstractTableModel>
 
 namespace memlens {
 

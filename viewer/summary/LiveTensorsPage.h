@@ -4,8 +4,8 @@
 // selects the allocation in every view.
 #include "pipeline/Document.h"
 
-#include <QWidget>
 #include <memory>
+#include <QWidget>
 
 class QLabel;
 class QLineEdit;

@@ -14,7 +14,6 @@
 
 namespace memlens {
 
-
 SummaryPage::SummaryPage(ViewState *state, QWidget *parent) : QWidget(parent), state_(state)
 {
     auto *layout = new QVBoxLayout(this);

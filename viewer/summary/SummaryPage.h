@@ -4,8 +4,8 @@
 // to the view that explains them.
 #include "summary/LiveAllocationModel.h"
 
-#include <QWidget>
 #include <memory>
+#include <QWidget>
 
 class QLabel;
 class QTableView;

@@ -1,7 +1,7 @@
 #include "timeline/AllocationBandsPlottable.h"
 
-#include "notes/NotePainter.h"
 #include "document/ViewState.h"
+#include "notes/NotePainter.h"
 #include "style/BandColors.h"
 #include "style/ByteText.h"
 

@@ -2,7 +2,6 @@
 
 #include "style/ByteText.h"
 
-
 namespace memlens {
 
 double BinaryBytesTicker::getTickStep(const QCPRange &range)

@@ -1,15 +1,14 @@
 #include "timeline/CategoryTimelineView.h"
 
-#include "document/ViewState.h"
-
 #include "analysis/SnapshotSummary.h"
+#include "document/ViewState.h"
 #include "style/ByteText.h"
 #include "style/PlotPalette.h"
 #include "timeline/BinaryBytesTicker.h"
 
+#include <qcustomplot.h>
 #include <QLabel>
 #include <QVBoxLayout>
-#include <qcustomplot.h>
 
 namespace memlens {
 

@@ -1,9 +1,9 @@
 #include "timeline/TimelineView.h"
 
-#include "notes/NoteSet.h"
 #include "document/ViewState.h"
-#include "style/ByteText.h"
+#include "notes/NoteSet.h"
 #include "style/AllocationText.h"
+#include "style/ByteText.h"
 #include "style/ColorModeBox.h"
 #include "style/PlotPalette.h"
 #include "timeline/AllocationBandsPlottable.h"
@@ -11,12 +11,12 @@
 #include "timeline/TimelineOverview.h"
 
 #include <QComboBox>
+#include <qcustomplot.h>
 #include <QHBoxLayout>
 #include <QKeyEvent>
 #include <QLabel>
 #include <QToolTip>
 #include <QVBoxLayout>
-#include <qcustomplot.h>
 
 namespace memlens {
 
