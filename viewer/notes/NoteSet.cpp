@@ -1,40 +1,39 @@
 #include "notes/NoteSet.h"
 
+#include "model/EnumNames.h"
+
 #include <QUndoCommand>
 
 namespace memlens {
 
 namespace {
-const char *const kKindNames[] = {"note", "arrow", "box"};
-const char *const kViewNames[] = {"timeline", "segments", "flamegraph"};
+constexpr EnumNames<NoteKind, 3> kKindNames{{{{NoteKind::Note, "note"}, {NoteKind::Arrow, "arrow"}, {NoteKind::Box, "box"}}}};
+constexpr EnumNames<NoteView, 3> kViewNames{{{{NoteView::Timeline, "timeline"}, {NoteView::Segments, "segments"}, {NoteView::FlameGraph, "flamegraph"}}}};
+
+QString text(std::string_view name)
+{
+    return QString::fromLatin1(name.data(), static_cast<qsizetype>(name.size()));
+}
 } // namespace
 
 QString noteKindName(NoteKind kind)
 {
-    return QString::fromLatin1(kKindNames[static_cast<int>(kind)]);
+    return text(kKindNames.name(kind));
 }
 
 std::optional<NoteKind> noteKindFromName(const QString &name)
 {
-    for (int k = 0; k < 3; ++k) {
-        if (name == QLatin1String(kKindNames[k]))
-            return static_cast<NoteKind>(k);
-    }
-    return std::nullopt;
+    return kKindNames.find(name.toStdString());
 }
 
 QString noteViewName(NoteView view)
 {
-    return QString::fromLatin1(kViewNames[static_cast<int>(view)]);
+    return text(kViewNames.name(view));
 }
 
 std::optional<NoteView> noteViewFromName(const QString &name)
 {
-    for (int v = 0; v < 3; ++v) {
-        if (name == QLatin1String(kViewNames[v]))
-            return static_cast<NoteView>(v);
-    }
-    return std::nullopt;
+    return kViewNames.find(name.toStdString());
 }
 
 // One undoable change: the list before and after.

@@ -1,11 +1,10 @@
 #pragma once
 // Stable colours: the same allocation (or call site) gets the same colour in every view and
 // every session, readable on light and dark backgrounds.
-#include <array>
+#include "model/EnumNames.h"
+
 #include <cstdint>
-#include <optional>
 #include <QColor>
-#include <string_view>
 
 namespace memlens {
 
@@ -13,20 +12,20 @@ struct DeviceData;
 
 // How allocations are coloured, the same on the timeline and the segment map.
 enum class ColorMode { Allocation, CallSite, Category };
-constexpr std::array kColorModes{ColorMode::Allocation, ColorMode::CallSite, ColorMode::Category};
 // The one table of their names, as sessions and `render --color` spell them.
+constexpr EnumNames<ColorMode, 3> kColorModeNames{{{{ColorMode::Allocation, "allocation"},
+                                                   {ColorMode::CallSite, "site"},
+                                                   {ColorMode::Category, "category"}}}};
+constexpr std::array kColorModes = kColorModeNames.values();
+
 constexpr std::string_view colorModeName(ColorMode mode)
 {
-    constexpr std::string_view names[] = {"allocation", "site", "category"};
-    return names[static_cast<int>(mode)];
+    return kColorModeNames.name(mode);
 }
+
 constexpr std::optional<ColorMode> colorModeFromName(std::string_view name)
 {
-    for (ColorMode mode : kColorModes) {
-        if (colorModeName(mode) == name)
-            return mode;
-    }
-    return std::nullopt;
+    return kColorModeNames.find(name);
 }
 
 QColor bandColor(uint64_t key);
