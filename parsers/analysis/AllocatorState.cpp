@@ -17,6 +17,21 @@ uint64_t roundedBlockSize(uint64_t requested)
     return requested < 512 ? 512 : (requested + 511) / 512 * 512;
 }
 
+std::unordered_map<uint64_t, uint64_t> finalBlockSizes(const Snapshot &snapshot, int device)
+{
+    std::unordered_map<uint64_t, uint64_t> sizes;
+    for (const Segment &seg : snapshot.segments) {
+        if (seg.device != device)
+            continue;
+        for (uint32_t b = seg.firstBlock; b < seg.firstBlock + seg.blockCount; ++b) {
+            const Block &block = snapshot.blocks[b];
+            if (block.state != BlockState::Inactive)
+                sizes[block.address] = block.size;
+        }
+    }
+    return sizes;
+}
+
 AllocatorState allocatorStateAt(const Snapshot &snapshot, const DeviceIndex &index, uint32_t event)
 {
     AllocatorState state;
@@ -40,17 +55,7 @@ AllocatorState allocatorStateAt(const Snapshot &snapshot, const DeviceIndex &ind
     }
     std::sort(state.segments.begin(), state.segments.end(), [](const StateSegment &a, const StateSegment &b) { return a.addr < b.addr; });
 
-    // Exact block sizes for blocks that are still there at the end.
-    std::unordered_map<uint64_t, uint64_t> finalSize;
-    for (const Segment &seg : snapshot.segments) {
-        if (seg.device != index.device())
-            continue;
-        for (uint32_t b = seg.firstBlock; b < seg.firstBlock + seg.blockCount; ++b) {
-            const Block &block = snapshot.blocks[b];
-            if (block.state != BlockState::Inactive)
-                finalSize[block.address] = block.size;
-        }
-    }
+    const std::unordered_map<uint64_t, uint64_t> finalSize = finalBlockSizes(snapshot, index.device());
 
     std::vector<std::vector<StateBlock>> used(state.segments.size());
     for (const BlockAt &live : index.blocksAt(event)) {

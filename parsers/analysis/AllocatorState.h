@@ -7,6 +7,7 @@
 #include "model/Snapshot.h"
 
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace memlens {
@@ -52,6 +53,10 @@ struct AllocatorState {
 };
 
 AllocatorState allocatorStateAt(const Snapshot &snapshot, const DeviceIndex &index, uint32_t event);
+
+// Block sizes (address → bytes) of the blocks in use in the final snapshot: exact, where a
+// block's size is otherwise only known as its rounded request.
+std::unordered_map<uint64_t, uint64_t> finalBlockSizes(const Snapshot &snapshot, int device);
 
 // The caching allocator's rounding of a request (512-byte granules, at least 512 bytes).
 uint64_t roundedBlockSize(uint64_t requested);

@@ -71,6 +71,8 @@ public:
     uint64_t startReservedBytes() const { return startReserved_; }
     uint64_t peakReservedBytes() const { return peakReserved_; }
     uint64_t reservedAfter(uint32_t e) const;
+    // Every change of reserved bytes: (event, reserved after it), in event order.
+    std::span<const std::pair<uint32_t, uint64_t>> reservedChanges() const { return reservedChanges_; }
 
     const std::vector<SegmentLife> &segmentLives() const { return segmentLives_; }
 

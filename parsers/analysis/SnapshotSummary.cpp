@@ -96,6 +96,8 @@ DeviceSummary summarizeDevice(const Snapshot &snapshot, const DeviceIndex &index
     if (s.peakTimeUs)
         if (const PhaseRange *p = innermostPhaseAt(s.phases, *s.peakTimeUs))
             s.peakPhase = p->name;
+    s.steps = findSteps(snapshot, index, s.phases);
+    s.leakSuspects = findLeakSuspects(index, s.steps);
     s.name = snapshot.deviceName(s.device);
     if (!ev.allocatedAfter.empty()) {
         TraceTotals t;

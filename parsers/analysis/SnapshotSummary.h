@@ -4,6 +4,7 @@
 #include "analysis/AllocatorState.h"
 #include "analysis/DeviceIndex.h"
 #include "analysis/Phases.h"
+#include "analysis/Steps.h"
 #include "model/Snapshot.h"
 
 #include <array>
@@ -71,6 +72,8 @@ struct DeviceSummary {
     std::vector<OomDiagnosis> ooms;
     std::vector<PhaseRange> phases;
     std::string peakPhase; // the innermost phase at the peak ("" when none)
+    std::vector<StepSummary> steps;
+    std::vector<LeakSuspect> leakSuspects;
     std::optional<TraceTotals> traceTotals;
     std::array<uint64_t, kCategoryCount> categoryBytesAtPeak{};
 };

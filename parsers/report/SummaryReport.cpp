@@ -3,6 +3,7 @@
 #include "analysis/FrameFilter.h"
 #include "model/ByteFormat.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -61,6 +62,24 @@ json deviceJson(const Snapshot &snapshot, const DeviceReport &report)
     json phases = json::array();
     for (const PhaseRange &p : s.phases)
         phases.push_back({{"name", p.name}, {"start_time_us", optionalJson(p.startUs)}, {"end_time_us", optionalJson(p.endUs)}});
+    json steps = json::array();
+    for (const StepSummary &st : s.steps)
+        steps.push_back({{"index", st.index},
+                         {"first_event", st.firstEvent},
+                         {"last_event", st.lastEvent},
+                         {"start_time_us", st.startUs},
+                         {"end_time_us", st.endUs},
+                         {"peak_active_bytes", st.peakActiveBytes},
+                         {"end_active_bytes", st.endActiveBytes},
+                         {"end_allocated_bytes", st.endAllocatedBytes},
+                         {"peak_reserved_bytes", st.peakReservedBytes}});
+    json suspects = json::array();
+    for (const LeakSuspect &l : s.leakSuspects)
+        suspects.push_back({{"frames", framesJson(snapshot, l.stack)},
+                            {"bytes", l.bytes},
+                            {"allocations", l.allocations},
+                            {"steps", l.steps},
+                            {"per_step_bytes", l.perStepBytes}});
     json d = {
         {"device", s.device},
         {"name", s.name},
@@ -85,6 +104,8 @@ json deviceJson(const Snapshot &snapshot, const DeviceReport &report)
         {"blocks", s.final.blocks},
         {"oom_entries", ooms},
         {"phases", phases},
+        {"steps", steps},
+        {"leak_suspects", suspects},
     };
     json categories = json::object();
     for (int c = 0; c < kCategoryCount; ++c)
@@ -212,6 +233,19 @@ std::string summaryText(const Snapshot &snapshot, const std::string &file, const
                 out << " " << categoryName(static_cast<Category>(c)) << " " << formatBytes(s.categoryBytesAtPeak[static_cast<size_t>(c)]) << ";";
         }
         out << "\n";
+        if (!s.steps.empty()) {
+            const auto peakStep = std::max_element(s.steps.begin(), s.steps.end(), [](const StepSummary &a, const StepSummary &b) {
+                return a.peakActiveBytes < b.peakActiveBytes;
+            });
+            out << "  Steps          " << s.steps.size() << "; the highest peak, " << formatBytes(peakStep->peakActiveBytes) << ", in step "
+                << peakStep->index << "; at the end of the steps " << formatBytes(s.steps.front().endActiveBytes) << " -> "
+                << formatBytes(s.steps.back().endActiveBytes) << "\n";
+        }
+        for (const LeakSuspect &l : s.leakSuspects) {
+            const auto frames = stackFrames(snapshot, l.stack, true);
+            out << "  Leak suspect   " << formatBytes(l.bytes) << " in " << l.allocations << " allocations, grew in " << l.steps << " steps, at "
+                << (frames.empty() ? std::string("(no stack recorded)") : snapshot.frameText(frames.front())) << "\n";
+        }
         if (!s.topLiveAtPeak.empty()) {
             out << "  Largest allocations live at the peak:\n";
             writeLive(out, snapshot, s.topLiveAtPeak);

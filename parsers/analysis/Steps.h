@@ -1,0 +1,47 @@
+#pragma once
+// Training steps, and allocations that pile up across them (leak suspects).
+//
+// A step is one repetition of the run's phase pattern: the `record_function` phases that no
+// other phase contains are taken in time order, and each one named like the first of them
+// ("forward", or "ProfilerStep#N" with the number ignored) starts a step, which lasts until the
+// next one starts; the last step ends with the last top-level phase that starts in it. Events
+// before the first step belong to none. Without such phases a trace has no steps.
+#include "analysis/DeviceIndex.h"
+#include "analysis/Phases.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace memlens {
+
+struct StepSummary {
+    uint32_t index = 0;
+    uint32_t firstEvent = 0, lastEvent = 0;
+    int64_t startUs = 0, endUs = 0;
+    uint64_t peakActiveBytes = 0;
+    uint32_t peakEvent = 0;
+    uint64_t endActiveBytes = 0;    // active (requested) bytes after the step's last event
+    uint64_t endAllocatedBytes = 0; // the same in the allocator's rounded block sizes, as
+                                    // torch.cuda.memory_allocated() counts them
+    uint64_t peakReservedBytes = 0;
+};
+
+std::vector<StepSummary> findSteps(const Snapshot &snapshot, const DeviceIndex &index, const std::vector<PhaseRange> &phases);
+
+// Memory created in one step and still alive at the end, from one call stack, that grew in
+// more than one step.
+struct LeakSuspect {
+    uint32_t stack = 0;
+    uint64_t bytes = 0; // live at the end from that stack
+    uint64_t allocations = 0;
+    uint32_t steps = 0; // how many steps it grew in
+    std::vector<uint64_t> perStepBytes; // one entry per step
+};
+
+// Sorted by bytes, largest first; empty when nothing grows.
+std::vector<LeakSuspect> findLeakSuspects(const DeviceIndex &index, const std::vector<StepSummary> &steps);
+
+// The step an event belongs to (its position in `steps`), or -1.
+int stepOfEvent(const std::vector<StepSummary> &steps, uint32_t event);
+
+} // namespace memlens

@@ -1,0 +1,135 @@
+// Steps and leak suspects, against what torch measured in the same runs (truth.json marks)
+// and against snapshots with a leak planted in them.
+#include "CorpusFiles.h"
+#include "analysis/DeviceIndex.h"
+#include "analysis/SnapshotSummary.h"
+#include "decode/SnapshotLoader.h"
+#include "model/Snapshot.h"
+
+#include <QJsonArray>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace memlens;
+
+namespace {
+
+DeviceSummary summaryOf(const QString &file)
+{
+    auto snapshot = loadSnapshot(file.toStdString());
+    DeviceIndex index(*snapshot, 0);
+    return summarizeDevice(*snapshot, index, 5);
+}
+
+QString snapshotIn(const QString &run)
+{
+    const QDir dir(corpusDir() + "/snapshots/" + run);
+    return dir.filePath(dir.entryList({"snapshot.pickle*"}).value(0));
+}
+
+} // namespace
+
+class TestSteps : public QObject {
+    Q_OBJECT
+
+private slots:
+    // One step per `stepN` mark, and at each step's end the allocator's bytes equal
+    // torch.cuda.memory_allocated() right after it (within 1 %).
+    void stepsMatchTorchMarks_data()
+    {
+        QTest::addColumn<QString>("run");
+        for (const char *run : {"gpt2_fp32_adamw", "frag_varlen_gpt2", "resnet50_bf16_sgd", "tinyllama_bf16_ckpt_cpp_stacks"})
+            QTest::newRow(run) << QString(run);
+    }
+    void stepsMatchTorchMarks()
+    {
+        QFETCH(QString, run);
+        const QJsonObject truth = readJsonObject(corpusDir() + "/snapshots/" + run + "/truth.json");
+        QList<qint64> allocated;
+        for (const QJsonValue &m : truth["marks"].toArray()) {
+            if (m["tag"].toString().startsWith("step"))
+                allocated << m["allocated"].toInteger();
+        }
+        const DeviceSummary s = summaryOf(snapshotIn(run));
+        QCOMPARE(qsizetype(s.steps.size()), allocated.size());
+        uint64_t highest = 0;
+        for (size_t k = 0; k < s.steps.size(); ++k) {
+            const StepSummary &step = s.steps[k];
+            QCOMPARE(step.index, uint32_t(k));
+            QVERIFY(step.firstEvent <= step.lastEvent);
+            if (k > 0)
+                QVERIFY(step.firstEvent > s.steps[k - 1].lastEvent);
+            QVERIFY(step.endActiveBytes <= step.endAllocatedBytes);
+            QVERIFY(step.peakActiveBytes >= step.endActiveBytes);
+            const double error = std::abs(double(step.endAllocatedBytes) - double(allocated[qsizetype(k)])) / double(allocated[qsizetype(k)]);
+            QVERIFY2(error < 0.01, qPrintable(QString("step %1: %2 vs torch %3").arg(k).arg(step.endAllocatedBytes).arg(allocated[qsizetype(k)])));
+            highest = std::max(highest, step.peakActiveBytes);
+        }
+        // The run's peak falls in a step here, so the highest step peak is the peak.
+        QCOMPARE(highest, s.peakActiveBytes);
+    }
+
+    // A trace whose phases never repeat has no steps (the OOM dump stops in its first step).
+    void noRepetitionNoSteps()
+    {
+        const DeviceSummary s = summaryOf(corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle");
+        QVERIFY(!s.phases.empty());
+        QVERIFY(s.steps.empty());
+        QVERIFY(s.leakSuspects.empty());
+    }
+
+    // A leak planted in a corpus run (one call site, a fixed size per step, never freed) is
+    // the first suspect, with its exact bytes.
+    void plantedLeakFoundFirst_data()
+    {
+        QTest::addColumn<QString>("run");
+        QTest::addColumn<qint64>("size");
+        QTest::addColumn<int>("steps");
+        QTest::newRow("gpt2, 4 MiB x 3") << QString("gpt2_fp32_adamw") << qint64(4 << 20) << 3;
+        QTest::newRow("varying lengths, 1 MiB x 24") << QString("frag_varlen_gpt2") << qint64(1 << 20) << 24;
+        QTest::newRow("resnet, 512 B x 3") << QString("resnet50_bf16_sgd") << qint64(512) << 3;
+    }
+    void plantedLeakFoundFirst()
+    {
+        QFETCH(QString, run);
+        QFETCH(qint64, size);
+        QFETCH(int, steps);
+        QTemporaryDir dir;
+        const QString out = dir.filePath("leak.pickle");
+        QString error;
+        runPythonTool("plant_leak.py", {snapshotIn(run), out, "--size", QString::number(size)}, &error);
+        QVERIFY2(error.isEmpty() && QFile::exists(out), qPrintable(error));
+        auto snapshot = loadSnapshot(out.toStdString());
+        DeviceIndex index(*snapshot, 0);
+        const DeviceSummary s = summarizeDevice(*snapshot, index, 5);
+        QCOMPARE(int(s.steps.size()), steps);
+        QVERIFY(!s.leakSuspects.empty());
+        const LeakSuspect &first = s.leakSuspects.front();
+        QCOMPARE(first.bytes, uint64_t(size) * uint64_t(steps));
+        QCOMPARE(first.allocations, uint64_t(steps));
+        QCOMPARE(first.steps, uint32_t(steps));
+        QCOMPARE(first.perStepBytes, std::vector<uint64_t>(size_t(steps), uint64_t(size)));
+        QCOMPARE(snapshot->frameText(snapshot->stacks.at(first.stack).front()), std::string("train.py:42:leaky"));
+    }
+
+    // Parameters, optimizer state, caches and the cuBLAS workspace are created once and kept:
+    // the unmodified runs have no suspect of significant size.
+    void noFalseSuspects_data()
+    {
+        QTest::addColumn<QString>("file");
+        for (const QString &f : corpusSnapshots())
+            QTest::newRow(qPrintable(QFileInfo(f).dir().dirName() + "/" + QFileInfo(f).fileName())) << f;
+    }
+    void noFalseSuspects()
+    {
+        QFETCH(QString, file);
+        const DeviceSummary s = summaryOf(file);
+        uint64_t suspected = 0;
+        for (const LeakSuspect &l : s.leakSuspects)
+            suspected += l.bytes;
+        QVERIFY2(suspected <= s.peakActiveBytes / 1000, qPrintable(QString("%1 bytes suspected").arg(suspected)));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSteps)
+#include "tst_steps.moc"
