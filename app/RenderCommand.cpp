@@ -39,7 +39,7 @@ QSize parseSize(const std::string &text)
 }
 
 // The views `render` draws: every page, plus the flame graph alone and the estimator panel.
-constexpr std::string_view kViews[] = {"timeline", "segments", "stacks", "flamegraph", "live", "summary", "categories", "estimator"};
+constexpr std::string_view kViews[] = {"timeline", "steps", "segments", "stacks", "flamegraph", "live", "summary", "categories", "estimator"};
 
 std::string viewList()
 {

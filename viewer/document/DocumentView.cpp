@@ -11,6 +11,7 @@
 #include "segments/SegmentsPage.h"
 #include "stacks/FlameGraphWidget.h"
 #include "stacks/StacksPage.h"
+#include "steps/StepsView.h"
 #include "style/AllocationText.h"
 #include "style/ByteText.h"
 #include "summary/LiveTensorsPage.h"
@@ -19,6 +20,7 @@
 #include "timeline/CategoryTimelineView.h"
 #include "timeline/TimelineView.h"
 
+#include <algorithm>
 #include <QComboBox>
 #include <qcustomplot.h>
 #include <QHBoxLayout>
@@ -92,6 +94,8 @@ DocumentView::DocumentView(QWidget *parent)
     tabs_->addTab(summary_, tr("Summary"));
     segments_ = new SegmentsPage(state_, tabs_);
     tabs_->addTab(timeline_, tr("Timeline"));
+    steps_ = new StepsView(state_, tabs_);
+    tabs_->addTab(steps_, tr("Steps"));
     tabs_->addTab(segments_, tr("Segments"));
     stacks_ = new StacksPage(state_, tabs_);
     tabs_->addTab(stacks_, tr("Stacks"));
@@ -139,6 +143,13 @@ DocumentView::DocumentView(QWidget *parent)
     connect(summary_, &SummaryPage::showSegments, this, [this](uint32_t event) {
         state_->setSelectedEvent(event);
         tabs_->setCurrentWidget(segments_);
+    });
+    connect(steps_, &StepsView::showTimeline, this, [this] { tabs_->setCurrentWidget(timeline_); });
+    connect(summary_, &SummaryPage::showSteps, this, [this] { tabs_->setCurrentWidget(steps_); });
+    connect(summary_, &SummaryPage::showLeaks, this, [this](uint32_t event) {
+        state_->setSelectedEvent(event);
+        live_->setEarlierStepOnly(true);
+        tabs_->setCurrentWidget(live_);
     });
     connect(segments_, &SegmentsPage::showLiveTensors, this, [this] { tabs_->setCurrentWidget(live_); });
     connect(state_, &ViewState::selectedAllocationChanged, this, &DocumentView::showAllocation);
@@ -206,12 +217,14 @@ void DocumentView::showDocument(std::shared_ptr<const Document> doc)
     const Document &d = *state_->document();
     const bool perAllocation = !d.devices.empty();
     const bool hasSegments = !d.snapshot->segments.empty() || d.snapshot->facts.format != "chrome-trace";
+    const bool hasSteps = std::any_of(d.devices.begin(), d.devices.end(), [](const auto &device) { return !device.second.summary.steps.empty(); });
     for (Page page : kPages) {
         const bool shown = page == Page::Categories ? d.snapshot->categories.has_value()
                            : page == Page::Segments ? perAllocation && hasSegments
+                           : page == Page::Steps    ? hasSteps
                                                     : perAllocation;
         tabs_->setTabVisible(tabs_->indexOf(pageWidget(page)), shown);
-        tabs_->setTabEnabled(tabs_->indexOf(pageWidget(page)), page == Page::Summary || page == Page::Categories);
+        tabs_->setTabEnabled(tabs_->indexOf(pageWidget(page)), page == Page::Summary || page == Page::Steps || page == Page::Categories);
     }
     tabs_->setTabToolTip(tabs_->indexOf(timeline_), tr("Preparing the timeline…"));
     if (!perAllocation && d.snapshot->categories)
@@ -240,6 +253,7 @@ QWidget *DocumentView::pageWidget(Page page) const
     switch (page) {
     case Page::Summary: return summary_;
     case Page::Timeline: return timeline_;
+    case Page::Steps: return steps_;
     case Page::Segments: return segments_;
     case Page::Stacks: return stacks_;
     case Page::Live: return live_;

@@ -25,6 +25,7 @@ class DocumentLoader;
 class SegmentsPage;
 class LiveTensorsPage;
 class StacksPage;
+class StepsView;
 class SummaryPage;
 class TimelineView;
 class ViewState;
@@ -49,6 +50,7 @@ public:
     ViewState *state() const { return state_; }
     SummaryPage *summaryPage() const { return summary_; }
     TimelineView *timeline() const { return timeline_; }
+    StepsView *steps() const { return steps_; }
     SegmentsPage *segments() const { return segments_; }
     StacksPage *stacks() const { return stacks_; }
     LiveTensorsPage *live() const { return live_; }
@@ -103,6 +105,7 @@ private:
     QTabWidget *tabs_;
     SummaryPage *summary_;
     TimelineView *timeline_;
+    StepsView *steps_;
     SegmentsPage *segments_;
     StacksPage *stacks_;
     LiveTensorsPage *live_;

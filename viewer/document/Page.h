@@ -4,10 +4,11 @@
 
 namespace memlens {
 
-enum class Page { Summary, Timeline, Segments, Stacks, Live, Categories };
+enum class Page { Summary, Timeline, Steps, Segments, Stacks, Live, Categories };
 
-constexpr EnumNames<Page, 6> kPageNames{{{{Page::Summary, "summary"},
+constexpr EnumNames<Page, 7> kPageNames{{{{Page::Summary, "summary"},
                                           {Page::Timeline, "timeline"},
+                                          {Page::Steps, "steps"},
                                           {Page::Segments, "segments"},
                                           {Page::Stacks, "stacks"},
                                           {Page::Live, "live"},

@@ -6,6 +6,7 @@
 #include "style/ByteText.h"
 #include "summary/LiveAllocationModel.h"
 
+#include <QCheckBox>
 #include <QFileDialog>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -19,16 +20,21 @@
 
 namespace memlens {
 
-// Filters on the frame text (the whole stack: names and files) and a size range.
+// Filters on the frame text (the whole stack: names and files), a size range and, optionally,
+// "created in a step before the cursor's and never freed" (what a leak leaves behind).
 class LiveFilterProxy : public QSortFilterProxyModel {
 public:
     using QSortFilterProxyModel::QSortFilterProxyModel;
-    void set(std::shared_ptr<const Document> doc, const QString &text, uint64_t minBytes, uint64_t maxBytes)
+    void set(std::shared_ptr<const Document> doc, const DeviceData *device, uint32_t cursor, const QString &text, uint64_t minBytes,
+             uint64_t maxBytes, bool earlierStepOnly)
     {
         doc_ = std::move(doc);
+        device_ = device;
+        cursorStep_ = device ? stepOfEvent(device->summary.steps, cursor) : -1;
         text_ = text;
         min_ = minBytes;
         max_ = maxBytes;
+        earlierStepOnly_ = earlierStepOnly;
         invalidateFilter();
     }
 
@@ -39,6 +45,14 @@ protected:
         const LiveBlockInfo &r = model->rows()[static_cast<size_t>(row)];
         if (r.size < min_ || (max_ && r.size > max_))
             return false;
+        if (earlierStepOnly_) {
+            if (!device_ || r.allocEvent == kBeforeTrace || device_->index->allocation(r.allocation).freeCompleted != kNever)
+                return false;
+            const int born = stepOfEvent(device_->summary.steps, r.allocEvent);
+            // After the last step every step is earlier.
+            if (born < 0 || (cursorStep_ >= 0 && born >= cursorStep_))
+                return false;
+        }
         if (text_.isEmpty() || !doc_)
             return true;
         for (uint32_t f : doc_->snapshot->stacks.at(r.stack)) {
@@ -53,8 +67,11 @@ protected:
 
 private:
     std::shared_ptr<const Document> doc_;
+    const DeviceData *device_ = nullptr;
+    int cursorStep_ = -1;
     QString text_;
     uint64_t min_ = 0, max_ = 0;
+    bool earlierStepOnly_ = false;
 };
 
 namespace {
@@ -90,10 +107,13 @@ LiveTensorsPage::LiveTensorsPage(ViewState *state, QWidget *parent) : QWidget(pa
     minSize_->setPlaceholderText(tr("min size (e.g. 1M)"));
     maxSize_ = new QLineEdit(this);
     maxSize_->setPlaceholderText(tr("max size"));
+    earlierStep_ = new QCheckBox(tr("Created in an earlier step, never freed"), this);
+    earlierStep_->setToolTip(tr("What a leak leaves behind: allocations made in a step before the cursor's that the trace never frees"));
     auto *exportButton = new QPushButton(tr("Export CSV…"), this);
     bar->addWidget(text_, 2);
     bar->addWidget(minSize_);
     bar->addWidget(maxSize_);
+    bar->addWidget(earlierStep_);
     bar->addWidget(exportButton);
     model_ = new LiveAllocationModel(this);
     proxy_ = new LiveFilterProxy(this);
@@ -119,6 +139,7 @@ LiveTensorsPage::LiveTensorsPage(ViewState *state, QWidget *parent) : QWidget(pa
     connect(text_, &QLineEdit::textChanged, this, refilter);
     connect(minSize_, &QLineEdit::editingFinished, this, refilter);
     connect(maxSize_, &QLineEdit::editingFinished, this, refilter);
+    connect(earlierStep_, &QCheckBox::toggled, this, refilter);
     connect(exportButton, &QPushButton::clicked, this, [this] {
         const QString path = QFileDialog::getSaveFileName(this, tr("Export live allocations"), "live.csv", tr("CSV (*.csv)"));
         if (!path.isEmpty())
@@ -135,8 +156,13 @@ LiveTensorsPage::LiveTensorsPage(ViewState *state, QWidget *parent) : QWidget(pa
 
 void LiveTensorsPage::setFilter(const QString &text, uint64_t minBytes, uint64_t maxBytes)
 {
-    proxy_->set(state_->document(), text, minBytes, maxBytes);
+    proxy_->set(state_->document(), state_->deviceData(), cursor_, text, minBytes, maxBytes, earlierStep_->isChecked());
     updateTotals();
+}
+
+void LiveTensorsPage::setEarlierStepOnly(bool on)
+{
+    earlierStep_->setChecked(on);
 }
 
 void LiveTensorsPage::rebuild()
@@ -151,10 +177,12 @@ void LiveTensorsPage::rebuild()
         e = d->index->peakIndex();
     uint64_t count = 0;
     std::vector<LiveBlockInfo> rows = largestLive(*d->index, e, SIZE_MAX, &count, d->categories.get());
+    cursor_ = e;
+    earlierStep_->setEnabled(!d->summary.steps.empty());
     model_->setAllocations(state_->document(), state_->device(), std::move(rows), d->index->activeAfter(e), e);
     title_->setText(tr("<b>%1 allocations live after %2</b>%3").arg(count).arg(eventLabel(*d->index, e))
                         .arg(e == d->index->peakIndex() ? tr(" (the peak)") : QString()));
-    proxy_->set(state_->document(), text_->text(), parseSize(minSize_->text()), parseSize(maxSize_->text()));
+    setFilter(text_->text(), parseSize(minSize_->text()), parseSize(maxSize_->text()));
     table_->resizeColumnsToContents();
     updateTotals();
 }

@@ -8,6 +8,7 @@
 #include <QWidget>
 
 class QLabel;
+class QCheckBox;
 class QLineEdit;
 class QTableView;
 
@@ -23,6 +24,8 @@ class LiveTensorsPage : public QWidget {
 public:
     LiveTensorsPage(ViewState *state, QWidget *parent = nullptr);
     void setFilter(const QString &text, uint64_t minBytes, uint64_t maxBytes);
+    // Only allocations created in a step before the cursor's and never freed.
+    void setEarlierStepOnly(bool on);
     QTableView *table() const { return table_; }
     QString totalsText() const;
     QString exportCsv(const QString &path) const; // error message, or empty
@@ -36,6 +39,8 @@ private:
     LiveFilterProxy *proxy_;
     QTableView *table_;
     QLineEdit *text_, *minSize_, *maxSize_;
+    QCheckBox *earlierStep_;
+    uint32_t cursor_ = kBeforeTrace; // the event whose live allocations are shown
     QLabel *title_, *totals_;
 };
 

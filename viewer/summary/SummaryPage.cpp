@@ -1,10 +1,12 @@
 #include "summary/SummaryPage.h"
 
+#include "analysis/FrameFilter.h"
 #include "document/ViewState.h"
 #include "stacks/CostBarDelegate.h"
 #include "style/AllocationText.h"
 #include "style/ByteText.h"
 
+#include <algorithm>
 #include <QHeaderView>
 #include <QLabel>
 #include <QMessageBox>
@@ -124,6 +126,27 @@ void SummaryPage::refresh()
     }
     if (!byCategory.isEmpty())
         row(tr("At the peak"), byCategory.join(QStringLiteral(" · ")));
+    if (!s.steps.empty()) {
+        const auto highest = std::max_element(s.steps.begin(), s.steps.end(),
+                                              [](const StepSummary &a, const StepSummary &b) { return a.peakActiveBytes < b.peakActiveBytes; });
+        row(tr("Steps"), tr("<a href='steps'>%1 steps</a>; the highest peak, %2, in step %3; allocated at the end of a step %4 → %5")
+                             .arg(s.steps.size())
+                             .arg(bytesText(highest->peakActiveBytes))
+                             .arg(highest->index)
+                             .arg(bytesText(s.steps.front().endAllocatedBytes), bytesText(s.steps.back().endAllocatedBytes)));
+    }
+    if (!s.leakSuspects.empty()) {
+        QStringList suspects;
+        for (size_t i = 0; i < s.leakSuspects.size() && i < 3; ++i) {
+            const LeakSuspect &l = s.leakSuspects[i];
+            const auto frames = stackFrames(*doc->snapshot, l.stack, true);
+            const QString site = frames.empty() ? tr("(no stack recorded)") : QString::fromStdString(doc->snapshot->frameText(frames.front()));
+            suspects << tr("%1 from <code>%2</code>, grew in %3 of %4 steps").arg(bytesText(l.bytes), site.toHtmlEscaped()).arg(l.steps).arg(s.steps.size());
+        }
+        if (s.leakSuspects.size() > 3)
+            suspects << tr("%n more", nullptr, static_cast<int>(s.leakSuspects.size() - 3));
+        row(tr("Leak suspects"), suspects.join(QStringLiteral("<br/>")) + tr(" — <a href='leaks'>show what piled up</a>"));
+    }
     if (s.traceTotals) {
         row(tr("Allocator totals"), tr("Total Allocated peaked at %1 (event %2); at the end %3 allocated, %4 reserved. "
                                        "A profiler trace records no segments or blocks.")
@@ -177,6 +200,10 @@ void SummaryPage::onLink(const QString &link)
         emit showOnTimeline(link.mid(4).toUInt(), UINT32_MAX);
     else if (link.startsWith("segments:"))
         emit showSegments(link.mid(9).toUInt());
+    else if (link == "steps")
+        emit showSteps();
+    else if (link == "leaks" && d->index->eventCount() > 0)
+        emit showLeaks(static_cast<uint32_t>(d->index->eventCount() - 1));
 }
 
 } // namespace memlens

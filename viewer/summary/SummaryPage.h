@@ -28,6 +28,9 @@ signals:
     void showOnTimeline(uint32_t event, uint32_t allocation);
     // …or the allocator's state there (the OOM verdict).
     void showSegments(uint32_t event);
+    void showSteps();
+    // What was created in earlier steps and never freed, at `event` (the end).
+    void showLeaks(uint32_t event);
 
 private:
     void refresh();

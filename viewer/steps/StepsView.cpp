@@ -1,0 +1,149 @@
+#include "steps/StepsView.h"
+
+#include "document/ViewState.h"
+#include "style/ByteText.h"
+#include "style/PlotPalette.h"
+#include "timeline/BinaryBytesTicker.h"
+
+#include <qcustomplot.h>
+#include <QLabel>
+#include <QVBoxLayout>
+
+namespace memlens {
+
+namespace {
+const std::vector<StepSummary> &stepsOf(const ViewState &state)
+{
+    static const std::vector<StepSummary> none;
+    const DeviceData *d = state.deviceData();
+    return d ? d->summary.steps : none;
+}
+} // namespace
+
+StepsView::StepsView(ViewState *state, QWidget *parent) : QWidget(parent), state_(state)
+{
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    readout_ = new QLabel(this);
+    readout_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    plot_ = new QCustomPlot(this);
+    plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    plot_->axisRect()->setRangeDrag(Qt::Horizontal);
+    plot_->axisRect()->setRangeZoom(Qt::Horizontal);
+    plot_->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new BinaryBytesTicker));
+    plot_->yAxis->setLabel(tr("Memory"));
+    plot_->xAxis->setLabel(tr("Step"));
+    plot_->legend->setVisible(true);
+    plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    peaks_ = new QCPBars(plot_->xAxis, plot_->yAxis);
+    peaks_->setName(tr("peak active in the step"));
+    highest_ = new QCPBars(plot_->xAxis, plot_->yAxis);
+    highest_->setName(tr("the step with the highest peak"));
+    for (QCPBars *bars : {peaks_, highest_})
+        bars->setWidthType(QCPBars::wtPlotCoords), bars->setWidth(0.8);
+    auto *end = plot_->addGraph();
+    end->setName(tr("allocated at the step's end"));
+    end->setLineStyle(QCPGraph::lsLine);
+    end->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 5));
+    auto *reserved = plot_->addGraph();
+    reserved->setName(tr("peak reserved in the step"));
+    reserved->setLineStyle(QCPGraph::lsStepCenter);
+    layout->addWidget(readout_);
+    layout->addWidget(plot_, 1);
+    plot_->setToolTip(tr("Click a step to show it on the timeline"));
+    connect(plot_, &QCustomPlot::mouseRelease, this, [this](QMouseEvent *event) {
+        if (event->button() == Qt::LeftButton)
+            showStep(stepAt(event->pos()));
+    });
+    connect(state_, &ViewState::deviceChanged, this, &StepsView::rebuild);
+    applyPalette();
+}
+
+void StepsView::rebuild()
+{
+    const std::vector<StepSummary> &steps = stepsOf(*state_);
+    QVector<double> x, peak, top, end, reserved;
+    size_t highest = 0;
+    for (size_t k = 0; k < steps.size(); ++k) {
+        if (steps[k].peakActiveBytes > steps[highest].peakActiveBytes)
+            highest = k;
+    }
+    for (size_t k = 0; k < steps.size(); ++k) {
+        x << double(k);
+        peak << (k == highest ? 0.0 : double(steps[k].peakActiveBytes));
+        top << (k == highest ? double(steps[k].peakActiveBytes) : 0.0);
+        end << double(steps[k].endAllocatedBytes);
+        reserved << double(steps[k].peakReservedBytes);
+    }
+    peaks_->setData(x, peak, true);
+    highest_->setData(x, top, true);
+    plot_->graph(0)->setData(x, end, true);
+    plot_->graph(1)->setData(x, reserved, true);
+    if (steps.empty()) {
+        readout_->setText(tr("No steps: the trace has no repeating record_function phases (see the README)."));
+        plot_->replot();
+        return;
+    }
+    uint64_t top0 = 0;
+    for (const StepSummary &s : steps)
+        top0 = std::max({top0, s.peakActiveBytes, s.peakReservedBytes});
+    plot_->xAxis->setRange(-0.7, double(steps.size()) - 0.3);
+    plot_->yAxis->setRange(0, double(top0) * 1.12);
+    const StepSummary &h = steps[highest];
+    readout_->setText(tr("<b>%1 steps</b> · the highest peak, %2, in step %3 · allocated at the end of the first step %4, of the last %5")
+                          .arg(steps.size())
+                          .arg(bytesText(h.peakActiveBytes))
+                          .arg(highest)
+                          .arg(bytesText(steps.front().endAllocatedBytes), bytesText(steps.back().endAllocatedBytes)));
+    plot_->replot();
+}
+
+QString StepsView::readout() const
+{
+    return readout_->text();
+}
+
+int StepsView::stepAt(const QPoint &pixel) const
+{
+    const auto &steps = stepsOf(*state_);
+    const double x = plot_->xAxis->pixelToCoord(pixel.x());
+    const long k = std::lround(x);
+    if (!plot_->axisRect()->rect().contains(pixel) || k < 0 || k >= static_cast<long>(steps.size()) || std::abs(x - double(k)) > 0.45)
+        return -1;
+    return static_cast<int>(k);
+}
+
+void StepsView::showStep(int index)
+{
+    const auto &steps = stepsOf(*state_);
+    if (index < 0 || index >= static_cast<int>(steps.size()))
+        return;
+    const StepSummary &s = steps[static_cast<size_t>(index)];
+    const TimelineAxis &axis = state_->axis();
+    state_->zoomTo({axis.xOfEvent(s.firstEvent), axis.xOfEvent(s.lastEvent) + (axis.isTime() ? 0.0 : 1.0)});
+    emit showTimeline();
+}
+
+void StepsView::applyPalette()
+{
+    applyPlotPalette(plot_, palette());
+    const bool dark = palette().color(QPalette::Base).lightness() < 128;
+    const QColor bar = dark ? QColor(90, 140, 220) : QColor(70, 120, 200);
+    const QColor hot = dark ? QColor(255, 120, 120) : QColor(200, 40, 40);
+    peaks_->setBrush(bar);
+    peaks_->setPen(Qt::NoPen);
+    highest_->setBrush(hot);
+    highest_->setPen(Qt::NoPen);
+    plot_->graph(0)->setPen(QPen(dark ? QColor(120, 220, 140) : QColor(20, 140, 60), 2));
+    plot_->graph(1)->setPen(QPen(dark ? QColor(255, 170, 120) : QColor(200, 90, 30), 1.5, Qt::DashLine));
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void StepsView::changeEvent(QEvent *event)
+{
+    if (event->type() == QEvent::PaletteChange)
+        applyPalette();
+    QWidget::changeEvent(event);
+}
+
+} // namespace memlens
