@@ -74,6 +74,34 @@ class TestViewer : public QObject {
     Q_OBJECT
 
 private slots:
+    // At 400 steps the whole run shows a step strip and no phase shading; zoomed into one
+    // step, its phases (and their shading) come back.
+    void manyStepsReadable()
+    {
+        QTemporaryDir dir;
+        const QString file = dir.filePath("run400.pickle");
+        QString error;
+        runPythonTool("make_long_run.py", {corpusDir() + "/snapshots/frag_varlen_gpt2/snapshot.pickle.zst", file, "--steps", "400"}, &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        auto doc = load(file);
+        const DeviceData &d = doc->devices.at(0);
+        QVERIFY(d.summary.steps.size() >= 400);
+        QVERIFY(d.summary.phases.size() >= 2000);
+        auto view = openView(doc, Page::Timeline, QSize(1600, 900));
+        QCustomPlot *plot = view->timeline()->plot();
+        // A point high above the data, below the label strip, in the middle of the plot.
+        auto probe = [&] {
+            plot->replot(QCustomPlot::rpImmediateRefresh);
+            const QRect r = plot->axisRect()->rect();
+            return plot->toPixmap().toImage().pixel(r.center().x(), r.top() + 40);
+        };
+        const QRgb background = plot->palette().color(QPalette::Base).rgb();
+        QCOMPARE(probe(), background);
+        const StepSummary &step = d.summary.steps[200];
+        view->state()->setVisibleRange({double(step.firstEvent), double(step.lastEvent + 1)});
+        QVERIFY(probe() != background); // a phase's shade
+    }
+
     // The Steps page: one bar per step; clicking a step shows exactly its events on the
     // timeline. Live's "created in an earlier step, never freed" shows a planted leak.
     void stepsAndLeaks()

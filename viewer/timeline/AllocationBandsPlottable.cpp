@@ -261,37 +261,72 @@ void AllocationBandsPlottable::drawMarker(QCPPainter *painter, uint32_t event, c
 
 void AllocationBandsPlottable::drawPhases(QCPPainter *painter, const QRect &area)
 {
-    const auto &phases = device()->summary.phases;
-    if (phases.empty())
+    const DeviceSummary &summary = device()->summary;
+    const EventTable &ev = device()->index->events();
+    if (summary.phases.empty() || ev.count() == 0)
         return;
+    // The visible stretch of time: phases outside it cost one comparison each.
+    const int64_t tA = ev.timeUs[axis().eventAt(mKeyAxis->pixelToCoord(area.left()))];
+    const int64_t tB = ev.timeUs[axis().eventAt(mKeyAxis->pixelToCoord(area.right()))];
     const QFontMetrics fm(painter->font());
     const int h = fm.height() + 4;
+    auto pixelOf = [&](int64_t t) { return mKeyAxis->coordToPixel(axis().xOfTime(t)); };
+    auto strip = [&](double xa, double xb, const QColor &fill, const QString &text) {
+        const QRectF label(QPointF(xa, area.top()), QPointF(xb, area.top() + h));
+        painter->setPen(Qt::NoPen);
+        painter->setBrush(fill);
+        painter->drawRect(label);
+        // Only what fits is labelled.
+        if (!text.isEmpty() && fm.horizontalAdvance(text) + 6 <= label.width()) {
+            painter->setPen(Qt::black);
+            painter->drawText(label, Qt::AlignCenter, text);
+        }
+    };
+
+    // Many steps in view: phases would be slivers and their shades a wash, so each step gets a
+    // strip of its own (alternating shades) and the plot stays unshaded.
+    const auto &steps = summary.steps;
+    size_t visibleSteps = 0;
+    for (const StepSummary &st : steps)
+        visibleSteps += st.endUs >= tA && st.startUs <= tB;
+    if (visibleSteps > 0 && area.width() / static_cast<double>(visibleSteps) < kMinPixelsPerStepForPhases) {
+        const double perStep = area.width() / static_cast<double>(visibleSteps);
+        if (perStep < 6) {
+            strip(area.left(), area.right(), dark_ ? QColor(70, 90, 120) : QColor(200, 215, 235),
+                  tr("%1 steps (zoom in to see each step, then its phases)").arg(visibleSteps));
+            return;
+        }
+        for (const StepSummary &st : steps) {
+            if (st.endUs < tA || st.startUs > tB)
+                continue;
+            const double xa = std::max<double>(pixelOf(st.startUs), area.left());
+            const double xb = std::min<double>(pixelOf(st.endUs), area.right());
+            const QColor fill = st.index % 2 ? (dark_ ? QColor(60, 80, 110) : QColor(190, 205, 230))
+                                             : (dark_ ? QColor(85, 110, 150) : QColor(215, 228, 245));
+            strip(xa, xb, fill, QString::number(st.index));
+        }
+        return;
+    }
     // Two passes: every shade first, then the labelled strips on top, so a later phase's shade
     // never washes out an earlier label.
     for (int pass = 0; pass < 2; ++pass) {
-        for (const PhaseRange &p : phases) {
-            if (!p.startUs)
+        for (const PhaseRange &p : summary.phases) {
+            if (!p.startUs || *p.startUs > tB || (p.endUs && *p.endUs < tA))
                 continue;
-            const double xa = std::max<double>(mKeyAxis->coordToPixel(axis().xOfTime(*p.startUs)), area.left());
-            const double xb = std::min<double>(p.endUs ? mKeyAxis->coordToPixel(axis().xOfTime(*p.endUs)) : area.right(), area.right());
+            const double xa = std::max<double>(pixelOf(*p.startUs), area.left());
+            const double xb = std::min<double>(p.endUs ? pixelOf(*p.endUs) : area.right(), area.right());
             if (xb <= xa)
                 continue;
             QColor c = bandColor(std::hash<std::string>{}(p.name));
-            painter->setPen(Qt::NoPen);
             if (pass == 0) {
                 c.setAlpha(dark_ ? 40 : 30);
+                painter->setPen(Qt::NoPen);
                 painter->setBrush(c);
                 painter->drawRect(QRectF(QPointF(xa, area.top()), QPointF(xb, area.bottom())));
                 continue;
             }
-            const QRectF label(QPointF(xa, area.top()), QPointF(xb, area.top() + h));
-            painter->setBrush(c.lighter(dark_ ? 90 : 115));
-            painter->drawRect(label);
-            const QString name = fm.elidedText(QString::fromStdString(p.name), Qt::ElideRight, static_cast<int>(label.width()) - 6);
-            if (name.size() > 1) {
-                painter->setPen(Qt::black);
-                painter->drawText(label, Qt::AlignCenter, name);
-            }
+            const QString name = fm.elidedText(QString::fromStdString(p.name), Qt::ElideRight, static_cast<int>(xb - xa) - 6);
+            strip(xa, xb, c.lighter(dark_ ? 90 : 115), name.size() > 1 ? name : QString());
         }
     }
 }

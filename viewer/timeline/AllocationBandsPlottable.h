@@ -52,6 +52,8 @@ public:
                            const QCPRange &inKeyRange = QCPRange()) const override;
 
     static constexpr size_t kMaxBands = 1000;
+    // Below this many pixels per step the phase strip shows steps instead of phases.
+    static constexpr double kMinPixelsPerStepForPhases = 60;
 
 protected:
     void draw(QCPPainter *painter) override;
