@@ -55,9 +55,9 @@ AllocationCategories::AllocationCategories(const Snapshot &snapshot, const Devic
 {
     const EventTable &ev = index.events();
     const Phases phases(snapshot, index.device());
-    const std::vector<Phases::EventPhase> eventPhase = phases.classifyEvents(ev);
+    const std::vector<int32_t> eventPhase = phases.classifyEvents(ev);
     const bool phased = phases.classified();
-    auto phaseAt = [&](uint32_t e) { return phased && e < ev.count() ? eventPhase[e].kind : PhaseKind::None; };
+    auto phaseAt = [&](uint32_t e) { return phased && e < ev.count() ? phases.kind(eventPhase[e]) : PhaseKind::None; };
 
     // A snapshot dumped at an OOM cut a step short: what it still holds was not yet freed.
     const bool cutShort = !index.oomEvents().empty();
@@ -77,7 +77,7 @@ AllocationCategories::AllocationCategories(const Snapshot &snapshot, const Devic
         const PhaseKind bornIn = born ? phaseAt(a.allocEvent) : PhaseKind::None;
         const PhaseKind freedIn = a.freeCompleted != kNever ? phaseAt(a.freeCompleted) : PhaseKind::None;
         const bool outlivesPhase = born && bornIn != PhaseKind::None &&
-                                   (neverFreed || ev.timeUs[a.freeCompleted] > eventPhase[a.allocEvent].endUs);
+                                   (neverFreed || ev.timeUs[a.freeCompleted] > phases.end(eventPhase[a.allocEvent]));
         Category c = Category::Unknown;
         if (f.optim) {
             // State is created once and kept; everything else an optimizer step allocates

@@ -68,10 +68,10 @@ Phases::Phases(const Snapshot &snapshot, int device) : ranges_(phaseRanges(snaps
     }
 }
 
-std::vector<Phases::EventPhase> Phases::classifyEvents(const EventTable &events) const
+std::vector<int32_t> Phases::classifyEvents(const EventTable &events) const
 {
     const size_t n = events.count();
-    std::vector<EventPhase> out(spans_.empty() ? 0 : n);
+    std::vector<int32_t> out(spans_.empty() ? 0 : n, kNoSpan);
     if (spans_.empty())
         return out;
     // Events in time order (traces almost always are already), spans in start order; a heap
@@ -94,7 +94,7 @@ std::vector<Phases::EventPhase> Phases::classifyEvents(const EventTable &events)
         while (!started.empty() && spans_[started.top()].end < t)
             started.pop();
         if (!started.empty())
-            out[e] = {spans_[started.top()].kind, spans_[started.top()].end};
+            out[e] = static_cast<int32_t>(started.top());
     }
     return out;
 }

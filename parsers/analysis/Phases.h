@@ -37,13 +37,13 @@ public:
     // Whether any phase is a forward, backward or optimizer phase with a known start.
     bool classified() const { return !spans_.empty(); }
 
-    // For each event, the innermost forward / backward / optimizer phase containing its time,
-    // found in one sweep over the events (not a scan of every phase per event).
-    struct EventPhase {
-        PhaseKind kind = PhaseKind::None;
-        int64_t endUs = INT64_MAX; // when that phase ends (INT64_MAX: never, or no phase)
-    };
-    std::vector<EventPhase> classifyEvents(const EventTable &events) const;
+    // For each event, the innermost forward / backward / optimizer phase containing its time
+    // (kNoSpan: none), found in one sweep over the events, not a scan of every phase per event.
+    static constexpr int32_t kNoSpan = -1;
+    std::vector<int32_t> classifyEvents(const EventTable &events) const;
+    PhaseKind kind(int32_t span) const { return span == kNoSpan ? PhaseKind::None : spans_[static_cast<size_t>(span)].kind; }
+    // When that phase ends (INT64_MAX: never, or no phase).
+    int64_t end(int32_t span) const { return span == kNoSpan ? INT64_MAX : spans_[static_cast<size_t>(span)].end; }
 
 private:
     struct Span {
