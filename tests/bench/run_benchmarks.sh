@@ -1,28 +1,40 @@
 #!/usr/bin/env bash
-# Generates the ~1 GB / 12 M-entry snapshot once (in $BENCH_DIR, default /tmp/memlens-bench)
-# and prints load figures for memlens and, for comparison, CPython's pickle.load.
+# Generates two ~1 GB / 12 M-entry snapshots once (in $BENCH_DIR, default /tmp/memlens-bench)
+# and prints load and timeline figures for memlens and, for comparison, CPython's pickle.load
+# of the same file in the same run:
+#   long_12m.pickle   a long run: ~4,000 steps with their own forward / backward / optimizer
+#                     phases (~20,000 phases) and varying sequence lengths (make_long_run.py)
+#   large_12m.pickle  the 3-step GPT-2 run repeated: a handful of phases (make_large_snapshot.py)
 set -euo pipefail
 build=${1:-build}
 here=$(cd "$(dirname "$0")" && pwd)
+corpus=$here/../../../shared/corpus
 dir=${BENCH_DIR:-/tmp/memlens-bench}
 mkdir -p "$dir"
-big=$dir/large_12m.pickle
-if [ ! -f "$big" ]; then
-  python3 "$here/../tools/make_large_snapshot.py" "$here/../../../shared/corpus/snapshots/gpt2_fp32_adamw/snapshot.pickle" "$big" --entries 12000000
-fi
-echo "== $(du -h "$big" | cut -f1) $big"
-echo "-- bench_load (stages)"
-"$build/bin/bench_load" "$big"
-echo "-- bench_timeline (GUI, offscreen)"
-"$build/bin/bench_timeline" "$big"
-echo "-- memlens summary (whole command)"
-/usr/bin/time -f "wall %e s, peak RSS %M KiB" "$build/bin/memlens" summary "$big" > /dev/null
-echo "-- python3 pickle.load (same file)"
-/usr/bin/time -f "wall %e s, peak RSS %M KiB" python3 -c "import pickle,sys; pickle.load(open(sys.argv[1],'rb'))" "$big"
+long=$dir/long_12m.pickle
+tiled=$dir/large_12m.pickle
+[ -f "$long" ] || python3 "$here/../tools/make_long_run.py" "$corpus/snapshots/frag_varlen_gpt2/snapshot.pickle.zst" "$long" --entries 12000000
+[ -f "$tiled" ] || python3 "$here/../tools/make_large_snapshot.py" "$corpus/snapshots/gpt2_fp32_adamw/snapshot.pickle" "$tiled" --entries 12000000
+
+seconds() { /usr/bin/time -f "%e %M" "$@" 2>&1 >/dev/null | tail -1; }
+for big in "$long" "$tiled"; do
+  echo "== $(du -h "$big" | cut -f1) $big"
+  echo "-- bench_load (stages)"
+  "$build/bin/bench_load" "$big"
+  read -r ours ours_rss < <(seconds "$build/bin/memlens" summary "$big")
+  read -r py py_rss < <(seconds python3 -c "import pickle,sys; pickle.load(open(sys.argv[1],'rb'))" "$big")
+  read -r render render_rss < <(seconds env QT_QPA_PLATFORM=offscreen "$build/bin/memlens" render "$big" --view timeline -o "$dir/timeline.png")
+  size_kib=$(( $(stat -c %s "$big") / 1024 ))
+  echo "memlens summary: ${ours} s, peak RSS $((ours_rss / 1024)) MiB ($(python3 -c "print(round($ours_rss / $size_kib, 2))") x the file)"
+  echo "python3 pickle.load: ${py} s, peak RSS $((py_rss / 1024)) MiB"
+  echo "summary is $(python3 -c "print(round($py / $ours, 1))")x faster than pickle.load"
+  echo "render --view timeline (open to first complete frame, written): ${render} s = $(python3 -c "print(round($render / $py, 2))") x pickle.load"
+  echo "-- bench_timeline (GUI, offscreen)"
+  "$build/bin/bench_timeline" "$big"
+done
+
 trace=$dir/large_trace.json
-if [ ! -f "$trace" ]; then
-  python3 "$here/../tools/make_large_trace.py" "$here/../../../shared/corpus/profiles/gpt2_bf16_adamw/trace.pt.trace.json.gz" "$trace"
-fi
+[ -f "$trace" ] || python3 "$here/../tools/make_large_trace.py" "$corpus/profiles/gpt2_bf16_adamw/trace.pt.trace.json.gz" "$trace"
 echo "== $(du -h "$trace" | cut -f1) $trace (profiler trace)"
 start=$(date +%s.%N)
 /usr/bin/time -f "memlens summary: wall %e s, peak RSS %M KiB" "$build/bin/memlens" summary "$trace" > /dev/null
