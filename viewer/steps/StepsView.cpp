@@ -3,7 +3,7 @@
 #include "document/ViewState.h"
 #include "style/ByteText.h"
 #include "style/PlotPalette.h"
-#include "timeline/BinaryBytesTicker.h"
+#include "timeline/BytesPlot.h"
 
 #include <qcustomplot.h>
 #include <QLabel>
@@ -26,12 +26,7 @@ StepsView::StepsView(ViewState *state, QWidget *parent) : QWidget(parent), state
     layout->setContentsMargins(4, 4, 4, 4);
     readout_ = new QLabel(this);
     readout_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    plot_ = new QCustomPlot(this);
-    plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
-    plot_->axisRect()->setRangeDrag(Qt::Horizontal);
-    plot_->axisRect()->setRangeZoom(Qt::Horizontal);
-    plot_->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new BinaryBytesTicker));
-    plot_->yAxis->setLabel(tr("Memory"));
+    plot_ = newBytesPlot(this, tr("Memory"));
     plot_->xAxis->setLabel(tr("Step"));
     plot_->legend->setVisible(true);
     plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);

@@ -4,7 +4,7 @@
 #include "document/ViewState.h"
 #include "style/ByteText.h"
 #include "style/PlotPalette.h"
-#include "timeline/BinaryBytesTicker.h"
+#include "timeline/BytesPlot.h"
 
 #include <qcustomplot.h>
 #include <QLabel>
@@ -24,12 +24,7 @@ CategoryTimelineView::CategoryTimelineView(const ViewState *state, QWidget *pare
 {
     auto *layout = new QVBoxLayout(this);
     readout_ = new QLabel(this);
-    plot_ = new QCustomPlot(this);
-    plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
-    plot_->axisRect()->setRangeDrag(Qt::Horizontal);
-    plot_->axisRect()->setRangeZoom(Qt::Horizontal);
-    plot_->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new BinaryBytesTicker));
-    plot_->yAxis->setLabel(tr("Memory"));
+    plot_ = newBytesPlot(this, tr("Memory"));
     plot_->xAxis->setLabel(tr("Time (ms since the first point)"));
     plot_->legend->setVisible(true);
     plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);

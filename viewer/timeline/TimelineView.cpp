@@ -7,7 +7,7 @@
 #include "style/ColorModeBox.h"
 #include "style/PlotPalette.h"
 #include "timeline/AllocationBandsPlottable.h"
-#include "timeline/BinaryBytesTicker.h"
+#include "timeline/BytesPlot.h"
 #include "timeline/TimelineOverview.h"
 
 #include <QComboBox>
@@ -36,12 +36,7 @@ TimelineView::TimelineView(ViewState *state, QWidget *parent) : QWidget(parent),
     bar->addWidget(colorMode);
     layout->addLayout(bar);
 
-    plot_ = new QCustomPlot(this);
-    plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
-    plot_->axisRect()->setRangeDrag(Qt::Horizontal);
-    plot_->axisRect()->setRangeZoom(Qt::Horizontal);
-    plot_->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new BinaryBytesTicker));
-    plot_->yAxis->setLabel(tr("Active memory"));
+    plot_ = newBytesPlot(this, tr("Active memory"));
     plot_->setMouseTracking(true);
     plot_->installEventFilter(this);
     plot_->setFocusPolicy(Qt::StrongFocus);
