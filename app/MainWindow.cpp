@@ -340,6 +340,7 @@ DocumentView *MainWindow::openFile(const QString &path)
         return nullptr;
     }
     auto *view = new DocumentView(tabs_);
+    view->setSnapshotCache(cache_);
     undo_->addStack(view->notes()->undoStack()); // before the tab becomes current
     const int index = tabs_->addTab(view, QFileInfo(path).fileName());
     // A dot on the tab: notes changed since the session was opened or saved.

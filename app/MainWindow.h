@@ -2,6 +2,7 @@
 // The application window: a start page, one tab per opened document, menus, recent files,
 // drag and drop. Documents load in the background; a failed load leaves the others untouched.
 #include <QMainWindow>
+#include <memory>
 
 class QStackedWidget;
 class QTabWidget;
@@ -12,6 +13,7 @@ class QUndoGroup;
 namespace memlens {
 
 class DocumentView;
+class SnapshotCache;
 class StartPage;
 
 class MainWindow : public QMainWindow {
@@ -19,6 +21,8 @@ class MainWindow : public QMainWindow {
 
 public:
     explicit MainWindow(QWidget *parent = nullptr);
+    // Files opened from now on load through `cache` (null: none; tests use none).
+    void setSnapshotCache(std::shared_ptr<const SnapshotCache> cache) { cache_ = std::move(cache); }
 
     // Opens a snapshot (or a .memlens session, then returns nullptr).
     DocumentView *openFile(const QString &path);
@@ -53,6 +57,7 @@ private:
     QTabWidget *tabs_;
     QMenu *recentMenu_;
     QUndoGroup *undo_; // one note undo stack per document; the current tab's is active
+    std::shared_ptr<const SnapshotCache> cache_;
 };
 
 } // namespace memlens

@@ -64,7 +64,7 @@ int runRenderCommand(int argc, char **argv)
 {
     std::vector<std::string> args(argv + 2, argv + argc);
     try {
-        CommandLine cl(args, {"view", "at", "range", "size", "theme", "device", "color", "session", "o"}, {"footer"});
+        CommandLine cl(args, {"view", "at", "range", "size", "theme", "device", "color", "session", "o"}, {"footer", "no-cache"});
         std::optional<Session> session;
         if (auto path = cl.value("session")) {
             try {
@@ -81,7 +81,7 @@ int runRenderCommand(int argc, char **argv)
         }
         if ((cl.positional().size() != 1 && !(session && cl.positional().empty())) || !cl.value("o"))
             throw std::invalid_argument("usage: memlens render FILE --view " + viewList() + " [--at peak|oom|EVENT] [--device N] "
-                                        "[--range A:B] [--size WxH] [--theme light|dark] [--color allocation|site|category] [--footer] [--session S.memlens] -o OUT.png|OUT.svg");
+                                        "[--range A:B] [--size WxH] [--theme light|dark] [--color allocation|site|category] [--footer] [--session S.memlens] [--no-cache] -o OUT.png|OUT.svg");
         const std::string view = cl.value("view").value_or(session ? session->page : "timeline");
         if (std::find(std::begin(kViews), std::end(kViews), view) == std::end(kViews))
             throw std::invalid_argument("--view " + view + " is not available (" + viewList() + ")");
@@ -96,7 +96,8 @@ int runRenderCommand(int argc, char **argv)
         const QString file = QString::fromStdString(cl.positional().empty() ? session->snapshotPath : cl.positional().front());
         LoadedDocument loaded;
         try {
-            loaded = loadDocument(file.toStdString());
+            const SnapshotCache cache;
+            loaded = loadDocument(file.toStdString(), StopAfter::Timeline, cl.flag("no-cache") ? nullptr : &cache);
         } catch (const LoadError &e) {
             std::cerr << "memlens: " << e.what() << '\n';
             return 1;

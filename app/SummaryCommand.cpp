@@ -4,6 +4,7 @@
 #include "analysis/CallTree.h"
 #include "analysis/DeviceIndex.h"
 #include "decode/SnapshotLoader.h"
+#include "pipeline/CachedSnapshot.h"
 #include "model/LoadError.h"
 #include "report/SummaryReport.h"
 
@@ -16,21 +17,23 @@ namespace memlens {
 int runSummaryCommand(const std::vector<std::string> &args)
 {
     try {
-        CommandLine cl(args, {"device", "top", "at"}, {"json", "folded", "bottom-up"});
+        CommandLine cl(args, {"device", "top", "at"}, {"json", "folded", "bottom-up", "no-cache"});
         if (cl.positional().size() != 1)
-            throw std::invalid_argument("usage: memlens summary FILE [--device N] [--top K] [--at peak|oom|EVENT] [--json | --folded [--bottom-up]]");
+            throw std::invalid_argument("usage: memlens summary FILE [--device N] [--top K] [--at peak|oom|EVENT] [--json | --folded [--bottom-up]] [--no-cache]");
         const std::string file = cl.positional().front();
         const auto top = static_cast<size_t>(cl.integer("top").value_or(10));
         const auto device = cl.integer("device");
         const auto at = cl.value("at");
 
-        std::unique_ptr<Snapshot> snapshot;
+        const SnapshotCache cache;
+        CachedSnapshot loaded;
         try {
-            snapshot = loadSnapshot(file);
+            loaded = loadSnapshotCached(file, {}, cl.flag("no-cache") ? nullptr : &cache);
         } catch (const LoadError &e) {
             std::cerr << "memlens: " << e.what() << '\n';
             return 1;
         }
+        const std::shared_ptr<const Snapshot> &snapshot = loaded.snapshot; // its cache entry is written meanwhile
         std::vector<int> devices = snapshot->devices();
         if (device) {
             if (std::find(devices.begin(), devices.end(), *device) == devices.end())

@@ -5,6 +5,7 @@
 #include "MainWindow.h"
 #include "RenderCommand.h"
 #include "SummaryCommand.h"
+#include "cache/SnapshotCache.h"
 #include "style/Theme.h"
 
 #include <iostream>
@@ -25,15 +26,15 @@ int main(int argc, char **argv)
         return memlens::runRenderCommand(argc, argv);
     if (!args.empty() && (args.front() == "--help" || args.front() == "-h")) {
         std::cout
-            << "usage: memlens [--theme light|dark|system] [FILE…]   open the GUI (files or .memlens sessions)\n"
+            << "usage: memlens [--theme light|dark|system] [--no-cache] [FILE…]   open the GUI (files or .memlens sessions)\n"
                "\n"
-               "       memlens summary FILE [--device N] [--top K] [--at peak|oom|EVENT] [--json]\n"
+               "       memlens summary FILE [--device N] [--top K] [--at peak|oom|EVENT] [--json] [--no-cache]\n"
                "       memlens summary FILE --folded [--bottom-up] [--at peak|oom|EVENT] [--device N]\n"
                "           key figures, or the live stacks as folded lines\n"
                "\n"
                "       memlens render FILE --view VIEW -o OUT.png|OUT.svg [--at peak|oom|EVENT] [--range A:B]\n"
                "           [--device N] [--size WxH] [--theme light|dark] [--color allocation|site|category]\n"
-               "           [--footer] [--session S.memlens]\n"
+               "           [--footer] [--session S.memlens] [--no-cache]\n"
                "           VIEW: timeline, steps, segments, stacks, flamegraph, live, summary, categories, estimator\n"
                "\n"
                "       memlens diff A B [--at peak|oom|EVENT] [--device N] [--top K] [--json]\n"
@@ -48,6 +49,7 @@ int main(int argc, char **argv)
                "           [--offload-optimizer] [--gpu PRESET] [--fit batch|seq] [--json]\n"
                "           predicted peak memory of a training or inference setup\n"
                "\n"
+               "--no-cache: neither read nor write the decoded-snapshot cache ($XDG_CACHE_HOME/memlens)\n"
                "Exit codes: 0 done, 1 a file could not be read, 2 wrong usage. The README has every JSON key.\n";
         return 0;
     }
@@ -62,10 +64,12 @@ int main(int argc, char **argv)
         std::vector<std::string> ours;
         for (const QString &a : remaining)
             ours.push_back(a.toStdString());
-        memlens::CommandLine cl(ours, {"theme"}, {});
+        memlens::CommandLine cl(ours, {"theme"}, {"no-cache"});
         if (!memlens::applyTheme(*app, QString::fromStdString(cl.value("theme").value_or("system"))))
             throw std::invalid_argument("--theme takes light, dark or system");
         memlens::MainWindow window;
+        if (!cl.flag("no-cache"))
+            window.setSnapshotCache(std::make_shared<const memlens::SnapshotCache>());
         window.show();
         for (const std::string &file : cl.positional())
             window.openFile(QString::fromStdString(file));

@@ -24,7 +24,7 @@ struct DeviceData {
 // Stage 1: everything the summary, segments, stacks and live pages need.
 struct Document {
     std::string path;
-    std::unique_ptr<const Snapshot> snapshot;
+    std::shared_ptr<const Snapshot> snapshot; // shared with a cache write in progress
     std::map<int, DeviceData> devices; // only devices with segments or trace entries
 
     const DeviceData *device(int d) const

@@ -1,6 +1,7 @@
 #include "pipeline/DocumentPipeline.h"
 
 #include "decode/SnapshotLoader.h"
+#include "pipeline/CachedSnapshot.h"
 #include "model/LoadError.h"
 
 namespace memlens {
@@ -21,7 +22,8 @@ std::string_view loadStageName(LoadStage stage)
     return {};
 }
 
-void runDocumentPipeline(const std::string &path, const std::atomic<bool> *cancel, const PipelineSink &sink, StopAfter stopAfter)
+void runDocumentPipeline(const std::string &path, const std::atomic<bool> *cancel, const PipelineSink &sink, StopAfter stopAfter,
+                         const SnapshotCache *cache)
 {
     auto report = [&](double fraction, LoadStage stage) {
         if (sink.progress)
@@ -36,7 +38,8 @@ void runDocumentPipeline(const std::string &path, const std::atomic<bool> *cance
             report(total ? static_cast<double>(done) / static_cast<double>(total) : 0.0, LoadStage::Reading);
         };
     }
-    auto snapshot = loadSnapshot(path, control);
+    CachedSnapshot loaded = loadSnapshotCached(path, control, cache);
+    auto snapshot = std::move(loaded.snapshot);
     const std::vector<int> devices = snapshot->devices();
     for (size_t i = 0; i < devices.size(); ++i) {
         report(static_cast<double>(i) / static_cast<double>(devices.size()), LoadStage::Indexing);
@@ -75,13 +78,13 @@ std::shared_ptr<const TimelineLayouts> buildTimelineLayouts(std::shared_ptr<cons
     return layouts;
 }
 
-LoadedDocument loadDocument(const std::string &path, StopAfter stopAfter)
+LoadedDocument loadDocument(const std::string &path, StopAfter stopAfter, const SnapshotCache *cache)
 {
     LoadedDocument loaded;
     PipelineSink sink;
     sink.document = [&](std::shared_ptr<const Document> d) { loaded.document = std::move(d); };
     sink.timeline = [&](std::shared_ptr<const TimelineLayouts> t) { loaded.timeline = std::move(t); };
-    runDocumentPipeline(path, nullptr, sink, stopAfter);
+    runDocumentPipeline(path, nullptr, sink, stopAfter, cache);
     return loaded;
 }
 

@@ -4,6 +4,8 @@
 // its callback as soon as it exists. Runs on whatever thread calls it.
 #include "pipeline/Document.h"
 
+#include "cache/SnapshotCache.h"
+
 #include <atomic>
 #include <functional>
 #include <memory>
@@ -23,9 +25,10 @@ struct PipelineSink {
     std::function<void(std::shared_ptr<const TimelineLayouts>)> timeline; // may be empty
 };
 
-// Throws LoadError or LoadCancelled.
+// Throws LoadError or LoadCancelled. With a `cache`, the decoded snapshot comes from it when it
+// has a matching entry, and goes into it otherwise.
 void runDocumentPipeline(const std::string &path, const std::atomic<bool> *cancel, const PipelineSink &sink,
-                         StopAfter stopAfter = StopAfter::Timeline);
+                         StopAfter stopAfter = StopAfter::Timeline, const SnapshotCache *cache = nullptr);
 
 // Stage 2 alone, for a document built earlier.
 std::shared_ptr<const TimelineLayouts> buildTimelineLayouts(std::shared_ptr<const Document> document,
@@ -37,6 +40,6 @@ struct LoadedDocument {
     std::shared_ptr<const Document> document;
     std::shared_ptr<const TimelineLayouts> timeline; // null with StopAfter::Document
 };
-LoadedDocument loadDocument(const std::string &path, StopAfter stopAfter = StopAfter::Timeline);
+LoadedDocument loadDocument(const std::string &path, StopAfter stopAfter = StopAfter::Timeline, const SnapshotCache *cache = nullptr);
 
 } // namespace memlens

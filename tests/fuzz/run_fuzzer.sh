@@ -65,3 +65,11 @@ mkdir -p "$work/live"
 "$build/bin/fuzz_session" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
   -max_total_time="$(( seconds / 10 > 10 ? seconds / 10 : 10 ))" -artifact_prefix="$work/crashes/" -print_final_stats=1 \
   "$work/session-live" "$work/session-seeds"
+# The cache reader: seeds start a bare payload and a whole entry (first byte 0 / 1) with
+# their magic bytes; libFuzzer finds the rest from there.
+mkdir -p "$work/cache-seeds" "$work/cache-live"
+printf '\000MLSNAP01' > "$work/cache-seeds/payload_magic"
+printf '\001MLCACHE\n' > "$work/cache-seeds/entry_magic"
+"$build/bin/fuzz_cache" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
+  -max_total_time="$(( seconds / 10 > 10 ? seconds / 10 : 10 ))" -artifact_prefix="$work/crashes/" -print_final_stats=1 \
+  "$work/cache-live" "$work/cache-seeds"

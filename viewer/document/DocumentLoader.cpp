@@ -48,7 +48,7 @@ void DocumentLoader::load(const QString &path, StopAfter stopAfter)
     job->id = ++nextJob_;
     job_ = job;
     delete thread_;
-    thread_ = QThread::create([this, job, path, stopAfter] {
+    thread_ = QThread::create([this, job, path, stopAfter, cache = cache_] {
         QElapsedTimer throttle;
         throttle.start();
         PipelineSink sink;
@@ -74,7 +74,7 @@ void DocumentLoader::load(const QString &path, StopAfter stopAfter)
             });
         };
         try {
-            runDocumentPipeline(path.toStdString(), &job->cancel, sink, stopAfter);
+            runDocumentPipeline(path.toStdString(), &job->cancel, sink, stopAfter, cache.get());
         } catch (const LoadCancelled &) {
             post(job->id, [](DocumentLoader &self) {
                 self.job_.reset();

@@ -21,6 +21,8 @@ public:
 
     // StopAfter::Document ends the job with documentReady (no timeline is built).
     void load(const QString &path, StopAfter stopAfter = StopAfter::Timeline);
+    // Loads go through this cache (null: none).
+    void setCache(std::shared_ptr<const SnapshotCache> cache) { cache_ = std::move(cache); }
     void cancel();
 
 signals:
@@ -41,6 +43,7 @@ private:
     std::shared_ptr<Job> job_;
     quint64 nextJob_ = 0;
     QThread *thread_ = nullptr;
+    std::shared_ptr<const SnapshotCache> cache_;
 };
 
 } // namespace memlens

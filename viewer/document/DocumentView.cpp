@@ -185,6 +185,11 @@ void DocumentView::load(const QString &path)
     loader_->load(path);
 }
 
+void DocumentView::setSnapshotCache(std::shared_ptr<const SnapshotCache> cache)
+{
+    loader_->setCache(std::move(cache));
+}
+
 void DocumentView::cancelLoad()
 {
     loader_->cancel();

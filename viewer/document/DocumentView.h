@@ -38,6 +38,8 @@ public:
     ~DocumentView() override;
 
     void load(const QString &path);
+    // Files load through this cache (null: none).
+    void setSnapshotCache(std::shared_ptr<const SnapshotCache> cache);
     void cancelLoad();
     // For the headless renderer and tests: adopt an already built document.
     void setDocument(const LoadedDocument &loaded);

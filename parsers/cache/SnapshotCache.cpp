@@ -1,0 +1,266 @@
+#include "cache/SnapshotCache.h"
+
+#include "cache/SnapshotCodec.h"
+#include "report/SessionFile.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <vector>
+#include <zstd.h>
+
+namespace memlens {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr char kMagic[8] = {'M', 'L', 'C', 'A', 'C', 'H', 'E', '\n'};
+constexpr uint32_t kFormatVersion = 1;
+// A decoded snapshot is at most this many times its entry's compressed size; more is a
+// decompression bomb, not a snapshot.
+constexpr uint64_t kMaxExpansion = 64;
+
+uint64_t fnv1a(std::string_view s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (unsigned char c : s)
+        h = (h ^ c) * 1099511628211ull;
+    return h;
+}
+
+// Header: magic, version, then the key as written, then the payload's decoded size.
+std::string header(const CacheKey &key, uint64_t payloadSize)
+{
+    std::string h(kMagic, sizeof kMagic);
+    auto put = [&](const auto &v) { h.append(reinterpret_cast<const char *>(&v), sizeof v); };
+    put(kFormatVersion);
+    put(key.size);
+    put(key.mtimeNs);
+    put(static_cast<uint32_t>(key.path.size()));
+    h += key.path;
+    put(static_cast<uint32_t>(key.checksum.size()));
+    h += key.checksum;
+    put(payloadSize);
+    return h;
+}
+
+std::string defaultDirectory()
+{
+    if (const char *xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg == '/')
+        return std::string(xdg) + "/memlens";
+    if (const char *home = std::getenv("HOME"); home && *home)
+        return std::string(home) + "/.cache/memlens";
+    return {};
+}
+
+} // namespace
+
+namespace {
+// The whole entry, header then compressed payload, handed to `out` in pieces.
+bool streamEntry(const CacheKey &key, const Snapshot &snapshot, const std::function<bool(std::string_view)> &out)
+{
+    const uint64_t payloadSize = encodeSnapshot(snapshot, {});
+    if (!out(header(key, payloadSize)))
+        return false;
+    std::unique_ptr<ZSTD_CCtx, size_t (*)(ZSTD_CCtx *)> cctx(ZSTD_createCCtx(), ZSTD_freeCCtx);
+    ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, 1);
+    // A content checksum: damage that still decompresses is caught, not believed.
+    ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_checksumFlag, 1);
+    ZSTD_CCtx_setPledgedSrcSize(cctx.get(), payloadSize);
+    std::string chunk(ZSTD_CStreamOutSize(), '\0');
+    bool ok = true;
+    auto feed = [&](std::string_view piece, ZSTD_EndDirective mode) {
+        ZSTD_inBuffer in{piece.data(), piece.size(), 0};
+        size_t remaining = 0;
+        do {
+            ZSTD_outBuffer o{chunk.data(), chunk.size(), 0};
+            remaining = ZSTD_compressStream2(cctx.get(), &o, &in, mode);
+            if (ZSTD_isError(remaining) || !out(std::string_view(chunk.data(), o.pos))) {
+                ok = false;
+                return;
+            }
+        } while (mode == ZSTD_e_end ? remaining != 0 : in.pos < in.size);
+    };
+    encodeSnapshot(snapshot, [&](std::string_view piece) {
+        if (ok)
+            feed(piece, ZSTD_e_continue);
+    });
+    if (ok)
+        feed({}, ZSTD_e_end);
+    return ok;
+}
+} // namespace
+
+std::string makeCacheEntry(const CacheKey &key, const Snapshot &snapshot)
+{
+    std::string entry;
+    streamEntry(key, snapshot, [&](std::string_view piece) {
+        entry.append(piece);
+        return true;
+    });
+    return entry;
+}
+
+std::unique_ptr<Snapshot> readCacheEntry(std::string_view bytes, const CacheKey &key)
+{
+    const std::string expected = header(key, 0);
+    const size_t keyBytes = expected.size() - sizeof(uint64_t);
+    if (bytes.size() < expected.size() || bytes.substr(0, keyBytes) != std::string_view(expected).substr(0, keyBytes))
+        return nullptr; // another format version, another file, or a stale entry
+    uint64_t payloadSize = 0;
+    std::memcpy(&payloadSize, bytes.data() + keyBytes, sizeof payloadSize);
+    const std::string_view compressed = bytes.substr(expected.size());
+    if (payloadSize > compressed.size() * kMaxExpansion + 4096)
+        return nullptr;
+    if (ZSTD_getFrameContentSize(compressed.data(), compressed.size()) != payloadSize)
+        return nullptr;
+    // Decompressed as it is decoded: the columns are the only copy of the payload.
+    std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx *)> dctx(ZSTD_createDCtx(), ZSTD_freeDCtx);
+    ZSTD_DCtx_setParameter(dctx.get(), ZSTD_d_windowLogMax, 27); // as the file decoders: bounded memory
+    ZSTD_inBuffer in{compressed.data(), compressed.size(), 0};
+    size_t lastResult = 1; // 0 once the frame, checksum included, is complete
+    auto read = [&](char *into, size_t n) {
+        ZSTD_outBuffer out{into, n, 0};
+        while (out.pos < out.size) {
+            const size_t before = out.pos + in.pos;
+            lastResult = ZSTD_decompressStream(dctx.get(), &out, &in);
+            if (ZSTD_isError(lastResult) || (out.pos + in.pos == before))
+                throw CacheFormatError("the compressed payload is damaged");
+        }
+    };
+    try {
+        auto snapshot = decodeSnapshot(payloadSize, read);
+        // The frame must end here, and its checksum must match what was decoded.
+        char spare = 0;
+        while (lastResult != 0) {
+            ZSTD_outBuffer out{&spare, 1, 0};
+            const size_t before = in.pos;
+            lastResult = ZSTD_decompressStream(dctx.get(), &out, &in);
+            if (ZSTD_isError(lastResult) || out.pos != 0 || (lastResult != 0 && in.pos == before))
+                return nullptr; // damaged, more content than the header said, or cut short
+        }
+        return in.pos == in.size ? std::move(snapshot) : nullptr;
+    } catch (const CacheFormatError &) {
+        return nullptr;
+    } catch (const std::bad_alloc &) {
+        return nullptr;
+    }
+}
+
+SnapshotCache::SnapshotCache(std::string dir, uint64_t capBytes)
+    : dir_(dir.empty() ? defaultDirectory() : std::move(dir)), cap_(capBytes)
+{
+}
+
+std::optional<CacheKey> SnapshotCache::keyOf(const std::string &path)
+{
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+        return std::nullopt;
+    std::error_code ec;
+    const fs::path absolute = fs::absolute(path, ec);
+    if (ec)
+        return std::nullopt;
+    CacheKey key;
+    key.path = absolute.lexically_normal().string();
+    key.size = static_cast<uint64_t>(st.st_size);
+    key.mtimeNs = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+    key.checksum = snapshotChecksum(path);
+    if (key.checksum.empty())
+        return std::nullopt;
+    return key;
+}
+
+std::string SnapshotCache::entryPath(const CacheKey &key) const
+{
+    char name[32];
+    std::snprintf(name, sizeof name, "%016llx.mlcache", static_cast<unsigned long long>(fnv1a(key.path)));
+    return dir_ + "/" + name;
+}
+
+std::unique_ptr<Snapshot> SnapshotCache::read(const CacheKey &key) const
+{
+    if (dir_.empty())
+        return nullptr;
+    const std::string file = entryPath(key);
+    std::ifstream in(file, std::ios::binary);
+    if (!in)
+        return nullptr;
+    std::error_code ec;
+    const auto size = fs::file_size(file, ec);
+    // An entry larger than its file's decoded snapshot could be is not ours to read.
+    if (ec || size > key.size * 4 + (64u << 20))
+        return nullptr;
+    std::string bytes(static_cast<size_t>(size), '\0');
+    if (!in.read(bytes.data(), static_cast<std::streamsize>(bytes.size())))
+        return nullptr;
+    auto snapshot = readCacheEntry(bytes, key);
+    if (snapshot) {
+        // Touched, so that eviction takes the entries used longest ago.
+        fs::last_write_time(file, fs::file_time_type::clock::now(), ec);
+    }
+    return snapshot;
+}
+
+bool SnapshotCache::write(const CacheKey &key, const Snapshot &snapshot) const
+{
+    if (dir_.empty() || !cacheable(snapshot))
+        return false;
+    std::error_code ec;
+    fs::create_directories(dir_, ec);
+    if (ec)
+        return false;
+    const std::string file = entryPath(key);
+    const std::string temp = file + ".tmp" + std::to_string(::getpid());
+    bool ok = false;
+    {
+        std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+        ok = out && streamEntry(key, snapshot, [&](std::string_view piece) {
+                 return static_cast<bool>(out.write(piece.data(), static_cast<std::streamsize>(piece.size())));
+             }) && out.flush();
+    }
+    if (ok)
+        fs::rename(temp, file, ec);
+    if (!ok || ec) {
+        fs::remove(temp, ec);
+        return false;
+    }
+    evict();
+    return true;
+}
+
+void SnapshotCache::evict() const
+{
+    std::error_code ec;
+    struct Entry {
+        fs::path path;
+        uint64_t size;
+        fs::file_time_type used;
+    };
+    std::vector<Entry> entries;
+    uint64_t total = 0;
+    for (const auto &e : fs::directory_iterator(dir_, ec)) {
+        if (e.path().extension() != ".mlcache")
+            continue;
+        const uint64_t size = e.file_size(ec);
+        const auto used = e.last_write_time(ec);
+        if (ec)
+            continue;
+        entries.push_back({e.path(), size, used});
+        total += size;
+    }
+    std::sort(entries.begin(), entries.end(), [](const Entry &a, const Entry &b) { return a.used < b.used; });
+    for (const Entry &e : entries) {
+        if (total <= cap_)
+            break;
+        if (fs::remove(e.path, ec))
+            total -= e.size;
+    }
+}
+
+} // namespace memlens

@@ -1,0 +1,55 @@
+#pragma once
+// Decoded snapshots kept on disk so that opening a file again skips decoding: one entry per
+// file in $XDG_CACHE_HOME/memlens (default ~/.cache/memlens), keyed by the file's path, size,
+// modification time and content checksum, zstd-compressed behind a header with a format
+// version. Entries are written atomically (temporary file + rename); the oldest are evicted
+// past a size cap. An entry is untrusted input: a corrupt, truncated, stale or foreign one is
+// ignored (the file is read again), never believed.
+#include "model/Snapshot.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <functional>
+#include <string>
+
+namespace memlens {
+
+struct CacheKey {
+    std::string path; // absolute
+    uint64_t size = 0;
+    int64_t mtimeNs = 0;
+    std::string checksum; // snapshotChecksum(): size and the first and last MiB
+};
+
+class SnapshotCache {
+public:
+    static constexpr uint64_t kDefaultCapBytes = 2ull << 30;
+
+    // `dir` empty: $XDG_CACHE_HOME/memlens or ~/.cache/memlens.
+    explicit SnapshotCache(std::string dir = {}, uint64_t capBytes = kDefaultCapBytes);
+    const std::string &directory() const { return dir_; }
+
+    // Nothing when the file cannot be stat'ed.
+    static std::optional<CacheKey> keyOf(const std::string &path);
+    std::string entryPath(const CacheKey &key) const;
+
+    // The cached snapshot, or null when there is none that matches `key` exactly and reads whole.
+    std::unique_ptr<Snapshot> read(const CacheKey &key) const;
+    // False when it could not be written (no room, no permission); nothing half-written stays.
+    // Compresses as it encodes: no copy of the snapshot is held.
+    bool write(const CacheKey &key, const Snapshot &snapshot) const;
+    // Removes the oldest entries until the total is within the cap.
+    void evict() const;
+
+private:
+    std::string dir_;
+    uint64_t cap_;
+};
+
+// Reads the entry at `file` for `key`; `file` names it in nothing (errors are swallowed).
+// Exposed for the fuzz target: bytes of an entry file in, a snapshot or null out.
+std::unique_ptr<Snapshot> readCacheEntry(std::string_view fileBytes, const CacheKey &key);
+std::string makeCacheEntry(const CacheKey &key, const Snapshot &snapshot);
+
+} // namespace memlens

@@ -1,0 +1,403 @@
+#include "cache/SnapshotCodec.h"
+
+#include <cstring>
+
+namespace memlens {
+
+namespace {
+
+constexpr char kMagic[8] = {'M', 'L', 'S', 'N', 'A', 'P', '0', '1'};
+constexpr size_t kMaxDevices = 4096;
+
+// Small values gather in a buffer; columns go to the sink as they are.
+class Writer {
+public:
+    explicit Writer(const std::function<void(std::string_view)> &sink) : sink_(sink) {}
+    ~Writer() = default;
+    template <typename T>
+    void pod(const T &v)
+    {
+        static_assert(std::is_trivially_copyable_v<T>);
+        bytes(std::string_view(reinterpret_cast<const char *>(&v), sizeof v));
+    }
+    void text(std::string_view s)
+    {
+        pod(static_cast<uint32_t>(s.size()));
+        bytes(s);
+    }
+    template <typename T>
+    void column(const T *data, size_t n)
+    {
+        pod(static_cast<uint64_t>(n));
+        const std::string_view raw(reinterpret_cast<const char *>(data), n * sizeof(T));
+        if (raw.size() < 4096) {
+            bytes(raw);
+            return;
+        }
+        flush();
+        total_ += raw.size();
+        if (sink_)
+            sink_(raw);
+    }
+    uint64_t finish()
+    {
+        flush();
+        return total_;
+    }
+
+private:
+    void bytes(std::string_view b)
+    {
+        buffer_.append(b);
+        if (buffer_.size() >= (1u << 16))
+            flush();
+    }
+    void flush()
+    {
+        total_ += buffer_.size();
+        if (sink_ && !buffer_.empty())
+            sink_(buffer_);
+        buffer_.clear();
+    }
+    const std::function<void(std::string_view)> &sink_;
+    std::string buffer_;
+    uint64_t total_ = 0;
+};
+
+// Pulls the encoding from a source of known size; every count is checked against what is left
+// before anything is allocated for it.
+class Reader {
+public:
+    Reader(uint64_t size, const std::function<void(char *, size_t)> &read) : size_(size), read_(read) {}
+    template <typename T>
+    T pod()
+    {
+        T v;
+        take(reinterpret_cast<char *>(&v), sizeof v);
+        return v;
+    }
+    std::string text()
+    {
+        const auto n = pod<uint32_t>();
+        need(n);
+        std::string s(n, '\0');
+        take(s.data(), n);
+        return s;
+    }
+    // A count of items of `itemBytes` each that must fit in what is left.
+    size_t count(size_t itemBytes)
+    {
+        const auto n = pod<uint64_t>();
+        if (itemBytes && n > (size_ - at_) / itemBytes)
+            throw CacheFormatError("a count runs past the end");
+        return static_cast<size_t>(n);
+    }
+    template <typename T>
+    void column(PodArray<T> &out)
+    {
+        const size_t n = count(sizeof(T));
+        out.resize(n);
+        take(reinterpret_cast<char *>(out.begin()), n * sizeof(T));
+    }
+    bool atEnd() const { return at_ == size_; }
+
+private:
+    void need(uint64_t n) const
+    {
+        if (n > size_ - at_)
+            throw CacheFormatError("truncated");
+    }
+    void take(char *into, size_t n)
+    {
+        need(n);
+        if (n)
+            read_(into, n);
+        at_ += n;
+    }
+    uint64_t size_;
+    uint64_t at_ = 0;
+    const std::function<void(char *, size_t)> &read_;
+};
+
+void writePairs(Writer &w, const std::vector<std::pair<uint32_t, uint32_t>> &pairs)
+{
+    w.column(pairs.data(), pairs.size());
+}
+
+void readPairs(Reader &r, std::vector<std::pair<uint32_t, uint32_t>> &out)
+{
+    const size_t n = r.count(8);
+    out.resize(n);
+    for (auto &[a, b] : out) {
+        a = r.pod<uint32_t>();
+        b = r.pod<uint32_t>();
+    }
+}
+
+void check(bool ok, const char *what)
+{
+    if (!ok)
+        throw CacheFormatError(what);
+}
+
+bool flag(Reader &r)
+{
+    const auto b = r.pod<uint8_t>();
+    check(b <= 1, "a flag that is neither 0 nor 1");
+    return b == 1;
+}
+
+// Segments, blocks and marks go field by field: their padding and bools are not bytes to trust.
+void writeSegment(Writer &w, const Segment &s)
+{
+    w.pod(static_cast<int32_t>(s.device));
+    for (uint64_t v : {s.address, s.totalSize, s.allocatedSize, s.activeSize, s.requestedSize, s.stream})
+        w.pod(v);
+    w.pod(static_cast<uint8_t>(s.large));
+    w.pod(static_cast<uint8_t>(s.expandable));
+    w.pod(s.pool.first);
+    w.pod(s.pool.second);
+    for (uint32_t v : {s.stack, s.firstBlock, s.blockCount})
+        w.pod(v);
+}
+
+Segment readSegment(Reader &r)
+{
+    Segment s;
+    s.device = r.pod<int32_t>();
+    for (uint64_t *v : {&s.address, &s.totalSize, &s.allocatedSize, &s.activeSize, &s.requestedSize, &s.stream})
+        *v = r.pod<uint64_t>();
+    s.large = flag(r);
+    s.expandable = flag(r);
+    s.pool.first = r.pod<int64_t>();
+    s.pool.second = r.pod<int64_t>();
+    for (uint32_t *v : {&s.stack, &s.firstBlock, &s.blockCount})
+        *v = r.pod<uint32_t>();
+    return s;
+}
+constexpr size_t kSegmentBytes = 4 + 6 * 8 + 2 + 16 + 3 * 4;
+
+void writeBlock(Writer &w, const Block &b)
+{
+    for (uint64_t v : {b.address, b.size, b.requestedSize})
+        w.pod(v);
+    w.pod(static_cast<uint8_t>(b.state));
+    w.pod(b.stack);
+}
+
+Block readBlock(Reader &r)
+{
+    Block b;
+    for (uint64_t *v : {&b.address, &b.size, &b.requestedSize})
+        *v = r.pod<uint64_t>();
+    const auto state = r.pod<uint8_t>();
+    check(state <= static_cast<uint8_t>(BlockState::Unknown), "an unknown block state");
+    b.state = static_cast<BlockState>(state);
+    b.stack = r.pod<uint32_t>();
+    return b;
+}
+constexpr size_t kBlockBytes = 3 * 8 + 1 + 4;
+
+void writeMark(Writer &w, const PhaseMark &m)
+{
+    w.pod(static_cast<int32_t>(m.device));
+    w.pod(m.name);
+    w.pod(static_cast<uint8_t>(m.start));
+    w.pod(m.timeUs);
+}
+
+PhaseMark readMark(Reader &r)
+{
+    PhaseMark m;
+    m.device = r.pod<int32_t>();
+    m.name = r.pod<uint32_t>();
+    m.start = flag(r);
+    m.timeUs = r.pod<int64_t>();
+    return m;
+}
+constexpr size_t kMarkBytes = 4 + 4 + 1 + 8;
+
+} // namespace
+
+bool cacheable(const Snapshot &snapshot)
+{
+    return !snapshot.categories.has_value();
+}
+
+std::string encodeSnapshot(const Snapshot &snapshot)
+{
+    std::string out;
+    encodeSnapshot(snapshot, [&](std::string_view piece) { out.append(piece); });
+    return out;
+}
+
+uint64_t encodeSnapshot(const Snapshot &s, const std::function<void(std::string_view)> &sink)
+{
+    Writer w(sink);
+    for (char c : kMagic)
+        w.pod(c);
+    const FileFacts &f = s.facts;
+    w.text(f.format);
+    w.text(f.compression);
+    w.pod(static_cast<int32_t>(f.pickleProtocol));
+    w.pod(static_cast<int32_t>(f.cpuDevice));
+    const bool flags[] = {f.hasTimes, f.hasFrames, f.hasCompileContext, f.hasUserMetadata, f.hasPhases, f.hasAllocatorSettings,
+                          f.legacyBlockHistory, f.legacySegmentList};
+    for (bool b : flags)
+        w.pod(static_cast<uint8_t>(b));
+    w.pod(static_cast<uint64_t>(s.strings.size()));
+    for (uint32_t id = 1; id < s.strings.size(); ++id) // id 0 is "" in every table
+        w.text(s.strings.at(id));
+    w.pod(static_cast<uint64_t>(s.frames.size()));
+    for (uint32_t id = 0; id < s.frames.size(); ++id) {
+        const Frame &fr = s.frames.at(id);
+        w.pod(fr.name);
+        w.pod(fr.file);
+        w.pod(fr.line);
+    }
+    w.pod(static_cast<uint64_t>(s.stacks.size()));
+    for (uint32_t id = 1; id < s.stacks.size(); ++id) {
+        const auto frames = s.stacks.at(id);
+        w.column(frames.data(), frames.size());
+    }
+    w.column(s.streams.data(), s.streams.size());
+    w.pod(static_cast<uint64_t>(s.traces.size()));
+    for (const EventTable &t : s.traces) {
+        w.column(t.action.data(), t.action.size());
+        w.column(t.addr.data(), t.addr.size());
+        w.column(t.size.data(), t.size.size());
+        w.column(t.stream.data(), t.stream.size());
+        w.column(t.timeUs.data(), t.timeUs.size());
+        w.column(t.stack.data(), t.stack.size());
+        writePairs(w, t.otherNames);
+        writePairs(w, t.compileContext);
+        writePairs(w, t.userMetadata);
+        w.column(t.allocatedAfter.data(), t.allocatedAfter.size());
+        w.column(t.reservedAfter.data(), t.reservedAfter.size());
+    }
+    w.pod(static_cast<uint64_t>(s.segments.size()));
+    for (const Segment &seg : s.segments)
+        writeSegment(w, seg);
+    w.pod(static_cast<uint64_t>(s.blocks.size()));
+    for (const Block &b : s.blocks)
+        writeBlock(w, b);
+    w.pod(static_cast<uint64_t>(s.allocatorSettings.size()));
+    for (const auto &[k, v] : s.allocatorSettings) {
+        w.text(k);
+        w.text(v);
+    }
+    w.pod(static_cast<uint64_t>(s.phaseMarks.size()));
+    for (const PhaseMark &m : s.phaseMarks)
+        writeMark(w, m);
+    return w.finish();
+}
+
+std::unique_ptr<Snapshot> decodeSnapshot(std::string_view bytes)
+{
+    size_t at = 0;
+    return decodeSnapshot(bytes.size(), [&](char *into, size_t n) {
+        std::memcpy(into, bytes.data() + at, n);
+        at += n;
+    });
+}
+
+std::unique_ptr<Snapshot> decodeSnapshot(uint64_t size, const std::function<void(char *, size_t)> &read)
+{
+    Reader r(size, read);
+    for (char c : kMagic)
+        check(r.pod<char>() == c, "not a memlens snapshot cache");
+    auto s = std::make_unique<Snapshot>();
+    FileFacts &f = s->facts;
+    f.format = r.text();
+    f.compression = r.text();
+    f.pickleProtocol = r.pod<int32_t>();
+    f.cpuDevice = r.pod<int32_t>();
+    bool *flags[] = {&f.hasTimes, &f.hasFrames, &f.hasCompileContext, &f.hasUserMetadata, &f.hasPhases, &f.hasAllocatorSettings,
+                     &f.legacyBlockHistory, &f.legacySegmentList};
+    for (bool *b : flags)
+        *b = flag(r);
+    // Interning again rebuilds the lookup maps; a duplicate would shift every later id.
+    const size_t strings = r.count(4);
+    check(strings >= 1, "no string table");
+    for (size_t id = 1; id < strings; ++id)
+        check(s->strings.intern(r.text()) == id, "a string is stored twice");
+    const size_t frames = r.count(16);
+    for (size_t id = 0; id < frames; ++id) {
+        Frame fr;
+        fr.name = r.pod<uint32_t>();
+        fr.file = r.pod<uint32_t>();
+        fr.line = r.pod<int64_t>();
+        check(fr.name < strings && fr.file < strings, "a frame names an unknown string");
+        check(s->frames.intern(fr) == id, "a frame is stored twice");
+    }
+    const size_t stacks = r.count(8);
+    check(stacks >= 1, "no stack table");
+    PodArray<uint32_t> ids;
+    for (size_t id = 1; id < stacks; ++id) {
+        r.column(ids);
+        for (uint32_t frame : std::span<const uint32_t>(ids.data(), ids.size()))
+            check(frame < frames, "a stack names an unknown frame");
+        check(s->stacks.intern(std::span<const uint32_t>(ids.data(), ids.size())) == id, "a stack is stored twice");
+    }
+    const size_t streams = r.count(8);
+    s->streams.resize(streams);
+    for (uint64_t &v : s->streams)
+        v = r.pod<uint64_t>();
+    const size_t devices = r.count(6 * 8);
+    check(devices <= kMaxDevices, "too many devices");
+    s->traces.resize(devices);
+    for (EventTable &t : s->traces) {
+        r.column(t.action);
+        const size_t n = t.action.size();
+        r.column(t.addr);
+        r.column(t.size);
+        r.column(t.stream);
+        r.column(t.timeUs);
+        r.column(t.stack);
+        check(t.addr.size() == n && t.size.size() == n && t.stream.size() == n && t.timeUs.size() == n && t.stack.size() == n,
+              "trace columns of different lengths");
+        for (size_t e = 0; e < n; ++e) {
+            check(static_cast<int>(t.action[e]) < kActionCount, "an unknown action");
+            check(t.stream[e] < streams && t.stack[e] < stacks, "an entry names an unknown stream or stack");
+        }
+        for (auto *sparse : {&t.otherNames, &t.compileContext, &t.userMetadata}) {
+            readPairs(r, *sparse);
+            for (const auto &[event, text] : *sparse)
+                check(event < n && text < strings, "a note on an unknown entry or string");
+        }
+        r.column(t.allocatedAfter);
+        r.column(t.reservedAfter);
+        check((t.allocatedAfter.empty() || t.allocatedAfter.size() == n) && (t.reservedAfter.empty() || t.reservedAfter.size() == n),
+              "allocator totals of another length");
+    }
+    const size_t segments = r.count(kSegmentBytes);
+    s->segments.resize(segments);
+    for (Segment &seg : s->segments)
+        seg = readSegment(r);
+    const size_t blocks = r.count(kBlockBytes);
+    s->blocks.resize(blocks);
+    for (Block &b : s->blocks) {
+        b = readBlock(r);
+        check(b.stack < stacks, "a block names an unknown stack");
+    }
+    for (const Segment &seg : s->segments) {
+        check(seg.device >= 0 && static_cast<size_t>(seg.device) < kMaxDevices && seg.stack < stacks, "a segment is inconsistent");
+        check(seg.firstBlock <= blocks && seg.blockCount <= blocks - seg.firstBlock, "a segment's blocks are missing");
+    }
+    const size_t settings = r.count(8);
+    s->allocatorSettings.resize(settings);
+    for (auto &[k, v] : s->allocatorSettings) {
+        k = r.text();
+        v = r.text();
+    }
+    const size_t marks = r.count(kMarkBytes);
+    s->phaseMarks.resize(marks);
+    for (PhaseMark &m : s->phaseMarks) {
+        m = readMark(r);
+        check(m.name < strings && m.device >= 0 && static_cast<size_t>(m.device) < kMaxDevices, "a phase mark is inconsistent");
+    }
+    check(r.atEnd(), "bytes after the end");
+    return s;
+}
+
+} // namespace memlens

@@ -1,0 +1,35 @@
+#pragma once
+// Opening a file through the snapshot cache: a matching entry is read instead of the file;
+// otherwise the file is decoded and its entry written on a second thread while the caller
+// indexes (the thread shares ownership of the snapshot, which nobody changes any more).
+#include "cache/SnapshotCache.h"
+#include "decode/ByteReader.h"
+
+#include <memory>
+#include <string>
+#include <thread>
+
+namespace memlens {
+
+// Waits for its write when destroyed.
+class CacheWrite {
+public:
+    CacheWrite(const SnapshotCache &cache, CacheKey key, std::shared_ptr<const Snapshot> snapshot);
+    ~CacheWrite();
+    CacheWrite(const CacheWrite &) = delete;
+    CacheWrite &operator=(const CacheWrite &) = delete;
+
+private:
+    std::thread thread_;
+};
+
+struct CachedSnapshot {
+    std::shared_ptr<const Snapshot> snapshot;
+    bool fromCache = false;
+    std::unique_ptr<CacheWrite> writing; // null: read from the cache, or not cacheable
+};
+
+// `cache` null: no cache. Throws what loadSnapshot throws.
+CachedSnapshot loadSnapshotCached(const std::string &path, const LoadControl &control, const SnapshotCache *cache);
+
+} // namespace memlens

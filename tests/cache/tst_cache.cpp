@@ -1,0 +1,270 @@
+// The snapshot cache: a reopened file equals a cold load field for field; a damaged, stale or
+// foreign entry is never believed; a failed write leaves nothing behind; old entries go first.
+#include "CorpusFiles.h"
+#include "cache/SnapshotCache.h"
+#include "cache/SnapshotCodec.h"
+#include "decode/SnapshotLoader.h"
+#include "pipeline/CachedSnapshot.h"
+#include "report/SummaryReport.h"
+#include "analysis/SnapshotSummary.h"
+
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+#include <filesystem>
+#include <fstream>
+
+using namespace memlens;
+
+namespace {
+
+template <typename T>
+bool same(const PodArray<T> &a, const PodArray<T> &b)
+{
+    return a.size() == b.size() && (a.size() == 0 || std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0);
+}
+
+// Every field of two snapshots, compared; the first difference, or "".
+QString difference(const Snapshot &a, const Snapshot &b)
+{
+    const FileFacts &f = a.facts, &g = b.facts;
+    if (f.format != g.format || f.compression != g.compression || f.pickleProtocol != g.pickleProtocol || f.cpuDevice != g.cpuDevice ||
+        f.hasTimes != g.hasTimes || f.hasFrames != g.hasFrames || f.hasCompileContext != g.hasCompileContext ||
+        f.hasUserMetadata != g.hasUserMetadata || f.hasPhases != g.hasPhases || f.hasAllocatorSettings != g.hasAllocatorSettings ||
+        f.legacyBlockHistory != g.legacyBlockHistory || f.legacySegmentList != g.legacySegmentList)
+        return "facts";
+    if (a.strings.size() != b.strings.size())
+        return "string count";
+    for (uint32_t i = 0; i < a.strings.size(); ++i)
+        if (a.strings.at(i) != b.strings.at(i))
+            return QString("string %1").arg(i);
+    if (a.frames.size() != b.frames.size())
+        return "frame count";
+    for (uint32_t i = 0; i < a.frames.size(); ++i)
+        if (!(a.frames.at(i) == b.frames.at(i)))
+            return QString("frame %1").arg(i);
+    if (a.stacks.size() != b.stacks.size())
+        return "stack count";
+    for (uint32_t i = 0; i < a.stacks.size(); ++i) {
+        const auto x = a.stacks.at(i), y = b.stacks.at(i);
+        if (!std::equal(x.begin(), x.end(), y.begin(), y.end()))
+            return QString("stack %1").arg(i);
+    }
+    if (a.streams != b.streams)
+        return "streams";
+    if (a.traces.size() != b.traces.size())
+        return "device count";
+    for (size_t d = 0; d < a.traces.size(); ++d) {
+        const EventTable &x = a.traces[d], &y = b.traces[d];
+        if (!same(x.action, y.action) || !same(x.addr, y.addr) || !same(x.size, y.size) || !same(x.stream, y.stream) ||
+            !same(x.timeUs, y.timeUs) || !same(x.stack, y.stack) || x.otherNames != y.otherNames || x.compileContext != y.compileContext ||
+            x.userMetadata != y.userMetadata || !same(x.allocatedAfter, y.allocatedAfter) || !same(x.reservedAfter, y.reservedAfter))
+            return QString("trace of device %1").arg(d);
+    }
+    if (a.segments.size() != b.segments.size())
+        return "segment count";
+    for (size_t i = 0; i < a.segments.size(); ++i) {
+        const Segment &x = a.segments[i], &y = b.segments[i];
+        if (x.device != y.device || x.address != y.address || x.totalSize != y.totalSize || x.allocatedSize != y.allocatedSize ||
+            x.activeSize != y.activeSize || x.requestedSize != y.requestedSize || x.stream != y.stream || x.large != y.large ||
+            x.expandable != y.expandable || x.pool != y.pool || x.stack != y.stack || x.firstBlock != y.firstBlock || x.blockCount != y.blockCount)
+            return QString("segment %1").arg(i);
+    }
+    if (a.blocks.size() != b.blocks.size())
+        return "block count";
+    for (size_t i = 0; i < a.blocks.size(); ++i) {
+        const Block &x = a.blocks[i], &y = b.blocks[i];
+        if (x.address != y.address || x.size != y.size || x.requestedSize != y.requestedSize || x.state != y.state || x.stack != y.stack)
+            return QString("block %1").arg(i);
+    }
+    if (a.allocatorSettings != b.allocatorSettings)
+        return "allocator settings";
+    if (a.phaseMarks.size() != b.phaseMarks.size())
+        return "phase mark count";
+    for (size_t i = 0; i < a.phaseMarks.size(); ++i) {
+        const PhaseMark &x = a.phaseMarks[i], &y = b.phaseMarks[i];
+        if (x.device != y.device || x.name != y.name || x.start != y.start || x.timeUs != y.timeUs)
+            return QString("phase mark %1").arg(i);
+    }
+    return {};
+}
+
+std::string summaryOf(const Snapshot &s, const std::string &file)
+{
+    std::vector<DeviceReport> reports;
+    for (int d : s.devices()) {
+        DeviceIndex index(s, d);
+        reports.push_back({summarizeDevice(s, index, 10), std::nullopt});
+    }
+    return summaryJson(s, file, reports);
+}
+
+std::string readAll(const std::string &path)
+{
+    std::ifstream in(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), {}};
+}
+
+void writeAll(const std::string &path, std::string_view bytes)
+{
+    std::ofstream(path, std::ios::binary | std::ios::trunc).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+QStringList cacheableFiles()
+{
+    QStringList files = corpusSnapshots();
+    files << corpusDir() + "/profiles/gpt2_bf16_adamw/trace.pt.trace.json.gz";
+    return files;
+}
+
+} // namespace
+
+class TestCache : public QObject {
+    Q_OBJECT
+
+private slots:
+    void reopenEqualsColdLoad_data()
+    {
+        QTest::addColumn<QString>("file");
+        for (const QString &f : cacheableFiles())
+            QTest::newRow(qPrintable(QFileInfo(f).dir().dirName() + "/" + QFileInfo(f).fileName())) << f;
+    }
+    void reopenEqualsColdLoad()
+    {
+        QFETCH(QString, file);
+        QTemporaryDir dir;
+        const SnapshotCache cache(dir.path().toStdString());
+        const auto key = SnapshotCache::keyOf(file.toStdString());
+        QVERIFY(key);
+        QVERIFY(!cache.read(*key)); // nothing yet
+        const CachedSnapshot cold = loadSnapshotCached(file.toStdString(), {}, &cache);
+        QVERIFY(!cold.fromCache);
+        QVERIFY(cold.writing);
+        const_cast<CachedSnapshot &>(cold).writing.reset(); // wait for the entry
+        const CachedSnapshot warm = loadSnapshotCached(file.toStdString(), {}, &cache);
+        QVERIFY(warm.fromCache);
+        QVERIFY(!warm.writing);
+        const QString diff = difference(*cold.snapshot, *warm.snapshot);
+        QVERIFY2(diff.isEmpty(), qPrintable(diff));
+        QCOMPARE(summaryOf(*warm.snapshot, "f"), summaryOf(*cold.snapshot, "f"));
+    }
+
+    // Damage anywhere (header, key, payload) or a cut anywhere: the entry is not believed, and
+    // loading through the cache reads the file again and writes a good entry.
+    void damagedOrTruncatedEntryIsIgnored()
+    {
+        const std::string file = (corpusDir() + "/snapshots/streams_pending_free/snapshot.pickle").toStdString();
+        QTemporaryDir dir;
+        const SnapshotCache cache(dir.path().toStdString());
+        const auto key = SnapshotCache::keyOf(file);
+        auto original = loadSnapshot(file);
+        QVERIFY(cache.write(*key, *original));
+        const std::string path = cache.entryPath(*key);
+        const std::string good = readAll(path);
+        QVERIFY(good.size() > 200);
+        for (size_t at : {size_t(0), size_t(9), size_t(20), good.size() / 3, good.size() / 2, good.size() - 5}) {
+            std::string bad = good;
+            bad[at] = static_cast<char>(bad[at] ^ 0x5a);
+            QVERIFY2(!readCacheEntry(bad, *key), qPrintable(QString("flipped byte %1").arg(at)));
+        }
+        for (size_t cut : {size_t(0), size_t(7), size_t(40), good.size() / 2, good.size() - 1})
+            QVERIFY2(!readCacheEntry(std::string_view(good).substr(0, cut), *key), qPrintable(QString("cut at %1").arg(cut)));
+        std::string bad = good;
+        bad[bad.size() / 2] = static_cast<char>(bad[bad.size() / 2] ^ 0x5a);
+        writeAll(path, bad);
+        const CachedSnapshot again = loadSnapshotCached(file, {}, &cache);
+        QVERIFY(!again.fromCache);
+        QVERIFY(difference(*again.snapshot, *original).isEmpty());
+        const_cast<CachedSnapshot &>(again).writing.reset();
+        QCOMPARE(readAll(path), good); // rewritten whole
+    }
+
+    // A changed file (contents, size or time) no longer matches its entry; neither does a
+    // foreign entry put in its place.
+    void changedFileInvalidatesItsEntry()
+    {
+        QTemporaryDir dir;
+        const std::string file = dir.filePath("s.pickle").toStdString();
+        QVERIFY(QFile::copy(corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle", QString::fromStdString(file)));
+        const SnapshotCache cache(dir.filePath("cache").toStdString());
+        const auto before = SnapshotCache::keyOf(file);
+        QVERIFY(cache.write(*before, *loadSnapshot(file)));
+        QVERIFY(cache.read(*before));
+        // Same size, other bytes in the last MiB, and a new time.
+        std::string bytes = readAll(file);
+        bytes[bytes.size() - 10] = static_cast<char>(bytes[bytes.size() - 10] ^ 1);
+        writeAll(file, bytes);
+        const auto after = SnapshotCache::keyOf(file);
+        QVERIFY(after->checksum != before->checksum);
+        QCOMPARE(cache.entryPath(*after), cache.entryPath(*before)); // same slot...
+        QVERIFY(!cache.read(*after));                                 // ...not believed
+        // Another file's entry copied into this file's slot.
+        const std::string other = (corpusDir() + "/snapshots/resnet50_bf16_sgd/snapshot.pickle").toStdString();
+        const auto otherKey = SnapshotCache::keyOf(other);
+        writeAll(cache.entryPath(*after), makeCacheEntry(*otherKey, *loadSnapshot(other)));
+        QVERIFY(!cache.read(*after));
+    }
+
+    // A write that cannot finish leaves no entry and no temporary file.
+    void failedWriteLeavesNothing()
+    {
+        QTemporaryDir dir;
+        const std::string file = (corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle").toStdString();
+        const SnapshotCache cache(dir.path().toStdString());
+        const auto key = SnapshotCache::keyOf(file);
+        std::filesystem::create_directories(cache.entryPath(*key)); // a directory where the entry goes
+        QVERIFY(!cache.write(*key, *loadSnapshot(file)));
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files).size(), 0);
+        // A cache "directory" that is a file: nothing is written, nothing breaks.
+        const std::string notADir = dir.filePath("plain").toStdString();
+        writeAll(notADir, "x");
+        QVERIFY(!SnapshotCache(notADir).write(*key, *loadSnapshot(file)));
+        QCOMPARE(readAll(notADir), std::string("x"));
+    }
+
+    // Past the cap, the entries used longest ago go first.
+    void evictsTheOldest()
+    {
+        QTemporaryDir dir;
+        const QStringList files = corpusSnapshots();
+        std::vector<std::string> entries;
+        const SnapshotCache big(dir.path().toStdString(), 1ull << 40);
+        uint64_t total = 0;
+        for (int i = 0; i < 3; ++i) {
+            const auto key = SnapshotCache::keyOf(files[i].toStdString());
+            QVERIFY(big.write(*key, *loadSnapshot(files[i].toStdString())));
+            entries.push_back(big.entryPath(*key));
+            total += std::filesystem::file_size(entries.back());
+            std::filesystem::last_write_time(entries.back(), std::filesystem::file_time_type::clock::now() - std::chrono::hours(3 - i));
+        }
+        const SnapshotCache capped(dir.path().toStdString(), total - std::filesystem::file_size(entries[0]));
+        capped.evict();
+        QVERIFY(!std::filesystem::exists(entries[0]));
+        QVERIFY(std::filesystem::exists(entries[1]) && std::filesystem::exists(entries[2]));
+    }
+
+    // Hostile payloads: counts past the end, ids past their tables, bad flags.
+    void hostilePayloadsAreRefused()
+    {
+        auto original = loadSnapshot((corpusDir() + "/snapshots/streams_pending_free/snapshot.pickle").toStdString());
+        const std::string good = encodeSnapshot(*original);
+        QVERIFY(decodeSnapshot(good));
+        int refused = 0;
+        for (size_t at = 0; at < good.size(); at += 97) {
+            std::string bad = good;
+            bad[at] = static_cast<char>(0xff);
+            try {
+                auto s = decodeSnapshot(bad);
+                QVERIFY(s); // accepted only if still consistent
+            } catch (const CacheFormatError &) {
+                ++refused;
+            }
+        }
+        QVERIFY(refused > 0);
+        QVERIFY_THROWS_EXCEPTION(CacheFormatError, decodeSnapshot(std::string_view(good).substr(0, good.size() - 1)));
+        QVERIFY_THROWS_EXCEPTION(CacheFormatError, decodeSnapshot(good + "x"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCache)
+#include "tst_cache.moc"
