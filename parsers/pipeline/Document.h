@@ -16,7 +16,7 @@
 namespace memlens {
 
 struct DeviceData {
-    std::unique_ptr<const DeviceIndex> index;
+    std::shared_ptr<const DeviceIndex> index; // shared with the timeline's index while it is built
     std::unique_ptr<const AllocationCategories> categories;
     DeviceSummary summary;
 };

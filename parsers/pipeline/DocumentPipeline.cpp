@@ -4,6 +4,9 @@
 #include "pipeline/CachedSnapshot.h"
 #include "model/LoadError.h"
 
+#include <future>
+#include <map>
+
 namespace memlens {
 
 std::string Document::fileName() const
@@ -41,10 +44,15 @@ void runDocumentPipeline(const std::string &path, const std::atomic<bool> *cance
     CachedSnapshot loaded = loadSnapshotCached(path, control, cache);
     auto snapshot = std::move(loaded.snapshot);
     const std::vector<int> devices = snapshot->devices();
+    // The timeline's index needs only the DeviceIndex: it is built on the other core while
+    // this one does the categories and the summary (the task shares ownership of the index).
+    std::map<int, std::future<std::unique_ptr<const TimelineLayout>>> timeline;
     for (size_t i = 0; i < devices.size(); ++i) {
         report(static_cast<double>(i) / static_cast<double>(devices.size()), LoadStage::Indexing);
         DeviceData data;
-        auto index = std::make_unique<const DeviceIndex>(*snapshot, devices[i], cancel);
+        auto index = std::make_shared<const DeviceIndex>(*snapshot, devices[i], cancel);
+        if (stopAfter == StopAfter::Timeline)
+            timeline.emplace(devices[i], std::async(std::launch::async, [index] { return std::make_unique<const TimelineLayout>(*index); }));
         auto categories = std::make_unique<const AllocationCategories>(*snapshot, *index);
         data.summary = summarizeDevice(*snapshot, *index, 50, categories.get());
         data.index = std::move(index);
@@ -57,7 +65,13 @@ void runDocumentPipeline(const std::string &path, const std::atomic<bool> *cance
         sink.document(published);
     if (stopAfter == StopAfter::Document)
         return;
-    auto layouts = buildTimelineLayouts(std::move(published), cancel, sink.progress);
+    report(0.0, LoadStage::PreparingTimeline);
+    auto layouts = std::make_shared<TimelineLayouts>();
+    layouts->document = std::move(published);
+    for (auto &[device, layout] : timeline)
+        layouts->layouts.emplace(device, layout.get());
+    if (cancel && cancel->load())
+        throw LoadCancelled();
     if (sink.timeline)
         sink.timeline(std::move(layouts));
 }
