@@ -3,6 +3,8 @@
 // std::streambuf over ByteReader for nlohmann's SAX parser, and its errors as DecodeError.
 #include "decode/ByteReader.h"
 
+#include <cmath>
+#include <cstdint>
 #include <istream>
 #include <nlohmann/json.hpp>
 #include <streambuf>
@@ -10,6 +12,17 @@
 #include <vector>
 
 namespace memlens {
+
+// A JSON number as an integer. NaN, infinities and values out of range give 0: a hostile file
+// can hold 1e300, and converting that is undefined behaviour.
+inline int64_t jsonInt64(double v)
+{
+    return std::isfinite(v) && v > -9.2e18 && v < 9.2e18 ? static_cast<int64_t>(v) : 0;
+}
+inline uint64_t jsonUint64(double v)
+{
+    return std::isfinite(v) && v > 0 && v < 1.8e19 ? static_cast<uint64_t>(v) : 0;
+}
 
 class ReaderStreamBuf : public std::streambuf {
 public:

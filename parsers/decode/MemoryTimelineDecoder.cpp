@@ -18,7 +18,7 @@ public:
     bool boolean(bool) { return fail("true/false"); }
     bool number_integer(int64_t v) { return number(v); }
     bool number_unsigned(uint64_t v) { return number(static_cast<int64_t>(v)); }
-    bool number_float(double v, const std::string &) { return number(static_cast<int64_t>(v)); }
+    bool number_float(double v, const std::string &) { return number(jsonInt64(v)); }
     bool string(std::string &) { return fail("a string"); }
     bool binary(nlohmann::json::binary_t &) { return fail("binary data"); }
     bool start_object(size_t) { return fail("an object"); }

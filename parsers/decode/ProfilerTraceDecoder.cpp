@@ -42,7 +42,7 @@ public:
     bool boolean(bool) { return value(); }
     bool number_integer(int64_t v) { return number(static_cast<double>(v), v, static_cast<uint64_t>(v)); }
     bool number_unsigned(uint64_t v) { return number(static_cast<double>(v), static_cast<int64_t>(v), v); }
-    bool number_float(double v, const std::string &) { return number(v, static_cast<int64_t>(v), v > 0 ? static_cast<uint64_t>(v) : 0); }
+    bool number_float(double v, const std::string &) { return number(v, jsonInt64(v), jsonUint64(v)); }
     bool string(std::string &s)
     {
         if (inEvent()) {
@@ -212,8 +212,8 @@ void TraceSax::finishEvent()
         // record_function ranges (ProfilerStep#N, user labels) become phases, as in snapshots.
         if (e.cat == "user_annotation") {
             const uint32_t name = out_.strings.intern(e.name);
-            annotations_.push_back({0, name, true, static_cast<int64_t>(std::floor(e.ts))});
-            annotations_.push_back({0, name, false, static_cast<int64_t>(std::floor(e.ts + std::max(0.0, e.dur)))});
+            annotations_.push_back({0, name, true, jsonInt64(std::floor(e.ts))});
+            annotations_.push_back({0, name, false, jsonInt64(std::floor(e.ts + std::max(0.0, e.dur)))});
         }
         return;
     }
@@ -282,7 +282,7 @@ void TraceSax::finish(uint64_t offset)
         EventTable &t = out_.traces[static_cast<size_t>(m.device)];
         if (m.device == 64)
             cpu = true;
-        const auto ts = static_cast<int64_t>(std::floor(m.ts));
+        const int64_t ts = jsonInt64(std::floor(m.ts));
         auto push = [&](Action action, uint64_t addr, uint64_t size) {
             t.action.push_back(action);
             t.addr.push_back(addr);
@@ -293,12 +293,14 @@ void TraceSax::finish(uint64_t offset)
             t.allocatedAfter.push_back(m.totalAllocated);
             t.reservedAfter.push_back(m.totalReserved);
         };
+        // The magnitude as unsigned: negating INT64_MIN itself would be undefined.
+        const uint64_t magnitude = m.bytes >= 0 ? static_cast<uint64_t>(m.bytes) : 0 - static_cast<uint64_t>(m.bytes);
         if (m.oom)
-            push(Action::Oom, 0, static_cast<uint64_t>(std::llabs(m.bytes)));
+            push(Action::Oom, 0, magnitude);
         else if (m.bytes >= 0)
-            push(Action::Alloc, m.addr, static_cast<uint64_t>(m.bytes));
+            push(Action::Alloc, m.addr, magnitude);
         else
-            push(Action::FreeCompleted, m.addr, static_cast<uint64_t>(-m.bytes));
+            push(Action::FreeCompleted, m.addr, magnitude);
     }
     if (out_.streams.empty())
         out_.streams.push_back(0);

@@ -128,6 +128,18 @@ private slots:
         expectError(QByteArray("\x1F\x8B\x08\x00 garbage", 12), "gzip");
     }
 
+    // Numbers no integer can hold, where integers are expected (found by fuzz_snapshot under
+    // UBSan: converting them was undefined behaviour; `make sanitize` aborts on that).
+    void hugeJsonNumbers()
+    {
+        for (const char *text : {R"({"traceEvents": [{"ph": "i", "name": "[memory]", "ts": 1e300, "args": {"Bytes": 1e300, "Addr": -1e300}}]})",
+                                 R"([[1e300, -1e300, 5.5], [[1e300, 1, 2, 3, 4, 5, 6, 7], [1, 2, 3, 4, 5, 6, 7, 8], [1, 2, 3, 4, 5, 6, 7, 8]]])",
+                                 R"([[1.5e19, 2], [1, 0, -1e19, 1e19]])"}) {
+            tryLoad(QByteArray(text), "input.json");
+            tryLoad(QByteArray(text), "trace.pt.trace.json");
+        }
+    }
+
     void hostileLengths()
     {
         QElapsedTimer timer;

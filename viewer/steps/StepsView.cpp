@@ -39,7 +39,6 @@ StepsView::StepsView(ViewState *state, QWidget *parent) : QWidget(parent), state
     auto *end = plot_->addGraph();
     end->setName(tr("allocated at the step's end"));
     end->setLineStyle(QCPGraph::lsLine);
-    end->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 5));
     auto *reserved = plot_->addGraph();
     reserved->setName(tr("peak reserved in the step"));
     reserved->setLineStyle(QCPGraph::lsStepCenter);
@@ -73,6 +72,8 @@ void StepsView::rebuild()
     peaks_->setData(x, peak, true);
     highest_->setData(x, top, true);
     plot_->graph(0)->setData(x, end, true);
+    // A dot per step reads at tens of steps; at hundreds the dots only thicken the line.
+    plot_->graph(0)->setScatterStyle(QCPScatterStyle(steps.size() > 60 ? QCPScatterStyle::ssNone : QCPScatterStyle::ssDisc, 5));
     plot_->graph(1)->setData(x, reserved, true);
     if (steps.empty()) {
         readout_->setText(tr("No steps: the trace has no repeating record_function phases (see the README)."));
