@@ -17,19 +17,26 @@ uint64_t roundedBlockSize(uint64_t requested)
     return requested < 512 ? 512 : (requested + 511) / 512 * 512;
 }
 
-std::unordered_map<uint64_t, uint64_t> finalBlockSizes(const Snapshot &snapshot, int device)
+BlockSizes::BlockSizes(const Snapshot &snapshot, const DeviceIndex &index) : index_(index)
 {
-    std::unordered_map<uint64_t, uint64_t> sizes;
     for (const Segment &seg : snapshot.segments) {
-        if (seg.device != device)
+        if (seg.device != index.device())
             continue;
         for (uint32_t b = seg.firstBlock; b < seg.firstBlock + seg.blockCount; ++b) {
             const Block &block = snapshot.blocks[b];
             if (block.state != BlockState::Inactive)
-                sizes[block.address] = block.size;
+                final_[block.address] = block.size;
         }
     }
-    return sizes;
+}
+
+uint64_t BlockSizes::of(uint32_t allocation) const
+{
+    const AllocationDetail d = index_.detail(allocation);
+    if (index_.allocation(allocation).freeCompleted == kNever)
+        if (auto it = final_.find(d.addr); it != final_.end())
+            return it->second;
+    return roundedBlockSize(d.size);
 }
 
 AllocatorState allocatorStateAt(const Snapshot &snapshot, const DeviceIndex &index, uint32_t event)
@@ -55,7 +62,7 @@ AllocatorState allocatorStateAt(const Snapshot &snapshot, const DeviceIndex &ind
     }
     std::sort(state.segments.begin(), state.segments.end(), [](const StateSegment &a, const StateSegment &b) { return a.addr < b.addr; });
 
-    const std::unordered_map<uint64_t, uint64_t> finalSize = finalBlockSizes(snapshot, index.device());
+    const BlockSizes blockSizes(snapshot, index);
 
     std::vector<std::vector<StateBlock>> used(state.segments.size());
     for (const BlockAt &live : index.blocksAt(event)) {
@@ -67,13 +74,7 @@ AllocatorState allocatorStateAt(const Snapshot &snapshot, const DeviceIndex &ind
         --it;
         if (d.addr >= it->addr + it->size)
             continue; // outside every known segment (the trace lost its segment_alloc)
-        const Allocation &a = index.allocation(live.allocation);
-        uint64_t size = roundedBlockSize(d.size);
-        if (a.freeCompleted == kNever) {
-            if (auto f = finalSize.find(d.addr); f != finalSize.end())
-                size = f->second;
-        }
-        StateBlock block{d.addr, size, d.size, live.pendingFree ? BlockState::ActivePendingFree : BlockState::ActiveAllocated,
+        StateBlock block{d.addr, blockSizes.of(live.allocation), d.size, live.pendingFree ? BlockState::ActivePendingFree : BlockState::ActiveAllocated,
                          live.allocation};
         used[static_cast<size_t>(it - state.segments.begin())].push_back(block);
     }

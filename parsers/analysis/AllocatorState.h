@@ -54,9 +54,17 @@ struct AllocatorState {
 
 AllocatorState allocatorStateAt(const Snapshot &snapshot, const DeviceIndex &index, uint32_t event);
 
-// Block sizes (address → bytes) of the blocks in use in the final snapshot: exact, where a
-// block's size is otherwise only known as its rounded request.
-std::unordered_map<uint64_t, uint64_t> finalBlockSizes(const Snapshot &snapshot, int device);
+// The size of the block an allocation occupies: exact for blocks still in use in the final
+// snapshot, otherwise its request rounded as the allocator rounds it.
+class BlockSizes {
+public:
+    BlockSizes(const Snapshot &snapshot, const DeviceIndex &index);
+    uint64_t of(uint32_t allocation) const;
+
+private:
+    const DeviceIndex &index_;
+    std::unordered_map<uint64_t, uint64_t> final_; // address → size of the final snapshot's used blocks
+};
 
 // The caching allocator's rounding of a request (512-byte granules, at least 512 bytes).
 uint64_t roundedBlockSize(uint64_t requested);

@@ -71,16 +71,9 @@ std::vector<StepSummary> findSteps(const Snapshot &snapshot, const DeviceIndex &
     std::vector<StepSummary> steps;
     size_t change = 0;
     uint64_t reservedNow = index.startReservedBytes();
-    // Allocated bytes as the allocator counts them: blocks still there at the end have their
-    // exact size, the others their rounded request.
-    const auto finalSize = finalBlockSizes(snapshot, index.device());
-    auto blockBytes = [&](uint32_t allocation) {
-        const AllocationDetail d = index.detail(allocation);
-        if (index.allocation(allocation).freeCompleted == kNever)
-            if (auto it = finalSize.find(d.addr); it != finalSize.end())
-                return it->second;
-        return roundedBlockSize(d.size);
-    };
+    // Allocated bytes as the allocator counts them, in block sizes.
+    const BlockSizes blockSizes(snapshot, index);
+    auto blockBytes = [&](uint32_t allocation) { return blockSizes.of(allocation); };
     uint64_t allocated = 0;
     for (uint32_t id : index.liveAt(kBeforeTrace))
         allocated += blockBytes(id);
@@ -124,6 +117,11 @@ std::vector<StepSummary> findSteps(const Snapshot &snapshot, const DeviceIndex &
     for (uint32_t i = 0; i < steps.size(); ++i)
         steps[i].index = i;
     return steps;
+}
+
+const StepSummary &highestStep(const std::vector<StepSummary> &steps)
+{
+    return *std::max_element(steps.begin(), steps.end(), [](const StepSummary &a, const StepSummary &b) { return a.peakActiveBytes < b.peakActiveBytes; });
 }
 
 int stepOfEvent(const std::vector<StepSummary> &steps, uint32_t event)

@@ -41,6 +41,9 @@ struct LeakSuspect {
 // Sorted by bytes, largest first; empty when nothing grows.
 std::vector<LeakSuspect> findLeakSuspects(const DeviceIndex &index, const std::vector<StepSummary> &steps);
 
+// The step with the highest peak (the first of equal ones); `steps` must not be empty.
+const StepSummary &highestStep(const std::vector<StepSummary> &steps);
+
 // The step an event belongs to (its position in `steps`), or -1.
 int stepOfEvent(const std::vector<StepSummary> &steps, uint32_t event);
 

@@ -76,19 +76,12 @@ void runDocumentPipeline(const std::string &path, const std::atomic<bool> *cance
         sink.timeline(std::move(layouts));
 }
 
-std::shared_ptr<const TimelineLayouts> buildTimelineLayouts(std::shared_ptr<const Document> document, const std::atomic<bool> *cancel,
-                                                            const std::function<void(double, LoadStage)> &progress)
+std::shared_ptr<const TimelineLayouts> buildTimelineLayouts(std::shared_ptr<const Document> document)
 {
     auto layouts = std::make_shared<TimelineLayouts>();
     layouts->document = std::move(document);
-    size_t done = 0;
-    for (const auto &[device, data] : layouts->document->devices) {
-        if (cancel && cancel->load())
-            throw LoadCancelled();
-        if (progress)
-            progress(static_cast<double>(done++) / static_cast<double>(layouts->document->devices.size()), LoadStage::PreparingTimeline);
+    for (const auto &[device, data] : layouts->document->devices)
         layouts->layouts.emplace(device, std::make_unique<const TimelineLayout>(*data.index));
-    }
     return layouts;
 }
 

@@ -30,10 +30,8 @@ struct PipelineSink {
 void runDocumentPipeline(const std::string &path, const std::atomic<bool> *cancel, const PipelineSink &sink,
                          StopAfter stopAfter = StopAfter::Timeline, const SnapshotCache *cache = nullptr);
 
-// Stage 2 alone, for a document built earlier.
-std::shared_ptr<const TimelineLayouts> buildTimelineLayouts(std::shared_ptr<const Document> document,
-                                                            const std::atomic<bool> *cancel = nullptr,
-                                                            const std::function<void(double, LoadStage)> &progress = {});
+// Stage 2 alone, for a document built earlier (tests adopt StopAfter::Document results).
+std::shared_ptr<const TimelineLayouts> buildTimelineLayouts(std::shared_ptr<const Document> document);
 
 // Both stages at once, for the headless commands and tests.
 struct LoadedDocument {

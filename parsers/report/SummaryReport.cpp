@@ -3,7 +3,6 @@
 #include "analysis/FrameFilter.h"
 #include "model/ByteFormat.h"
 
-#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -234,11 +233,9 @@ std::string summaryText(const Snapshot &snapshot, const std::string &file, const
         }
         out << "\n";
         if (!s.steps.empty()) {
-            const auto peakStep = std::max_element(s.steps.begin(), s.steps.end(), [](const StepSummary &a, const StepSummary &b) {
-                return a.peakActiveBytes < b.peakActiveBytes;
-            });
-            out << "  Steps          " << s.steps.size() << "; the highest peak, " << formatBytes(peakStep->peakActiveBytes) << ", in step "
-                << peakStep->index << "; at the end of the steps " << formatBytes(s.steps.front().endActiveBytes) << " -> "
+            const StepSummary &peakStep = highestStep(s.steps);
+            out << "  Steps          " << s.steps.size() << "; the highest peak, " << formatBytes(peakStep.peakActiveBytes) << ", in step "
+                << peakStep.index << "; at the end of the steps " << formatBytes(s.steps.front().endActiveBytes) << " -> "
                 << formatBytes(s.steps.back().endActiveBytes) << "\n";
         }
         for (const LeakSuspect &l : s.leakSuspects) {

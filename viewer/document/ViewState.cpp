@@ -81,7 +81,7 @@ void ViewState::setTimeAxis(bool time)
     const uint32_t first = visibleFirstEvent(), last = visibleLastEvent();
     axis_ = axis;
     zoomHistory_.clear();
-    range_ = whole ? fullRange() : clamped({axis_.xOfEvent(first), axis_.xOfEvent(last) + (axis_.isTime() ? 0.0 : 1.0)});
+    range_ = whole ? fullRange() : clamped(rangeOfEvents(first, last));
     emit timeAxisChanged(axis_.isTime());
     emit visibleRangeChanged(range_);
 }
@@ -97,6 +97,12 @@ void ViewState::setColorMode(ColorMode mode)
 VisibleRange ViewState::fullRange() const
 {
     return {axis_.xMin(), std::max(axis_.xMin() + 1e-9, axis_.xMax() + (axis_.isTime() ? 0.0 : 1.0))};
+}
+
+VisibleRange ViewState::rangeOfEvents(uint32_t first, uint32_t last) const
+{
+    // On the event axis an event's column is one unit wide; on the time axis it is an instant.
+    return {axis_.xOfEvent(first), axis_.xOfEvent(last) + (axis_.isTime() ? 0.0 : 1.0)};
 }
 
 VisibleRange ViewState::clamped(VisibleRange r) const
@@ -120,23 +126,25 @@ uint32_t ViewState::visibleLastEvent() const
     return std::max(visibleFirstEvent(), axis_.eventAt(std::nextafter(range_.last, range_.first)));
 }
 
-void ViewState::setVisibleRange(VisibleRange range)
+void ViewState::show(VisibleRange range, bool remember)
 {
     range = clamped(range);
     if (range == range_)
         return;
+    if (remember)
+        zoomHistory_.push_back(range_);
     range_ = range;
     emit visibleRangeChanged(range_);
 }
 
+void ViewState::setVisibleRange(VisibleRange range)
+{
+    show(range, false);
+}
+
 void ViewState::zoomTo(VisibleRange range)
 {
-    range = clamped(range);
-    if (range == range_)
-        return;
-    zoomHistory_.push_back(range_);
-    range_ = range;
-    emit visibleRangeChanged(range_);
+    show(range, true);
 }
 
 void ViewState::zoomOut()

@@ -58,6 +58,8 @@ public:
     void zoomOut();
     void showAll();
     VisibleRange fullRange() const;
+    // The range that shows exactly events `first` to `last`, in the current axis.
+    VisibleRange rangeOfEvents(uint32_t first, uint32_t last) const;
 
 signals:
     // A new document is always followed by deviceChanged (and visibleRangeChanged), so views
@@ -74,6 +76,8 @@ signals:
 private:
     void resetDevice(int device);
     VisibleRange clamped(VisibleRange range) const;
+    // Shows `range` (clamped), remembering the current one for Zoom Out if asked to.
+    void show(VisibleRange range, bool remember);
 
     std::shared_ptr<const Document> document_;
     std::shared_ptr<const TimelineLayouts> timeline_;

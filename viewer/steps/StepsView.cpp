@@ -57,11 +57,7 @@ void StepsView::rebuild()
 {
     const std::vector<StepSummary> &steps = stepsOf(*state_);
     QVector<double> x, peak, top, end, reserved;
-    size_t highest = 0;
-    for (size_t k = 0; k < steps.size(); ++k) {
-        if (steps[k].peakActiveBytes > steps[highest].peakActiveBytes)
-            highest = k;
-    }
+    const size_t highest = steps.empty() ? 0 : highestStep(steps).index;
     for (size_t k = 0; k < steps.size(); ++k) {
         x << double(k);
         peak << (k == highest ? 0.0 : double(steps[k].peakActiveBytes));
@@ -115,8 +111,7 @@ void StepsView::showStep(int index)
     if (index < 0 || index >= static_cast<int>(steps.size()))
         return;
     const StepSummary &s = steps[static_cast<size_t>(index)];
-    const TimelineAxis &axis = state_->axis();
-    state_->zoomTo({axis.xOfEvent(s.firstEvent), axis.xOfEvent(s.lastEvent) + (axis.isTime() ? 0.0 : 1.0)});
+    state_->zoomTo(state_->rangeOfEvents(s.firstEvent, s.lastEvent));
     emit showTimeline();
 }
 

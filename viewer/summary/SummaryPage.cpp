@@ -6,7 +6,6 @@
 #include "style/AllocationText.h"
 #include "style/ByteText.h"
 
-#include <algorithm>
 #include <QHeaderView>
 #include <QLabel>
 #include <QMessageBox>
@@ -127,12 +126,11 @@ void SummaryPage::refresh()
     if (!byCategory.isEmpty())
         row(tr("At the peak"), byCategory.join(QStringLiteral(" · ")));
     if (!s.steps.empty()) {
-        const auto highest = std::max_element(s.steps.begin(), s.steps.end(),
-                                              [](const StepSummary &a, const StepSummary &b) { return a.peakActiveBytes < b.peakActiveBytes; });
+        const StepSummary &highest = highestStep(s.steps);
         row(tr("Steps"), tr("<a href='steps'>%1 steps</a>; the highest peak, %2, in step %3; allocated at the end of a step %4 → %5")
                              .arg(s.steps.size())
-                             .arg(bytesText(highest->peakActiveBytes))
-                             .arg(highest->index)
+                             .arg(bytesText(highest.peakActiveBytes))
+                             .arg(highest.index)
                              .arg(bytesText(s.steps.front().endAllocatedBytes), bytesText(s.steps.back().endAllocatedBytes)));
     }
     if (!s.leakSuspects.empty()) {
