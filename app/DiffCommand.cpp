@@ -1,26 +1,51 @@
 #include "DiffCommand.h"
 
 #include "CommandLine.h"
-#include "analysis/CallTree.h"
 #include "analysis/SnapshotSummary.h"
 #include "decode/SnapshotLoader.h"
 #include "model/ByteFormat.h"
 #include "model/LoadError.h"
+#include "report/RunDiff.h"
 
+#include <cmath>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
 namespace memlens {
 
+namespace {
+
+std::optional<double> percentOption(const CommandLine &cl, const std::string &name)
+{
+    const auto text = cl.value(name);
+    if (!text)
+        return std::nullopt;
+    size_t used = 0;
+    double v = 0;
+    try {
+        v = std::stod(*text, &used);
+    } catch (const std::exception &) {
+        used = 0;
+    }
+    if (used != text->size() || !std::isfinite(v) || v < 0)
+        throw std::invalid_argument("--" + name + " takes a percentage (a number ≥ 0), not \"" + *text + "\"");
+    return v;
+}
+
+} // namespace
+
 int runDiffCommand(const std::vector<std::string> &args)
 {
     try {
-        CommandLine cl(args, {"at", "device", "top"}, {"json"});
-        if (cl.positional().size() != 2)
-            throw std::invalid_argument("usage: memlens diff A B [--at peak|oom|EVENT] [--device N] [--top K] [--json]");
+        CommandLine cl(args, {"at", "device", "top", "fail-if-peak-grows", "fail-if-reserved-grows"}, {"json", "markdown"});
+        if (cl.positional().size() != 2 || (cl.flag("json") && cl.flag("markdown")))
+            throw std::invalid_argument("usage: memlens diff A B [--at peak|oom|EVENT] [--device N] [--top K] [--json | --markdown] "
+                                        "[--fail-if-peak-grows PCT] [--fail-if-reserved-grows PCT]");
         const int device = static_cast<int>(cl.integer("device").value_or(0));
         const std::string at = cl.value("at").value_or("peak");
         const auto top = static_cast<size_t>(cl.integer("top").value_or(20));
+        const auto peakLimit = percentOption(cl, "fail-if-peak-grows");
+        const auto reservedLimit = percentOption(cl, "fail-if-reserved-grows");
         std::unique_ptr<Snapshot> a, b;
         try {
             a = loadSnapshot(cl.positional()[0]);
@@ -34,29 +59,52 @@ int runDiffCommand(const std::vector<std::string> &args)
             if (std::find(devices.begin(), devices.end(), device) == devices.end())
                 throw std::invalid_argument(name + ": device " + std::to_string(device) + " has no segments or trace entries");
         }
-        DeviceIndex ia(*a, device), ib(*b, device);
-        const uint32_t ea = resolveEvent(ia, at), eb = resolveEvent(ib, at);
-        const std::vector<SiteDiff> sites = diffBySite(*a, ia, ea, *b, ib, eb);
-        const uint64_t totalA = ia.activeAfter(ea), totalB = ib.activeAfter(eb);
+        const DeviceIndex ia(*a, device), ib(*b, device);
+        const RunDiff d = diffRuns(*a, ia, cl.positional()[0], *b, ib, cl.positional()[1], at);
+        const double peakGrowth = growthPercent(d.a.peakActiveBytes, d.b.peakActiveBytes);
+        const double reservedGrowth = growthPercent(d.a.peakReservedBytes, d.b.peakReservedBytes);
         if (cl.flag("json")) {
             nlohmann::json list = nlohmann::json::array();
-            for (size_t i = 0; i < sites.size() && i < top; ++i)
-                list.push_back({{"site", sites[i].site}, {"bytes_a", sites[i].bytesA}, {"bytes_b", sites[i].bytesB}, {"change", sites[i].change()}});
-            nlohmann::json j = {{"a", cl.positional()[0]}, {"b", cl.positional()[1]}, {"device", device}, {"at", at},
-                                {"total_a", totalA}, {"total_b", totalB}, {"change", int64_t(totalB) - int64_t(totalA)},
-                                {"differing_sites", sites.size()}, {"sites", list}};
+            for (size_t i = 0; i < d.sites.size() && i < top; ++i)
+                list.push_back({{"site", d.sites[i].site}, {"bytes_a", d.sites[i].bytesA}, {"bytes_b", d.sites[i].bytesB}, {"change", d.sites[i].change()}});
+            nlohmann::json categories = nlohmann::json::object();
+            for (int c = 0; c < kCategoryCount; ++c)
+                categories[std::string(categoryName(static_cast<Category>(c)))] = {
+                    {"a", d.a.categoryBytesAtPeak[static_cast<size_t>(c)]}, {"b", d.b.categoryBytesAtPeak[static_cast<size_t>(c)]}};
+            nlohmann::json j = {{"a", d.nameA}, {"b", d.nameB}, {"device", device}, {"at", at},
+                                {"total_a", d.a.liveAtPoint}, {"total_b", d.b.liveAtPoint},
+                                {"change", int64_t(d.b.liveAtPoint) - int64_t(d.a.liveAtPoint)},
+                                {"peak_active_a", d.a.peakActiveBytes}, {"peak_active_b", d.b.peakActiveBytes},
+                                {"peak_reserved_a", d.a.peakReservedBytes}, {"peak_reserved_b", d.b.peakReservedBytes},
+                                {"category_bytes_at_peak", categories},
+                                {"differing_sites", d.sites.size()}, {"sites", list}};
             std::cout << j.dump(2) << '\n';
-            return 0;
+        } else if (cl.flag("markdown")) {
+            std::cout << diffMarkdown(d, top);
+        } else {
+            std::cout << "Peak active: " << formatBytes(d.a.peakActiveBytes) << " in A, " << formatBytes(d.b.peakActiveBytes) << " in B\n"
+                      << "Peak reserved: " << formatBytes(d.a.peakReservedBytes) << " in A, " << formatBytes(d.b.peakReservedBytes) << " in B\n"
+                      << "Live at " << at << ": " << formatBytes(d.a.liveAtPoint) << " in A, " << formatBytes(d.b.liveAtPoint) << " in B\n";
+            if (d.sites.empty())
+                std::cout << "No differences by call site.\n";
+            for (size_t i = 0; i < d.sites.size() && i < top; ++i) {
+                const int64_t c = d.sites[i].change();
+                std::cout << (c >= 0 ? "  +" : "  -") << formatBytes(static_cast<uint64_t>(std::abs(c))) << "  " << d.sites[i].site << "  ("
+                          << formatBytes(static_cast<uint64_t>(d.sites[i].bytesA)) << " -> " << formatBytes(static_cast<uint64_t>(d.sites[i].bytesB)) << ")\n";
+            }
         }
-        std::cout << "Live at " << at << ": " << formatBytes(totalA) << " in A, " << formatBytes(totalB) << " in B\n";
-        if (sites.empty())
-            std::cout << "No differences by call site.\n";
-        for (size_t i = 0; i < sites.size() && i < top; ++i) {
-            const int64_t c = sites[i].change();
-            std::cout << (c >= 0 ? "  +" : "  -") << formatBytes(static_cast<uint64_t>(std::abs(c))) << "  " << sites[i].site << "  ("
-                      << formatBytes(static_cast<uint64_t>(sites[i].bytesA)) << " -> " << formatBytes(static_cast<uint64_t>(sites[i].bytesB)) << ")\n";
+        std::cout.flush();
+        // The gate: the report above is printed either way, the verdict goes to stderr.
+        bool failed = false;
+        if (peakLimit && peakGrowth > *peakLimit) {
+            std::cerr << "memlens diff: peak active grew " << peakGrowth << " %, more than the allowed " << *peakLimit << " %\n";
+            failed = true;
         }
-        return 0;
+        if (reservedLimit && reservedGrowth > *reservedLimit) {
+            std::cerr << "memlens diff: peak reserved grew " << reservedGrowth << " %, more than the allowed " << *reservedLimit << " %\n";
+            failed = true;
+        }
+        return failed ? 3 : 0;
     } catch (const std::invalid_argument &e) {
         std::cerr << "memlens diff: " << e.what() << '\n';
         return 2;

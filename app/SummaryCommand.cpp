@@ -1,6 +1,7 @@
 #include "SummaryCommand.h"
 
 #include "CommandLine.h"
+#include "RankSummaryCommand.h"
 #include "analysis/CallTree.h"
 #include "analysis/DeviceIndex.h"
 #include "decode/SnapshotLoader.h"
@@ -10,12 +11,18 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 
 namespace memlens {
 
 int runSummaryCommand(const std::vector<std::string> &args)
 {
+    for (const std::string &a : args) {
+        std::error_code ec;
+        if (!a.starts_with("--") && std::filesystem::is_directory(a, ec))
+            return runRankSummaryCommand(args);
+    }
     try {
         CommandLine cl(args, {"device", "top", "at"}, {"json", "folded", "bottom-up", "no-cache"});
         if (cl.positional().size() != 1)

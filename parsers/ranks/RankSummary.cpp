@@ -1,0 +1,235 @@
+#include "ranks/RankSummary.h"
+
+#include "analysis/DeviceIndex.h"
+#include "analysis/SnapshotSummary.h"
+#include "model/ByteFormat.h"
+#include "pipeline/CachedSnapshot.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+namespace memlens {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+// A JSON summary larger than this is not one memlens wrote for a single snapshot.
+constexpr uintmax_t kMaxSummaryFileBytes = 64ull << 20;
+
+uint64_t bytesField(const json &o, const char *key)
+{
+    const auto it = o.find(key);
+    if (it == o.end() || !it->is_number_unsigned())
+        throw std::invalid_argument(key);
+    return it->get<uint64_t>();
+}
+
+} // namespace
+
+std::optional<RankFigures> readSummaryFile(const RankFile &file)
+{
+    const std::string summaryPath = file.path + ".summary.json";
+    std::error_code ec;
+    const auto summaryTime = fs::last_write_time(summaryPath, ec);
+    if (ec)
+        return std::nullopt;
+    const auto snapshotTime = fs::last_write_time(file.path, ec);
+    if (ec || summaryTime <= snapshotTime || fs::file_size(summaryPath, ec) > kMaxSummaryFileBytes || ec)
+        return std::nullopt;
+    try {
+        std::ifstream in(summaryPath, std::ios::binary);
+        const json root = json::parse(in);
+        if (!root.is_object() || !root.contains("file") || !root["file"].is_string() ||
+            fs::path(root["file"].get<std::string>()).filename() != fs::path(file.path).filename())
+            return std::nullopt;
+        const json &devices = root.at("devices");
+        if (!devices.is_array() || devices.empty())
+            return std::nullopt;
+        RankFigures best{file};
+        best.fromSummaryFile = true;
+        bool any = false;
+        for (const json &d : devices) {
+            RankFigures f{file};
+            f.fromSummaryFile = true;
+            if (!d.is_object() || !d.contains("device") || !d["device"].is_number_integer())
+                return std::nullopt;
+            f.device = d["device"].get<int>();
+            f.peakActiveBytes = bytesField(d, "peak_active_bytes");
+            f.peakReservedBytes = bytesField(d, "peak_reserved_bytes");
+            const json &ooms = d.at("oom_entries");
+            if (!ooms.is_array())
+                return std::nullopt;
+            f.oomEntries = ooms.size();
+            const json &categories = d.at("category_bytes_at_peak");
+            if (!categories.is_object())
+                return std::nullopt;
+            for (int c = 0; c < kCategoryCount; ++c)
+                f.categoryBytesAtPeak[static_cast<size_t>(c)] = bytesField(categories, std::string(categoryName(static_cast<Category>(c))).c_str());
+            if (!any || f.peakActiveBytes > best.peakActiveBytes)
+                best = f;
+            any = true;
+        }
+        return best;
+    } catch (const std::exception &) {
+        return std::nullopt; // not a summary memlens can use: the snapshot is read instead
+    }
+}
+
+RankFigures summarizeRank(const RankFile &file, const SnapshotCache *cache)
+{
+    if (auto fromFile = readSummaryFile(file))
+        return *fromFile;
+    RankFigures best{file};
+    try {
+        const CachedSnapshot loaded = loadSnapshotCached(file.path, {}, cache);
+        bool any = false;
+        for (int d : loaded.snapshot->devices()) {
+            const DeviceIndex index(*loaded.snapshot, d);
+            const DeviceSummary s = summarizeDevice(*loaded.snapshot, index, 0);
+            if (any && s.peakActiveBytes <= best.peakActiveBytes)
+                continue;
+            best.device = d;
+            best.peakActiveBytes = s.peakActiveBytes;
+            best.peakReservedBytes = s.peakReservedBytes;
+            best.oomEntries = s.ooms.size();
+            best.categoryBytesAtPeak = s.categoryBytesAtPeak;
+            any = true;
+        }
+        if (!any)
+            best.error = file.path + ": no device has segments or trace entries";
+    } catch (const std::exception &e) {
+        best = RankFigures{file};
+        best.error = e.what();
+    }
+    return best;
+}
+
+std::vector<RankFigures> summarizeRanks(const std::vector<RankFile> &files, unsigned threads, const SnapshotCache *cache,
+                                        const RankProgress &control)
+{
+    std::vector<RankFigures> out(files.size());
+    std::atomic<size_t> next{0}, done{0};
+    auto work = [&] {
+        for (size_t i = next++; i < files.size(); i = next++) {
+            if (control.cancel && control.cancel->load())
+                return;
+            out[i] = summarizeRank(files[i], cache);
+            const size_t finished = ++done;
+            if (control.progress)
+                control.progress(finished, files.size());
+        }
+    };
+    threads = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(std::max<size_t>(1, files.size()))));
+    std::vector<std::thread> pool;
+    for (unsigned t = 1; t < threads; ++t)
+        pool.emplace_back(work);
+    work();
+    for (std::thread &t : pool)
+        t.join();
+    return out;
+}
+
+RankComparison compareRanks(const std::vector<RankFigures> &ranks)
+{
+    RankComparison c;
+    std::vector<uint64_t> peaks;
+    for (size_t i = 0; i < ranks.size(); ++i) {
+        if (!ranks[i].error.empty())
+            continue;
+        peaks.push_back(ranks[i].peakActiveBytes);
+        if (ranks[i].oomEntries > 0)
+            c.oomRanks.push_back(i);
+    }
+    if (peaks.empty())
+        return c;
+    std::sort(peaks.begin(), peaks.end());
+    const size_t n = peaks.size();
+    c.medianPeak = n % 2 ? static_cast<double>(peaks[n / 2]) : (static_cast<double>(peaks[n / 2 - 1]) + static_cast<double>(peaks[n / 2])) / 2;
+    c.imbalance = c.medianPeak > 0 ? static_cast<double>(peaks.back()) / c.medianPeak : 0;
+    for (size_t i = 0; i < ranks.size(); ++i) {
+        if (ranks[i].error.empty() && c.medianPeak > 0 &&
+            std::abs(static_cast<double>(ranks[i].peakActiveBytes) - c.medianPeak) > RankComparison::kOutlierShare * c.medianPeak)
+            c.outliers.push_back(i);
+    }
+    return c;
+}
+
+std::string rankOverviewJson(const RankFolder &folder, const std::optional<int64_t> &step, const std::vector<RankFigures> &ranks)
+{
+    const RankComparison c = compareRanks(ranks);
+    json list = json::array();
+    for (size_t i = 0; i < ranks.size(); ++i) {
+        const RankFigures &r = ranks[i];
+        json categories = json::object();
+        for (int k = 0; k < kCategoryCount; ++k)
+            categories[std::string(categoryName(static_cast<Category>(k)))] = r.categoryBytesAtPeak[static_cast<size_t>(k)];
+        json entry = {{"rank", r.file.rank},
+                      {"file", r.file.path},
+                      {"step", r.file.step ? json(*r.file.step) : json(nullptr)},
+                      {"at_exit", r.file.atExit},
+                      {"device", r.device},
+                      {"peak_active_bytes", r.peakActiveBytes},
+                      {"peak_reserved_bytes", r.peakReservedBytes},
+                      {"oom_entries", r.oomEntries},
+                      {"category_bytes_at_peak", categories},
+                      {"from_summary_file", r.fromSummaryFile},
+                      {"outlier", std::find(c.outliers.begin(), c.outliers.end(), i) != c.outliers.end()}};
+        if (!r.error.empty())
+            entry["error"] = r.error;
+        list.push_back(entry);
+    }
+    json steps = json::array();
+    for (const auto &s : folder.steps)
+        steps.push_back(s ? json(*s) : json(nullptr));
+    const json root = {{"folder", folder.folder},
+                       {"step", step ? json(*step) : json(nullptr)},
+                       {"steps", steps},
+                       {"rank_source", std::all_of(ranks.begin(), ranks.end(), [](const RankFigures &r) { return r.file.rankFromName; })
+                                           ? "file names"
+                                           : "file order"},
+                       {"notes", folder.notes},
+                       {"ranks", list},
+                       {"median_peak_active_bytes", c.medianPeak},
+                       {"imbalance", c.imbalance}};
+    return root.dump(2) + "\n";
+}
+
+std::string rankOverviewText(const RankFolder &folder, const std::optional<int64_t> &step, const std::vector<RankFigures> &ranks)
+{
+    const RankComparison c = compareRanks(ranks);
+    std::ostringstream out;
+    out << folder.folder << ": " << ranks.size() << " ranks";
+    if (step)
+        out << " at step " << *step;
+    if (folder.steps.size() > 1)
+        out << " (" << folder.steps.size() << " steps in the folder; --step picks another)";
+    out << "\n";
+    for (const std::string &note : folder.notes)
+        out << "  note: " << note << "\n";
+    for (size_t i = 0; i < ranks.size(); ++i) {
+        const RankFigures &r = ranks[i];
+        out << "  rank " << r.file.rank << ": ";
+        if (!r.error.empty()) {
+            out << "unreadable (" << r.error << ")\n";
+            continue;
+        }
+        out << "peak " << formatBytes(r.peakActiveBytes) << ", reserved " << formatBytes(r.peakReservedBytes);
+        if (r.oomEntries)
+            out << ", " << r.oomEntries << " OOM";
+        if (std::find(c.outliers.begin(), c.outliers.end(), i) != c.outliers.end())
+            out << "  (outlier)";
+        out << "  " << fs::path(r.file.path).filename().string() << "\n";
+    }
+    out.setf(std::ios::fixed);
+    out.precision(2);
+    out << "Imbalance (max / median peak): " << c.imbalance << "\n";
+    return out.str();
+}
+
+} // namespace memlens

@@ -1,0 +1,107 @@
+#include "report/RunDiff.h"
+
+#include "analysis/SnapshotSummary.h"
+#include "model/ByteFormat.h"
+
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <sstream>
+
+namespace memlens {
+
+namespace {
+
+std::string signedBytes(int64_t change)
+{
+    if (change == 0)
+        return "0 B";
+    return (change > 0 ? "+" : "-") + formatBytes(static_cast<uint64_t>(std::llabs(change)));
+}
+
+std::string percentText(uint64_t before, uint64_t after)
+{
+    const double p = growthPercent(before, after);
+    if (std::isinf(p))
+        return "new";
+    std::ostringstream out;
+    out.setf(std::ios::fixed);
+    out.precision(1);
+    out << (p > 0 ? "+" : "") << p << " %";
+    return out.str();
+}
+
+// Markdown table cells must not contain a bare "|".
+std::string cell(const std::string &text)
+{
+    std::string out;
+    for (char c : text) {
+        if (c == '|')
+            out += "\\|";
+        else if (c != '\n')
+            out += c;
+    }
+    return out;
+}
+
+} // namespace
+
+RunDiff diffRuns(const Snapshot &a, const DeviceIndex &ia, const std::string &nameA, const Snapshot &b,
+                 const DeviceIndex &ib, const std::string &nameB, const std::string &at)
+{
+    RunDiff d{nameA, nameB, at, {}, {}, {}};
+    const uint32_t ea = resolveEvent(ia, at), eb = resolveEvent(ib, at);
+    for (auto [run, snap, index, e] : {std::tuple{&d.a, &a, &ia, ea}, std::tuple{&d.b, &b, &ib, eb}}) {
+        const DeviceSummary s = summarizeDevice(*snap, *index, 0);
+        run->peakActiveBytes = s.peakActiveBytes;
+        run->peakReservedBytes = s.peakReservedBytes;
+        run->liveAtPoint = index->activeAfter(e);
+        run->categoryBytesAtPeak = s.categoryBytesAtPeak;
+    }
+    d.sites = diffBySite(a, ia, ea, b, ib, eb);
+    return d;
+}
+
+double growthPercent(uint64_t before, uint64_t after)
+{
+    if (before == 0)
+        return after == 0 ? 0.0 : std::numeric_limits<double>::infinity();
+    return (static_cast<double>(after) - static_cast<double>(before)) / static_cast<double>(before) * 100.0;
+}
+
+std::string diffMarkdown(const RunDiff &d, size_t topSites)
+{
+    std::ostringstream out;
+    const auto name = [](const std::string &path) { return std::filesystem::path(path).filename().string(); };
+    out << "### GPU memory: `" << cell(name(d.nameB)) << "` against `" << cell(name(d.nameA)) << "`\n\n";
+    out << "| | A | B | change |\n|---|---:|---:|---:|\n";
+    auto row = [&](const std::string &what, uint64_t a, uint64_t b) {
+        out << "| " << what << " | " << formatBytes(a) << " | " << formatBytes(b) << " | "
+            << signedBytes(static_cast<int64_t>(b) - static_cast<int64_t>(a)) << " (" << percentText(a, b) << ") |\n";
+    };
+    row("Peak active", d.a.peakActiveBytes, d.b.peakActiveBytes);
+    row("Peak reserved", d.a.peakReservedBytes, d.b.peakReservedBytes);
+    row("Live at " + d.at, d.a.liveAtPoint, d.b.liveAtPoint);
+    out << "\n**By category at each run's peak**\n\n| category | A | B | change |\n|---|---:|---:|---:|\n";
+    for (int c = 0; c < kCategoryCount; ++c) {
+        const uint64_t a = d.a.categoryBytesAtPeak[static_cast<size_t>(c)], b = d.b.categoryBytesAtPeak[static_cast<size_t>(c)];
+        if (a || b)
+            row(std::string(categoryName(static_cast<Category>(c))), a, b);
+    }
+    out << "\n**Largest changes by call site (live at " << d.at << ")**\n\n";
+    if (d.sites.empty()) {
+        out << "No differences by call site.\n";
+        return out.str();
+    }
+    out << "| call site | A | B | change |\n|---|---:|---:|---:|\n";
+    for (size_t i = 0; i < d.sites.size() && i < topSites; ++i) {
+        const SiteDiff &s = d.sites[i];
+        out << "| `" << cell(s.site) << "` | " << formatBytes(static_cast<uint64_t>(s.bytesA)) << " | "
+            << formatBytes(static_cast<uint64_t>(s.bytesB)) << " | " << signedBytes(s.change()) << " |\n";
+    }
+    if (d.sites.size() > topSites)
+        out << "\n" << d.sites.size() - topSites << " more call sites differ.\n";
+    return out.str();
+}
+
+} // namespace memlens

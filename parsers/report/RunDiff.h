@@ -1,0 +1,36 @@
+#pragma once
+// Two runs compared: the totals, bytes per category at each run's peak, live bytes by call site
+// at a chosen point; what `memlens diff` prints (text, JSON, Markdown) and its CI gate reads.
+#include "analysis/AllocationCategories.h"
+#include "analysis/CallTree.h"
+
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace memlens {
+
+struct RunTotals {
+    uint64_t peakActiveBytes = 0;
+    uint64_t peakReservedBytes = 0;
+    uint64_t liveAtPoint = 0; // active bytes at the compared point (--at)
+    std::array<uint64_t, kCategoryCount> categoryBytesAtPeak{};
+};
+
+struct RunDiff {
+    std::string nameA, nameB, at;
+    RunTotals a, b;
+    std::vector<SiteDiff> sites; // by |change|, largest first
+};
+
+RunDiff diffRuns(const Snapshot &a, const DeviceIndex &ia, const std::string &nameA, const Snapshot &b,
+                 const DeviceIndex &ib, const std::string &nameB, const std::string &at);
+
+// How much larger `after` is than `before`, in percent (before 0: 0 when after is 0, else +inf).
+double growthPercent(uint64_t before, uint64_t after);
+
+// For a pull-request comment: totals, per-category change and the top call-site changes.
+std::string diffMarkdown(const RunDiff &diff, size_t topSites);
+
+} // namespace memlens
