@@ -11,7 +11,8 @@
 #include "notes/NoteSet.h"
 #include "report/SummaryMarkdown.h"
 #include "segments/SegmentsPage.h"
-#include "stacks/CompareDialog.h"
+#include "compare/CompareDialog.h"
+#include "ranks/RankOverviewPage.h"
 #include "timeline/TimelineView.h"
 
 #include <QAction>
@@ -69,6 +70,11 @@ void MainWindow::createMenus()
 {
     QMenu *file = menuBar()->addMenu(tr("&File"));
     file->addAction(tr("&Open…"), QKeySequence::Open, this, &MainWindow::chooseFile);
+    file->addAction(tr("Open &Folder of Ranks…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F), this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Open a folder of per-rank snapshots"));
+        if (!dir.isEmpty())
+            openFolder(dir);
+    });
     file->addAction(tr("Open &Example"), this, &MainWindow::openExample);
     file->addAction(tr("Co&mpare With…"), this, [this] {
         DocumentView *view = currentDocument();
@@ -79,7 +85,7 @@ void MainWindow::createMenus()
         const QString path = QFileDialog::getOpenFileName(this, tr("Compare with (B)"));
         if (path.isEmpty())
             return;
-        auto *dialog = new CompareDialog(view->document(), this);
+        auto *dialog = new CompareDialog(view->document(), view->state()->device(), this);
         dialog->setAttribute(Qt::WA_DeleteOnClose);
         dialog->show();
         dialog->compareWith(path);
@@ -333,8 +339,37 @@ void MainWindow::openExample()
         openFile(path);
 }
 
+void MainWindow::openFolder(const QString &path)
+{
+    auto *page = new RankOverviewPage(cache_, tabs_);
+    try {
+        page->openFolder(path);
+    } catch (const std::exception &e) {
+        delete page; // nothing else changes
+        auto *box = new QMessageBox(QMessageBox::Warning, tr("Cannot open folder"), QString::fromStdString(e.what()), QMessageBox::Ok, this);
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->open();
+        return;
+    }
+    connect(page, &RankOverviewPage::openRankRequested, this, [this](const QString &file) { openFile(file); });
+    connect(page, &RankOverviewPage::compareRanksRequested, this, [this](const QString &a, int da, const QString &b, int db) {
+        auto *dialog = new CompareDialog(nullptr, da, this);
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        dialog->show();
+        dialog->compareFiles(a, da, b, db);
+    });
+    const int index = tabs_->addTab(page, tr("%1 (ranks)").arg(QFileInfo(path).fileName()));
+    tabs_->setTabToolTip(index, path);
+    tabs_->setCurrentIndex(index);
+    updateCentral();
+}
+
 DocumentView *MainWindow::openFile(const QString &path)
 {
+    if (QFileInfo(path).isDir()) {
+        openFolder(path);
+        return nullptr;
+    }
     if (path.endsWith(".memlens")) {
         openSession(path);
         return nullptr;
@@ -385,6 +420,10 @@ void MainWindow::closeTab(int index)
             return;
         view->cancelLoad();
         removeView(view);
+    } else if (QWidget *page = tabs_->widget(index)) { // a folder's rank overview
+        tabs_->removeTab(index);
+        page->deleteLater();
+        updateCentral();
     }
 }
 

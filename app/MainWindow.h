@@ -25,7 +25,9 @@ public:
     void setSnapshotCache(std::shared_ptr<const SnapshotCache> cache) { cache_ = std::move(cache); }
 
     // Opens a snapshot (or a .memlens session, then returns nullptr).
+    // A folder opens its rank overview (and returns null).
     DocumentView *openFile(const QString &path);
+    void openFolder(const QString &path);
     void openSession(const QString &path);
     void openExample();
     QTabWidget *tabs() const { return tabs_; }

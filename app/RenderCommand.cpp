@@ -3,6 +3,7 @@
 #include "Application.h"
 #include "CommandLine.h"
 #include "analysis/SnapshotSummary.h"
+#include "compare/RunOverlayView.h"
 #include "document/DocumentView.h"
 #include "document/SessionBinding.h"
 #include "document/ViewState.h"
@@ -19,6 +20,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <QApplication>
 #include <qcustomplot.h>
@@ -58,13 +60,41 @@ void writeImage(QWidget &view, const QString &out, const std::optional<ExportFoo
         throw std::runtime_error(error.toStdString());
 }
 
+// `render A --compare B`: both runs on one axis (the Compare dialog's upper half).
+int renderComparison(std::shared_ptr<const Document> a, int device, const std::string &otherPath, const std::string &align,
+                     QSize size, const QString &out, bool noCache)
+{
+    const std::map<std::string, OverlayAlignment> alignments = {
+        {"time", OverlayAlignment::Time}, {"event", OverlayAlignment::Event}, {"step", OverlayAlignment::Step}};
+    if (!alignments.count(align))
+        throw std::invalid_argument("--align takes time, event or step");
+    LoadedDocument b;
+    try {
+        const SnapshotCache cache;
+        b = loadDocument(otherPath, StopAfter::Document, noCache ? nullptr : &cache);
+    } catch (const LoadError &e) {
+        std::cerr << "memlens: " << e.what() << '\n';
+        return 1;
+    }
+    const int deviceB = b.document->device(device) || b.document->devices.empty() ? device : b.document->devices.begin()->first;
+    RunOverlayView view;
+    view.setAlignment(alignments.at(align));
+    view.setRuns(a, device, b.document, deviceB);
+    view.setFixedSize(size);
+    view.show();
+    QApplication::processEvents();
+    view.plot()->replot();
+    writeImage(view, out);
+    return 0;
+}
+
 } // namespace
 
 int runRenderCommand(int argc, char **argv)
 {
     std::vector<std::string> args(argv + 2, argv + argc);
     try {
-        CommandLine cl(args, {"view", "at", "range", "size", "theme", "device", "color", "session", "o"}, {"footer", "no-cache"});
+        CommandLine cl(args, {"view", "at", "range", "size", "theme", "device", "color", "session", "o", "compare", "align"}, {"footer", "no-cache"});
         std::optional<Session> session;
         if (auto path = cl.value("session")) {
             try {
@@ -81,7 +111,7 @@ int runRenderCommand(int argc, char **argv)
         }
         if ((cl.positional().size() != 1 && !(session && cl.positional().empty())) || !cl.value("o"))
             throw std::invalid_argument("usage: memlens render FILE --view " + viewList() + " [--at peak|oom|EVENT] [--device N] "
-                                        "[--range A:B] [--size WxH] [--theme light|dark] [--color allocation|site|category] [--footer] [--session S.memlens] [--no-cache] -o OUT.png|OUT.svg");
+                                        "[--range A:B] [--size WxH] [--theme light|dark] [--color allocation|site|category] [--footer] [--session S.memlens] [--no-cache] [--compare B [--align time|event|step]] -o OUT.png|OUT.svg");
         const std::string view = cl.value("view").value_or(session ? session->page : "timeline");
         if (std::find(std::begin(kViews), std::end(kViews), view) == std::end(kViews))
             throw std::invalid_argument("--view " + view + " is not available (" + viewList() + ")");
@@ -123,6 +153,9 @@ int runRenderCommand(int argc, char **argv)
             writeImage(panel, out);
             return 0;
         }
+        if (auto other = cl.value("compare"))
+            return renderComparison(loaded.document, deviceOption.value_or(doc.devices.empty() ? 0 : doc.devices.begin()->first), *other,
+                                    cl.value("align").value_or("step"), size, out, cl.flag("no-cache"));
         DocumentView documentView;
         documentView.setDocument(loaded);
         ViewState &state = *documentView.state();

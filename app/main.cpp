@@ -26,19 +26,22 @@ int main(int argc, char **argv)
         return memlens::runRenderCommand(argc, argv);
     if (!args.empty() && (args.front() == "--help" || args.front() == "-h")) {
         std::cout
-            << "usage: memlens [--theme light|dark|system] [--no-cache] [FILE…]   open the GUI (files or .memlens sessions)\n"
+            << "usage: memlens [--theme light|dark|system] [--no-cache] [FILE|DIR…]   open the GUI (files, folders of ranks, .memlens sessions)\n"
                "\n"
                "       memlens summary FILE [--device N] [--top K] [--at peak|oom|EVENT] [--json] [--no-cache]\n"
                "       memlens summary FILE --folded [--bottom-up] [--at peak|oom|EVENT] [--device N]\n"
                "           key figures, or the live stacks as folded lines\n"
+               "       memlens summary DIR [--step N] [--threads N] [--json] [--no-cache]\n"
+               "           per-rank peaks of a folder of snapshots (one per GPU), the imbalance\n"
                "\n"
                "       memlens render FILE --view VIEW -o OUT.png|OUT.svg [--at peak|oom|EVENT] [--range A:B]\n"
                "           [--device N] [--size WxH] [--theme light|dark] [--color allocation|site|category]\n"
-               "           [--footer] [--session S.memlens] [--no-cache]\n"
+               "           [--footer] [--session S.memlens] [--no-cache] [--compare B [--align time|event|step]]\n"
                "           VIEW: timeline, steps, segments, stacks, flamegraph, live, summary, categories, estimator\n"
                "\n"
-               "       memlens diff A B [--at peak|oom|EVENT] [--device N] [--top K] [--json]\n"
-               "           live bytes by call site in A and B\n"
+               "       memlens diff A B [--at peak|oom|EVENT] [--device N] [--top K] [--json | --markdown]\n"
+               "           [--fail-if-peak-grows PCT] [--fail-if-reserved-grows PCT]\n"
+               "           peaks, categories and live bytes by call site in A and B; exit 3 over a limit\n"
                "\n"
                "       memlens estimate [--model PRESET | --layers L --hidden H --heads A --vocab V [--kv-heads K]\n"
                "           [--intermediate I] [--mlp gelu|swiglu] [--tied]] [--mode train|inference]\n"
@@ -50,7 +53,8 @@ int main(int argc, char **argv)
                "           predicted peak memory of a training or inference setup\n"
                "\n"
                "--no-cache: neither read nor write the decoded-snapshot cache ($XDG_CACHE_HOME/memlens)\n"
-               "Exit codes: 0 done, 1 a file could not be read, 2 wrong usage. The README has every JSON key.\n";
+               "Exit codes: 0 done, 1 a file could not be read, 2 wrong usage, 3 (diff) over a --fail-if limit.\n"
+               "The README has every JSON key.\n";
         return 0;
     }
     try {

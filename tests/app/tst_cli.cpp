@@ -41,6 +41,57 @@ class TestCli : public QObject {
     Q_OBJECT
 
 private slots:
+    // The CI gate: exit 3 when B's peak grows by more than PCT over A's, 0 otherwise; 1 for an
+    // unreadable file, 2 for wrong usage. --markdown prints tables for a pull-request comment.
+    void diffGate()
+    {
+        const QString small = corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle"; // peak 5.87 GiB
+        const QString large = corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle";          // peak 8.07 GiB
+        QCOMPARE(memlens({"diff", small, large, "--fail-if-peak-grows", "5"}).exitCode, 3);
+        QCOMPARE(memlens({"diff", small, large, "--fail-if-peak-grows", "40"}).exitCode, 0); // +37.4 %
+        QCOMPARE(memlens({"diff", large, small, "--fail-if-peak-grows", "0"}).exitCode, 0);
+        QCOMPARE(memlens({"diff", large, large, "--fail-if-peak-grows", "0", "--fail-if-reserved-grows", "0"}).exitCode, 0);
+        const Run reserved = memlens({"diff", small, large, "--fail-if-reserved-grows", "10"});
+        QCOMPARE(reserved.exitCode, 3);
+        QVERIFY(reserved.err.contains("peak reserved grew"));
+        QCOMPARE(memlens({"diff", small, "/nonexistent.pickle", "--fail-if-peak-grows", "5"}).exitCode, 1);
+        QCOMPARE(memlens({"diff", small, large, "--fail-if-peak-grows", "ten"}).exitCode, 2);
+        const Run md = memlens({"diff", small, large, "--markdown", "--top", "3"});
+        QCOMPARE(md.exitCode, 0);
+        const QString text = QString::fromUtf8(md.out);
+        QVERIFY(text.contains("| Peak active | 5.87 GiB | 8.07 GiB |"));
+        QVERIFY(text.contains("|---|---:|---:|---:|"));
+        QVERIFY(text.contains("| activation |"));
+        QCOMPARE(text.count("| `"), 3); // the top three call sites
+    }
+
+    // `summary DIR --json`: ranks sorted by rank with their own figures, the imbalance.
+    void summaryOfFolder()
+    {
+        QTemporaryDir dir;
+        const QString gpt2 = corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle";
+        const QString oom = corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle";
+        QVERIFY(QFile::link(oom, dir.filePath("oom_rank-1_gpt.pickle")));
+        QVERIFY(QFile::link(gpt2, dir.filePath("oom_rank-0_gpt.pickle")));
+        const Run r = memlens({"summary", dir.path(), "--json", "--threads", "2"});
+        QCOMPARE(r.exitCode, 0);
+        const QJsonObject j = QJsonDocument::fromJson(r.out).object();
+        const QJsonArray ranks = j["ranks"].toArray();
+        QCOMPARE(ranks.size(), 2);
+        for (int i = 0; i < 2; ++i) {
+            const QJsonObject own = QJsonDocument::fromJson(memlens({"summary", i ? oom : gpt2, "--json"}).out).object();
+            const QJsonObject device = own["devices"].toArray()[0].toObject();
+            QCOMPARE(ranks[i].toObject()["rank"].toInt(), i);
+            QCOMPARE(ranks[i].toObject()["peak_active_bytes"].toDouble(), device["peak_active_bytes"].toDouble());
+            QCOMPARE(ranks[i].toObject()["category_bytes_at_peak"].toObject(), device["category_bytes_at_peak"].toObject());
+        }
+        QCOMPARE(ranks[1].toObject()["oom_entries"].toInt(), 1);
+        QVERIFY(ranks[1].toObject()["step"].isNull());
+        const double a = ranks[0].toObject()["peak_active_bytes"].toDouble(), b = ranks[1].toObject()["peak_active_bytes"].toDouble();
+        QCOMPARE(j["imbalance"].toDouble(), std::max(a, b) / ((a + b) / 2));
+        QCOMPARE(memlens({"summary", dir.filePath("empty-missing")}).exitCode, 1);
+    }
+
     // `memlens --help` names every subcommand, option and view the README's command-line
     // section documents.
     void helpListsWhatTheReadmeDocuments()
@@ -280,7 +331,8 @@ private slots:
         QTest::newRow("truncated") << QStringList{"summary", cut} << cut + ": byte ";
         QTest::newRow("huge length") << QStringList{"summary", huge} << huge + ": byte 2: string length";
         QTest::newRow("missing") << QStringList{"summary", dir.filePath("nope.pickle")} << dir.filePath("nope.pickle") + ": no such file";
-        QTest::newRow("directory") << QStringList{"summary", dir.path()} << dir.path() + ": is a directory";
+        QDir().mkpath(dir.filePath("empty"));
+        QTest::newRow("folder without snapshots") << QStringList{"summary", dir.filePath("empty")} << dir.filePath("empty") + ": no snapshot files";
         QTest::newRow("no device") << QStringList{"summary", good.fileName(), "--device", "3"} << "device 3 has no segments";
         QTest::newRow("bad --at") << QStringList{"summary", good.fileName(), "--at", "soon"} << "--at takes peak, oom or an event number";
         QTest::newRow("no oom") << QStringList{"summary", good.fileName(), "--at", "oom"} << "has no OOM entry";

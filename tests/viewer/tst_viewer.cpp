@@ -18,7 +18,9 @@
 #include "segments/SegmentTableModel.h"
 #include "segments/SegmentsPage.h"
 #include "stacks/CallTreeModel.h"
-#include "stacks/CompareDialog.h"
+#include "compare/CompareDialog.h"
+#include "ranks/RankOverviewPage.h"
+#include "ranks/RankTableModel.h"
 #include "stacks/FlameGraphWidget.h"
 #include "stacks/StacksPage.h"
 #include "steps/StepsView.h"
@@ -598,14 +600,44 @@ private slots:
         QCOMPARE(page->table()->model()->rowCount(), static_cast<int>(doc->devices.at(0).index->liveAt(100).size()));
     }
 
+    // A folder of ranks: the overview summarises them in the background, marks the OOM rank,
+    // passes the model tester, and double-clicking a row asks to open that rank's file.
+    void rankOverview()
+    {
+        QTemporaryDir dir;
+        const QString gpt2 = corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle";
+        const QString oom = corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle";
+        QVERIFY(QDir().mkpath(dir.filePath("step_000000000005")));
+        for (int r = 0; r < 4; ++r)
+            QVERIFY(QFile::link(r == 2 ? oom : gpt2, dir.filePath(QString("step_000000000005/%1_step_5.pickle").arg(r, 6, 10, QChar('0')))));
+        RankOverviewPage page(nullptr);
+        QAbstractItemModelTester tester(page.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        page.openFolder(dir.path());
+        page.resize(1200, 800);
+        page.show();
+        QTRY_VERIFY_WITH_TIMEOUT(!page.isSummarizing(), 30000);
+        QCOMPARE(page.model()->rowCount(), 4);
+        QCOMPARE(page.model()->comparison().oomRanks, std::vector<size_t>{2});
+        QVERIFY(page.headline().contains("1 with an OOM"));
+        QVERIFY(page.headline().contains("at step 5"));
+        QCOMPARE(page.model()->data(page.model()->index(2, RankTableModel::Ooms), Qt::DisplayRole).toULongLong(), 1ull);
+        QSignalSpy open(&page, &RankOverviewPage::openRankRequested);
+        const QModelIndex row = page.table()->model()->index(2, 0);
+        emit page.table()->doubleClicked(row);
+        QCOMPARE(open.size(), 1);
+        QVERIFY(open.at(0).at(0).toString().endsWith("000002_step_5.pickle"));
+        QVERIFY_THROWS_EXCEPTION(std::runtime_error, page.openFolder(dir.filePath("nothing-here")));
+        QCOMPARE(page.model()->rowCount(), 4); // a failed open leaves the page as it was
+    }
+
     void compareMode()
     {
         auto a = load(gpt2());
-        CompareDialog self(a);
+        CompareDialog self(a, 0);
         self.setOther(a);
         QCOMPARE(self.table()->rowCount(), 0);
         QVERIFY(self.totalsText().contains("0 call sites differ"));
-        CompareDialog other(a);
+        CompareDialog other(a, 0);
         other.compareWith(corpusDir() + "/snapshots/frag_varlen_gpt2/snapshot.pickle.zst");
         QTRY_VERIFY_WITH_TIMEOUT(other.table()->rowCount() > 0, 30000);
         QVERIFY(other.table()->item(0, 3)->text().startsWith("+"));

@@ -1,6 +1,7 @@
-#include "stacks/CompareDialog.h"
+#include "compare/CompareDialog.h"
 
 #include "analysis/SnapshotSummary.h"
+#include "compare/RunOverlayView.h"
 #include "document/DocumentLoader.h"
 #include "style/ByteText.h"
 
@@ -8,13 +9,15 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QSplitter>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
 namespace memlens {
 
-CompareDialog::CompareDialog(std::shared_ptr<const Document> a, QWidget *parent)
-    : QDialog(parent), a_(std::move(a)), loader_(new DocumentLoader(this))
+CompareDialog::CompareDialog(std::shared_ptr<const Document> a, int device, QWidget *parent)
+    : QDialog(parent), a_(std::move(a)), device_(device), overlay_(new RunOverlayView(this)), loader_(new DocumentLoader(this)),
+      loaderA_(new DocumentLoader(this))
 {
     setWindowTitle(tr("Compare snapshots — memlens"));
     auto *layout = new QVBoxLayout(this);
@@ -30,16 +33,30 @@ CompareDialog::CompareDialog(std::shared_ptr<const Document> a, QWidget *parent)
     table_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
     table_->verticalHeader()->hide();
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    layout->addLayout(bar);
-    layout->addWidget(totals_);
-    layout->addWidget(table_, 1);
-    resize(1000, 600);
+    auto *detail = new QWidget(this);
+    auto *detailLayout = new QVBoxLayout(detail);
+    detailLayout->setContentsMargins(0, 0, 0, 0);
+    detailLayout->addLayout(bar);
+    detailLayout->addWidget(totals_);
+    detailLayout->addWidget(table_, 1);
+    auto *split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(overlay_);
+    split->addWidget(detail);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    layout->addWidget(split);
+    resize(1200, 900);
     connect(at_, &QComboBox::currentIndexChanged, this, &CompareDialog::refresh);
     connect(loader_, &DocumentLoader::progress, this, [this](double f, const QString &stage) {
         totals_->setText(tr("%1 B… %2 %").arg(stage).arg(qRound(f * 100)));
     });
     connect(loader_, &DocumentLoader::documentReady, this, &CompareDialog::setOther);
     connect(loader_, &DocumentLoader::failed, this, [this](const QString &message) { totals_->setText(message); });
+    connect(loaderA_, &DocumentLoader::failed, this, [this](const QString &message) { totals_->setText(message); });
+    connect(loaderA_, &DocumentLoader::documentReady, this, [this](std::shared_ptr<const Document> a) {
+        a_ = std::move(a);
+        setOther(b_);
+    });
 }
 
 void CompareDialog::compareWith(const QString &path)
@@ -50,7 +67,27 @@ void CompareDialog::compareWith(const QString &path)
 void CompareDialog::setOther(std::shared_ptr<const Document> b)
 {
     b_ = std::move(b);
+    overlay_->setRuns(a_, device_, b_, deviceB());
     refresh();
+}
+
+void CompareDialog::compareFiles(const QString &a, int deviceA, const QString &b, int deviceB)
+{
+    device_ = deviceA;
+    deviceB_ = deviceB;
+    a_.reset();
+    b_.reset();
+    loaderA_->load(a, StopAfter::Document);
+    loader_->load(b, StopAfter::Document);
+}
+
+int CompareDialog::deviceB() const
+{
+    if (deviceB_)
+        return *deviceB_;
+    if (!b_ || b_->device(device_) || b_->devices.empty())
+        return device_;
+    return b_->devices.begin()->first;
 }
 
 QString CompareDialog::totalsText() const
@@ -61,12 +98,11 @@ QString CompareDialog::totalsText() const
 void CompareDialog::refresh()
 {
     table_->setRowCount(0);
-    if (!a_ || !b_ || a_->devices.empty() || b_->devices.empty())
+    if (!a_ || !b_)
         return;
-    const int device = a_->devices.begin()->first;
-    const DeviceData *da = a_->device(device), *db = b_->device(device);
-    if (!db) {
-        totals_->setText(tr("B has no trace for %1").arg(QString::fromStdString(a_->snapshot->deviceName(device))));
+    const DeviceData *da = a_->device(device_), *db = b_->device(deviceB());
+    if (!da || !db) {
+        totals_->setText(tr("B has no device to compare with"));
         return;
     }
     const std::string at = at_->currentText().toStdString() == "end" ? std::string() : at_->currentText().toStdString();

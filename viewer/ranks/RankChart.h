@@ -1,0 +1,27 @@
+#pragma once
+// Peak active (bars) and peak reserved (ticks) bytes across ranks, the median as a line;
+// outliers and OOM ranks in their own colours. Clicking a bar selects that rank.
+#include "ranks/RankSummary.h"
+
+#include <QWidget>
+
+class QCustomPlot;
+
+namespace memlens {
+
+class RankChart : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit RankChart(QWidget *parent = nullptr);
+    void setRanks(const std::vector<RankFigures> &ranks, const RankComparison &comparison);
+    QCustomPlot *plot() const { return plot_; }
+
+signals:
+    void rankClicked(int row);
+
+private:
+    QCustomPlot *plot_;
+};
+
+} // namespace memlens

@@ -1,0 +1,187 @@
+#include "ranks/RankOverviewPage.h"
+
+#include "ranks/RankChart.h"
+#include "ranks/RankTableModel.h"
+
+#include <QComboBox>
+#include <QDir>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPointer>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QTableView>
+#include <QVBoxLayout>
+
+namespace memlens {
+
+RankOverviewPage::RankOverviewPage(std::shared_ptr<const SnapshotCache> cache, QWidget *parent)
+    : QWidget(parent), cache_(std::move(cache)), title_(new QLabel(this)), steps_(new QComboBox(this)),
+      progress_(new QProgressBar(this)), compare_(new QPushButton(tr("Compare Two Ranks"), this)), chart_(new RankChart(this)),
+      model_(new RankTableModel(this)), proxy_(new QSortFilterProxyModel(this)), table_(new QTableView(this))
+{
+    title_->setTextFormat(Qt::RichText);
+    title_->setWordWrap(true);
+    steps_->setToolTip(tr("The step (or iteration) whose snapshots are shown"));
+    compare_->setToolTip(tr("Select two rows, then compare their timelines on one axis"));
+    compare_->setEnabled(false);
+    progress_->setMaximumWidth(240);
+    progress_->hide();
+    proxy_->setSourceModel(model_);
+    proxy_->setSortRole(Qt::UserRole);
+    table_->setModel(proxy_);
+    table_->setSortingEnabled(true);
+    table_->sortByColumn(RankTableModel::Rank, Qt::AscendingOrder);
+    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    table_->verticalHeader()->hide();
+    table_->horizontalHeader()->setStretchLastSection(true);
+    auto *bar = new QHBoxLayout;
+    bar->addWidget(title_, 1);
+    bar->addWidget(progress_);
+    bar->addWidget(new QLabel(tr("Step"), this));
+    bar->addWidget(steps_);
+    bar->addWidget(compare_);
+    auto *split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(chart_);
+    split->addWidget(table_);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    auto *layout = new QVBoxLayout(this);
+    layout->addLayout(bar);
+    layout->addWidget(split, 1);
+
+    auto openRow = [this](const QModelIndex &proxyIndex) {
+        const QModelIndex source = proxy_->mapToSource(proxyIndex);
+        if (source.isValid())
+            emit openRankRequested(QString::fromStdString(model_->ranks()[static_cast<size_t>(source.row())].file.path));
+    };
+    connect(table_, &QTableView::doubleClicked, this, openRow);
+    connect(table_, &QTableView::activated, this, openRow);
+    connect(chart_, &RankChart::rankClicked, this, [this](int row) {
+        const QModelIndex index = proxy_->mapFromSource(model_->index(row, 0));
+        table_->selectRow(index.row());
+        table_->scrollTo(index);
+    });
+    connect(table_->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+            [this] { compare_->setEnabled(selectedRows().size() == 2); });
+    connect(compare_, &QPushButton::clicked, this, [this] {
+        const auto rows = selectedRows();
+        if (rows.size() != 2)
+            return;
+        const RankFigures &a = model_->ranks()[rows[0]], &b = model_->ranks()[rows[1]];
+        emit compareRanksRequested(QString::fromStdString(a.file.path), a.device, QString::fromStdString(b.file.path), b.device);
+    });
+    connect(steps_, &QComboBox::activated, this, [this](int i) {
+        const QVariant v = steps_->itemData(i);
+        showStep(v.isNull() ? std::nullopt : std::optional<int64_t>(v.toLongLong()));
+    });
+}
+
+RankOverviewPage::~RankOverviewPage()
+{
+    stopWorker();
+}
+
+void RankOverviewPage::stopWorker()
+{
+    if (cancel_)
+        cancel_->store(true);
+    if (worker_.joinable())
+        worker_.join();
+}
+
+std::vector<size_t> RankOverviewPage::selectedRows() const
+{
+    std::vector<size_t> rows;
+    for (const QModelIndex &i : table_->selectionModel()->selectedRows())
+        rows.push_back(static_cast<size_t>(proxy_->mapToSource(i).row()));
+    std::sort(rows.begin(), rows.end());
+    return rows;
+}
+
+void RankOverviewPage::openFolder(const QString &folder)
+{
+    RankFolder found = findRankFiles(folder.toStdString());
+    if (found.files.empty())
+        throw std::runtime_error(folder.toStdString() + ": no snapshot files (*.pickle, *.pkl, *.pickle.zst) in it");
+    folder_ = std::move(found);
+    steps_->clear();
+    for (const auto &s : folder_.steps)
+        steps_->addItem(s ? (QString::number(*s) + (folder_.filesOfStep(s).front().atExit ? tr(" (at exit)") : QString())) : tr("—"),
+                        s ? QVariant(qlonglong(*s)) : QVariant());
+    steps_->setEnabled(folder_.steps.size() > 1);
+    steps_->setCurrentIndex(steps_->count() - 1);
+    showStep(folder_.latestStep());
+}
+
+void RankOverviewPage::showStep(const std::optional<int64_t> &step)
+{
+    stopWorker();
+    step_ = step;
+    const std::vector<RankFile> files = folder_.filesOfStep(step);
+    model_->setRanks({});
+    chart_->setRanks({}, {});
+    progress_->setRange(0, static_cast<int>(files.size()));
+    progress_->setValue(0);
+    progress_->show();
+    finished_ = false;
+    title_->setText(tr("Summarising %1 ranks…").arg(files.size()));
+    const quint64 generation = ++generation_;
+    cancel_ = std::make_shared<std::atomic<bool>>(false);
+    QPointer<RankOverviewPage> self(this);
+    // Each result is handed over as a value; a result of an older step or folder is dropped.
+    worker_ = std::thread([self, files, generation, cancel = cancel_, cache = cache_] {
+        RankProgress control;
+        control.cancel = cancel.get();
+        control.progress = [self, generation](size_t done, size_t) {
+            QMetaObject::invokeMethod(self, [self, generation, done] {
+                if (self && generation == self->generation_)
+                    self->progress_->setValue(static_cast<int>(done));
+            }, Qt::QueuedConnection);
+        };
+        const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+        std::vector<RankFigures> ranks = summarizeRanks(files, threads, cache.get(), control);
+        if (cancel->load())
+            return;
+        QMetaObject::invokeMethod(self, [self, generation, ranks = std::move(ranks)]() mutable {
+            if (self)
+                self->publish(generation, std::move(ranks));
+        }, Qt::QueuedConnection);
+    });
+}
+
+void RankOverviewPage::publish(quint64 generation, std::vector<RankFigures> ranks)
+{
+    if (generation != generation_)
+        return;
+    finished_ = true;
+    progress_->hide();
+    model_->setRanks(std::move(ranks));
+    chart_->setRanks(model_->ranks(), model_->comparison());
+    table_->resizeColumnsToContents();
+    title_->setText(headline());
+    emit summarized();
+}
+
+QString RankOverviewPage::headline() const
+{
+    const RankComparison &c = model_->comparison();
+    QString text = tr("<b>%1</b>: %2 ranks").arg(QDir::toNativeSeparators(QString::fromStdString(folder_.folder)).toHtmlEscaped())
+                       .arg(model_->ranks().size());
+    if (step_)
+        text += tr(" at step %1").arg(*step_);
+    text += tr(" · imbalance <b>%1</b> (max ÷ median peak)").arg(c.imbalance, 0, 'f', 2);
+    if (!c.outliers.empty())
+        text += tr(" · %1 outliers").arg(c.outliers.size());
+    if (!c.oomRanks.empty())
+        text += tr(" · <span style='color:#d23232'><b>%1 with an OOM</b></span>").arg(c.oomRanks.size());
+    for (const std::string &note : folder_.notes)
+        text += "<br><i>" + QString::fromStdString(note).toHtmlEscaped() + "</i>";
+    return text;
+}
+
+} // namespace memlens
