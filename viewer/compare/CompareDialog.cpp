@@ -44,6 +44,7 @@ CompareDialog::CompareDialog(std::shared_ptr<const Document> a, int device, QWid
     split->addWidget(detail);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
+    split->setSizes({540, 360});
     layout->addWidget(split);
     resize(1200, 900);
     connect(at_, &QComboBox::currentIndexChanged, this, &CompareDialog::refresh);

@@ -43,7 +43,9 @@ RunOverlayView::RunOverlayView(QWidget *parent) : QWidget(parent)
     bar->addWidget(align_);
     plot_ = newBytesPlot(this, tr("Memory"));
     plot_->legend->setVisible(true);
-    plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+    plot_->legend->setFillOrder(QCPLegend::foColumnsFirst); // one row in the headroom above the lines
+    plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    plot_->setMinimumHeight(300);
     categories_ = new QLabel(this);
     categories_->setTextFormat(Qt::RichText);
     categories_->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -130,7 +132,7 @@ void RunOverlayView::refresh()
     plot_->xAxis->setLabel(tr(unit[int(o.alignment)]));
     plot_->xAxis->setRange(0, o.xMax);
     plot_->yAxis->setRange(0, static_cast<double>(std::max({da->summary.peakReservedBytes, db->summary.peakReservedBytes,
-                                                            da->summary.peakActiveBytes, db->summary.peakActiveBytes})) * 1.05);
+                                                            da->summary.peakActiveBytes, db->summary.peakActiveBytes})) * 1.2);
     plot_->replot();
 
     QString table = tr("<table cellspacing=6><tr><th align=left>At each run's peak</th><th align=right>A</th><th align=right>B</th>"
