@@ -76,7 +76,7 @@ int renderComparison(std::shared_ptr<const Document> a, int device, const std::s
         std::cerr << "memlens: " << e.what() << '\n';
         return 1;
     }
-    const int deviceB = b.document->device(device) || b.document->devices.empty() ? device : b.document->devices.begin()->first;
+    const int deviceB = b.document->deviceMatching(device);
     RunOverlayView view;
     view.setAlignment(alignments.at(align));
     view.setRuns(a, device, b.document, deviceB);

@@ -32,6 +32,9 @@ struct Document {
         auto it = devices.find(d);
         return it == devices.end() ? nullptr : &it->second;
     }
+    // The device to compare with another run's device `d`: the same number when this document
+    // has it, else its first device (d when it has none).
+    int deviceMatching(int d) const { return device(d) || devices.empty() ? d : devices.begin()->first; }
     std::string fileName() const; // the path without directories
 };
 

@@ -4,6 +4,7 @@
 #include "analysis/SnapshotSummary.h"
 #include "model/ByteFormat.h"
 #include "pipeline/CachedSnapshot.h"
+#include "report/SummaryReport.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -166,9 +167,6 @@ std::string rankOverviewJson(const RankFolder &folder, const std::optional<int64
     json list = json::array();
     for (size_t i = 0; i < ranks.size(); ++i) {
         const RankFigures &r = ranks[i];
-        json categories = json::object();
-        for (int k = 0; k < kCategoryCount; ++k)
-            categories[std::string(categoryName(static_cast<Category>(k)))] = r.categoryBytesAtPeak[static_cast<size_t>(k)];
         json entry = {{"rank", r.file.rank},
                       {"file", r.file.path},
                       {"step", r.file.step ? json(*r.file.step) : json(nullptr)},
@@ -177,7 +175,7 @@ std::string rankOverviewJson(const RankFolder &folder, const std::optional<int64
                       {"peak_active_bytes", r.peakActiveBytes},
                       {"peak_reserved_bytes", r.peakReservedBytes},
                       {"oom_entries", r.oomEntries},
-                      {"category_bytes_at_peak", categories},
+                      {"category_bytes_at_peak", categoryBytesJson(r.categoryBytesAtPeak)},
                       {"from_summary_file", r.fromSummaryFile},
                       {"outlier", std::find(c.outliers.begin(), c.outliers.end(), i) != c.outliers.end()}};
         if (!r.error.empty())

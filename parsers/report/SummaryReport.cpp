@@ -106,10 +106,7 @@ json deviceJson(const Snapshot &snapshot, const DeviceReport &report)
         {"steps", steps},
         {"leak_suspects", suspects},
     };
-    json categories = json::object();
-    for (int c = 0; c < kCategoryCount; ++c)
-        categories[std::string(categoryName(static_cast<Category>(c)))] = s.categoryBytesAtPeak[static_cast<size_t>(c)];
-    d["category_bytes_at_peak"] = categories;
+    d["category_bytes_at_peak"] = categoryBytesJson(s.categoryBytesAtPeak);
     if (s.traceTotals) {
         d["trace_peak_total_allocated"] = s.traceTotals->peakAllocated;
         d["trace_peak_total_allocated_index"] = s.traceTotals->peakIndex;
@@ -143,6 +140,14 @@ void writeLive(std::ostringstream &out, const Snapshot &snapshot, const std::vec
 }
 
 } // namespace
+
+json categoryBytesJson(const std::array<uint64_t, kCategoryCount> &bytes)
+{
+    json categories = json::object();
+    for (int c = 0; c < kCategoryCount; ++c)
+        categories[std::string(categoryName(static_cast<Category>(c)))] = bytes[static_cast<size_t>(c)];
+    return categories;
+}
 
 std::string summaryJson(const Snapshot &snapshot, const std::string &file, const std::vector<DeviceReport> &devices)
 {

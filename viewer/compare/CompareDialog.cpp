@@ -86,9 +86,7 @@ int CompareDialog::deviceB() const
 {
     if (deviceB_)
         return *deviceB_;
-    if (!b_ || b_->device(device_) || b_->devices.empty())
-        return device_;
-    return b_->devices.begin()->first;
+    return b_ ? b_->deviceMatching(device_) : device_;
 }
 
 QString CompareDialog::totalsText() const
@@ -123,10 +121,9 @@ void CompareDialog::refresh()
     table_->setRowCount(static_cast<int>(sites.size()));
     for (int r = 0; r < static_cast<int>(sites.size()); ++r) {
         const SiteDiff &s = sites[static_cast<size_t>(r)];
-        const int64_t c = s.change();
         const QStringList cells = {QString::fromStdString(s.site), bytesText(uint64_t(s.bytesA)),
                                    bytesText(uint64_t(s.bytesB)),
-                                   (c >= 0 ? "+" : "−") + bytesText(uint64_t(std::abs(c)))};
+                                   signedBytesText(s.change())};
         for (int col = 0; col < 4; ++col) {
             auto *item = new QTableWidgetItem(cells[col]);
             if (col > 0)

@@ -19,11 +19,6 @@ constexpr int kColumns = 1200; // samples across the axis, about one per pixel o
 const QColor kColorA(78, 121, 167);
 const QColor kColorB(242, 142, 44);
 
-QString signedBytes(int64_t change)
-{
-    return (change > 0 ? "+" : change < 0 ? "−" : "") + bytesText(static_cast<uint64_t>(std::llabs(change)));
-}
-
 } // namespace
 
 RunOverlayView::RunOverlayView(QWidget *parent) : QWidget(parent)
@@ -105,7 +100,7 @@ void RunOverlayView::refresh()
     const int64_t peakChange = int64_t(db->summary.peakActiveBytes) - int64_t(da->summary.peakActiveBytes);
     title_->setText(tr("<b>A</b> %1: peak %2 · <b>B</b> %3: peak %4 · <b>%5</b>")
                         .arg(nameA.toHtmlEscaped(), bytesText(da->summary.peakActiveBytes), nameB.toHtmlEscaped(),
-                             bytesText(db->summary.peakActiveBytes), signedBytes(peakChange)));
+                             bytesText(db->summary.peakActiveBytes), signedBytesText(peakChange)));
     if (o.alignment != alignment())
         title_->setText(title_->text() + tr(" (no steps in one run: aligned by event)"));
     auto addGraph = [&](const std::vector<std::optional<uint64_t>> &values, const QColor &color, bool dashed, const QString &name) {
@@ -143,7 +138,7 @@ void RunOverlayView::refresh()
             continue;
         table += QString("<tr><td>%1</td><td align=right>%2</td><td align=right>%3</td><td align=right>%4</td></tr>")
                      .arg(QString::fromStdString(std::string(categoryName(static_cast<Category>(c)))), bytesText(a), bytesText(b),
-                          signedBytes(int64_t(b) - int64_t(a)));
+                          signedBytesText(int64_t(b) - int64_t(a)));
     }
     categories_->setText(table + "</table>");
 }
