@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
@@ -43,9 +44,15 @@ std::optional<RankFigures> readSummaryFile(const RankFile &file)
     const auto snapshotTime = fs::last_write_time(file.path, ec);
     if (ec || summaryTime <= snapshotTime || fs::file_size(summaryPath, ec) > kMaxSummaryFileBytes || ec)
         return std::nullopt;
+    std::ifstream in(summaryPath, std::ios::binary);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    return parseSummaryFile(text.substr(0, kMaxSummaryFileBytes), file); // the file may have grown meanwhile
+}
+
+std::optional<RankFigures> parseSummaryFile(std::string_view text, const RankFile &file)
+{
     try {
-        std::ifstream in(summaryPath, std::ios::binary);
-        const json root = json::parse(in);
+        const json root = json::parse(text);
         if (!root.is_object() || !root.contains("file") || !root["file"].is_string() ||
             fs::path(root["file"].get<std::string>()).filename() != fs::path(file.path).filename())
             return std::nullopt;

@@ -10,6 +10,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -35,6 +36,8 @@ RankFigures summarizeRank(const RankFile &file, const SnapshotCache *cache);
 // Reads `path` + ".summary.json" when it exists, is newer than `path` and holds a summary of
 // it; nullopt otherwise (the JSON is untrusted: anything missing or of the wrong type rejects it).
 std::optional<RankFigures> readSummaryFile(const RankFile &file);
+// The same from the summary's text (its age and size already checked).
+std::optional<RankFigures> parseSummaryFile(std::string_view text, const RankFile &file);
 
 struct RankProgress {
     std::function<void(size_t done, size_t total)> progress; // from worker threads; may be empty

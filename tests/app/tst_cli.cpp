@@ -63,6 +63,27 @@ private slots:
         QVERIFY(text.contains("|---|---:|---:|---:|"));
         QVERIFY(text.contains("| activation |"));
         QCOMPARE(text.count("| `"), 3); // the top three call sites
+        const QJsonObject j = QJsonDocument::fromJson(memlens({"diff", small, large, "--json"}).out).object();
+        const QJsonObject ownA = QJsonDocument::fromJson(memlens({"summary", small, "--json"}).out).object()["devices"].toArray()[0].toObject();
+        const QJsonObject ownB = QJsonDocument::fromJson(memlens({"summary", large, "--json"}).out).object()["devices"].toArray()[0].toObject();
+        QCOMPARE(j["peak_active_a"].toDouble(), ownA["peak_active_bytes"].toDouble());
+        QCOMPARE(j["peak_reserved_b"].toDouble(), ownB["peak_reserved_bytes"].toDouble());
+        QCOMPARE(j["category_bytes_at_peak"].toObject()["activation"].toObject()["b"].toDouble(),
+                 ownB["category_bytes_at_peak"].toObject()["activation"].toDouble());
+    }
+
+    // `render A --compare B`: an image of exactly the size asked for; a bad --align is a usage error.
+    void renderComparison()
+    {
+        QTemporaryDir dir;
+        const QString a = corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle";
+        const QString b = corpusDir() + "/snapshots/frag_varlen_gpt2/snapshot.pickle.zst";
+        const QString out = dir.filePath("cmp.png");
+        const Run r = memlens({"render", a, "--compare", b, "--align", "time", "--size", "900x500", "-o", out});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QCOMPARE(QImage(out).size(), QSize(900, 500));
+        QCOMPARE(memlens({"render", a, "--compare", b, "--align", "sideways", "-o", out}).exitCode, 2);
+        QCOMPARE(memlens({"render", a, "--compare", dir.filePath("missing.pickle"), "-o", out}).exitCode, 1);
     }
 
     // `summary DIR --json`: ranks sorted by rank with their own figures, the imbalance.

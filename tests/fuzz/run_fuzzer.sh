@@ -73,3 +73,16 @@ printf '\001MLCACHE\n' > "$work/cache-seeds/entry_magic"
 "$build/bin/fuzz_cache" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
   -max_total_time="$(( seconds / 10 > 10 ? seconds / 10 : 10 ))" -artifact_prefix="$work/crashes/" -print_final_stats=1 \
   "$work/cache-live" "$work/cache-seeds"
+# FILE.summary.json in the shape `memlens summary FILE --json` writes, the seed for the rank reader.
+mkdir -p "$work/rank-seeds" "$work/rank-live"
+python3 - "$work/rank-seeds" <<'PY'
+import json, os, sys
+categories = {k: 1 << 20 for k in ["parameter", "gradient", "optimizer_state", "activation", "temporary", "unknown"]}
+device = {"device": 0, "peak_active_bytes": 5 << 30, "peak_reserved_bytes": 6 << 30, "oom_entries": [{"event": 3}],
+          "category_bytes_at_peak": categories}
+json.dump({"file": "dir/rank0.pickle", "devices": [device, dict(device, device=1)]},
+          open(os.path.join(sys.argv[1], "two_devices.summary.json"), "w"))
+PY
+"$build/bin/fuzz_rank_summary" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
+  -max_total_time="$(( seconds / 10 > 10 ? seconds / 10 : 10 ))" -artifact_prefix="$work/crashes/" -print_final_stats=1 \
+  "$work/rank-live" "$work/rank-seeds"
