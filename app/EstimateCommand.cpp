@@ -3,6 +3,7 @@
 #include "CommandLine.h"
 #include "estimator/EstimateReport.h"
 
+#include <cstdlib>
 #include <iostream>
 
 namespace memlens {
@@ -32,7 +33,7 @@ int runEstimateCommand(const std::vector<std::string> &args)
     try {
         CommandLine cl(args,
                        {"model", "mode", "precision", "optimizer", "batch", "seq", "image-size", "checkpointing", "attention",
-                        "lora-r", "lora-targets", "zero", "gpus", "new-tokens", "gpu", "fit", "grad-accum", "layers", "hidden",
+                        "lora-r", "lora-targets", "lora-dropout", "zero", "gpus", "new-tokens", "gpu", "fit", "grad-accum", "layers", "hidden",
                         "heads", "kv-heads", "intermediate", "vocab", "mlp"},
                        {"json", "qlora", "fused", "offload-optimizer", "tied"});
         if (!cl.positional().empty())
@@ -85,6 +86,12 @@ int runEstimateCommand(const std::vector<std::string> &args)
             throw std::invalid_argument("--lora-targets takes attention or all-linear");
         in.loraAllLinear = targets == "all-linear";
         in.qlora = cl.flag("qlora");
+        if (auto v = cl.value("lora-dropout")) {
+            char *end = nullptr;
+            in.loraDropout = std::strtod(v->c_str(), &end);
+            if (end == v->c_str() || *end || !(in.loraDropout >= 0 && in.loraDropout < 1))
+                throw std::invalid_argument("--lora-dropout takes a probability in [0, 1)");
+        }
         in.fusedOptimizer = cl.flag("fused");
         in.offloadOptimizer = cl.flag("offload-optimizer");
         in.zeroStage = static_cast<int>(cl.integer("zero").value_or(0));

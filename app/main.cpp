@@ -48,7 +48,7 @@ int main(int argc, char **argv)
                "           [--precision fp32|amp-bf16|bf16|fp16-amp] [--optimizer adamw|adamw8bit|sgd|adafactor|lion|none]\n"
                "           [--fused] [--batch B] [--seq S | --image-size N] [--new-tokens N] [--grad-accum N]\n"
                "           [--checkpointing none|selective|full] [--attention sdpa|flash|eager] [--lora-r R]\n"
-               "           [--lora-targets attention|all-linear] [--qlora] [--zero 0-3] [--gpus N]\n"
+               "           [--lora-targets attention|all-linear] [--lora-dropout P] [--qlora] [--zero 0-3] [--gpus N]\n"
                "           [--offload-optimizer] [--gpu PRESET] [--fit batch|seq] [--json]\n"
                "           predicted peak memory of a training or inference setup\n"
                "\n"

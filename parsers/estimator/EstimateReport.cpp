@@ -3,6 +3,7 @@
 #include "model/ByteFormat.h"
 
 #include <nlohmann/json.hpp>
+#include <iomanip>
 #include <sstream>
 
 namespace memlens {
@@ -53,17 +54,17 @@ std::string estimateText(const EstimateInput &in, const EstimateResult &r, const
     out << "  parameters      " << groupDigits(r.params) << " (" << groupDigits(r.trainableParams) << " trainable)\n";
     auto line = [&](const char *label, uint64_t bytes) {
         if (bytes)
-            out << "  " << label << formatBytes(bytes) << "\n";
+            out << "  " << std::left << std::setw(16) << label << formatBytes(bytes) << "\n";
     };
-    line("weights         ", r.parametersBytes);
-    line("gradients       ", r.gradientsBytes);
-    line("optimizer state ", r.optimizerBytes);
-    line("autocast copies ", r.masterWeightsBytes);
-    line("activations     ", r.activationsBytes);
-    line("logits and loss ", r.logitsBytes);
-    line("step temps      ", r.transientBytes);
-    line("KV cache        ", r.kvCacheBytes);
-    line("cuBLAS workspace", r.workspaceBytes);
+    line("weights", r.parametersBytes);
+    line("gradients", r.gradientsBytes);
+    line("optimizer state", r.optimizerBytes);
+    line("autocast copies", r.masterWeightsBytes);
+    line("activations", r.activationsBytes);
+    line("logits and loss", r.logitsBytes);
+    line("step temps", r.transientBytes);
+    line("KV cache", r.kvCacheBytes);
+    line("cuBLAS workspace ", r.workspaceBytes);
     out << "  peak allocated  " << formatBytes(r.peakAllocatedBytes) << " (" << r.peakPhase << ")\n";
     out << "  reserved        " << formatBytes(r.reservedBytes) << " + CUDA context " << formatBytes(r.contextBytes) << "\n";
     if (in.gpuBytes)

@@ -50,11 +50,55 @@ double resnet50ActivationElements(int side)
     return total;
 }
 
+// What scaled_dot_product_attention keeps per token. Flash and memory-efficient attention keep
+// q, k, v, the output and a logsumexp; neither runs fp32 with fewer KV heads than query heads
+// (flash needs 16-bit inputs, the efficient kernel has no grouped-query support), so torch falls
+// back to its math path: it scales q, repeats k and v to every head and keeps the softmax
+// output, heads × sequence per token.
+double sdpaSavedPerToken(const ModelShape &m, const Policy &p, const EstimateInput &in, int seqLen)
+{
+    const double kvd = double(m.kvHeads) * m.dHead(), q = double(m.heads) * m.dHead(), cd = p.compute;
+    const bool math = in.attention == Attention::Sdpa && !p.autocast && p.compute == 4 && m.kvHeads < m.heads;
+    if (math)
+        return 3 * q * cd + double(m.heads) * seqLen * cd;
+    return (2 * q + 2 * kvd) * cd + 4.0 * m.heads;
+}
+
+// What PEFT's LoRA adapters on a Llama layer keep per token. PEFT upcasts bf16/fp16 adapters to
+// fp32 (autocast_adapter_dtype) and casts each input to the adapter's dtype, so every adapter
+// keeps its own copy unless the input already has that dtype; under autocast each adapter's
+// Linear keeps its own bf16 cast. With dropout, each keeps the dropped copy and its mask
+// instead. lora_B keeps lora_A's r-wide output.
+double llamaAdapterBytes(const ModelShape &m, const Policy &p, const EstimateInput &in)
+{
+    const double h = m.hidden, q = double(m.heads) * m.dHead(), I = m.intermediate, r = std::max(1, in.loraRank);
+    const double adapter = p.autocast ? p.compute : 4;
+    const double input = p.autocast ? 4 : p.residual;
+    struct Group {
+        double width;
+        int targets;
+    };
+    std::vector<Group> groups = {{h, 3}, {q, 1}}; // q, k, v share the norm output; o_proj
+    if (in.loraAllLinear)
+        groups.insert(groups.end(), {{h, 2}, {I, 1}}); // gate and up share one; down_proj
+    double bytes = 0;
+    for (const Group &g : groups) {
+        if (in.loraDropout > 0)
+            bytes += g.targets * g.width * (adapter + 1);
+        else if (adapter != input)
+            bytes += g.targets * g.width * adapter;
+        else
+            bytes += g.width * adapter;
+        bytes += g.targets * r * adapter;
+    }
+    return bytes;
+}
+
 // Bytes one transformer layer keeps for backward, per token. Derived from the tensors each
 // module saves (see ESTIMATOR.md and the comments per family), not fitted to measurements.
-double layerBytesPerToken(const ModelShape &m, const Policy &p, const EstimateInput &in, bool frozenMlp, int seqLen)
+double layerBytesPerToken(const ModelShape &m, const Policy &p, const EstimateInput &in, bool lora, int seqLen)
 {
-    const double h = m.hidden, I = m.intermediate, kvd = double(m.kvHeads) * m.dHead(), q = double(m.heads) * m.dHead();
+    const double h = m.hidden, I = m.intermediate, q = double(m.heads) * m.dHead();
     const double cd = p.compute, rb = p.residual;
     double attention = 0, mlp = 0, norms = 0;
     const double eager = in.attention == Attention::Eager ? double(m.heads) * seqLen * (2 * cd + 1) : 0;
@@ -83,17 +127,20 @@ double layerBytesPerToken(const ModelShape &m, const Policy &p, const EstimateIn
         break;
     }
     case ModelFamily::Llama: {
-        // RMSNorm computes in fp32: its fp32 input and the normalised value stay; the matmul
-        // inputs are the norm outputs (under autocast one bf16 cast per projection). RoPE'd q and
-        // k, v and the SDPA output, o_proj's input; SwiGLU keeps gate, up, SiLU and product.
-        const double perNorm = 4 * h + h * rb;
+        // RMSNorm computes in fp32: pow and the multiply keep its fp32 input (a copy unless the
+        // stream is fp32 already); a trainable weight also keeps the normalised value.
+        const double perNorm = 4 * h + (lora ? 0 : h * rb);
         norms = (2 + m.extraNormsPerLayer) * perNorm;
-        if (p.autocast)
-            norms += (frozenMlp ? 3 : 5) * h * cd; // one cast per projection: q, k, v (gate, up)
-        else
-            norms += (frozenMlp ? 1 : 2) * h * rb;  // the norm outputs the projections share
-        attention = (3 * q + 2 * kvd) * cd + eager;
-        mlp = (frozenMlp ? 3 : 4) * I * cd;
+        // The projections' inputs: a trainable Linear keeps its input (under autocast its own
+        // bf16 cast); a frozen LoRA base keeps nothing, its adapter keeps what llamaAdapterBytes says.
+        if (!lora)
+            norms += p.autocast ? 5 * h * cd : 2 * h * rb; // q, k, v (gate, up) share a norm output
+        // RoPE'd q and k, v and the attention output, o_proj's input (when its base trains).
+        attention = sdpaSavedPerToken(m, p, in, seqLen) + (lora ? 0 : q * cd) + eager;
+        // SwiGLU keeps SiLU's input and output and up's output; down_proj's input only when trained.
+        mlp = (lora ? 3 : 4) * I * cd;
+        if (lora)
+            attention += llamaAdapterBytes(m, p, in);
         break;
     }
     case ModelFamily::ResNet50:
@@ -127,6 +174,9 @@ EstimateResult estimateWithoutSavings(const EstimateInput &in)
     r.params = parameterCount(m);
     const bool lora = in.loraRank > 0 || in.qlora;
     const int rank = in.loraRank > 0 ? in.loraRank : 16;
+    // PEFT keeps adapters in fp32 even on a bf16 model (autocast_adapter_dtype), and with them
+    // their gradients and optimizer states.
+    const double trainableBytes = lora ? 4.0 : p.weight;
 
     // Parameters, gradients, optimizer states.
     double weightBytes = double(r.params) * p.weight;
@@ -139,7 +189,7 @@ EstimateResult estimateWithoutSavings(const EstimateInput &in)
         if (in.loraAllLinear)
             dims += (m.family == ModelFamily::Llama ? 3 : 2) * (h + I);
         trainable = static_cast<uint64_t>(rank * dims * m.layers);
-        weightBytes += double(trainable) * p.weight;
+        weightBytes += double(trainable) * trainableBytes;
         if (in.qlora)
             weightBytes -= targeted * (p.weight - 0.516);
     }
@@ -147,17 +197,17 @@ EstimateResult estimateWithoutSavings(const EstimateInput &in)
     if (in.zeroStage >= 3)
         weightBytes /= n;
     r.parametersBytes = static_cast<uint64_t>(weightBytes);
-    double grads = in.inference ? 0 : double(trainable) * p.weight;
+    double grads = in.inference ? 0 : double(trainable) * trainableBytes;
     if (in.zeroStage >= 2)
         grads /= n;
     double states = 0;
     if (!in.inference) {
         switch (in.optimizer) {
-        case Optimizer::AdamW: states = 2.0 * p.weight * trainable; break;
+        case Optimizer::AdamW: states = 2.0 * trainableBytes * trainable; break;
         case Optimizer::AdamW8bit: states = 2.03 * trainable; break;
-        case Optimizer::Sgd: states = p.weight * trainable; break;
-        case Optimizer::Lion: states = p.weight * trainable; break;
-        case Optimizer::Adafactor: states = p.weight * (lora ? 2.0 * trainable / std::max(1, rank) : adafactorStateElements(m)); break;
+        case Optimizer::Sgd: states = trainableBytes * trainable; break;
+        case Optimizer::Lion: states = trainableBytes * trainable; break;
+        case Optimizer::Adafactor: states = trainableBytes * (lora ? 2.0 * trainable / std::max(1, rank) : adafactorStateElements(m)); break;
         case Optimizer::None: states = 0; break;
         }
         if (in.zeroStage >= 1)
@@ -203,8 +253,7 @@ EstimateResult estimateWithoutSavings(const EstimateInput &in)
             activations = b * perImage;
             layer = activations / 16; // the largest stage's gradients during backward
         } else {
-            const bool frozenMlp = lora && !in.loraAllLinear;
-            layer = tokens * layerBytesPerToken(m, p, in, frozenMlp, seq);
+            layer = tokens * layerBytesPerToken(m, p, in, lora, seq);
             const double full = layer * m.layers;
             const double head = tokens * m.hidden * (p.residual * 2 + p.compute * 2 + 1);
             if (in.checkpointing == Checkpointing::Full)
@@ -221,8 +270,12 @@ EstimateResult estimateWithoutSavings(const EstimateInput &in)
         const double base = weightBytes + states + double(r.masterWeightsBytes);
         const double accumulated = in.gradAccumulation > 1 ? grads : 0;
         r.phases["forward+loss"] = static_cast<uint64_t>(base + accumulated + activations + logits);
-        // The optimizer step: foreach implementations allocate parameter-sized temporaries.
-        const double stepTemp = in.fusedOptimizer || in.optimizer == Optimizer::None ? 0 : double(trainable) * p.weight;
+        // The optimizer step: foreach AdamW allocates one parameter-sized temporary (the square
+        // root of exp_avg_sq); SGD with momentum and no weight decay works in place, and 8-bit
+        // Adam runs fused kernels.
+        const bool inPlace = in.fusedOptimizer || in.optimizer == Optimizer::None || in.optimizer == Optimizer::Sgd ||
+                             in.optimizer == Optimizer::AdamW8bit;
+        const double stepTemp = inPlace ? 0 : double(trainable) * trainableBytes;
         r.phases["optimizer step"] = static_cast<uint64_t>(weightBytes + states + grads + stepTemp);
         if (in.checkpointing == Checkpointing::Full)
             r.phases["recompute"] = static_cast<uint64_t>(base + grads + activations + layer * 1.5);

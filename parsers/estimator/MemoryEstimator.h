@@ -28,6 +28,7 @@ struct EstimateInput {
     Checkpointing checkpointing = Checkpointing::None;
     Attention attention = Attention::Sdpa;
     int loraRank = 0;
+    double loraDropout = 0; // lora_dropout: above 0 each adapter keeps a dropped copy and a mask
     bool loraAllLinear = false; // else attention projections only
     bool qlora = false;
     int zeroStage = 0; // 0–3 (3 = FSDP full sharding)
