@@ -1,3 +1,4 @@
+#include "AdviseCommand.h"
 #include "Application.h"
 #include "CommandLine.h"
 #include "DiffCommand.h"
@@ -20,6 +21,8 @@ int main(int argc, char **argv)
         return memlens::runSummaryCommand({args.begin() + 1, args.end()});
     if (!args.empty() && args.front() == "diff")
         return memlens::runDiffCommand({args.begin() + 1, args.end()});
+    if (!args.empty() && args.front() == "advise")
+        return memlens::runAdviseCommand({args.begin() + 1, args.end()});
     if (!args.empty() && args.front() == "estimate")
         return memlens::runEstimateCommand({args.begin() + 1, args.end()});
     if (!args.empty() && args.front() == "render")
@@ -42,6 +45,10 @@ int main(int argc, char **argv)
                "       memlens diff A B [--at peak|oom|EVENT] [--device N] [--top K] [--json | --markdown]\n"
                "           [--fail-if-peak-grows PCT] [--fail-if-reserved-grows PCT]\n"
                "           peaks, categories and live bytes by call site in A and B; exit 3 over a limit\n"
+               "\n"
+               "       memlens advise FILE [--device N] [--at peak|oom|EVENT] [--gpu PRESET | --capacity BYTES] [--gpus N]\n"
+               "           [--json] [--no-cache]\n"
+               "           the setup the snapshot reveals and the fixes ranked by what they save of its peak\n"
                "\n"
                "       memlens estimate [--model PRESET | --layers L --hidden H --heads A --vocab V [--kv-heads K]\n"
                "           [--intermediate I] [--mlp gelu|swiglu] [--tied]] [--mode train|inference]\n"

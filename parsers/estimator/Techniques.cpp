@@ -20,8 +20,17 @@ constexpr std::array kTechniques{
               [](EstimateInput &in) { in.precision = Precision::Bf16; }},
     Technique{"adamw8bit", [](const EstimateInput &in) { return in.optimizer == Optimizer::AdamW; },
               [](EstimateInput &in) { in.optimizer = Optimizer::AdamW8bit; }},
+    Technique{"adafactor", [](const EstimateInput &in) { return in.optimizer == Optimizer::AdamW && !in.inference; },
+              [](EstimateInput &in) { in.optimizer = Optimizer::Adafactor; }},
     Technique{"lora", [](const EstimateInput &in) { return !usesLora(in) && !in.model.isImage(); },
               [](EstimateInput &in) { in.loraRank = 16; }},
+    Technique{"qlora", [](const EstimateInput &in) { return !in.qlora && !in.model.isImage(); },
+              [](EstimateInput &in) {
+                  in.qlora = true;
+                  in.loraRank = in.loraRank > 0 ? in.loraRank : 16;
+              }},
+    Technique{"offload-optimizer", [](const EstimateInput &in) { return !in.offloadOptimizer && in.optimizer != Optimizer::None && !in.inference; },
+              [](EstimateInput &in) { in.offloadOptimizer = true; }},
     Technique{"half-batch", [](const EstimateInput &in) { return in.batch > 1; },
               [](EstimateInput &in) {
                   in.batch = std::max(1, in.batch / 2);

@@ -10,7 +10,7 @@
 namespace memlens {
 
 struct Technique {
-    std::string_view name; // "checkpointing", "amp-bf16", "bf16", "adamw8bit", "lora", "half-batch"
+    std::string_view name; // "checkpointing", "amp-bf16", "bf16", "adamw8bit", "adafactor", "lora", "qlora", …
     bool (*applies)(const EstimateInput &in);
     void (*apply)(EstimateInput &in);
 };

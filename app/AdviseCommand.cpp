@@ -1,0 +1,68 @@
+#include "AdviseCommand.h"
+
+#include "CommandLine.h"
+#include "advice/AdviceReport.h"
+#include "analysis/AllocationCategories.h"
+#include "analysis/DeviceIndex.h"
+#include "estimator/EstimatorPresets.h"
+#include "model/LoadError.h"
+#include "pipeline/CachedSnapshot.h"
+
+#include <algorithm>
+#include <iostream>
+
+namespace memlens {
+
+int runAdviseCommand(const std::vector<std::string> &args)
+{
+    try {
+        CommandLine cl(args, {"device", "at", "gpu", "capacity", "gpus"}, {"json", "no-cache"});
+        if (cl.positional().size() != 1)
+            throw std::invalid_argument("usage: memlens advise FILE [--device N] [--at peak|oom|EVENT] [--gpu PRESET | --capacity BYTES] "
+                                        "[--gpus N] [--json] [--no-cache]");
+        const std::string file = cl.positional().front();
+        AdviceOptions options;
+        options.at = cl.value("at").value_or("auto");
+        options.gpus = static_cast<int>(std::clamp<int64_t>(cl.integer("gpus").value_or(8), 1, 1 << 20));
+        if (cl.value("gpu") && cl.value("capacity"))
+            throw std::invalid_argument("give --gpu or --capacity, not both");
+        if (auto gpu = cl.value("gpu")) {
+            const auto preset = findGpu(*gpu);
+            if (!preset)
+                throw std::invalid_argument("unknown --gpu " + *gpu + " (see memlens estimate's presets)");
+            options.capacity = preset->bytes;
+            options.capacitySource = "--gpu " + *gpu;
+        } else if (auto capacity = cl.integer("capacity")) {
+            if (*capacity <= 0)
+                throw std::invalid_argument("--capacity takes a positive number of bytes");
+            options.capacity = static_cast<uint64_t>(*capacity);
+            options.capacitySource = "--capacity";
+        }
+
+        const SnapshotCache cache;
+        CachedSnapshot loaded;
+        try {
+            loaded = loadSnapshotCached(file, {}, cl.flag("no-cache") ? nullptr : &cache);
+        } catch (const LoadError &e) {
+            std::cerr << "memlens: " << e.what() << '\n';
+            return 1;
+        }
+        const Snapshot &snapshot = *loaded.snapshot;
+        const std::vector<int> devices = snapshot.devices();
+        if (devices.empty())
+            throw std::invalid_argument(file + ": no device has segments or trace entries");
+        const int device = static_cast<int>(cl.integer("device").value_or(devices.front()));
+        if (std::find(devices.begin(), devices.end(), device) == devices.end())
+            throw std::invalid_argument(file + ": device " + std::to_string(device) + " has no segments or trace entries");
+        const DeviceIndex index(snapshot, device);
+        const AllocationCategories categories(snapshot, index);
+        const Advice advice = advise(snapshot, index, categories, options);
+        std::cout << (cl.flag("json") ? adviceJson(file, device, advice).dump(2) + "\n" : adviceText(file, device, advice));
+        return 0;
+    } catch (const std::invalid_argument &e) {
+        std::cerr << "memlens advise: " << e.what() << '\n';
+        return 2;
+    }
+}
+
+} // namespace memlens

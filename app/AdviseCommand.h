@@ -1,0 +1,11 @@
+#pragma once
+#include <string>
+#include <vector>
+
+namespace memlens {
+
+// `memlens advise FILE [--device N] [--at peak|oom|EVENT] [--gpu PRESET | --capacity BYTES]
+// [--gpus N] [--json] [--no-cache]`; returns the exit code.
+int runAdviseCommand(const std::vector<std::string> &args);
+
+} // namespace memlens

@@ -1,0 +1,103 @@
+#include "advice/AdviceReport.h"
+
+#include "model/ByteFormat.h"
+
+#include <sstream>
+
+namespace memlens {
+
+namespace {
+
+template <typename T>
+nlohmann::json field(const Inferred<T> &f)
+{
+    nlohmann::json j = {{"value", nullptr}, {"how", f.how}};
+    if (f.value)
+        j["value"] = *f.value;
+    return j;
+}
+
+} // namespace
+
+nlohmann::json inferredJson(const InferredSetup &s)
+{
+    nlohmann::json preset = field(s.preset);
+    return {{"params", field(s.params)},
+            {"trainable_params", field(s.trainableParams)},
+            {"param_dtype", field(s.paramDtype)},
+            {"autocast", field(s.autocast)},
+            {"optimizer", field(s.optimizer)},
+            {"tokens", field(s.tokens)},
+            {"batch", field(s.batch)},
+            {"preset", preset},
+            {"checkpointing", field(s.checkpointing)},
+            {"shape", s.hasShape ? nlohmann::json(s.input.model.name) : nlohmann::json(nullptr)},
+            {"shape_is_template", s.shapeFromTemplate}};
+}
+
+nlohmann::json adviceJson(const std::string &file, int device, const Advice &a)
+{
+    nlohmann::json categories = nlohmann::json::object();
+    for (size_t k = 0; k < kCategoryCount; ++k)
+        categories[std::string(categoryName(Category(k)))] = a.categories[k];
+    nlohmann::json fixes = nlohmann::json::array();
+    for (const Fix &f : a.fixes) {
+        nlohmann::json j = {{"technique", f.technique}, {"saves_bytes", f.savesBytes}, {"peak_after_bytes", f.peakAfterBytes},
+                            {"fits", nullptr},          {"why", f.why},                {"affects", f.affects}};
+        if (f.fits)
+            j["fits"] = *f.fits;
+        fixes.push_back(std::move(j));
+    }
+    nlohmann::json j = {{"file", file},
+                        {"device", device},
+                        {"at", a.oom ? "oom" : "peak"},
+                        {"event", a.event},
+                        {"peak_bytes", a.peakBytes},
+                        {"reserved_bytes", a.reservedBytes},
+                        {"category_bytes", categories},
+                        {"logits_bytes", a.logitsBytes},
+                        {"attention_score_bytes", a.attentionScoreBytes},
+                        {"capacity_bytes", nullptr},
+                        {"capacity_how", a.capacityHow},
+                        {"inferred", inferredJson(a.setup)},
+                        {"fixes", fixes}};
+    if (a.capacity)
+        j["capacity_bytes"] = *a.capacity;
+    return j;
+}
+
+std::string adviceText(const std::string &file, int device, const Advice &a)
+{
+    std::ostringstream out;
+    const InferredSetup &s = a.setup;
+    out << file << " (device " << device << "), at the " << (a.oom ? "OOM" : "peak") << ": " << formatBytes(a.peakBytes) << " allocated, "
+        << formatBytes(a.reservedBytes) << " reserved";
+    if (a.capacity)
+        out << ", capacity " << formatBytes(*a.capacity) << " (" << a.capacityHow << ")";
+    out << "\nSetup:\n";
+    auto line = [&](const char *label, const std::string &value, const std::string &how) {
+        out << "  " << label << (value.empty() ? "?" : value) << "  — " << how << "\n";
+    };
+    line("parameters      ", s.params.value ? groupDigits(*s.params.value) : "", s.params.how);
+    line("trainable       ", s.trainableParams.value ? groupDigits(*s.trainableParams.value) : "", s.trainableParams.how);
+    line("weights         ", s.paramDtype.value.value_or("") + (s.autocast.value.value_or(false) ? " + autocast" : ""), s.paramDtype.how);
+    line("optimizer       ", s.optimizer.value.value_or(""), s.optimizer.how);
+    line("model           ", s.preset.value.value_or(""), s.preset.how);
+    if (s.tokens.value || !s.tokens.how.empty())
+        line("tokens          ", s.tokens.value ? groupDigits(*s.tokens.value) : "", s.tokens.how);
+    if (s.batch.value)
+        line("batch           ", groupDigits(*s.batch.value), s.batch.how);
+    line("checkpointing   ", s.checkpointing.value ? (*s.checkpointing.value ? "yes" : "no") : "", s.checkpointing.how);
+    out << "What would help (largest saving first):\n";
+    if (a.fixes.empty())
+        out << "  nothing the rules know of saves memory here\n";
+    for (const Fix &f : a.fixes) {
+        out << "  " << f.technique << ": saves " << formatBytes(uint64_t(f.savesBytes)) << ", peak " << formatBytes(f.peakAfterBytes);
+        if (f.fits)
+            out << (*f.fits ? ", fits" : ", still does not fit");
+        out << "\n      " << f.why << "\n";
+    }
+    return out.str();
+}
+
+} // namespace memlens

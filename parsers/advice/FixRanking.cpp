@@ -1,0 +1,280 @@
+#include "advice/FixRanking.h"
+
+#include "advice/RunSamples.h"
+#include "analysis/AllocatorState.h"
+#include "analysis/SnapshotSummary.h"
+#include "estimator/Techniques.h"
+#include "model/ByteFormat.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace memlens {
+
+namespace {
+
+// How a fix changes the run: a factor per category (temporaries of the optimizer step get
+// their own), gradients that stay alive across micro-batches, the logits and scores it removes.
+struct Change {
+    std::array<double, kCategoryCount> ratio{1, 1, 1, 1, 1, 1};
+    double stepTemporaries = 1;
+    bool gradientsPersist = false;
+    double logitsKept = 1;
+    double scoresKept = 1;
+};
+
+double after(const RunSample &s, const Change &c, int64_t maxGradients)
+{
+    double total = 0;
+    for (size_t k = 0; k < kCategoryCount; ++k) {
+        double bytes = double(s.categories[k]);
+        if (k == size_t(Category::Gradient) && c.gradientsPersist)
+            bytes = double(std::max(s.categories[k], maxGradients));
+        const double r = k == size_t(Category::Temporary) && s.phase == PhaseKind::Optimizer ? c.stepTemporaries : c.ratio[k];
+        total += bytes * r;
+    }
+    return total - double(s.logits) * (1 - c.logitsKept) - double(s.scores) * (1 - c.scoresKept);
+}
+
+double ratioOf(double alt, double base)
+{
+    return base > 0 ? alt / base : 1;
+}
+
+// The estimator's per-category change from the setup to the setup with a technique.
+Change changeOf(const EstimateInput &base, const EstimateInput &alt)
+{
+    const EstimateResult b = estimateWithoutSavings(base), a = estimateWithoutSavings(alt);
+    Change c;
+    c.ratio[size_t(Category::Parameter)] = ratioOf(double(a.parametersBytes), double(b.parametersBytes));
+    c.ratio[size_t(Category::Gradient)] = ratioOf(double(a.gradientsBytes), double(b.gradientsBytes));
+    c.ratio[size_t(Category::OptimizerState)] = ratioOf(double(a.optimizerBytes), double(b.optimizerBytes));
+    const double act = ratioOf(double(a.activationsBytes + a.logitsBytes + a.masterWeightsBytes),
+                               double(b.activationsBytes + b.logitsBytes + b.masterWeightsBytes));
+    c.ratio[size_t(Category::Activation)] = act;
+    c.ratio[size_t(Category::Temporary)] = act;
+    c.stepTemporaries = ratioOf(double(a.transientBytes), double(b.transientBytes));
+    c.gradientsPersist = alt.gradAccumulation > base.gradAccumulation;
+    return c;
+}
+
+std::string lower(std::string_view s)
+{
+    std::string out(s);
+    for (char &ch : out)
+        ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    return out;
+}
+
+bool hasAttentionFrame(const Snapshot &s, uint32_t stack)
+{
+    for (uint32_t id : s.stacks.at(stack)) {
+        const std::string name = lower(s.strings.at(s.frames.at(id).name));
+        if (name.find("attn") != std::string::npos || name.find("attention") != std::string::npos)
+            return true;
+    }
+    return false;
+}
+
+const char *reasonOf(std::string_view technique)
+{
+    static const std::pair<std::string_view, const char *> kReasons[] = {
+        {"checkpointing", "activation checkpointing keeps each layer's input and recomputes the rest in backward"},
+        {"amp-bf16", "autocast to bf16 halves matmul outputs; fp32 weights stay, with bf16 copies during the step"},
+        {"bf16", "bf16 weights halve parameters, gradients, optimizer state and activations"},
+        {"adamw8bit", "8-bit AdamW (bitsandbytes) stores both moments in about 2 bytes per parameter"},
+        {"adafactor", "Adafactor keeps factored second moments: rows plus columns per matrix"},
+        {"lora", "LoRA (r 16) freezes the base model: no gradients or optimizer state for it"},
+        {"qlora", "QLoRA stores the frozen base's Linear weights in 4-bit NF4 and trains LoRA adapters"},
+        {"offload-optimizer", "optimizer state in CPU memory (DeepSpeed / FSDP offload)"},
+        {"half-batch", "half the micro-batch with twice the gradient accumulation: half the activations, gradients kept between micro-batches"},
+        {"zero-1", "ZeRO-1 shards optimizer state over the GPUs"},
+        {"zero-2", "ZeRO-2 shards optimizer state and gradients over the GPUs"},
+        {"fsdp", "FSDP full sharding (ZeRO-3) shards parameters, gradients and optimizer state over the GPUs"},
+    };
+    for (const auto &[name, reason] : kReasons) {
+        if (name == technique)
+            return reason;
+    }
+    return "";
+}
+
+std::string deltas(const RunSample &peak, const Change &c)
+{
+    std::string text;
+    for (size_t k = 0; k < kCategoryCount; ++k) {
+        const double r = k == size_t(Category::Temporary) && peak.phase == PhaseKind::Optimizer ? c.stepTemporaries : c.ratio[k];
+        if (r == 1 || peak.categories[k] < (1 << 20))
+            continue;
+        text += (text.empty() ? "" : ", ") + std::string(categoryName(Category(k))) + " " + formatBytes(uint64_t(peak.categories[k])) + " → " +
+                formatBytes(uint64_t(double(peak.categories[k]) * r));
+    }
+    return text;
+}
+
+std::vector<std::string> affected(const Change &c)
+{
+    std::vector<std::string> out;
+    for (size_t k = 0; k < kCategoryCount; ++k) {
+        if (c.ratio[k] != 1 || (k == size_t(Category::Temporary) && c.stepTemporaries != 1) ||
+            (k == size_t(Category::Gradient) && c.gradientsPersist))
+            out.emplace_back(categoryName(Category(k)));
+    }
+    if (c.logitsKept != 1)
+        out.emplace_back("logits");
+    if (c.scoresKept != 1)
+        out.emplace_back("attention_scores");
+    return out;
+}
+
+} // namespace
+
+Advice advise(const Snapshot &snapshot, const DeviceIndex &index, const AllocationCategories &categories, const AdviceOptions &options)
+{
+    Advice a;
+    const std::vector<uint32_t> ooms = index.oomEvents();
+    const std::string at = options.at == "auto" ? (ooms.empty() ? "peak" : "oom") : options.at;
+    a.event = resolveEvent(index, at);
+    a.oom = a.event != kBeforeTrace && a.event < index.eventCount() && index.events().action[a.event] == Action::Oom;
+    a.setup = inferSetup(snapshot, index, categories, a.event);
+    const EstimateInput &setup = a.setup.input;
+
+    // Logits and score matrices, by their shapes: tokens × vocabulary, and batch × heads × seq².
+    const ModelShape &shape = setup.model;
+    const uint64_t tokens = a.setup.tokens.value.value_or(0);
+    auto bucketOf = [&](uint32_t id) {
+        if (!a.setup.hasShape || !tokens || shape.isImage())
+            return Bucket::None;
+        const uint64_t size = index.detail(id).size;
+        if (!mayBeLogits(snapshot, categories.of(id), index.detail(id).stack))
+            return Bucket::None;
+        if (shape.vocab && (size == tokens * uint64_t(shape.vocab) * 4 || size == tokens * uint64_t(shape.vocab) * 2))
+            return Bucket::Logits;
+        for (uint64_t e : {2u, 4u}) {
+            const uint64_t unit = tokens * uint64_t(shape.heads) * e;
+            if (unit && size % unit == 0) {
+                const uint64_t seq = size / unit;
+                // Wider than two heads' values, so not the attention output (tokens × heads × head size).
+                if (seq > 2 * uint64_t(shape.dHead()) && tokens % seq == 0 && hasAttentionFrame(snapshot, index.detail(id).stack))
+                    return Bucket::Scores;
+            }
+        }
+        return Bucket::None;
+    };
+    const std::vector<RunSample> samples = sampleRun(snapshot, index, categories, bucketOf, a.event);
+    const auto atSample = std::find_if(samples.begin(), samples.end(), [&](const RunSample &s) { return s.event == a.event; });
+    const RunSample here = atSample != samples.end() ? *atSample : samples.back();
+    const int64_t request = a.oom ? static_cast<int64_t>(index.events().size[a.event]) : 0;
+    for (size_t k = 0; k < kCategoryCount; ++k)
+        a.categories[k] = static_cast<uint64_t>(std::max<int64_t>(0, here.categories[k]));
+    a.logitsBytes = static_cast<uint64_t>(std::max<int64_t>(0, here.logits));
+    a.attentionScoreBytes = static_cast<uint64_t>(std::max<int64_t>(0, here.scores));
+    a.peakBytes = static_cast<uint64_t>(std::max<int64_t>(0, here.total() + request));
+    a.reservedBytes = index.reservedAfter(a.event);
+    const double slack = double(a.reservedBytes) - double(here.total());
+
+    // Capacity: given, or what the OOM entry says the device had.
+    a.capacity = options.capacity;
+    a.capacityHow = options.capacitySource;
+    if (!a.capacity && a.oom) {
+        const uint64_t deviceFree = index.events().addr[a.event]; // an OOM entry's device_free
+        if (deviceFree >= uint64_t(request) * 2) {
+            a.capacity = a.reservedBytes;
+            a.capacityHow = "the OOM entry: the device still had " + formatBytes(deviceFree) +
+                            " free, so a per-process limit (set_per_process_memory_fraction) stopped it at about the reserved " +
+                            formatBytes(a.reservedBytes);
+        } else {
+            a.capacity = a.reservedBytes + deviceFree;
+            a.capacityHow = "the OOM entry: reserved " + formatBytes(a.reservedBytes) + " plus " + formatBytes(deviceFree) + " the device reported free";
+        }
+    }
+    auto fitsWith = [&](double peakAfter, double slackAfter) -> std::optional<bool> {
+        if (!a.capacity)
+            return std::nullopt;
+        return peakAfter + slackAfter <= double(*a.capacity);
+    };
+
+    int64_t maxGradients = 0;
+    double before = double(a.peakBytes);
+    for (const RunSample &s : samples) {
+        maxGradients = std::max(maxGradients, s.categories[size_t(Category::Gradient)]);
+        before = std::max(before, double(s.total()) + (s.event == a.event ? double(request) : 0));
+    }
+    auto addFix = [&](const std::string &technique, const Change &c, std::string why, std::optional<EstimateInput> applied) {
+        double peakAfter = 0;
+        for (const RunSample &s : samples)
+            peakAfter = std::max(peakAfter, after(s, c, maxGradients) + (s.event == a.event ? double(request) : 0));
+        const double saves = before - peakAfter;
+        if (saves < before * 0.005) // half a percent: noise of the rules, not a fix
+            return;
+        Fix f{technique, static_cast<int64_t>(saves), static_cast<uint64_t>(peakAfter), fitsWith(peakAfter, slack), std::move(why), affected(c),
+              std::move(applied)};
+        a.fixes.push_back(std::move(f));
+    };
+
+    // The estimator's techniques, as ratios for this setup. Without a model shape only those
+    // that leave activations alone are meaningful.
+    if (!setup.inference) {
+        auto consider = [&](const std::string &name, std::string_view reasonKey, const EstimateInput &alt) {
+            const Change c = changeOf(setup, alt);
+            if (!a.setup.hasShape && c.ratio[size_t(Category::Activation)] != 1)
+                return;
+            std::string why = reasonOf(reasonKey);
+            if (const std::string d = deltas(here, c); !d.empty())
+                why += "; at the " + std::string(a.oom ? "OOM" : "peak") + ": " + d;
+            addFix(name, c, why, alt);
+        };
+        for (const Technique &t : techniques()) {
+            if (!t.applies(setup))
+                continue;
+            EstimateInput alt = setup;
+            t.apply(alt);
+            consider(std::string(t.name), t.name, alt);
+        }
+        for (auto [name, stage] : {std::pair{"zero-1", 1}, std::pair{"zero-2", 2}, std::pair{"fsdp", 3}}) {
+            if (setup.zeroStage >= stage || options.gpus < 2)
+                continue;
+            EstimateInput alt = setup;
+            alt.zeroStage = stage;
+            alt.gpus = options.gpus;
+            consider(std::string(name) + " over " + std::to_string(options.gpus) + " GPUs", name, alt);
+        }
+    }
+
+    // Measured directly: logits where they dominate, live score matrices, stranded reserve.
+    if (a.logitsBytes * 20 >= a.peakBytes && a.logitsBytes > 0) {
+        Change c;
+        c.logitsKept = 1.0 / 8;
+        addFix("chunked-cross-entropy", c,
+               "a fused or chunked linear cross-entropy (e.g. Liger's) computes the loss in chunks instead of materialising " +
+                   formatBytes(a.logitsBytes) + " of logits and their fp32 copies",
+               std::nullopt);
+    }
+    if (a.attentionScoreBytes > 0) {
+        Change c;
+        c.scoresKept = 0;
+        addFix("flash-attention", c,
+               formatBytes(a.attentionScoreBytes) + " of batch × heads × seq² attention scores is live; FlashAttention (SDPA with bf16/fp16 inputs) keeps none",
+               std::nullopt);
+    }
+    if (a.oom) {
+        const AllocatorState state = allocatorStateAt(snapshot, index, a.event);
+        const OomDiagnosis d = diagnoseOom(index, a.event, state);
+        uint64_t emptySegments = 0;
+        for (const StateSegment &seg : state.segments)
+            emptySegments += seg.allocated == 0 ? seg.size : 0;
+        if (d.fragmentation && d.reservedFree > 0)
+            a.fixes.push_back({"expandable_segments", int64_t(d.reservedFree), a.peakBytes, fitsWith(double(a.peakBytes), 0),
+                               "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True lets segments grow, so the " + formatBytes(d.reservedFree) +
+                                   " free in reserved segments (no hole of " + formatBytes(d.requested) + ") becomes usable",
+                               {"reserved"}, std::nullopt});
+        if (emptySegments > 0)
+            a.fixes.push_back({"empty_cache", int64_t(emptySegments), a.peakBytes, fitsWith(double(a.peakBytes), slack - double(emptySegments)),
+                               "torch.cuda.empty_cache() between phases returns " + formatBytes(emptySegments) + " of entirely free segments",
+                               {"reserved"}, std::nullopt});
+    }
+    std::stable_sort(a.fixes.begin(), a.fixes.end(), [](const Fix &x, const Fix &y) { return x.savesBytes > y.savesBytes; });
+    return a;
+}
+
+} // namespace memlens

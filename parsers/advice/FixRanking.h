@@ -1,0 +1,54 @@
+#pragma once
+// "What do I change?": the fixes for one snapshot, ranked by what each would save of the
+// measured peak (or OOM). Each fix scales the measured bytes per category with the estimator's
+// rules for the inferred setup (a technique's estimate ÷ the setup's, per category), over the
+// whole run, so a fix that moves the peak to another phase is credited only with the
+// difference of the peaks. Logits, attention scores and the allocator's stranded bytes are
+// measured directly.
+#include "advice/SetupInference.h"
+#include "analysis/AllocationCategories.h"
+#include "analysis/DeviceIndex.h"
+#include "model/Snapshot.h"
+
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace memlens {
+
+struct Fix {
+    std::string technique;
+    int64_t savesBytes = 0;
+    uint64_t peakAfterBytes = 0;
+    std::optional<bool> fits; // against the capacity; empty when it is unknown
+    std::string why;
+    std::vector<std::string> affects;    // the categories (or "logits", "attention_scores", "reserved") it changes
+    std::optional<EstimateInput> applied; // the inferred setup with the fix, when the estimator models it
+};
+
+struct AdviceOptions {
+    std::string at = "peak";             // "peak", "oom" or an event number
+    std::optional<uint64_t> capacity;    // --gpu / --capacity
+    std::string capacitySource;          // what gave it
+    int gpus = 8;                        // for ZeRO / FSDP
+};
+
+struct Advice {
+    InferredSetup setup;
+    uint32_t event = kBeforeTrace;
+    bool oom = false;
+    uint64_t peakBytes = 0;     // allocated at the event, plus the failed request at an OOM
+    uint64_t reservedBytes = 0; // reserved at the event
+    std::array<uint64_t, kCategoryCount> categories{}; // at the event
+    uint64_t logitsBytes = 0;          // live at the event: the loss's logits
+    uint64_t attentionScoreBytes = 0;  // live at the event: batch × heads × seq² score matrices
+    std::optional<uint64_t> capacity;
+    std::string capacityHow;
+    std::vector<Fix> fixes; // largest saving first; only fixes that save something
+};
+
+// Throws std::invalid_argument for a bad `at`.
+Advice advise(const Snapshot &snapshot, const DeviceIndex &index, const AllocationCategories &categories, const AdviceOptions &options);
+
+} // namespace memlens

@@ -1,0 +1,54 @@
+#include "advice/RunSamples.h"
+
+#include <numeric>
+
+namespace memlens {
+
+int64_t RunSample::total() const
+{
+    return std::accumulate(categories.begin(), categories.end(), int64_t(0));
+}
+
+std::vector<RunSample> sampleRun(const Snapshot &snapshot, const DeviceIndex &index, const AllocationCategories &categories,
+                                 const std::function<Bucket(uint32_t allocation)> &bucketOf, uint32_t mustInclude, size_t count)
+{
+    const EventTable &ev = index.events();
+    std::vector<Bucket> buckets(index.allocationCount());
+    for (uint32_t id = 0; id < buckets.size(); ++id)
+        buckets[id] = bucketOf(id);
+    const Phases phases(snapshot, index.device());
+    const std::vector<int32_t> eventPhase = phases.classifyEvents(ev);
+
+    RunSample running;
+    auto add = [&](uint32_t id, int64_t bytes) {
+        running.categories[static_cast<size_t>(categories.of(id))] += bytes;
+        if (buckets[id] == Bucket::Logits)
+            running.logits += bytes;
+        else if (buckets[id] == Bucket::Scores)
+            running.scores += bytes;
+    };
+    for (uint32_t id : index.liveAt(kBeforeTrace))
+        add(id, static_cast<int64_t>(index.detail(id).size));
+    std::vector<RunSample> out;
+    if (ev.count() == 0 || mustInclude == kBeforeTrace)
+        out.push_back(running);
+    const uint32_t every = static_cast<uint32_t>(std::max<size_t>(1, ev.count() / std::max<size_t>(1, count)));
+    for (uint32_t e = 0; e < ev.count(); ++e) {
+        const uint32_t owner = index.ownerOfEvent(e);
+        if (ev.action[e] == Action::Alloc) {
+            for (const auto &[event, ended] : index.endedBy(e))
+                add(ended, -static_cast<int64_t>(index.detail(ended).size));
+            add(owner, static_cast<int64_t>(ev.size[e]));
+        } else if (ev.action[e] == Action::FreeCompleted && owner != UINT32_MAX) {
+            add(owner, -static_cast<int64_t>(index.detail(owner).size));
+        }
+        if (e % every == every - 1 || e == mustInclude || e + 1 == ev.count()) {
+            running.event = e;
+            running.phase = phases.kind(eventPhase[e]);
+            out.push_back(running);
+        }
+    }
+    return out;
+}
+
+} // namespace memlens

@@ -1,0 +1,30 @@
+#pragma once
+// The run as a few thousand points, each with its live bytes per category and, among them,
+// what is logits or attention scores: what a fix scales to find where the peak would be.
+#include "analysis/AllocationCategories.h"
+#include "analysis/DeviceIndex.h"
+#include "analysis/Phases.h"
+#include "model/Snapshot.h"
+
+#include <array>
+#include <functional>
+#include <vector>
+
+namespace memlens {
+
+enum class Bucket : uint8_t { None, Logits, Scores };
+
+struct RunSample {
+    uint32_t event = kBeforeTrace;
+    PhaseKind phase = PhaseKind::None;
+    std::array<int64_t, kCategoryCount> categories{};
+    int64_t logits = 0;
+    int64_t scores = 0;
+    int64_t total() const;
+};
+
+// Samples spread evenly over the events (about `count`), plus `mustInclude` exactly.
+std::vector<RunSample> sampleRun(const Snapshot &snapshot, const DeviceIndex &index, const AllocationCategories &categories,
+                                 const std::function<Bucket(uint32_t allocation)> &bucketOf, uint32_t mustInclude, size_t count = 4096);
+
+} // namespace memlens

@@ -1,0 +1,49 @@
+#pragma once
+// The training setup a snapshot reveals: parameter count and dtype, the optimizer, tokens per
+// micro-batch, the matching model preset and whether activations are checkpointed, each with
+// how it was inferred. The estimator input built from them is what the advice and the
+// estimator panel start from.
+#include "analysis/AllocationCategories.h"
+#include "analysis/DeviceIndex.h"
+#include "estimator/MemoryEstimator.h"
+#include "model/Snapshot.h"
+
+#include <optional>
+#include <string>
+
+namespace memlens {
+
+template <typename T>
+struct Inferred {
+    std::optional<T> value; // empty: could not be inferred
+    std::string how;
+};
+
+struct InferredSetup {
+    Inferred<uint64_t> params;
+    Inferred<uint64_t> trainableParams;
+    Inferred<std::string> paramDtype;  // "fp32", "bf16"
+    Inferred<bool> autocast;           // bf16 weight copies made during forward
+    Inferred<std::string> optimizer;   // adamw, adamw8bit, sgd, adafactor, lion, none, unknown
+    Inferred<uint64_t> tokens;         // per micro-batch, language models
+    Inferred<uint64_t> batch;          // image models: images per micro-batch
+    Inferred<std::string> preset;      // a preset's name, or empty when none matches
+    Inferred<bool> checkpointing;
+    std::optional<ModelFamily> family; // from the modules' source files in the stacks
+    // The setup as estimator input; its shape is the preset, or the family's closest preset
+    // (`shapeFromTemplate`), or empty (`hasShape` false) when the family is unknown.
+    EstimateInput input;
+    bool hasShape = false;
+    bool shapeFromTemplate = false;
+};
+
+// Whether an allocation could be the loss's logits: an activation or temporary not made by an
+// optimizer (whose step temporaries of the embedding are vocabulary × hidden, which can equal
+// tokens × vocabulary).
+bool mayBeLogits(const Snapshot &snapshot, Category category, uint32_t stack);
+
+// `at` is the event the advice is about (peak or OOM): tokens are looked for among what is
+// live there first.
+InferredSetup inferSetup(const Snapshot &snapshot, const DeviceIndex &index, const AllocationCategories &categories, uint32_t at);
+
+} // namespace memlens
