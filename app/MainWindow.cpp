@@ -179,7 +179,7 @@ void MainWindow::createMenus()
     notes->addAction(redo);
 
     QMenu *tools = menuBar()->addMenu(tr("&Tools"));
-    tools->addAction(tr("Memory &Estimator…"), QKeySequence(Qt::CTRL | Qt::Key_E), this, &MainWindow::openEstimator);
+    tools->addAction(tr("Memory &Estimator…"), QKeySequence(Qt::CTRL | Qt::Key_E), this, [this] { openEstimator(); });
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&Keyboard Shortcuts"), QKeySequence::HelpContents, this, &MainWindow::showShortcuts);
@@ -279,13 +279,18 @@ void MainWindow::exportView(qreal scale, bool svg)
         statusBar()->showMessage(tr("Saved %1").arg(path), 5000);
 }
 
-void MainWindow::openEstimator()
+void MainWindow::openEstimator(int fix)
 {
     auto *panel = new EstimatorPanel;
     panel->setAttribute(Qt::WA_DeleteOnClose);
     panel->setWindowTitle(tr("Memory estimator — memlens"));
-    if (DocumentView *view = currentDocument(); view && view->state()->deviceData())
-        panel->setMeasurement(view->state()->deviceData()->summary, QString::fromStdString(view->document()->fileName()));
+    if (DocumentView *view = currentDocument(); view && view->state()->deviceData()) {
+        const DeviceData &d = *view->state()->deviceData();
+        panel->setMeasurement(d.summary, QString::fromStdString(view->document()->fileName()));
+        panel->setInferred(d.advice.setup);
+        if (fix >= 0 && size_t(fix) < d.advice.fixes.size())
+            panel->showFix(d.advice.fixes[size_t(fix)]);
+    }
     panel->resize(1100, 620);
     panel->show();
 }
@@ -391,6 +396,7 @@ DocumentView *MainWindow::openFile(const QString &path)
             statusBar()->showMessage(text);
     });
     connect(view, &DocumentView::loaded, this, [this, path] { addRecent(path); });
+    connect(view, &DocumentView::estimatorRequested, this, &MainWindow::openEstimator);
     connect(view, &DocumentView::loadFailed, this, [this, view](const QString &message) {
         removeView(view);
         // Window-modal and non-blocking: other documents keep loading and redrawing meanwhile.

@@ -47,7 +47,8 @@ private:
     void updateCentral();
     void chooseFile();
     void showShortcuts();
-    void openEstimator();
+    // Prefilled from the current document's inferred setup, with that advice's fix `fix` applied (-1: none).
+    void openEstimator(int fix = -1);
     void exportView(qreal scale, bool svg);
     // Saves `view`'s session to its session file, or asks where (always, with `askPath`).
     bool saveSession(DocumentView *view, bool askPath);

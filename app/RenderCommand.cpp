@@ -145,7 +145,7 @@ int runRenderCommand(int argc, char **argv)
             const DeviceData *measured = deviceOption ? doc.device(*deviceOption) : doc.devices.empty() ? nullptr : &doc.devices.begin()->second;
             if (measured) {
                 panel.setMeasurement(measured->summary, QString::fromStdString(doc.fileName()));
-                panel.prefillFromSnapshot();
+                panel.setInferred(measured->advice.setup);
             }
             panel.setFixedSize(size);
             panel.show();

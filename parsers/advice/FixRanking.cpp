@@ -66,14 +66,15 @@ std::string lower(std::string_view s)
     return out;
 }
 
-bool hasAttentionFrame(const Snapshot &s, uint32_t stack)
+// Per frame: whether its function is an attention one ("attn", "attention" in its name).
+std::vector<bool> attentionFrames(const Snapshot &s)
 {
-    for (uint32_t id : s.stacks.at(stack)) {
-        const std::string name = lower(s.strings.at(s.frames.at(id).name));
-        if (name.find("attn") != std::string::npos || name.find("attention") != std::string::npos)
-            return true;
+    std::vector<bool> out(s.frames.size());
+    for (size_t i = 0; i < out.size(); ++i) {
+        const std::string name = lower(s.strings.at(s.frames.at(static_cast<uint32_t>(i)).name));
+        out[i] = name.find("attn") != std::string::npos || name.find("attention") != std::string::npos;
     }
-    return false;
+    return out;
 }
 
 const char *reasonOf(std::string_view technique)
@@ -142,11 +143,16 @@ Advice advise(const Snapshot &snapshot, const DeviceIndex &index, const Allocati
     // Logits and score matrices, by their shapes: tokens × vocabulary, and batch × heads × seq².
     const ModelShape &shape = setup.model;
     const uint64_t tokens = a.setup.tokens.value.value_or(0);
+    const std::vector<bool> attentionFrame = attentionFrames(snapshot);
+    auto hasAttentionFrame = [&](uint32_t stack) {
+        const auto frames = snapshot.stacks.at(stack);
+        return std::any_of(frames.begin(), frames.end(), [&](uint32_t f) { return attentionFrame[f]; });
+    };
     auto bucketOf = [&](uint32_t id) {
         if (!a.setup.hasShape || !tokens || shape.isImage())
             return Bucket::None;
         const uint64_t size = index.detail(id).size;
-        if (!mayBeLogits(snapshot, categories.of(id), index.detail(id).stack))
+        if (!a.setup.mayBeLogits(categories.of(id), index.detail(id).stack))
             return Bucket::None;
         if (shape.vocab && (size == tokens * uint64_t(shape.vocab) * 4 || size == tokens * uint64_t(shape.vocab) * 2))
             return Bucket::Logits;
@@ -155,7 +161,7 @@ Advice advise(const Snapshot &snapshot, const DeviceIndex &index, const Allocati
             if (unit && size % unit == 0) {
                 const uint64_t seq = size / unit;
                 // Wider than two heads' values, so not the attention output (tokens × heads × head size).
-                if (seq > 2 * uint64_t(shape.dHead()) && tokens % seq == 0 && hasAttentionFrame(snapshot, index.detail(id).stack))
+                if (seq > 2 * uint64_t(shape.dHead()) && tokens % seq == 0 && hasAttentionFrame(index.detail(id).stack))
                     return Bucket::Scores;
             }
         }

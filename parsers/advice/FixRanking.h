@@ -28,7 +28,7 @@ struct Fix {
 };
 
 struct AdviceOptions {
-    std::string at = "peak";             // "peak", "oom" or an event number
+    std::string at = "auto";             // "auto" (the first OOM, else the peak), "peak", "oom" or an event number
     std::optional<uint64_t> capacity;    // --gpu / --capacity
     std::string capacitySource;          // what gave it
     int gpus = 8;                        // for ZeRO / FSDP

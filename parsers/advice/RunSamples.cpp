@@ -44,7 +44,7 @@ std::vector<RunSample> sampleRun(const Snapshot &snapshot, const DeviceIndex &in
         }
         if (e % every == every - 1 || e == mustInclude || e + 1 == ev.count()) {
             running.event = e;
-            running.phase = phases.kind(eventPhase[e]);
+            running.phase = e < eventPhase.size() ? phases.kind(eventPhase[e]) : PhaseKind::None;
             out.push_back(running);
         }
     }

@@ -133,17 +133,6 @@ std::vector<uint32_t> allAllocations(const DeviceIndex &index)
 
 } // namespace
 
-bool mayBeLogits(const Snapshot &snapshot, Category category, uint32_t stack)
-{
-    if (category != Category::Activation && category != Category::Temporary)
-        return false;
-    for (uint32_t id : snapshot.stacks.at(stack)) {
-        if (contains(snapshot.strings.at(snapshot.frames.at(id).file), "torch/optim/"))
-            return false;
-    }
-    return true;
-}
-
 InferredSetup inferSetup(const Snapshot &snapshot, const DeviceIndex &index, const AllocationCategories &categories, uint32_t at)
 {
     InferredSetup out;
@@ -277,7 +266,15 @@ InferredSetup inferSetup(const Snapshot &snapshot, const DeviceIndex &index, con
     }
 
     // Tokens per micro-batch: the loss works on batch × sequence × vocabulary fp32 logits.
-    auto maybeLogits = [&](uint32_t id) { return mayBeLogits(snapshot, categories.of(id), index.detail(id).stack); };
+    std::vector<bool> optimFrame(snapshot.frames.size());
+    for (size_t i = 0; i < optimFrame.size(); ++i)
+        optimFrame[i] = contains(snapshot.strings.at(snapshot.frames.at(static_cast<uint32_t>(i)).file), "torch/optim/");
+    out.optimizerStack.assign(snapshot.stacks.size(), false);
+    for (uint32_t st = 0; st < snapshot.stacks.size(); ++st) {
+        for (uint32_t id : snapshot.stacks.at(st))
+            out.optimizerStack[st] = out.optimizerStack[st] || optimFrame[id];
+    }
+    auto maybeLogits = [&](uint32_t id) { return out.mayBeLogits(categories.of(id), index.detail(id).stack); };
     std::vector<uint32_t> live, transient;
     for (uint32_t id : index.liveAt(at)) {
         if (maybeLogits(id))

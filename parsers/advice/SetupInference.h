@@ -10,6 +10,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace memlens {
 
@@ -35,12 +36,16 @@ struct InferredSetup {
     EstimateInput input;
     bool hasShape = false;
     bool shapeFromTemplate = false;
-};
+    std::vector<bool> optimizerStack; // per stack id: a frame in torch/optim
 
-// Whether an allocation could be the loss's logits: an activation or temporary not made by an
-// optimizer (whose step temporaries of the embedding are vocabulary × hidden, which can equal
-// tokens × vocabulary).
-bool mayBeLogits(const Snapshot &snapshot, Category category, uint32_t stack);
+    // Whether an allocation could be the loss's logits: an activation or temporary not made by
+    // an optimizer (whose step temporaries of the embedding are vocabulary × hidden, which can
+    // equal tokens × vocabulary).
+    bool mayBeLogits(Category category, uint32_t stack) const
+    {
+        return (category == Category::Activation || category == Category::Temporary) && !optimizerStack[stack];
+    }
+};
 
 // `at` is the event the advice is about (peak or OOM): tokens are looked for among what is
 // live there first.

@@ -3,6 +3,7 @@
 // staged parser): first a Document (the snapshot, each device's indices, categories and
 // summary), then its TimelineLayouts (the timeline's level-of-detail index). Neither is
 // written after it is published.
+#include "advice/FixRanking.h"
 #include "analysis/AllocationCategories.h"
 #include "analysis/DeviceIndex.h"
 #include "analysis/SnapshotSummary.h"
@@ -19,9 +20,10 @@ struct DeviceData {
     std::shared_ptr<const DeviceIndex> index; // shared with the timeline's index while it is built
     std::unique_ptr<const AllocationCategories> categories;
     DeviceSummary summary;
+    Advice advice; // the inferred setup and ranked fixes, at the OOM when there is one, else the peak
 };
 
-// Stage 1: everything the summary, segments, stacks and live pages need.
+// Stage 1: everything the summary, segments, stacks, live and estimator pages need.
 struct Document {
     std::string path;
     std::shared_ptr<const Snapshot> snapshot; // shared with a cache write in progress

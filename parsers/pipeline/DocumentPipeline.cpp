@@ -45,7 +45,7 @@ void runDocumentPipeline(const std::string &path, const std::atomic<bool> *cance
     auto snapshot = std::move(loaded.snapshot);
     const std::vector<int> devices = snapshot->devices();
     // The timeline's index needs only the DeviceIndex: it is built on the other core while
-    // this one does the categories and the summary (the task shares ownership of the index).
+    // this one does the categories, the summary and the advice (the task shares ownership of the index).
     std::map<int, std::future<std::unique_ptr<const TimelineLayout>>> timeline;
     for (size_t i = 0; i < devices.size(); ++i) {
         report(static_cast<double>(i) / static_cast<double>(devices.size()), LoadStage::Indexing);
@@ -55,6 +55,7 @@ void runDocumentPipeline(const std::string &path, const std::atomic<bool> *cance
             timeline.emplace(devices[i], std::async(std::launch::async, [index] { return std::make_unique<const TimelineLayout>(*index); }));
         auto categories = std::make_unique<const AllocationCategories>(*snapshot, *index);
         data.summary = summarizeDevice(*snapshot, *index, 50, categories.get());
+        data.advice = advise(*snapshot, *index, *categories, {});
         data.index = std::move(index);
         data.categories = std::move(categories);
         doc->devices.emplace(devices[i], std::move(data));

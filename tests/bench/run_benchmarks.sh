@@ -16,6 +16,11 @@ tiled=$dir/large_12m.pickle
 [ -f "$long" ] || python3 "$here/../tools/make_long_run.py" "$corpus/snapshots/frag_varlen_gpt2/snapshot.pickle.zst" "$long" --entries 12000000
 [ -f "$tiled" ] || python3 "$here/../tools/make_large_snapshot.py" "$corpus/snapshots/gpt2_fp32_adamw/snapshot.pickle" "$tiled" --entries 12000000
 
+echo "== the estimator"
+"$build/bin/bench_estimate"
+/usr/bin/time -f "memlens estimate --model tinyllama-1.1b --seq 1024 --batch 1048576: %e s" "$build/bin/memlens" estimate --model tinyllama-1.1b --seq 1024 --batch 1048576 >/dev/null
+/usr/bin/time -f "memlens advise (the corpus OOM): %e s" "$build/bin/memlens" advise "$corpus/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle" --no-cache >/dev/null
+
 seconds() { /usr/bin/time -f "%e %M" "$@" 2>&1 >/dev/null | tail -1; }
 # The snapshot cache lives in a directory of the benchmark's own, emptied first.
 export XDG_CACHE_HOME=$dir/cache

@@ -25,6 +25,7 @@
 #include "stacks/StacksPage.h"
 #include "steps/StepsView.h"
 #include "style/BandColors.h"
+#include "summary/FixList.h"
 #include "summary/LiveAllocationModel.h"
 #include "summary/LiveTensorsPage.h"
 #include "summary/SummaryPage.h"
@@ -256,6 +257,15 @@ private slots:
         // Sorted by size, largest first; row 0 is the model's largest live allocation.
         QCOMPARE(table->model()->index(0, LiveAllocationModel::Size).data(Qt::EditRole).toULongLong(),
                  static_cast<qulonglong>(s.topLiveAtPeak.front().size));
+        // "What would help": the device's fixes in their order; activating one asks for the estimator.
+        const Advice &advice = doc->devices.at(0).advice;
+        FixList *fixes = view->summaryPage()->fixList();
+        QCOMPARE(fixes->count(), static_cast<int>(advice.fixes.size()));
+        QVERIFY(fixes->item(0)->text().startsWith(QString::fromStdString(advice.fixes.front().technique)));
+        QSignalSpy asked(view->summaryPage(), &SummaryPage::showInEstimator);
+        emit fixes->itemActivated(fixes->item(1));
+        QCOMPARE(asked.count(), 1);
+        QCOMPARE(asked.front().front().toInt(), 1);
     }
 
     void liveAllocationModel()
@@ -502,17 +512,27 @@ private slots:
         QVERIFY(panel.result().peakAllocatedBytes < before);
         panel.setMeasuredPeak(14'706'522'112ull, "run.pickle");
         QVERIFY(panel.figuresText().contains("Measured in run.pickle"));
-        // A snapshot of GPT-2 small with AdamW prefills that model and optimizer.
+        // A snapshot of GPT-2 small, fp32, AdamW, 8 × 512 tokens prefills that setup and says so.
         auto doc = load(gpt2());
-        panel.setMeasuredCategories(doc->devices.at(0).summary.categoryBytesAtPeak);
-        EstimateInput fp32 = panel.input();
-        fp32.precision = Precision::Fp32;
-        fp32.optimizer = Optimizer::Sgd;
-        panel.setInput(fp32);
-        panel.prefillFromSnapshot();
+        EstimateInput other = panel.input();
+        other.precision = Precision::Bf16;
+        other.optimizer = Optimizer::Sgd;
+        panel.setInput(other);
+        panel.setMeasurement(doc->devices.at(0).summary, "snapshot.pickle");
+        panel.setInferred(doc->devices.at(0).advice.setup);
         QCOMPARE(panel.input().model.name, std::string("gpt2-small"));
         QCOMPARE(panel.input().optimizer, Optimizer::AdamW);
+        QCOMPARE(panel.input().precision, Precision::Fp32);
+        QCOMPARE(panel.input().batch * panel.input().seq, 8 * 512);
+        QVERIFY2(panel.inferredText().contains("Inferred from the snapshot"), qPrintable(panel.inferredText()));
         QVERIFY(panel.figuresText().contains("At its peak: parameters 475 MiB"));
+        // A fix from the summary's list shows applied, with its measured saving.
+        const Advice &advice = doc->devices.at(0).advice;
+        const auto ckptFix = std::find_if(advice.fixes.begin(), advice.fixes.end(), [](const Fix &f) { return f.technique == "checkpointing"; });
+        QVERIFY(ckptFix != advice.fixes.end());
+        panel.showFix(*ckptFix);
+        QCOMPARE(panel.input().checkpointing, Checkpointing::Full);
+        QVERIFY(panel.inferredText().contains("saves"));
     }
 
     void stacksPage()

@@ -145,6 +145,7 @@ DocumentView::DocumentView(QWidget *parent)
         tabs_->setCurrentWidget(segments_);
     });
     connect(steps_, &StepsView::showTimeline, this, [this] { tabs_->setCurrentWidget(timeline_); });
+    connect(summary_, &SummaryPage::showInEstimator, this, &DocumentView::estimatorRequested);
     connect(summary_, &SummaryPage::showSteps, this, [this] { tabs_->setCurrentWidget(steps_); });
     connect(summary_, &SummaryPage::showLeaks, this, [this](uint32_t event) {
         state_->setSelectedEvent(event);

@@ -85,6 +85,8 @@ signals:
     void loadFailed(const QString &message);
     void loadCancelled();
     void statusChanged(const QString &text);
+    // The estimator, prefilled from the current device's inferred setup, with fix `fix` applied (-1: none).
+    void estimatorRequested(int fix);
 
 private:
     // Stage 1: what needs only the indices (summary) shows while the timeline is prepared.

@@ -106,6 +106,15 @@ EstimatorPanel::EstimatorPanel(QWidget *parent) : QWidget(parent)
     outer->addLayout(form);
 
     auto *right = new QVBoxLayout;
+    inferredLabel_ = new QLabel(this);
+    inferredLabel_->setWordWrap(true);
+    inferredLabel_->hide();
+    fixLabel_ = new QLabel(this);
+    fixLabel_->setWordWrap(true);
+    fixLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    fixLabel_->hide();
+    right->addWidget(inferredLabel_);
+    right->addWidget(fixLabel_);
     bar_ = new BreakdownBar(this);
     figures_ = new QLabel(this);
     figures_->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -119,9 +128,9 @@ EstimatorPanel::EstimatorPanel(QWidget *parent) : QWidget(parent)
     fitRow->addWidget(fitBatch);
     fitRow->addWidget(fitSeq);
     fitRow->addWidget(fit_, 1);
-    prefill_ = new QPushButton(tr("Prefill from the snapshot"), this);
+    prefill_ = new QPushButton(tr("Use the snapshot's setup"), this);
     prefill_->setEnabled(false);
-    prefill_->setToolTip(tr("Sets the optimizer and model size the open snapshot reveals"));
+    prefill_->setToolTip(tr("Sets the model, precision, optimizer, tokens and checkpointing the open snapshot reveals"));
     fitRow->addWidget(prefill_);
     connect(prefill_, &QPushButton::clicked, this, &EstimatorPanel::prefillFromSnapshot);
     right->addWidget(bar_);
@@ -260,7 +269,6 @@ void EstimatorPanel::setMeasuredPeak(std::optional<uint64_t> bytes, const QStrin
 void EstimatorPanel::setMeasuredCategories(const std::array<uint64_t, kCategoryCount> &bytes)
 {
     measuredCategories_ = bytes;
-    prefill_->setEnabled(bytes[size_t(Category::Parameter)] > 0);
     recompute();
 }
 
@@ -270,29 +278,68 @@ void EstimatorPanel::setMeasurement(const DeviceSummary &summary, const QString 
     setMeasuredCategories(summary.categoryBytesAtPeak);
 }
 
+void EstimatorPanel::setInferred(const InferredSetup &setup)
+{
+    inferred_ = setup;
+    prefill_->setEnabled(setup.hasShape);
+    QStringList fields, hows;
+    auto add = [&](const QString &label, const auto &field, const QString &value) {
+        if (field.value)
+            fields << value;
+        hows << label + ": " + QString::fromStdString(field.how);
+    };
+    add(tr("model"), setup.preset, QString::fromStdString(setup.preset.value.value_or("")));
+    add(tr("parameters"), setup.params, setup.params.value ? QString::fromStdString(groupDigits(*setup.params.value)) + tr(" parameters") : QString());
+    add(tr("precision"), setup.paramDtype,
+        QString::fromStdString(setup.paramDtype.value.value_or("")) + (setup.autocast.value.value_or(false) ? tr(" weights, autocast") : tr(" weights")));
+    add(tr("optimizer"), setup.optimizer, QString::fromStdString(setup.optimizer.value.value_or("")));
+    add(tr("tokens"), setup.tokens,
+        setup.tokens.value ? tr("%1 tokens per micro-batch (entered as batch %2 × sequence %3: a snapshot has no tensor shapes)").arg(QString::fromStdString(groupDigits(*setup.tokens.value))).arg(setup.input.batch).arg(setup.input.seq)
+                           : QString());
+    add(tr("batch"), setup.batch, setup.batch.value ? tr("batch %1").arg(*setup.batch.value) : QString());
+    add(tr("checkpointing"), setup.checkpointing, setup.checkpointing.value.value_or(false) ? tr("checkpointing") : tr("no checkpointing"));
+    QString text = tr("<b>Inferred from the snapshot:</b> %1").arg(fields.join(" · ").toHtmlEscaped());
+    if (!setup.hasShape)
+        text += tr(" — no model shape recognised; choose the model yourself");
+    else if (setup.shapeFromTemplate)
+        text += tr(" — no preset matches; %1 stands in for its shape").arg(QString::fromStdString(setup.input.model.name));
+    inferredLabel_->setText(text);
+    inferredLabel_->setToolTip(hows.join('\n'));
+    inferredLabel_->show();
+    prefillFromSnapshot();
+}
+
 void EstimatorPanel::prefillFromSnapshot()
 {
-    if (!measuredCategories_)
+    if (!inferred_ || !inferred_->hasShape)
         return;
-    const auto &m = *measuredCategories_;
-    const double params = double(m[size_t(Category::Parameter)]);
-    const double states = double(m[size_t(Category::OptimizerState)]);
-    EstimateInput in = input();
-    if (params > 0) {
-        const double ratio = states / params;
-        in.optimizer = ratio > 1.5 ? Optimizer::AdamW : ratio > 0.5 ? Optimizer::Sgd : in.optimizer;
-        // The preset whose parameter memory in this precision is closest, within 3 %.
-        const double bytesPerParam = in.precision == Precision::Bf16 ? 2 : 4;
-        double best = 0.03;
-        for (const ModelShape &shape : modelPresets()) {
-            const double diff = std::abs(double(parameterCount(shape)) * bytesPerParam - params) / params;
-            if (diff < best) {
-                best = diff;
-                in.model = shape;
-            }
-        }
-    }
+    EstimateInput in = inferred_->input;
+    in.gpuBytes = input().gpuBytes;
+    fixLabel_->hide();
     setInput(in);
+}
+
+void EstimatorPanel::showFix(const Fix &fix)
+{
+    QString text = tr("<b>%1</b>: saves %2 of the measured peak (peak after %3%4)")
+                       .arg(QString::fromStdString(fix.technique), bytesText(uint64_t(fix.savesBytes)), bytesText(fix.peakAfterBytes),
+                            fix.fits ? (*fix.fits ? tr(", fits") : tr(", still does not fit")) : QString());
+    if (fix.applied && inferred_ && inferred_->hasShape) {
+        EstimateInput in = *fix.applied;
+        in.gpuBytes = input().gpuBytes;
+        setInput(in);
+        text += tr(" — shown applied below");
+    } else {
+        text += tr(" — not a setting of the estimator");
+    }
+    fixLabel_->setText(text + "<br/>" + QString::fromStdString(fix.why).toHtmlEscaped());
+    fixLabel_->show();
+}
+
+QString EstimatorPanel::inferredText() const
+{
+    return inferredLabel_->isVisible() || inferred_ ? inferredLabel_->text() + "\n" + (fixLabel_->isHidden() ? QString() : fixLabel_->text())
+                                                   : QString();
 }
 
 void EstimatorPanel::applyTechnique(const QString &technique)

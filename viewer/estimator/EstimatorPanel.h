@@ -3,6 +3,7 @@
 // stacked bar against the chosen GPU, what each technique would save (click to apply it), and
 // the largest batch / longest sequence that fits. Given a snapshot's measured peak, shows it
 // beside the prediction.
+#include "advice/FixRanking.h"
 #include "analysis/AllocationCategories.h"
 #include "analysis/SnapshotSummary.h"
 #include "estimator/MemoryEstimator.h"
@@ -37,9 +38,14 @@ public:
     void setMeasuredCategories(const std::array<uint64_t, kCategoryCount> &bytes);
     // Both, from one device's summary (the device the user has selected).
     void setMeasurement(const DeviceSummary &summary, const QString &source);
-    // Sets what the snapshot reveals: the optimizer (state ÷ parameter bytes) and, from the
-    // parameter bytes and the chosen precision, a preset of matching size if one exists.
+    // The setup inferred from the snapshot: applied at once, named in a line above the form,
+    // and re-applied by "Use the snapshot's setup".
+    void setInferred(const InferredSetup &setup);
     void prefillFromSnapshot();
+    // One of the snapshot's fixes: applied to the inferred setup when the estimator models it,
+    // with its measured saving beside the estimate.
+    void showFix(const Fix &fix);
+    QString inferredText() const;
     QListWidget *savingsList() const { return savings_; }
     QString figuresText() const;
 
@@ -53,6 +59,8 @@ private:
     std::optional<uint64_t> measured_;
     std::optional<std::array<uint64_t, kCategoryCount>> measuredCategories_;
     QString measuredSource_;
+    std::optional<InferredSetup> inferred_;
+    QLabel *inferredLabel_, *fixLabel_;
     QComboBox *model_, *mode_, *precision_, *optimizer_, *checkpointing_, *attention_, *loraTargets_, *gpu_;
     QSpinBox *batch_, *seq_, *newTokens_, *gradAccum_, *loraRank_, *zero_, *gpus_;
     QSpinBox *layers_, *hidden_, *heads_, *kvHeads_, *intermediate_, *vocab_; // the shape, editable

@@ -3,6 +3,7 @@
 #include "analysis/FrameFilter.h"
 #include "document/ViewState.h"
 #include "stacks/CostBarDelegate.h"
+#include "summary/FixList.h"
 #include "style/AllocationText.h"
 #include "style/ByteText.h"
 
@@ -52,8 +53,16 @@ SummaryPage::SummaryPage(ViewState *state, QWidget *parent) : QWidget(parent), s
         if (current.isValid())
             state_->setSelectedAllocation(current.data(LiveAllocationModel::AllocationRole).toUInt());
     });
+    fixHeading_ = new QLabel(this);
+    fixHeading_->setTextFormat(Qt::RichText);
+    connect(fixHeading_, &QLabel::linkActivated, this, [this] { emit showInEstimator(-1); });
+    fixes_ = new FixList(this);
+    fixes_->setMaximumHeight(fixes_->fontMetrics().height() * 9);
+    connect(fixes_, &FixList::fixActivated, this, &SummaryPage::showInEstimator);
     layout->addWidget(facts_);
     layout->addWidget(figures_);
+    layout->addWidget(fixHeading_);
+    layout->addWidget(fixes_);
     auto *heading = new QLabel(tr("<b>Largest allocations live at the peak</b> — double-click to show one on the timeline"), this);
     layout->addWidget(heading);
     layout->addWidget(table_, 1);
@@ -72,9 +81,18 @@ void SummaryPage::refresh()
     if (!d) {
         facts_->setText(doc ? tr("%1: no device with segments or trace entries.").arg(QString::fromStdString(doc->fileName())) : QString());
         figures_->clear();
+        fixHeading_->clear();
+        fixes_->setAdvice(nullptr);
         model_->setAllocations(doc, 0, {}, 0);
         return;
     }
+    const Advice &advice = d->advice;
+    fixHeading_->setText(tr("<b>What would help</b> at the %1, largest saving first — double-click one to see it applied "
+                            "in the <a href='estimator'>estimator</a>%2")
+                             .arg(advice.oom ? tr("OOM") : tr("peak"),
+                                  advice.capacity ? tr(" · capacity %1").arg(bytesText(*advice.capacity)) : QString()));
+    fixHeading_->setToolTip(QString::fromStdString(advice.capacityHow));
+    fixes_->setAdvice(&advice);
     const FileFacts &f = doc->snapshot->facts;
     const DeviceSummary &s = d->summary;
     QStringList features;

@@ -1,7 +1,7 @@
 #pragma once
 // The first page of a loaded document (like heaptrack's summary): file facts, the peak, OOMs,
-// the final allocator state and the largest allocations live at the peak. Figures are links
-// to the view that explains them.
+// the final allocator state, what would help, and the largest allocations live at the peak.
+// Figures are links to the view that explains them.
 #include "summary/LiveAllocationModel.h"
 
 #include <memory>
@@ -14,6 +14,8 @@ namespace memlens {
 
 class ViewState;
 
+class FixList;
+
 class SummaryPage : public QWidget {
     Q_OBJECT
 
@@ -22,6 +24,7 @@ public:
 
     QString factsText() const;
     QTableView *liveTable() const { return table_; }
+    FixList *fixList() const { return fixes_; }
 
 signals:
     // The user asked to see an event on the timeline (peak, OOM, an allocation).
@@ -31,6 +34,8 @@ signals:
     void showSteps();
     // What was created in earlier steps and never freed, at `event` (the end).
     void showLeaks(uint32_t event);
+    // A fix of the current device's advice (-1: the inferred setup alone), in the estimator.
+    void showInEstimator(int fix);
 
 private:
     void refresh();
@@ -39,6 +44,8 @@ private:
     ViewState *state_;
     QLabel *facts_;
     QLabel *figures_;
+    QLabel *fixHeading_;
+    FixList *fixes_;
     QTableView *table_;
     LiveAllocationModel *model_;
 };

@@ -1,0 +1,48 @@
+#include "summary/FixList.h"
+
+#include "style/ByteText.h"
+
+namespace memlens {
+
+FixList::FixList(QWidget *parent) : QListWidget(parent)
+{
+    setToolTip(tr("Double-click or press Enter to see a fix applied in the estimator"));
+    setAlternatingRowColors(true);
+    connect(this, &QListWidget::itemActivated, this, [this](QListWidgetItem *item) { emit fixActivated(item->data(Qt::UserRole).toInt()); });
+}
+
+void FixList::setAdvice(const Advice *advice)
+{
+    advice_ = advice;
+    clear();
+    if (!advice)
+        return;
+    if (advice->fixes.empty()) {
+        auto *item = new QListWidgetItem(tr("Nothing the estimator's rules know of saves memory here."), this);
+        item->setFlags(Qt::NoItemFlags);
+        return;
+    }
+    for (size_t i = 0; i < advice->fixes.size(); ++i) {
+        const Fix &f = advice->fixes[i];
+        QString fits;
+        if (f.fits)
+            fits = *f.fits ? tr(" · fits") : tr(" · still does not fit");
+        auto *item = new QListWidgetItem(tr("%1 — saves %2, peak %3%4")
+                                             .arg(QString::fromStdString(f.technique), bytesText(uint64_t(f.savesBytes)), bytesText(f.peakAfterBytes), fits),
+                                         this);
+        item->setToolTip(QString::fromStdString(f.why));
+        item->setData(Qt::UserRole, int(i));
+        if (f.fits)
+            item->setForeground(*f.fits ? QColor(46, 125, 50) : palette().color(QPalette::Text));
+    }
+}
+
+QString FixList::text() const
+{
+    QStringList rows;
+    for (int i = 0; i < count(); ++i)
+        rows << item(i)->text();
+    return rows.join('\n');
+}
+
+} // namespace memlens
