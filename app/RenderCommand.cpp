@@ -94,7 +94,7 @@ int runRenderCommand(int argc, char **argv)
 {
     std::vector<std::string> args(argv + 2, argv + argc);
     try {
-        CommandLine cl(args, {"view", "at", "range", "size", "theme", "device", "color", "session", "o", "compare", "align"}, {"footer", "no-cache"});
+        CommandLine cl(args, {"view", "at", "range", "size", "theme", "device", "color", "session", "o", "compare", "align", "fix"}, {"footer", "no-cache"});
         std::optional<Session> session;
         if (auto path = cl.value("session")) {
             try {
@@ -146,6 +146,13 @@ int runRenderCommand(int argc, char **argv)
             if (measured) {
                 panel.setMeasurement(measured->summary, QString::fromStdString(doc.fileName()));
                 panel.setInferred(measured->advice.setup);
+                if (auto name = cl.value("fix")) {
+                    const auto &fixes = measured->advice.fixes;
+                    const auto fix = std::find_if(fixes.begin(), fixes.end(), [&](const Fix &f) { return f.technique == *name; });
+                    if (fix == fixes.end())
+                        throw std::invalid_argument("--fix " + *name + ": not among this snapshot's fixes (see memlens advise)");
+                    panel.showFix(*fix);
+                }
             }
             panel.setFixedSize(size);
             panel.show();

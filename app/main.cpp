@@ -40,6 +40,7 @@ int main(int argc, char **argv)
                "       memlens render FILE --view VIEW -o OUT.png|OUT.svg [--at peak|oom|EVENT] [--range A:B]\n"
                "           [--device N] [--size WxH] [--theme light|dark] [--color allocation|site|category]\n"
                "           [--footer] [--session S.memlens] [--no-cache] [--compare B [--align time|event|step]]\n"
+               "           [--fix TECHNIQUE]  (estimator: one of `memlens advise`'s fixes, applied)\n"
                "           VIEW: timeline, steps, segments, stacks, flamegraph, live, summary, categories, estimator\n"
                "\n"
                "       memlens diff A B [--at peak|oom|EVENT] [--device N] [--top K] [--json | --markdown]\n"

@@ -4,6 +4,7 @@
 #include "style/ByteText.h"
 #include "summary/BreakdownBar.h"
 
+#include <algorithm>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFormLayout>
@@ -399,7 +400,9 @@ void EstimatorPanel::recompute()
     }
     figures_->setText(text);
     savings_->clear();
-    for (const auto &[technique, bytes] : r.savings) {
+    std::vector<std::pair<std::string, int64_t>> bySaving(r.savings.begin(), r.savings.end());
+    std::stable_sort(bySaving.begin(), bySaving.end(), [](const auto &a, const auto &b) { return a.second > b.second; });
+    for (const auto &[technique, bytes] : bySaving) {
         auto *item = new QListWidgetItem(bytes > 0 ? tr("%1: saves %2").arg(QString::fromStdString(technique), bytesText(uint64_t(bytes)))
                                                    : tr("%1: saves nothing here").arg(QString::fromStdString(technique)),
                                          savings_);
