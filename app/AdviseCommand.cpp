@@ -1,12 +1,11 @@
 #include "AdviseCommand.h"
 
 #include "CommandLine.h"
+#include "CommandSnapshot.h"
 #include "advice/AdviceReport.h"
 #include "analysis/AllocationCategories.h"
 #include "analysis/DeviceIndex.h"
 #include "estimator/EstimatorPresets.h"
-#include "model/LoadError.h"
-#include "pipeline/CachedSnapshot.h"
 
 #include <algorithm>
 #include <iostream>
@@ -39,15 +38,10 @@ int runAdviseCommand(const std::vector<std::string> &args)
             options.capacitySource = "--capacity";
         }
 
-        const SnapshotCache cache;
-        CachedSnapshot loaded;
-        try {
-            loaded = loadSnapshotCached(file, {}, cl.flag("no-cache") ? nullptr : &cache);
-        } catch (const LoadError &e) {
-            std::cerr << "memlens: " << e.what() << '\n';
+        const std::optional<CachedSnapshot> loaded = loadForCommand(file, cl.flag("no-cache"));
+        if (!loaded)
             return 1;
-        }
-        const Snapshot &snapshot = *loaded.snapshot;
+        const Snapshot &snapshot = *loaded->snapshot;
         const std::vector<int> devices = snapshot.devices();
         if (devices.empty())
             throw std::invalid_argument(file + ": no device has segments or trace entries");

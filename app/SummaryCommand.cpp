@@ -1,12 +1,11 @@
 #include "SummaryCommand.h"
 
 #include "CommandLine.h"
+#include "CommandSnapshot.h"
 #include "RankSummaryCommand.h"
 #include "analysis/CallTree.h"
 #include "analysis/DeviceIndex.h"
 #include "decode/SnapshotLoader.h"
-#include "pipeline/CachedSnapshot.h"
-#include "model/LoadError.h"
 #include "report/SummaryReport.h"
 
 #include <algorithm>
@@ -32,15 +31,10 @@ int runSummaryCommand(const std::vector<std::string> &args)
         const auto device = cl.integer("device");
         const auto at = cl.value("at");
 
-        const SnapshotCache cache;
-        CachedSnapshot loaded;
-        try {
-            loaded = loadSnapshotCached(file, {}, cl.flag("no-cache") ? nullptr : &cache);
-        } catch (const LoadError &e) {
-            std::cerr << "memlens: " << e.what() << '\n';
+        const std::optional<CachedSnapshot> loaded = loadForCommand(file, cl.flag("no-cache"));
+        if (!loaded)
             return 1;
-        }
-        const std::shared_ptr<const Snapshot> &snapshot = loaded.snapshot; // its cache entry is written meanwhile
+        const std::shared_ptr<const Snapshot> &snapshot = loaded->snapshot; // its cache entry is written meanwhile
         std::vector<int> devices = snapshot->devices();
         if (device) {
             if (std::find(devices.begin(), devices.end(), *device) == devices.end())

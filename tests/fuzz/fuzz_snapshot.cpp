@@ -1,5 +1,7 @@
 // libFuzzer target for every snapshot decoder (pickle, JSON, zstd, gzip) and the analysis
-// that runs on whatever they accept. Build: cmake -DMEMLENS_FUZZ=ON -DCMAKE_CXX_COMPILER=clang++
+// that runs on whatever they accept, the advice included. Build: cmake -DMEMLENS_FUZZ=ON -DCMAKE_CXX_COMPILER=clang++
+#include "advice/FixRanking.h"
+#include "analysis/AllocationCategories.h"
 #include "analysis/DeviceIndex.h"
 #include "analysis/SnapshotSummary.h"
 #include "decode/SnapshotLoader.h"
@@ -15,7 +17,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             std::string_view(reinterpret_cast<const char *>(data), size), "fuzz.pickle");
         for (int device : snapshot->devices()) {
             memlens::DeviceIndex index(*snapshot, device);
-            memlens::summarizeDevice(*snapshot, index, 5);
+            const memlens::AllocationCategories categories(*snapshot, index);
+            memlens::summarizeDevice(*snapshot, index, 5, &categories);
+            memlens::advise(*snapshot, index, categories, {}); // the GUI runs it on every load
             if (index.eventCount() > 0)
                 index.blocksAt(static_cast<uint32_t>(index.eventCount() / 2));
             index.segmentsAt(memlens::kBeforeTrace);
