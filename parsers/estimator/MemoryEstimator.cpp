@@ -1,6 +1,7 @@
 #include "estimator/MemoryEstimator.h"
 
 #include "estimator/Techniques.h"
+#include "model/EnumNames.h"
 
 #include <algorithm>
 #include <cmath>
@@ -349,82 +350,67 @@ int longestSequence(EstimateInput input)
     return largest(input, [](EstimateInput &in, int v) { in.seq = v; });
 }
 
+namespace {
+constexpr EnumNames<Precision, 4> kPrecisionNames{
+    {{{Precision::Fp32, "fp32"}, {Precision::AmpBf16, "amp-bf16"}, {Precision::Bf16, "bf16"}, {Precision::Fp16Amp, "fp16-amp"}}}};
+constexpr EnumNames<Optimizer, 6> kOptimizerNames{{{{Optimizer::AdamW, "adamw"},
+                                                    {Optimizer::AdamW8bit, "adamw8bit"},
+                                                    {Optimizer::Sgd, "sgd"},
+                                                    {Optimizer::Adafactor, "adafactor"},
+                                                    {Optimizer::Lion, "lion"},
+                                                    {Optimizer::None, "none"}}}};
+constexpr EnumNames<Checkpointing, 3> kCheckpointingNames{
+    {{{Checkpointing::None, "none"}, {Checkpointing::Selective, "selective"}, {Checkpointing::Full, "full"}}}};
+constexpr EnumNames<Attention, 3> kAttentionNames{{{{Attention::Sdpa, "sdpa"}, {Attention::Flash, "flash"}, {Attention::Eager, "eager"}}}};
+
+template <typename Enum, size_t N>
+bool parseName(const EnumNames<Enum, N> &names, const std::string &s, Enum &out)
+{
+    const auto value = names.find(s);
+    if (value)
+        out = *value;
+    return value.has_value();
+}
+} // namespace
+
 std::string precisionName(Precision p)
 {
-    switch (p) {
-    case Precision::Fp32: return "fp32";
-    case Precision::AmpBf16: return "amp-bf16";
-    case Precision::Bf16: return "bf16";
-    case Precision::Fp16Amp: return "fp16-amp";
-    }
-    return "fp32";
+    return std::string(kPrecisionNames.name(p));
 }
 
 std::string optimizerName(Optimizer o)
 {
-    switch (o) {
-    case Optimizer::AdamW: return "adamw";
-    case Optimizer::AdamW8bit: return "adamw8bit";
-    case Optimizer::Sgd: return "sgd";
-    case Optimizer::Adafactor: return "adafactor";
-    case Optimizer::Lion: return "lion";
-    case Optimizer::None: return "none";
-    }
-    return "none";
+    return std::string(kOptimizerNames.name(o));
 }
 
 std::string checkpointingName(Checkpointing c)
 {
-    return c == Checkpointing::Full ? "full" : c == Checkpointing::Selective ? "selective" : "none";
+    return std::string(kCheckpointingNames.name(c));
 }
 
 std::string attentionName(Attention a)
 {
-    return a == Attention::Flash ? "flash" : a == Attention::Eager ? "eager" : "sdpa";
+    return std::string(kAttentionNames.name(a));
 }
 
 bool parsePrecision(const std::string &s, Precision &out)
 {
-    for (Precision p : {Precision::Fp32, Precision::AmpBf16, Precision::Bf16, Precision::Fp16Amp}) {
-        if (precisionName(p) == s) {
-            out = p;
-            return true;
-        }
-    }
-    return false;
+    return parseName(kPrecisionNames, s, out);
 }
 
 bool parseOptimizer(const std::string &s, Optimizer &out)
 {
-    for (Optimizer o : {Optimizer::AdamW, Optimizer::AdamW8bit, Optimizer::Sgd, Optimizer::Adafactor, Optimizer::Lion, Optimizer::None}) {
-        if (optimizerName(o) == s) {
-            out = o;
-            return true;
-        }
-    }
-    return false;
+    return parseName(kOptimizerNames, s, out);
 }
 
 bool parseCheckpointing(const std::string &s, Checkpointing &out)
 {
-    for (Checkpointing c : {Checkpointing::None, Checkpointing::Selective, Checkpointing::Full}) {
-        if (checkpointingName(c) == s) {
-            out = c;
-            return true;
-        }
-    }
-    return false;
+    return parseName(kCheckpointingNames, s, out);
 }
 
 bool parseAttention(const std::string &s, Attention &out)
 {
-    for (Attention a : {Attention::Sdpa, Attention::Flash, Attention::Eager}) {
-        if (attentionName(a) == s) {
-            out = a;
-            return true;
-        }
-    }
-    return false;
+    return parseName(kAttentionNames, s, out);
 }
 
 } // namespace memlens
