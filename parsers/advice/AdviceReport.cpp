@@ -1,6 +1,7 @@
 #include "advice/AdviceReport.h"
 
 #include "model/ByteFormat.h"
+#include "report/SummaryReport.h"
 
 #include <sstream>
 
@@ -21,7 +22,6 @@ nlohmann::json field(const Inferred<T> &f)
 
 nlohmann::json inferredJson(const InferredSetup &s)
 {
-    nlohmann::json preset = field(s.preset);
     return {{"params", field(s.params)},
             {"trainable_params", field(s.trainableParams)},
             {"param_dtype", field(s.paramDtype)},
@@ -29,7 +29,7 @@ nlohmann::json inferredJson(const InferredSetup &s)
             {"optimizer", field(s.optimizer)},
             {"tokens", field(s.tokens)},
             {"batch", field(s.batch)},
-            {"preset", preset},
+            {"preset", field(s.preset)},
             {"checkpointing", field(s.checkpointing)},
             {"shape", s.hasShape ? nlohmann::json(s.input.model.name) : nlohmann::json(nullptr)},
             {"shape_is_template", s.shapeFromTemplate}};
@@ -37,9 +37,6 @@ nlohmann::json inferredJson(const InferredSetup &s)
 
 nlohmann::json adviceJson(const std::string &file, int device, const Advice &a)
 {
-    nlohmann::json categories = nlohmann::json::object();
-    for (size_t k = 0; k < kCategoryCount; ++k)
-        categories[std::string(categoryName(Category(k)))] = a.categories[k];
     nlohmann::json fixes = nlohmann::json::array();
     for (const Fix &f : a.fixes) {
         nlohmann::json j = {{"technique", f.technique}, {"saves_bytes", f.savesBytes}, {"peak_after_bytes", f.peakAfterBytes},
@@ -54,7 +51,7 @@ nlohmann::json adviceJson(const std::string &file, int device, const Advice &a)
                         {"event", a.event},
                         {"peak_bytes", a.peakBytes},
                         {"reserved_bytes", a.reservedBytes},
-                        {"category_bytes", categories},
+                        {"category_bytes", categoryBytesJson(a.categories)},
                         {"logits_bytes", a.logitsBytes},
                         {"attention_score_bytes", a.attentionScoreBytes},
                         {"capacity_bytes", nullptr},

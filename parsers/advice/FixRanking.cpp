@@ -2,6 +2,7 @@
 
 #include "advice/RunSamples.h"
 #include "analysis/AllocatorState.h"
+#include "analysis/StackMatch.h"
 #include "analysis/SnapshotSummary.h"
 #include "estimator/Techniques.h"
 #include "model/ByteFormat.h"
@@ -58,23 +59,12 @@ Change changeOf(const EstimateInput &base, const EstimateInput &alt)
     return c;
 }
 
-std::string lower(std::string_view s)
+bool isAttentionFunction(std::string_view name)
 {
-    std::string out(s);
-    for (char &ch : out)
+    std::string lowered(name);
+    for (char &ch : lowered)
         ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    return out;
-}
-
-// Per frame: whether its function is an attention one ("attn", "attention" in its name).
-std::vector<bool> attentionFrames(const Snapshot &s)
-{
-    std::vector<bool> out(s.frames.size());
-    for (size_t i = 0; i < out.size(); ++i) {
-        const std::string name = lower(s.strings.at(s.frames.at(static_cast<uint32_t>(i)).name));
-        out[i] = name.find("attn") != std::string::npos || name.find("attention") != std::string::npos;
-    }
-    return out;
+    return lowered.find("attn") != std::string::npos || lowered.find("attention") != std::string::npos;
 }
 
 const char *reasonOf(std::string_view technique)
@@ -143,11 +133,8 @@ Advice advise(const Snapshot &snapshot, const DeviceIndex &index, const Allocati
     // Logits and score matrices, by their shapes: tokens × vocabulary, and batch × heads × seq².
     const ModelShape &shape = setup.model;
     const uint64_t tokens = a.setup.tokens.value.value_or(0);
-    const std::vector<bool> attentionFrame = attentionFrames(snapshot);
-    auto hasAttentionFrame = [&](uint32_t stack) {
-        const auto frames = snapshot.stacks.at(stack);
-        return std::any_of(frames.begin(), frames.end(), [&](uint32_t f) { return attentionFrame[f]; });
-    };
+    const std::vector<bool> attentionStack =
+        stacksWithFrame(snapshot, [&](const Frame &f) { return isAttentionFunction(snapshot.strings.at(f.name)); });
     auto bucketOf = [&](uint32_t id) {
         if (!a.setup.hasShape || !tokens || shape.isImage())
             return Bucket::None;
@@ -161,7 +148,7 @@ Advice advise(const Snapshot &snapshot, const DeviceIndex &index, const Allocati
             if (unit && size % unit == 0) {
                 const uint64_t seq = size / unit;
                 // Wider than two heads' values, so not the attention output (tokens × heads × head size).
-                if (seq > 2 * uint64_t(shape.dHead()) && tokens % seq == 0 && hasAttentionFrame(index.detail(id).stack))
+                if (seq > 2 * uint64_t(shape.dHead()) && tokens % seq == 0 && attentionStack[index.detail(id).stack])
                     return Bucket::Scores;
             }
         }
@@ -218,13 +205,11 @@ Advice advise(const Snapshot &snapshot, const DeviceIndex &index, const Allocati
         a.fixes.push_back(std::move(f));
     };
 
-    // The estimator's techniques, as ratios for this setup. Without a model shape only those
-    // that leave activations alone are meaningful.
-    if (!setup.inference) {
+    // The estimator's techniques, as ratios for this setup. Without a model shape the estimator
+    // has no figures to take ratios of, so there are none.
+    if (!setup.inference && a.setup.hasShape) {
         auto consider = [&](const std::string &name, std::string_view reasonKey, const EstimateInput &alt) {
             const Change c = changeOf(setup, alt);
-            if (!a.setup.hasShape && c.ratio[size_t(Category::Activation)] != 1)
-                return;
             std::string why = reasonOf(reasonKey);
             if (const std::string d = deltas(here, c); !d.empty())
                 why += "; at the " + std::string(a.oom ? "OOM" : "peak") + ": " + d;

@@ -34,14 +34,7 @@ std::vector<RunSample> sampleRun(const Snapshot &snapshot, const DeviceIndex &in
         out.push_back(running);
     const uint32_t every = static_cast<uint32_t>(std::max<size_t>(1, ev.count() / std::max<size_t>(1, count)));
     for (uint32_t e = 0; e < ev.count(); ++e) {
-        const uint32_t owner = index.ownerOfEvent(e);
-        if (ev.action[e] == Action::Alloc) {
-            for (const auto &[event, ended] : index.endedBy(e))
-                add(ended, -static_cast<int64_t>(index.detail(ended).size));
-            add(owner, static_cast<int64_t>(ev.size[e]));
-        } else if (ev.action[e] == Action::FreeCompleted && owner != UINT32_MAX) {
-            add(owner, -static_cast<int64_t>(index.detail(owner).size));
-        }
+        index.forEachLiveChange(e, add);
         if (e % every == every - 1 || e == mustInclude || e + 1 == ev.count()) {
             running.event = e;
             running.phase = e < eventPhase.size() ? phases.kind(eventPhase[e]) : PhaseKind::None;

@@ -1,10 +1,12 @@
 #include "advice/SetupInference.h"
 
+#include "analysis/StackMatch.h"
 #include "model/ByteFormat.h"
 
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <ranges>
 #include <unordered_set>
 
 namespace memlens {
@@ -92,10 +94,13 @@ const ModelShape *presetOfSize(double params, std::optional<ModelFamily> family)
 
 // The largest quotient size ÷ unit among the given allocations: a 16-bit tensor of twice as
 // many elements must not pass for the fp32 one, and the fp32 copy is the larger.
-std::optional<uint64_t> largestQuotient(const DeviceIndex &index, const std::vector<uint32_t> &ids, uint64_t unit, uint64_t maxQuotient)
+template <typename Ids, typename Keep>
+std::optional<uint64_t> largestQuotient(const DeviceIndex &index, const Ids &ids, const Keep &keep, uint64_t unit, uint64_t maxQuotient)
 {
     std::optional<uint64_t> best;
     for (uint32_t id : ids) {
+        if (!keep(id))
+            continue;
         const uint64_t size = index.detail(id).size;
         if (size >= unit && size % unit == 0 && size / unit <= maxQuotient)
             best = std::max(best.value_or(0), size / unit);
@@ -104,7 +109,8 @@ std::optional<uint64_t> largestQuotient(const DeviceIndex &index, const std::vec
 }
 
 // The most frequent quotient (ties: the larger), for inputs repeated every step.
-std::optional<uint64_t> commonQuotient(const DeviceIndex &index, const std::vector<uint32_t> &ids, uint64_t unit, uint64_t maxQuotient)
+template <typename Ids>
+std::optional<uint64_t> commonQuotient(const DeviceIndex &index, const Ids &ids, uint64_t unit, uint64_t maxQuotient)
 {
     std::map<uint64_t, int> counts;
     for (uint32_t id : ids) {
@@ -123,12 +129,9 @@ std::optional<uint64_t> commonQuotient(const DeviceIndex &index, const std::vect
     return best;
 }
 
-std::vector<uint32_t> allAllocations(const DeviceIndex &index)
+auto allAllocations(const DeviceIndex &index)
 {
-    std::vector<uint32_t> ids(index.allocationCount());
-    for (uint32_t i = 0; i < ids.size(); ++i)
-        ids[i] = i;
-    return ids;
+    return std::views::iota(uint32_t(0), static_cast<uint32_t>(index.allocationCount()));
 }
 
 } // namespace
@@ -266,29 +269,13 @@ InferredSetup inferSetup(const Snapshot &snapshot, const DeviceIndex &index, con
     }
 
     // Tokens per micro-batch: the loss works on batch × sequence × vocabulary fp32 logits.
-    std::vector<bool> optimFrame(snapshot.frames.size());
-    for (size_t i = 0; i < optimFrame.size(); ++i)
-        optimFrame[i] = contains(snapshot.strings.at(snapshot.frames.at(static_cast<uint32_t>(i)).file), "torch/optim/");
-    out.optimizerStack.assign(snapshot.stacks.size(), false);
-    for (uint32_t st = 0; st < snapshot.stacks.size(); ++st) {
-        for (uint32_t id : snapshot.stacks.at(st))
-            out.optimizerStack[st] = out.optimizerStack[st] || optimFrame[id];
-    }
+    out.optimizerStack = stacksWithFrame(snapshot, [&](const Frame &f) { return contains(snapshot.strings.at(f.file), "torch/optim/"); });
     auto maybeLogits = [&](uint32_t id) { return out.mayBeLogits(categories.of(id), index.detail(id).stack); };
-    std::vector<uint32_t> live, transient;
-    for (uint32_t id : index.liveAt(at)) {
-        if (maybeLogits(id))
-            live.push_back(id);
-    }
-    for (uint32_t id = 0; id < index.allocationCount(); ++id) {
-        if (maybeLogits(id))
-            transient.push_back(id);
-    }
     if (shape && !shape->isImage() && shape->vocab > 0) {
         const uint64_t unit = uint64_t(shape->vocab) * 4;
-        auto tokens = largestQuotient(index, live, unit, 1u << 24);
+        auto tokens = largestQuotient(index, index.liveAt(at), maybeLogits, unit, 1u << 24);
         if (!tokens)
-            tokens = largestQuotient(index, transient, unit, 1u << 24);
+            tokens = largestQuotient(index, allAllocations(index), maybeLogits, unit, 1u << 24);
         if (tokens)
             out.tokens = {*tokens, "fp32 logits of " + std::to_string(*tokens) + " × " + std::to_string(shape->vocab) + " (" + shape->name +
                                        "'s vocabulary)"};

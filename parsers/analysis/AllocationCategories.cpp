@@ -112,15 +112,7 @@ AllocationCategories::AllocationCategories(const Snapshot &snapshot, const Devic
 
 void AllocationCategories::applyEvent(std::array<int64_t, kCategoryCount> &totals, uint32_t e) const
 {
-    const EventTable &ev = index_.events();
-    const uint32_t owner = index_.ownerOfEvent(e);
-    if (ev.action[e] == Action::Alloc) {
-        for (const auto &[event, ended] : index_.endedBy(e))
-            totals[static_cast<size_t>(categories_[ended])] -= static_cast<int64_t>(index_.detail(ended).size);
-        totals[static_cast<size_t>(categories_[owner])] += static_cast<int64_t>(ev.size[e]);
-    } else if (ev.action[e] == Action::FreeCompleted) {
-        totals[static_cast<size_t>(categories_[owner])] -= static_cast<int64_t>(index_.detail(owner).size);
-    }
+    index_.forEachLiveChange(e, [&](uint32_t id, int64_t bytes) { totals[static_cast<size_t>(categories_[id])] += bytes; });
 }
 
 void AllocationCategories::buildTotals()

@@ -86,6 +86,20 @@ public:
     // (event, allocation) pairs: the allocations an alloc event ended because their free was never
     // recorded (usually none). A view into the index; nothing is allocated.
     std::span<const std::pair<uint32_t, uint32_t>> endedBy(uint32_t allocEvent) const;
+    // What event e changes in the live bytes: f(allocation, signed bytes) for each allocation it
+    // starts or ends. The one replay rule for running totals kept outside the index.
+    template <typename F>
+    void forEachLiveChange(uint32_t e, F &&f) const
+    {
+        const uint32_t owner = eventOwner_[e];
+        if (events_->action[e] == Action::Alloc) {
+            for (const auto &[event, ended] : endedBy(e))
+                f(ended, -static_cast<int64_t>(detail(ended).size));
+            f(owner, static_cast<int64_t>(events_->size[e]));
+        } else if (events_->action[e] == Action::FreeCompleted && owner != UINT32_MAX) {
+            f(owner, -static_cast<int64_t>(detail(owner).size));
+        }
+    }
 
     static constexpr uint32_t kCheckpointEvery = 8192;
 

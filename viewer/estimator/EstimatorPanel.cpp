@@ -339,8 +339,9 @@ void EstimatorPanel::showFix(const Fix &fix)
 
 QString EstimatorPanel::inferredText() const
 {
-    return inferredLabel_->isVisible() || inferred_ ? inferredLabel_->text() + "\n" + (fixLabel_->isHidden() ? QString() : fixLabel_->text())
-                                                   : QString();
+    if (!inferred_)
+        return {};
+    return inferredLabel_->text() + "\n" + (fixLabel_->isHidden() ? QString() : fixLabel_->text());
 }
 
 void EstimatorPanel::applyTechnique(const QString &technique)

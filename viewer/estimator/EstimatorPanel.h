@@ -34,7 +34,7 @@ public:
     const EstimateResult &result() const { return result_; }
     // A snapshot's measured peak (allocated bytes), shown next to the estimate.
     void setMeasuredPeak(std::optional<uint64_t> bytes, const QString &source);
-    // …and what it held by category at that peak; enables "prefill from the snapshot".
+    // …and what it held by category at that peak, shown beside the estimate's parts.
     void setMeasuredCategories(const std::array<uint64_t, kCategoryCount> &bytes);
     // Both, from one device's summary (the device the user has selected).
     void setMeasurement(const DeviceSummary &summary, const QString &source);
