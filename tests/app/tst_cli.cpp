@@ -86,6 +86,45 @@ private slots:
         QCOMPARE(memlens({"render", a, "--compare", dir.filePath("missing.pickle"), "-o", out}).exitCode, 1);
     }
 
+    // `advise`: the OOM's inferred setup and fixes as the README lists them; the capacity
+    // options; `render --view estimator --fix` with one of those fixes, and with none of them.
+    void adviseCommand()
+    {
+        const QString oom = corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle";
+        Run r = memlens({"advise", oom, "--json"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QJsonObject j = QJsonDocument::fromJson(r.out).object();
+        QCOMPARE(j["at"].toString(), QString("oom"));
+        for (const QString key : {"event", "peak_bytes", "reserved_bytes", "category_bytes", "logits_bytes", "attention_score_bytes",
+                                   "capacity_bytes", "capacity_how", "inferred", "fixes"})
+            QVERIFY2(j.contains(key), qPrintable(key));
+        QCOMPARE(j["inferred"].toObject()["preset"].toObject()["value"].toString(), QString("gpt2-medium"));
+        const QJsonArray fixes = j["fixes"].toArray();
+        QVERIFY(!fixes.isEmpty());
+        for (const QString key : {"technique", "saves_bytes", "peak_after_bytes", "fits", "why", "affects"})
+            QVERIFY2(fixes.first().toObject().contains(key), qPrintable(key));
+        // A given capacity replaces the OOM entry's: 80 GB fits everything.
+        r = memlens({"advise", oom, "--json", "--gpu", "h100-80"});
+        j = QJsonDocument::fromJson(r.out).object();
+        QCOMPARE(j["capacity_bytes"].toInteger(), qint64(85'017'493'504));
+        for (const QJsonValue &f : j["fixes"].toArray())
+            QVERIFY(f.toObject()["fits"].toBool());
+        QCOMPARE(memlens({"advise", oom, "--gpu", "h100-80", "--capacity", "1000"}).exitCode, 2);
+        QCOMPARE(memlens({"advise", corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle", "--at", "oom"}).exitCode, 2);
+        QTemporaryDir dir;
+        const QString out = dir.filePath("fix.png");
+        r = memlens({"render", oom, "--view", "estimator", "--fix", fixes.first().toObject()["technique"].toString(), "--size", "900x600", "-o", out});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QCOMPARE(QImage(out).size(), QSize(900, 600));
+        QCOMPARE(memlens({"render", oom, "--view", "estimator", "--fix", "no-such-fix", "-o", out}).exitCode, 2);
+        // --lora-dropout keeps a mask per adapted input: more activations than without.
+        const QStringList lora{"estimate", "--json", "--model", "tinyllama-1.1b", "--precision", "bf16", "--lora-r", "16"};
+        const qint64 without = QJsonDocument::fromJson(memlens(lora).out).object()["activations_bytes"].toInteger();
+        const qint64 with = QJsonDocument::fromJson(memlens(lora + QStringList{"--lora-dropout", "0.1"}).out).object()["activations_bytes"].toInteger();
+        QVERIFY(with > without);
+        QCOMPARE(memlens(lora + QStringList{"--lora-dropout", "1.5"}).exitCode, 2);
+    }
+
     // `summary DIR --json`: ranks sorted by rank with their own figures, the imbalance.
     void summaryOfFolder()
     {
