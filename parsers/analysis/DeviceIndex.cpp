@@ -87,6 +87,17 @@ void DeviceIndex::pairAllocations(const std::atomic<bool> *cancel)
             delta -= static_cast<int64_t>(sizeOf(id));
             break;
         }
+        case Action::Annotate: {
+            // It labels the allocation live at addr; one older than the trace is alive from the start.
+            uint32_t id = open.find(ev.addr[i]);
+            if (id == AddressMap::kNone) {
+                id = newInitialAllocation(ev.addr[i], ev.size[i], ev.stream[i], StackTable::kEmpty);
+                open.set(ev.addr[i], id);
+            }
+            annotations_.emplace_back(id, i);
+            eventOwner_[i] = id;
+            break;
+        }
         default:
             break;
         }
@@ -100,14 +111,30 @@ void DeviceIndex::pairAllocations(const std::atomic<bool> *cancel)
             const Block &block = snapshot_.blocks[b];
             if (block.state != BlockState::ActiveAllocated && block.state != BlockState::ActivePendingFree)
                 continue;
-            if (open.find(block.address) != AddressMap::kNone)
+            const uint32_t poolIndex = static_cast<uint32_t>(
+                std::find(snapshot_.pools.begin(), snapshot_.pools.end(), seg.pool) - snapshot_.pools.begin());
+            if (const uint32_t known = open.find(block.address); known != AddressMap::kNone) {
+                // Known only from an annotate entry: the final block has its stack.
+                if (allocations_[known].allocEvent == kBeforeTrace && allocations_[known].freeCompleted == kNever) {
+                    auto it = std::lower_bound(initialDetails_.begin(), initialDetails_.end(), known,
+                                               [](const auto &entry, uint32_t key) { return entry.first < key; });
+                    if (it != initialDetails_.end() && it->first == known && it->second.stack == StackTable::kEmpty)
+                        it->second.stack = block.stack;
+                    if (poolIndex != 0 && poolIndex < snapshot_.pools.size())
+                        initialPools_.emplace_back(known, poolIndex);
+                }
                 continue;
+            }
             const auto id = static_cast<uint32_t>(allocations_.size());
             allocations_.push_back(Allocation{});
             initialDetails_.emplace_back(id, AllocationDetail{block.address, block.requestedSize, seg.stream, block.stack});
+            if (poolIndex != 0 && poolIndex < snapshot_.pools.size())
+                initialPools_.emplace_back(id, poolIndex);
             open.set(block.address, id);
         }
     }
+    std::stable_sort(annotations_.begin(), annotations_.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
+    std::sort(initialPools_.begin(), initialPools_.end());
     for (const auto &[id, d] : initialDetails_) {
         initialBytes_ += d.size;
         ++initialBlocks_;
@@ -339,6 +366,30 @@ std::span<const std::pair<uint32_t, uint32_t>> DeviceIndex::endedBy(uint32_t all
     const auto [first, last] = std::equal_range(implicitEnds_.begin(), implicitEnds_.end(), std::make_pair(allocEvent, 0u),
                                                 [](const auto &a, const auto &b) { return a.first < b.first; });
     return {first, last};
+}
+
+std::span<const std::pair<uint32_t, uint32_t>> DeviceIndex::annotationsOf(uint32_t id) const
+{
+    const auto [first, last] = std::equal_range(annotations_.begin(), annotations_.end(), std::make_pair(id, 0u),
+                                                [](const auto &a, const auto &b) { return a.first < b.first; });
+    return {first, last};
+}
+
+std::vector<std::string> DeviceIndex::labelsOf(uint32_t id) const
+{
+    std::vector<std::string> labels;
+    for (const auto &[allocation, event] : annotationsOf(id))
+        labels.emplace_back(snapshot_.strings.at(EventTable::noteAt(events_->userMetadata, event)));
+    return labels;
+}
+
+uint32_t DeviceIndex::poolOf(uint32_t id) const
+{
+    const Allocation &a = allocations_[id];
+    if (a.allocEvent != kBeforeTrace)
+        return events_->poolOf(a.allocEvent);
+    auto it = std::lower_bound(initialPools_.begin(), initialPools_.end(), std::make_pair(id, 0u));
+    return it != initialPools_.end() && it->first == id ? it->second : 0;
 }
 
 std::vector<uint32_t> DeviceIndex::oomEvents() const

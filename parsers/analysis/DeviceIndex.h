@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace memlens {
@@ -83,6 +84,14 @@ public:
     std::vector<BlockAt> blocksAt(uint32_t e) const;
 
     std::vector<uint32_t> oomEvents() const;
+
+    // `annotate` entries on allocation `id`, oldest first (their user_metadata is the label).
+    std::span<const std::pair<uint32_t, uint32_t>> annotationsOf(uint32_t id) const;
+    std::vector<std::string> labelsOf(uint32_t id) const;
+    bool hasAnnotations() const { return !annotations_.empty(); }
+    // The mempool (index into Snapshot::pools) allocation `id` belongs to: its alloc entry's
+    // pool_id, or for blocks older than the trace the pool of the final segment holding them.
+    uint32_t poolOf(uint32_t id) const;
     // (event, allocation) pairs: the allocations an alloc event ended because their free was never
     // recorded (usually none). A view into the index; nothing is allocated.
     std::span<const std::pair<uint32_t, uint32_t>> endedBy(uint32_t allocEvent) const;
@@ -128,6 +137,8 @@ private:
     std::vector<std::pair<uint32_t, uint64_t>> reservedChanges_; // (event, reserved after it)
     std::vector<SegmentLife> segmentLives_;
     std::vector<std::pair<uint32_t, uint32_t>> implicitEnds_; // (alloc event, allocation it ended)
+    std::vector<std::pair<uint32_t, uint32_t>> annotations_;  // (allocation, annotate event), sorted
+    std::vector<std::pair<uint32_t, uint32_t>> initialPools_; // (allocation, pool index) for initial blocks in a private pool
     std::vector<std::vector<uint32_t>> checkpoints_; // live allocations before event c*K
 };
 

@@ -20,7 +20,7 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr char kMagic[8] = {'M', 'L', 'C', 'A', 'C', 'H', 'E', '\n'};
-constexpr uint32_t kFormatVersion = 1;
+constexpr uint32_t kFormatVersion = 2; // 2: annotate, pool ids, host memory, FX frames
 // A decoded snapshot is at most this many times its entry's compressed size; more is a
 // decompression bomb, not a snapshot.
 constexpr uint64_t kMaxExpansion = 64;

@@ -6,7 +6,7 @@ namespace memlens {
 
 namespace {
 
-constexpr char kMagic[8] = {'M', 'L', 'S', 'N', 'A', 'P', '0', '1'};
+constexpr char kMagic[8] = {'M', 'L', 'S', 'N', 'A', 'P', '0', '2'};
 constexpr size_t kMaxDevices = 4096;
 
 // Small values gather in a buffer; columns go to the sink as they are.
@@ -241,8 +241,9 @@ uint64_t encodeSnapshot(const Snapshot &s, const std::function<void(std::string_
     w.text(f.compression);
     w.pod(static_cast<int32_t>(f.pickleProtocol));
     w.pod(static_cast<int32_t>(f.cpuDevice));
-    const bool flags[] = {f.hasTimes, f.hasFrames, f.hasCompileContext, f.hasUserMetadata, f.hasPhases, f.hasAllocatorSettings,
-                          f.legacyBlockHistory, f.legacySegmentList};
+    w.pod(static_cast<int32_t>(f.hostDevice));
+    const bool flags[] = {f.hasTimes,           f.hasFrames,         f.hasCompileContext, f.hasUserMetadata, f.hasPhases,
+                          f.hasAllocatorSettings, f.legacyBlockHistory, f.legacySegmentList, f.hasPoolIds,     f.hasFxFrames};
     for (bool b : flags)
         w.pod(static_cast<uint8_t>(b));
     w.pod(static_cast<uint64_t>(s.strings.size()));
@@ -254,6 +255,16 @@ uint64_t encodeSnapshot(const Snapshot &s, const std::function<void(std::string_
         w.pod(fr.name);
         w.pod(fr.file);
         w.pod(fr.line);
+    }
+    w.pod(static_cast<uint64_t>(s.fxFrames.size()));
+    for (const auto &[frame, fx] : s.fxFrames) {
+        for (uint32_t v : {frame, fx.op, fx.node, fx.target, fx.originalTrace})
+            w.pod(v);
+    }
+    w.pod(static_cast<uint64_t>(s.pools.size()));
+    for (const auto &[a, b] : s.pools) {
+        w.pod(a);
+        w.pod(b);
     }
     w.pod(static_cast<uint64_t>(s.stacks.size()));
     for (uint32_t id = 1; id < s.stacks.size(); ++id) {
@@ -272,6 +283,9 @@ uint64_t encodeSnapshot(const Snapshot &s, const std::function<void(std::string_
         writePairs(w, t.otherNames);
         writePairs(w, t.compileContext);
         writePairs(w, t.userMetadata);
+        writePairs(w, t.internalMetadata);
+        writePairs(w, t.forwardFrames);
+        writePairs(w, t.pool);
         w.column(t.allocatedAfter.data(), t.allocatedAfter.size());
         w.column(t.reservedAfter.data(), t.reservedAfter.size());
     }
@@ -312,8 +326,10 @@ std::unique_ptr<Snapshot> decodeSnapshot(uint64_t size, const std::function<void
     f.compression = r.text();
     f.pickleProtocol = r.pod<int32_t>();
     f.cpuDevice = r.pod<int32_t>();
-    bool *flags[] = {&f.hasTimes, &f.hasFrames, &f.hasCompileContext, &f.hasUserMetadata, &f.hasPhases, &f.hasAllocatorSettings,
-                     &f.legacyBlockHistory, &f.legacySegmentList};
+    f.hostDevice = r.pod<int32_t>();
+    check(f.hostDevice >= -1 && f.hostDevice < static_cast<int>(kMaxDevices), "a host device out of range");
+    bool *flags[] = {&f.hasTimes,           &f.hasFrames,          &f.hasCompileContext, &f.hasUserMetadata, &f.hasPhases,
+                     &f.hasAllocatorSettings, &f.legacyBlockHistory, &f.legacySegmentList, &f.hasPoolIds,     &f.hasFxFrames};
     for (bool *b : flags)
         *b = flag(r);
     // Interning again rebuilds the lookup maps; a duplicate would shift every later id.
@@ -330,6 +346,24 @@ std::unique_ptr<Snapshot> decodeSnapshot(uint64_t size, const std::function<void
         check(fr.name < strings && fr.file < strings, "a frame names an unknown string");
         check(s->frames.intern(fr) == id, "a frame is stored twice");
     }
+    const size_t fxCount = r.count(5 * 4);
+    s->fxFrames.resize(fxCount);
+    for (auto &[frame, fx] : s->fxFrames) {
+        for (uint32_t *v : {&frame, &fx.op, &fx.node, &fx.target, &fx.originalTrace})
+            *v = r.pod<uint32_t>();
+        check(frame < frames && fx.op < strings && fx.node < strings && fx.target < strings && fx.originalTrace < strings,
+              "an FX frame names an unknown frame or string");
+    }
+    for (size_t i = 1; i < fxCount; ++i)
+        check(s->fxFrames[i - 1].first < s->fxFrames[i].first, "FX frames out of order");
+    const size_t pools = r.count(16);
+    check(pools >= 1, "no default pool");
+    s->pools.resize(pools);
+    for (auto &[a, b] : s->pools) {
+        a = r.pod<int64_t>();
+        b = r.pod<int64_t>();
+    }
+    check(s->pools.front() == std::pair<int64_t, int64_t>{0, 0}, "the first pool is not the default pool");
     const size_t stacks = r.count(8);
     check(stacks >= 1, "no stack table");
     PodArray<uint32_t> ids;
@@ -360,11 +394,18 @@ std::unique_ptr<Snapshot> decodeSnapshot(uint64_t size, const std::function<void
             check(static_cast<int>(t.action[e]) < kActionCount, "an unknown action");
             check(t.stream[e] < streams && t.stack[e] < stacks, "an entry names an unknown stream or stack");
         }
-        for (auto *sparse : {&t.otherNames, &t.compileContext, &t.userMetadata}) {
+        for (auto *sparse : {&t.otherNames, &t.compileContext, &t.userMetadata, &t.internalMetadata, &t.forwardFrames}) {
             readPairs(r, *sparse);
             for (const auto &[event, text] : *sparse)
                 check(event < n && text < strings, "a note on an unknown entry or string");
         }
+        readPairs(r, t.pool);
+        for (const auto &[event, pool] : t.pool)
+            check(event < n && pool < pools, "a pool id on an unknown entry or pool");
+        // Lookups binary-search these columns: they must be in entry order.
+        for (const auto *sparse : {&t.otherNames, &t.compileContext, &t.userMetadata, &t.internalMetadata, &t.forwardFrames, &t.pool})
+            for (size_t i = 1; i < sparse->size(); ++i)
+                check((*sparse)[i - 1].first < (*sparse)[i].first, "notes out of entry order");
         r.column(t.allocatedAfter);
         r.column(t.reservedAfter);
         check((t.allocatedAfter.empty() || t.allocatedAfter.size() == n) && (t.reservedAfter.empty() || t.reservedAfter.size() == n),

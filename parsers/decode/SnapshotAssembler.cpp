@@ -21,13 +21,22 @@ SnapshotAssembler::SnapshotAssembler(Snapshot &out, ObjectArena &arena) : out_(o
         .device_free = id("device_free"),
         .compile_context = id("compile_context"),
         .user_metadata = id("user_metadata"),
+        .pool_id = id("pool_id"),
+        .internal_metadata = id("internal_metadata"),
+        .forward_frames = id("forward_frames"),
         .name = id("name"),
         .filename = id("filename"),
         .line = id("line"),
+        .fx_node_op = id("fx_node_op"),
+        .fx_node_name = id("fx_node_name"),
+        .fx_node_target = id("fx_node_target"),
+        .fx_original_trace = id("fx_original_trace"),
         .segments = id("segments"),
         .device_traces = id("device_traces"),
         .allocator_settings = id("allocator_settings"),
         .external_annotations = id("external_annotations"),
+        .host_segments = id("host_segments"),
+        .host_traces = id("host_traces"),
         .device = id("device"),
         .address = id("address"),
         .total_size = id("total_size"),
@@ -151,8 +160,40 @@ bool SnapshotAssembler::frameOf(const Value &frame, uint32_t &id)
     f.file = file && file->kind == Kind::Str ? file->u : StringTable::kEmpty;
     f.line = static_cast<int64_t>(number(line));
     id = out_.frames.intern(f);
+    if (n.items.size() > 6) // more keys than name, filename and line: FX augmentation
+        readFxFields(n, id);
     arena_.markConverted(frame.u, Value::ref(Kind::Frame, id));
     return true;
+}
+
+void SnapshotAssembler::readFxFields(const Node &frame, uint32_t frameId)
+{
+    auto textOf = [&](uint32_t key) {
+        const Value *v = field(frame, key);
+        return v && v->kind == Kind::Str ? v->u : StringTable::kEmpty;
+    };
+    const FxFrame fx{textOf(k_.fx_node_op), textOf(k_.fx_node_name), textOf(k_.fx_node_target), textOf(k_.fx_original_trace)};
+    if (!fx.op && !fx.node && !fx.target && !fx.originalTrace)
+        return;
+    auto &all = out_.fxFrames;
+    auto it = std::lower_bound(all.begin(), all.end(), frameId, [](const auto &e, uint32_t key) { return e.first < key; });
+    if (it == all.end() || it->first != frameId)
+        all.insert(it, {frameId, fx});
+    out_.facts.hasFxFrames = true;
+}
+
+uint32_t SnapshotAssembler::joinedText(const Value &lines)
+{
+    if (lines.kind == Kind::Str)
+        return lines.u;
+    if (lines.kind != Kind::Node)
+        return StringTable::kEmpty;
+    std::string joined;
+    for (const Value &line : arena_.at(lines.u).items) {
+        if (line.kind == Kind::Str && joined.size() < (1u << 20))
+            joined += out_.strings.at(line.u);
+    }
+    return out_.strings.intern(joined);
 }
 
 uint32_t SnapshotAssembler::stackOf(const Value &frames)
@@ -185,7 +226,7 @@ uint32_t SnapshotAssembler::convertEntry(uint32_t dictId)
     uint32_t actionString = 0;
     uint64_t addr = 0, size = 0, stream = 0, deviceFree = 0;
     int64_t time = 0;
-    uint32_t stack = StackTable::kEmpty, compile = 0, meta = 0;
+    uint32_t stack = StackTable::kEmpty, compile = 0, meta = 0, internal = 0, forward = 0, pool = 0;
     bool haveDeviceFree = false;
     for (size_t i = 0; i + 1 < n.items.size(); i += 2) {
         const Value &key = n.items[i];
@@ -218,6 +259,14 @@ uint32_t SnapshotAssembler::convertEntry(uint32_t dictId)
         } else if (kid == k_.user_metadata) {
             if (v.kind == Kind::Str && v.u != StringTable::kEmpty)
                 meta = v.u;
+        } else if (kid == k_.pool_id) {
+            pool = poolIndex(v);
+            out_.facts.hasPoolIds = true;
+        } else if (kid == k_.internal_metadata) {
+            if (v.kind == Kind::Str)
+                internal = v.u;
+        } else if (kid == k_.forward_frames) {
+            forward = joinedText(v);
         }
     }
     const auto row = static_cast<uint32_t>(staged_.count());
@@ -237,6 +286,12 @@ uint32_t SnapshotAssembler::convertEntry(uint32_t dictId)
         staged_.userMetadata.emplace_back(row, meta);
         out_.facts.hasUserMetadata = true;
     }
+    if (internal)
+        staged_.internalMetadata.emplace_back(row, internal);
+    if (forward)
+        staged_.forwardFrames.emplace_back(row, forward);
+    if (pool)
+        staged_.pool.emplace_back(row, pool);
     return row;
 }
 
@@ -281,188 +336,6 @@ void SnapshotAssembler::setItem(uint32_t dictId, Value key, Value value)
     dict.items.push_back(value);
 }
 
-void SnapshotAssembler::convertBlock(const Value &block, Segment &seg, uint64_t offsetInSegment)
-{
-    if (block.kind != Kind::Node || arena_.at(block.u).kind != NodeKind::Dict)
-        notSnapshot("a block is not a dict");
-    const Node &n = arena_.at(block.u);
-    Block b;
-    b.size = number(field(n, k_.size));
-    b.address = number(field(n, k_.address), seg.address + offsetInSegment);
-    b.requestedSize = number(field(n, k_.requested_size), b.size);
-    if (const Value *state = field(n, k_.state); state && state->kind == Kind::Str) {
-        if (state->u == k_.active_allocated)
-            b.state = BlockState::ActiveAllocated;
-        else if (state->u == k_.active_pending_free)
-            b.state = BlockState::ActivePendingFree;
-        else if (state->u == k_.inactive)
-            b.state = BlockState::Inactive;
-    }
-    if (const Value *frames = field(n, k_.frames)) {
-        b.stack = stackOf(*frames);
-    } else if (const Value *history = field(n, k_.history);
-               history && history->kind == Kind::Node && !arena_.at(history->u).items.empty()) {
-        // ≤ 2.0: the stack and the requested size sit in history[0].
-        out_.facts.legacyBlockHistory = true;
-        const Value first = arena_.at(history->u).items.front();
-        if (first.kind == Kind::Node) {
-            const Node &h = arena_.at(first.u);
-            b.requestedSize = number(field(h, k_.real_size), b.requestedSize);
-            if (const Value *frames = field(h, k_.frames))
-                b.stack = stackOf(*frames);
-        }
-    }
-    out_.blocks.push_back(b);
-    ++seg.blockCount;
-}
-
-void SnapshotAssembler::convertSegment(const Value &segment)
-{
-    if (segment.kind != Kind::Node || arena_.at(segment.u).kind != NodeKind::Dict)
-        notSnapshot("a segment is not a dict");
-    const uint32_t id = segment.u;
-    Segment seg;
-    {
-        const Node &n = arena_.at(id);
-        seg.device = static_cast<int>(number(field(n, k_.device)));
-        if (seg.device < 0 || seg.device > 4095)
-            notSnapshot("segment device index " + std::to_string(seg.device) + " out of range");
-        seg.address = number(field(n, k_.address));
-        seg.totalSize = number(field(n, k_.total_size));
-        seg.allocatedSize = number(field(n, k_.allocated_size));
-        seg.activeSize = number(field(n, k_.active_size));
-        seg.requestedSize = number(field(n, k_.requested_size));
-        seg.stream = number(field(n, k_.stream));
-        if (const Value *type = field(n, k_.segment_type); type && type->kind == Kind::Str)
-            seg.large = type->u == k_.large;
-        else
-            seg.large = seg.totalSize > (1u << 20) * 2;
-        seg.expandable = number(field(n, k_.is_expandable)) != 0;
-        if (const Value *pool = field(n, k_.segment_pool_id); pool && pool->kind == Kind::Node) {
-            const Node &p = arena_.at(pool->u);
-            if (p.items.size() == 2)
-                seg.pool = {static_cast<int64_t>(number(&p.items[0])), static_cast<int64_t>(number(&p.items[1]))};
-        }
-    }
-    seg.firstBlock = static_cast<uint32_t>(out_.blocks.size());
-    if (const Value *frames = field(arena_.at(id), k_.frames))
-        seg.stack = stackOf(*frames);
-    if (const Value *blocks = field(arena_.at(id), k_.blocks); blocks && blocks->kind == Kind::Node) {
-        const uint32_t listId = blocks->u;
-        uint64_t offset = 0;
-        for (size_t i = 0; i < arena_.at(listId).items.size(); ++i) {
-            const Value block = arena_.at(listId).items[i];
-            convertBlock(block, seg, offset);
-            offset += out_.blocks.back().size;
-        }
-    }
-    out_.segments.push_back(seg);
-}
-
-void SnapshotAssembler::convertTraces(const Value &deviceTraces)
-{
-    if (deviceTraces.kind != Kind::Node)
-        notSnapshot("device_traces is not a list");
-    const Node &all = arena_.at(deviceTraces.u);
-    if (all.items.size() > 4096)
-        notSnapshot("device_traces lists more than 4096 devices");
-    std::vector<std::vector<uint32_t>> rowsOf(all.items.size());
-    std::vector<std::pair<uint32_t, uint32_t>> runs(all.items.size(), {0, 0});
-    for (size_t d = 0; d < all.items.size(); ++d) {
-        const Value trace = arena_.at(deviceTraces.u).items[d];
-        if (trace.kind != Kind::Node || arena_.at(trace.u).kind == NodeKind::Dict)
-            notSnapshot("device_traces[" + std::to_string(d) + "] is not a list");
-        const uint32_t tid = trace.u;
-        runs[d] = {arena_.at(tid).entryFirst, arena_.at(tid).entryCount};
-        for (size_t i = 0; i < arena_.at(tid).items.size(); ++i) {
-            const Value e = arena_.at(tid).items[i];
-            if (e.kind == Kind::Entry)
-                rowsOf[d].push_back(e.u);
-            else if (e.kind == Kind::Node && arena_.at(e.u).kind == NodeKind::Dict && !arena_.at(e.u).converted)
-                rowsOf[d].push_back(convertEntry(e.u));
-            else
-                notSnapshot("device_traces[" + std::to_string(d) + "] holds something that is not a trace entry");
-        }
-    }
-    out_.traces.assign(all.items.size(), EventTable{});
-    // The usual case, one device whose rows are all the staged rows in order: no copy.
-    if (all.items.size() == 1 && rowsOf[0].empty() && runs[0].first == 0 && runs[0].second == staged_.count()) {
-        out_.traces[0] = std::move(staged_);
-        return;
-    }
-    auto sparseFor = [](const std::vector<std::pair<uint32_t, uint32_t>> &column, uint32_t row,
-                        std::vector<std::pair<uint32_t, uint32_t>> &into, uint32_t newRow) {
-        auto it = std::lower_bound(column.begin(), column.end(), std::make_pair(row, 0u));
-        if (it != column.end() && it->first == row)
-            into.emplace_back(newRow, it->second);
-    };
-    for (size_t d = 0; d < rowsOf.size(); ++d) {
-        std::vector<uint32_t> rows;
-        for (uint32_t r = 0; r < runs[d].second; ++r)
-            rows.push_back(runs[d].first + r);
-        rows.insert(rows.end(), rowsOf[d].begin(), rowsOf[d].end());
-        EventTable &t = out_.traces[d];
-        for (uint32_t r : rows) {
-            const auto newRow = static_cast<uint32_t>(t.count());
-            t.action.push_back(staged_.action[r]);
-            t.addr.push_back(staged_.addr[r]);
-            t.size.push_back(staged_.size[r]);
-            t.stream.push_back(staged_.stream[r]);
-            t.timeUs.push_back(staged_.timeUs[r]);
-            t.stack.push_back(staged_.stack[r]);
-            sparseFor(staged_.otherNames, r, t.otherNames, newRow);
-            sparseFor(staged_.compileContext, r, t.compileContext, newRow);
-            sparseFor(staged_.userMetadata, r, t.userMetadata, newRow);
-        }
-    }
-    staged_ = EventTable{};
-}
-
-void SnapshotAssembler::convertSettings(const Value &settings)
-{
-    if (settings.kind != Kind::Node || arena_.at(settings.u).kind != NodeKind::Dict)
-        return;
-    out_.facts.hasAllocatorSettings = true;
-    const Node &n = arena_.at(settings.u);
-    for (size_t i = 0; i + 1 < n.items.size(); i += 2) {
-        std::string key = text(n.items[i]);
-        const Value &v = n.items[i + 1];
-        if (v.kind == Kind::Node) {
-            // One level of nesting (roundup_power2_divisions) is shown as "key.sub".
-            const Node &sub = arena_.at(v.u);
-            if (sub.kind == NodeKind::Dict) {
-                for (size_t j = 0; j + 1 < sub.items.size(); j += 2)
-                    out_.allocatorSettings.emplace_back(key + "." + text(sub.items[j]), text(sub.items[j + 1]));
-                continue;
-            }
-        }
-        out_.allocatorSettings.emplace_back(key, text(v));
-    }
-}
-
-void SnapshotAssembler::convertPhaseMarks(const Value &annotations)
-{
-    if (annotations.kind != Kind::Node)
-        return;
-    const Node &list = arena_.at(annotations.u);
-    for (const Value &item : list.items) {
-        if (item.kind != Kind::Node)
-            continue;
-        const Node &n = arena_.at(item.u);
-        PhaseMark mark;
-        const Value *name = field(n, k_.name);
-        const Value *stage = field(n, k_.stage);
-        if (!name || name->kind != Kind::Str || !stage || stage->kind != Kind::Str)
-            continue;
-        mark.name = name->u;
-        mark.start = stage->u == k_.start;
-        mark.device = static_cast<int>(number(field(n, k_.device)));
-        mark.timeUs = static_cast<int64_t>(number(field(n, k_.time_us)));
-        out_.phaseMarks.push_back(mark);
-    }
-    out_.facts.hasPhases = !out_.phaseMarks.empty();
-}
-
 void SnapshotAssembler::finish(const Value &root, uint64_t offset)
 {
     finishOffset_ = offset;
@@ -489,8 +362,19 @@ void SnapshotAssembler::finish(const Value &root, uint64_t offset)
         for (size_t i = 0; i < arena_.at(sid).items.size(); ++i)
             convertSegment(arena_.at(sid).items[i]);
     }
-    if (traces)
-        convertTraces(*traces);
+    const Value *hostSegments = field(arena_.at(id), k_.host_segments);
+    const Value *hostTraces = field(arena_.at(id), k_.host_traces);
+    const int hostDevice = hostDeviceFor(traces, hostSegments, hostTraces);
+    if (hostDevice >= 0) {
+        out_.facts.hostDevice = hostDevice;
+        if (hostSegments && hostSegments->kind == Kind::Node) {
+            const uint32_t hid = hostSegments->u;
+            for (size_t i = 0; i < arena_.at(hid).items.size(); ++i)
+                convertSegment(arena_.at(hid).items[i], hostDevice);
+        }
+    }
+    if (traces || hostDevice >= 0)
+        convertTraces(traceLists(traces, hostTraces, hostDevice));
     if (const Value *settings = field(arena_.at(id), k_.allocator_settings))
         convertSettings(*settings);
     if (const Value *annotations = field(arena_.at(id), k_.external_annotations))

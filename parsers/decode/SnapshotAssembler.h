@@ -28,9 +28,16 @@ private:
     uint32_t convertEntry(uint32_t dictId);
     uint32_t stackOf(const Value &frames);
     bool frameOf(const Value &frame, uint32_t &id);
-    void convertSegment(const Value &segment);
+    void readFxFields(const Node &frame, uint32_t frameId);
+    uint32_t joinedText(const Value &lines);
+    uint32_t poolIndex(const Value &pool); // index into Snapshot::pools of a (a, b) tuple
+    // hostDevice ≥ 0: a host segment, given that device number.
+    void convertSegment(const Value &segment, int hostDevice = -1);
     void convertBlock(const Value &block, Segment &seg, uint64_t offsetInSegment);
-    void convertTraces(const Value &deviceTraces);
+    // `lists[d]`: device d's list of entries (node id), UINT32_MAX for none.
+    void convertTraces(const std::vector<uint32_t> &lists);
+    std::vector<uint32_t> traceLists(const Value *deviceTraces, const Value *hostTraces, int hostDevice);
+    int hostDeviceFor(const Value *deviceTraces, const Value *hostSegments, const Value *hostTraces) const;
     void convertSettings(const Value &settings);
     void convertPhaseMarks(const Value &annotations);
     uint16_t streamIndex(uint64_t stream);
@@ -47,8 +54,9 @@ private:
     uint64_t finishOffset_ = 0;
     struct KeyIds {
         uint32_t action, addr, size, stream, time_us, frames, device_free, compile_context, user_metadata;
-        uint32_t name, filename, line;
-        uint32_t segments, device_traces, allocator_settings, external_annotations;
+        uint32_t pool_id, internal_metadata, forward_frames;
+        uint32_t name, filename, line, fx_node_op, fx_node_name, fx_node_target, fx_original_trace;
+        uint32_t segments, device_traces, allocator_settings, external_annotations, host_segments, host_traces;
         uint32_t device, address, total_size, allocated_size, active_size, requested_size, segment_type,
             segment_pool_id, is_expandable, blocks, state, history, real_size, stage;
         uint32_t na, start, large, active_allocated, active_pending_free, inactive;

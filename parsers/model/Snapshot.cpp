@@ -9,7 +9,8 @@ namespace memlens {
 namespace {
 constexpr std::array<std::string_view, kActionCount> kActionNames = {
     "alloc",       "free_requested", "free_completed", "segment_alloc", "segment_free",
-    "segment_map", "segment_unmap",  "snapshot",       "oom",           "other",
+    "segment_map", "segment_unmap",  "snapshot",       "oom",           "annotate",
+    "other",
 };
 }
 
@@ -25,6 +26,12 @@ Action actionFromName(std::string_view name)
             return static_cast<Action>(i);
     }
     return Action::Other;
+}
+
+uint32_t EventTable::noteAt(const std::vector<std::pair<uint32_t, uint32_t>> &column, uint32_t event)
+{
+    auto it = std::lower_bound(column.begin(), column.end(), std::make_pair(event, 0u));
+    return it != column.end() && it->first == event ? it->second : 0;
 }
 
 std::string_view blockStateName(BlockState state)
@@ -63,7 +70,15 @@ const char *CategoryTimeline::categoryName(int c)
 
 std::string Snapshot::deviceName(int device) const
 {
+    if (device == facts.hostDevice)
+        return "host";
     return device == facts.cpuDevice ? std::string("cpu") : "cuda:" + std::to_string(device);
+}
+
+const FxFrame *Snapshot::fxFrame(uint32_t frameId) const
+{
+    auto it = std::lower_bound(fxFrames.begin(), fxFrames.end(), frameId, [](const auto &e, uint32_t id) { return e.first < id; });
+    return it != fxFrames.end() && it->first == frameId ? &it->second : nullptr;
 }
 
 std::string Snapshot::frameText(uint32_t frameId) const

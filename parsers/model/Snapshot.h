@@ -24,9 +24,10 @@ enum class Action : uint8_t {
     SegmentUnmap,
     Snapshot,
     Oom,
+    Annotate, // labels the live allocation at addr with the entry's user_metadata (torch 2026)
     Other, // an action this version does not know; its name is kept in EventTable::otherNames
 };
-constexpr int kActionCount = 10;
+constexpr int kActionCount = 11;
 std::string_view actionName(Action action);
 Action actionFromName(std::string_view name);
 
@@ -42,12 +43,18 @@ struct EventTable {
     std::vector<std::pair<uint32_t, uint32_t>> otherNames;
     std::vector<std::pair<uint32_t, uint32_t>> compileContext;
     std::vector<std::pair<uint32_t, uint32_t>> userMetadata;
+    std::vector<std::pair<uint32_t, uint32_t>> internalMetadata; // e.g. "mallocWithAddress"
+    std::vector<std::pair<uint32_t, uint32_t>> forwardFrames;    // anomaly mode's forward traceback, joined
+    std::vector<std::pair<uint32_t, uint32_t>> pool;             // index into Snapshot::pools, where not (0,0)
     // Profiler traces only: the allocator's own totals after each event ("Total Allocated",
     // rounded block sizes, and "Total Reserved").
     PodArray<uint64_t> allocatedAfter;
     PodArray<uint64_t> reservedAfter;
 
     size_t count() const { return action.size(); }
+    // The string id a sparse column holds for `event`, 0 ("") when none.
+    static uint32_t noteAt(const std::vector<std::pair<uint32_t, uint32_t>> &column, uint32_t event);
+    uint32_t poolOf(uint32_t event) const { return noteAt(pool, event); } // index into Snapshot::pools
 };
 
 enum class BlockState : uint8_t { ActiveAllocated, ActivePendingFree, Inactive, Unknown };
@@ -99,6 +106,17 @@ struct FileFacts {
     bool legacyBlockHistory = false; // ≤ 2.0: block stacks under history[0]
     bool legacySegmentList = false;  // ≤ 1.13: the file is a bare list of segments
     int cpuDevice = -1;               // profiler traces: the device index that holds CPU memory
+    int hostDevice = -1;              // the device index given to pinned host memory (host_segments/host_traces)
+    bool hasPoolIds = false;          // trace entries name their mempool (pool_id, torch 2026)
+    bool hasFxFrames = false;
+};
+
+// What torch's FX augmentation adds to a frame in generated code (string ids, 0 when absent).
+struct FxFrame {
+    uint32_t op = 0;
+    uint32_t node = 0;
+    uint32_t target = 0;
+    uint32_t originalTrace = 0; // the model's own traceback, several lines
 };
 
 // `export_memory_timeline` output: bytes live per category over time.
@@ -121,8 +139,12 @@ struct Snapshot {
     std::vector<std::pair<std::string, std::string>> allocatorSettings; // flattened, values as text
     std::vector<PhaseMark> phaseMarks;
     std::optional<CategoryTimeline> categories; // memory-timeline files
+    std::vector<std::pair<int64_t, int64_t>> pools{{0, 0}}; // mempool ids; index 0 is the default pool
+    std::vector<std::pair<uint32_t, FxFrame>> fxFrames;     // by frame id, ascending
 
-    std::string deviceName(int device) const; // "cuda:0", or "cpu" for a trace's CPU memory
+    const FxFrame *fxFrame(uint32_t frameId) const;
+
+    std::string deviceName(int device) const; // "cuda:0", "cpu" for a trace's CPU memory, "host" for pinned memory
 
     // Devices that have segments or trace entries, ascending.
     std::vector<int> devices() const;
