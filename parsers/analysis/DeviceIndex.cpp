@@ -133,6 +133,22 @@ void DeviceIndex::pairAllocations(const std::atomic<bool> *cancel)
             open.set(block.address, id);
         }
     }
+    if (!ev.allocatedAfter.empty() && n > 0) {
+        // A profiler trace states the allocator's total after each event: what was allocated before
+        // its first event (less what later frees already account for) was there all along.
+        const uint64_t total = ev.allocatedAfter[0];
+        const uint64_t before = ev.action[0] == Action::Alloc ? total - std::min(total, ev.size[0])
+                                : ev.action[0] == Action::FreeCompleted ? total + ev.size[0]
+                                                                        : total;
+        uint64_t explained = 0;
+        for (const auto &[id, d] : initialDetails_)
+            explained += d.size;
+        if (before > explained) {
+            preProfile_ = static_cast<uint32_t>(allocations_.size());
+            allocations_.push_back(Allocation{});
+            initialDetails_.emplace_back(preProfile_, AllocationDetail{0, before - explained, 0, StackTable::kEmpty});
+        }
+    }
     std::stable_sort(annotations_.begin(), annotations_.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
     std::sort(initialPools_.begin(), initialPools_.end());
     for (const auto &[id, d] : initialDetails_) {

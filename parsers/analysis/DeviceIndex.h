@@ -84,6 +84,11 @@ public:
     std::vector<BlockAt> blocksAt(uint32_t e) const;
 
     std::vector<uint32_t> oomEvents() const;
+    // Allocs at an address that was still in use (the earlier allocation's free was never recorded).
+    size_t implicitEndCount() const { return implicitEnds_.size(); }
+    // Profiler traces: bytes allocated before profiling began that no recorded free accounts for,
+    // held by one synthetic allocation at address 0 (UINT32_MAX when there is none).
+    uint32_t preProfileAllocation() const { return preProfile_; }
 
     // `annotate` entries on allocation `id`, oldest first (their user_metadata is the label).
     std::span<const std::pair<uint32_t, uint32_t>> annotationsOf(uint32_t id) const;
@@ -137,6 +142,7 @@ private:
     std::vector<std::pair<uint32_t, uint64_t>> reservedChanges_; // (event, reserved after it)
     std::vector<SegmentLife> segmentLives_;
     std::vector<std::pair<uint32_t, uint32_t>> implicitEnds_; // (alloc event, allocation it ended)
+    uint32_t preProfile_ = UINT32_MAX;
     std::vector<std::pair<uint32_t, uint32_t>> annotations_;  // (allocation, annotate event), sorted
     std::vector<std::pair<uint32_t, uint32_t>> initialPools_; // (allocation, pool index) for initial blocks in a private pool
     std::vector<std::vector<uint32_t>> checkpoints_; // live allocations before event c*K

@@ -56,6 +56,14 @@ std::vector<LiveBlockInfo> largestLive(const DeviceIndex &index, uint32_t e, siz
     } else {
         std::sort(infos.begin(), infos.end(), larger);
     }
+    const EventTable &ev = index.events();
+    for (LiveBlockInfo &info : infos) {
+        info.labels = index.labelsOf(info.allocation);
+        if (info.allocEvent != kBeforeTrace) {
+            info.userMetadata = EventTable::noteAt(ev.userMetadata, info.allocEvent);
+            info.compileContext = EventTable::noteAt(ev.compileContext, info.allocEvent);
+        }
+    }
     return infos;
 }
 
@@ -99,6 +107,8 @@ DeviceSummary summarizeDevice(const Snapshot &snapshot, const DeviceIndex &index
     s.steps = findSteps(snapshot, index, s.phases);
     s.leakSuspects = findLeakSuspects(index, s.steps);
     s.name = snapshot.deviceName(s.device);
+    s.coverage = traceCoverage(snapshot, index);
+    s.warnings = fileWarnings(snapshot, index);
     if (!ev.allocatedAfter.empty()) {
         TraceTotals t;
         for (uint32_t i = 0; i < ev.count(); ++i) {

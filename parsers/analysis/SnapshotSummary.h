@@ -3,6 +3,7 @@
 #include "analysis/AllocationCategories.h"
 #include "analysis/AllocatorState.h"
 #include "analysis/DeviceIndex.h"
+#include "analysis/FileHealth.h"
 #include "analysis/Phases.h"
 #include "analysis/Steps.h"
 #include "model/Snapshot.h"
@@ -22,6 +23,9 @@ struct LiveBlockInfo {
     uint32_t stack = 0;
     uint32_t allocEvent = kBeforeTrace;
     Category category = Category::Unknown;
+    std::vector<std::string> labels; // from annotate entries, oldest first
+    uint32_t userMetadata = 0;       // string ids from the alloc entry, 0 when unset
+    uint32_t compileContext = 0;
 };
 
 // Totals over the final snapshot's segments and blocks of one device.
@@ -76,6 +80,8 @@ struct DeviceSummary {
     std::vector<LeakSuspect> leakSuspects;
     std::optional<TraceTotals> traceTotals;
     std::array<uint64_t, kCategoryCount> categoryBytesAtPeak{};
+    TraceCoverage coverage;
+    std::vector<FileWarning> warnings;
 };
 
 struct PointSummary {

@@ -286,6 +286,7 @@ uint64_t encodeSnapshot(const Snapshot &s, const std::function<void(std::string_
         writePairs(w, t.internalMetadata);
         writePairs(w, t.forwardFrames);
         writePairs(w, t.pool);
+        writePairs(w, t.implausibleSizes);
         w.column(t.allocatedAfter.data(), t.allocatedAfter.size());
         w.column(t.reservedAfter.data(), t.reservedAfter.size());
     }
@@ -295,6 +296,7 @@ uint64_t encodeSnapshot(const Snapshot &s, const std::function<void(std::string_
     w.pod(static_cast<uint64_t>(s.blocks.size()));
     for (const Block &b : s.blocks)
         writeBlock(w, b);
+    w.column(s.implausibleSegments.data(), s.implausibleSegments.size());
     w.pod(static_cast<uint64_t>(s.allocatorSettings.size()));
     for (const auto &[k, v] : s.allocatorSettings) {
         w.text(k);
@@ -402,8 +404,12 @@ std::unique_ptr<Snapshot> decodeSnapshot(uint64_t size, const std::function<void
         readPairs(r, t.pool);
         for (const auto &[event, pool] : t.pool)
             check(event < n && pool < pools, "a pool id on an unknown entry or pool");
+        readPairs(r, t.implausibleSizes);
+        for (const auto &[event, text] : t.implausibleSizes)
+            check(event < n && text < strings && t.size[event] == 0, "an implausible size on an unknown entry");
         // Lookups binary-search these columns: they must be in entry order.
-        for (const auto *sparse : {&t.otherNames, &t.compileContext, &t.userMetadata, &t.internalMetadata, &t.forwardFrames, &t.pool})
+        for (const auto *sparse : {&t.otherNames, &t.compileContext, &t.userMetadata, &t.internalMetadata, &t.forwardFrames, &t.pool,
+                                    &t.implausibleSizes})
             for (size_t i = 1; i < sparse->size(); ++i)
                 check((*sparse)[i - 1].first < (*sparse)[i].first, "notes out of entry order");
         r.column(t.allocatedAfter);
@@ -424,6 +430,13 @@ std::unique_ptr<Snapshot> decodeSnapshot(uint64_t size, const std::function<void
     for (const Segment &seg : s->segments) {
         check(seg.device >= 0 && static_cast<size_t>(seg.device) < kMaxDevices && seg.stack < stacks, "a segment is inconsistent");
         check(seg.firstBlock <= blocks && seg.blockCount <= blocks - seg.firstBlock, "a segment's blocks are missing");
+    }
+    {
+        PodArray<uint32_t> implausible;
+        r.column(implausible);
+        for (size_t i = 0; i < implausible.size(); ++i)
+            check(implausible[i] < segments && (i == 0 || implausible[i - 1] < implausible[i]), "an unknown implausible segment");
+        s->implausibleSegments.assign(implausible.begin(), implausible.end());
     }
     const size_t settings = r.count(8);
     s->allocatorSettings.resize(settings);

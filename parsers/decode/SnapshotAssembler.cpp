@@ -292,6 +292,10 @@ uint32_t SnapshotAssembler::convertEntry(uint32_t dictId)
         staged_.forwardFrames.emplace_back(row, forward);
     if (pool)
         staged_.pool.emplace_back(row, pool);
+    if (size > kMaxPlausibleBytes) {
+        staged_.implausibleSizes.emplace_back(row, out_.strings.intern(std::to_string(size)));
+        staged_.size[row] = 0;
+    }
     return row;
 }
 

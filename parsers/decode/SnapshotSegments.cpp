@@ -94,6 +94,25 @@ void SnapshotAssembler::convertSegment(const Value &segment, int hostDevice)
             offset += out_.blocks.back().size;
         }
     }
+    bool implausible = seg.totalSize > kMaxPlausibleBytes;
+    if (implausible)
+        seg.totalSize = 0;
+    for (uint32_t b = seg.firstBlock; b < seg.firstBlock + seg.blockCount; ++b) {
+        Block &block = out_.blocks[b];
+        if (block.size > kMaxPlausibleBytes || block.requestedSize > kMaxPlausibleBytes) {
+            implausible = true;
+            block.size = block.size > kMaxPlausibleBytes ? 0 : block.size;
+            block.requestedSize = block.requestedSize > kMaxPlausibleBytes ? 0 : block.requestedSize;
+        }
+    }
+    for (uint64_t *v : {&seg.allocatedSize, &seg.activeSize, &seg.requestedSize}) {
+        if (*v > kMaxPlausibleBytes) {
+            implausible = true;
+            *v = 0;
+        }
+    }
+    if (implausible)
+        out_.implausibleSegments.push_back(static_cast<uint32_t>(out_.segments.size()));
     out_.segments.push_back(seg);
 }
 

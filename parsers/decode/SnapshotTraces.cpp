@@ -97,6 +97,7 @@ void SnapshotAssembler::convertTraces(const std::vector<uint32_t> &lists)
             sparseFor(staged_.internalMetadata, r, t.internalMetadata, newRow);
             sparseFor(staged_.forwardFrames, r, t.forwardFrames, newRow);
             sparseFor(staged_.pool, r, t.pool, newRow);
+            sparseFor(staged_.implausibleSizes, r, t.implausibleSizes, newRow);
         }
     }
     staged_ = EventTable{};

@@ -31,6 +31,9 @@ constexpr int kActionCount = 11;
 std::string_view actionName(Action action);
 Action actionFromName(std::string_view name);
 
+// No GPU or host has a petabyte: a size beyond this is a damaged file, read as 0 and reported.
+constexpr uint64_t kMaxPlausibleBytes = 1ull << 50;
+
 // One device's trace entries, oldest first, as a struct of arrays.
 struct EventTable {
     PodArray<Action> action;
@@ -46,6 +49,8 @@ struct EventTable {
     std::vector<std::pair<uint32_t, uint32_t>> internalMetadata; // e.g. "mallocWithAddress"
     std::vector<std::pair<uint32_t, uint32_t>> forwardFrames;    // anomaly mode's forward traceback, joined
     std::vector<std::pair<uint32_t, uint32_t>> pool;             // index into Snapshot::pools, where not (0,0)
+    // Entries whose size was beyond kMaxPlausibleBytes, read as 0: the size as written (text).
+    std::vector<std::pair<uint32_t, uint32_t>> implausibleSizes;
     // Profiler traces only: the allocator's own totals after each event ("Total Allocated",
     // rounded block sizes, and "Total Reserved").
     PodArray<uint64_t> allocatedAfter;
@@ -141,6 +146,8 @@ struct Snapshot {
     std::optional<CategoryTimeline> categories; // memory-timeline files
     std::vector<std::pair<int64_t, int64_t>> pools{{0, 0}}; // mempool ids; index 0 is the default pool
     std::vector<std::pair<uint32_t, FxFrame>> fxFrames;     // by frame id, ascending
+    // Segments whose size or a block's was beyond kMaxPlausibleBytes (read as 0), ascending.
+    std::vector<uint32_t> implausibleSegments;
 
     const FxFrame *fxFrame(uint32_t frameId) const;
 

@@ -34,7 +34,12 @@ json liveJson(const Snapshot &snapshot, const std::vector<LiveBlockInfo> &blocks
                         {"stream", b.stream},
                         {"alloc_index", b.allocEvent == kBeforeTrace ? json(nullptr) : json(b.allocEvent)},
                         {"category", categoryName(b.category)},
-                        {"frames", framesJson(snapshot, b.stack)}});
+                        {"frames", framesJson(snapshot, b.stack)},
+                        {"labels", b.labels}});
+        if (b.userMetadata)
+            list.back()["user_metadata"] = snapshot.strings.at(b.userMetadata);
+        if (b.compileContext)
+            list.back()["compile_context"] = snapshot.strings.at(b.compileContext);
     }
     return list;
 }
@@ -107,6 +112,15 @@ json deviceJson(const Snapshot &snapshot, const DeviceReport &report)
         {"leak_suspects", suspects},
     };
     d["category_bytes_at_peak"] = categoryBytesJson(s.categoryBytesAtPeak);
+    d["truncated"] = s.coverage.truncated;
+    d["covers_from_time_us"] = optionalJson(s.coverage.coversFromUs);
+    d["truncation_evidence"] = s.coverage.evidence;
+    d["ghost_blocks"] = s.coverage.ghostBlocks;
+    d["ghost_bytes"] = s.coverage.ghostBytes;
+    json warnings = json::array();
+    for (const FileWarning &w : s.warnings)
+        warnings.push_back({{"kind", w.kind}, {"count", w.count}, {"message", w.message}});
+    d["warnings"] = warnings;
     if (s.traceTotals) {
         d["trace_peak_total_allocated"] = s.traceTotals->peakAllocated;
         d["trace_peak_total_allocated_index"] = s.traceTotals->peakIndex;
@@ -135,6 +149,8 @@ void writeLive(std::ostringstream &out, const Snapshot &snapshot, const std::vec
         out << (frames.empty() ? std::string("(no stack recorded)") : snapshot.frameText(frames.front()));
         if (frames.size() > 1)
             out << "  ← " << snapshot.frameText(frames[1]);
+        for (const std::string &label : b.labels)
+            out << "  [" << label << "]";
         out << '\n';
     }
 }
@@ -217,6 +233,17 @@ std::string summaryText(const Snapshot &snapshot, const std::string &file, const
         out << "  Peak reserved  " << formatBytes(s.peakReservedBytes) << " (" << groupDigits(s.peakReservedBytes) << " B)\n";
         out << "  Before trace   " << formatBytes(s.initialBytes) << " in " << s.initialBlocks << " blocks, "
             << formatBytes(s.startReservedBytes) << " reserved\n";
+        if (s.coverage.truncated) {
+            out << "  Truncated      the trace does not reach back to the start of recording";
+            if (s.coverage.coversFromUs)
+                out << "; it covers from time " << *s.coverage.coversFromUs << " us";
+            out << " (";
+            for (size_t i = 0; i < s.coverage.evidence.size(); ++i)
+                out << (i ? "; " : "") << s.coverage.evidence[i];
+            out << "); " << s.coverage.ghostBlocks << " blocks (" << formatBytes(s.coverage.ghostBytes) << ") are older than it\n";
+        }
+        for (const FileWarning &w : s.warnings)
+            out << "  Warning        " << w.message << "\n";
         if (s.traceTotals)
             out << "  Trace totals   peak Total Allocated " << formatBytes(s.traceTotals->peakAllocated) << " at event "
                 << s.traceTotals->peakIndex << "; at the end " << formatBytes(s.traceTotals->finalAllocated)

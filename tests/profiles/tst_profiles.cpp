@@ -55,6 +55,9 @@ private slots:
             QCOMPARE(static_cast<qint64>(s.traceTotals->finalAllocated), f["final_total_allocated"].toInteger());
             QCOMPARE(static_cast<qint64>(s.traceTotals->finalReserved), f["final_total_reserved"].toInteger());
             QCOMPARE(static_cast<qint64>(index.peakReservedBytes()), f["final_total_reserved"].toInteger());
+            // Memory allocated before profiling began counts: the active line's peak is the
+            // trace's own maximum of Total Allocated.
+            QCOMPARE(static_cast<qint64>(s.peakActiveBytes), f["peak_total_allocated"].toInteger());
         }
     }
 

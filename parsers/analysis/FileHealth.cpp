@@ -1,0 +1,204 @@
+#include "analysis/FileHealth.h"
+
+#include "model/ByteFormat.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace memlens {
+
+namespace {
+
+std::string hexAddress(uint64_t addr)
+{
+    char text[24];
+    std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(addr));
+    return text;
+}
+
+std::string plural(uint64_t n, const char *one, const char *many)
+{
+    return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+// Unmatched frees: the first event at an address is a free (explained by a trace that starts
+// late) or the address was allocated and freed before (a double free nothing explains).
+struct UnmatchedFrees {
+    uint64_t olderThanTrace = 0;
+    uint64_t doubleFrees = 0;
+    uint64_t firstDoubleFree = 0;
+};
+
+UnmatchedFrees unmatchedFrees(const DeviceIndex &index)
+{
+    UnmatchedFrees result;
+    const EventTable &ev = index.events();
+    // Frees that the index could not pair: their allocation is one it made up at the free.
+    std::unordered_map<uint64_t, uint32_t> freedAt; // address → first such free event
+    for (uint32_t id = 0; id < index.allocationCount(); ++id) {
+        const Allocation &a = index.allocation(id);
+        if (a.allocEvent != kBeforeTrace || id == index.preProfileAllocation())
+            continue;
+        const uint32_t free = a.freeRequested != kNever ? a.freeRequested : a.freeCompleted;
+        if (free == kNever)
+            continue;
+        auto [it, inserted] = freedAt.emplace(ev.addr[free], free);
+        if (!inserted) { // freed twice with no alloc between
+            ++result.doubleFrees;
+            result.firstDoubleFree = ev.addr[free];
+            it->second = std::min(it->second, free);
+        }
+    }
+    if (freedAt.empty())
+        return result;
+    std::unordered_map<uint64_t, uint32_t> firstAlloc;
+    for (uint32_t e = 0; e < ev.count(); ++e) {
+        if (ev.action[e] == Action::Alloc)
+            if (auto it = freedAt.find(ev.addr[e]); it != freedAt.end())
+                firstAlloc.emplace(ev.addr[e], e);
+    }
+    for (const auto &[addr, free] : freedAt) {
+        auto it = firstAlloc.find(addr);
+        if (it != firstAlloc.end() && it->second < free) {
+            ++result.doubleFrees;
+            result.firstDoubleFree = addr;
+        } else {
+            ++result.olderThanTrace;
+        }
+    }
+    return result;
+}
+
+} // namespace
+
+bool looksLikeRingSize(uint64_t entries)
+{
+    if (entries < 10'000)
+        return false;
+    if (entries % 100'000 == 0 || (entries & (entries - 1)) == 0)
+        return true;
+    for (uint64_t p = 10'000; p <= entries; p *= 10)
+        if (p == entries)
+            return true;
+    return false;
+}
+
+TraceCoverage traceCoverage(const Snapshot &snapshot, const DeviceIndex &index)
+{
+    TraceCoverage c;
+    const EventTable &ev = index.events();
+    for (uint32_t id = 0; id < index.allocationCount(); ++id) {
+        if (index.allocation(id).allocEvent == kBeforeTrace && id != index.preProfileAllocation()) {
+            ++c.ghostBlocks;
+            c.ghostBytes += index.detail(id).size;
+        }
+    }
+    if (ev.count() == 0 || !ev.allocatedAfter.empty()) // profiler traces start when profiling does
+        return c;
+    if (snapshot.facts.hasTimes)
+        c.coversFromUs = ev.timeUs[0];
+    const UnmatchedFrees frees = unmatchedFrees(index);
+    if (frees.olderThanTrace)
+        c.evidence.push_back(plural(frees.olderThanTrace, "free of an allocation", "frees of allocations") +
+                             " the trace never saw allocated");
+    uint64_t segmentsFreed = 0, segmentsOlder = 0;
+    for (const SegmentLife &s : index.segmentLives()) {
+        if (s.createdEvent != kBeforeTrace)
+            continue;
+        if (s.releasedEvent != kNever)
+            ++segmentsFreed;
+        // An expandable segment is listed as its mapped range, which need not start where a map did.
+        else if (s.finalSegment != UINT32_MAX && !snapshot.segments[s.finalSegment].expandable)
+            ++segmentsOlder;
+    }
+    if (segmentsFreed)
+        c.evidence.push_back(plural(segmentsFreed, "segment", "segments") + " released that the trace never saw reserved");
+    if (segmentsOlder)
+        c.evidence.push_back(plural(segmentsOlder, "segment", "segments") + " in the final snapshot reserved before the first entry");
+    if (snapshot.facts.hasTimes) {
+        uint64_t older = 0;
+        for (const PhaseMark &m : snapshot.phaseMarks)
+            older += m.device == index.device() && m.timeUs < ev.timeUs[0];
+        if (older)
+            c.evidence.push_back(plural(older, "record_function mark", "record_function marks") + " older than the first entry");
+    }
+    if (looksLikeRingSize(ev.count()))
+        c.evidence.push_back("exactly " + std::to_string(ev.count()) + " entries, a usual max_entries");
+    c.truncated = !c.evidence.empty();
+    return c;
+}
+
+std::vector<FileWarning> fileWarnings(const Snapshot &snapshot, const DeviceIndex &index)
+{
+    std::vector<FileWarning> warnings;
+    auto add = [&](const char *kind, uint64_t count, const std::string &message) {
+        if (count)
+            warnings.push_back({kind, message, count});
+    };
+    const int device = index.device();
+    uint64_t outside = 0, overlapping = 0, larger = 0, overlappingSegments = 0, implausible = 0;
+    std::string outsideAt, overlapAt, largerAt, segmentAt, implausibleAt;
+    std::vector<std::pair<uint64_t, uint64_t>> ranges; // (address, end) of this device's segments
+    for (uint32_t s = 0; s < snapshot.segments.size(); ++s) {
+        const Segment &seg = snapshot.segments[s];
+        if (seg.device != device)
+            continue;
+        ranges.emplace_back(seg.address, seg.address + seg.totalSize);
+        if (std::binary_search(snapshot.implausibleSegments.begin(), snapshot.implausibleSegments.end(), s) && !implausible++)
+            implausibleAt = hexAddress(seg.address);
+        std::vector<std::pair<uint64_t, uint64_t>> blocks;
+        uint64_t sum = 0;
+        for (uint32_t b = seg.firstBlock; b < seg.firstBlock + seg.blockCount; ++b) {
+            const Block &block = snapshot.blocks[b];
+            sum += block.size;
+            if (block.address < seg.address || block.address - seg.address > seg.totalSize ||
+                block.size > seg.totalSize - (block.address - seg.address)) {
+                if (!outside++)
+                    outsideAt = hexAddress(block.address) + " in the segment at " + hexAddress(seg.address);
+            }
+            blocks.emplace_back(block.address, block.address + block.size);
+        }
+        if (sum > seg.totalSize && !larger++)
+            largerAt = hexAddress(seg.address) + " (" + formatBytes(sum) + " of blocks in " + formatBytes(seg.totalSize) + ")";
+        std::sort(blocks.begin(), blocks.end());
+        for (size_t i = 1; i < blocks.size(); ++i) {
+            if (blocks[i].first < blocks[i - 1].second && !overlapping++)
+                overlapAt = hexAddress(blocks[i].first);
+        }
+    }
+    std::sort(ranges.begin(), ranges.end());
+    for (size_t i = 1; i < ranges.size(); ++i) {
+        if (ranges[i].first < ranges[i - 1].second && !overlappingSegments++)
+            segmentAt = hexAddress(ranges[i].first);
+    }
+    add("block_outside_segment", outside, plural(outside, "block lies", "blocks lie") + " outside their segment, first " + outsideAt);
+    add("blocks_overlap", overlapping, plural(overlapping, "block overlaps", "blocks overlap") + " another block, first at " + overlapAt);
+    add("blocks_larger_than_segment", larger, plural(larger, "segment holds", "segments hold") + " more bytes of blocks than it has, first " + largerAt);
+    add("segments_overlap", overlappingSegments,
+        plural(overlappingSegments, "segment overlaps", "segments overlap") + " another segment, first at " + segmentAt);
+    add("implausible_segment_size", implausible,
+        plural(implausible, "segment", "segments") + " with a size beyond 1 PiB, read as 0 bytes, first at " + implausibleAt);
+    const EventTable &ev = index.events();
+    if (!ev.implausibleSizes.empty()) {
+        const auto &[event, text] = ev.implausibleSizes.front();
+        add("implausible_entry_size", ev.implausibleSizes.size(),
+            plural(ev.implausibleSizes.size(), "entry says", "entries say") + " a size beyond 1 PiB, read as 0 bytes, first entry " +
+                std::to_string(event) + " (" + std::string(snapshot.strings.at(text)) + " bytes)");
+    }
+    if (index.implicitEndCount()) {
+        bool anyFreeCompleted = false;
+        for (uint32_t e = 0; e < ev.count() && !anyFreeCompleted; ++e)
+            anyFreeCompleted = ev.action[e] == Action::FreeCompleted;
+        add("allocated_twice", index.implicitEndCount(),
+            plural(index.implicitEndCount(), "alloc", "allocs") + " at an address still in use without a recorded free" +
+                (anyFreeCompleted ? std::string() : " (the trace has no free_completed entries: recorded with skip_actions?)") +
+                "; each earlier allocation is ended there");
+    }
+    const UnmatchedFrees frees = unmatchedFrees(index);
+    add("unexplained_frees", frees.doubleFrees,
+        plural(frees.doubleFrees, "free", "frees") + " of an address already freed, which truncation does not explain, first " +
+            hexAddress(frees.firstDoubleFree));
+    return warnings;
+}
+
+} // namespace memlens

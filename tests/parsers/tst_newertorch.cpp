@@ -1,0 +1,299 @@
+// Files from torch main (2026) and files that decode but are inconsistent: snapshots built from a
+// corpus run by tests/tools/make_newer_snapshot.py and make_inconsistent.py, which also say (by
+// replaying the trace in Python) what a correct reader finds in them.
+#include "CorpusFiles.h"
+
+#include "analysis/FileHealth.h"
+#include "analysis/PoolUsage.h"
+#include "analysis/SnapshotSummary.h"
+#include "cache/SnapshotCodec.h"
+#include "decode/SnapshotLoader.h"
+#include "report/SummaryReport.h"
+
+#include <QJsonArray>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace memlens;
+
+namespace {
+
+QString source()
+{
+    return corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle";
+}
+
+const LiveBlockInfo *liveWithAllocEvent(const DeviceSummary &s, uint32_t event)
+{
+    for (const LiveBlockInfo &b : s.topLiveAtPeak)
+        if (b.allocEvent == event)
+            return &b;
+    return nullptr;
+}
+
+int deviceNamed(const Snapshot &snapshot, const std::string &name)
+{
+    for (int d : snapshot.devices())
+        if (snapshot.deviceName(d) == name)
+            return d;
+    return -1;
+}
+
+} // namespace
+
+class TestNewerTorch : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir dir_;
+    QJsonObject newer_, truncated_, inconsistent_;
+
+    QString file(const QString &name) const { return dir_.filePath(name); }
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY(dir_.isValid());
+        QString error;
+        const QJsonObject facts =
+            QJsonDocument::fromJson(runPythonTool("make_newer_snapshot.py", {source(), dir_.path()}, &error)).object();
+        QVERIFY2(!facts.isEmpty(), qPrintable(error));
+        newer_ = facts["newer"].toObject();
+        truncated_ = facts["truncated"].toObject();
+        inconsistent_ =
+            QJsonDocument::fromJson(runPythonTool("make_inconsistent.py", {source(), dir_.filePath("bad")}, &error)).object();
+        QVERIFY2(!inconsistent_.isEmpty(), qPrintable(error));
+    }
+
+    // Labels from annotate entries sit on the allocation live at their address; a new alloc at
+    // that address starts afresh (the "stale" label is on an earlier allocation there).
+    void labelsOnTheRightAllocations_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::newRow("protocol 4") << "newer.pickle";
+        QTest::newRow("protocol 5") << "newer_p5.pickle";
+    }
+    void labelsOnTheRightAllocations()
+    {
+        QFETCH(QString, name);
+        auto snapshot = loadSnapshot(file(name).toStdString());
+        DeviceIndex index(*snapshot, 0);
+        const DeviceSummary s = summarizeDevice(*snapshot, index, 50);
+        QCOMPARE(s.actions[size_t(Action::Annotate)], uint64_t(newer_["annotate_entries"].toInt()));
+        const QJsonObject labels = newer_["labels"].toObject();
+        int labelled = 0;
+        for (const LiveBlockInfo &b : s.topLiveAtPeak) {
+            const QJsonArray expected = labels[QString::number(b.allocEvent)].toArray();
+            QCOMPARE(int(b.labels.size()), int(expected.size()));
+            for (int i = 0; i < expected.size(); ++i)
+                QCOMPARE(QString::fromStdString(b.labels[size_t(i)]), expected[i].toString());
+            labelled += !b.labels.empty();
+        }
+        QCOMPARE(labelled, labels.size());
+        // Metadata and compile context of the alloc entry.
+        const QJsonObject meta = newer_["user_metadata"].toObject(), compiled = newer_["compile_context"].toObject();
+        for (const QString &key : meta.keys()) {
+            const LiveBlockInfo *b = liveWithAllocEvent(s, key.toUInt());
+            QVERIFY(b);
+            QCOMPARE(QString::fromStdString(std::string(snapshot->strings.at(b->userMetadata))), meta[key].toString());
+            QCOMPARE(b->compileContext, 0u);
+        }
+        for (const QString &key : compiled.keys()) {
+            const LiveBlockInfo *b = liveWithAllocEvent(s, key.toUInt());
+            QVERIFY(b);
+            QCOMPARE(QString::fromStdString(std::string(snapshot->strings.at(b->compileContext))), compiled[key].toString());
+        }
+        // The JSON carries them too.
+        const QJsonObject json = QJsonDocument::fromJson(QByteArray::fromStdString(summaryJson(*snapshot, "x", {{s, std::nullopt}}))).object();
+        const QJsonArray top = json["devices"].toArray()[0].toObject()["top_live_at_peak"].toArray();
+        QVERIFY(!top.isEmpty());
+        for (const QJsonValue &v : top) {
+            const QJsonObject entry = v.toObject();
+            QVERIFY(entry["labels"].isArray());
+            QCOMPARE(entry["labels"].toArray(), labels[QString::number(entry["alloc_index"].toInteger())].toArray());
+            QCOMPARE(entry.contains("user_metadata"), meta.contains(QString::number(entry["alloc_index"].toInteger())));
+        }
+    }
+
+    void fxFramesInTheStack()
+    {
+        auto snapshot = loadSnapshot(file("newer.pickle").toStdString());
+        QVERIFY(snapshot->facts.hasFxFrames);
+        const EventTable &ev = snapshot->traces.at(0);
+        const auto event = uint32_t(newer_["fx_alloc_index"].toInt());
+        QCOMPARE(ev.action[event], Action::Alloc);
+        const auto frames = snapshot->stacks.at(ev.stack[event]);
+        QVERIFY(!frames.empty());
+        const FxFrame *fx = snapshot->fxFrame(frames.front());
+        QVERIFY(fx);
+        QCOMPARE(snapshot->strings.at(fx->op), std::string_view("call_function"));
+        QCOMPARE(snapshot->strings.at(fx->node), std::string_view("addmm_1"));
+        QCOMPARE(snapshot->strings.at(fx->target), std::string_view("aten.addmm.default"));
+        QVERIFY(snapshot->strings.at(fx->originalTrace).find("a = self.net1(x)") != std::string_view::npos);
+        QCOMPARE(snapshot->fxFrames.size(), size_t(1));
+        // The other newer entry keys are kept.
+        QCOMPARE(ev.forwardFrames.size(), size_t(1));
+        QVERIFY(snapshot->strings.at(ev.forwardFrames[0].second).find("line 10, in forward\n    a = self.net1(x)") != std::string_view::npos);
+        QCOMPARE(ev.internalMetadata.size(), size_t(1));
+        QCOMPARE(snapshot->strings.at(ev.internalMetadata[0].second), std::string_view("mallocWithAddress"));
+        bool maxCached = false;
+        for (const auto &[k, v] : snapshot->allocatorSettings)
+            maxCached = maxCached || (k == "max_cached_size" && v == "0");
+        QVERIFY(maxCached);
+    }
+
+    void privatePool()
+    {
+        auto snapshot = loadSnapshot(file("newer.pickle").toStdString());
+        QVERIFY(snapshot->facts.hasPoolIds);
+        DeviceIndex index(*snapshot, 0);
+        const std::vector<PoolUsage> pools = privatePools(*snapshot, index);
+        const QJsonObject pool = newer_["pool"].toObject();
+        QCOMPARE(pools.size(), size_t(1));
+        const PoolUsage &u = pools.front();
+        QCOMPARE(snapshot->pools[u.pool], std::make_pair(int64_t(pool["id"].toArray()[0].toInt()), int64_t(pool["id"].toArray()[1].toInt())));
+        QCOMPARE(u.allocations, uint64_t(pool["allocations"].toInt()));
+        QCOMPARE(u.reserved.start, uint64_t(0));
+        QCOMPARE(u.reserved.last(), uint64_t(pool["reserved_bytes"].toInteger()));
+        QCOMPARE(u.active.last(), uint64_t(pool["active_bytes_at_end"].toInteger()));
+        QCOMPARE(u.active.peak(), uint64_t(3 * 4) << 20);
+        QCOMPARE(u.envelope.last(), uint64_t(pool["reserved_bytes"].toInteger()));
+        // The corpus runs have none.
+        auto plain = loadSnapshot(source().toStdString());
+        DeviceIndex plainIndex(*plain, 0);
+        QVERIFY(privatePools(*plain, plainIndex).empty());
+    }
+
+    void hostDevice()
+    {
+        auto snapshot = loadSnapshot(file("newer.pickle").toStdString());
+        const int host = deviceNamed(*snapshot, "host");
+        QVERIFY(host > 0);
+        DeviceIndex index(*snapshot, host);
+        const DeviceSummary s = summarizeDevice(*snapshot, index, 5);
+        const QJsonObject expected = newer_["host"].toObject();
+        QCOMPARE(s.entries, uint64_t(expected["entries"].toInt()));
+        QCOMPARE(s.peakActiveBytes, uint64_t(expected["peak_active_bytes"].toInteger()));
+        QCOMPARE(s.peakReservedBytes, uint64_t(expected["peak_reserved_bytes"].toInteger()));
+        QCOMPARE(s.final.reserved, uint64_t(expected["reserved_bytes"].toInteger()));
+        QCOMPARE(s.final.segments, uint64_t(expected["segments"].toInt()));
+        QVERIFY(!s.coverage.truncated);
+        QVERIFY(s.warnings.empty());
+        const QJsonObject json = QJsonDocument::fromJson(QByteArray::fromStdString(summaryJson(*snapshot, "x", {{s, std::nullopt}}))).object();
+        QCOMPARE(json["devices"].toArray()[0].toObject()["name"].toString(), QString("host"));
+        // The GPU's figures do not move: the host's segments are not the GPU's.
+        DeviceIndex gpu(*snapshot, 0);
+        QCOMPARE(finalState(*snapshot, 0).segments, finalState(*loadSnapshot(source().toStdString()), 0).segments + 1);
+    }
+
+    void protocol5ReadsTheSame()
+    {
+        auto p4 = loadSnapshot(file("newer.pickle").toStdString());
+        auto p5 = loadSnapshot(file("newer_p5.pickle").toStdString());
+        QCOMPARE(p5->facts.pickleProtocol, 5);
+        QCOMPARE(p4->devices(), p5->devices());
+        auto devicesJson = [](const Snapshot &snapshot) {
+            std::vector<DeviceReport> reports;
+            for (int d : snapshot.devices()) {
+                DeviceIndex index(snapshot, d);
+                reports.push_back({summarizeDevice(snapshot, index, 50), std::nullopt});
+            }
+            return QJsonDocument::fromJson(QByteArray::fromStdString(summaryJson(snapshot, "x", reports))).object()["devices"];
+        };
+        QCOMPARE(devicesJson(*p5), devicesJson(*p4));
+    }
+
+    // The cache keeps every new field: a decoded copy summarises identically.
+    void cacheRoundTrip()
+    {
+        auto snapshot = loadSnapshot(file("newer.pickle").toStdString());
+        auto copy = decodeSnapshot(encodeSnapshot(*snapshot));
+        QCOMPARE(copy->devices(), snapshot->devices());
+        QCOMPARE(copy->pools, snapshot->pools);
+        QCOMPARE(copy->fxFrames.size(), snapshot->fxFrames.size());
+        QCOMPARE(copy->facts.hostDevice, snapshot->facts.hostDevice);
+        for (int d : snapshot->devices()) {
+            DeviceIndex a(*snapshot, d), b(*copy, d);
+            QCOMPARE(summaryJson(*copy, "x", {{summarizeDevice(*copy, b, 50), std::nullopt}}),
+                     summaryJson(*snapshot, "x", {{summarizeDevice(*snapshot, a, 50), std::nullopt}}));
+        }
+    }
+
+    void truncationReported()
+    {
+        auto snapshot = loadSnapshot(file("truncated.pickle").toStdString());
+        DeviceIndex index(*snapshot, 0);
+        const TraceCoverage c = traceCoverage(*snapshot, index);
+        QVERIFY(c.truncated);
+        QCOMPARE(index.eventCount(), size_t(truncated_["entries"].toInt()));
+        QCOMPARE(c.coversFromUs.value_or(0), truncated_["covers_from_time_us"].toInteger());
+        QCOMPARE(c.ghostBlocks, uint64_t(truncated_["ghost_blocks"].toInt()));
+        QCOMPARE(c.ghostBytes, uint64_t(truncated_["ghost_bytes"].toInteger()));
+        const QString evidence = QString::fromStdString(c.evidence.front());
+        QVERIFY2(evidence.startsWith(QString::number(truncated_["frees_never_allocated"].toInt()) + " frees"), qPrintable(evidence));
+        QVERIFY(fileWarnings(*snapshot, index).empty()); // a cut trace is not a damaged file
+    }
+
+    void completeRunsAreNotTruncated_data()
+    {
+        QTest::addColumn<QString>("path");
+        for (const QString &f : corpusSnapshots())
+            QTest::newRow(qPrintable(QFileInfo(f).dir().dirName() + "/" + QFileInfo(f).fileName())) << f;
+        QTest::newRow("newer") << file("newer.pickle");
+    }
+    void completeRunsAreNotTruncated()
+    {
+        QFETCH(QString, path);
+        auto snapshot = loadSnapshot(path.toStdString());
+        for (int d : snapshot->devices()) {
+            DeviceIndex index(*snapshot, d);
+            const TraceCoverage c = traceCoverage(*snapshot, index);
+            QVERIFY2(!c.truncated, c.evidence.empty() ? "" : c.evidence.front().c_str());
+            QCOMPARE(c.ghostBlocks, uint64_t(0));
+            QVERIFY(fileWarnings(*snapshot, index).empty());
+        }
+    }
+
+    void ringSizes()
+    {
+        QVERIFY(looksLikeRingSize(100000));
+        QVERIFY(looksLikeRingSize(1000000));
+        QVERIFY(looksLikeRingSize(65536));
+        QVERIFY(!looksLikeRingSize(73416));
+        QVERIFY(!looksLikeRingSize(1000));
+    }
+
+    // Each damaged file loads, says what is wrong, and keeps its figures sane.
+    void inconsistentFilesWarn_data()
+    {
+        QTest::addColumn<QString>("name");
+        for (const QString &name : inconsistent_.keys())
+            QTest::newRow(qPrintable(name)) << name;
+    }
+    void inconsistentFilesWarn()
+    {
+        QFETCH(QString, name);
+        const QJsonObject facts = inconsistent_[name].toObject();
+        auto snapshot = loadSnapshot(dir_.filePath("bad/" + name + ".pickle").toStdString());
+        DeviceIndex index(*snapshot, 0);
+        const DeviceSummary s = summarizeDevice(*snapshot, index, 5);
+        QStringList kinds;
+        for (const FileWarning &w : s.warnings)
+            kinds << QString::fromStdString(w.kind);
+        if (facts["kind"].isNull()) {
+            QVERIFY2(kinds.isEmpty(), qPrintable(kinds.join(", ")));
+        } else {
+            QVERIFY2(kinds.contains(facts["kind"].toString()), qPrintable(kinds.join(", ")));
+            for (const FileWarning &w : s.warnings)
+                QVERIFY(w.count > 0 && !w.message.empty());
+        }
+        if (facts["skip_actions"].toBool() && !facts["kind"].isNull())
+            QVERIFY(s.warnings.front().message.find("skip_actions") != std::string::npos);
+        // Never an exabyte: the peak stays within what the damaged trace itself allows.
+        QVERIFY2(s.peakActiveBytes <= uint64_t(facts["peak_at_most"].toInteger()),
+                 qPrintable(QString("%1 > %2").arg(s.peakActiveBytes).arg(facts["peak_at_most"].toInteger())));
+        QVERIFY(s.peakReservedBytes < (uint64_t(1) << 50));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestNewerTorch)
+#include "tst_newertorch.moc"
