@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <ranges>
 #include <unordered_set>
 
 namespace memlens {
@@ -129,9 +128,26 @@ std::optional<uint64_t> commonQuotient(const DeviceIndex &index, const Ids &ids,
     return best;
 }
 
-auto allAllocations(const DeviceIndex &index)
+// Every allocation id as a range (the fuzzing build's clang cannot compile libstdc++ 12's views::iota).
+struct AllocationIds {
+    struct Iterator {
+        uint32_t id;
+        uint32_t operator*() const { return id; }
+        Iterator &operator++()
+        {
+            ++id;
+            return *this;
+        }
+        bool operator!=(const Iterator &other) const { return id != other.id; }
+    };
+    uint32_t count;
+    Iterator begin() const { return {0}; }
+    Iterator end() const { return {count}; }
+};
+
+AllocationIds allAllocations(const DeviceIndex &index)
 {
-    return std::views::iota(uint32_t(0), static_cast<uint32_t>(index.allocationCount()));
+    return {static_cast<uint32_t>(index.allocationCount())};
 }
 
 } // namespace

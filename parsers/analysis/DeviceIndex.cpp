@@ -95,6 +95,7 @@ void DeviceIndex::pairAllocations(const std::atomic<bool> *cancel)
                 open.set(ev.addr[i], id);
             }
             annotations_.emplace_back(id, i);
+            annotateEvents_.push_back(i);
             eventOwner_[i] = id;
             break;
         }

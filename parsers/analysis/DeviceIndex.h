@@ -93,7 +93,8 @@ public:
     // `annotate` entries on allocation `id`, oldest first (their user_metadata is the label).
     std::span<const std::pair<uint32_t, uint32_t>> annotationsOf(uint32_t id) const;
     std::vector<std::string> labelsOf(uint32_t id) const;
-    bool hasAnnotations() const { return !annotations_.empty(); }
+    bool hasAnnotations() const { return !annotateEvents_.empty(); }
+    std::span<const uint32_t> annotateEvents() const { return annotateEvents_; } // in event order
     // The mempool (index into Snapshot::pools) allocation `id` belongs to: its alloc entry's
     // pool_id, or for blocks older than the trace the pool of the final segment holding them.
     uint32_t poolOf(uint32_t id) const;
@@ -144,6 +145,7 @@ private:
     std::vector<std::pair<uint32_t, uint32_t>> implicitEnds_; // (alloc event, allocation it ended)
     uint32_t preProfile_ = UINT32_MAX;
     std::vector<std::pair<uint32_t, uint32_t>> annotations_;  // (allocation, annotate event), sorted
+    std::vector<uint32_t> annotateEvents_;
     std::vector<std::pair<uint32_t, uint32_t>> initialPools_; // (allocation, pool index) for initial blocks in a private pool
     std::vector<std::vector<uint32_t>> checkpoints_; // live allocations before event c*K
 };

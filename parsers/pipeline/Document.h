@@ -6,6 +6,7 @@
 #include "advice/FixRanking.h"
 #include "analysis/AllocationCategories.h"
 #include "analysis/DeviceIndex.h"
+#include "analysis/PoolUsage.h"
 #include "analysis/SnapshotSummary.h"
 #include "analysis/TimelineLayout.h"
 #include "model/Snapshot.h"
@@ -21,6 +22,7 @@ struct DeviceData {
     std::unique_ptr<const AllocationCategories> categories;
     DeviceSummary summary;
     Advice advice; // the inferred setup and ranked fixes, at the OOM when there is one, else the peak
+    std::vector<PoolUsage> pools; // private mempools (CUDA graphs, MemPool); empty for most runs
 };
 
 // Stage 1: everything the summary, segments, stacks, live and estimator pages need.

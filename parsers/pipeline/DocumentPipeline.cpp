@@ -56,6 +56,7 @@ void runDocumentPipeline(const std::string &path, const std::atomic<bool> *cance
         auto categories = std::make_unique<const AllocationCategories>(*snapshot, *index);
         data.summary = summarizeDevice(*snapshot, *index, 50, categories.get());
         data.advice = advise(*snapshot, *index, *categories, {});
+        data.pools = privatePools(*snapshot, *index);
         data.index = std::move(index);
         data.categories = std::move(categories);
         doc->devices.emplace(devices[i], std::move(data));

@@ -1,8 +1,9 @@
 // libFuzzer target for every snapshot decoder (pickle, JSON, zstd, gzip) and the analysis
-// that runs on whatever they accept, the advice included. Build: cmake -DMEMLENS_FUZZ=ON -DCMAKE_CXX_COMPILER=clang++
+// that runs on whatever they accept: the advice, file health (in the summary), private pools and labels. Build: cmake -DMEMLENS_FUZZ=ON -DCMAKE_CXX_COMPILER=clang++
 #include "advice/FixRanking.h"
 #include "analysis/AllocationCategories.h"
 #include "analysis/DeviceIndex.h"
+#include "analysis/PoolUsage.h"
 #include "analysis/SnapshotSummary.h"
 #include "decode/SnapshotLoader.h"
 #include "model/LoadError.h"
@@ -20,6 +21,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             const memlens::AllocationCategories categories(*snapshot, index);
             memlens::summarizeDevice(*snapshot, index, 5, &categories);
             memlens::advise(*snapshot, index, categories, {}); // the GUI runs it on every load
+            memlens::privatePools(*snapshot, index);
+            for (uint32_t id = 0; id < index.allocationCount() && id < 64; ++id)
+                index.labelsOf(id);
             if (index.eventCount() > 0)
                 index.blocksAt(static_cast<uint32_t>(index.eventCount() / 2));
             index.segmentsAt(memlens::kBeforeTrace);

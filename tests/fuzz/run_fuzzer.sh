@@ -26,6 +26,9 @@ cp "$corpus/streams_pending_free/snapshot.pickle" "$work/seeds/streams.pickle"
 head -c 20000 "$corpus/gpt2_fp32_adamw/snapshot.pickle" > "$work/seeds/gpt2_head.pickle"
 head -c 20000 "$corpus/oom_gpt2_medium_6gib/oom_snapshot.pickle" > "$work/seeds/oom_head.pickle"
 zstd -q -f -c "$work/seeds/streams.pickle" > "$work/seeds/streams.pickle.zst"
+# torch 2026 keys (annotate, pool_id, FX frames, host memory), cut down like the others.
+python3 "$here/../tools/make_newer_snapshot.py" "$corpus/streams_pending_free/snapshot.pickle" "$work/newer" > /dev/null
+cp "$work/newer/newer_p5.pickle" "$work/seeds/newer_p5.pickle"
 gzip -c "$work/seeds/streams.pickle" > "$work/seeds/streams.pickle.gz"
 python3 - "$work/seeds" <<'PY'
 import json, pickle, sys, os

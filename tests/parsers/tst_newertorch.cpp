@@ -191,13 +191,13 @@ private slots:
         auto p5 = loadSnapshot(file("newer_p5.pickle").toStdString());
         QCOMPARE(p5->facts.pickleProtocol, 5);
         QCOMPARE(p4->devices(), p5->devices());
-        auto devicesJson = [](const Snapshot &snapshot) {
+        auto devicesJson = [](const Snapshot &snapshot) -> QJsonValue {
             std::vector<DeviceReport> reports;
             for (int d : snapshot.devices()) {
                 DeviceIndex index(snapshot, d);
                 reports.push_back({summarizeDevice(snapshot, index, 50), std::nullopt});
             }
-            return QJsonDocument::fromJson(QByteArray::fromStdString(summaryJson(snapshot, "x", reports))).object()["devices"];
+            return QJsonDocument::fromJson(QByteArray::fromStdString(summaryJson(snapshot, "x", reports))).object().value("devices");
         };
         QCOMPARE(devicesJson(*p5), devicesJson(*p4));
     }

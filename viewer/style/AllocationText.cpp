@@ -24,6 +24,39 @@ QString lifetime(const DeviceIndex &index, const Allocation &a)
     return QObject::tr("%1 → %2").arg(from, to);
 }
 
+QString text(const Snapshot &snapshot, uint32_t id)
+{
+    const std::string_view v = snapshot.strings.at(id);
+    return QString::fromUtf8(v.data(), static_cast<qsizetype>(v.size()));
+}
+
+// What the trace says about an allocation beyond size and stack: (label, value) pairs.
+QList<std::pair<QString, QString>> notes(const Snapshot &snapshot, const DeviceIndex &index, uint32_t allocation)
+{
+    QList<std::pair<QString, QString>> out;
+    const Allocation &a = index.allocation(allocation);
+    for (const std::string &label : index.labelsOf(allocation))
+        out.append({QObject::tr("Label"), QString::fromStdString(label)});
+    if (a.allocEvent != kBeforeTrace) {
+        const EventTable &ev = index.events();
+        if (const uint32_t meta = EventTable::noteAt(ev.userMetadata, a.allocEvent))
+            out.append({QObject::tr("User metadata"), text(snapshot, meta)});
+        if (const uint32_t compiled = EventTable::noteAt(ev.compileContext, a.allocEvent))
+            out.append({QObject::tr("Compiled region"), text(snapshot, compiled)});
+    } else if (allocation != index.preProfileAllocation()) {
+        out.append({QObject::tr("Ghost block"), QObject::tr("alive before the first entry, so the trace has no alloc entry for it; "
+                                                            "a stack shows only when the final snapshot lists one")});
+    } else {
+        out.append({QObject::tr("Before profiling"), QObject::tr("allocated before the profiler started (Total Allocated − Bytes "
+                                                                 "of the first event, less frees the trace records)")});
+    }
+    if (const uint32_t pool = index.poolOf(allocation)) {
+        const auto &[p0, p1] = snapshot.pools[pool];
+        out.append({QObject::tr("Private pool"), QStringLiteral("(%1, %2)").arg(p0).arg(p1)});
+    }
+    return out;
+}
+
 } // namespace
 
 QString eventLabel(const DeviceIndex &index, uint32_t event)
@@ -46,6 +79,8 @@ QString allocationTooltip(const Document &doc, const DeviceIndex &index, uint32_
     lines << QObject::tr("%1 requested%2").arg(bytesText(d.size), roundedSize(d.size));
     lines << QObject::tr("address 0x%1, stream %2").arg(d.addr, 0, 16).arg(d.stream);
     lines << lifetime(index, a);
+    for (const auto &[label, value] : notes(*doc.snapshot, index, allocation))
+        lines << label + ": " + value.left(200);
     const auto ids = stackFrames(*doc.snapshot, d.stack, true);
     if (ids.empty())
         lines << QObject::tr("(no stack recorded)");
@@ -72,10 +107,21 @@ QString allocationDetailsHtml(const Document &doc, const DeviceIndex &index, uin
     if (a.freeRequested != kNever && a.freeRequested != a.freeCompleted)
         row(QObject::tr("Free requested"), eventLabel(index, a.freeRequested));
     row(QObject::tr("Freed"), a.freeCompleted == kNever ? QObject::tr("still live at the end") : eventLabel(index, a.freeCompleted));
+    for (const auto &[label, value] : notes(*doc.snapshot, index, allocation))
+        row(label, value);
     html += "<h4>" + QObject::tr("Stack (innermost first)") + "</h4><ol>";
     const auto ids = stackFrames(*doc.snapshot, d.stack, !allFrames);
     for (uint32_t id : ids) {
         const Frame &f = doc.snapshot->frames.at(id);
+        if (const FxFrame *fx = doc.snapshot->fxFrame(id)) {
+            // FX-generated code: the graph node, and the model line it was traced from.
+            html += QStringLiteral("<li><code>%1</code> <small>(%2 %3)</small><br/><small>%4</small><pre>%5</pre></li>")
+                        .arg(text(*doc.snapshot, fx->node).toHtmlEscaped(), text(*doc.snapshot, fx->op).toHtmlEscaped(),
+                             text(*doc.snapshot, fx->target).toHtmlEscaped(),
+                             QString::fromStdString(doc.snapshot->frameText(id)).toHtmlEscaped(),
+                             text(*doc.snapshot, fx->originalTrace).trimmed().toHtmlEscaped());
+            continue;
+        }
         html += QStringLiteral("<li><code>%1</code><br/><small>%2:%3</small></li>")
                     .arg(QString::fromUtf8(doc.snapshot->strings.at(f.name).data(), static_cast<qsizetype>(doc.snapshot->strings.at(f.name).size())).toHtmlEscaped(),
                          QString::fromUtf8(doc.snapshot->strings.at(f.file).data(), static_cast<qsizetype>(doc.snapshot->strings.at(f.file).size())).toHtmlEscaped())

@@ -49,7 +49,7 @@ QVariant LiveAllocationModel::data(const QModelIndex &index, int role) const
         return {};
     }
     if (role == Qt::TextAlignmentRole)
-        return index.column() == TopFrame ? int(Qt::AlignLeft | Qt::AlignVCenter) : int(Qt::AlignRight | Qt::AlignVCenter);
+        return index.column() == TopFrame || index.column() == Notes ? int(Qt::AlignLeft | Qt::AlignVCenter) : int(Qt::AlignRight | Qt::AlignVCenter);
     if (role != Qt::DisplayRole && role != Qt::EditRole)
         return {};
     switch (index.column()) {
@@ -80,6 +80,8 @@ QVariant LiveAllocationModel::data(const QModelIndex &index, int role) const
         return QStringLiteral("0x%1").arg(r.addr, 0, 16);
     case Stream:
         return QString::number(r.stream);
+    case Notes:
+        return notesText(r);
     case TopFrame: {
         const auto frames = stackFrames(*doc_->snapshot, r.stack, true);
         return frames.empty() ? tr("(no stack recorded)") : QString::fromStdString(doc_->snapshot->frameText(frames.front()));
@@ -89,21 +91,37 @@ QVariant LiveAllocationModel::data(const QModelIndex &index, int role) const
     }
 }
 
+QString LiveAllocationModel::notesText(const LiveBlockInfo &r) const
+{
+    QStringList parts;
+    for (const std::string &label : r.labels)
+        parts << QString::fromStdString(label);
+    for (uint32_t id : {r.userMetadata, r.compileContext}) {
+        if (id && doc_) {
+            const std::string_view v = doc_->snapshot->strings.at(id);
+            parts << QString::fromUtf8(v.data(), qsizetype(v.size()));
+        }
+    }
+    return parts.join(QStringLiteral("; "));
+}
+
 QString LiveAllocationModel::csv() const
 {
-    QString out = "size,block,category,address,stream,alloc_event,top_frame\n";
+    QString out = "size,block,category,address,stream,alloc_event,labels,top_frame\n";
     for (int row = 0; row < rowCount(); ++row) {
         const LiveBlockInfo &r = rows_[static_cast<size_t>(row)];
         QString frame = data(index(row, TopFrame), Qt::DisplayRole).toString();
         frame.replace('"', "\"\"");
-        out += QStringLiteral("%1,%2,%3,0x%4,%5,%6,\"%7\"\n")
+        QString notes = notesText(r);
+        notes.replace('"', "\"\"");
+        out += QStringLiteral("%1,%2,%3,0x%4,%5,%6,\"%7\",\"%8\"\n")
                    .arg(r.size)
                    .arg(roundedBlockSize(r.size))
                    .arg(QString::fromLatin1(categoryName(r.category).data(), static_cast<qsizetype>(categoryName(r.category).size())))
                    .arg(r.addr, 0, 16)
                    .arg(r.stream)
                    .arg(r.allocEvent == kBeforeTrace ? QString() : QString::number(r.allocEvent))
-                   .arg(frame);
+                   .arg(notes, frame);
     }
     return out;
 }
@@ -120,6 +138,7 @@ QVariant LiveAllocationModel::headerData(int section, Qt::Orientation orientatio
     case CategoryColumn: return tr("Category");
     case Address: return tr("Address");
     case Stream: return tr("Stream");
+    case Notes: return tr("Labels");
     case TopFrame: return tr("Allocated at");
     default: return {};
     }

@@ -11,7 +11,7 @@ class LiveAllocationModel : public QAbstractTableModel {
     Q_OBJECT
 
 public:
-    enum Column { Size, Share, Rounded, CategoryColumn, Address, Stream, Age, TopFrame, ColumnCount };
+    enum Column { Size, Share, Rounded, CategoryColumn, Address, Stream, Age, Notes, TopFrame, ColumnCount };
     static constexpr int AllocationRole = Qt::UserRole + 1;
     static constexpr int FractionRole = Qt::UserRole + 2; // share of the largest, for the cost bar
 
@@ -22,6 +22,8 @@ public:
                         uint32_t atEvent = kBeforeTrace);
     const std::vector<LiveBlockInfo> &rows() const { return rows_; }
     QString csv() const; // every row and column, for export
+    // Labels (annotate entries), user metadata and compiled region of a row, "; "-separated.
+    QString notesText(const LiveBlockInfo &row) const;
 
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;

@@ -20,7 +20,7 @@
 
 namespace memlens {
 
-// Filters on the frame text (the whole stack: names and files), a size range and, optionally,
+// Filters on the frame text (the whole stack: names and files) or the labels, a size range and, optionally,
 // "created in a step before the cursor's and never freed" (what a leak leaves behind).
 class LiveFilterProxy : public QSortFilterProxyModel {
 public:
@@ -54,6 +54,8 @@ protected:
                 return false;
         }
         if (text_.isEmpty() || !doc_)
+            return true;
+        if (model->notesText(r).contains(text_, Qt::CaseInsensitive))
             return true;
         for (uint32_t f : doc_->snapshot->stacks.at(r.stack)) {
             const Frame &frame = doc_->snapshot->frames.at(f);
@@ -101,7 +103,7 @@ LiveTensorsPage::LiveTensorsPage(ViewState *state, QWidget *parent) : QWidget(pa
     title_ = new QLabel(this);
     auto *bar = new QHBoxLayout;
     text_ = new QLineEdit(this);
-    text_->setPlaceholderText(tr("Filter by frame or file"));
+    text_->setPlaceholderText(tr("Filter by frame, file or label"));
     text_->setClearButtonEnabled(true);
     minSize_ = new QLineEdit(this);
     minSize_->setPlaceholderText(tr("min size (e.g. 1M)"));

@@ -7,7 +7,9 @@
 #include "style/AllocationText.h"
 #include "style/ByteText.h"
 
+#include <QDateTime>
 #include <QHeaderView>
+#include <QTimeZone>
 #include <QLabel>
 #include <QMessageBox>
 #include <QSortFilterProxyModel>
@@ -128,6 +130,23 @@ void SummaryPage::refresh()
     row(tr("Peak active"), peak);
     row(tr("Peak reserved"), bytesText(s.peakReservedBytes));
     row(tr("Before the trace"), tr("%1 in %2 blocks, %3 reserved").arg(bytesText(s.initialBytes)).arg(s.initialBlocks).arg(bytesText(s.startReservedBytes)));
+    if (s.coverage.truncated)
+        row(tr("Truncated trace"), tr("the trace does not reach back to the start of recording; it covers from %1. "
+                                      "%2 ghost blocks (%3) are older than its first entry — <a href='health'>why…</a>")
+                                       .arg(s.coverage.coversFromUs ? QDateTime::fromMSecsSinceEpoch(*s.coverage.coversFromUs / 1000, QTimeZone::utc())
+                                                                          .toString(QStringLiteral("yyyy-MM-dd hh:mm:ss.zzz 'UTC'"))
+                                                                    : tr("its first entry"))
+                                       .arg(s.coverage.ghostBlocks)
+                                       .arg(bytesText(s.coverage.ghostBytes)));
+    if (!s.warnings.empty()) {
+        uint64_t count = 0;
+        for (const FileWarning &w : s.warnings)
+            count += w.count;
+        row(tr("File health"), tr("<span style='color:#d08000'>⚠</span> <a href='health'>%n inconsistencies</a> in this file: ", nullptr,
+                                  static_cast<int>(count)) +
+                                   QString::fromStdString(s.warnings.front().message).toHtmlEscaped() +
+                                   (s.warnings.size() > 1 ? tr(" and %n more kinds", nullptr, static_cast<int>(s.warnings.size() - 1)) : QString()));
+    }
     for (const OomDiagnosis &o : s.ooms)
         row(tr("Out of memory"), tr("<a href='oom:%1'>%2 requested</a> at %3; the device reported %4 free; %5 free inside "
                                     "reserved segments, largest free block %6 — <a href='segments:%1'><b>%7</b></a>")
@@ -194,6 +213,35 @@ void SummaryPage::refresh()
     table_->resizeColumnsToContents();
 }
 
+void SummaryPage::showHealth()
+{
+    const DeviceData *d = state_->deviceData();
+    if (!d)
+        return;
+    const DeviceSummary &s = d->summary;
+    QString text;
+    if (s.coverage.truncated) {
+        text += tr("<p><b>The trace is truncated.</b> It does not reach back to the start of recording: the ring buffer "
+                   "(<code>max_entries</code>) dropped older entries, or recording began while memory was in use. Evidence:</p><ul>");
+        for (const std::string &e : s.coverage.evidence)
+            text += "<li>" + QString::fromStdString(e).toHtmlEscaped() + "</li>";
+        text += tr("</ul><p>%1 blocks (%2) were alive before the first entry. On the timeline they are hatched and alive from "
+                   "its start; they have no alloc entry, so no time of birth, and a stack only where the final snapshot lists one.</p>")
+                    .arg(s.coverage.ghostBlocks)
+                    .arg(bytesText(s.coverage.ghostBytes));
+    }
+    if (!s.warnings.empty()) {
+        text += tr("<p><b>Inconsistencies.</b> The file decodes, but these do not add up; the figures leave them out where they "
+                   "would be nonsense:</p><ul>");
+        for (const FileWarning &w : s.warnings)
+            text += QStringLiteral("<li><code>%1</code> — %2</li>").arg(QString::fromStdString(w.kind), QString::fromStdString(w.message).toHtmlEscaped());
+        text += "</ul>";
+    }
+    auto *box = new QMessageBox(QMessageBox::NoIcon, tr("File health"), text, QMessageBox::Close, this);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
+}
+
 void SummaryPage::onLink(const QString &link)
 {
     const std::shared_ptr<const Document> &doc = state_->document();
@@ -208,6 +256,10 @@ void SummaryPage::onLink(const QString &link)
         auto *box = new QMessageBox(QMessageBox::NoIcon, tr("Allocator settings"), text + "</table>", QMessageBox::Close, this);
         box->setAttribute(Qt::WA_DeleteOnClose);
         box->open();
+        return;
+    }
+    if (link == "health") {
+        showHealth();
         return;
     }
     if (link == "peak" && d->summary.peakIndex)

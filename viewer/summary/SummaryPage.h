@@ -40,6 +40,7 @@ signals:
 private:
     void refresh();
     void onLink(const QString &link);
+    void showHealth(); // the truncation evidence and the file's warnings, in a dialog
 
     ViewState *state_;
     QLabel *facts_;

@@ -101,8 +101,8 @@ void AllocationBandsPlottable::draw(QCPPainter *painter)
     // Everything is filled as axis-aligned rectangles, one per run of columns with the same
     // extent: QPainter's polygon rasteriser took hundreds of milliseconds on the spiky outline of
     // a 12 M-event trace, rectangles take well under one.
-    auto fillRuns = [&](size_t from, size_t to, const auto &extentOf, const QColor &color) {
-        const QBrush brush(color.toRgb()); // converted once, not per rectangle
+    auto fillRuns = [&](size_t from, size_t to, const auto &extentOf, const QColor &color, Qt::BrushStyle style = Qt::SolidPattern) {
+        const QBrush brush(color.toRgb(), style); // converted once, not per rectangle
         size_t c = from;
         while (c < to) {
             const auto [lo, hi] = extentOf(c);
@@ -145,6 +145,11 @@ void AllocationBandsPlottable::draw(QCPPainter *painter)
         fillRuns(band.firstColumn, band.endColumn(), [&](size_t c) {
             return std::make_pair(band.bottomAt(c), band.bottomAt(c) + band.size);
         }, allocationColor(*device(), band.allocation, state_->colorMode()));
+        // Ghost blocks, alive before the first entry, are hatched: their birth is not in the trace.
+        if (device()->index->allocation(band.allocation).allocEvent == kBeforeTrace)
+            fillRuns(band.firstColumn, band.endColumn(), [&](size_t c) {
+                return std::make_pair(band.bottomAt(c), band.bottomAt(c) + band.size);
+            }, dark_ ? QColor(0, 0, 0, 110) : QColor(255, 255, 255, 150), Qt::BDiagPattern);
         if (band.allocation == state_->selectedAllocation())
             selectedBand = &band;
     }
@@ -175,6 +180,8 @@ void AllocationBandsPlottable::draw(QCPPainter *painter)
     painter->setBrush(Qt::NoBrush);
     painter->setPen(QPen(dark_ ? QColor(255, 120, 120) : QColor(200, 30, 30), 1, Qt::DashLine));
     painter->drawPolyline(reserved);
+    drawPrivatePools(painter, left, right);
+    drawLabels(painter, area);
 
     // Markers: the peak and every OOM, and the event cursor.
     const DeviceSummary &s = device()->summary;
@@ -334,6 +341,70 @@ void AllocationBandsPlottable::drawPhases(QCPPainter *painter, const QRect &area
         }
         const QString name = fm.elidedText(QString::fromStdString(p.name), Qt::ElideRight, static_cast<int>(xb - xa) - 6);
         strip(xa, xb, c.lighter(dark_ ? 90 : 115), name.size() > 1 ? name : QString());
+    }
+}
+
+void AllocationBandsPlottable::drawPrivatePools(QCPPainter *painter, double left, double right)
+{
+    // Each private pool's envelope (the high-water mark of what it reserved or held), stacked from
+    // the bottom, as MemoryViz's "incl. Private Pools" tab draws them.
+    const auto &pools = device()->pools;
+    const size_t count = frame_.columnEvent.size();
+    std::vector<double> base(count, 0.0);
+    auto y = [&](double bytes) { return mValueAxis->coordToPixel(bytes); };
+    for (const PoolUsage &pool : pools) {
+        QPolygonF outline;
+        for (size_t c = 0; c < count; ++c) {
+            const double top = base[c] + static_cast<double>(pool.envelope.at(frame_.columnEvent[c]));
+            outline << QPointF(left + c * columnWidth_, y(top)) << QPointF(left + (c + 1) * columnWidth_, y(top));
+        }
+        for (size_t c = count; c-- > 0;)
+            outline << QPointF(left + (c + 1) * columnWidth_, y(base[c])) << QPointF(left + c * columnWidth_, y(base[c]));
+        painter->setPen(QPen(dark_ ? QColor(230, 230, 230) : Qt::black, 1));
+        painter->setBrush(QColor(128, 128, 128, 70));
+        painter->drawPolygon(outline);
+        const auto &[p0, p1] = state_->document()->snapshot->pools[pool.pool];
+        const QString label = tr("private pool (%1, %2) · stream %3 · reserved %4").arg(p0).arg(p1).arg(pool.stream).arg(bytesText(pool.reserved.last()));
+        const double top = count ? y(base[count - 1] + static_cast<double>(pool.envelope.last())) : 0;
+        painter->setPen(dark_ ? QColor(230, 230, 230) : Qt::black);
+        const QRectF text(right - 420, top - 16, 414, 15);
+        painter->drawText(text, Qt::AlignRight | Qt::AlignVCenter, label);
+        for (size_t c = 0; c < count; ++c)
+            base[c] += static_cast<double>(pool.envelope.at(frame_.columnEvent[c]));
+    }
+}
+
+void AllocationBandsPlottable::drawLabels(QCPPainter *painter, const QRect &area)
+{
+    // Annotated allocations: a tick on the bottom edge at each annotate entry, with its label
+    // where the previous one leaves room.
+    const DeviceIndex &index = *device()->index;
+    if (!index.hasAnnotations() || frame_.columnEvent.empty())
+        return;
+    const EventTable &ev = index.events();
+    const auto &strings = state_->document()->snapshot->strings;
+    const QColor color = dark_ ? QColor(255, 170, 255) : QColor(150, 0, 150);
+    painter->setPen(color);
+    painter->setBrush(color);
+    double freeFrom = -1e9;
+    const uint32_t first = frame_.columnEvent.front() == kBeforeTrace ? 0 : frame_.columnEvent.front();
+    const auto events = index.annotateEvents();
+    for (auto it = std::lower_bound(events.begin(), events.end(), first); it != events.end(); ++it) {
+        const uint32_t e = *it;
+        if (frame_.columnEvent.back() != kBeforeTrace && e > frame_.columnEvent.back())
+            break;
+        const double x = pixelOfEvent(e);
+        if (x < 0)
+            continue;
+        const double bottom = area.bottom();
+        painter->drawPolygon(QPolygonF({QPointF(x, bottom - 7), QPointF(x - 4, bottom), QPointF(x + 4, bottom)}));
+        if (x < freeFrom)
+            continue;
+        const std::string_view label = strings.at(EventTable::noteAt(ev.userMetadata, e));
+        const QString text = QString::fromUtf8(label.data(), qsizetype(label.size())).left(40);
+        const double width = painter->fontMetrics().horizontalAdvance(text);
+        painter->drawText(QPointF(x + 5, bottom - 9), text);
+        freeFrom = x + width + 12;
     }
 }
 
