@@ -2,11 +2,11 @@
 """Rewrites a corpus snapshot the way torch main writes it in 2026 (shared/FORMATS-2026.md), and
 prints what a correct reader must find in it, computed here by replaying the trace in Python.
 
-    make_newer_snapshot.py SOURCE OUTDIR
+    make_newer_snapshot.py SOURCE OUTDIR [POOL_MIB]
 
 OUTDIR/newer.pickle (protocol 4) and newer_p5.pickle (protocol 5) carry:
-  - pool_id on every entry, and a MemPool (0, 1) with its own segment, three allocations in it
-    and one of them freed;
+  - pool_id on every entry, and a MemPool (0, 1) with its own segment (POOL_MIB, default 20),
+    three allocations of a fifth of it and one of them freed;
   - annotate entries: two labels on the largest allocation live at the peak, one on the second
     and third; "stale" on an allocation whose address a later allocation live at the peak reuses,
     which is labelled "fresh" (a new alloc at an address starts afresh);
@@ -60,7 +60,7 @@ def entry(action, addr, size, time_us, pool=(0, 0), frames=None, **extra):
     return e
 
 
-def newer(data):
+def newer(data, pool_mib):
     trace = data['device_traces'][0]
     lives, peak_at, live = replay(trace)
     by_size = sorted(live, key=lambda k: (-lives[k]['size'], lives[k]['addr']))
@@ -92,21 +92,23 @@ def newer(data):
         for text in labels.get(i, []):
             out.append(entry('annotate', e['addr'], e['size'], e['time_us'], frames=[
                 {'filename': '/srv/train.py', 'line': 42, 'name': 'pack_hook'}], user_metadata=text))
-    # A MemPool: one 20 MiB segment, three 4 MiB allocations, the second freed.
+    # A MemPool: one segment, three allocations of a fifth of it, the second freed.
     t0 = trace[0]['time_us']
+    seg_size = pool_mib * MIB
+    part = seg_size // 5
     pool_frames = [{'filename': '/srv/train.py', 'line': 77, 'name': 'capture'}]
-    pool_entries = [entry('segment_alloc', POOL_BASE, 20 * MIB, t0, POOL, pool_frames)]
+    pool_entries = [entry('segment_alloc', POOL_BASE, seg_size, t0, POOL, pool_frames)]
     for k in range(3):
-        pool_entries.append(entry('alloc', POOL_BASE + k * 4 * MIB, 4 * MIB, t0, POOL, pool_frames))
-    pool_entries += [entry('free_requested', POOL_BASE + 4 * MIB, 4 * MIB, t0, POOL, pool_frames),
-                     entry('free_completed', POOL_BASE + 4 * MIB, 4 * MIB, t0, POOL, pool_frames)]
+        pool_entries.append(entry('alloc', POOL_BASE + k * part, part, t0, POOL, pool_frames))
+    pool_entries += [entry('free_requested', POOL_BASE + part, part, t0, POOL, pool_frames),
+                     entry('free_completed', POOL_BASE + part, part, t0, POOL, pool_frames)]
     data['device_traces'][0] = pool_entries + out
-    blocks = [{'address': POOL_BASE, 'size': 4 * MIB, 'requested_size': 4 * MIB, 'state': 'active_allocated', 'frames': pool_frames},
-              {'address': POOL_BASE + 4 * MIB, 'size': 4 * MIB, 'requested_size': 0, 'state': 'inactive', 'frames': []},
-              {'address': POOL_BASE + 8 * MIB, 'size': 4 * MIB, 'requested_size': 4 * MIB, 'state': 'active_allocated', 'frames': pool_frames},
-              {'address': POOL_BASE + 12 * MIB, 'size': 8 * MIB, 'requested_size': 0, 'state': 'inactive', 'frames': []}]
-    data['segments'].insert(0, {'device': 0, 'address': POOL_BASE, 'total_size': 20 * MIB, 'allocated_size': 8 * MIB,
-                                'active_size': 8 * MIB, 'requested_size': 8 * MIB, 'stream': 0, 'segment_type': 'large',
+    blocks = [{'address': POOL_BASE, 'size': part, 'requested_size': part, 'state': 'active_allocated', 'frames': pool_frames},
+              {'address': POOL_BASE + part, 'size': part, 'requested_size': 0, 'state': 'inactive', 'frames': []},
+              {'address': POOL_BASE + 2 * part, 'size': part, 'requested_size': part, 'state': 'active_allocated', 'frames': pool_frames},
+              {'address': POOL_BASE + 3 * part, 'size': seg_size - 3 * part, 'requested_size': 0, 'state': 'inactive', 'frames': []}]
+    data['segments'].insert(0, {'device': 0, 'address': POOL_BASE, 'total_size': seg_size, 'allocated_size': 2 * part,
+                                'active_size': 2 * part, 'requested_size': 2 * part, 'stream': 0, 'segment_type': 'large',
                                 'segment_pool_id': POOL, 'is_expandable': False, 'frames': pool_frames, 'blocks': blocks})
     data['allocator_settings'].update({'max_round_threshold': 1048576, 'max_cached_size': 0,
                                        'graph_capture_record_stream_reuse': False})
@@ -138,7 +140,8 @@ def newer(data):
         'compile_context': {str(shift[i]): v for i, v in compiled.items()},
         'fx_alloc_index': shift[first['alloc']],
         'annotate_entries': sum(len(v) for v in labels.values()),
-        'pool': {'id': list(POOL), 'reserved_bytes': 20 * MIB, 'active_bytes_at_end': 8 * MIB, 'allocations': 3},
+        'pool': {'id': list(POOL), 'reserved_bytes': seg_size, 'active_bytes_at_end': 2 * part, 'peak_active_bytes': 3 * part,
+                 'allocations': 3},
         'host': {'peak_active_bytes': 10 * MIB, 'peak_reserved_bytes': 10 * MIB, 'reserved_bytes': 3 * MIB,
                  'entries': len(host), 'segments': 2},
     }
@@ -173,10 +176,10 @@ def truncated(data, keep):
             'frees_never_allocated': unseen_frees, 'entries': len(trace)}
 
 
-def main(source, outdir):
+def main(source, outdir, pool_mib='20'):
     os.makedirs(outdir, exist_ok=True)
     data = open_any(source)
-    facts = {'newer': newer(data)}
+    facts = {'newer': newer(data, int(pool_mib))}
     for name, protocol in (('newer.pickle', 4), ('newer_p5.pickle', 5)):
         with open(os.path.join(outdir, name), 'wb') as f:
             pickle.dump(data, f, protocol=protocol)
