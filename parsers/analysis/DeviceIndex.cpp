@@ -112,8 +112,7 @@ void DeviceIndex::pairAllocations(const std::atomic<bool> *cancel)
             const Block &block = snapshot_.blocks[b];
             if (block.state != BlockState::ActiveAllocated && block.state != BlockState::ActivePendingFree)
                 continue;
-            const uint32_t poolIndex = static_cast<uint32_t>(
-                std::find(snapshot_.pools.begin(), snapshot_.pools.end(), seg.pool) - snapshot_.pools.begin());
+            const uint32_t poolIndex = snapshot_.poolIndex(seg.pool);
             if (const uint32_t known = open.find(block.address); known != AddressMap::kNone) {
                 // Known only from an annotate entry: the final block has its stack.
                 if (allocations_[known].allocEvent == kBeforeTrace && allocations_[known].freeCompleted == kNever) {

@@ -7,6 +7,18 @@
 
 namespace memlens {
 
+bool looksLikeRingSize(uint64_t entries)
+{
+    if (entries < 10'000)
+        return false;
+    if (entries % 100'000 == 0 || (entries & (entries - 1)) == 0)
+        return true;
+    for (uint64_t p = 10'000; p <= entries; p *= 10)
+        if (p == entries)
+            return true;
+    return false;
+}
+
 namespace {
 
 std::string hexAddress(uint64_t addr)
@@ -69,21 +81,7 @@ UnmatchedFrees unmatchedFrees(const DeviceIndex &index)
     return result;
 }
 
-} // namespace
-
-bool looksLikeRingSize(uint64_t entries)
-{
-    if (entries < 10'000)
-        return false;
-    if (entries % 100'000 == 0 || (entries & (entries - 1)) == 0)
-        return true;
-    for (uint64_t p = 10'000; p <= entries; p *= 10)
-        if (p == entries)
-            return true;
-    return false;
-}
-
-TraceCoverage traceCoverage(const Snapshot &snapshot, const DeviceIndex &index)
+TraceCoverage traceCoverage(const Snapshot &snapshot, const DeviceIndex &index, const UnmatchedFrees &frees)
 {
     TraceCoverage c;
     const EventTable &ev = index.events();
@@ -97,7 +95,6 @@ TraceCoverage traceCoverage(const Snapshot &snapshot, const DeviceIndex &index)
         return c;
     if (snapshot.facts.hasTimes)
         c.coversFromUs = ev.timeUs[0];
-    const UnmatchedFrees frees = unmatchedFrees(index);
     if (frees.olderThanTrace)
         c.evidence.push_back(plural(frees.olderThanTrace, "free of an allocation", "frees of allocations") +
                              " the trace never saw allocated");
@@ -128,7 +125,7 @@ TraceCoverage traceCoverage(const Snapshot &snapshot, const DeviceIndex &index)
     return c;
 }
 
-std::vector<FileWarning> fileWarnings(const Snapshot &snapshot, const DeviceIndex &index)
+std::vector<FileWarning> fileWarnings(const Snapshot &snapshot, const DeviceIndex &index, const UnmatchedFrees &frees)
 {
     std::vector<FileWarning> warnings;
     auto add = [&](const char *kind, uint64_t count, const std::string &message) {
@@ -194,11 +191,18 @@ std::vector<FileWarning> fileWarnings(const Snapshot &snapshot, const DeviceInde
                 (anyFreeCompleted ? std::string() : " (the trace has no free_completed entries: recorded with skip_actions?)") +
                 "; each earlier allocation is ended there");
     }
-    const UnmatchedFrees frees = unmatchedFrees(index);
     add("unexplained_frees", frees.doubleFrees,
         plural(frees.doubleFrees, "free", "frees") + " of an address already freed, which truncation does not explain, first " +
             hexAddress(frees.firstDoubleFree));
     return warnings;
+}
+
+} // namespace
+
+FileHealth fileHealth(const Snapshot &snapshot, const DeviceIndex &index)
+{
+    const UnmatchedFrees frees = unmatchedFrees(index);
+    return {traceCoverage(snapshot, index, frees), fileWarnings(snapshot, index, frees)};
 }
 
 } // namespace memlens

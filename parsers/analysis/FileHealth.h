@@ -27,17 +27,21 @@ struct TraceCoverage {
 // Ring-buffer sizes people set (torch's examples and torchtitan use 100,000 and 1,000,000).
 bool looksLikeRingSize(uint64_t entries);
 
-TraceCoverage traceCoverage(const Snapshot &snapshot, const DeviceIndex &index);
-
 struct FileWarning {
     std::string kind;    // a stable key, e.g. "block_outside_segment"
     std::string message; // one sentence with the first example
     uint64_t count = 0;
 };
 
-// Checks of the final segments and blocks and of the trace against itself. Frees of allocations
-// older than the trace are not warned of (they are TraceCoverage's evidence); freeing an address
-// twice is.
-std::vector<FileWarning> fileWarnings(const Snapshot &snapshot, const DeviceIndex &index);
+struct FileHealth {
+    TraceCoverage coverage;
+    // Checks of the final segments and blocks and of the trace against itself. Frees of
+    // allocations older than the trace are not warned of (they are the coverage's evidence);
+    // freeing an address twice is.
+    std::vector<FileWarning> warnings;
+};
+
+// Both at once: they share the one sweep that tells frees older than the trace from double frees.
+FileHealth fileHealth(const Snapshot &snapshot, const DeviceIndex &index);
 
 } // namespace memlens

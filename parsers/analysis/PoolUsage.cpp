@@ -23,11 +23,12 @@ uint64_t ByteSeries::peak() const
 
 std::vector<PoolUsage> privatePools(const Snapshot &snapshot, const DeviceIndex &index)
 {
+    // Every mempool id the file names is in `pools`: with only the default pool, nothing is private
+    // and the trace need not be read.
+    if (snapshot.pools.size() <= 1)
+        return {};
     const EventTable &ev = index.events();
     auto streamValue = [&](uint16_t s) { return s < snapshot.streams.size() ? snapshot.streams[s] : 0; };
-    auto poolIndexOf = [&](const std::pair<int64_t, int64_t> &id) {
-        return static_cast<uint32_t>(std::find(snapshot.pools.begin(), snapshot.pools.end(), id) - snapshot.pools.begin());
-    };
     std::map<std::pair<uint32_t, uint64_t>, size_t> keys;
     std::vector<PoolUsage> pools;
     auto usage = [&](uint32_t pool, uint64_t stream) -> PoolUsage & {
@@ -39,7 +40,7 @@ std::vector<PoolUsage> privatePools(const Snapshot &snapshot, const DeviceIndex 
     // Reserved: the final segments of each pool, less the net the trace reserved.
     std::map<size_t, int64_t> net;
     for (const Segment &seg : snapshot.segments) {
-        const uint32_t pool = poolIndexOf(seg.pool);
+        const uint32_t pool = snapshot.poolIndex(seg.pool);
         if (seg.device == index.device() && pool != 0 && pool < snapshot.pools.size())
             usage(pool, seg.stream).reserved.start += seg.totalSize;
     }
@@ -108,11 +109,10 @@ std::vector<PoolUsage> privatePools(const Snapshot &snapshot, const DeviceIndex 
             }
         });
     }
-    std::vector<PoolUsage> ordered = pools;
-    std::sort(ordered.begin(), ordered.end(), [&](const PoolUsage &a, const PoolUsage &b) {
+    std::sort(pools.begin(), pools.end(), [&](const PoolUsage &a, const PoolUsage &b) {
         return std::tie(snapshot.pools[a.pool], a.stream) < std::tie(snapshot.pools[b.pool], b.stream);
     });
-    return ordered;
+    return pools;
 }
 
 } // namespace memlens

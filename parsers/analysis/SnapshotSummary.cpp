@@ -44,8 +44,9 @@ std::vector<LiveBlockInfo> largestLive(const DeviceIndex &index, uint32_t e, siz
     infos.reserve(live.size());
     for (uint32_t id : live) {
         const AllocationDetail d = index.detail(id);
+        // Labels and metadata are filled in below, for the rows kept.
         infos.push_back({id, d.addr, d.size, d.stream, d.stack, index.allocation(id).allocEvent,
-                         categories ? categories->of(id) : Category::Unknown});
+                         categories ? categories->of(id) : Category::Unknown, {}, 0, 0});
     }
     auto larger = [](const LiveBlockInfo &a, const LiveBlockInfo &b) {
         return a.size != b.size ? a.size > b.size : a.addr < b.addr;
@@ -107,8 +108,9 @@ DeviceSummary summarizeDevice(const Snapshot &snapshot, const DeviceIndex &index
     s.steps = findSteps(snapshot, index, s.phases);
     s.leakSuspects = findLeakSuspects(index, s.steps);
     s.name = snapshot.deviceName(s.device);
-    s.coverage = traceCoverage(snapshot, index);
-    s.warnings = fileWarnings(snapshot, index);
+    FileHealth health = fileHealth(snapshot, index);
+    s.coverage = std::move(health.coverage);
+    s.warnings = std::move(health.warnings);
     if (!ev.allocatedAfter.empty()) {
         TraceTotals t;
         for (uint32_t i = 0; i < ev.count(); ++i) {

@@ -75,6 +75,11 @@ std::string Snapshot::deviceName(int device) const
     return device == facts.cpuDevice ? std::string("cpu") : "cuda:" + std::to_string(device);
 }
 
+uint32_t Snapshot::poolIndex(const std::pair<int64_t, int64_t> &id) const
+{
+    return static_cast<uint32_t>(std::find(pools.begin(), pools.end(), id) - pools.begin());
+}
+
 const FxFrame *Snapshot::fxFrame(uint32_t frameId) const
 {
     auto it = std::lower_bound(fxFrames.begin(), fxFrames.end(), frameId, [](const auto &e, uint32_t id) { return e.first < id; });

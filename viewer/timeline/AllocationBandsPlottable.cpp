@@ -352,10 +352,13 @@ void AllocationBandsPlottable::drawPrivatePools(QCPPainter *painter, double left
     const size_t count = frame_.columnEvent.size();
     std::vector<double> base(count, 0.0);
     auto y = [&](double bytes) { return mValueAxis->coordToPixel(bytes); };
+    std::vector<double> height(count);
     for (const PoolUsage &pool : pools) {
+        for (size_t c = 0; c < count; ++c)
+            height[c] = static_cast<double>(pool.envelope.at(frame_.columnEvent[c]));
         QPolygonF outline;
         for (size_t c = 0; c < count; ++c) {
-            const double top = base[c] + static_cast<double>(pool.envelope.at(frame_.columnEvent[c]));
+            const double top = base[c] + height[c];
             outline << QPointF(left + c * columnWidth_, y(top)) << QPointF(left + (c + 1) * columnWidth_, y(top));
         }
         for (size_t c = count; c-- > 0;)
@@ -370,7 +373,7 @@ void AllocationBandsPlottable::drawPrivatePools(QCPPainter *painter, double left
         const QRectF text(right - 420, top - 16, 414, 15);
         painter->drawText(text, Qt::AlignRight | Qt::AlignVCenter, label);
         for (size_t c = 0; c < count; ++c)
-            base[c] += static_cast<double>(pool.envelope.at(frame_.columnEvent[c]));
+            base[c] += height[c];
     }
 }
 
