@@ -2,6 +2,7 @@
 // corpus run by tests/tools/make_newer_snapshot.py and make_inconsistent.py, which also say (by
 // replaying the trace in Python) what a correct reader finds in them.
 #include "CorpusFiles.h"
+#include "SnapshotEquality.h"
 
 #include "analysis/FileHealth.h"
 #include "analysis/PoolUsage.h"
@@ -207,6 +208,7 @@ private slots:
     {
         auto snapshot = loadSnapshot(file("newer.pickle").toStdString());
         auto copy = decodeSnapshot(encodeSnapshot(*snapshot));
+        QCOMPARE(difference(*copy, *snapshot), QString());
         QCOMPARE(copy->devices(), snapshot->devices());
         QCOMPARE(copy->pools, snapshot->pools);
         QCOMPARE(copy->fxFrames.size(), snapshot->fxFrames.size());
@@ -222,7 +224,8 @@ private slots:
     {
         auto snapshot = loadSnapshot(file("truncated.pickle").toStdString());
         DeviceIndex index(*snapshot, 0);
-        const TraceCoverage c = traceCoverage(*snapshot, index);
+        const FileHealth health = fileHealth(*snapshot, index);
+        const TraceCoverage &c = health.coverage;
         QVERIFY(c.truncated);
         QCOMPARE(index.eventCount(), size_t(truncated_["entries"].toInt()));
         QCOMPARE(c.coversFromUs.value_or(0), truncated_["covers_from_time_us"].toInteger());
@@ -230,7 +233,7 @@ private slots:
         QCOMPARE(c.ghostBytes, uint64_t(truncated_["ghost_bytes"].toInteger()));
         const QString evidence = QString::fromStdString(c.evidence.front());
         QVERIFY2(evidence.startsWith(QString::number(truncated_["frees_never_allocated"].toInt()) + " frees"), qPrintable(evidence));
-        QVERIFY(fileWarnings(*snapshot, index).empty()); // a cut trace is not a damaged file
+        QVERIFY(health.warnings.empty()); // a cut trace is not a damaged file
     }
 
     void completeRunsAreNotTruncated_data()
@@ -246,10 +249,11 @@ private slots:
         auto snapshot = loadSnapshot(path.toStdString());
         for (int d : snapshot->devices()) {
             DeviceIndex index(*snapshot, d);
-            const TraceCoverage c = traceCoverage(*snapshot, index);
+            const FileHealth health = fileHealth(*snapshot, index);
+            const TraceCoverage &c = health.coverage;
             QVERIFY2(!c.truncated, c.evidence.empty() ? "" : c.evidence.front().c_str());
             QCOMPARE(c.ghostBlocks, uint64_t(0));
-            QVERIFY(fileWarnings(*snapshot, index).empty());
+            QVERIFY(health.warnings.empty());
         }
     }
 
