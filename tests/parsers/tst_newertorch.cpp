@@ -234,6 +234,16 @@ private slots:
         const QString evidence = QString::fromStdString(c.evidence.front());
         QVERIFY2(evidence.startsWith(QString::number(truncated_["frees_never_allocated"].toInt()) + " frees"), qPrintable(evidence));
         QVERIFY(health.warnings.empty()); // a cut trace is not a damaged file
+        // The JSON keys the README documents.
+        const DeviceSummary s = summarizeDevice(*snapshot, index, 5);
+        const QJsonObject json = QJsonDocument::fromJson(QByteArray::fromStdString(summaryJson(*snapshot, "x", {{s, std::nullopt}})))
+                                     .object().value("devices").toArray()[0].toObject();
+        QCOMPARE(json["truncated"].toBool(), true);
+        QCOMPARE(json["covers_from_time_us"].toInteger(), truncated_["covers_from_time_us"].toInteger());
+        QCOMPARE(json["truncation_evidence"].toArray().size(), int(c.evidence.size()));
+        QCOMPARE(json["ghost_blocks"].toInteger(), truncated_["ghost_blocks"].toInteger());
+        QCOMPARE(json["ghost_bytes"].toInteger(), truncated_["ghost_bytes"].toInteger());
+        QVERIFY(json["warnings"].isArray() && json["warnings"].toArray().isEmpty());
     }
 
     void completeRunsAreNotTruncated_data()
@@ -296,6 +306,12 @@ private slots:
         QVERIFY2(s.peakActiveBytes <= uint64_t(facts["peak_at_most"].toInteger()),
                  qPrintable(QString("%1 > %2").arg(s.peakActiveBytes).arg(facts["peak_at_most"].toInteger())));
         QVERIFY(s.peakReservedBytes < (uint64_t(1) << 50));
+        const QJsonObject json = QJsonDocument::fromJson(QByteArray::fromStdString(summaryJson(*snapshot, "x", {{s, std::nullopt}})))
+                                     .object().value("devices").toArray()[0].toObject();
+        QCOMPARE(json["warnings"].toArray().size(), int(s.warnings.size()));
+        for (const QJsonValue &w : json["warnings"].toArray())
+            QVERIFY(kinds.contains(w.toObject()["kind"].toString()) && w.toObject()["count"].toInteger() > 0 &&
+                    !w.toObject()["message"].toString().isEmpty());
     }
 };
 
