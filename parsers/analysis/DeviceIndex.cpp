@@ -121,7 +121,7 @@ void DeviceIndex::pairAllocations(const std::atomic<bool> *cancel)
                     if (it != initialDetails_.end() && it->first == known && it->second.stack == StackTable::kEmpty)
                         it->second.stack = block.stack;
                     if (poolIndex != 0 && poolIndex < snapshot_.pools.size())
-                        initialPools_.emplace_back(known, poolIndex);
+                        pools_.emplace_back(known, poolIndex);
                 }
                 continue;
             }
@@ -129,7 +129,7 @@ void DeviceIndex::pairAllocations(const std::atomic<bool> *cancel)
             allocations_.push_back(Allocation{});
             initialDetails_.emplace_back(id, AllocationDetail{block.address, block.requestedSize, seg.stream, block.stack});
             if (poolIndex != 0 && poolIndex < snapshot_.pools.size())
-                initialPools_.emplace_back(id, poolIndex);
+                pools_.emplace_back(id, poolIndex);
             open.set(block.address, id);
         }
     }
@@ -150,7 +150,9 @@ void DeviceIndex::pairAllocations(const std::atomic<bool> *cancel)
         }
     }
     std::stable_sort(annotations_.begin(), annotations_.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
-    std::sort(initialPools_.begin(), initialPools_.end());
+    if (!snapshot_.facts.hasPoolIds && snapshot_.pools.size() > 1)
+        poolsFromFinalSegments();
+    std::sort(pools_.begin(), pools_.end());
     for (const auto &[id, d] : initialDetails_) {
         initialBytes_ += d.size;
         ++initialBlocks_;
@@ -399,13 +401,51 @@ std::vector<std::string> DeviceIndex::labelsOf(uint32_t id) const
     return labels;
 }
 
+void DeviceIndex::poolsFromFinalSegments()
+{
+    // Files from before pool_id (CUDA graphs before 2026): as MemoryViz does, an allocation
+    // belongs to the pool of the final segment holding its address; one whose segment was
+    // released within the trace cannot be placed and stays in the default pool.
+    struct Range {
+        uint64_t begin, end;
+        uint32_t pool;
+    };
+    std::vector<Range> ranges;
+    for (const Segment &seg : snapshot_.segments) {
+        const uint32_t pool = snapshot_.poolIndex(seg.pool);
+        if (seg.device == device_ && pool != 0 && pool < snapshot_.pools.size())
+            ranges.push_back({seg.address, seg.address + seg.totalSize, pool});
+    }
+    if (ranges.empty())
+        return;
+    std::sort(ranges.begin(), ranges.end(), [](const Range &a, const Range &b) { return a.begin < b.begin; });
+    for (uint32_t id = 0; id < allocations_.size(); ++id) {
+        if (allocations_[id].allocEvent == kBeforeTrace)
+            continue; // placed from their final block already
+        const uint64_t addr = events_->addr[allocations_[id].allocEvent];
+        auto it = std::upper_bound(ranges.begin(), ranges.end(), addr, [](uint64_t a, const Range &r) { return a < r.begin; });
+        if (it != ranges.begin() && addr < std::prev(it)->end)
+            pools_.emplace_back(id, std::prev(it)->pool);
+    }
+}
+
+uint32_t DeviceIndex::segmentPoolOf(uint32_t life) const
+{
+    const SegmentLife &s = segmentLives_[life];
+    if (s.finalSegment != UINT32_MAX) {
+        const uint32_t pool = snapshot_.poolIndex(snapshot_.segments[s.finalSegment].pool);
+        return pool < snapshot_.pools.size() ? pool : 0;
+    }
+    return events_->poolOf(s.createdEvent != kBeforeTrace ? s.createdEvent : s.releasedEvent);
+}
+
 uint32_t DeviceIndex::poolOf(uint32_t id) const
 {
     const Allocation &a = allocations_[id];
-    if (a.allocEvent != kBeforeTrace)
+    if (a.allocEvent != kBeforeTrace && snapshot_.facts.hasPoolIds)
         return events_->poolOf(a.allocEvent);
-    auto it = std::lower_bound(initialPools_.begin(), initialPools_.end(), std::make_pair(id, 0u));
-    return it != initialPools_.end() && it->first == id ? it->second : 0;
+    auto it = std::lower_bound(pools_.begin(), pools_.end(), std::make_pair(id, 0u));
+    return it != pools_.end() && it->first == id ? it->second : 0;
 }
 
 std::vector<uint32_t> DeviceIndex::oomEvents() const

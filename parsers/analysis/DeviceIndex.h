@@ -96,8 +96,11 @@ public:
     bool hasAnnotations() const { return !annotateEvents_.empty(); }
     std::span<const uint32_t> annotateEvents() const { return annotateEvents_; } // in event order
     // The mempool (index into Snapshot::pools) allocation `id` belongs to: its alloc entry's
-    // pool_id, or for blocks older than the trace the pool of the final segment holding them.
+    // pool_id, or (blocks older than the trace, files without pool_id) the pool of the final
+    // segment holding it.
     uint32_t poolOf(uint32_t id) const;
+    // The mempool of segment life `life`: its final segment's, else its entries' pool_id.
+    uint32_t segmentPoolOf(uint32_t life) const;
     // (event, allocation) pairs: the allocations an alloc event ended because their free was never
     // recorded (usually none). A view into the index; nothing is allocated.
     std::span<const std::pair<uint32_t, uint32_t>> endedBy(uint32_t allocEvent) const;
@@ -123,6 +126,7 @@ private:
     void computeTotals();
     void pairSegments();
     void buildCheckpoints(const std::atomic<bool> *cancel);
+    void poolsFromFinalSegments();
     uint32_t newInitialAllocation(uint64_t addr, uint64_t size, uint16_t stream, uint32_t stack);
     bool aliveAfter(uint32_t id, uint32_t e) const;
 
@@ -146,7 +150,7 @@ private:
     uint32_t preProfile_ = UINT32_MAX;
     std::vector<std::pair<uint32_t, uint32_t>> annotations_;  // (allocation, annotate event), sorted
     std::vector<uint32_t> annotateEvents_;
-    std::vector<std::pair<uint32_t, uint32_t>> initialPools_; // (allocation, pool index) for initial blocks in a private pool
+    std::vector<std::pair<uint32_t, uint32_t>> pools_; // (allocation, pool index) not known from its entry, private pools only
     std::vector<std::vector<uint32_t>> checkpoints_; // live allocations before event c*K
 };
 

@@ -49,7 +49,7 @@ std::vector<PoolUsage> privatePools(const Snapshot &snapshot, const DeviceIndex 
         const bool grows = a == Action::SegmentAlloc || a == Action::SegmentMap;
         if (!grows && a != Action::SegmentFree && a != Action::SegmentUnmap)
             continue;
-        if (const uint32_t pool = ev.poolOf(e)) {
+        if (const uint32_t pool = index.segmentPoolOf(index.ownerOfEvent(e))) {
             PoolUsage &u = usage(pool, streamValue(ev.stream[e]));
             net[static_cast<size_t>(&u - pools.data())] += grows ? static_cast<int64_t>(ev.size[e]) : -static_cast<int64_t>(ev.size[e]);
         }
@@ -94,7 +94,7 @@ std::vector<PoolUsage> privatePools(const Snapshot &snapshot, const DeviceIndex 
     for (uint32_t e = 0; e < ev.count(); ++e) {
         const Action a = ev.action[e];
         if (a == Action::SegmentAlloc || a == Action::SegmentMap || a == Action::SegmentFree || a == Action::SegmentUnmap) {
-            if (const uint32_t pool = ev.poolOf(e)) {
+            if (const uint32_t pool = index.segmentPoolOf(index.ownerOfEvent(e))) {
                 const size_t i = keys.at({pool, streamValue(ev.stream[e])});
                 const bool grows = a == Action::SegmentAlloc || a == Action::SegmentMap;
                 reserved[i] += grows ? static_cast<int64_t>(ev.size[e]) : -static_cast<int64_t>(ev.size[e]);

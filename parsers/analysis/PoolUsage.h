@@ -2,7 +2,8 @@
 // Private mempools (CUDA graphs, torch.cuda.MemPool) over one device's trace: for each
 // (pool, stream), the bytes its allocations hold and its segments reserve after every event,
 // as MemoryViz's "Allocated Memory (incl. Private Pools)" groups them. The pool comes from the
-// entries' pool_id (torch 2026) or, for blocks older than the trace, their final segment.
+// entries' pool_id (torch 2026) or, for blocks older than the trace and files without pool_id,
+// the final segment holding them (DeviceIndex::poolOf).
 #include "analysis/DeviceIndex.h"
 
 #include <cstdint>

@@ -142,10 +142,20 @@ private slots:
         QVERIFY(maxCached);
     }
 
+    // Without pool_id on the entries (files before 2026) the pool comes from the final segment.
+    void privatePool_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<bool>("poolIds");
+        QTest::newRow("pool_id") << "newer.pickle" << true;
+        QTest::newRow("final segments") << "no_pool_ids.pickle" << false;
+    }
     void privatePool()
     {
-        auto snapshot = loadSnapshot(file("newer.pickle").toStdString());
-        QVERIFY(snapshot->facts.hasPoolIds);
+        QFETCH(QString, name);
+        QFETCH(bool, poolIds);
+        auto snapshot = loadSnapshot(file(name).toStdString());
+        QCOMPARE(snapshot->facts.hasPoolIds, poolIds);
         DeviceIndex index(*snapshot, 0);
         const std::vector<PoolUsage> pools = privatePools(*snapshot, index);
         const QJsonObject pool = newer_["pool"].toObject();

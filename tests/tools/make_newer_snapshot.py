@@ -13,6 +13,8 @@ OUTDIR/newer.pickle (protocol 4) and newer_p5.pickle (protocol 5) carry:
   - user_metadata (JSON text) and compile_context on the second and third, FX frame fields on the
     largest one's first frame, forward_frames and internal_metadata on other entries;
   - allocator_settings keys of 2026, and pinned host memory (host_segments, host_traces).
+OUTDIR/no_pool_ids.pickle is newer.pickle without pool_id on its entries, as CUDA-graph files
+from before 2026 are: the pool must come from the final segments.
 OUTDIR/truncated.pickle keeps the last 10,000 entries of the original trace, as a ring buffer of
 max_entries=10000 would.
 """
@@ -183,6 +185,11 @@ def main(source, outdir, pool_mib='20'):
     for name, protocol in (('newer.pickle', 4), ('newer_p5.pickle', 5)):
         with open(os.path.join(outdir, name), 'wb') as f:
             pickle.dump(data, f, protocol=protocol)
+    for trace in data['device_traces'] + [data['host_traces']]:
+        for e in trace:
+            e.pop('pool_id', None)
+    with open(os.path.join(outdir, 'no_pool_ids.pickle'), 'wb') as f:
+        pickle.dump(data, f, protocol=4)
     data = open_any(source)
     facts['truncated'] = truncated(data, 10000)
     with open(os.path.join(outdir, 'truncated.pickle'), 'wb') as f:
