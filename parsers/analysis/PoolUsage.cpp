@@ -115,4 +115,45 @@ std::vector<PoolUsage> privatePools(const Snapshot &snapshot, const DeviceIndex 
     return pools;
 }
 
+uint64_t stackedPeakBytes(const DeviceIndex &index, std::span<const PoolUsage> pools)
+{
+    uint64_t peak = std::max(index.peakActiveBytes(), index.peakReservedBytes());
+    if (pools.empty())
+        return peak;
+    // Only events where some pool series changes can move the stack above the active line's own
+    // peak, so walk those change points in order with a cursor per series.
+    std::vector<uint32_t> points;
+    for (const PoolUsage &p : pools) {
+        for (const auto *series : {&p.active, &p.envelope})
+            for (const auto &[event, value] : series->changes)
+                points.push_back(event);
+    }
+    std::sort(points.begin(), points.end());
+    points.erase(std::unique(points.begin(), points.end()), points.end());
+    auto stackAt = [&](uint32_t e) {
+        int64_t top = static_cast<int64_t>(index.activeAfter(e));
+        for (const PoolUsage &p : pools)
+            top += static_cast<int64_t>(p.envelope.at(e)) - static_cast<int64_t>(p.active.at(e));
+        return top < 0 ? uint64_t(0) : static_cast<uint64_t>(top);
+    };
+    peak = std::max(peak, stackAt(kBeforeTrace));
+    // Between change points the pools are constant, so the stack peaks where active does: the
+    // peak of active bytes in each stretch, found at the stretch's own maximum.
+    uint32_t from = 0;
+    const auto n = static_cast<uint32_t>(index.eventCount());
+    points.push_back(n);
+    for (uint32_t point : points) {
+        uint32_t best = from;
+        for (uint32_t e = from; e < std::min(point, n); ++e)
+            if (index.activeAfter(e) > index.activeAfter(best))
+                best = e;
+        if (from < std::min(point, n))
+            peak = std::max(peak, stackAt(best));
+        if (point < n)
+            peak = std::max(peak, stackAt(point));
+        from = point + 1;
+    }
+    return peak;
+}
+
 } // namespace memlens

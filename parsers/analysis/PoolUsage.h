@@ -34,4 +34,9 @@ struct PoolUsage {
 // Empty when the device has no private pool. Ordered by pool id, then stream.
 std::vector<PoolUsage> privatePools(const Snapshot &snapshot, const DeviceIndex &index);
 
+// The highest the timeline's stack reaches: with private pools each is drawn as tall as its
+// envelope below the default pool's allocations, so it can exceed the active peak. Never below
+// the peaks of active and reserved bytes.
+uint64_t stackedPeakBytes(const DeviceIndex &index, std::span<const PoolUsage> pools);
+
 } // namespace memlens

@@ -161,7 +161,8 @@ uint32_t TimelineLayout::peakIn(uint32_t first, uint32_t last) const
     return best;
 }
 
-TimelineFrame TimelineLayout::layout(uint32_t first, uint32_t last, int columns, size_t maxBands) const
+TimelineFrame TimelineLayout::layout(uint32_t first, uint32_t last, int columns, size_t maxBands,
+                                     std::span<const PoolUsage> pools) const
 {
     std::vector<ColumnRange> ranges;
     if (columns < 1 || index_.eventCount() == 0 || first > last)
@@ -172,10 +173,11 @@ TimelineFrame TimelineLayout::layout(uint32_t first, uint32_t last, int columns,
         const auto next = first + static_cast<uint32_t>(span * (c + 1) / columns);
         ranges.emplace_back(lo, std::max(lo, next == 0 ? 0 : next - 1));
     }
-    return layoutColumns(ranges, maxBands);
+    return layoutColumns(ranges, maxBands, pools);
 }
 
-TimelineFrame TimelineLayout::layoutColumns(const std::vector<ColumnRange> &ranges, size_t maxBands) const
+TimelineFrame TimelineLayout::layoutColumns(const std::vector<ColumnRange> &ranges, size_t maxBands,
+                                            std::span<const PoolUsage> pools) const
 {
     TimelineFrame frame;
     if (ranges.empty() || index_.eventCount() == 0)
@@ -184,6 +186,7 @@ TimelineFrame TimelineLayout::layoutColumns(const std::vector<ColumnRange> &rang
     frame.columnEvent.assign(columns, kBeforeTrace);
     frame.total.assign(columns, 0);
     frame.reserved.assign(columns, 0);
+    frame.otherBottom.assign(columns, 0);
     frame.otherTop.assign(columns, 0);
     const auto lastEvent = static_cast<uint32_t>(index_.eventCount() - 1);
     for (size_t c = 0; c < columns; ++c) {
@@ -200,10 +203,7 @@ TimelineFrame TimelineLayout::layoutColumns(const std::vector<ColumnRange> &rang
     const uint32_t last = std::clamp(ranges.back().second, first, lastEvent);
     std::vector<uint32_t> chosen = largestIn(first, last, maxBands);
     std::sort(chosen.begin(), chosen.end()); // stacked in allocation order, oldest at the bottom
-    // Each band covers the run of columns whose sample event lies in its lifetime; the bytes
-    // drawn individually per column are summed with a difference array, not column by column.
     frame.bands.resize(chosen.size());
-    std::vector<int64_t> individual(columns + 1, 0);
     for (size_t i = 0; i < chosen.size(); ++i) {
         TimelineBand &band = frame.bands[i];
         band.allocation = chosen[i];
@@ -215,24 +215,70 @@ TimelineFrame TimelineLayout::layoutColumns(const std::vector<ColumnRange> &rang
         const auto to = std::upper_bound(from, frame.columnEvent.end(), end);
         band.firstColumn = static_cast<size_t>(from - frame.columnEvent.begin());
         band.bottom.resize(static_cast<size_t>(to - from));
-        individual[band.firstColumn] += static_cast<int64_t>(band.size);
-        individual[band.endColumn()] -= static_cast<int64_t>(band.size);
     }
-    int64_t running = 0;
+    if (!pools.empty())
+        stackPools(frame, pools);
+    // The bytes drawn individually per column and region are summed with difference arrays, not
+    // column by column; each region's folded band is what it holds less what is drawn.
+    const size_t regions = frame.pools.size() + 1;
+    auto regionOf = [&](const TimelineBand &b) { return b.region == TimelineBand::kDefaultPool ? regions - 1 : b.region; };
+    std::vector<std::vector<int64_t>> individual(regions, std::vector<int64_t>(columns + 1, 0));
+    for (const TimelineBand &band : frame.bands) {
+        individual[regionOf(band)][band.firstColumn] += static_cast<int64_t>(band.size);
+        individual[regionOf(band)][band.endColumn()] -= static_cast<int64_t>(band.size);
+    }
+    std::vector<int64_t> running(regions, 0);
+    std::vector<std::vector<uint64_t>> stack(regions, std::vector<uint64_t>(columns));
     for (size_t c = 0; c < columns; ++c) {
-        running += individual[c];
-        const auto drawn = static_cast<uint64_t>(running);
-        frame.otherTop[c] = frame.total[c] > drawn ? frame.total[c] - drawn : 0;
+        uint64_t privateActive = 0;
+        for (size_t r = 0; r + 1 < regions; ++r) {
+            TimelinePoolRegion &region = frame.pools[r];
+            running[r] += individual[r][c];
+            const uint64_t active = pools[region.pool].active.at(frame.columnEvent[c]);
+            privateActive += active;
+            const auto drawn = static_cast<uint64_t>(running[r]);
+            region.otherTop[c] = region.base[c] + (active > drawn ? active - drawn : 0);
+            stack[r][c] = region.otherTop[c];
+        }
+        running.back() += individual.back()[c];
+        const auto drawn = static_cast<uint64_t>(running.back());
+        const uint64_t held = frame.total[c] > privateActive ? frame.total[c] - privateActive : 0;
+        frame.otherTop[c] = frame.otherBottom[c] + (held > drawn ? held - drawn : 0);
+        stack.back()[c] = frame.otherTop[c];
     }
-    std::vector<uint64_t> stack = frame.otherTop;
     for (TimelineBand &band : frame.bands) {
+        std::vector<uint64_t> &top = stack[regionOf(band)];
         for (size_t k = 0; k < band.bottom.size(); ++k) {
-            uint64_t &top = stack[band.firstColumn + k];
-            band.bottom[k] = top;
-            top += band.size;
+            band.bottom[k] = top[band.firstColumn + k];
+            top[band.firstColumn + k] += band.size;
         }
     }
     return frame;
+}
+
+void TimelineLayout::stackPools(TimelineFrame &frame, std::span<const PoolUsage> pools) const
+{
+    const size_t columns = frame.columnEvent.size();
+    std::vector<uint64_t> base(columns, 0);
+    for (size_t p = 0; p < pools.size(); ++p) {
+        TimelinePoolRegion region{p, base, std::vector<uint64_t>(columns), std::vector<uint64_t>(columns)};
+        for (size_t c = 0; c < columns; ++c) {
+            region.top[c] = base[c] + pools[p].envelope.at(frame.columnEvent[c]);
+            base[c] = region.top[c];
+        }
+        frame.pools.push_back(std::move(region));
+    }
+    frame.otherBottom = std::move(base);
+    for (TimelineBand &band : frame.bands) {
+        const uint32_t pool = index_.poolOf(band.allocation);
+        if (pool == 0)
+            continue;
+        const uint64_t stream = index_.detail(band.allocation).stream;
+        for (size_t p = 0; p < pools.size(); ++p) {
+            if (pools[p].pool == pool && pools[p].stream == stream)
+                band.region = static_cast<uint32_t>(p);
+        }
+    }
 }
 
 } // namespace memlens

@@ -5,8 +5,10 @@
 // in reveals detail. Each column is sampled at its event of highest active bytes, so peaks are
 // never smoothed away.
 #include "analysis/DeviceIndex.h"
+#include "analysis/PoolUsage.h"
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 namespace memlens {
@@ -14,7 +16,9 @@ namespace memlens {
 // One individually drawn allocation. Column sample events never decrease, so the columns it is
 // alive in are one run: [firstColumn, firstColumn + bottom.size()).
 struct TimelineBand {
+    static constexpr uint32_t kDefaultPool = UINT32_MAX;
     uint32_t allocation = 0;
+    uint32_t region = kDefaultPool; // the TimelineFrame::pools region it is stacked in
     uint64_t size = 0; // the band's height in bytes
     size_t firstColumn = 0;
     std::vector<uint64_t> bottom; // per alive column
@@ -23,12 +27,23 @@ struct TimelineBand {
     size_t endColumn() const { return firstColumn + bottom.size(); }
 };
 
+// A private mempool's region, stacked from the bottom below the default pool: as tall as the
+// pool's envelope, holding its own folded band and its allocations' bands.
+struct TimelinePoolRegion {
+    size_t pool = 0;                // index into the pools given to layoutColumns
+    std::vector<uint64_t> base;     // per column
+    std::vector<uint64_t> otherTop; // the pool's folded band spans [base, otherTop)
+    std::vector<uint64_t> top;      // base + the pool's envelope
+};
+
 struct TimelineFrame {
     std::vector<uint32_t> columnEvent;  // sample event of each column (kBeforeTrace: none)
     std::vector<uint64_t> total;        // active bytes at the sample event
     std::vector<uint64_t> reserved;     // reserved bytes at the sample event
-    std::vector<uint64_t> otherTop;     // the folded band spans [0, otherTop)
-    std::vector<TimelineBand> bands;    // individually drawn, stacked above the folded band
+    std::vector<uint64_t> otherBottom;  // the default pool's folded band spans [otherBottom,
+    std::vector<uint64_t> otherTop;     // otherTop); otherBottom is 0 without private pools
+    std::vector<TimelineBand> bands;    // individually drawn, stacked above their folded band
+    std::vector<TimelinePoolRegion> pools;
 };
 
 class TimelineLayout {
@@ -37,12 +52,16 @@ public:
 
     // Columns split [first, last] (event indices, inclusive) evenly; at most `maxBands`
     // allocations are drawn individually.
-    TimelineFrame layout(uint32_t first, uint32_t last, int columns, size_t maxBands) const;
+    TimelineFrame layout(uint32_t first, uint32_t last, int columns, size_t maxBands,
+                         std::span<const PoolUsage> pools = {}) const;
     // The same with explicit columns: column c shows events [first, last] (inclusive, never
     // empty; in order, neighbouring columns sharing at most their end event, as when zoomed in
     // past one event per pixel). Throws std::invalid_argument for columns out of order.
+    // With `pools` (the device's private pools), each pool's allocations are stacked inside its
+    // own region at the bottom, as MemoryViz's "incl. Private Pools" tab does.
     using ColumnRange = std::pair<uint32_t, uint32_t>;
-    TimelineFrame layoutColumns(const std::vector<ColumnRange> &columns, size_t maxBands) const;
+    TimelineFrame layoutColumns(const std::vector<ColumnRange> &columns, size_t maxBands,
+                                std::span<const PoolUsage> pools = {}) const;
 
     // The largest allocations whose lifetime meets [first, last], largest first (at most k,
     // up to kPerNode as they are kept per index node).
@@ -57,6 +76,7 @@ public:
 private:
     // Events after which the allocation is alive; false when it is alive after none.
     bool aliveRange(uint32_t id, uint32_t &first, uint32_t &last) const;
+    void stackPools(TimelineFrame &frame, std::span<const PoolUsage> pools) const;
     void collect(size_t node, uint32_t lo, uint32_t hi, uint32_t first, uint32_t last, std::vector<uint32_t> &out) const;
 
     const DeviceIndex &index_;

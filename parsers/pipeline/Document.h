@@ -23,6 +23,7 @@ struct DeviceData {
     DeviceSummary summary;
     Advice advice; // the inferred setup and ranked fixes, at the OOM when there is one, else the peak
     std::vector<PoolUsage> pools; // private mempools (CUDA graphs, MemPool); empty for most runs
+    uint64_t stackedPeakBytes = 0; // how high the timeline's stack reaches (pools at their envelope)
 };
 
 // Stage 1: everything the summary, segments, stacks, live and estimator pages need.

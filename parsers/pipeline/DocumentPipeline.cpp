@@ -57,6 +57,7 @@ void runDocumentPipeline(const std::string &path, const std::atomic<bool> *cance
         data.summary = summarizeDevice(*snapshot, *index, 50, categories.get());
         data.advice = advise(*snapshot, *index, *categories, {});
         data.pools = privatePools(*snapshot, *index);
+        data.stackedPeakBytes = stackedPeakBytes(*index, data.pools);
         data.index = std::move(index);
         data.categories = std::move(categories);
         doc->devices.emplace(devices[i], std::move(data));

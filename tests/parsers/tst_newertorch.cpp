@@ -7,6 +7,7 @@
 #include "analysis/FileHealth.h"
 #include "analysis/PoolUsage.h"
 #include "analysis/SnapshotSummary.h"
+#include "analysis/TimelineLayout.h"
 #include "cache/SnapshotCodec.h"
 #include "decode/SnapshotLoader.h"
 #include "report/SummaryReport.h"
@@ -41,6 +42,48 @@ int deviceNamed(const Snapshot &snapshot, const std::string &name)
 }
 
 } // namespace
+
+// The timeline stacks each private pool's allocations inside its region at the bottom, as tall as
+// its envelope, and the default pool's above: every column's regions add up to what they hold.
+void checkPoolStacking(const DeviceIndex &index, const std::vector<PoolUsage> &pools)
+{
+    const TimelineLayout layout(index);
+    const auto n = static_cast<uint32_t>(index.eventCount());
+    const TimelineFrame frame = layout.layout(0, n - 1, 300, 20000, pools);
+    QCOMPARE(frame.pools.size(), pools.size());
+    size_t pooled = 0;
+    for (size_t c = 0; c < frame.columnEvent.size(); ++c) {
+        const uint32_t e = frame.columnEvent[c];
+        const TimelinePoolRegion &region = frame.pools[0];
+        QCOMPARE(region.base[c], uint64_t(0));
+        QCOMPARE(region.top[c], pools[0].envelope.at(e));
+        QCOMPARE(frame.otherBottom[c], region.top[c]);
+        uint64_t inPool = region.otherTop[c] - region.base[c], inDefault = frame.otherTop[c] - frame.otherBottom[c];
+        for (const TimelineBand &band : frame.bands) {
+            if (!band.alive(c))
+                continue;
+            const bool isPooled = band.region == 0;
+            QCOMPARE(isPooled, index.poolOf(band.allocation) == pools[0].pool);
+            if (isPooled) {
+                QVERIFY(band.bottomAt(c) >= region.base[c] && band.bottomAt(c) + band.size <= region.top[c]);
+                inPool += band.size;
+                ++pooled;
+            } else {
+                QVERIFY(band.bottomAt(c) >= frame.otherBottom[c]);
+                inDefault += band.size;
+            }
+        }
+        QCOMPARE(inPool, pools[0].active.at(e));
+        QCOMPARE(inDefault, frame.total[c] - pools[0].active.at(e));
+    }
+    QVERIFY(pooled > 0);
+    // The plot's height: the stack's highest point, replayed event by event.
+    uint64_t top = std::max(index.peakActiveBytes(), index.peakReservedBytes());
+    for (uint32_t e = 0; e < n; ++e)
+        top = std::max(top, index.activeAfter(e) + pools[0].envelope.at(e) - pools[0].active.at(e));
+    QCOMPARE(stackedPeakBytes(index, pools), top);
+    QVERIFY(top > index.peakActiveBytes());
+}
 
 class TestNewerTorch : public QObject {
     Q_OBJECT
@@ -168,6 +211,7 @@ private slots:
         QCOMPARE(u.active.last(), uint64_t(pool["active_bytes_at_end"].toInteger()));
         QCOMPARE(u.active.peak(), uint64_t(pool["peak_active_bytes"].toInteger()));
         QCOMPARE(u.envelope.last(), uint64_t(pool["reserved_bytes"].toInteger()));
+        checkPoolStacking(index, pools);
         // The corpus runs have none.
         auto plain = loadSnapshot(source().toStdString());
         DeviceIndex plainIndex(*plain, 0);

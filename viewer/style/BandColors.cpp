@@ -32,6 +32,11 @@ QColor foldedBandColor(bool dark)
     return dark ? QColor(95, 100, 110) : QColor(190, 194, 200);
 }
 
+QColor poolEnvelopeColor(bool dark)
+{
+    return dark ? QColor(58, 60, 66) : QColor(228, 229, 232);
+}
+
 QColor categoryColor(int category)
 {
     static const QColor colors[] = {QColor(46, 125, 50), QColor(65, 105, 225), QColor(218, 165, 32),

@@ -31,6 +31,8 @@ constexpr std::optional<ColorMode> colorModeFromName(std::string_view name)
 QColor bandColor(uint64_t key);
 QColor allocationColor(const DeviceData &device, uint32_t allocation, ColorMode mode);
 QColor foldedBandColor(bool dark);
+// A private pool's reserved but unused room (its envelope above what it holds).
+QColor poolEnvelopeColor(bool dark);
 // One colour per allocation category (parameter, gradient, optimizer state, activation,
 // temporary, unknown), close to torch's memory-timeline colours.
 QColor categoryColor(int category);

@@ -41,7 +41,7 @@ QCPRange AllocationBandsPlottable::getValueRange(bool &foundRange, QCP::SignDoma
     foundRange = device() != nullptr;
     if (!device())
         return {};
-    return QCPRange(0, static_cast<double>(std::max(device()->index->peakActiveBytes(), device()->index->peakReservedBytes())));
+    return QCPRange(0, static_cast<double>(device()->stackedPeakBytes));
 }
 
 double AllocationBandsPlottable::selectTest(const QPointF &pos, bool, QVariant *) const
@@ -91,7 +91,7 @@ void AllocationBandsPlottable::draw(QCPPainter *painter)
     const double left = area.left(), right = area.right() + 1;
     const int columns = std::max(1, static_cast<int>(right - left));
     const double x0 = mKeyAxis->pixelToCoord(left), x1 = mKeyAxis->pixelToCoord(right);
-    frame_ = state_->deviceLayout()->layoutColumns(axis().columnRanges(x0, x1, columns), kMaxBands);
+    frame_ = state_->deviceLayout()->layoutColumns(axis().columnRanges(x0, x1, columns), kMaxBands, device()->pools);
     frameLeft_ = left;
     columnWidth_ = (right - left) / columns;
     auto y = [&](uint64_t bytes) { return mValueAxis->coordToPixel(static_cast<double>(bytes)); };
@@ -118,6 +118,12 @@ void AllocationBandsPlottable::draw(QCPPainter *painter)
         }
     };
     const auto count = static_cast<size_t>(columns);
+    // Private pools first, at the bottom: each region is the pool's envelope, holding its folded
+    // band; its allocations' bands follow with the others.
+    for (const TimelinePoolRegion &region : frame_.pools) {
+        fillRuns(0, count, [&](size_t c) { return std::make_pair(region.base[c], region.top[c]); }, poolEnvelopeColor(dark_));
+        fillRuns(0, count, [&](size_t c) { return std::make_pair(region.base[c], region.otherTop[c]); }, foldedBandColor(dark_));
+    }
     if (state_->colorMode() == ColorMode::Category && device()->categories) {
         // The folded band split by category too: each column's totals minus its drawn bands.
         std::vector<std::array<uint64_t, kCategoryCount>> folded(count);
@@ -128,7 +134,7 @@ void AllocationBandsPlottable::draw(QCPPainter *painter)
             for (size_t c = band.firstColumn; c < band.endColumn(); ++c)
                 folded[c][k] -= std::min(folded[c][k], band.size);
         }
-        std::vector<uint64_t> base(count, 0);
+        std::vector<uint64_t> base = frame_.otherBottom;
         for (int k = 0; k < kCategoryCount; ++k) {
             fillRuns(0, count, [&](size_t c) {
                 const uint64_t top = std::min(base[c] + folded[c][static_cast<size_t>(k)], frame_.otherTop[c]);
@@ -138,7 +144,7 @@ void AllocationBandsPlottable::draw(QCPPainter *painter)
                 base[c] = std::min(base[c] + folded[c][static_cast<size_t>(k)], frame_.otherTop[c]);
         }
     } else {
-        fillRuns(0, count, [&](size_t c) { return std::make_pair(uint64_t(0), frame_.otherTop[c]); }, foldedBandColor(dark_));
+        fillRuns(0, count, [&](size_t c) { return std::make_pair(frame_.otherBottom[c], frame_.otherTop[c]); }, foldedBandColor(dark_));
     }
     const TimelineBand *selectedBand = nullptr;
     for (const TimelineBand &band : frame_.bands) {
@@ -346,34 +352,24 @@ void AllocationBandsPlottable::drawPhases(QCPPainter *painter, const QRect &area
 
 void AllocationBandsPlottable::drawPrivatePools(QCPPainter *painter, double left, double right)
 {
-    // Each private pool's envelope (the high-water mark of what it reserved or held), stacked from
-    // the bottom, as MemoryViz's "incl. Private Pools" tab draws them.
-    const auto &pools = device()->pools;
+    // Each private pool's region gets the outline of its envelope (the high-water mark of what it
+    // reserved or held) and a label, as MemoryViz's "incl. Private Pools" tab draws them.
     const size_t count = frame_.columnEvent.size();
-    std::vector<double> base(count, 0.0);
-    auto y = [&](double bytes) { return mValueAxis->coordToPixel(bytes); };
-    std::vector<double> height(count);
-    for (const PoolUsage &pool : pools) {
-        for (size_t c = 0; c < count; ++c)
-            height[c] = static_cast<double>(pool.envelope.at(frame_.columnEvent[c]));
+    auto y = [&](uint64_t bytes) { return mValueAxis->coordToPixel(static_cast<double>(bytes)); };
+    const QColor ink = dark_ ? QColor(230, 230, 230) : Qt::black;
+    for (const TimelinePoolRegion &region : frame_.pools) {
         QPolygonF outline;
-        for (size_t c = 0; c < count; ++c) {
-            const double top = base[c] + height[c];
-            outline << QPointF(left + c * columnWidth_, y(top)) << QPointF(left + (c + 1) * columnWidth_, y(top));
-        }
-        for (size_t c = count; c-- > 0;)
-            outline << QPointF(left + (c + 1) * columnWidth_, y(base[c])) << QPointF(left + c * columnWidth_, y(base[c]));
-        painter->setPen(QPen(dark_ ? QColor(230, 230, 230) : Qt::black, 1));
-        painter->setBrush(QColor(128, 128, 128, 70));
-        painter->drawPolygon(outline);
+        for (size_t c = 0; c < count; ++c)
+            outline << QPointF(left + c * columnWidth_, y(region.top[c])) << QPointF(left + (c + 1) * columnWidth_, y(region.top[c]));
+        painter->setPen(QPen(ink, 1));
+        painter->setBrush(Qt::NoBrush);
+        painter->drawPolyline(outline);
+        const PoolUsage &pool = device()->pools[region.pool];
         const auto &[p0, p1] = state_->document()->snapshot->pools[pool.pool];
         const QString label = tr("private pool (%1, %2) · stream %3 · reserved %4").arg(p0).arg(p1).arg(pool.stream).arg(bytesText(pool.reserved.last()));
-        const double top = count ? y(base[count - 1] + static_cast<double>(pool.envelope.last())) : 0;
-        painter->setPen(dark_ ? QColor(230, 230, 230) : Qt::black);
-        const QRectF text(right - 420, top - 16, 414, 15);
-        painter->drawText(text, Qt::AlignRight | Qt::AlignVCenter, label);
-        for (size_t c = 0; c < count; ++c)
-            base[c] += height[c];
+        const double top = count ? y(region.top[count - 1]) : 0;
+        painter->setPen(ink);
+        painter->drawText(QRectF(right - 420, top + 2, 414, 15), Qt::AlignRight | Qt::AlignVCenter, label);
     }
 }
 

@@ -75,7 +75,8 @@ void TimelineView::rebuild()
     axisMode_->setEnabled(state_->document() && state_->document()->snapshot->facts.hasTimes);
     plot_->xAxis->setLabel(state_->timeAxis() ? tr("Time since the first event (s)") : tr("Event"));
     if (device) {
-        const double top = static_cast<double>(std::max(device->index->peakActiveBytes(), device->index->peakReservedBytes()));
+        const auto top = static_cast<double>(device->stackedPeakBytes);
+        plot_->yAxis->setLabel(device->pools.empty() ? tr("Active memory") : tr("Active memory, private pools at their envelope"));
         plot_->yAxis->setRange(0, std::max(1.0, top * 1.08));
         const DeviceSummary &s = device->summary;
         QString text = tr("<b>Peak %1</b>").arg(bytesText(s.peakActiveBytes));
@@ -174,9 +175,21 @@ QString TimelineView::tooltipAt(const QPoint &pixel) const
     if (event == kBeforeTrace || c < 0)
         return {};
     const double y = plot_->yAxis->pixelToCoord(pixel.y());
-    const uint64_t folded = bands_->lastFrame().otherTop[static_cast<size_t>(c)];
-    if (y >= 0 && y < static_cast<double>(folded))
-        return tr("%1 in smaller allocations at %2 (zoom in to see them one by one)").arg(bytesText(folded), eventLabel(*device->index, event));
+    const TimelineFrame &frame = bands_->lastFrame();
+    const auto column = static_cast<size_t>(c);
+    auto within = [y](uint64_t lo, uint64_t hi) { return y >= static_cast<double>(lo) && y < static_cast<double>(hi); };
+    const QString at = eventLabel(*device->index, event);
+    if (within(frame.otherBottom[column], frame.otherTop[column]))
+        return tr("%1 in smaller allocations at %2 (zoom in to see them one by one)").arg(bytesText(frame.otherTop[column] - frame.otherBottom[column]), at);
+    for (const TimelinePoolRegion &region : frame.pools) {
+        if (!within(region.base[column], region.top[column]))
+            continue;
+        const PoolUsage &pool = device->pools[region.pool];
+        const auto &[p0, p1] = state_->document()->snapshot->pools[pool.pool];
+        return tr("Private pool (%1, %2), stream %3, at %4:\n%5 in use, %6 reserved, %7 at most so far\n(%8 in smaller allocations)")
+            .arg(p0).arg(p1).arg(pool.stream).arg(at, bytesText(pool.active.at(event)), bytesText(pool.reserved.at(event)),
+                 bytesText(pool.envelope.at(event)), bytesText(region.otherTop[column] - region.base[column]));
+    }
     return {};
 }
 
