@@ -8,6 +8,43 @@
 
 namespace memlens {
 
+std::string fxOriginalLine(std::string_view trace)
+{
+    // The innermost `File "path", line N, in name` line and the code line after it.
+    const size_t at = trace.rfind("File \"");
+    if (at == std::string_view::npos)
+        return std::string(trace.substr(0, trace.find('\n')));
+    std::string_view rest = trace.substr(at + 6);
+    const size_t quote = rest.find('"');
+    if (quote == std::string_view::npos)
+        return std::string(trace.substr(at));
+    std::string_view file = rest.substr(0, quote);
+    if (const size_t slash = file.rfind('/'); slash != std::string_view::npos)
+        file.remove_prefix(slash + 1);
+    rest.remove_prefix(quote + 1);
+    std::string line, name;
+    if (const size_t l = rest.find("line "); l != std::string_view::npos)
+        for (size_t i = l + 5; i < rest.size() && rest[i] >= '0' && rest[i] <= '9'; ++i)
+            line += rest[i];
+    std::string_view afterName;
+    if (const size_t in = rest.find(", in "); in != std::string_view::npos) {
+        afterName = rest.substr(in + 5);
+        name = std::string(afterName.substr(0, afterName.find('\n')));
+    }
+    std::string text = std::string(file) + ":" + line + ":" + name;
+    if (const size_t nl = afterName.find('\n'); nl != std::string_view::npos) {
+        std::string_view code = afterName.substr(nl + 1);
+        code = code.substr(0, code.find('\n'));
+        while (!code.empty() && (code.front() == ' ' || code.front() == '\t'))
+            code.remove_prefix(1);
+        while (!code.empty() && (code.back() == ' ' || code.back() == '\r'))
+            code.remove_suffix(1);
+        if (!code.empty())
+            text += "  " + std::string(code);
+    }
+    return text;
+}
+
 std::vector<uint32_t> treeFrames(const Snapshot &snapshot, uint32_t stack, const CallTreeOptions &options)
 {
     std::vector<uint32_t> frames;
@@ -23,43 +60,92 @@ std::vector<uint32_t> treeFrames(const Snapshot &snapshot, uint32_t stack, const
     return frames;
 }
 
+uint32_t CallTree::groupOf(const DeviceIndex &index, uint32_t allocation, StackGrouping grouping) const
+{
+    const Allocation &a = index.allocation(allocation);
+    const EventTable &ev = index.events();
+    switch (grouping) {
+    case StackGrouping::CompiledRegion:
+        return a.allocEvent == kBeforeTrace ? 0 : EventTable::noteAt(ev.compileContext, a.allocEvent);
+    case StackGrouping::UserMetadata:
+        return a.allocEvent == kBeforeTrace ? 0 : EventTable::noteAt(ev.userMetadata, a.allocEvent);
+    case StackGrouping::Label: {
+        const auto notes = index.annotationsOf(allocation); // the latest label names it
+        return notes.empty() ? 0 : EventTable::noteAt(ev.userMetadata, notes.back().second);
+    }
+    case StackGrouping::None: break;
+    }
+    return 0;
+}
+
 CallTree::CallTree(const Snapshot &snapshot, const DeviceIndex &index, const std::vector<uint32_t> &allocations,
                    const CallTreeOptions &options, const AllocationCategories *categories)
-    : snapshot_(snapshot)
+    : snapshot_(snapshot), grouping_(options.grouping)
 {
     nodes_.emplace_back();
     // Children looked up by (parent, frame); frame lists are shared, so cache them per stack.
     std::unordered_map<uint64_t, uint32_t> child;
     std::unordered_map<uint32_t, std::vector<uint32_t>> framesOf;
+    std::unordered_map<uint32_t, uint32_t> groupNode;
+    // FX frames of generated code with the same original model line are one node: the model's line
+    // is what the user wrote, the generated file a compiler's detail.
+    std::unordered_map<uint32_t, uint32_t> byOriginalLine;
+    auto canonical = [&](uint32_t frame) {
+        const FxFrame *fx = snapshot.fxFrame(frame);
+        if (!fx || fx->originalTrace == 0)
+            return frame;
+        return byOriginalLine.emplace(fx->originalTrace, frame).first->second;
+    };
+    auto visit = [&](uint32_t at, uint64_t size, size_t category, uint32_t label) {
+        CallTreeNode &n = nodes_[at];
+        n.bytes += size;
+        n.count += 1;
+        n.categoryBytes[category] += size;
+        if (label && n.labels.size() < CallTreeNode::kMaxLabels && std::find(n.labels.begin(), n.labels.end(), label) == n.labels.end())
+            n.labels.push_back(label);
+    };
+    auto newNode = [&](uint32_t parent, uint32_t frame, uint32_t text) {
+        const auto created = static_cast<uint32_t>(nodes_.size());
+        CallTreeNode n;
+        n.frame = frame;
+        n.text = text;
+        n.parent = parent;
+        nodes_.push_back(n);
+        nodes_[parent].children.push_back(created);
+        return created;
+    };
     for (uint32_t id : allocations) {
         const AllocationDetail d = index.detail(id);
         auto it = framesOf.find(d.stack);
-        if (it == framesOf.end())
-            it = framesOf.emplace(d.stack, treeFrames(snapshot, d.stack, options)).first;
+        if (it == framesOf.end()) {
+            std::vector<uint32_t> frames = treeFrames(snapshot, d.stack, options);
+            for (uint32_t &f : frames)
+                f = canonical(f);
+            it = framesOf.emplace(d.stack, std::move(frames)).first;
+        }
         std::vector<uint32_t> path = it->second;
         if (path.empty())
             path.push_back(kNoStack);
-        uint32_t at = 0;
         const auto category = static_cast<size_t>(categories ? categories->of(id) : Category::Unknown);
-        nodes_[0].bytes += d.size;
-        nodes_[0].count += 1;
-        nodes_[0].categoryBytes[category] += d.size;
+        const auto notes = index.annotationsOf(id);
+        const uint32_t label = notes.empty() ? 0 : EventTable::noteAt(index.events().userMetadata, notes.back().second);
+        uint32_t at = 0;
+        visit(at, d.size, category, label);
+        if (grouping_ != StackGrouping::None) {
+            const uint32_t group = groupOf(index, id, grouping_);
+            auto g = groupNode.find(group);
+            if (g == groupNode.end())
+                g = groupNode.emplace(group, newNode(0, kGroup, group)).first;
+            at = g->second;
+            visit(at, d.size, category, label);
+        }
         for (uint32_t frame : path) {
             const uint64_t key = (uint64_t(at) << 32) | frame;
             auto c = child.find(key);
-            if (c == child.end()) {
-                const auto created = static_cast<uint32_t>(nodes_.size());
-                CallTreeNode n;
-                n.frame = frame;
-                n.parent = at;
-                nodes_.push_back(n);
-                nodes_[at].children.push_back(created);
-                c = child.emplace(key, created).first;
-            }
+            if (c == child.end())
+                c = child.emplace(key, newNode(at, frame, 0)).first;
             at = c->second;
-            nodes_[at].bytes += d.size;
-            nodes_[at].count += 1;
-            nodes_[at].categoryBytes[category] += d.size;
+            visit(at, d.size, category, label);
         }
     }
     for (CallTreeNode &n : nodes_) {
@@ -71,12 +157,27 @@ CallTree::CallTree(const Snapshot &snapshot, const DeviceIndex &index, const std
 
 std::string CallTree::label(uint32_t id) const
 {
-    const uint32_t frame = nodes_[id].frame;
+    const CallTreeNode &n = nodes_[id];
     if (id == 0)
         return "all";
-    if (frame == kNoStack)
+    if (n.frame == kNoStack)
         return "(no stack recorded)";
-    return snapshot_.frameText(frame);
+    if (n.frame == kGroup) {
+        if (n.text != 0)
+            return std::string(snapshot_.strings.at(n.text));
+        switch (grouping_) {
+        case StackGrouping::CompiledRegion: return "(not compiled)";
+        case StackGrouping::UserMetadata: return "(no user metadata)";
+        default: return "(no label)";
+        }
+    }
+    if (const FxFrame *fx = snapshot_.fxFrame(n.frame); fx && fx->originalTrace != 0) {
+        std::string text = fxOriginalLine(snapshot_.strings.at(fx->originalTrace));
+        if (fx->node != 0)
+            text += " [" + std::string(snapshot_.strings.at(fx->node)) + "]";
+        return text;
+    }
+    return snapshot_.frameText(n.frame);
 }
 
 std::vector<uint32_t> CallTree::heaviestPath() const

@@ -62,7 +62,7 @@ void saveSession(const std::string &path, const Session &s, bool compress, const
     if (s.stacks)
         j["stacks"] = {{"bottom_up", s.stacks->bottomUp}, {"hide_noise", s.stacks->hideNoise}, {"python_only", s.stacks->pythonOnly},
                        {"fold_recursion", s.stacks->foldRecursion}, {"allocated_in_range", s.stacks->allocatedInRange},
-                       {"flame_zoom", s.stacks->flameZoom}};
+                       {"flame_zoom", s.stacks->flameZoom}, {"group_by", s.stacks->groupBy}};
     j["notes"] = s.notes;
     std::string bytes = j.dump(2) + "\n";
     if (compress) {
@@ -151,6 +151,7 @@ Session parseSession(std::string_view text, const std::string &path)
             v.foldRecursion = st.value("fold_recursion", v.foldRecursion);
             v.allocatedInRange = st.value("allocated_in_range", v.allocatedInRange);
             v.flameZoom = st.value("flame_zoom", v.flameZoom);
+            v.groupBy = st.value("group_by", v.groupBy);
             s.stacks = v;
         }
         for (const char *known : {"memlens_session", "snapshot", "device", "page", "time_axis", "color", "visible", "selected_event",

@@ -17,6 +17,7 @@ struct StacksViewState {
     bool hideNoise = true;
     bool pythonOnly = false;
     bool foldRecursion = false;
+    std::string groupBy = "stack"; // kStackGroupingNames
     bool allocatedInRange = false; // else: live at the cursor
     std::string flameZoom;         // frame path of the zoomed flame-graph frame ("": the root)
     bool operator==(const StacksViewState &) const = default;

@@ -4,6 +4,7 @@
 #include "CorpusFiles.h"
 #include "SnapshotEquality.h"
 
+#include "analysis/CallTree.h"
 #include "analysis/FileHealth.h"
 #include "analysis/PoolUsage.h"
 #include "analysis/SnapshotSummary.h"
@@ -156,6 +157,61 @@ private slots:
             QCOMPARE(entry["labels"].toArray(), labels[QString::number(entry["alloc_index"].toInteger())].toArray());
             QCOMPARE(entry.contains("user_metadata"), meta.contains(QString::number(entry["alloc_index"].toInteger())));
         }
+    }
+
+    // Stacks grouped by compiled region, user metadata or label: the named groups hold exactly the
+    // allocations carrying that value; FX frames are one node per original model line.
+    void stacksGrouped_data()
+    {
+        QTest::addColumn<int>("grouping");
+        for (StackGrouping g : {StackGrouping::CompiledRegion, StackGrouping::UserMetadata, StackGrouping::Label})
+            QTest::newRow(kStackGroupingNames.name(g).data()) << int(g);
+    }
+    void stacksGrouped()
+    {
+        QFETCH(int, grouping);
+        const auto g = StackGrouping(grouping);
+        auto snapshot = loadSnapshot(file("newer.pickle").toStdString());
+        DeviceIndex index(*snapshot, 0);
+        CallTreeOptions options;
+        options.grouping = g;
+        const CallTree tree(*snapshot, index, index.liveAt(index.peakIndex()), options);
+        const QJsonObject expected = newer_["groups_at_peak"].toObject()[QString::fromLatin1(kStackGroupingNames.name(g).data())].toObject();
+        uint64_t named = 0, inGroups = 0;
+        for (uint32_t child : tree.root().children) {
+            QCOMPARE(tree.node(child).frame, CallTree::kGroup);
+            inGroups += tree.node(child).bytes;
+            if (tree.node(child).text == 0)
+                continue;
+            const QString value = QString::fromStdString(tree.label(child));
+            QVERIFY2(expected.contains(value), qPrintable(value));
+            QCOMPARE(tree.node(child).bytes, uint64_t(expected[value].toInteger()));
+            ++named;
+        }
+        QCOMPARE(named, uint64_t(expected.size()));
+        QCOMPARE(inGroups, tree.root().bytes);
+        // The labels column: the root carries the labels of what is below it.
+        if (g == StackGrouping::Label)
+            QVERIFY(!tree.root().labels.empty());
+    }
+
+    void fxFramesGroupByOriginalLine()
+    {
+        auto snapshot = loadSnapshot(file("newer.pickle").toStdString());
+        DeviceIndex index(*snapshot, 0);
+        CallTreeOptions options;
+        options.bottomUp = true;
+        const CallTree tree(*snapshot, index, index.liveAt(index.peakIndex()), options);
+        std::vector<uint32_t> fx;
+        for (uint32_t child : tree.root().children)
+            if (tree.label(child).starts_with("model.py:10:forward"))
+                fx.push_back(child);
+        QCOMPARE(fx.size(), size_t(1));
+        QCOMPARE(QString::fromStdString(tree.label(fx[0])), QStringLiteral("model.py:10:forward  a = self.net1(x) [addmm_1]"));
+        QCOMPARE(tree.node(fx[0]).bytes, uint64_t(newer_["fx_bytes"].toInteger()));
+        QCOMPARE(fxOriginalLine("no traceback"), std::string("no traceback"));
+        QCOMPARE(fxOriginalLine("  File \"/a/b.py\", line 7, in f\n    x = g()\n  File \"/a/c.py\", line 9, in g\n    return h()\n"),
+                 std::string("c.py:9:g  return h()"));
     }
 
     void fxFramesInTheStack()

@@ -35,7 +35,7 @@ private slots:
         s.notes = nlohmann::json::array({{{"kind", "note"}, {"text", "the peak"}, {"event", 218}}});
         s.segmentBytesPerRow = uint64_t(32) << 20;
         s.color = "category";
-        s.stacks = StacksViewState{true, false, true, false, true, "a.py:1:f\nb.py:2:g"};
+        s.stacks = StacksViewState{true, false, true, false, "compiled_region", true, "a.py:1:f\nb.py:2:g"};
         s.unknown = {{"from_the_future", {{"x", 1}}}};
         const std::string path = dir.filePath("s.memlens").toStdString();
         saveSession(path, s, compress);

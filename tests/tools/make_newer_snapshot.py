@@ -141,6 +141,13 @@ def newer(data, pool_mib):
         'user_metadata': {str(shift[i]): v for i, v in metadata.items()},
         'compile_context': {str(shift[i]): v for i, v in compiled.items()},
         'fx_alloc_index': shift[first['alloc']],
+        'fx_bytes': first['size'],
+        # Stacks grouped at the peak: bytes per value (allocations without one are left out).
+        'groups_at_peak': {
+            'compiled_region': {compiled[third['alloc']]: third['size']},
+            'user_metadata': {metadata[second['alloc']]: second['size']},
+            'label': {labels[a['alloc']][-1]: a['size'] for a in (first, second, third, reused)},
+        },
         'annotate_entries': sum(len(v) for v in labels.values()),
         'pool': {'id': list(POOL), 'reserved_bytes': seg_size, 'active_bytes_at_end': 2 * part, 'peak_active_bytes': 3 * part,
                  'allocations': 3},

@@ -558,6 +558,14 @@ private slots:
         for (int r = 0; r < model->rowCount(); ++r)
             categorised = categorised || model->index(r, CallTreeModel::Mostly).data().toString().startsWith("activation");
         QVERIFY(categorised);
+        // Grouped by compiled region: the corpus run is not compiled, so one group holds it all.
+        options.grouping = StackGrouping::CompiledRegion;
+        page->setOptions(options);
+        QCOMPARE(model->rowCount(), 1);
+        QCOMPARE(model->index(0, 0).data().toString(), QStringLiteral("(not compiled)"));
+        QCOMPARE(page->tree()->node(page->tree()->root().children.front()).bytes, page->tree()->root().bytes);
+        options.grouping = StackGrouping::None;
+        page->setOptions(options);
         // Clicking a frame in the flame graph zooms into it and selects it in the tree.
         FlameGraphWidget *flame = page->flameGraph();
         flame->repaint();

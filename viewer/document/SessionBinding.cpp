@@ -30,8 +30,8 @@ Session captureSession(const DocumentView &view)
     s.segmentBytesPerRow = view.segments()->map()->bytesPerRow();
     const CallTreeOptions o = view.stacks()->options();
     const FlameGraphWidget *flame = view.stacks()->flameGraph();
-    s.stacks = StacksViewState{o.bottomUp, o.hideNoise, o.pythonOnly, o.foldRecursion, view.stacks()->allocatedInRange(),
-                               flame->pathOf(flame->zoomedNode()).toStdString()};
+    s.stacks = StacksViewState{o.bottomUp, o.hideNoise, o.pythonOnly, o.foldRecursion, std::string(kStackGroupingNames.name(o.grouping)),
+                               view.stacks()->allocatedInRange(), flame->pathOf(flame->zoomedNode()).toStdString()};
     s.notes = view.notes()->toJson();
     return s;
 }
@@ -62,6 +62,7 @@ void applySession(DocumentView &view, const Session &s)
         o.hideNoise = s.stacks->hideNoise;
         o.pythonOnly = s.stacks->pythonOnly;
         o.foldRecursion = s.stacks->foldRecursion;
+        o.grouping = kStackGroupingNames.find(s.stacks->groupBy).value_or(StackGrouping::None);
         view.stacks()->setAllocatedInRange(s.stacks->allocatedInRange);
         view.stacks()->setOptions(o);
         FlameGraphWidget *flame = view.stacks()->flameGraph();

@@ -76,7 +76,7 @@ QVariant CallTreeModel::data(const QModelIndex &index, int role) const
         return QStringLiteral("%1\n%2 in %3 allocations").arg(QString::fromStdString(tree_->label(id)),
                                                                bytesText(n.bytes)).arg(n.count);
     if (role == Qt::TextAlignmentRole)
-        return index.column() == FrameColumn || index.column() == Mostly ? int(Qt::AlignLeft | Qt::AlignVCenter) : int(Qt::AlignRight | Qt::AlignVCenter);
+        return index.column() == FrameColumn || index.column() == Mostly || index.column() == Labels ? int(Qt::AlignLeft | Qt::AlignVCenter) : int(Qt::AlignRight | Qt::AlignVCenter);
     if (role != Qt::DisplayRole)
         return {};
     switch (index.column()) {
@@ -94,6 +94,16 @@ QVariant CallTreeModel::data(const QModelIndex &index, int role) const
             .arg(QString::fromLatin1(name.data(), qsizetype(name.size())).replace('_', ' '))
             .arg(qRound(100.0 * double(*top) / double(std::max<uint64_t>(1, n.bytes))));
     }
+    case Labels: {
+        QStringList labels;
+        for (uint32_t text : n.labels) {
+            const std::string_view label = tree_->snapshot().strings.at(text);
+            labels << QString::fromUtf8(label.data(), qsizetype(label.size()));
+        }
+        if (n.labels.size() == CallTreeNode::kMaxLabels)
+            labels << QStringLiteral("…");
+        return labels.join(QStringLiteral(", "));
+    }
     default: return {};
     }
 }
@@ -108,6 +118,7 @@ QVariant CallTreeModel::headerData(int section, Qt::Orientation orientation, int
     case Share: return tr("Of live");
     case Count: return tr("Allocations");
     case Mostly: return tr("Mostly");
+    case Labels: return tr("Labels");
     default: return {};
     }
 }

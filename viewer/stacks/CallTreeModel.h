@@ -1,5 +1,6 @@
 #pragma once
-// A CallTree as an item model: frame, bytes (with a cost bar), share of the total, count.
+// A CallTree as an item model: frame, bytes (with a cost bar), share of the total, count, the
+// category holding most, and the annotate labels of the allocations below.
 #include "analysis/CallTree.h"
 
 #include <memory>
@@ -11,7 +12,7 @@ class CallTreeModel : public QAbstractItemModel {
     Q_OBJECT
 
 public:
-    enum Column { FrameColumn, Bytes, Share, Count, Mostly, ColumnCount };
+    enum Column { FrameColumn, Bytes, Share, Count, Mostly, Labels, ColumnCount };
     static constexpr int FractionRole = Qt::UserRole + 1;
     static constexpr int NodeRole = Qt::UserRole + 2;
 

@@ -31,6 +31,10 @@ StacksPage::StacksPage(ViewState *state, QWidget *parent) : QWidget(parent), sta
     scope_ = new QComboBox(this);
     scope_->addItems({tr("Live at the cursor"), tr("Allocated in the visible range")});
     scope_->setToolTip(tr("Either what is live at the selected event, or everything allocated in the timeline's visible range"));
+    groupBy_ = new QComboBox(this);
+    groupBy_->addItems({tr("By call stack"), tr("By compiled region"), tr("By user metadata"), tr("By label")});
+    groupBy_->setToolTip(tr("Split the stacks by torch.compile region, by the allocation's user_metadata, or by its "
+                            "latest annotate label first"));
     direction_ = new QComboBox(this);
     direction_->addItems({tr("Top-down"), tr("Bottom-up")});
     direction_->setToolTip(tr("Top-down starts at the outermost frame; bottom-up at the allocation site"));
@@ -44,7 +48,7 @@ StacksPage::StacksPage(ViewState *state, QWidget *parent) : QWidget(parent), sta
     auto *heaviest = new QPushButton(tr("Expand heaviest"), this);
     auto *exportButton = new QPushButton(tr("Export folded…"), this);
     exportButton->setToolTip(tr("frame;frame;frame bytes — for flamegraph.pl and speedscope"));
-    for (QWidget *w : std::initializer_list<QWidget *>{scope_, direction_, hideNoise_, pythonOnly_, foldRecursion_, search_, heaviest, exportButton})
+    for (QWidget *w : std::initializer_list<QWidget *>{scope_, groupBy_, direction_, hideNoise_, pythonOnly_, foldRecursion_, search_, heaviest, exportButton})
         bar->addWidget(w);
     layout->addWidget(title_);
     layout->addLayout(bar);
@@ -66,6 +70,7 @@ StacksPage::StacksPage(ViewState *state, QWidget *parent) : QWidget(parent), sta
     for (QCheckBox *c : {hideNoise_, pythonOnly_, foldRecursion_})
         connect(c, &QCheckBox::toggled, this, &StacksPage::rebuild);
     connect(direction_, &QComboBox::currentIndexChanged, this, &StacksPage::rebuild);
+    connect(groupBy_, &QComboBox::currentIndexChanged, this, &StacksPage::rebuild);
     connect(scope_, &QComboBox::currentIndexChanged, this, &StacksPage::rebuild);
     // The range moves with every pan: a hidden page catches up when it is shown.
     connect(state_, &ViewState::visibleRangeChanged, this, [this] {
@@ -113,6 +118,7 @@ void StacksPage::showEvent(QShowEvent *event)
 CallTreeOptions StacksPage::options() const
 {
     CallTreeOptions o;
+    o.grouping = kStackGroupingNames.values()[static_cast<size_t>(std::max(0, groupBy_->currentIndex()))];
     o.bottomUp = direction_->currentIndex() == 1;
     o.hideNoise = hideNoise_->isChecked();
     o.pythonOnly = pythonOnly_->isChecked();
@@ -123,6 +129,8 @@ CallTreeOptions StacksPage::options() const
 void StacksPage::setOptions(const CallTreeOptions &o)
 {
     updating_ = true;
+    const auto groupings = kStackGroupingNames.values();
+    groupBy_->setCurrentIndex(static_cast<int>(std::find(groupings.begin(), groupings.end(), o.grouping) - groupings.begin()));
     direction_->setCurrentIndex(o.bottomUp ? 1 : 0);
     hideNoise_->setChecked(o.hideNoise);
     pythonOnly_->setChecked(o.pythonOnly);
@@ -163,23 +171,34 @@ void StacksPage::rebuild()
                 born.push_back(d->index->ownerOfEvent(e));
         }
         tree = std::make_shared<const CallTree>(*state_->document()->snapshot, *d->index, born, options(), d->categories.get());
-        title_->setText(tr("<b>%1 allocated in %2 allocations from %3 to %4</b>, by call stack")
+        title_->setText(tr("<b>%1 allocated in %2 allocations from %3 to %4</b>%5")
                             .arg(bytesText(tree->root().bytes))
                             .arg(born.size())
-                            .arg(eventLabel(*d->index, first), eventLabel(*d->index, last)));
+                            .arg(eventLabel(*d->index, first), eventLabel(*d->index, last), groupingText()));
     } else {
         uint32_t e = state_->selectedEvent();
         if (e == kBeforeTrace || e >= d->index->eventCount())
             e = d->index->peakIndex();
         tree = std::make_shared<const CallTree>(*state_->document()->snapshot, *d->index, d->index->liveAt(e), options(), d->categories.get());
-        title_->setText(tr("<b>%1 live after %2</b>%3, by call stack")
+        title_->setText(tr("<b>%1 live after %2</b>%3%4")
                             .arg(bytesText(tree->root().bytes), eventLabel(*d->index, e))
-                            .arg(e == d->index->peakIndex() ? tr(" (the peak)") : QString()));
+                            .arg(e == d->index->peakIndex() ? tr(" (the peak)") : QString(), groupingText()));
     }
     tree_ = tree;
     model_->setTree(tree);
     flame_->setTree(tree);
     expandHeaviest();
+}
+
+QString StacksPage::groupingText() const
+{
+    switch (options().grouping) {
+    case StackGrouping::CompiledRegion: return tr(", by compiled region, then call stack");
+    case StackGrouping::UserMetadata: return tr(", by user metadata, then call stack");
+    case StackGrouping::Label: return tr(", by label, then call stack");
+    case StackGrouping::None: break;
+    }
+    return tr(", by call stack");
 }
 
 void StacksPage::expandHeaviest()

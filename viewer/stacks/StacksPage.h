@@ -42,11 +42,13 @@ protected:
 
 private:
     void rebuild();
+    QString groupingText() const;
 
     ViewState *state_;
     std::shared_ptr<const CallTree> tree_;
     QLabel *title_;
     QComboBox *direction_;
+    QComboBox *groupBy_;
     QComboBox *scope_;
     QCheckBox *hideNoise_, *pythonOnly_, *foldRecursion_;
     QLineEdit *search_;
