@@ -94,7 +94,7 @@ int runRenderCommand(int argc, char **argv)
 {
     std::vector<std::string> args(argv + 2, argv + argc);
     try {
-        CommandLine cl(args, {"view", "at", "range", "size", "theme", "device", "color", "session", "o", "compare", "align", "fix"}, {"footer", "no-cache"});
+        CommandLine cl(args, {"view", "at", "range", "size", "theme", "device", "color", "session", "o", "compare", "align", "fix", "search"}, {"footer", "no-cache"});
         std::optional<Session> session;
         if (auto path = cl.value("session")) {
             try {
@@ -111,7 +111,7 @@ int runRenderCommand(int argc, char **argv)
         }
         if ((cl.positional().size() != 1 && !(session && cl.positional().empty())) || !cl.value("o"))
             throw std::invalid_argument("usage: memlens render FILE --view " + viewList() + " [--at peak|oom|EVENT] [--device N] "
-                                        "[--range A:B] [--size WxH] [--theme light|dark] [--color allocation|site|category] [--footer] [--session S.memlens] [--no-cache] [--compare B [--align time|event|step]] -o OUT.png|OUT.svg");
+                                        "[--range A:B] [--search TEXT] [--size WxH] [--theme light|dark] [--color allocation|site|category] [--footer] [--session S.memlens] [--no-cache] [--compare B [--align time|event|step]] -o OUT.png|OUT.svg");
         const std::string view = cl.value("view").value_or(session ? session->page : "timeline");
         if (std::find(std::begin(kViews), std::end(kViews), view) == std::end(kViews))
             throw std::invalid_argument("--view " + view + " is not available (" + viewList() + ")");
@@ -205,6 +205,8 @@ int runRenderCommand(int argc, char **argv)
                 else
                     documentView.timeline()->revealEvent(event);
             }
+            if (auto search = cl.value("search"))
+                documentView.timeline()->setSearchText(QString::fromStdString(*search));
             documentView.timeline()->plot()->replot();
         }
         QApplication::processEvents();

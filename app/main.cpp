@@ -38,6 +38,7 @@ int main(int argc, char **argv)
                "           per-rank peaks of a folder of snapshots (one per GPU), the imbalance\n"
                "\n"
                "       memlens render FILE --view VIEW -o OUT.png|OUT.svg [--at peak|oom|EVENT] [--range A:B]\n"
+               "           [--search TEXT]  (timeline: outline the allocations whose frames, labels, metadata or address match)\n"
                "           [--device N] [--size WxH] [--theme light|dark] [--color allocation|site|category]\n"
                "           [--footer] [--session S.memlens] [--no-cache] [--compare B [--align time|event|step]]\n"
                "           [--fix TECHNIQUE]  (estimator: one of `memlens advise`'s fixes, applied)\n"

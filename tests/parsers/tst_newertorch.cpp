@@ -4,6 +4,7 @@
 #include "CorpusFiles.h"
 #include "SnapshotEquality.h"
 
+#include "analysis/AllocationSearch.h"
 #include "analysis/CallTree.h"
 #include "analysis/FileHealth.h"
 #include "analysis/PoolUsage.h"
@@ -212,6 +213,41 @@ private slots:
         QCOMPARE(fxOriginalLine("no traceback"), std::string("no traceback"));
         QCOMPARE(fxOriginalLine("  File \"/a/b.py\", line 7, in f\n    x = g()\n  File \"/a/c.py\", line 9, in g\n    return h()\n"),
                  std::string("c.py:9:g  return h()"));
+    }
+
+    // One search rule (Live and the timeline): labels, metadata, compiled region, FX model lines
+    // and addresses find exactly the allocations carrying them.
+    void searchFindsNewerFields()
+    {
+        auto snapshot = loadSnapshot(file("newer.pickle").toStdString());
+        DeviceIndex index(*snapshot, 0);
+        auto hits = [&](const char *text) {
+            const AllocationSearch search(*snapshot, index, text);
+            std::vector<uint32_t> out;
+            for (uint32_t id = 0; id < index.allocationCount(); ++id)
+                if (search.matches(id))
+                    out.push_back(id);
+            return out;
+        };
+        auto bornAt = [&](const QString &key) { return index.ownerOfEvent(key.toUInt()); };
+        const QJsonObject meta = newer_["user_metadata"].toObject(), compiled = newer_["compile_context"].toObject();
+        const QJsonObject labels = newer_["labels"].toObject();
+        QString logits;
+        for (const QString &key : labels.keys())
+            if (labels[key].toArray().contains(QJsonValue("logits")))
+                logits = key;
+        QCOMPARE(hits("LOGITS"), std::vector<uint32_t>{bornAt(logits)});
+        QCOMPARE(hits("\"layer\":3"), std::vector<uint32_t>{bornAt(meta.keys().front())});
+        QCOMPARE(hits("compiled region: 0/0"), std::vector<uint32_t>{bornAt(compiled.keys().front())});
+        const uint32_t fx = index.ownerOfEvent(uint32_t(newer_["fx_alloc_index"].toInt()));
+        QCOMPARE(hits("self.net1"), std::vector<uint32_t>{fx});
+        QCOMPARE(hits("addmm_1"), std::vector<uint32_t>{fx});
+        char address[24];
+        std::snprintf(address, sizeof address, "0x%llx", static_cast<unsigned long long>(index.detail(fx).addr));
+        QVERIFY(!hits(address).empty());
+        for (uint32_t id : hits(address))
+            QCOMPARE(index.detail(id).addr, index.detail(fx).addr);
+        QVERIFY(AllocationSearch(*snapshot, index, "  ").empty());
     }
 
     void fxFramesInTheStack()

@@ -280,6 +280,36 @@ private slots:
         QCOMPARE(model.rowCount(), 0);
     }
 
+    // The timeline's search outlines the drawn matches and Enter walks through all of them.
+    void timelineSearch()
+    {
+        auto doc = load(gpt2());
+        auto view = openView(doc, Page::Timeline, QSize(1600, 900));
+        TimelineView *timeline = view->timeline();
+        const DeviceIndex &index = *doc->devices.at(0).index;
+        timeline->setSearchText("cross_entropy");
+        timeline->plot()->replot();
+        const AllocationSearch *search = timeline->bands()->search();
+        QVERIFY(search);
+        size_t expected = 0;
+        for (const TimelineBand &band : timeline->bands()->lastFrame().bands)
+            expected += !band.bottom.empty() && search->matches(band.allocation);
+        QVERIFY(expected > 0);
+        QCOMPARE(timeline->bands()->searchHits(), expected);
+        QVERIFY(expected < timeline->bands()->lastFrame().bands.size());
+        QTest::keyClick(timeline->searchField(), Qt::Key_Return);
+        const uint32_t first = view->state()->selectedAllocation();
+        QVERIFY(first != UINT32_MAX && search->matches(first));
+        QCOMPARE(view->state()->selectedEvent(), index.allocation(first).allocEvent);
+        QTest::keyClick(timeline->searchField(), Qt::Key_Return);
+        QVERIFY(view->state()->selectedAllocation() > first);
+        timeline->setSearchText("no frame is called this");
+        timeline->plot()->replot();
+        QCOMPARE(timeline->bands()->searchHits(), size_t(0));
+        timeline->setSearchText("");
+        QVERIFY(!timeline->bands()->search());
+    }
+
     void timelinePeak()
     {
         auto doc = load(gpt2());

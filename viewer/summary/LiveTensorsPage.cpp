@@ -1,5 +1,6 @@
 #include "summary/LiveTensorsPage.h"
 
+#include "analysis/AllocationSearch.h"
 #include "document/ViewState.h"
 #include "stacks/CostBarDelegate.h"
 #include "style/AllocationText.h"
@@ -20,7 +21,7 @@
 
 namespace memlens {
 
-// Filters on the frame text (the whole stack: names and files) or the labels, a size range and, optionally,
+// Filters on the search text (AllocationSearch: address, labels, metadata, any frame), a size range and, optionally,
 // "created in a step before the cursor's and never freed" (what a leak leaves behind).
 class LiveFilterProxy : public QSortFilterProxyModel {
 public:
@@ -30,8 +31,10 @@ public:
     {
         doc_ = std::move(doc);
         device_ = device;
+        search_.reset();
+        if (doc_ && device_)
+            search_ = std::make_unique<const AllocationSearch>(*doc_->snapshot, *device_->index, text.toStdString());
         cursorStep_ = device ? stepOfEvent(device->summary.steps, cursor) : -1;
-        text_ = text;
         min_ = minBytes;
         max_ = maxBytes;
         earlierStepOnly_ = earlierStepOnly;
@@ -53,25 +56,14 @@ protected:
             if (born < 0 || (cursorStep_ >= 0 && born >= cursorStep_))
                 return false;
         }
-        if (text_.isEmpty() || !doc_)
-            return true;
-        if (model->notesText(r).contains(text_, Qt::CaseInsensitive))
-            return true;
-        for (uint32_t f : doc_->snapshot->stacks.at(r.stack)) {
-            const Frame &frame = doc_->snapshot->frames.at(f);
-            const std::string_view name = doc_->snapshot->strings.at(frame.name), file = doc_->snapshot->strings.at(frame.file);
-            if (QString::fromUtf8(name.data(), qsizetype(name.size())).contains(text_, Qt::CaseInsensitive) ||
-                QString::fromUtf8(file.data(), qsizetype(file.size())).contains(text_, Qt::CaseInsensitive))
-                return true;
-        }
-        return false;
+        return !search_ || search_->matches(r.allocation);
     }
 
 private:
     std::shared_ptr<const Document> doc_;
     const DeviceData *device_ = nullptr;
+    std::unique_ptr<const AllocationSearch> search_;
     int cursorStep_ = -1;
-    QString text_;
     uint64_t min_ = 0, max_ = 0;
     bool earlierStepOnly_ = false;
 };
@@ -103,7 +95,7 @@ LiveTensorsPage::LiveTensorsPage(ViewState *state, QWidget *parent) : QWidget(pa
     title_ = new QLabel(this);
     auto *bar = new QHBoxLayout;
     text_ = new QLineEdit(this);
-    text_->setPlaceholderText(tr("Filter by frame, file or label"));
+    text_->setPlaceholderText(tr("Filter by frame, file, label, metadata or 0xaddress"));
     text_->setClearButtonEnabled(true);
     minSize_ = new QLineEdit(this);
     minSize_->setPlaceholderText(tr("min size (e.g. 1M)"));

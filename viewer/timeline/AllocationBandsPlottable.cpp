@@ -159,6 +159,34 @@ void AllocationBandsPlottable::draw(QCPPainter *painter)
         if (band.allocation == state_->selectedAllocation())
             selectedBand = &band;
     }
+    // Search hits are outlined, as MemoryViz does.
+    searchHits_ = 0;
+    if (search_ && !search_->empty()) {
+        painter->setPen(QPen(dark_ ? QColor(255, 80, 200) : QColor(230, 0, 120), 2.5));
+        painter->setBrush(Qt::NoBrush);
+        for (const TimelineBand &band : frame_.bands) {
+            if (band.bottom.empty() || !search_->matches(band.allocation))
+                continue;
+            ++searchHits_;
+            // One closed outline: along the top edge, back along the bottom.
+            QPolygonF outline;
+            for (size_t c = band.firstColumn; c < band.endColumn(); ++c) {
+                const double top = y(band.bottomAt(c) + band.size);
+                if (c == band.firstColumn || band.bottomAt(c) != band.bottomAt(c - 1))
+                    outline << QPointF(left + c * columnWidth_, top);
+                if (c + 1 == band.endColumn() || band.bottomAt(c + 1) != band.bottomAt(c))
+                    outline << QPointF(left + (c + 1) * columnWidth_, top);
+            }
+            for (size_t c = band.endColumn(); c-- > band.firstColumn;) {
+                const double bottom = y(band.bottomAt(c));
+                if (c + 1 == band.endColumn() || band.bottomAt(c + 1) != band.bottomAt(c))
+                    outline << QPointF(left + (c + 1) * columnWidth_, bottom);
+                if (c == band.firstColumn || band.bottomAt(c) != band.bottomAt(c - 1))
+                    outline << QPointF(left + c * columnWidth_, bottom);
+            }
+            painter->drawPolygon(outline);
+        }
+    }
     // The selected allocation gets an outline.
     if (selectedBand) {
         const uint64_t size = selectedBand->size;

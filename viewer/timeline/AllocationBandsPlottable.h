@@ -3,6 +3,7 @@
 // allocation bands from TimelineLayout (recomputed for the visible range and pixel width at
 // each repaint), the reserved-bytes line, record_function phase bands, and peak/OOM markers.
 // What it shows (device, axis, colours, cursor, selection) it reads from the ViewState.
+#include "analysis/AllocationSearch.h"
 #include "analysis/TimelineLayout.h"
 #include "notes/NotePlacement.h"
 
@@ -23,6 +24,11 @@ public:
     AllocationBandsPlottable(const ViewState *state, QCPAxis *keyAxis, QCPAxis *valueAxis);
 
     void setDark(bool dark) { dark_ = dark; }
+    // Bands matching the search are outlined; null: no search.
+    void setSearch(std::shared_ptr<const AllocationSearch> search) { search_ = std::move(search); }
+    const AllocationSearch *search() const { return search_.get(); }
+    // How many of the last frame's bands matched the search.
+    size_t searchHits() const { return searchHits_; }
     void setNotes(const NoteSet *notes) { notes_ = notes; }
     // Pixel position of a data point (event index, bytes) in the current axes.
     QPointF anchorPixel(double eventX, double bytes) const;
@@ -76,6 +82,8 @@ private:
     bool dark_ = false;
     const NoteSet *notes_ = nullptr;
     QList<QRectF> markerLabels_; // peak / OOM labels of the last frame: notes keep off them
+    std::shared_ptr<const AllocationSearch> search_;
+    size_t searchHits_ = 0;
 };
 
 } // namespace memlens

@@ -15,6 +15,8 @@
 #include <QHBoxLayout>
 #include <QKeyEvent>
 #include <QLabel>
+#include <QLineEdit>
+#include <QShortcut>
 #include <QToolTip>
 #include <QVBoxLayout>
 
@@ -31,7 +33,15 @@ TimelineView::TimelineView(ViewState *state, QWidget *parent) : QWidget(parent),
     axisMode_->addItems({tr("X: events"), tr("X: time")});
     axisMode_->setToolTip(tr("Plot against the event index or against wall-clock time (time_us)"));
     auto *colorMode = new ColorModeBox(state_, this);
+    search_ = new QLineEdit(this);
+    search_->setPlaceholderText(tr("Search frame, label, metadata, 0xaddress (Ctrl+F)"));
+    search_->setToolTip(tr("Outlines the drawn allocations that match; Enter selects the next match in the run"));
+    search_->setClearButtonEnabled(true);
+    search_->setMinimumWidth(260);
+    searchHits_ = new QLabel(this);
     bar->addWidget(readout_, 1);
+    bar->addWidget(searchHits_);
+    bar->addWidget(search_);
     bar->addWidget(axisMode_);
     bar->addWidget(colorMode);
     layout->addLayout(bar);
@@ -47,6 +57,19 @@ TimelineView::TimelineView(ViewState *state, QWidget *parent) : QWidget(parent),
     layout->addWidget(overview_);
 
     connect(plot_->xAxis, qOverload<const QCPRange &>(&QCPAxis::rangeChanged), this, &TimelineView::onPlotRangeChanged);
+    connect(search_, &QLineEdit::textChanged, this, &TimelineView::setSearchText);
+    connect(state_, &ViewState::documentChanged, this, [this] { bands_->setSearch(nullptr); });
+    connect(search_, &QLineEdit::returnPressed, this, &TimelineView::nextSearchHit);
+    auto *find = new QShortcut(QKeySequence::Find, this, [this] {
+        search_->setFocus();
+        search_->selectAll();
+    });
+    find->setContext(Qt::WidgetWithChildrenShortcut);
+    connect(plot_, &QCustomPlot::afterReplot, this, [this] {
+        const bool searching = bands_->search() && !bands_->search()->empty();
+        const size_t hits = bands_->searchHits();
+        searchHits_->setText(!searching ? QString() : hits == 1 ? tr("1 match drawn") : tr("%1 matches drawn").arg(hits));
+    });
     connect(axisMode_, &QComboBox::currentIndexChanged, this, [this](int i) { state_->setTimeAxis(i == 1); });
     auto replot = [this] { plot_->replot(QCustomPlot::rpQueuedReplot); };
     connect(state_, &ViewState::colorModeChanged, this, replot);
@@ -69,6 +92,7 @@ TimelineView::TimelineView(ViewState *state, QWidget *parent) : QWidget(parent),
 
 void TimelineView::rebuild()
 {
+    setSearchText(search_->text()); // the search refers to the device's index
     const DeviceData *device = state_->deviceData();
     const QSignalBlocker blocker(axisMode_);
     axisMode_->setCurrentIndex(state_->timeAxis() ? 1 : 0);
@@ -110,6 +134,34 @@ void TimelineView::zoomBy(double factor)
     const double width = r.last - r.first;
     const double centre = state_->selectedEvent() != kBeforeTrace ? state_->axis().xOfEvent(state_->selectedEvent()) : (r.first + r.last) / 2;
     state_->setVisibleRange({centre - width / factor / 2, centre + width / factor / 2});
+}
+
+void TimelineView::setSearchText(const QString &text)
+{
+    if (search_->text() != text)
+        search_->setText(text); // comes back here through textChanged
+    const DeviceData *device = state_->deviceData();
+    const std::string needle = text.trimmed().toStdString();
+    bands_->setSearch(device && !needle.empty()
+                          ? std::make_shared<const AllocationSearch>(*state_->document()->snapshot, *device->index, needle)
+                          : nullptr);
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void TimelineView::nextSearchHit()
+{
+    const DeviceData *device = state_->deviceData();
+    const AllocationSearch *search = bands_->search();
+    if (!device || !search || search->empty())
+        return;
+    const uint32_t hit = search->next(state_->selectedAllocation());
+    if (hit == UINT32_MAX) {
+        searchHits_->setText(tr("no match in the run"));
+        return;
+    }
+    state_->setSelectedAllocation(hit);
+    const uint32_t born = device->index->allocation(hit).allocEvent;
+    revealEvent(born == kBeforeTrace ? 0 : born);
 }
 
 void TimelineView::revealEvent(uint32_t event)

@@ -12,6 +12,7 @@ class QCustomPlot;
 class QLabel;
 class QComboBox;
 class QCheckBox;
+class QLineEdit;
 
 namespace memlens {
 
@@ -36,6 +37,11 @@ public:
     AllocationBandsPlottable *bands() const { return bands_; }
     QString peakReadout() const;
     QString tooltipAt(const QPoint &plotPixel) const;
+    // Outlines the allocations matching `text` (AllocationSearch); "" clears it.
+    void setSearchText(const QString &text);
+    // Selects the next matching allocation after the selected one and reveals it.
+    void nextSearchHit();
+    QLineEdit *searchField() const { return search_; }
 
 protected:
     void keyPressEvent(QKeyEvent *event) override;
@@ -57,6 +63,8 @@ private:
     TimelineOverview *overview_;
     QLabel *readout_;
     QComboBox *axisMode_;
+    QLineEdit *search_;
+    QLabel *searchHits_;
     QPoint pressAt_;
     bool showingRange_ = false;
 };

@@ -1,0 +1,88 @@
+#include "analysis/AllocationSearch.h"
+
+#include "analysis/CallTree.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace memlens {
+
+namespace {
+char lower(char c)
+{
+    return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+}
+} // namespace
+
+AllocationSearch::AllocationSearch(const Snapshot &snapshot, const DeviceIndex &index, std::string_view text)
+    : snapshot_(snapshot), index_(index)
+{
+    while (!text.empty() && (text.front() == ' ' || text.front() == '\t'))
+        text.remove_prefix(1);
+    while (!text.empty() && (text.back() == ' ' || text.back() == '\t'))
+        text.remove_suffix(1);
+    needle_.resize(text.size());
+    std::transform(text.begin(), text.end(), needle_.begin(), lower);
+}
+
+bool AllocationSearch::contains(std::string_view haystack) const
+{
+    return std::search(haystack.begin(), haystack.end(), needle_.begin(), needle_.end(),
+                       [](char a, char b) { return lower(a) == b; }) != haystack.end();
+}
+
+bool AllocationSearch::stackMatches(uint32_t stack) const
+{
+    auto [it, inserted] = stacks_.emplace(stack, false);
+    if (!inserted)
+        return it->second;
+    for (uint32_t id : snapshot_.stacks.at(stack)) {
+        const Frame &f = snapshot_.frames.at(id);
+        bool hit = contains(snapshot_.strings.at(f.file)) || contains(snapshot_.strings.at(f.name));
+        if (const FxFrame *fx = snapshot_.fxFrame(id); !hit && fx)
+            hit = contains(snapshot_.strings.at(fx->node)) || contains(snapshot_.strings.at(fx->target)) ||
+                  contains(fxOriginalLine(snapshot_.strings.at(fx->originalTrace)));
+        if (hit) {
+            it->second = true;
+            break;
+        }
+    }
+    return it->second;
+}
+
+bool AllocationSearch::matches(uint32_t allocation) const
+{
+    if (needle_.empty())
+        return true;
+    const AllocationDetail d = index_.detail(allocation);
+    char address[24];
+    std::snprintf(address, sizeof address, "0x%llx", static_cast<unsigned long long>(d.addr));
+    if (contains(address))
+        return true;
+    const EventTable &ev = index_.events();
+    for (const auto &[id, event] : index_.annotationsOf(allocation))
+        if (contains(snapshot_.strings.at(EventTable::noteAt(ev.userMetadata, event))))
+            return true;
+    if (const uint32_t e = index_.allocation(allocation).allocEvent; e != kBeforeTrace) {
+        for (const auto *column : {&ev.userMetadata, &ev.compileContext})
+            if (const uint32_t text = EventTable::noteAt(*column, e); text && contains(snapshot_.strings.at(text)))
+                return true;
+    }
+    return stackMatches(d.stack);
+}
+
+uint32_t AllocationSearch::next(uint32_t after) const
+{
+    const auto n = static_cast<uint32_t>(index_.allocationCount());
+    if (n == 0)
+        return UINT32_MAX;
+    const uint32_t start = after >= n ? 0 : after + 1;
+    for (uint32_t k = 0; k < n; ++k) {
+        const uint32_t id = (start + k) % n;
+        if (matches(id))
+            return id;
+    }
+    return UINT32_MAX;
+}
+
+} // namespace memlens
