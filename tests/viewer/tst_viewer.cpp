@@ -222,6 +222,11 @@ private slots:
         QSignalSpy loaded(view, &DocumentView::loaded);
         QVERIFY(loaded.wait(30000));
         view->state()->setDevice(1);
+        // The device selector follows a device chosen elsewhere (sessions, render --device).
+        auto *selector = view->findChild<QComboBox *>();
+        QVERIFY(selector);
+        QCOMPARE(selector->currentData().toInt(), 1);
+        QCOMPARE(selector->currentText(), QStringLiteral("cuda:1"));
         QAction *estimator = nullptr;
         for (QAction *a : window.findChildren<QAction *>()) {
             if (a->text() == "Memory &Estimator…")

@@ -133,6 +133,11 @@ DocumentView::DocumentView(QWidget *parent)
         if (i >= 0)
             state_->setDevice(device_->itemData(i).toInt());
     });
+    // The device can change elsewhere too (sessions, render --device, the ranks page).
+    connect(state_, &ViewState::deviceChanged, this, [this](int device) {
+        const QSignalBlocker blocker(device_);
+        device_->setCurrentIndex(device_->findData(device));
+    });
     connect(summary_, &SummaryPage::showOnTimeline, this, [this](uint32_t event, uint32_t allocation) {
         tabs_->setCurrentWidget(timeline_);
         timeline_->revealEvent(event);
@@ -209,6 +214,7 @@ void DocumentView::fillDevices()
     device_->clear();
     for (const auto &[d, data] : doc.devices)
         device_->addItem(QString::fromStdString(doc.snapshot->deviceName(d)), d);
+    device_->setCurrentIndex(device_->findData(state_->device()));
     device_->setEnabled(device_->count() > 1);
     deviceRow_->setVisible(device_->count() > 0);
 }

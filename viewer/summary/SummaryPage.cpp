@@ -113,9 +113,10 @@ void SummaryPage::refresh()
         format += tr(" protocol %1").arg(f.pickleProtocol);
     if (f.compression != "none")
         format += ", " + QString::fromStdString(f.compression);
-    facts_->setText(tr("%1 — %2; device %3: %4 trace entries; recorded: %5")
+    const std::string name = doc->snapshot->deviceName(s.device);
+    facts_->setText(tr("%1 — %2; %3: %4 trace entries; recorded: %5")
                         .arg(QString::fromStdString(doc->fileName()), format)
-                        .arg(s.device)
+                        .arg(name == "host" ? tr("pinned host memory (host)") : QString::fromStdString(name))
                         .arg(QString::fromStdString(groupDigits(s.entries)))
                         .arg(features.isEmpty() ? tr("nothing beyond the final state") : features.join(", ")));
 
