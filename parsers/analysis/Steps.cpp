@@ -10,14 +10,18 @@ namespace memlens {
 
 namespace {
 
-// "ProfilerStep#12" and "ProfilerStep#13" repeat one pattern.
+// "ProfilerStep#12" and "ProfilerStep#13", or a script's own "step0" and "step1", repeat one
+// pattern: a trailing iteration number (after '#', '_', ' ' or nothing) is not part of it.
 std::string_view patternName(std::string_view name)
 {
-    const auto hash = name.rfind('#');
-    if (hash != std::string_view::npos && hash + 1 < name.size() &&
-        std::all_of(name.begin() + static_cast<long>(hash) + 1, name.end(), [](char c) { return c >= '0' && c <= '9'; }))
-        return name.substr(0, hash);
-    return name;
+    size_t digits = name.size();
+    while (digits > 0 && name[digits - 1] >= '0' && name[digits - 1] <= '9')
+        --digits;
+    if (digits == name.size() || digits == 0)
+        return name;
+    if (name[digits - 1] == '#' || name[digits - 1] == '_' || name[digits - 1] == ' ')
+        --digits;
+    return name.substr(0, digits);
 }
 
 struct Span {

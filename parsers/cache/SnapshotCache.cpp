@@ -20,7 +20,10 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr char kMagic[8] = {'M', 'L', 'C', 'A', 'C', 'H', 'E', '\n'};
-constexpr uint32_t kFormatVersion = 2; // 2: annotate, pool ids, host memory, FX frames
+// Bumped whenever decoding yields something else, not only when the layout changes: an entry
+// written by an older memlens would otherwise keep its older reading of the file.
+// 2: annotate, pool ids, host memory, FX frames. 3: profiler traces' inferred phases.
+constexpr uint32_t kFormatVersion = 3;
 // A decoded snapshot is at most this many times its entry's compressed size; more is a
 // decompression bomb, not a snapshot.
 constexpr uint64_t kMaxExpansion = 64;

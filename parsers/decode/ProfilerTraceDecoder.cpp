@@ -1,6 +1,7 @@
 #include "decode/ProfilerTraceDecoder.h"
 
 #include "decode/JsonInput.h"
+#include "decode/ProfilerPhases.h"
 #include "model/LoadError.h"
 
 #include <algorithm>
@@ -179,7 +180,8 @@ private:
     std::vector<MemoryEvent> memory_;
     std::unordered_map<int64_t, std::vector<OpInterval>> ops_; // by thread
     std::unordered_map<std::string, uint32_t> frameOfName_;
-    std::vector<PhaseMark> annotations_;
+    std::vector<std::pair<uint32_t, TimedRange>> annotations_; // user annotations: (name, range)
+    OperatorRanges structure_;
 };
 
 uint32_t TraceSax::frameFor(const Event &e)
@@ -208,12 +210,18 @@ void TraceSax::finishEvent()
     if (std::isnan(e.ts))
         return;
     if (e.ph == 'X' && (e.cat == "cpu_op" || e.cat == "python_function" || e.cat == "user_annotation")) {
-        ops_[e.tid].push_back({e.ts, e.ts + std::max(0.0, e.dur), frameFor(e)});
-        // record_function ranges (ProfilerStep#N, user labels) become phases, as in snapshots.
+        const TimedRange range{e.ts, e.ts + std::max(0.0, e.dur)};
+        ops_[e.tid].push_back({range.start, range.end, frameFor(e)});
+        // record_function ranges (ProfilerStep#N, user labels) become phases, as in snapshots;
+        // module calls and autograd operators say where forward and backward ran.
         if (e.cat == "user_annotation") {
-            const uint32_t name = out_.strings.intern(e.name);
-            annotations_.push_back({0, name, true, jsonInt64(std::floor(e.ts))});
-            annotations_.push_back({0, name, false, jsonInt64(std::floor(e.ts + std::max(0.0, e.dur)))});
+            annotations_.push_back({out_.strings.intern(e.name), range});
+            const bool optimizer = e.name.find("ptimizer") != std::string::npos;
+            (optimizer ? structure_.optimizer : structure_.steps).push_back(range);
+        } else if (e.cat == "python_function" && e.name.starts_with("nn.Module: ")) {
+            structure_.modules.push_back(range);
+        } else if (e.cat == "cpu_op" && e.name.starts_with("autograd::engine::evaluate_function")) {
+            structure_.autograd.push_back(range);
         }
         return;
     }
@@ -306,7 +314,17 @@ void TraceSax::finish(uint64_t offset)
         out_.streams.push_back(0);
     if (cpu)
         out_.facts.cpuDevice = 64;
-    out_.phaseMarks = std::move(annotations_);
+    // Every device's memory ran under the same operators, so each gets the phases.
+    for (const InferredPhase &p : inferPhases(std::move(structure_)))
+        annotations_.push_back({out_.strings.intern(p.name), p.range});
+    for (int device = 0; device <= maxDevice; ++device) {
+        if (out_.traces[static_cast<size_t>(device)].count() == 0)
+            continue;
+        for (const auto &[name, range] : annotations_) {
+            out_.phaseMarks.push_back({device, name, true, jsonInt64(std::floor(range.start))});
+            out_.phaseMarks.push_back({device, name, false, jsonInt64(std::floor(range.end))});
+        }
+    }
     out_.facts.hasPhases = !out_.phaseMarks.empty();
 }
 

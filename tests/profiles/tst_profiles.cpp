@@ -1,14 +1,19 @@
 // torch.profiler files: the Chrome trace against what the file itself holds (counted by Python's
 // json module), operator attribution, and the memory-timeline exports against each other.
 #include "CorpusFiles.h"
+#include "analysis/AllocationCategories.h"
 #include "analysis/DeviceIndex.h"
+#include "analysis/Phases.h"
 #include "analysis/SnapshotSummary.h"
+#include "decode/ProfilerPhases.h"
 #include "decode/ProfilerTraceDecoder.h"
 #include "decode/SnapshotLoader.h"
 #include "model/LoadError.h"
 
+#include <QJsonArray>
 #include <QTemporaryDir>
 #include <map>
+#include <numeric>
 
 using namespace memlens;
 
@@ -59,6 +64,87 @@ private slots:
             // trace's own maximum of Total Allocated.
             QCOMPARE(static_cast<qint64>(s.peakActiveBytes), f["peak_total_allocated"].toInteger());
         }
+    }
+
+    // Forward and backward come from the operators (outermost module calls, autograd's
+    // evaluate_function), so the trace has steps and categories as a snapshot does.
+    void phasesAndCategoriesFromOperators()
+    {
+        const QString file = profileDir() + "/trace.pt.trace.json.gz";
+        QString error;
+        const QJsonObject facts = QJsonDocument::fromJson(runPythonTool("trace_structure.py", {file}, &error)).object();
+        QVERIFY2(!facts.isEmpty(), qPrintable(error));
+        auto snapshot = loadSnapshot(file.toStdString());
+        auto timeline = loadSnapshot((profileDir() + "/memory_timeline.json.gz").toStdString());
+        for (int device : snapshot->devices()) {
+            const std::vector<PhaseRange> phases = phaseRanges(*snapshot, device);
+            std::vector<const PhaseRange *> forward, backward;
+            for (const PhaseRange &p : phases) {
+                if (p.name == "forward")
+                    forward.push_back(&p);
+                if (p.name == "backward")
+                    backward.push_back(&p);
+            }
+            const QJsonArray steps = facts["steps"].toArray();
+            QCOMPARE(int(forward.size()), facts["outer_modules"].toInt());
+            QCOMPARE(int(backward.size()), int(steps.size()));
+            for (int i = 0; i < steps.size(); ++i) {
+                // One backward range per step, spanning all of its autograd operators.
+                const QJsonObject step = steps[i].toObject();
+                QCOMPARE(*backward[size_t(i)]->startUs, step["first_autograd_us"].toInteger());
+                QCOMPARE(*backward[size_t(i)]->endUs, step["last_autograd_us"].toInteger());
+                QVERIFY(*forward[size_t(i)]->endUs <= *backward[size_t(i)]->startUs);
+            }
+            DeviceIndex index(*snapshot, device);
+            const AllocationCategories categories(*snapshot, index);
+            const DeviceSummary s = summarizeDevice(*snapshot, index, 5, &categories);
+            QCOMPARE(s.steps.size(), size_t(steps.size()));
+            if (device != 0)
+                continue;
+            // At the peak: the optimizer state is what torch's own memory timeline says, and
+            // nothing allocated within the trace is left unknown (only what predates profiling).
+            const CategoryTimeline &torch = *timeline->categories;
+            size_t top = 0;
+            auto sum = [](const auto &row) { return std::accumulate(row.begin(), row.end(), uint64_t(0)); };
+            for (size_t k = 0; k < torch.bytes.size(); ++k)
+                if (sum(torch.bytes[k]) > sum(torch.bytes[top]))
+                    top = k;
+            const auto at = categories.bytesAt(index, *s.peakIndex);
+            QCOMPARE(at[size_t(Category::OptimizerState)], torch.bytes[top][1]);
+            QVERIFY(index.preProfileAllocation() != UINT32_MAX);
+            // What stays unknown beyond that is kept for the whole run (cuBLAS workspaces) or small
+            // (an input batch, the loss gradient's seed): under 1 % of the peak.
+            uint64_t unknownInTrace = 0;
+            for (uint32_t id : index.liveAt(*s.peakIndex)) {
+                if (categories.of(id) != Category::Unknown || id == index.preProfileAllocation())
+                    continue;
+                QVERIFY(index.allocation(id).freeCompleted == kNever || index.detail(id).size < (1u << 20));
+                unknownInTrace += index.detail(id).size;
+            }
+            QCOMPARE(at[size_t(Category::Unknown)], index.detail(index.preProfileAllocation()).size + unknownInTrace);
+            QVERIFY(unknownInTrace < s.peakActiveBytes / 100);
+            QVERIFY(at[size_t(Category::Activation)] > s.peakActiveBytes / 2);
+        }
+    }
+
+    // Without module calls (no with_stack), forward is each step's stretch before its first
+    // autograd operator; backward clusters never run across a step or optimizer start.
+    void phasesWithoutModules()
+    {
+        OperatorRanges r;
+        r.steps = {{0, 100}, {100, 200}};
+        r.optimizer = {{80, 95}, {180, 195}};
+        r.autograd = {{40, 45}, {46, 79}, {140, 150}, {151, 170}};
+        const std::vector<InferredPhase> phases = inferPhases(r);
+        QCOMPARE(phases.size(), size_t(4));
+        const std::vector<std::tuple<std::string, double, double>> expected{
+            {"forward", 0, 40}, {"backward", 40, 79}, {"forward", 100, 140}, {"backward", 140, 170}};
+        for (size_t i = 0; i < phases.size(); ++i)
+            QCOMPARE(std::make_tuple(phases[i].name, phases[i].range.start, phases[i].range.end), expected[i]);
+        // With an optimizer start between two autograd operators they are two passes.
+        r.optimizer = {{45.5, 45.8}};
+        const std::vector<InferredPhase> split = inferPhases(r);
+        QCOMPARE(std::count_if(split.begin(), split.end(), [](const InferredPhase &p) { return p.name == "backward"; }), 3);
     }
 
     // Every CUDA allocation is attributed to the operator (and Python function) running on its
