@@ -347,7 +347,7 @@ void SnapshotAssembler::finish(const Value &root, uint64_t offset)
         notSnapshot("the file holds a single value, not a dict of segments and traces");
     const uint32_t id = root.u;
     if (arena_.at(id).kind != NodeKind::Dict) {
-        // ≤ 1.13: a bare list of segments.
+        // A bare list of segments: torch ≤ 1.13, or since 2026 memory_snapshot(pool) and include_traces=False.
         out_.facts.legacySegmentList = true;
         for (size_t i = 0; i < arena_.at(id).items.size(); ++i)
             convertSegment(arena_.at(id).items[i]);

@@ -109,7 +109,7 @@ struct FileFacts {
     bool hasPhases = false;
     bool hasAllocatorSettings = false;
     bool legacyBlockHistory = false; // ≤ 2.0: block stacks under history[0]
-    bool legacySegmentList = false;  // ≤ 1.13: the file is a bare list of segments
+    bool legacySegmentList = false;  // a bare list of segments (torch ≤ 1.13, or a 2026 MemPool / include_traces=False snapshot)
     int cpuDevice = -1;               // profiler traces: the device index that holds CPU memory
     int hostDevice = -1;              // the device index given to pinned host memory (host_segments/host_traces)
     bool hasPoolIds = false;          // trace entries name their mempool (pool_id, torch 2026)
