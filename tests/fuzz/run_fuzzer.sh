@@ -71,8 +71,30 @@ mkdir -p "$work/live"
 # The cache reader: seeds start a bare payload and a whole entry (first byte 0 / 1) with
 # their magic bytes; libFuzzer finds the rest from there.
 mkdir -p "$work/cache-seeds" "$work/cache-live"
-printf '\000MLSNAP01' > "$work/cache-seeds/payload_magic"
 printf '\001MLCACHE\n' > "$work/cache-seeds/entry_magic"
+# Real entries and payloads, written by memlens itself for the tiny seeds: libFuzzer starts from
+# the current format instead of guessing it.
+memlens=${MEMLENS:-$here/../../build/bin/memlens}
+if [ -x "$memlens" ]; then
+  rm -rf "$work/cache-home"
+  for seed in tiny_p4.pickle newer_p5.pickle; do
+    XDG_CACHE_HOME="$work/cache-home" "$memlens" summary "$work/seeds/$seed" > /dev/null
+  done
+  python3 - "$work/cache-home/memlens" "$work/cache-seeds" <<'PY'
+import os, struct, subprocess, sys
+src, out = sys.argv[1], sys.argv[2]
+for i, name in enumerate(sorted(n for n in os.listdir(src) if not n.startswith('.'))):
+    entry = open(os.path.join(src, name), 'rb').read()
+    open(os.path.join(out, f'entry_{i}'), 'wb').write(b'\x01' + entry)
+    # Header: magic, version, size, mtime, path, checksum, payload size; then one zstd frame.
+    at = 8 + 4 + 8 + 8
+    (n,) = struct.unpack_from('<I', entry, at); at += 4 + n
+    (n,) = struct.unpack_from('<I', entry, at); at += 4 + n + 8
+    payload = subprocess.run(['zstd', '-d', '-c'], input=entry[at:], capture_output=True).stdout
+    if payload:
+        open(os.path.join(out, f'payload_{i}'), 'wb').write(b'\x00' + payload)
+PY
+fi
 "$build/bin/fuzz_cache" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
   -max_total_time="$(( seconds / 10 > 10 ? seconds / 10 : 10 ))" -artifact_prefix="$work/crashes/" -print_final_stats=1 \
   "$work/cache-live" "$work/cache-seeds"
