@@ -202,7 +202,13 @@ TimelineFrame TimelineLayout::layoutColumns(const std::vector<ColumnRange> &rang
     const uint32_t first = std::min(ranges.front().first, lastEvent);
     const uint32_t last = std::clamp(ranges.back().second, first, lastEvent);
     std::vector<uint32_t> chosen = largestIn(first, last, maxBands);
-    std::sort(chosen.begin(), chosen.end()); // stacked in allocation order, oldest at the bottom
+    // Stacked oldest at the bottom: blocks alive before the trace (ghost blocks, memory from before
+    // profiling) first, whose ids come after the trace's own, then in allocation order.
+    auto older = [&](uint32_t a, uint32_t b) {
+        const bool bornA = index_.allocation(a).allocEvent != kBeforeTrace, bornB = index_.allocation(b).allocEvent != kBeforeTrace;
+        return bornA != bornB ? bornB : a < b;
+    };
+    std::sort(chosen.begin(), chosen.end(), older);
     frame.bands.resize(chosen.size());
     for (size_t i = 0; i < chosen.size(); ++i) {
         TimelineBand &band = frame.bands[i];

@@ -390,6 +390,25 @@ private slots:
         QCOMPARE(json["ghost_blocks"].toInteger(), truncated_["ghost_blocks"].toInteger());
         QCOMPARE(json["ghost_bytes"].toInteger(), truncated_["ghost_bytes"].toInteger());
         QVERIFY(json["warnings"].isArray() && json["warnings"].toArray().isEmpty());
+        // The timeline stacks ghost blocks lowest, as the oldest: in every column each one lies
+        // below every allocation born within the trace.
+        const TimelineFrame frame = TimelineLayout(index).layout(0, uint32_t(index.eventCount() - 1), 200, 2000);
+        size_t ghosts = 0;
+        for (size_t c = 0; c < frame.columnEvent.size(); ++c) {
+            uint64_t ghostTop = 0, bornBottom = UINT64_MAX;
+            for (const TimelineBand &band : frame.bands) {
+                if (!band.alive(c))
+                    continue;
+                if (index.allocation(band.allocation).allocEvent == kBeforeTrace) {
+                    ghostTop = std::max(ghostTop, band.bottomAt(c) + band.size);
+                    ++ghosts;
+                } else {
+                    bornBottom = std::min(bornBottom, band.bottomAt(c));
+                }
+            }
+            QVERIFY(ghostTop <= bornBottom);
+        }
+        QVERIFY(ghosts > 0);
     }
 
     void completeRunsAreNotTruncated_data()
