@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <charconv>
+#include <future>
 #include <map>
+#include <memory>
 #include <stdexcept>
 
 namespace memlens {
@@ -90,11 +92,11 @@ DeviceSummary summarizeDevice(const Snapshot &snapshot, const DeviceIndex &index
         if (snapshot.facts.hasTimes)
             s.peakTimeUs = ev.timeUs[peak];
     }
-    std::optional<AllocationCategories> own;
+    // Without categories given, they are worked out on the other core while this one does what
+    // does not need them (steps, leaks, file health); both only read the snapshot and the index.
+    std::future<std::unique_ptr<const AllocationCategories>> pending;
     if (!categories)
-        categories = &own.emplace(snapshot, index);
-    s.topLiveAtPeak = largestLive(index, peak, topK, &s.liveBlocksAtPeak, categories);
-    s.categoryBytesAtPeak = categories->bytesAt(index, peak);
+        pending = std::async(std::launch::async, [&] { return std::make_unique<const AllocationCategories>(snapshot, index); });
     s.peakReservedBytes = index.peakReservedBytes();
     s.startReservedBytes = index.startReservedBytes();
     s.final = finalState(snapshot, s.device);
@@ -111,6 +113,13 @@ DeviceSummary summarizeDevice(const Snapshot &snapshot, const DeviceIndex &index
     FileHealth health = fileHealth(snapshot, index);
     s.coverage = std::move(health.coverage);
     s.warnings = std::move(health.warnings);
+    std::unique_ptr<const AllocationCategories> own;
+    if (pending.valid()) {
+        own = pending.get();
+        categories = own.get();
+    }
+    s.topLiveAtPeak = largestLive(index, peak, topK, &s.liveBlocksAtPeak, categories);
+    s.categoryBytesAtPeak = categories->bytesAt(index, peak);
     if (!ev.allocatedAfter.empty()) {
         TraceTotals t;
         for (uint32_t i = 0; i < ev.count(); ++i) {
