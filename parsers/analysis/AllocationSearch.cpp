@@ -1,9 +1,9 @@
 #include "analysis/AllocationSearch.h"
 
 #include "analysis/CallTree.h"
+#include "model/ByteFormat.h"
 
 #include <algorithm>
-#include <cstdio>
 
 namespace memlens {
 
@@ -55,19 +55,15 @@ bool AllocationSearch::matches(uint32_t allocation) const
     if (needle_.empty())
         return true;
     const AllocationDetail d = index_.detail(allocation);
-    char address[24];
-    std::snprintf(address, sizeof address, "0x%llx", static_cast<unsigned long long>(d.addr));
-    if (contains(address))
+    if (contains(formatAddress(d.addr)))
         return true;
     const EventTable &ev = index_.events();
     for (const auto &[id, event] : index_.annotationsOf(allocation))
         if (contains(snapshot_.strings.at(EventTable::noteAt(ev.userMetadata, event))))
             return true;
-    if (const uint32_t e = index_.allocation(allocation).allocEvent; e != kBeforeTrace) {
-        for (const auto *column : {&ev.userMetadata, &ev.compileContext})
-            if (const uint32_t text = EventTable::noteAt(*column, e); text && contains(snapshot_.strings.at(text)))
-                return true;
-    }
+    for (const uint32_t text : {index_.userMetadataOf(allocation), index_.compileContextOf(allocation)})
+        if (text && contains(snapshot_.strings.at(text)))
+            return true;
     return stackMatches(d.stack);
 }
 

@@ -62,17 +62,10 @@ std::vector<uint32_t> treeFrames(const Snapshot &snapshot, uint32_t stack, const
 
 uint32_t CallTree::groupOf(const DeviceIndex &index, uint32_t allocation, StackGrouping grouping) const
 {
-    const Allocation &a = index.allocation(allocation);
-    const EventTable &ev = index.events();
     switch (grouping) {
-    case StackGrouping::CompiledRegion:
-        return a.allocEvent == kBeforeTrace ? 0 : EventTable::noteAt(ev.compileContext, a.allocEvent);
-    case StackGrouping::UserMetadata:
-        return a.allocEvent == kBeforeTrace ? 0 : EventTable::noteAt(ev.userMetadata, a.allocEvent);
-    case StackGrouping::Label: {
-        const auto notes = index.annotationsOf(allocation); // the latest label names it
-        return notes.empty() ? 0 : EventTable::noteAt(ev.userMetadata, notes.back().second);
-    }
+    case StackGrouping::CompiledRegion: return index.compileContextOf(allocation);
+    case StackGrouping::UserMetadata: return index.userMetadataOf(allocation);
+    case StackGrouping::Label: return index.latestLabelOf(allocation); // the latest label names it
     case StackGrouping::None: break;
     }
     return 0;
@@ -127,8 +120,7 @@ CallTree::CallTree(const Snapshot &snapshot, const DeviceIndex &index, const std
         if (path.empty())
             path.push_back(kNoStack);
         const auto category = static_cast<size_t>(categories ? categories->of(id) : Category::Unknown);
-        const auto notes = index.annotationsOf(id);
-        const uint32_t label = notes.empty() ? 0 : EventTable::noteAt(index.events().userMetadata, notes.back().second);
+        const uint32_t label = index.latestLabelOf(id);
         uint32_t at = 0;
         visit(at, d.size, category, label);
         if (grouping_ != StackGrouping::None) {

@@ -120,7 +120,7 @@ void DeviceIndex::pairAllocations(const std::atomic<bool> *cancel)
                                                [](const auto &entry, uint32_t key) { return entry.first < key; });
                     if (it != initialDetails_.end() && it->first == known && it->second.stack == StackTable::kEmpty)
                         it->second.stack = block.stack;
-                    if (poolIndex != 0 && poolIndex < snapshot_.pools.size())
+                    if (poolIndex != 0)
                         pools_.emplace_back(known, poolIndex);
                 }
                 continue;
@@ -128,7 +128,7 @@ void DeviceIndex::pairAllocations(const std::atomic<bool> *cancel)
             const auto id = static_cast<uint32_t>(allocations_.size());
             allocations_.push_back(Allocation{});
             initialDetails_.emplace_back(id, AllocationDetail{block.address, block.requestedSize, seg.stream, block.stack});
-            if (poolIndex != 0 && poolIndex < snapshot_.pools.size())
+            if (poolIndex != 0)
                 pools_.emplace_back(id, poolIndex);
             open.set(block.address, id);
         }
@@ -401,6 +401,24 @@ std::vector<std::string> DeviceIndex::labelsOf(uint32_t id) const
     return labels;
 }
 
+uint32_t DeviceIndex::latestLabelOf(uint32_t id) const
+{
+    const auto notes = annotationsOf(id);
+    return notes.empty() ? 0 : EventTable::noteAt(events_->userMetadata, notes.back().second);
+}
+
+uint32_t DeviceIndex::userMetadataOf(uint32_t id) const
+{
+    const uint32_t e = allocations_[id].allocEvent;
+    return e == kBeforeTrace ? 0 : EventTable::noteAt(events_->userMetadata, e);
+}
+
+uint32_t DeviceIndex::compileContextOf(uint32_t id) const
+{
+    const uint32_t e = allocations_[id].allocEvent;
+    return e == kBeforeTrace ? 0 : EventTable::noteAt(events_->compileContext, e);
+}
+
 void DeviceIndex::poolsFromFinalSegments()
 {
     // Files from before pool_id (CUDA graphs before 2026): as MemoryViz does, an allocation
@@ -413,7 +431,7 @@ void DeviceIndex::poolsFromFinalSegments()
     std::vector<Range> ranges;
     for (const Segment &seg : snapshot_.segments) {
         const uint32_t pool = snapshot_.poolIndex(seg.pool);
-        if (seg.device == device_ && pool != 0 && pool < snapshot_.pools.size())
+        if (seg.device == device_ && pool != 0)
             ranges.push_back({seg.address, seg.address + seg.totalSize, pool});
     }
     if (ranges.empty())
@@ -432,10 +450,8 @@ void DeviceIndex::poolsFromFinalSegments()
 uint32_t DeviceIndex::segmentPoolOf(uint32_t life) const
 {
     const SegmentLife &s = segmentLives_[life];
-    if (s.finalSegment != UINT32_MAX) {
-        const uint32_t pool = snapshot_.poolIndex(snapshot_.segments[s.finalSegment].pool);
-        return pool < snapshot_.pools.size() ? pool : 0;
-    }
+    if (s.finalSegment != UINT32_MAX)
+        return snapshot_.poolIndex(snapshot_.segments[s.finalSegment].pool);
     return events_->poolOf(s.createdEvent != kBeforeTrace ? s.createdEvent : s.releasedEvent);
 }
 

@@ -93,6 +93,11 @@ public:
     // `annotate` entries on allocation `id`, oldest first (their user_metadata is the label).
     std::span<const std::pair<uint32_t, uint32_t>> annotationsOf(uint32_t id) const;
     std::vector<std::string> labelsOf(uint32_t id) const;
+    uint32_t latestLabelOf(uint32_t id) const; // string id of the newest label, 0 when none
+    // String ids from the allocation's alloc entry: 0 when unset or when the trace has no alloc
+    // entry for it.
+    uint32_t userMetadataOf(uint32_t id) const;
+    uint32_t compileContextOf(uint32_t id) const;
     bool hasAnnotations() const { return !annotateEvents_.empty(); }
     std::span<const uint32_t> annotateEvents() const { return annotateEvents_; } // in event order
     // The mempool (index into Snapshot::pools) allocation `id` belongs to: its alloc entry's

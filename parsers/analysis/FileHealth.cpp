@@ -21,13 +21,6 @@ bool looksLikeRingSize(uint64_t entries)
 
 namespace {
 
-std::string hexAddress(uint64_t addr)
-{
-    char text[24];
-    std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(addr));
-    return text;
-}
-
 std::string plural(uint64_t n, const char *one, const char *many)
 {
     return std::to_string(n) + " " + (n == 1 ? one : many);
@@ -142,7 +135,7 @@ std::vector<FileWarning> fileWarnings(const Snapshot &snapshot, const DeviceInde
             continue;
         ranges.emplace_back(seg.address, seg.address + seg.totalSize);
         if (std::binary_search(snapshot.implausibleSegments.begin(), snapshot.implausibleSegments.end(), s) && !implausible++)
-            implausibleAt = hexAddress(seg.address);
+            implausibleAt = formatAddress(seg.address);
         std::vector<std::pair<uint64_t, uint64_t>> blocks;
         uint64_t sum = 0;
         for (uint32_t b = seg.firstBlock; b < seg.firstBlock + seg.blockCount; ++b) {
@@ -151,22 +144,22 @@ std::vector<FileWarning> fileWarnings(const Snapshot &snapshot, const DeviceInde
             if (block.address < seg.address || block.address - seg.address > seg.totalSize ||
                 block.size > seg.totalSize - (block.address - seg.address)) {
                 if (!outside++)
-                    outsideAt = hexAddress(block.address) + " in the segment at " + hexAddress(seg.address);
+                    outsideAt = formatAddress(block.address) + " in the segment at " + formatAddress(seg.address);
             }
             blocks.emplace_back(block.address, block.address + block.size);
         }
         if (sum > seg.totalSize && !larger++)
-            largerAt = hexAddress(seg.address) + " (" + formatBytes(sum) + " of blocks in " + formatBytes(seg.totalSize) + ")";
+            largerAt = formatAddress(seg.address) + " (" + formatBytes(sum) + " of blocks in " + formatBytes(seg.totalSize) + ")";
         std::sort(blocks.begin(), blocks.end());
         for (size_t i = 1; i < blocks.size(); ++i) {
             if (blocks[i].first < blocks[i - 1].second && !overlapping++)
-                overlapAt = hexAddress(blocks[i].first);
+                overlapAt = formatAddress(blocks[i].first);
         }
     }
     std::sort(ranges.begin(), ranges.end());
     for (size_t i = 1; i < ranges.size(); ++i) {
         if (ranges[i].first < ranges[i - 1].second && !overlappingSegments++)
-            segmentAt = hexAddress(ranges[i].first);
+            segmentAt = formatAddress(ranges[i].first);
     }
     add("block_outside_segment", outside, plural(outside, "block lies", "blocks lie") + " outside their segment, first " + outsideAt);
     add("blocks_overlap", overlapping, plural(overlapping, "block overlaps", "blocks overlap") + " another block, first at " + overlapAt);
@@ -193,7 +186,7 @@ std::vector<FileWarning> fileWarnings(const Snapshot &snapshot, const DeviceInde
     }
     add("unexplained_frees", frees.doubleFrees,
         plural(frees.doubleFrees, "free", "frees") + " of an address already freed, which truncation does not explain, first " +
-            hexAddress(frees.firstDoubleFree));
+            formatAddress(frees.firstDoubleFree));
     return warnings;
 }
 

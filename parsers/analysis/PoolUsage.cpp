@@ -41,7 +41,7 @@ std::vector<PoolUsage> privatePools(const Snapshot &snapshot, const DeviceIndex 
     std::map<size_t, int64_t> net;
     for (const Segment &seg : snapshot.segments) {
         const uint32_t pool = snapshot.poolIndex(seg.pool);
-        if (seg.device == index.device() && pool != 0 && pool < snapshot.pools.size())
+        if (seg.device == index.device() && pool != 0)
             usage(pool, seg.stream).reserved.start += seg.totalSize;
     }
     for (uint32_t e = 0; e < ev.count(); ++e) {

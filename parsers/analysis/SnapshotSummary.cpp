@@ -59,13 +59,10 @@ std::vector<LiveBlockInfo> largestLive(const DeviceIndex &index, uint32_t e, siz
     } else {
         std::sort(infos.begin(), infos.end(), larger);
     }
-    const EventTable &ev = index.events();
     for (LiveBlockInfo &info : infos) {
         info.labels = index.labelsOf(info.allocation);
-        if (info.allocEvent != kBeforeTrace) {
-            info.userMetadata = EventTable::noteAt(ev.userMetadata, info.allocEvent);
-            info.compileContext = EventTable::noteAt(ev.compileContext, info.allocEvent);
-        }
+        info.userMetadata = index.userMetadataOf(info.allocation);
+        info.compileContext = index.compileContextOf(info.allocation);
     }
     return infos;
 }

@@ -33,4 +33,11 @@ std::string groupDigits(uint64_t value)
     return out;
 }
 
+std::string formatAddress(uint64_t address)
+{
+    char text[24];
+    std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(address));
+    return text;
+}
+
 } // namespace memlens

@@ -8,5 +8,7 @@ namespace memlens {
 std::string formatBytes(uint64_t bytes);
 // "1,234,567"
 std::string groupDigits(uint64_t value);
+// "0x7f3a00000000": lower-case hexadecimal, as addresses are shown and searched
+std::string formatAddress(uint64_t address);
 
 } // namespace memlens

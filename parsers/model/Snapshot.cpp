@@ -77,7 +77,8 @@ std::string Snapshot::deviceName(int device) const
 
 uint32_t Snapshot::poolIndex(const std::pair<int64_t, int64_t> &id) const
 {
-    return static_cast<uint32_t>(std::find(pools.begin(), pools.end(), id) - pools.begin());
+    const auto it = std::find(pools.begin(), pools.end(), id);
+    return it == pools.end() ? 0 : static_cast<uint32_t>(it - pools.begin());
 }
 
 const FxFrame *Snapshot::fxFrame(uint32_t frameId) const

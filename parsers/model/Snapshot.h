@@ -150,7 +150,8 @@ struct Snapshot {
     std::vector<uint32_t> implausibleSegments;
 
     const FxFrame *fxFrame(uint32_t frameId) const;
-    // The index of a mempool id in `pools`; pools.size() when it is not there.
+    // The index of a mempool id in `pools`; 0, the default pool, when it is not a pool the file
+    // names (every reader wants "private or not", so an unknown id is not private).
     uint32_t poolIndex(const std::pair<int64_t, int64_t> &id) const;
 
     std::string deviceName(int device) const; // "cuda:0", "cpu" for a trace's CPU memory, "host" for pinned memory

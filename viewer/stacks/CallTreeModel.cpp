@@ -1,5 +1,6 @@
 #include "stacks/CallTreeModel.h"
 
+#include "style/AllocationText.h"
 #include "style/ByteText.h"
 
 namespace memlens {
@@ -96,10 +97,8 @@ QVariant CallTreeModel::data(const QModelIndex &index, int role) const
     }
     case Labels: {
         QStringList labels;
-        for (uint32_t text : n.labels) {
-            const std::string_view label = tree_->snapshot().strings.at(text);
-            labels << QString::fromUtf8(label.data(), qsizetype(label.size()));
-        }
+        for (uint32_t text : n.labels)
+            labels << snapshotText(tree_->snapshot(), text);
         if (n.labels.size() == CallTreeNode::kMaxLabels)
             labels << QStringLiteral("…");
         return labels.join(QStringLiteral(", "));

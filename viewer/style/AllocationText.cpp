@@ -24,32 +24,22 @@ QString lifetime(const DeviceIndex &index, const Allocation &a)
     return QObject::tr("%1 → %2").arg(from, to);
 }
 
-QString text(const Snapshot &snapshot, uint32_t id)
-{
-    const std::string_view v = snapshot.strings.at(id);
-    return QString::fromUtf8(v.data(), static_cast<qsizetype>(v.size()));
-}
-
 // What the trace says about an allocation beyond size and stack: (label, value) pairs.
 QList<std::pair<QString, QString>> notes(const Snapshot &snapshot, const DeviceIndex &index, uint32_t allocation)
 {
     QList<std::pair<QString, QString>> out;
-    const Allocation &a = index.allocation(allocation);
     for (const std::string &label : index.labelsOf(allocation))
         out.append({QObject::tr("Label"), QString::fromStdString(label)});
-    if (a.allocEvent != kBeforeTrace) {
-        const EventTable &ev = index.events();
-        if (const uint32_t meta = EventTable::noteAt(ev.userMetadata, a.allocEvent))
-            out.append({QObject::tr("User metadata"), text(snapshot, meta)});
-        if (const uint32_t compiled = EventTable::noteAt(ev.compileContext, a.allocEvent))
-            out.append({QObject::tr("Compiled region"), text(snapshot, compiled)});
-    } else if (allocation != index.preProfileAllocation()) {
+    if (const uint32_t meta = index.userMetadataOf(allocation))
+        out.append({QObject::tr("User metadata"), snapshotText(snapshot, meta)});
+    if (const uint32_t compiled = index.compileContextOf(allocation))
+        out.append({QObject::tr("Compiled region"), snapshotText(snapshot, compiled)});
+    if (index.allocation(allocation).allocEvent == kBeforeTrace && allocation != index.preProfileAllocation())
         out.append({QObject::tr("Ghost block"), QObject::tr("alive before the first entry, so the trace has no alloc entry for it; "
                                                             "a stack shows only when the final snapshot lists one")});
-    } else {
+    else if (allocation == index.preProfileAllocation())
         out.append({QObject::tr("Before profiling"), QObject::tr("allocated before the profiler started (Total Allocated − Bytes "
                                                                  "of the first event, less frees the trace records)")});
-    }
     if (const uint32_t pool = index.poolOf(allocation)) {
         const auto &[p0, p1] = snapshot.pools[pool];
         out.append({QObject::tr("Private pool"), QStringLiteral("(%1, %2)").arg(p0).arg(p1)});
@@ -58,6 +48,12 @@ QList<std::pair<QString, QString>> notes(const Snapshot &snapshot, const DeviceI
 }
 
 } // namespace
+
+QString snapshotText(const Snapshot &snapshot, uint32_t id)
+{
+    const std::string_view v = snapshot.strings.at(id);
+    return QString::fromUtf8(v.data(), static_cast<qsizetype>(v.size()));
+}
 
 QString eventLabel(const DeviceIndex &index, uint32_t event)
 {
@@ -116,15 +112,14 @@ QString allocationDetailsHtml(const Document &doc, const DeviceIndex &index, uin
         if (const FxFrame *fx = doc.snapshot->fxFrame(id)) {
             // FX-generated code: the graph node, and the model line it was traced from.
             html += QStringLiteral("<li><code>%1</code> <small>(%2 %3)</small><br/><small>%4</small><pre>%5</pre></li>")
-                        .arg(text(*doc.snapshot, fx->node).toHtmlEscaped(), text(*doc.snapshot, fx->op).toHtmlEscaped(),
-                             text(*doc.snapshot, fx->target).toHtmlEscaped(),
+                        .arg(snapshotText(*doc.snapshot, fx->node).toHtmlEscaped(), snapshotText(*doc.snapshot, fx->op).toHtmlEscaped(),
+                             snapshotText(*doc.snapshot, fx->target).toHtmlEscaped(),
                              QString::fromStdString(doc.snapshot->frameText(id)).toHtmlEscaped(),
-                             text(*doc.snapshot, fx->originalTrace).trimmed().toHtmlEscaped());
+                             snapshotText(*doc.snapshot, fx->originalTrace).trimmed().toHtmlEscaped());
             continue;
         }
         html += QStringLiteral("<li><code>%1</code><br/><small>%2:%3</small></li>")
-                    .arg(QString::fromUtf8(doc.snapshot->strings.at(f.name).data(), static_cast<qsizetype>(doc.snapshot->strings.at(f.name).size())).toHtmlEscaped(),
-                         QString::fromUtf8(doc.snapshot->strings.at(f.file).data(), static_cast<qsizetype>(doc.snapshot->strings.at(f.file).size())).toHtmlEscaped())
+                    .arg(snapshotText(*doc.snapshot, f.name).toHtmlEscaped(), snapshotText(*doc.snapshot, f.file).toHtmlEscaped())
                     .arg(f.line);
     }
     html += "</ol>";

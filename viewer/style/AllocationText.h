@@ -11,5 +11,7 @@ QString allocationTooltip(const Document &doc, const DeviceIndex &index, uint32_
 // Rich text with the full stack (noise frames hidden unless `allFrames`).
 QString allocationDetailsHtml(const Document &doc, const DeviceIndex &index, uint32_t allocation, bool allFrames);
 QString eventLabel(const DeviceIndex &index, uint32_t event);
+// A string of the snapshot's string table (labels, metadata, frame names), as the UI shows it.
+QString snapshotText(const Snapshot &snapshot, uint32_t id);
 
 } // namespace memlens

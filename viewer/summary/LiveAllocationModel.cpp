@@ -97,10 +97,8 @@ QString LiveAllocationModel::notesText(const LiveBlockInfo &r) const
     for (const std::string &label : r.labels)
         parts << QString::fromStdString(label);
     for (uint32_t id : {r.userMetadata, r.compileContext}) {
-        if (id && doc_) {
-            const std::string_view v = doc_->snapshot->strings.at(id);
-            parts << QString::fromUtf8(v.data(), qsizetype(v.size()));
-        }
+        if (id && doc_)
+            parts << snapshotText(*doc_->snapshot, id);
     }
     return parts.join(QStringLiteral("; "));
 }

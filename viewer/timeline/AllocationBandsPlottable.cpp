@@ -2,6 +2,7 @@
 
 #include "document/ViewState.h"
 #include "notes/NotePainter.h"
+#include "style/AllocationText.h"
 #include "style/BandColors.h"
 #include "style/ByteText.h"
 
@@ -409,7 +410,7 @@ void AllocationBandsPlottable::drawLabels(QCPPainter *painter, const QRect &area
     if (!index.hasAnnotations() || frame_.columnEvent.empty())
         return;
     const EventTable &ev = index.events();
-    const auto &strings = state_->document()->snapshot->strings;
+    const Snapshot &snapshot = *state_->document()->snapshot;
     const QColor color = dark_ ? QColor(255, 170, 255) : QColor(150, 0, 150);
     painter->setPen(color);
     painter->setBrush(color);
@@ -427,8 +428,7 @@ void AllocationBandsPlottable::drawLabels(QCPPainter *painter, const QRect &area
         painter->drawPolygon(QPolygonF({QPointF(x, bottom - 7), QPointF(x - 4, bottom), QPointF(x + 4, bottom)}));
         if (x < freeFrom)
             continue;
-        const std::string_view label = strings.at(EventTable::noteAt(ev.userMetadata, e));
-        const QString text = QString::fromUtf8(label.data(), qsizetype(label.size())).left(40);
+        const QString text = snapshotText(snapshot, EventTable::noteAt(ev.userMetadata, e)).left(40);
         const double width = painter->fontMetrics().horizontalAdvance(text);
         painter->drawText(QPointF(x + 5, bottom - 9), text);
         freeFrom = x + width + 12;
