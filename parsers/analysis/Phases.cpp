@@ -7,24 +7,6 @@
 
 namespace memlens {
 
-namespace {
-bool contains(std::string_view text, std::string_view part)
-{
-    return text.find(part) != std::string_view::npos;
-}
-} // namespace
-
-PhaseKind phaseKindOfName(std::string_view name)
-{
-    if (contains(name, "ptimizer") || contains(name, "optim"))
-        return PhaseKind::Optimizer;
-    if (contains(name, "backward"))
-        return PhaseKind::Backward;
-    if (contains(name, "forward"))
-        return PhaseKind::Forward;
-    return PhaseKind::None;
-}
-
 std::vector<PhaseRange> phaseRanges(const Snapshot &snapshot, int device)
 {
     std::vector<const PhaseMark *> marks;

@@ -19,10 +19,6 @@ struct PhaseRange {
     std::optional<int64_t> endUs;   // absent: still open when the snapshot was taken
 };
 
-// What a phase's name says it is, for the allocation categories.
-enum class PhaseKind : uint8_t { None, Forward, Backward, Optimizer };
-PhaseKind phaseKindOfName(std::string_view name);
-
 // The device's phases in the order their first mark was recorded.
 std::vector<PhaseRange> phaseRanges(const Snapshot &snapshot, int device);
 

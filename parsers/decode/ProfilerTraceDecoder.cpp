@@ -216,7 +216,7 @@ void TraceSax::finishEvent()
         // module calls and autograd operators say where forward and backward ran.
         if (e.cat == "user_annotation") {
             annotations_.push_back({out_.strings.intern(e.name), range});
-            const bool optimizer = e.name.find("ptimizer") != std::string::npos;
+            const bool optimizer = phaseKindOfName(e.name) == PhaseKind::Optimizer;
             (optimizer ? structure_.optimizer : structure_.steps).push_back(range);
         } else if (e.cat == "python_function" && e.name.starts_with("nn.Module: ")) {
             structure_.modules.push_back(range);

@@ -89,6 +89,11 @@ struct Segment {
     uint32_t blockCount = 0;
 };
 
+// What a phase's name says it is: the one rule for the allocation categories and for the phases
+// a profiler trace's decoder infers around optimizer steps.
+enum class PhaseKind : uint8_t { None, Forward, Backward, Optimizer };
+PhaseKind phaseKindOfName(std::string_view name);
+
 // One START or END of a record_function phase (torch's `external_annotations`).
 struct PhaseMark {
     int device = 0;
