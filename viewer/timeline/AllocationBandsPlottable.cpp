@@ -149,14 +149,12 @@ void AllocationBandsPlottable::draw(QCPPainter *painter)
     }
     const TimelineBand *selectedBand = nullptr;
     for (const TimelineBand &band : frame_.bands) {
-        fillRuns(band.firstColumn, band.endColumn(), [&](size_t c) {
-            return std::make_pair(band.bottomAt(c), band.bottomAt(c) + band.size);
-        }, allocationColor(*device(), band.allocation, state_->colorMode()));
+        const auto extent = [&](size_t c) { return std::make_pair(band.bottomAt(c), band.bottomAt(c) + band.size); };
+        fillRuns(band.firstColumn, band.endColumn(), extent, allocationColor(*device(), band.allocation, state_->colorMode()));
         // Ghost blocks, alive before the first entry, are hatched: their birth is not in the trace.
         if (device()->index->allocation(band.allocation).allocEvent == kBeforeTrace)
-            fillRuns(band.firstColumn, band.endColumn(), [&](size_t c) {
-                return std::make_pair(band.bottomAt(c), band.bottomAt(c) + band.size);
-            }, dark_ ? QColor(0, 0, 0, 110) : QColor(255, 255, 255, 150), Qt::BDiagPattern);
+            fillRuns(band.firstColumn, band.endColumn(), extent, dark_ ? QColor(0, 0, 0, 110) : QColor(255, 255, 255, 150),
+                     Qt::BDiagPattern);
         if (band.allocation == state_->selectedAllocation())
             selectedBand = &band;
     }
@@ -169,33 +167,14 @@ void AllocationBandsPlottable::draw(QCPPainter *painter)
             if (band.bottom.empty() || !search_->matches(band.allocation))
                 continue;
             ++searchHits_;
-            // One closed outline: along the top edge, back along the bottom.
-            QPolygonF outline;
-            for (size_t c = band.firstColumn; c < band.endColumn(); ++c) {
-                const double top = y(band.bottomAt(c) + band.size);
-                if (c == band.firstColumn || band.bottomAt(c) != band.bottomAt(c - 1))
-                    outline << QPointF(left + c * columnWidth_, top);
-                if (c + 1 == band.endColumn() || band.bottomAt(c + 1) != band.bottomAt(c))
-                    outline << QPointF(left + (c + 1) * columnWidth_, top);
-            }
-            for (size_t c = band.endColumn(); c-- > band.firstColumn;) {
-                const double bottom = y(band.bottomAt(c));
-                if (c + 1 == band.endColumn() || band.bottomAt(c + 1) != band.bottomAt(c))
-                    outline << QPointF(left + (c + 1) * columnWidth_, bottom);
-                if (c == band.firstColumn || band.bottomAt(c) != band.bottomAt(c - 1))
-                    outline << QPointF(left + c * columnWidth_, bottom);
-            }
-            painter->drawPolygon(outline);
+            painter->drawPolygon(bandOutline(band, left));
         }
     }
     // The selected allocation gets an outline.
     if (selectedBand) {
-        const uint64_t size = selectedBand->size;
         painter->setPen(QPen(dark_ ? Qt::white : Qt::black, 2));
         painter->setBrush(Qt::NoBrush);
-        for (size_t c = selectedBand->firstColumn; c < selectedBand->endColumn(); ++c)
-            painter->drawRect(QRectF(QPointF(left + c * columnWidth_, y(selectedBand->bottomAt(c) + size)),
-                                     QPointF(left + (c + 1) * columnWidth_, y(selectedBand->bottomAt(c)))));
+        painter->drawPolygon(bandOutline(*selectedBand, left));
     }
 
     // Reserved bytes, a step line with a point only where the value changes. The pen is one
@@ -377,6 +356,30 @@ void AllocationBandsPlottable::drawPhases(QCPPainter *painter, const QRect &area
         const QString name = fm.elidedText(QString::fromStdString(p.name), Qt::ElideRight, static_cast<int>(xb - xa) - 6);
         strip(xa, xb, c.lighter(dark_ ? 90 : 115), name.size() > 1 ? name : QString());
     }
+}
+
+QPolygonF AllocationBandsPlottable::bandOutline(const TimelineBand &band, double left) const
+{
+    // One closed outline: along the top edge, back along the bottom, a corner only where the
+    // band steps, so wide bands cost a few points, not one rectangle per column.
+    auto y = [&](uint64_t bytes) { return mValueAxis->coordToPixel(static_cast<double>(bytes)); };
+    auto steps = [&](size_t c) { return c == band.firstColumn || band.bottomAt(c) != band.bottomAt(c - 1); };
+    QPolygonF outline;
+    for (size_t c = band.firstColumn; c < band.endColumn(); ++c) {
+        const double top = y(band.bottomAt(c) + band.size);
+        if (steps(c))
+            outline << QPointF(left + c * columnWidth_, top);
+        if (c + 1 == band.endColumn() || steps(c + 1))
+            outline << QPointF(left + (c + 1) * columnWidth_, top);
+    }
+    for (size_t c = band.endColumn(); c-- > band.firstColumn;) {
+        const double bottom = y(band.bottomAt(c));
+        if (c + 1 == band.endColumn() || steps(c + 1))
+            outline << QPointF(left + (c + 1) * columnWidth_, bottom);
+        if (steps(c))
+            outline << QPointF(left + c * columnWidth_, bottom);
+    }
+    return outline;
 }
 
 void AllocationBandsPlottable::drawPrivatePools(QCPPainter *painter, double left, double right)

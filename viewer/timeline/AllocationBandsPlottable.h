@@ -68,6 +68,7 @@ protected:
 private:
     void drawPhases(QCPPainter *painter, const QRect &area);
     void drawPrivatePools(QCPPainter *painter, double left, double right);
+    QPolygonF bandOutline(const TimelineBand &band, double left) const;
     void drawLabels(QCPPainter *painter, const QRect &area);
     void drawMarker(QCPPainter *painter, uint32_t event, const QString &label, const QColor &color, int row);
     bool pin(double &x, double &y, const QPointF &pixel) const;
