@@ -16,9 +16,6 @@ std::vector<RunSample> sampleRun(const Snapshot &snapshot, const DeviceIndex &in
     std::vector<Bucket> buckets(index.allocationCount());
     for (uint32_t id = 0; id < buckets.size(); ++id)
         buckets[id] = bucketOf(id);
-    const Phases phases(snapshot, index.device());
-    const std::vector<int32_t> eventPhase = phases.classifyEvents(ev);
-
     RunSample running;
     auto add = [&](uint32_t id, int64_t bytes) {
         running.categories[static_cast<size_t>(categories.of(id))] += bytes;
@@ -29,16 +26,25 @@ std::vector<RunSample> sampleRun(const Snapshot &snapshot, const DeviceIndex &in
     };
     for (uint32_t id : index.liveAt(kBeforeTrace))
         add(id, static_cast<int64_t>(index.detail(id).size));
+    // Which events are sampled is known beforehand, so only they are placed in a phase.
+    const uint32_t every = static_cast<uint32_t>(std::max<size_t>(1, ev.count() / std::max<size_t>(1, count)));
+    std::vector<uint32_t> sampled;
+    for (uint32_t e = 0; e < ev.count(); ++e)
+        if (e % every == every - 1 || e == mustInclude || e + 1 == ev.count())
+            sampled.push_back(e);
+    const Phases phases(snapshot, index.device());
+    const std::vector<int32_t> samplePhase = phases.classifyEvents(ev, sampled);
     std::vector<RunSample> out;
     if (ev.count() == 0 || mustInclude == kBeforeTrace)
         out.push_back(running);
-    const uint32_t every = static_cast<uint32_t>(std::max<size_t>(1, ev.count() / std::max<size_t>(1, count)));
+    size_t k = 0;
     for (uint32_t e = 0; e < ev.count(); ++e) {
         index.forEachLiveChange(e, add);
-        if (e % every == every - 1 || e == mustInclude || e + 1 == ev.count()) {
+        if (k < sampled.size() && sampled[k] == e) {
             running.event = e;
-            running.phase = e < eventPhase.size() ? phases.kind(eventPhase[e]) : PhaseKind::None;
+            running.phase = k < samplePhase.size() ? phases.kind(samplePhase[k]) : PhaseKind::None;
             out.push_back(running);
+            ++k;
         }
     }
     return out;

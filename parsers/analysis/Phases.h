@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,11 +38,17 @@ public:
     // (kNoSpan: none), found in one sweep over the events, not a scan of every phase per event.
     static constexpr int32_t kNoSpan = -1;
     std::vector<int32_t> classifyEvents(const EventTable &events) const;
+    // The same for some events only (`which`, any order): the answer for which[i] is at i.
+    std::vector<int32_t> classifyEvents(const EventTable &events, std::span<const uint32_t> which) const;
     PhaseKind kind(int32_t span) const { return span == kNoSpan ? PhaseKind::None : spans_[static_cast<size_t>(span)].kind; }
     // When that phase ends (INT64_MAX: never, or no phase).
     int64_t end(int32_t span) const { return span == kNoSpan ? INT64_MAX : spans_[static_cast<size_t>(span)].end; }
 
 private:
+    // Answers for events eventAt(0 … n-1), at the same positions.
+    template <typename EventAt>
+    std::vector<int32_t> classify(const EventTable &events, size_t n, EventAt eventAt) const;
+
     struct Span {
         int64_t start, end;
         PhaseKind kind;
