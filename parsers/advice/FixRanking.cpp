@@ -24,6 +24,12 @@ struct Change {
     double scoresKept = 1;
 };
 
+// The factor for category k at a sample: the optimizer step's temporaries have their own.
+double ratioAt(const Change &c, size_t k, const RunSample &s)
+{
+    return k == size_t(Category::Temporary) && s.phase == PhaseKind::Optimizer ? c.stepTemporaries : c.ratio[k];
+}
+
 double after(const RunSample &s, const Change &c, int64_t maxGradients)
 {
     double total = 0;
@@ -31,8 +37,7 @@ double after(const RunSample &s, const Change &c, int64_t maxGradients)
         double bytes = double(s.categories[k]);
         if (k == size_t(Category::Gradient) && c.gradientsPersist)
             bytes = double(std::max(s.categories[k], maxGradients));
-        const double r = k == size_t(Category::Temporary) && s.phase == PhaseKind::Optimizer ? c.stepTemporaries : c.ratio[k];
-        total += bytes * r;
+        total += bytes * ratioAt(c, k, s);
     }
     return total - double(s.logits) * (1 - c.logitsKept) - double(s.scores) * (1 - c.scoresKept);
 }
@@ -94,7 +99,7 @@ std::string deltas(const RunSample &peak, const Change &c)
 {
     std::string text;
     for (size_t k = 0; k < kCategoryCount; ++k) {
-        const double r = k == size_t(Category::Temporary) && peak.phase == PhaseKind::Optimizer ? c.stepTemporaries : c.ratio[k];
+        const double r = ratioAt(c, k, peak);
         if (r == 1 || peak.categories[k] < (1 << 20))
             continue;
         text += (text.empty() ? "" : ", ") + std::string(categoryName(Category(k))) + " " + formatBytes(uint64_t(peak.categories[k])) + " → " +
