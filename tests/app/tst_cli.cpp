@@ -251,6 +251,7 @@ private slots:
         QTest::newRow("timeline dark at oom") << "timeline" << "dark" << QStringList{"--at", "oom"};
         QTest::newRow("timeline range") << "timeline" << "light" << QStringList{"--range", "5000:6000", "--at", "peak"};
         QTest::newRow("timeline by category") << "timeline" << "light" << QStringList{"--color", "category"};
+        QTest::newRow("timeline search") << "timeline" << "dark" << QStringList{"--search", "cross_entropy"};
         QTest::newRow("summary") << "summary" << "light" << QStringList{};
     }
 
