@@ -27,6 +27,8 @@ public:
     {
     }
 
+    uint64_t fileSize() const { return fileSize_; }
+
     // Offset in the decoded stream of the next byte to be read.
     uint64_t offset() const { return base_ + pos_; }
 
@@ -51,6 +53,16 @@ public:
             refill(n);
         return {buffer_.data() + pos_, std::min(n, end_ - pos_)};
     }
+
+    // The buffered bytes from the read position: at least `n` (≤ kBufferSize) unless the
+    // stream ends first. Consume them with advance().
+    std::string_view window(size_t n)
+    {
+        if (end_ - pos_ < n)
+            refill(n);
+        return {buffer_.data() + pos_, end_ - pos_};
+    }
+    void advance(size_t n) { pos_ += n; }
 
     // Up to `capacity` bytes, at least one unless at the end.
     size_t readSome(char *out, size_t capacity)

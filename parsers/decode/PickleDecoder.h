@@ -6,7 +6,11 @@
 
 namespace memlens {
 
+// Where the pickle's bytes are tokenized: on a second thread for files of a few hundred KB
+// or more (BySize), or always on one or the other (tests compare the two).
+enum class PickleTokenizing { BySize, OnThisThread, OnItsOwnThread };
+
 // Decodes a whole pickle from `reader` into `out`. Throws DecodeError with the byte offset.
-void decodePickle(ByteReader &reader, Snapshot &out);
+void decodePickle(ByteReader &reader, Snapshot &out, PickleTokenizing tokenizing = PickleTokenizing::BySize);
 
 } // namespace memlens

@@ -1,8 +1,11 @@
 // The decoders on files with known content: pickle protocols and opcode forms, shared frame
 // lists, numbers at the edges, unknown actions and keys, compression, progress and cancel.
+#include "CorpusFiles.h"
+#include "SnapshotEquality.h"
 #include "SyntheticSnapshot.h"
 #include "analysis/DeviceIndex.h"
 #include "analysis/SnapshotSummary.h"
+#include "decode/PickleDecoder.h"
 #include "decode/SnapshotLoader.h"
 #include "model/LoadError.h"
 
@@ -55,6 +58,32 @@ std::string gzipCompress(const std::string &in)
     out.resize(z.total_out);
     deflateEnd(&z);
     return out;
+}
+
+// The snapshot, or "error at <offset>: <message>".
+struct Decoded {
+    std::unique_ptr<Snapshot> snapshot;
+    std::string error;
+};
+
+Decoded decodeWith(OpenedSource opened, PickleTokenizing tokenizing)
+{
+    ByteReader reader(*opened.source, opened.fileSize, {});
+    Decoded d;
+    d.snapshot = std::make_unique<Snapshot>();
+    try {
+        decodePickle(reader, *d.snapshot, tokenizing);
+    } catch (const DecodeError &e) {
+        d.error = "error at " + std::to_string(e.offset) + ": " + e.what();
+    }
+    return d;
+}
+
+QString differenceOf(const Decoded &a, const Decoded &b)
+{
+    if (a.error != b.error)
+        return QString::fromStdString(a.error + " | " + b.error);
+    return a.error.empty() ? difference(*a.snapshot, *b.snapshot) : QString();
 }
 
 std::string setting(const Snapshot &s, const std::string &key)
@@ -179,6 +208,40 @@ private slots:
         const std::string half1 = raw.substr(0, raw.size() / 2), half2 = raw.substr(raw.size() / 2);
         auto snap = loadSnapshotFromMemory(gzipCompress(half1) + gzipCompress(half2), "two.pickle");
         QCOMPARE(snap->traces.at(0).count(), size_t(8));
+    }
+
+    // The tokenizer's own thread is an optimisation only: every corpus file decodes to the
+    // same snapshot, and every damaged one to the same error at the same byte, as on one thread.
+    void tokenizerThreadChangesNothing()
+    {
+        int files = 0;
+        for (const QString &path : corpusSnapshots()) {
+            const std::string p = path.toStdString();
+            const Decoded one = decodeWith(openByteSource(p), PickleTokenizing::OnThisThread);
+            const Decoded two = decodeWith(openByteSource(p), PickleTokenizing::OnItsOwnThread);
+            QVERIFY2(one.error.empty(), one.error.c_str());
+            QVERIFY2(differenceOf(one, two).isEmpty(), qPrintable(path + ": " + differenceOf(one, two)));
+            ++files;
+        }
+        QVERIFY(files >= 7);
+        QFile f(corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle");
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QByteArray good = f.readAll();
+        QVERIFY(good.size() > 500000); // spans many token chunks
+        int errors = 0;
+        for (qsizetype at = 5; at < good.size(); at += good.size() / 61) {
+            QByteArray cut = good.left(at), flipped = good, global = good;
+            flipped[at] = static_cast<char>(flipped[at] ^ 0x5a);
+            global[at] = 'c';
+            for (const QByteArray &bytes : {cut, flipped, global}) {
+                const std::string_view data(bytes.constData(), static_cast<size_t>(bytes.size()));
+                const Decoded one = decodeWith(openMemorySource(data, "x"), PickleTokenizing::OnThisThread);
+                const Decoded two = decodeWith(openMemorySource(data, "x"), PickleTokenizing::OnItsOwnThread);
+                QVERIFY2(differenceOf(one, two).isEmpty(), qPrintable(QString("damage at %1: ").arg(at) + differenceOf(one, two)));
+                errors += one.error.empty() ? 0 : 1;
+            }
+        }
+        QVERIFY(errors > 61); // every cut fails, and most of the rest
     }
 
     void progressAndCancel()
