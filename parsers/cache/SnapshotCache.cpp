@@ -1,5 +1,6 @@
 #include "cache/SnapshotCache.h"
 
+#include "cache/CachePayload.h"
 #include "cache/SnapshotCodec.h"
 #include "report/SessionFile.h"
 
@@ -11,7 +12,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <vector>
-#include <zstd.h>
 
 namespace memlens {
 
@@ -23,7 +23,8 @@ constexpr char kMagic[8] = {'M', 'L', 'C', 'A', 'C', 'H', 'E', '\n'};
 // Bumped whenever decoding yields something else, not only when the layout changes: an entry
 // written by an older memlens would otherwise keep its older reading of the file.
 // 2: annotate, pool ids, host memory, FX frames. 3: profiler traces' inferred phases.
-constexpr uint32_t kFormatVersion = 3;
+// 4: large event columns in zstd frames of their own.
+constexpr uint32_t kFormatVersion = 4;
 // A decoded snapshot is at most this many times its entry's compressed size; more is a
 // decompression bomb, not a snapshot.
 constexpr uint64_t kMaxExpansion = 64;
@@ -67,35 +68,7 @@ namespace {
 // The whole entry, header then compressed payload, handed to `out` in pieces.
 bool streamEntry(const CacheKey &key, const Snapshot &snapshot, const std::function<bool(std::string_view)> &out)
 {
-    const uint64_t payloadSize = encodeSnapshot(snapshot, {});
-    if (!out(header(key, payloadSize)))
-        return false;
-    std::unique_ptr<ZSTD_CCtx, size_t (*)(ZSTD_CCtx *)> cctx(ZSTD_createCCtx(), ZSTD_freeCCtx);
-    ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, 1);
-    // A content checksum: damage that still decompresses is caught, not believed.
-    ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_checksumFlag, 1);
-    ZSTD_CCtx_setPledgedSrcSize(cctx.get(), payloadSize);
-    std::string chunk(ZSTD_CStreamOutSize(), '\0');
-    bool ok = true;
-    auto feed = [&](std::string_view piece, ZSTD_EndDirective mode) {
-        ZSTD_inBuffer in{piece.data(), piece.size(), 0};
-        size_t remaining = 0;
-        do {
-            ZSTD_outBuffer o{chunk.data(), chunk.size(), 0};
-            remaining = ZSTD_compressStream2(cctx.get(), &o, &in, mode);
-            if (ZSTD_isError(remaining) || !out(std::string_view(chunk.data(), o.pos))) {
-                ok = false;
-                return;
-            }
-        } while (mode == ZSTD_e_end ? remaining != 0 : in.pos < in.size);
-    };
-    encodeSnapshot(snapshot, [&](std::string_view piece) {
-        if (ok)
-            feed(piece, ZSTD_e_continue);
-    });
-    if (ok)
-        feed({}, ZSTD_e_end);
-    return ok;
+    return out(header(key, encodeSnapshot(snapshot, {}))) && writePayload(snapshot, out);
 }
 } // namespace
 
@@ -120,34 +93,10 @@ std::unique_ptr<Snapshot> readCacheEntry(std::string_view bytes, const CacheKey 
     const std::string_view compressed = bytes.substr(expected.size());
     if (payloadSize > compressed.size() * kMaxExpansion + 4096)
         return nullptr;
-    if (ZSTD_getFrameContentSize(compressed.data(), compressed.size()) != payloadSize)
-        return nullptr;
-    // Decompressed as it is decoded: the columns are the only copy of the payload.
-    std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx *)> dctx(ZSTD_createDCtx(), ZSTD_freeDCtx);
-    ZSTD_DCtx_setParameter(dctx.get(), ZSTD_d_windowLogMax, 27); // as the file decoders: bounded memory
-    ZSTD_inBuffer in{compressed.data(), compressed.size(), 0};
-    size_t lastResult = 1; // 0 once the frame, checksum included, is complete
-    auto read = [&](char *into, size_t n) {
-        ZSTD_outBuffer out{into, n, 0};
-        while (out.pos < out.size) {
-            const size_t before = out.pos + in.pos;
-            lastResult = ZSTD_decompressStream(dctx.get(), &out, &in);
-            if (ZSTD_isError(lastResult) || (out.pos + in.pos == before))
-                throw CacheFormatError("the compressed payload is damaged");
-        }
-    };
     try {
-        auto snapshot = decodeSnapshot(payloadSize, read);
-        // The frame must end here, and its checksum must match what was decoded.
-        char spare = 0;
-        while (lastResult != 0) {
-            ZSTD_outBuffer out{&spare, 1, 0};
-            const size_t before = in.pos;
-            lastResult = ZSTD_decompressStream(dctx.get(), &out, &in);
-            if (ZSTD_isError(lastResult) || out.pos != 0 || (lastResult != 0 && in.pos == before))
-                return nullptr; // damaged, more content than the header said, or cut short
-        }
-        return in.pos == in.size ? std::move(snapshot) : nullptr;
+        PayloadReader reader(compressed);
+        auto snapshot = decodeSnapshot(payloadSize, reader);
+        return reader.endsCleanly() ? std::move(snapshot) : nullptr;
     } catch (const CacheFormatError &) {
         return nullptr;
     } catch (const std::bad_alloc &) {

@@ -1,123 +1,18 @@
 #include "cache/SnapshotCodec.h"
 
+#include "cache/EncodingStreams.h"
+
 #include <cstring>
 
 namespace memlens {
 
 namespace {
 
+using codec::Reader;
+using codec::Writer;
+
 constexpr char kMagic[8] = {'M', 'L', 'S', 'N', 'A', 'P', '0', '2'};
 constexpr size_t kMaxDevices = 4096;
-
-// Small values gather in a buffer; columns go to the sink as they are.
-class Writer {
-public:
-    explicit Writer(const std::function<void(std::string_view)> &sink) : sink_(sink) {}
-    ~Writer() = default;
-    template <typename T>
-    void pod(const T &v)
-    {
-        static_assert(std::is_trivially_copyable_v<T>);
-        bytes(std::string_view(reinterpret_cast<const char *>(&v), sizeof v));
-    }
-    void text(std::string_view s)
-    {
-        pod(static_cast<uint32_t>(s.size()));
-        bytes(s);
-    }
-    template <typename T>
-    void column(const T *data, size_t n)
-    {
-        pod(static_cast<uint64_t>(n));
-        const std::string_view raw(reinterpret_cast<const char *>(data), n * sizeof(T));
-        if (raw.size() < 4096) {
-            bytes(raw);
-            return;
-        }
-        flush();
-        total_ += raw.size();
-        if (sink_)
-            sink_(raw);
-    }
-    uint64_t finish()
-    {
-        flush();
-        return total_;
-    }
-
-private:
-    void bytes(std::string_view b)
-    {
-        buffer_.append(b);
-        if (buffer_.size() >= (1u << 16))
-            flush();
-    }
-    void flush()
-    {
-        total_ += buffer_.size();
-        if (sink_ && !buffer_.empty())
-            sink_(buffer_);
-        buffer_.clear();
-    }
-    const std::function<void(std::string_view)> &sink_;
-    std::string buffer_;
-    uint64_t total_ = 0;
-};
-
-// Pulls the encoding from a source of known size; every count is checked against what is left
-// before anything is allocated for it.
-class Reader {
-public:
-    Reader(uint64_t size, const std::function<void(char *, size_t)> &read) : size_(size), read_(read) {}
-    template <typename T>
-    T pod()
-    {
-        T v;
-        take(reinterpret_cast<char *>(&v), sizeof v);
-        return v;
-    }
-    std::string text()
-    {
-        const auto n = pod<uint32_t>();
-        need(n);
-        std::string s(n, '\0');
-        take(s.data(), n);
-        return s;
-    }
-    // A count of items of `itemBytes` each that must fit in what is left.
-    size_t count(size_t itemBytes)
-    {
-        const auto n = pod<uint64_t>();
-        if (itemBytes && n > (size_ - at_) / itemBytes)
-            throw CacheFormatError("a count runs past the end");
-        return static_cast<size_t>(n);
-    }
-    template <typename T>
-    void column(PodArray<T> &out)
-    {
-        const size_t n = count(sizeof(T));
-        out.resize(n);
-        take(reinterpret_cast<char *>(out.begin()), n * sizeof(T));
-    }
-    bool atEnd() const { return at_ == size_; }
-
-private:
-    void need(uint64_t n) const
-    {
-        if (n > size_ - at_)
-            throw CacheFormatError("truncated");
-    }
-    void take(char *into, size_t n)
-    {
-        need(n);
-        if (n)
-            read_(into, n);
-        at_ += n;
-    }
-    uint64_t size_;
-    uint64_t at_ = 0;
-    const std::function<void(char *, size_t)> &read_;
-};
 
 void writePairs(Writer &w, const std::vector<std::pair<uint32_t, uint32_t>> &pairs)
 {
@@ -227,11 +122,11 @@ bool cacheable(const Snapshot &snapshot)
 std::string encodeSnapshot(const Snapshot &snapshot)
 {
     std::string out;
-    encodeSnapshot(snapshot, [&](std::string_view piece) { out.append(piece); });
+    encodeSnapshot(snapshot, [&](std::string_view piece, bool) { out.append(piece); });
     return out;
 }
 
-uint64_t encodeSnapshot(const Snapshot &s, const std::function<void(std::string_view)> &sink)
+uint64_t encodeSnapshot(const Snapshot &s, const EncodingSink &sink)
 {
     Writer w(sink);
     for (char c : kMagic)
@@ -274,12 +169,12 @@ uint64_t encodeSnapshot(const Snapshot &s, const std::function<void(std::string_
     w.column(s.streams.data(), s.streams.size());
     w.pod(static_cast<uint64_t>(s.traces.size()));
     for (const EventTable &t : s.traces) {
-        w.column(t.action.data(), t.action.size());
-        w.column(t.addr.data(), t.addr.size());
-        w.column(t.size.data(), t.size.size());
-        w.column(t.stream.data(), t.stream.size());
-        w.column(t.timeUs.data(), t.timeUs.size());
-        w.column(t.stack.data(), t.stack.size());
+        w.eventColumn(t.action);
+        w.eventColumn(t.addr);
+        w.eventColumn(t.size);
+        w.eventColumn(t.stream);
+        w.eventColumn(t.timeUs);
+        w.eventColumn(t.stack);
         writePairs(w, t.otherNames);
         writePairs(w, t.compileContext);
         writePairs(w, t.userMetadata);
@@ -287,8 +182,8 @@ uint64_t encodeSnapshot(const Snapshot &s, const std::function<void(std::string_
         writePairs(w, t.forwardFrames);
         writePairs(w, t.pool);
         writePairs(w, t.implausibleSizes);
-        w.column(t.allocatedAfter.data(), t.allocatedAfter.size());
-        w.column(t.reservedAfter.data(), t.reservedAfter.size());
+        w.eventColumn(t.allocatedAfter);
+        w.eventColumn(t.reservedAfter);
     }
     w.pod(static_cast<uint64_t>(s.segments.size()));
     for (const Segment &seg : s.segments)
@@ -310,19 +205,30 @@ uint64_t encodeSnapshot(const Snapshot &s, const std::function<void(std::string_
 
 std::unique_ptr<Snapshot> decodeSnapshot(std::string_view bytes)
 {
-    size_t at = 0;
-    return decodeSnapshot(bytes.size(), [&](char *into, size_t n) {
-        std::memcpy(into, bytes.data() + at, n);
-        at += n;
-    });
+    struct Memory final : PayloadSource {
+        std::string_view bytes;
+        size_t at = 0;
+        void read(char *into, size_t n) override
+        {
+            std::memcpy(into, bytes.data() + at, n);
+            at += n;
+        }
+    } memory;
+    memory.bytes = bytes;
+    return decodeSnapshot(bytes.size(), memory);
 }
 
-std::unique_ptr<Snapshot> decodeSnapshot(uint64_t size, const std::function<void(char *, size_t)> &read)
+std::unique_ptr<Snapshot> decodeSnapshot(uint64_t size, PayloadSource &source)
 {
-    Reader r(size, read);
+    Reader r(size, source);
     for (char c : kMagic)
         check(r.pod<char>() == c, "not a memlens snapshot cache");
     auto s = std::make_unique<Snapshot>();
+    // Declared after the snapshot, so that on an error its columns are left alone before they are freed.
+    struct Abandon {
+        PayloadSource &source;
+        ~Abandon() { source.abandon(); }
+    } abandon{source};
     FileFacts &f = s->facts;
     f.format = r.text();
     f.compression = r.text();
@@ -383,19 +289,15 @@ std::unique_ptr<Snapshot> decodeSnapshot(uint64_t size, const std::function<void
     check(devices <= kMaxDevices, "too many devices");
     s->traces.resize(devices);
     for (EventTable &t : s->traces) {
-        r.column(t.action);
+        r.eventColumn(t.action);
         const size_t n = t.action.size();
-        r.column(t.addr);
-        r.column(t.size);
-        r.column(t.stream);
-        r.column(t.timeUs);
-        r.column(t.stack);
+        r.eventColumn(t.addr);
+        r.eventColumn(t.size);
+        r.eventColumn(t.stream);
+        r.eventColumn(t.timeUs);
+        r.eventColumn(t.stack);
         check(t.addr.size() == n && t.size.size() == n && t.stream.size() == n && t.timeUs.size() == n && t.stack.size() == n,
               "trace columns of different lengths");
-        for (size_t e = 0; e < n; ++e) {
-            check(static_cast<int>(t.action[e]) < kActionCount, "an unknown action");
-            check(t.stream[e] < streams && t.stack[e] < stacks, "an entry names an unknown stream or stack");
-        }
         for (auto *sparse : {&t.otherNames, &t.compileContext, &t.userMetadata, &t.internalMetadata, &t.forwardFrames}) {
             readPairs(r, *sparse);
             for (const auto &[event, text] : *sparse)
@@ -406,14 +308,14 @@ std::unique_ptr<Snapshot> decodeSnapshot(uint64_t size, const std::function<void
             check(event < n && pool < pools, "a pool id on an unknown entry or pool");
         readPairs(r, t.implausibleSizes);
         for (const auto &[event, text] : t.implausibleSizes)
-            check(event < n && text < strings && t.size[event] == 0, "an implausible size on an unknown entry");
+            check(event < n && text < strings, "an implausible size on an unknown entry");
         // Lookups binary-search these columns: they must be in entry order.
         for (const auto *sparse : {&t.otherNames, &t.compileContext, &t.userMetadata, &t.internalMetadata, &t.forwardFrames, &t.pool,
                                     &t.implausibleSizes})
             for (size_t i = 1; i < sparse->size(); ++i)
                 check((*sparse)[i - 1].first < (*sparse)[i].first, "notes out of entry order");
-        r.column(t.allocatedAfter);
-        r.column(t.reservedAfter);
+        r.eventColumn(t.allocatedAfter);
+        r.eventColumn(t.reservedAfter);
         check((t.allocatedAfter.empty() || t.allocatedAfter.size() == n) && (t.reservedAfter.empty() || t.reservedAfter.size() == n),
               "allocator totals of another length");
     }
@@ -451,6 +353,15 @@ std::unique_ptr<Snapshot> decodeSnapshot(uint64_t size, const std::function<void
         check(m.name < strings && m.device >= 0 && static_cast<size_t>(m.device) < kMaxDevices, "a phase mark is inconsistent");
     }
     check(r.atEnd(), "bytes after the end");
+    r.settle();
+    for (const EventTable &t : s->traces) {
+        for (size_t e = 0; e < t.count(); ++e) {
+            check(static_cast<int>(t.action[e]) < kActionCount, "an unknown action");
+            check(t.stream[e] < streams && t.stack[e] < stacks, "an entry names an unknown stream or stack");
+        }
+        for (const auto &[event, text] : t.implausibleSizes)
+            check(t.size[event] == 0, "an implausible size with a size");
+    }
     return s;
 }
 

@@ -72,6 +72,13 @@ public:
         size_ = size;
     }
 
+    // New elements are left as they are: for a caller that writes every one of them next.
+    void resizeForOverwrite(size_t size)
+    {
+        reserve(size);
+        size_ = size;
+    }
+
     void clear() { size_ = 0; }
     size_t size() const { return size_; }
     bool empty() const { return size_ == 0; }

@@ -109,6 +109,40 @@ private slots:
         QCOMPARE(readAll(path), good); // rewritten whole
     }
 
+    // Large event columns are zstd frames of their own, decompressed on two threads: damage in
+    // any of them, or a cut between them, is caught like any other.
+    void columnFramesAreCheckedEach()
+    {
+        const std::string file = (corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle").toStdString();
+        const auto key = SnapshotCache::keyOf(file);
+        auto original = loadSnapshot(file);
+        const EventTable &t = original->traces.at(0);
+        size_t columns = 0;
+        for (size_t bytes : {t.count(), t.count() * 8, t.count() * 8, t.count() * 2, t.count() * 8, t.count() * 4,
+                             t.allocatedAfter.size() * 8, t.reservedAfter.size() * 8})
+            columns += bytes >= kColumnPieceBytes ? 1 : 0;
+        QVERIFY2(columns >= 3, qPrintable(QString("%1 events, %2 columns").arg(t.count()).arg(columns)));
+        const std::string good = makeCacheEntry(*key, *original);
+        auto back = readCacheEntry(good, *key);
+        QVERIFY(back);
+        QVERIFY(difference(*back, *original).isEmpty());
+        const std::string magic("\x28\xb5\x2f\xfd", 4);
+        std::vector<size_t> frames;
+        for (size_t at = good.find(magic); at != std::string::npos; at = good.find(magic, at + 1))
+            frames.push_back(at);
+        QVERIFY2(frames.size() > columns, qPrintable(QString::number(frames.size()))); // records before the columns
+        frames.push_back(good.size());
+        for (size_t i = 0; i + 1 < frames.size(); ++i) {
+            std::string bad = good;
+            const size_t middle = (frames[i] + frames[i + 1]) / 2;
+            bad[middle] = static_cast<char>(bad[middle] ^ 0x5a);
+            QVERIFY2(!readCacheEntry(bad, *key), qPrintable(QString("damage in frame %1").arg(i)));
+            QVERIFY2(!readCacheEntry(std::string_view(good).substr(0, frames[i + 1] - 1), *key), qPrintable(QString("cut in frame %1").arg(i)));
+            if (i > 0)
+                QVERIFY2(!readCacheEntry(std::string_view(good).substr(0, frames[i]), *key), qPrintable(QString("cut before frame %1").arg(i)));
+        }
+    }
+
     // A changed file (contents, size or time) no longer matches its entry; neither does a
     // foreign entry put in its place.
     void changedFileInvalidatesItsEntry()

@@ -77,8 +77,16 @@ printf '\001MLCACHE\n' > "$work/cache-seeds/entry_magic"
 memlens=${MEMLENS:-$here/../../build/bin/memlens}
 if [ -x "$memlens" ]; then
   rm -rf "$work/cache-home"
-  for seed in tiny_p4.pickle newer_p5.pickle; do
-    XDG_CACHE_HOME="$work/cache-home" "$memlens" summary "$work/seeds/$seed" > /dev/null
+  # And a trace of 9,000 entries, whose event columns are zstd frames of their own in the entry.
+  python3 - "$work/long_trace.pickle" <<'PY'
+import pickle, sys
+frames = [{'name': 'f', 'filename': 'a.py', 'line': 1}]
+trace = [{'action': 'alloc' if i % 2 == 0 else 'free_completed', 'addr': 4096 + 512 * (i // 2 % 7), 'size': 512,
+          'stream': 0, 'time_us': i, 'frames': frames} for i in range(9000)]
+pickle.dump({'segments': [], 'device_traces': [trace]}, open(sys.argv[1], 'wb'), protocol=4)
+PY
+  for seed in "$work/seeds/tiny_p4.pickle" "$work/seeds/newer_p5.pickle" "$work/long_trace.pickle"; do
+    XDG_CACHE_HOME="$work/cache-home" "$memlens" summary "$seed" > /dev/null
   done
   python3 - "$work/cache-home/memlens" "$work/cache-seeds" <<'PY'
 import os, struct, subprocess, sys
@@ -86,7 +94,7 @@ src, out = sys.argv[1], sys.argv[2]
 for i, name in enumerate(sorted(n for n in os.listdir(src) if not n.startswith('.'))):
     entry = open(os.path.join(src, name), 'rb').read()
     open(os.path.join(out, f'entry_{i}'), 'wb').write(b'\x01' + entry)
-    # Header: magic, version, size, mtime, path, checksum, payload size; then one zstd frame.
+    # Header: magic, version, size, mtime, path, checksum, payload size; then zstd frames.
     at = 8 + 4 + 8 + 8
     (n,) = struct.unpack_from('<I', entry, at); at += 4 + n
     (n,) = struct.unpack_from('<I', entry, at); at += 4 + n + 8

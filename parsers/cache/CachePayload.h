@@ -1,0 +1,65 @@
+#pragma once
+// The compressed payload of a cache entry: the snapshot's encoding as a sequence of zstd
+// frames, each with a content checksum. Small records share one frame after another; every
+// large event column is a frame of its own, so that reading an entry decompresses (and first
+// touches the memory of) the columns on both cores.
+#include "cache/SnapshotCodec.h"
+
+#include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+struct ZSTD_DCtx_s;
+
+namespace memlens {
+
+// Compresses `snapshot`'s encoding and hands it to `out` in pieces;
+// false when `out` refused one or compression failed.
+bool writePayload(const Snapshot &snapshot, const std::function<bool(std::string_view)> &out);
+
+// Reads a payload for decodeSnapshot(). Column frames are decompressed by a second thread,
+// and by this one once it waits for them in settle().
+class PayloadReader final : public PayloadSource {
+public:
+    explicit PayloadReader(std::string_view compressed);
+    ~PayloadReader() override;
+    PayloadReader(const PayloadReader &) = delete;
+    PayloadReader &operator=(const PayloadReader &) = delete;
+
+    void read(char *into, size_t n) override;
+    void readColumn(char *into, size_t n) override;
+    void settle() override;
+    void abandon() override;
+    // After decoding: the last frame is complete, checksum included, and nothing follows it.
+    bool endsCleanly();
+
+private:
+    struct Column {
+        std::string_view frame;
+        char *into;
+        size_t size;
+    };
+    void endFrame();
+    void work();
+    bool takeColumn(Column &column);
+    void stopWorker();
+
+    std::string_view compressed_;
+    size_t at_ = 0;           // next compressed byte of the shared frames
+    ZSTD_DCtx_s *stream_;     // the current shared frame
+    bool inFrame_ = false;
+    size_t lastResult_ = 0;   // 0 once the current shared frame is complete
+    std::vector<Column> columns_;
+    size_t nextColumn_ = 0;
+    bool noMoreColumns_ = false;
+    std::atomic<bool> failed_{false};
+    std::mutex mutex_;
+    std::condition_variable changed_;
+    std::thread worker_;
+};
+
+} // namespace memlens
