@@ -1,11 +1,18 @@
 #include "decode/PickleTokenStream.h"
 
+#include <system_error>
+
 namespace memlens {
 
 PickleTokenStream::PickleTokenStream(ByteReader &in, bool background) : tokenizer_(in)
 {
-    if (background)
+    if (!background)
+        return;
+    try {
         thread_ = std::thread([this] { produce(); });
+    } catch (const std::system_error &) {
+        // No second thread to be had: next() tokenizes on this one.
+    }
 }
 
 PickleTokenStream::~PickleTokenStream()
