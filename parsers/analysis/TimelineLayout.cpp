@@ -6,17 +6,30 @@
 namespace memlens {
 
 namespace {
-// Keeps the k largest (by size, then id) of `ids`, largest first, without duplicates.
-void keepLargest(std::vector<uint32_t> &ids, size_t k, const std::vector<uint64_t> &size)
+// Larger size first, then lower id: a strict order, so that equal sizes are kept stably.
+struct Larger {
+    const std::vector<uint64_t> &size;
+    bool operator()(uint32_t a, uint32_t b) const { return size[a] != size[b] ? size[a] > size[b] : a < b; }
+};
+
+// Keeps the k largest of `ids` (which has no duplicates), in no particular order.
+void trimLargest(std::vector<uint32_t> &ids, size_t k, const std::vector<uint64_t> &size)
 {
-    std::sort(ids.begin(), ids.end());
-    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-    auto larger = [&](uint32_t a, uint32_t b) { return size[a] != size[b] ? size[a] > size[b] : a < b; };
     if (ids.size() > k) {
-        std::nth_element(ids.begin(), ids.begin() + static_cast<long>(k), ids.end(), larger);
+        std::nth_element(ids.begin(), ids.begin() + static_cast<long>(k), ids.end(), Larger{size});
         ids.resize(k);
     }
-    std::sort(ids.begin(), ids.end(), larger);
+}
+
+// The k largest of two lists of the k largest, largest first: one linear merge (an allocation
+// in both lists is adjacent in the merged order), not a sort.
+void mergeLargest(const std::vector<uint32_t> &a, const std::vector<uint32_t> &b, size_t k, const std::vector<uint64_t> &size,
+                  std::vector<uint32_t> &out)
+{
+    out.resize(a.size() + b.size());
+    out.erase(std::unique(out.begin(), std::merge(a.begin(), a.end(), b.begin(), b.end(), out.begin(), Larger{size})), out.end());
+    if (out.size() > k)
+        out.resize(k);
 }
 } // namespace
 
@@ -56,16 +69,15 @@ TimelineLayout::TimelineLayout(const DeviceIndex &index) : index_(index)
             auto &list = tree_[nodes + leaf];
             list.push_back(id);
             if (list.size() >= 4 * kPerNode)
-                keepLargest(list, kPerNode, size);
+                trimLargest(list, kPerNode, size);
         }
     }
-    for (size_t leaf = nodes; leaf < tree_.size(); ++leaf)
-        keepLargest(tree_[leaf], kPerNode, size);
-    for (size_t node = nodes - 1; node >= 1; --node) {
-        tree_[node] = tree_[2 * node];
-        tree_[node].insert(tree_[node].end(), tree_[2 * node + 1].begin(), tree_[2 * node + 1].end());
-        keepLargest(tree_[node], kPerNode, size);
+    for (size_t leaf = nodes; leaf < tree_.size(); ++leaf) {
+        trimLargest(tree_[leaf], kPerNode, size);
+        std::sort(tree_[leaf].begin(), tree_[leaf].end(), Larger{size});
     }
+    for (size_t node = nodes - 1; node >= 1; --node)
+        mergeLargest(tree_[2 * node], tree_[2 * node + 1], kPerNode, size, tree_[node]);
     for (uint32_t b = 0; b * kMaxBlock < n; ++b) {
         uint32_t best = b * kMaxBlock;
         for (uint32_t e = best; e < std::min(n, (b + 1) * kMaxBlock); ++e) {

@@ -289,6 +289,58 @@ private slots:
         for (size_t i = 0; i < drawn.size(); ++i)
             QCOMPARE(drawn[i], sizes[i]);
     }
+
+    // A trace long enough for an index tree of several levels, with more allocations alive at
+    // once than a node keeps: the largest in any window are exactly the largest alive in it.
+    void largestInADeepTree()
+    {
+        QRandomGenerator random(7);
+        SynthSnapshot s;
+        s.traces.resize(1);
+        std::multimap<uint32_t, std::pair<uint64_t, uint64_t>> frees; // due event -> addr, size
+        uint64_t nextAddr = 1 << 20;
+        const uint32_t n = 160000;
+        for (uint32_t i = 0; i < n; ++i) {
+            if (!frees.empty() && frees.begin()->first <= i) {
+                const auto [addr, size] = frees.begin()->second;
+                frees.erase(frees.begin());
+                s.traces[0].push_back({"free_completed", addr, size, int64_t(i), 0, -1});
+                continue;
+            }
+            const uint64_t size = 512 * (1 + random.bounded(4000)); // many equal sizes
+            const uint32_t roll = random.bounded(100);
+            const uint32_t life = roll < 70 ? 1 + random.bounded(2000) : roll < 95 ? 1 + random.bounded(50000) : UINT32_MAX;
+            s.traces[0].push_back({"alloc", nextAddr, size, int64_t(i), 0, -1});
+            if (life != UINT32_MAX)
+                frees.emplace(i + life, std::make_pair(nextAddr, size));
+            nextAddr += size;
+        }
+        auto snapshot = loadSnapshotFromMemory(s.pickle(), "deep.pickle");
+        DeviceIndex index(*snapshot, 0);
+        const TimelineLayout layout(index);
+        const auto events = static_cast<uint32_t>(index.eventCount());
+        QVERIFY(events / TimelineLayout::kLeafEvents >= 32);
+        size_t mostAlive = 0;
+        for (int w = 0; w < 40; ++w) {
+            const uint32_t width = w < 10 ? 1 + random.bounded(100) : w < 25 ? random.bounded(20000) : random.bounded(events);
+            const uint32_t first = random.bounded(events - width), last = first + width;
+            std::vector<uint64_t> alive;
+            for (uint32_t id = 0; id < index.allocationCount(); ++id) {
+                const Allocation &a = index.allocation(id);
+                if (a.allocEvent <= last && (a.freeCompleted == kNever || a.freeCompleted > std::max(first, a.allocEvent)))
+                    alive.push_back(index.detail(id).size);
+            }
+            mostAlive = std::max(mostAlive, alive.size());
+            std::sort(alive.rbegin(), alive.rend());
+            const size_t k = 300;
+            std::vector<uint64_t> drawn;
+            for (uint32_t id : layout.largestIn(first, last, k))
+                drawn.push_back(index.detail(id).size);
+            alive.resize(std::min(alive.size(), k));
+            QVERIFY2(drawn == alive, qPrintable(QString("window %1..%2").arg(first).arg(last)));
+        }
+        QVERIFY(mostAlive > TimelineLayout::kPerNode);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestDeviceIndex)
