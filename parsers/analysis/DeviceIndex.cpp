@@ -18,7 +18,7 @@ DeviceIndex::DeviceIndex(const Snapshot &snapshot, int device, const std::atomic
     : snapshot_(snapshot), device_(device)
 {
     events_ = device >= 0 && static_cast<size_t>(device) < snapshot.traces.size() ? &snapshot.traces[device] : &empty_;
-    eventOwner_.resize(events_->count());
+    eventOwner_.resizeForOverwrite(events_->count());
     std::fill(eventOwner_.begin(), eventOwner_.end(), UINT32_MAX);
     pairAllocations(cancel);
     poll(cancel);
@@ -42,7 +42,9 @@ void DeviceIndex::pairAllocations(const std::atomic<bool> *cancel)
     const EventTable &ev = *events_;
     const auto n = static_cast<uint32_t>(ev.count());
     AddressMap open;
-    active_.resize(n);
+    active_.resizeForOverwrite(n); // every event's value is written below
+    // Sized once: growing it by doubling copied it, and touched twice its memory, on a long run.
+    allocations_.reserve(static_cast<size_t>(std::count(ev.action.begin(), ev.action.end(), Action::Alloc)) + 64);
     int64_t delta = 0; // relative to the (not yet known) bytes alive before the trace
     auto sizeOf = [&](uint32_t id) {
         const Allocation &a = allocations_[id];
