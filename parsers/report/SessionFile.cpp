@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <limits>
 #include <fstream>
 #include <random>
 #include <zstd.h>
@@ -14,7 +15,39 @@ namespace memlens {
 
 namespace {
 constexpr int kVersion = 1;
+
+struct WrongType {};
+
+// A JSON number as T. nlohmann converts a float to an integer type with a plain cast, which is
+// undefined behaviour out of the type's range (the fuzzer found 1e37): the range is checked first.
+template <typename T>
+T integer(const nlohmann::json &v)
+{
+    using Limits = std::numeric_limits<T>;
+    if (v.is_number_unsigned()) {
+        const auto u = v.get<uint64_t>();
+        if (u <= static_cast<uint64_t>(Limits::max()))
+            return static_cast<T>(u);
+    } else if (v.is_number_integer()) {
+        const auto i = v.get<int64_t>();
+        if (i >= static_cast<int64_t>(Limits::min()) && (i < 0 || static_cast<uint64_t>(i) <= static_cast<uint64_t>(Limits::max())))
+            return static_cast<T>(i);
+    } else if (v.is_number_float()) {
+        const double d = v.get<double>();
+        // Limits::max() rounds up to 2^64 as a double, hence < rather than <=.
+        if (d >= static_cast<double>(Limits::min()) && d < static_cast<double>(Limits::max()))
+            return static_cast<T>(d);
+    }
+    throw WrongType{};
 }
+
+template <typename T>
+T integer(const nlohmann::json &object, const char *key, T fallback)
+{
+    const auto it = object.find(key);
+    return it == object.end() ? fallback : integer<T>(*it);
+}
+} // namespace
 
 std::string snapshotChecksum(const std::string &path)
 {
@@ -121,9 +154,9 @@ Session parseSession(std::string_view text, const std::string &path)
         Session s;
         const auto &snap = j.at("snapshot");
         s.snapshotPath = snap.at("path").get<std::string>();
-        s.snapshotSize = snap.value("size", uint64_t(0));
+        s.snapshotSize = integer(snap, "size", uint64_t(0));
         s.snapshotChecksum = snap.value("checksum", std::string());
-        s.device = j.value("device", 0);
+        s.device = integer(j, "device", 0);
         s.page = j.value("page", std::string("summary"));
         s.timeAxis = j.value("time_axis", false);
         s.color = j.value("color", s.color);
@@ -132,16 +165,16 @@ Session parseSession(std::string_view text, const std::string &path)
             s.visibleLast = j["visible"][1].get<double>();
         }
         if (j.contains("selected_event"))
-            s.selectedEvent = j["selected_event"].get<uint32_t>();
+            s.selectedEvent = integer<uint32_t>(j["selected_event"]);
         if (j.contains("selected_allocation"))
-            s.selectedAllocation = j["selected_allocation"].get<uint32_t>();
+            s.selectedAllocation = integer<uint32_t>(j["selected_allocation"]);
         // Older sessions called the notes "annotations".
         for (const char *key : {"annotations", "notes"}) {
             if (j.contains(key) && j[key].is_array())
                 s.notes = j[key];
         }
         if (j.contains("segments") && j["segments"].is_object() && j["segments"].contains("bytes_per_row"))
-            s.segmentBytesPerRow = j["segments"]["bytes_per_row"].get<uint64_t>();
+            s.segmentBytesPerRow = integer<uint64_t>(j["segments"]["bytes_per_row"]);
         if (j.contains("stacks") && j["stacks"].is_object()) {
             const auto &st = j["stacks"];
             StacksViewState v;
@@ -161,6 +194,8 @@ Session parseSession(std::string_view text, const std::string &path)
         return s;
     } catch (const nlohmann::json::exception &) {
         throw LoadError(path, LoadError::kNoOffset, "not a memlens session: a field has the wrong type");
+    } catch (const WrongType &) {
+        throw LoadError(path, LoadError::kNoOffset, "not a memlens session: a number is not a whole number in range");
     }
 }
 

@@ -81,6 +81,11 @@ private slots:
         };
         for (const std::string &path : {write("a.memlens", "{}"), write("b.memlens", "not json"),
                                         write("c.memlens", "{\"memlens_session\":1,\"snapshot\":{\"path\":5}}"),
+                                        // Numbers beyond their field's range (found by fuzz_session: undefined casts).
+                                        write("d.memlens", "{\"memlens_session\":1,\"snapshot\":{\"path\":\"a\",\"size\":1.06667e+37}}"),
+                                        write("e.memlens", "{\"memlens_session\":1,\"snapshot\":{\"path\":\"a\"},\"selected_event\":5.5e65}"),
+                                        write("f.memlens", "{\"memlens_session\":1,\"snapshot\":{\"path\":\"a\"},\"device\":-1e300}"),
+                                        write("g.memlens", "{\"memlens_session\":1,\"snapshot\":{\"path\":\"a\"},\"selected_allocation\":-3}"),
                                         dir.filePath("missing.memlens").toStdString()}) {
             try {
                 loadSession(path);
