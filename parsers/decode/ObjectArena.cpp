@@ -1,5 +1,7 @@
 #include "decode/ObjectArena.h"
 
+#include <utility>
+
 namespace memlens {
 
 uint32_t ObjectArena::create(NodeKind kind)
@@ -27,10 +29,13 @@ uint32_t ObjectArena::create(NodeKind kind)
 // million, and re-growing a vector for each one dominated decoding time.
 void ObjectArena::clearItems(uint32_t id)
 {
-    scratch_.assign(nodes_[id].items.begin(), nodes_[id].items.end());
-    nodes_[id].items.clear();
+    // Released from a buffer of their own (swapped in and out, not copied): releasing may
+    // destroy nodes, and the node keeps its buffer's capacity.
+    std::swap(scratch_, nodes_[id].items);
     for (const Value &v : scratch_)
         release(v);
+    scratch_.clear();
+    std::swap(scratch_, nodes_[id].items);
 }
 
 void ObjectArena::markConverted(uint32_t id, const Value &result)

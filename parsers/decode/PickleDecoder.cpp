@@ -140,8 +140,7 @@ private:
         if (dict) {
             if (count % 2)
                 fail("SETITEMS with an odd number of values");
-            for (size_t i = firstItem; i < stack_.size(); i += 2)
-                asm_.setItem(id, stack_[i], stack_[i + 1]);
+            asm_.setItems(id, stack_.data() + firstItem, count);
         } else {
             for (size_t i = firstItem; i < stack_.size(); ++i)
                 asm_.append(id, stack_[i]);
@@ -158,8 +157,7 @@ private:
         if (kind == NodeKind::Dict) {
             if (count % 2)
                 fail("DICT with an odd number of values");
-            for (size_t i = m; i < stack_.size(); i += 2)
-                asm_.setItem(id, stack_[i], stack_[i + 1]);
+            asm_.setItems(id, stack_.data() + m, count);
         } else if (kind == NodeKind::List) {
             for (size_t i = m; i < stack_.size(); ++i)
                 asm_.append(id, stack_[i]);

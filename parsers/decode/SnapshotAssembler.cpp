@@ -329,15 +329,14 @@ void SnapshotAssembler::append(uint32_t listId, Value item)
     l.items.push_back(item);
 }
 
-void SnapshotAssembler::setItem(uint32_t dictId, Value key, Value value)
+void SnapshotAssembler::setItems(uint32_t dictId, const Value *keysAndValues, size_t count)
 {
     Node &dict = arena_.at(dictId);
     if (dict.converted)
         notSnapshot("a dict is changed after it was used");
     if (dict.kind != NodeKind::Dict)
         notSnapshot("items set on a list");
-    dict.items.push_back(key);
-    dict.items.push_back(value);
+    dict.items.insert(dict.items.end(), keysAndValues, keysAndValues + count);
 }
 
 void SnapshotAssembler::finish(const Value &root, uint64_t offset)

@@ -19,7 +19,13 @@ public:
     // Takes over the caller's reference to `item`.
     void append(uint32_t listId, Value item);
     // Takes over the caller's references to `key` and `value`.
-    void setItem(uint32_t dictId, Value key, Value value);
+    void setItem(uint32_t dictId, Value key, Value value)
+    {
+        const Value pair[2] = {key, value};
+        setItems(dictId, pair, 2);
+    }
+    // The same for `count` values: key, value, key, value…
+    void setItems(uint32_t dictId, const Value *keysAndValues, size_t count);
     // Converts what streaming did not, fills `out`. Throws DecodeError(offset) when the
     // object is not a memory snapshot.
     void finish(const Value &root, uint64_t offset);
