@@ -78,6 +78,13 @@ const Value *SnapshotAssembler::field(const Node &dict, uint32_t key) const
     return nullptr;
 }
 
+bool SnapshotAssembler::hasAction(const Node &dict) const
+{
+    // torch writes "action" first: for its entries this is one comparison, not a scan.
+    const auto &items = dict.items;
+    return (items.size() >= 2 && items[0].kind == Kind::Str && items[0].u == k_.action) || field(dict, k_.action);
+}
+
 uint64_t SnapshotAssembler::number(const Value *v, uint64_t fallback) const
 {
     if (!v)
@@ -307,7 +314,7 @@ void SnapshotAssembler::append(uint32_t listId, Value item)
     if (list.kind == NodeKind::Dict)
         notSnapshot("items appended to a dict");
     if (item.kind == Kind::Node && arena_.at(item.u).kind == NodeKind::Dict && !arena_.at(item.u).converted &&
-        field(arena_.at(item.u), k_.action)) {
+        hasAction(arena_.at(item.u))) {
         const uint32_t row = convertEntry(item.u);
         arena_.markConverted(item.u, Value::ref(Kind::Entry, row));
         arena_.release(item);

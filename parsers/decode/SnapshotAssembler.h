@@ -49,6 +49,7 @@ private:
     uint16_t streamIndex(uint64_t stream);
     Action actionOf(uint32_t stringId);
     const Value *field(const Node &dict, uint32_t key) const;
+    bool hasAction(const Node &dict) const; // a trace entry
     uint64_t number(const Value *v, uint64_t fallback = 0) const;
     std::string text(const Value &v) const;
     [[noreturn]] void notSnapshot(const std::string &why) const;
