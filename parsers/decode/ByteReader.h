@@ -10,6 +10,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace memlens {
@@ -22,8 +23,9 @@ struct LoadControl {
 
 class ByteReader {
 public:
-    ByteReader(ByteSource &source, uint64_t fileSize, const LoadControl &control)
-        : source_(source), fileSize_(fileSize), control_(control), buffer_(kBufferSize)
+    // The control is copied: callers pass temporaries ({}), which a reference outlived.
+    ByteReader(ByteSource &source, uint64_t fileSize, LoadControl control)
+        : source_(source), fileSize_(fileSize), control_(std::move(control)), buffer_(kBufferSize)
     {
     }
 
@@ -160,7 +162,7 @@ private:
 
     ByteSource &source_;
     uint64_t fileSize_;
-    const LoadControl &control_;
+    const LoadControl control_;
     std::vector<char> buffer_;
     size_t pos_ = 0;
     size_t end_ = 0;
