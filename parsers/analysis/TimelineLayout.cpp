@@ -62,6 +62,11 @@ TimelineLayout::TimelineLayout(const DeviceIndex &index) : index_(index)
         size[id] = index.detail(id).size;
     // Leaves: every allocation in each leaf it meets, trimmed as they fill up.
     for (uint32_t id = 0; id < index.allocationCount(); ++id) {
+        if (const Allocation &a = index.allocation(id); a.allocEvent == kBeforeTrace) {
+            ghosts_.add(a.freeCompleted, size[id]);
+            if (index.poolOf(id) == 0)
+                defaultPoolGhosts_.add(a.freeCompleted, size[id]);
+        }
         uint32_t start, end;
         if (!aliveRange(id, start, end))
             continue;
@@ -72,6 +77,8 @@ TimelineLayout::TimelineLayout(const DeviceIndex &index) : index_(index)
                 trimLargest(list, kPerNode, size);
         }
     }
+    ghosts_.finish();
+    defaultPoolGhosts_.finish();
     for (size_t leaf = nodes; leaf < tree_.size(); ++leaf) {
         trimLargest(tree_[leaf], kPerNode, size);
         std::sort(tree_[leaf].begin(), tree_[leaf].end(), Larger{size});
@@ -86,6 +93,28 @@ TimelineLayout::TimelineLayout(const DeviceIndex &index) : index_(index)
         }
         blockPeak_.push_back(best);
     }
+}
+
+void TimelineLayout::GhostBytes::add(uint32_t event, uint64_t size)
+{
+    frees.emplace_back(event, size);
+    total += size;
+}
+
+void TimelineLayout::GhostBytes::finish()
+{
+    std::sort(frees.begin(), frees.end());
+    for (size_t i = 1; i < frees.size(); ++i)
+        frees[i].second += frees[i - 1].second;
+}
+
+uint64_t TimelineLayout::GhostBytes::aliveAfter(uint32_t e) const
+{
+    if (e == kBeforeTrace)
+        return total;
+    // Alive after e: freed by a later event, or never.
+    const auto freedBy = std::upper_bound(frees.begin(), frees.end(), e, [](uint32_t event, const auto &f) { return event < f.first; });
+    return freedBy == frees.begin() ? total : total - std::prev(freedBy)->second;
 }
 
 void TimelineLayout::collect(size_t node, uint32_t lo, uint32_t hi, uint32_t first, uint32_t last,
@@ -241,10 +270,18 @@ TimelineFrame TimelineLayout::layoutColumns(const std::vector<ColumnRange> &rang
     const size_t regions = frame.pools.size() + 1;
     auto regionOf = [&](const TimelineBand &b) { return b.region == TimelineBand::kDefaultPool ? regions - 1 : b.region; };
     std::vector<std::vector<int64_t>> individual(regions, std::vector<int64_t>(columns + 1, 0));
+    std::vector<int64_t> individualGhosts(columns + 1, 0); // drawn in the default pool's region
     for (const TimelineBand &band : frame.bands) {
         individual[regionOf(band)][band.firstColumn] += static_cast<int64_t>(band.size);
         individual[regionOf(band)][band.endColumn()] -= static_cast<int64_t>(band.size);
+        if (regionOf(band) == regions - 1 && index_.allocation(band.allocation).allocEvent == kBeforeTrace) {
+            individualGhosts[band.firstColumn] += static_cast<int64_t>(band.size);
+            individualGhosts[band.endColumn()] -= static_cast<int64_t>(band.size);
+        }
     }
+    const GhostBytes &ghosts = frame.pools.empty() ? ghosts_ : defaultPoolGhosts_;
+    frame.otherGhostTop.assign(columns, 0);
+    int64_t drawnGhosts = 0;
     std::vector<int64_t> running(regions, 0);
     std::vector<std::vector<uint64_t>> stack(regions, std::vector<uint64_t>(columns));
     for (size_t c = 0; c < columns; ++c) {
@@ -263,6 +300,9 @@ TimelineFrame TimelineLayout::layoutColumns(const std::vector<ColumnRange> &rang
         const uint64_t held = frame.total[c] > privateActive ? frame.total[c] - privateActive : 0;
         frame.otherTop[c] = frame.otherBottom[c] + (held > drawn ? held - drawn : 0);
         stack.back()[c] = frame.otherTop[c];
+        drawnGhosts += individualGhosts[c];
+        const uint64_t ghostsHeld = ghosts.aliveAfter(frame.columnEvent[c]), ghostsDrawn = static_cast<uint64_t>(drawnGhosts);
+        frame.otherGhostTop[c] = std::min(frame.otherTop[c], frame.otherBottom[c] + (ghostsHeld > ghostsDrawn ? ghostsHeld - ghostsDrawn : 0));
     }
     for (TimelineBand &band : frame.bands) {
         std::vector<uint64_t> &top = stack[regionOf(band)];

@@ -42,6 +42,7 @@ struct TimelineFrame {
     std::vector<uint64_t> reserved;     // reserved bytes at the sample event
     std::vector<uint64_t> otherBottom;  // the default pool's folded band spans [otherBottom,
     std::vector<uint64_t> otherTop;     // otherTop); otherBottom is 0 without private pools
+    std::vector<uint64_t> otherGhostTop; // its part from before the trace: [otherBottom, otherGhostTop)
     std::vector<TimelineBand> bands;    // individually drawn, stacked above their folded band
     std::vector<TimelinePoolRegion> pools;
 };
@@ -74,6 +75,18 @@ public:
     static constexpr uint32_t kMaxBlock = 256;
 
 private:
+    // Blocks alive before the trace (ghost blocks), by the event that frees them, with running
+    // sums: the ghost bytes alive after any event are one binary search.
+    struct GhostBytes {
+        // (free event, its block's bytes); after finish(), in event order, with the bytes freed
+        // by that event and all before it. kNever: never freed.
+        std::vector<std::pair<uint32_t, uint64_t>> frees;
+        uint64_t total = 0;
+        void add(uint32_t event, uint64_t size);
+        void finish();
+        uint64_t aliveAfter(uint32_t e) const;
+    };
+
     // Events after which the allocation is alive; false when it is alive after none.
     bool aliveRange(uint32_t id, uint32_t &first, uint32_t &last) const;
     void stackPools(TimelineFrame &frame, std::span<const PoolUsage> pools) const;
@@ -83,6 +96,8 @@ private:
     uint32_t leaves_ = 0;
     std::vector<std::vector<uint32_t>> tree_; // segment tree over leaves, top allocations per node
     std::vector<uint32_t> blockPeak_;         // argmax of active bytes per kMaxBlock events
+    GhostBytes ghosts_;                       // all of them
+    GhostBytes defaultPoolGhosts_;            // those stacked with the default pool when private pools are
 };
 
 } // namespace memlens

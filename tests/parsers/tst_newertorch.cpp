@@ -409,6 +409,43 @@ private slots:
             QVERIFY(ghostTop <= bornBottom);
         }
         QVERIFY(ghosts > 0);
+        // With few bands most ghost blocks are folded: the folded band's hatched part and the
+        // ghost bands drawn add up to the ghost bytes alive at each column, counted here from the
+        // allocations themselves.
+        // Columns sampled at their peak never sit on a free, so the frees of ghost blocks are
+        // also shown as columns of one event each.
+        std::vector<TimelineLayout::ColumnRange> atFrees;
+        for (uint32_t id = 0; id < index.allocationCount(); ++id) {
+            const Allocation &a = index.allocation(id);
+            if (a.allocEvent == kBeforeTrace && a.freeCompleted < index.eventCount())
+                atFrees.emplace_back(a.freeCompleted, a.freeCompleted);
+        }
+        std::sort(atFrees.begin(), atFrees.end());
+        atFrees.erase(std::unique(atFrees.begin(), atFrees.end()), atFrees.end());
+        QVERIFY(atFrees.size() > 10);
+        const TimelineLayout layout(index);
+        uint64_t foldedSeen = 0;
+        for (size_t maxBands : {size_t(0), size_t(5), size_t(60)}) {
+            const TimelineFrame few = maxBands == 5 ? layout.layoutColumns(atFrees, maxBands)
+                                                    : layout.layout(0, uint32_t(index.eventCount() - 1), 150, maxBands);
+            for (size_t c = 0; c < few.columnEvent.size(); ++c) {
+                const uint32_t e = few.columnEvent[c];
+                uint64_t alive = 0, drawn = 0;
+                for (uint32_t id = 0; id < index.allocationCount(); ++id) {
+                    const Allocation &a = index.allocation(id);
+                    if (a.allocEvent == kBeforeTrace && (a.freeCompleted == kNever || a.freeCompleted > e))
+                        alive += index.detail(id).size;
+                }
+                for (const TimelineBand &band : few.bands) {
+                    if (band.alive(c) && index.allocation(band.allocation).allocEvent == kBeforeTrace)
+                        drawn += band.size;
+                }
+                QVERIFY(few.otherBottom[c] <= few.otherGhostTop[c] && few.otherGhostTop[c] <= few.otherTop[c]);
+                QCOMPARE(few.otherGhostTop[c] - few.otherBottom[c] + drawn, alive);
+                foldedSeen += few.otherGhostTop[c] - few.otherBottom[c];
+            }
+        }
+        QVERIFY(foldedSeen > 0);
     }
 
     void completeRunsAreNotTruncated_data()

@@ -147,14 +147,16 @@ void AllocationBandsPlottable::draw(QCPPainter *painter)
     } else {
         fillRuns(0, count, [&](size_t c) { return std::make_pair(frame_.otherBottom[c], frame_.otherTop[c]); }, foldedBandColor(dark_));
     }
+    // Ghost blocks, alive before the first entry, are hatched: their birth is not in the trace.
+    // So is the folded band's part that they make up.
+    const QColor ghostHatch = dark_ ? QColor(0, 0, 0, 110) : QColor(255, 255, 255, 150);
+    fillRuns(0, count, [&](size_t c) { return std::make_pair(frame_.otherBottom[c], frame_.otherGhostTop[c]); }, ghostHatch, Qt::BDiagPattern);
     const TimelineBand *selectedBand = nullptr;
     for (const TimelineBand &band : frame_.bands) {
         const auto extent = [&](size_t c) { return std::make_pair(band.bottomAt(c), band.bottomAt(c) + band.size); };
         fillRuns(band.firstColumn, band.endColumn(), extent, allocationColor(*device(), band.allocation, state_->colorMode()));
-        // Ghost blocks, alive before the first entry, are hatched: their birth is not in the trace.
         if (device()->index->allocation(band.allocation).allocEvent == kBeforeTrace)
-            fillRuns(band.firstColumn, band.endColumn(), extent, dark_ ? QColor(0, 0, 0, 110) : QColor(255, 255, 255, 150),
-                     Qt::BDiagPattern);
+            fillRuns(band.firstColumn, band.endColumn(), extent, ghostHatch, Qt::BDiagPattern);
         if (band.allocation == state_->selectedAllocation())
             selectedBand = &band;
     }

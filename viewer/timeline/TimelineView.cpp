@@ -231,8 +231,12 @@ QString TimelineView::tooltipAt(const QPoint &pixel) const
     const auto column = static_cast<size_t>(c);
     auto within = [y](uint64_t lo, uint64_t hi) { return y >= static_cast<double>(lo) && y < static_cast<double>(hi); };
     const QString at = eventLabel(*device->index, event);
-    if (within(frame.otherBottom[column], frame.otherTop[column]))
-        return tr("%1 in smaller allocations at %2 (zoom in to see them one by one)").arg(bytesText(frame.otherTop[column] - frame.otherBottom[column]), at);
+    if (within(frame.otherBottom[column], frame.otherTop[column])) {
+        QString tip = tr("%1 in smaller allocations at %2 (zoom in to see them one by one)").arg(bytesText(frame.otherTop[column] - frame.otherBottom[column]), at);
+        if (const uint64_t ghosts = frame.otherGhostTop[column] - frame.otherBottom[column])
+            tip += tr("\n%1 of it (hatched, at the bottom) alive before the trace began: ghost blocks, whose allocation the trace does not have").arg(bytesText(ghosts));
+        return tip;
+    }
     for (const TimelinePoolRegion &region : frame.pools) {
         if (!within(region.base[column], region.top[column]))
             continue;
