@@ -1,18 +1,52 @@
 // libFuzzer target for every snapshot decoder (pickle, JSON, zstd, gzip) and the analysis
-// that runs on whatever they accept: the advice, file health (in the summary), private pools and labels. Build: cmake -DMEMLENS_FUZZ=ON -DCMAKE_CXX_COMPILER=clang++
+// that runs on whatever they accept: the advice, file health (in the summary), private pools and labels.
+// A pickle is also decoded with the tokenizer on a thread of its own, which must change nothing.
+// Build: cmake -DMEMLENS_FUZZ=ON -DCMAKE_CXX_COMPILER=clang++
 #include "advice/FixRanking.h"
 #include "analysis/AllocationCategories.h"
 #include "analysis/DeviceIndex.h"
 #include "analysis/PoolUsage.h"
 #include "analysis/SnapshotSummary.h"
+#include "cache/SnapshotCodec.h"
+#include "decode/ByteReader.h"
+#include "decode/PickleDecoder.h"
 #include "decode/SnapshotLoader.h"
 #include "model/LoadError.h"
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <string>
+
+namespace {
+// The decoded snapshot as bytes (the cache's encoding), or the error.
+std::string decodedWith(std::string_view bytes, memlens::PickleTokenizing tokenizing)
+{
+    memlens::OpenedSource opened = memlens::openMemorySource(bytes, "fuzz.pickle");
+    memlens::ByteReader reader(*opened.source, opened.fileSize, {});
+    memlens::Snapshot snapshot;
+    try {
+        memlens::decodePickle(reader, snapshot, tokenizing);
+    } catch (const memlens::DecodeError &e) {
+        return "error at " + std::to_string(e.offset) + ": " + e.what();
+    }
+    return memlens::encodeSnapshot(snapshot);
+}
+
+// The fuzzer's inputs are below the size from which the tokenizer gets a thread of its own, so
+// that path is asked for here, and its result compared with the single-threaded one.
+void checkTokenizerThread(std::string_view bytes)
+{
+    if (bytes.empty() || static_cast<unsigned char>(bytes.front()) != 0x80)
+        return;
+    if (decodedWith(bytes, memlens::PickleTokenizing::OnThisThread) != decodedWith(bytes, memlens::PickleTokenizing::OnItsOwnThread))
+        std::abort();
+}
+} // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    checkTokenizerThread(std::string_view(reinterpret_cast<const char *>(data), size));
     try {
         auto snapshot = memlens::loadSnapshotFromMemory(
             std::string_view(reinterpret_cast<const char *>(data), size), "fuzz.pickle");
