@@ -47,6 +47,7 @@ for big in "$long" "$tiled"; do
   echo "render --view timeline (open to first complete frame, written): ${render} s = $(python3 -c "print(round($render / $py, 2))") x pickle.load"
   echo "-- bench_timeline (GUI, offscreen)"
   "$build/bin/bench_timeline" "$big"
+  "$build/bin/bench_timeline" "$big" --cache
 done
 
 trace=$dir/large_trace.json
