@@ -76,17 +76,28 @@ std::unique_ptr<DocumentView> openView(std::shared_ptr<const Document> doc, Page
 class TestViewer : public QObject {
     Q_OBJECT
 
+    // A generated 400-step run, made once for the tests that need one.
+    QTemporaryDir generated_;
+    std::shared_ptr<const Document> run400_;
+    std::shared_ptr<const Document> run400()
+    {
+        if (!run400_) {
+            const QString file = generated_.filePath("run400.pickle");
+            QString error;
+            runPythonTool("make_long_run.py", {corpusDir() + "/snapshots/frag_varlen_gpt2/snapshot.pickle.zst", file, "--steps", "400"}, &error);
+            if (!error.isEmpty())
+                qFatal("make_long_run.py: %s", qPrintable(error));
+            run400_ = load(file);
+        }
+        return run400_;
+    }
+
 private slots:
     // At 400 steps the whole run shows a step strip and no phase boundaries; zoomed into one
     // step its phases come back, each starting at a thin line, and the plot is never shaded.
     void manyStepsReadable()
     {
-        QTemporaryDir dir;
-        const QString file = dir.filePath("run400.pickle");
-        QString error;
-        runPythonTool("make_long_run.py", {corpusDir() + "/snapshots/frag_varlen_gpt2/snapshot.pickle.zst", file, "--steps", "400"}, &error);
-        QVERIFY2(error.isEmpty(), qPrintable(error));
-        auto doc = load(file);
+        auto doc = run400();
         const DeviceData &d = doc->devices.at(0);
         QVERIFY(d.summary.steps.size() >= 400);
         QVERIFY(d.summary.phases.size() >= 2000);
@@ -113,6 +124,50 @@ private slots:
         const std::vector<int> zoomed = drawnColumns();
         // A line where each phase after the first starts (a shade would fill every column).
         QVERIFY2(zoomed.size() >= 3 && zoomed.size() <= 12, qPrintable(QString::number(zoomed.size())));
+    }
+
+    // Steps narrower than a few pixels are drawn per pixel column as the range of their peaks:
+    // under every step's peak the column is drawn, so no step is lost between stripes, and the
+    // highest step stays visible in red. Zoomed in, they are bars again.
+    void stepsNarrowerThanPixels()
+    {
+        auto doc = run400();
+        const std::vector<StepSummary> &steps = doc->devices.at(0).summary.steps;
+        QVERIFY(steps.size() >= 400);
+        auto view = openView(doc, Page::Steps, QSize(1000, 600));
+        StepsView *page = view->steps();
+        QCustomPlot *plot = page->plot();
+        plot->legend->setVisible(false);
+        plot->xAxis->grid()->setVisible(false);
+        plot->yAxis->grid()->setVisible(false);
+        // Zoomed out to about two steps a pixel, as thousands of steps are drawn.
+        plot->xAxis->setRange(-0.7, 2.0 * plot->axisRect()->width());
+        plot->replot(QCustomPlot::rpImmediateRefresh);
+        QVERIFY2(page->drawsEnvelope(), qPrintable(QString::number(plot->axisRect()->width())));
+        const QImage image = plot->toPixmap().toImage();
+        const QRgb background = plot->palette().color(QPalette::Base).rgb();
+        int redAtHighest = 0;
+        const size_t highest = highestStep(steps).index;
+        for (size_t k = 0; k < steps.size(); ++k) {
+            const int x = static_cast<int>(std::floor(plot->xAxis->coordToPixel(double(k))));
+            const int y = static_cast<int>(plot->yAxis->coordToPixel(double(steps[k].peakActiveBytes) * 0.97));
+            QVERIFY2(image.pixel(x, y) != background, qPrintable(QString("step %1 at %2,%3").arg(k).arg(x).arg(y)));
+            if (k == highest) {
+                const QColor c(image.pixel(x, y));
+                redAtHighest = c.red() > 150 && c.green() < 100 ? 1 : 0;
+            }
+        }
+        QVERIFY(redAtHighest);
+        // Above the highest peak nothing of the steps is drawn.
+        const int above = static_cast<int>(plot->yAxis->coordToPixel(double(steps[highest].peakActiveBytes) * 1.03));
+        const QRect r = plot->axisRect()->rect();
+        for (int x = r.left() + 2; x < r.right() - 1; ++x) {
+            const QColor c(image.pixel(x, above));
+            QVERIFY2(c.rgb() == background || c.red() > c.blue(), qPrintable(QString("x %1").arg(x))); // only the reserved line
+        }
+        plot->xAxis->setRange(-0.5, 4.5);
+        plot->replot(QCustomPlot::rpImmediateRefresh);
+        QVERIFY(!page->drawsEnvelope());
     }
 
     // The Steps page: one bar per step; clicking a step shows exactly its events on the

@@ -5,6 +5,8 @@
 #include "style/PlotPalette.h"
 #include "timeline/BytesPlot.h"
 
+#include <algorithm>
+#include <cmath>
 #include <qcustomplot.h>
 #include <QLabel>
 #include <QVBoxLayout>
@@ -31,25 +33,34 @@ StepsView::StepsView(ViewState *state, QWidget *parent) : QWidget(parent), state
     plot_->legend->setVisible(true);
     plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
     peaks_ = new QCPBars(plot_->xAxis, plot_->yAxis);
-    peaks_->setName(tr("peak active in the step"));
+    // They stand in for the bars, under their name.
+    peakEnvelope_ = plot_->addGraph();
+    peakFloor_ = plot_->addGraph();
+    for (QCPGraph *g : {peakEnvelope_, peakFloor_})
+        g->setLineStyle(QCPGraph::lsStepLeft), g->removeFromLegend(); // a point at each pixel column's left edge
     highest_ = new QCPBars(plot_->xAxis, plot_->yAxis);
     highest_->setName(tr("the step with the highest peak"));
     for (QCPBars *bars : {peaks_, highest_})
         bars->setWidthType(QCPBars::wtPlotCoords), bars->setWidth(0.8);
-    auto *end = plot_->addGraph();
-    end->setName(tr("allocated at the step's end"));
-    end->setLineStyle(QCPGraph::lsLine);
-    auto *reserved = plot_->addGraph();
-    reserved->setName(tr("peak reserved in the step"));
-    reserved->setLineStyle(QCPGraph::lsStepCenter);
+    highestLabel_ = new QCPItemText(plot_);
+    highestLabel_->setPositionAlignment(Qt::AlignBottom | Qt::AlignHCenter);
+    highestLabel_->setClipToAxisRect(false);
+    endLine_ = plot_->addGraph();
+    endLine_->setName(tr("allocated at the step's end"));
+    endLine_->setLineStyle(QCPGraph::lsLine);
+    reservedLine_ = plot_->addGraph();
+    reservedLine_->setName(tr("peak reserved in the step"));
+    reservedLine_->setLineStyle(QCPGraph::lsStepCenter);
     layout->addWidget(readout_);
     layout->addWidget(plot_, 1);
-    plot_->setToolTip(tr("Click a step to show it on the timeline"));
+    plot_->setToolTip(tr("Click a step to show it on the timeline; the wheel zooms along the steps"));
     connect(plot_, &QCustomPlot::mouseRelease, this, [this](QMouseEvent *event) {
         if (event->button() == Qt::LeftButton)
             showStep(stepAt(event->pos()));
     });
     connect(state_, &ViewState::deviceChanged, this, &StepsView::rebuild);
+    // Width and zoom decide between bars and the envelope, for the frame being drawn.
+    connect(plot_, &QCustomPlot::afterLayout, this, &StepsView::followDensity);
     applyPalette();
 }
 
@@ -67,10 +78,11 @@ void StepsView::rebuild()
     }
     peaks_->setData(x, peak, true);
     highest_->setData(x, top, true);
-    plot_->graph(0)->setData(x, end, true);
+    endLine_->setData(x, end, true);
     // A dot per step reads at tens of steps; at hundreds the dots only thicken the line.
-    plot_->graph(0)->setScatterStyle(QCPScatterStyle(steps.size() > 60 ? QCPScatterStyle::ssNone : QCPScatterStyle::ssDisc, 5));
-    plot_->graph(1)->setData(x, reserved, true);
+    endLine_->setScatterStyle(QCPScatterStyle(steps.size() > 60 ? QCPScatterStyle::ssNone : QCPScatterStyle::ssDisc, 5));
+    reservedLine_->setData(x, reserved, true);
+    highestLabel_->setVisible(!steps.empty());
     if (steps.empty()) {
         readout_->setText(tr("No steps: the trace has no repeating record_function phases (see the README)."));
         plot_->replot();
@@ -82,12 +94,60 @@ void StepsView::rebuild()
     plot_->xAxis->setRange(-0.7, double(steps.size()) - 0.3);
     plot_->yAxis->setRange(0, double(top0) * 1.12);
     const StepSummary &h = steps[highest];
+    highestLabel_->position->setCoords(double(highest), double(h.peakActiveBytes));
+    highestLabel_->setText(tr("step %1").arg(highest));
     readout_->setText(tr("<b>%1 steps</b> · the highest peak, %2, in step %3 · allocated at the end of the first step %4, of the last %5")
                           .arg(steps.size())
                           .arg(bytesText(h.peakActiveBytes))
                           .arg(highest)
                           .arg(bytesText(steps.front().endAllocatedBytes), bytesText(steps.back().endAllocatedBytes)));
     plot_->replot();
+}
+
+bool StepsView::drawsEnvelope() const
+{
+    const double steps = plot_->xAxis->range().size();
+    return steps > 0 && plot_->axisRect()->width() / steps < kMinBarPixels;
+}
+
+void StepsView::followDensity()
+{
+    const bool envelope = drawsEnvelope();
+    peaks_->setVisible(!envelope);
+    peaks_->setName(envelope ? tr("peak active, per pixel: of the lowest step, of the highest (lighter)") : tr("peak active in the step"));
+    peakEnvelope_->setVisible(envelope);
+    peakFloor_->setVisible(envelope);
+    // The highest step stays a few pixels wide however many steps share a pixel.
+    highest_->setWidthType(envelope ? QCPBars::wtAbsolute : QCPBars::wtPlotCoords);
+    highest_->setWidth(envelope ? kMinBarPixels : 0.8);
+    if (!envelope)
+        return;
+    const auto &steps = stepsOf(*state_);
+    const QCPRange range = plot_->xAxis->range();
+    const auto first = static_cast<size_t>(std::clamp(std::ceil(range.lower), 0.0, double(steps.size())));
+    const auto last = static_cast<size_t>(std::clamp(std::floor(range.upper) + 1, 0.0, double(steps.size())));
+    QVector<double> x, highest, lowest;
+    long column = -1;
+    for (size_t k = first; k < last; ++k) {
+        const auto at = static_cast<long>(std::floor(plot_->xAxis->coordToPixel(double(k))));
+        const auto bytes = double(steps[k].peakActiveBytes);
+        if (at != column) {
+            column = at;
+            x << plot_->xAxis->pixelToCoord(double(at));
+            highest << bytes;
+            lowest << bytes;
+        } else {
+            highest.last() = std::max(highest.last(), bytes);
+            lowest.last() = std::min(lowest.last(), bytes);
+        }
+    }
+    if (!x.isEmpty()) { // the last column's right edge
+        x << plot_->xAxis->pixelToCoord(double(column + 1));
+        highest << highest.last();
+        lowest << lowest.last();
+    }
+    peakEnvelope_->setData(x, highest, true);
+    peakFloor_->setData(x, lowest, true);
 }
 
 QString StepsView::readout() const
@@ -123,10 +183,16 @@ void StepsView::applyPalette()
     const QColor hot = dark ? QColor(255, 120, 120) : QColor(200, 40, 40);
     peaks_->setBrush(bar);
     peaks_->setPen(Qt::NoPen);
+    const QColor light = dark ? bar.darker(170) : bar.lighter(150);
+    peakEnvelope_->setBrush(light);
+    peakEnvelope_->setPen(QPen(light, 1));
+    peakFloor_->setBrush(bar);
+    peakFloor_->setPen(QPen(bar, 1));
     highest_->setBrush(hot);
     highest_->setPen(Qt::NoPen);
-    plot_->graph(0)->setPen(QPen(dark ? QColor(120, 220, 140) : QColor(20, 140, 60), 2));
-    plot_->graph(1)->setPen(QPen(dark ? QColor(255, 170, 120) : QColor(200, 90, 30), 1.5, Qt::DashLine));
+    highestLabel_->setColor(hot);
+    endLine_->setPen(QPen(dark ? QColor(120, 220, 140) : QColor(20, 140, 60), 2));
+    reservedLine_->setPen(QPen(dark ? QColor(255, 170, 120) : QColor(200, 90, 30), 1.5, Qt::DashLine));
     plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 

@@ -1,10 +1,15 @@
 #pragma once
 // Memory per training step across the run: each step's peak as a bar (the step with the run's
-// highest peak highlighted), the allocated bytes at its end and its peak reserved bytes as
-// lines. Clicking a step shows it on the timeline.
+// highest peak highlighted and named), the allocated bytes at its end and its peak reserved
+// bytes as lines. Thousands of steps, narrower than a few pixels, are drawn per pixel column as
+// the range of their peaks (lowest solid, highest lighter) instead of bars, which would alias into
+// stripes, and the highest step keeps a visible width. Clicking a step shows it
+// on the timeline; the wheel zooms along the steps.
 #include <QWidget>
 
 class QCPBars;
+class QCPGraph;
+class QCPItemText;
 class QCustomPlot;
 class QLabel;
 
@@ -21,6 +26,9 @@ public:
     QString readout() const;
     // The step drawn at a pixel of the plot (-1: none).
     int stepAt(const QPoint &pixel) const;
+    // Whether steps are drawn as one envelope (narrower than kMinBarPixels each).
+    bool drawsEnvelope() const;
+    static constexpr double kMinBarPixels = 3.0;
     // Zooms the shared visible range to step `index` and asks for the timeline.
     void showStep(int index);
 
@@ -33,11 +41,17 @@ protected:
 private:
     void rebuild();
     void applyPalette();
+    void followDensity();
 
     ViewState *state_;
     QCustomPlot *plot_;
     QCPBars *peaks_;
+    QCPGraph *peakEnvelope_; // highest peak per pixel column
+    QCPGraph *peakFloor_;    // lowest
     QCPBars *highest_;
+    QCPItemText *highestLabel_;
+    QCPGraph *endLine_;
+    QCPGraph *reservedLine_;
     QLabel *readout_;
 };
 
