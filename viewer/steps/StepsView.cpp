@@ -43,7 +43,6 @@ StepsView::StepsView(ViewState *state, QWidget *parent) : QWidget(parent), state
     for (QCPBars *bars : {peaks_, highest_})
         bars->setWidthType(QCPBars::wtPlotCoords), bars->setWidth(0.8);
     highestLabel_ = new QCPItemText(plot_);
-    highestLabel_->setPositionAlignment(Qt::AlignBottom | Qt::AlignHCenter);
     highestLabel_->setClipToAxisRect(false);
     endLine_ = plot_->addGraph();
     endLine_->setName(tr("allocated at the step's end"));
@@ -120,6 +119,11 @@ void StepsView::followDensity()
     // The highest step stays a few pixels wide however many steps share a pixel.
     highest_->setWidthType(envelope ? QCPBars::wtAbsolute : QCPBars::wtPlotCoords);
     highest_->setWidth(envelope ? kMinBarPixels : 0.8);
+    // The label starts or ends at its bar near the plot's edges, instead of crossing the axis.
+    const double at = plot_->xAxis->coordToPixel(highestLabel_->position->key());
+    const QRect area = plot_->axisRect()->rect();
+    const Qt::Alignment side = at - area.left() < 30 ? Qt::AlignLeft : area.right() - at < 30 ? Qt::AlignRight : Qt::AlignHCenter;
+    highestLabel_->setPositionAlignment(Qt::AlignBottom | side);
     if (!envelope)
         return;
     const auto &steps = stepsOf(*state_);
