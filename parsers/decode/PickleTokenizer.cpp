@@ -44,6 +44,34 @@ const char *callingOpcodeName(uint8_t op)
 uint64_t le16(const uint8_t *p) { return p[0] | uint64_t(p[1]) << 8; }
 uint64_t le32(const uint8_t *p) { return le16(p) | le16(p + 2) << 16; }
 
+// An unsigned little-endian integer of n ≤ 8 bytes.
+uint64_t littleEndian(const uint8_t *p, size_t n)
+{
+    uint64_t v = 0;
+    for (size_t i = n; i-- > 0;)
+        v = (v << 8) | p[i];
+    return v;
+}
+
+// LONG1's two's complement of 1 to 8 bytes.
+int64_t signedLittleEndian(const uint8_t *p, size_t n)
+{
+    uint64_t v = littleEndian(p, n);
+    if (n < 8 && (p[n - 1] & 0x80))
+        v |= ~0ull << (8 * n); // sign-extend
+    return static_cast<int64_t>(v);
+}
+
+// A scalar token, laid out as the Value it becomes.
+void setScalar(PickleToken &t, const Value &v)
+{
+    t.op = TokenOp::Push;
+    t.kind = v.kind;
+    t.unsignedInt = v.unsignedInt;
+    t.length = 0;
+    t.i = v.i;
+}
+
 std::string hex(uint8_t op)
 {
     const char *digits = "0123456789abcdef";
@@ -98,53 +126,35 @@ inline void PickleTokenizer::push(TokenChunk &chunk, TokenOp op, uint64_t at, in
 
 inline void PickleTokenizer::pushScalar(TokenChunk &chunk, Value v, uint64_t at)
 {
-    PickleToken &t = chunk.tokens[chunk.count];
-    t.op = TokenOp::Push;
-    t.kind = v.kind;
-    t.unsignedInt = v.unsignedInt;
-    t.length = 0;
-    t.i = v.i;
+    setScalar(chunk.tokens[chunk.count], v);
     chunk.offsets[chunk.count++] = at;
 }
 
 inline uint64_t PickleTokenizer::le(size_t n)
 {
-    const char *p = in_.take(n);
-    uint64_t v = 0;
-    for (size_t i = n; i-- > 0;)
-        v = (v << 8) | static_cast<uint8_t>(p[i]);
-    return v;
+    return littleEndian(reinterpret_cast<const uint8_t *>(in_.take(n)), n);
 }
 
 void PickleTokenizer::pushLong(TokenChunk &chunk, uint64_t n, uint64_t at)
 {
     if (n > kMaxLongBytes)
         fail(at, "integer of " + std::to_string(n) + " bytes is too large");
-    const char *p = in_.take(static_cast<size_t>(n));
-    auto little = [p](uint64_t count) {
-        uint64_t v = 0;
-        for (uint64_t i = count; i-- > 0;)
-            v = (v << 8) | static_cast<uint8_t>(p[i]);
-        return v;
-    };
+    const auto *p = reinterpret_cast<const uint8_t *>(in_.take(static_cast<size_t>(n)));
     if (n == 0) {
         pushScalar(chunk, Value::integer(0), at);
     } else if (n <= 8) {
-        uint64_t v = little(n);
-        if (n < 8 && (static_cast<uint8_t>(p[n - 1]) & 0x80))
-            v |= ~0ull << (8 * n); // sign-extend
-        pushScalar(chunk, Value::integer(static_cast<int64_t>(v)), at);
+        pushScalar(chunk, Value::integer(signedLittleEndian(p, static_cast<size_t>(n))), at);
     } else {
         // Positive values up to 2^64 need a 9th (zero) byte; sign bytes beyond are redundant.
         bool fits = true;
-        const uint8_t fillByte = (static_cast<uint8_t>(p[n - 1]) & 0x80) ? 0xFF : 0x00;
+        const uint8_t fillByte = (p[n - 1] & 0x80) ? 0xFF : 0x00;
         for (uint64_t i = 8; i < n; ++i)
-            fits = fits && static_cast<uint8_t>(p[i]) == fillByte;
+            fits = fits && p[i] == fillByte;
         if (!fits) {
             pushScalar(chunk, Value::ref(Kind::BigInt, 0), at);
             return;
         }
-        const uint64_t v = little(8);
+        const uint64_t v = littleEndian(p, 8);
         pushScalar(chunk, fillByte ? Value::integer(static_cast<int64_t>(v)) : Value::uinteger(v), at);
     }
 }
@@ -190,12 +200,7 @@ bool PickleTokenizer::fastRun(TokenChunk &c)
         p += 1;
     };
     auto scalar = [&](Value v, size_t bytes) {
-        PickleToken &t = c.tokens[n];
-        t.op = TokenOp::Push;
-        t.kind = v.kind;
-        t.unsignedInt = false;
-        t.length = 0;
-        t.i = v.i;
+        setScalar(c.tokens[n], v);
         p += bytes;
     };
     while (p <= last && n < TokenChunk::kCapacity) {
@@ -226,12 +231,7 @@ bool PickleTokenizer::fastRun(TokenChunk &c)
             const size_t len = p[1];
             if (len == 0 || len > 8)
                 goto done;
-            uint64_t v = 0;
-            for (size_t i = len; i-- > 0;)
-                v = (v << 8) | p[2 + i];
-            if (len < 8 && (p[1 + len] & 0x80))
-                v |= ~0ull << (8 * len);
-            scalar(Value::integer(static_cast<int64_t>(v)), 2 + len);
+            scalar(Value::integer(signedLittleEndian(p + 2, len)), 2 + len);
             break;
         }
         case 0x8C: { // SHORT_BINUNICODE
