@@ -46,7 +46,6 @@ private:
     void endFrame();
     void work();
     bool takeColumn(Column &column);
-    void stopWorker();
 
     std::string_view compressed_;
     size_t at_ = 0;           // next compressed byte of the shared frames

@@ -35,10 +35,7 @@ public:
             bytes(raw);
             return;
         }
-        flush();
-        total_ += raw.size();
-        if (sink_)
-            sink_(raw, false);
+        passThrough(raw, false);
     }
     // An event column: a piece of its own when large, which the reader may fill in parallel.
     template <typename T>
@@ -50,10 +47,7 @@ public:
             return;
         }
         pod(static_cast<uint64_t>(c.size()));
-        flush();
-        total_ += bytes;
-        if (sink_)
-            sink_(std::string_view(reinterpret_cast<const char *>(c.data()), bytes), true);
+        passThrough(std::string_view(reinterpret_cast<const char *>(c.data()), bytes), true);
     }
     uint64_t finish()
     {
@@ -62,6 +56,14 @@ public:
     }
 
 private:
+    // Bytes handed on as they are, after what is gathered so far.
+    void passThrough(std::string_view raw, bool column)
+    {
+        flush();
+        total_ += raw.size();
+        if (sink_)
+            sink_(raw, column);
+    }
     void bytes(std::string_view b)
     {
         buffer_.append(b);
@@ -121,13 +123,12 @@ public:
     {
         const size_t n = count(sizeof(T));
         const size_t bytes = n * sizeof(T);
+        out.resizeForOverwrite(n);
         if (bytes < kColumnPieceBytes) {
-            out.resizeForOverwrite(n);
             take(reinterpret_cast<char *>(out.begin()), bytes);
             return;
         }
-        out.resizeForOverwrite(n);
-        source_.readColumn(reinterpret_cast<char *>(out.begin()), bytes);
+        source_.readColumn(reinterpret_cast<char *>(out.begin()), bytes); // count() checked it fits
         at_ += bytes;
     }
     void settle() { source_.settle(); }
