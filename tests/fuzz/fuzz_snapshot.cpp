@@ -2,14 +2,13 @@
 // that runs on whatever they accept: the advice, file health (in the summary), private pools and labels.
 // A pickle is also decoded with the tokenizer on a thread of its own, which must change nothing.
 // Build: cmake -DMEMLENS_FUZZ=ON -DCMAKE_CXX_COMPILER=clang++
+#include "PickleDecoding.h"
 #include "advice/FixRanking.h"
 #include "analysis/AllocationCategories.h"
 #include "analysis/DeviceIndex.h"
 #include "analysis/PoolUsage.h"
 #include "analysis/SnapshotSummary.h"
 #include "cache/SnapshotCodec.h"
-#include "decode/ByteReader.h"
-#include "decode/PickleDecoder.h"
 #include "decode/SnapshotLoader.h"
 #include "model/LoadError.h"
 
@@ -22,15 +21,8 @@ namespace {
 // The decoded snapshot as bytes (the cache's encoding), or the error.
 std::string decodedWith(std::string_view bytes, memlens::PickleTokenizing tokenizing)
 {
-    memlens::OpenedSource opened = memlens::openMemorySource(bytes, "fuzz.pickle");
-    memlens::ByteReader reader(*opened.source, opened.fileSize, {});
-    memlens::Snapshot snapshot;
-    try {
-        memlens::decodePickle(reader, snapshot, tokenizing);
-    } catch (const memlens::DecodeError &e) {
-        return "error at " + std::to_string(e.offset) + ": " + e.what();
-    }
-    return memlens::encodeSnapshot(snapshot);
+    const memlens::Decoded d = memlens::decodeWith(memlens::openMemorySource(bytes, "fuzz.pickle"), tokenizing);
+    return d.error.empty() ? memlens::encodeSnapshot(*d.snapshot) : d.error;
 }
 
 // The fuzzer's inputs are below the size from which the tokenizer gets a thread of its own, so

@@ -1,6 +1,7 @@
 // The decoders on files with known content: pickle protocols and opcode forms, shared frame
 // lists, numbers at the edges, unknown actions and keys, compression, progress and cancel.
 #include "CorpusFiles.h"
+#include "PickleDecoding.h"
 #include "SnapshotEquality.h"
 #include "SyntheticSnapshot.h"
 #include "analysis/DeviceIndex.h"
@@ -58,25 +59,6 @@ std::string gzipCompress(const std::string &in)
     out.resize(z.total_out);
     deflateEnd(&z);
     return out;
-}
-
-// The snapshot, or "error at <offset>: <message>".
-struct Decoded {
-    std::unique_ptr<Snapshot> snapshot;
-    std::string error;
-};
-
-Decoded decodeWith(OpenedSource opened, PickleTokenizing tokenizing)
-{
-    ByteReader reader(*opened.source, opened.fileSize, {});
-    Decoded d;
-    d.snapshot = std::make_unique<Snapshot>();
-    try {
-        decodePickle(reader, *d.snapshot, tokenizing);
-    } catch (const DecodeError &e) {
-        d.error = "error at " + std::to_string(e.offset) + ": " + e.what();
-    }
-    return d;
 }
 
 QString differenceOf(const Decoded &a, const Decoded &b)
