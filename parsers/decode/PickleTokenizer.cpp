@@ -2,6 +2,7 @@
 
 #include "model/LoadError.h"
 
+#include <array>
 #include <bit>
 
 namespace memlens {
@@ -34,6 +35,38 @@ const char *callingOpcodeName(uint8_t op)
     default: return nullptr;
     }
 }
+
+// Opcodes that become a token of their own with no argument, and which; kNotPlain for the rest.
+constexpr uint8_t kNotPlain = 0xFF;
+constexpr std::array<uint8_t, 256> plainOpcodes()
+{
+    std::array<uint8_t, 256> ops{};
+    ops.fill(kNotPlain);
+    auto set = [&](uint8_t opcode, TokenOp op) { ops[opcode] = static_cast<uint8_t>(op); };
+    set('(', TokenOp::Mark);
+    set('}', TokenOp::NewDict);
+    set(']', TokenOp::NewList);
+    set(0x8F, TokenOp::NewList); // EMPTY_SET, read as a list
+    set(')', TokenOp::NewTuple);
+    set('d', TokenOp::Dict);
+    set('l', TokenOp::List);
+    set('t', TokenOp::Tuple);
+    set(0x91, TokenOp::List); // FROZENSET
+    set(0x85, TokenOp::Tuple1);
+    set(0x86, TokenOp::Tuple2);
+    set(0x87, TokenOp::Tuple3);
+    set('s', TokenOp::SetItem);
+    set('u', TokenOp::SetItems);
+    set('a', TokenOp::Append);
+    set('e', TokenOp::Appends);
+    set(0x90, TokenOp::Appends); // ADDITEMS
+    set(0x94, TokenOp::Memoize);
+    set('0', TokenOp::Pop);
+    set('1', TokenOp::PopMark);
+    set('2', TokenOp::Dup);
+    return ops;
+}
+constexpr std::array<uint8_t, 256> kPlainOpcodes = plainOpcodes();
 
 [[noreturn, gnu::cold, gnu::noinline]] void fail(uint64_t at, const std::string &why)
 {
@@ -195,10 +228,6 @@ bool PickleTokenizer::fastRun(TokenChunk &c)
     const uint64_t base = in_.offset();
     const uint8_t *p = first;
     size_t n = c.count;
-    auto simple = [&](TokenOp op) {
-        c.tokens[n].op = op;
-        p += 1;
-    };
     auto scalar = [&](Value v, size_t bytes) {
         setScalar(c.tokens[n], v);
         p += bytes;
@@ -211,16 +240,6 @@ bool PickleTokenizer::fastRun(TokenChunk &c)
         case 'h': t.op = TokenOp::Get; t.slot = p[1]; p += 2; break;
         case 'r': t.op = TokenOp::Put; t.slot = le32(p + 1); p += 5; break;
         case 'q': t.op = TokenOp::Put; t.slot = p[1]; p += 2; break;
-        case 0x94: simple(TokenOp::Memoize); break;
-        case '(': simple(TokenOp::Mark); break;
-        case '}': simple(TokenOp::NewDict); break;
-        case ']': simple(TokenOp::NewList); break;
-        case ')': simple(TokenOp::NewTuple); break;
-        case 'u': simple(TokenOp::SetItems); break;
-        case 'e': simple(TokenOp::Appends); break;
-        case 'a': simple(TokenOp::Append); break;
-        case 's': simple(TokenOp::SetItem); break;
-        case 0x86: simple(TokenOp::Tuple2); break;
         case 'K': scalar(Value::integer(p[1]), 2); break;
         case 'M': scalar(Value::integer(static_cast<int64_t>(le16(p + 1))), 3); break;
         case 'J': scalar(Value::integer(static_cast<int32_t>(le32(p + 1))), 5); break;
@@ -249,7 +268,10 @@ bool PickleTokenizer::fastRun(TokenChunk &c)
             p += 9;
             continue;
         default:
-            goto done;
+            if (kPlainOpcodes[*p] == kNotPlain)
+                goto done;
+            t.op = static_cast<TokenOp>(kPlainOpcodes[*p]);
+            p += 1;
         }
         ++n;
     }
@@ -263,6 +285,10 @@ void PickleTokenizer::next(TokenChunk &c)
 {
     const uint64_t at = in_.offset();
     const uint8_t op = in_.byte();
+    if (kPlainOpcodes[op] != kNotPlain) {
+        push(c, static_cast<TokenOp>(kPlainOpcodes[op]), at);
+        return;
+    }
     switch (op) {
     case 0x95: // FRAME: a length hint; the content follows inline
         in_.take(8);
@@ -271,24 +297,6 @@ void PickleTokenizer::next(TokenChunk &c)
         push(c, TokenOp::Stop, at);
         done_ = true;
         break;
-    case '(': push(c, TokenOp::Mark, at); break;
-    case '}': push(c, TokenOp::NewDict, at); break;
-    case ']': push(c, TokenOp::NewList, at); break;
-    case 0x8F: push(c, TokenOp::NewList, at); break; // EMPTY_SET, read as a list
-    case ')': push(c, TokenOp::NewTuple, at); break;
-    case 'd': push(c, TokenOp::Dict, at); break;
-    case 'l': push(c, TokenOp::List, at); break;
-    case 't': push(c, TokenOp::Tuple, at); break;
-    case 0x91: push(c, TokenOp::List, at); break; // FROZENSET
-    case 0x85: push(c, TokenOp::Tuple1, at); break;
-    case 0x86: push(c, TokenOp::Tuple2, at); break;
-    case 0x87: push(c, TokenOp::Tuple3, at); break;
-    case 's': push(c, TokenOp::SetItem, at); break;
-    case 'u': push(c, TokenOp::SetItems, at); break;
-    case 'a': push(c, TokenOp::Append, at); break;
-    case 'e': push(c, TokenOp::Appends, at); break;
-    case 0x90: push(c, TokenOp::Appends, at); break; // ADDITEMS
-    case 0x94: push(c, TokenOp::Memoize, at); break;
     case 'q': push(c, TokenOp::Put, at, in_.byte()); break;                          // BINPUT
     case 'r': push(c, TokenOp::Put, at, static_cast<int64_t>(le(4))); break;         // LONG_BINPUT
     case 'h': push(c, TokenOp::Get, at, in_.byte()); break;                          // BINGET
@@ -321,9 +329,6 @@ void PickleTokenizer::next(TokenChunk &c)
     case 'N': pushScalar(c, Value::none(), at); break;
     case 0x88: pushScalar(c, Value::boolean(true), at); break;
     case 0x89: pushScalar(c, Value::boolean(false), at); break;
-    case '0': push(c, TokenOp::Pop, at); break;
-    case '1': push(c, TokenOp::PopMark, at); break;
-    case '2': push(c, TokenOp::Dup, at); break;
     case 0x80:
         fail(at, "PROTO in the middle of a pickle");
     default:
