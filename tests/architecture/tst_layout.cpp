@@ -87,6 +87,30 @@ private slots:
         }
     }
 
+    // A clone of the repository alone builds and tests: build files, tests and scripts name no
+    // path beside the checkout (the corpus is tests/corpus, the design notes docs/).
+    void nothingReadsOutsideTheCheckout()
+    {
+        QVERIFY(QFile::exists(sourceDir() + "/tests/corpus/README.md"));
+        QVERIFY(QFile::exists(sourceDir() + "/docs/FORMATS.md"));
+        static const QRegularExpression outside(QStringLiteral(R"((\.\./)+shared\b|\$\{CMAKE_SOURCE_DIR\}/\.\.|(\.\./){3,})"));
+        QStringList files{"CMakeLists.txt", "Makefile", ".ci/run"};
+        for (const QString dir : {"tests", "parsers", "viewer", "app", "packaging"}) {
+            QDirIterator it(sourceDir() + "/" + dir, {"*.txt", "*.sh", "*.py", "*.cpp", "*.h", "*.cmake"}, QDir::Files, QDirIterator::Subdirectories);
+            while (it.hasNext()) {
+                const QString path = QDir(sourceDir()).relativeFilePath(it.next());
+                if (!path.startsWith("tests/corpus/") && !path.endsWith("tst_layout.cpp"))
+                    files << path;
+            }
+        }
+        for (const QString &path : files) {
+            QFile f(sourceDir() + "/" + path);
+            QVERIFY2(f.open(QIODevice::ReadOnly), qPrintable(path));
+            const auto match = outside.match(QString::fromUtf8(f.readAll()));
+            QVERIFY2(!match.hasMatch(), qPrintable(path + " reaches outside the checkout: " + match.captured(0)));
+        }
+    }
+
     // Facts that had several copies: each now has one owner.
     void oneOwnerPerFact()
     {

@@ -8,7 +8,7 @@
 set -euo pipefail
 build=${1:-build}
 here=$(cd "$(dirname "$0")" && pwd)
-corpus=$here/../../../shared/corpus
+corpus=$here/../corpus
 dir=${BENCH_DIR:-/tmp/memlens-bench}
 mkdir -p "$dir"
 long=$dir/long_12m.pickle

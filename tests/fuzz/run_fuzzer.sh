@@ -20,7 +20,7 @@ full = {"memlens_session": 1, "snapshot": {"path": "a.pickle", "size": 10, "chec
 json.dump(full, open(os.path.join(sys.argv[1], "full.memlens"), "w"))
 json.dump({"memlens_session": 1, "snapshot": {"path": "b"}}, open(os.path.join(sys.argv[1], "minimal.memlens"), "w"))
 PY
-corpus=$here/../../../shared/corpus/snapshots
+corpus=$here/../corpus/snapshots
 # Small real files as they are, larger ones cut down, and compressed forms.
 cp "$corpus/streams_pending_free/snapshot.pickle" "$work/seeds/streams.pickle"
 head -c 20000 "$corpus/gpt2_fp32_adamw/snapshot.pickle" > "$work/seeds/gpt2_head.pickle"
@@ -47,7 +47,7 @@ for p in (2, 4, 5):
 json.dump(d, open(os.path.join(out, 'tiny.json'), 'w'))
 PY
 # Profiler files: the head of the corpus trace and of both memory-timeline exports.
-python3 - "$work/seeds" "$here/../../../shared/corpus/profiles/gpt2_bf16_adamw" <<'PY'
+python3 - "$work/seeds" "$here/../corpus/profiles/gpt2_bf16_adamw" <<'PY'
 import gzip, json, os, sys
 out, src = sys.argv[1], sys.argv[2]
 trace = json.load(gzip.open(os.path.join(src, 'trace.pt.trace.json.gz')))

@@ -1,4 +1,4 @@
-// The real snapshots in shared/corpus: what memlens computes must agree with what torch
+// The real snapshots in tests/corpus: what memlens computes must agree with what torch
 // measured during each run (truth.json), with torch's own text views, and with CPython's
 // pickle module reading the same file.
 #include "CorpusFiles.h"

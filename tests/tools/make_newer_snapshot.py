@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Rewrites a corpus snapshot the way torch main writes it in 2026 (shared/FORMATS-2026.md), and
+"""Rewrites a corpus snapshot the way torch main writes it in 2026 (docs/FORMATS-2026.md), and
 prints what a correct reader must find in it, computed here by replaying the trace in Python.
 
     make_newer_snapshot.py SOURCE OUTDIR [POOL_MIB]
