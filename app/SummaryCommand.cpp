@@ -57,7 +57,7 @@ int runSummaryCommand(const std::vector<std::string> &args)
             DeviceIndex index(*snapshot, d);
             DeviceReport report{summarizeDevice(*snapshot, index, top), std::nullopt};
             if (at)
-                report.at = summarizePoint(index, resolveEvent(index, *at), top);
+                report.at = summarizePoint(*snapshot, index, resolveEvent(index, *at), top);
             reports.push_back(std::move(report));
         }
         std::cout << (cl.flag("json") ? summaryJson(*snapshot, file, reports) : summaryText(*snapshot, file, reports));

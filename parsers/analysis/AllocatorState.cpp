@@ -8,7 +8,6 @@
 namespace memlens {
 
 namespace {
-constexpr uint64_t kSmallSegment = 2ull << 20; // the small pool's segments are 2 MiB
 constexpr uint64_t kSmallRequest = 1ull << 20; // requests up to 1 MiB come from the small pool
 } // namespace
 
@@ -51,13 +50,9 @@ AllocatorState allocatorStateAt(const Snapshot &snapshot, const DeviceIndex &ind
         seg.addr = life.addr;
         seg.size = life.size;
         seg.stream = life.stream;
-        seg.large = life.size != kSmallSegment;
-        if (life.finalSegment != UINT32_MAX) {
-            const Segment &f = snapshot.segments[life.finalSegment];
-            seg.pool = f.pool;
-            seg.large = f.large;
-            seg.expandable = f.expandable;
-        }
+        seg.large = life.large;
+        seg.expandable = life.expandable;
+        seg.pool = snapshot.pools[index.segmentPoolOf(id)];
         state.segments.push_back(std::move(seg));
     }
     std::sort(state.segments.begin(), state.segments.end(), [](const StateSegment &a, const StateSegment &b) { return a.addr < b.addr; });
@@ -94,11 +89,12 @@ AllocatorState allocatorStateAt(const Snapshot &snapshot, const DeviceIndex &ind
         for (size_t i = 0; i < blocks.size(); ++i) {
             StateBlock b = blocks[i];
             const uint64_t next = i + 1 < blocks.size() ? blocks[i + 1].addr : end;
-            b.size = std::min(b.size, next - b.addr); // never overlap the next block
+            b.size = std::min(b.size, std::min(next, end) - b.addr); // never overlap the next block or leave the segment
             hole(cursor, b.addr);
             seg.blocks.push_back(b);
             seg.allocated += b.size;
             seg.requested += b.requested;
+            seg.waste += b.size > b.requested ? b.size - b.requested : 0;
             if (b.state == BlockState::ActivePendingFree)
                 state.pendingFree += b.size;
             cursor = b.addr + b.size;
@@ -107,6 +103,7 @@ AllocatorState allocatorStateAt(const Snapshot &snapshot, const DeviceIndex &ind
         state.reserved += seg.size;
         state.allocated += seg.allocated;
         state.requested += seg.requested;
+        state.waste += seg.waste;
         state.free += seg.free;
         state.largestFree = std::max(state.largestFree, seg.largestFree);
         state.blocks += blocks.size();

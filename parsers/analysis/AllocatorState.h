@@ -31,6 +31,7 @@ struct StateSegment {
     std::vector<StateBlock> blocks; // in address order, tiling the segment (free space included)
     uint64_t allocated = 0;         // sizes of active and pending-free blocks
     uint64_t requested = 0;
+    uint64_t waste = 0;             // rounding: block sizes beyond their requests (never negative)
     uint64_t free = 0;
     uint64_t largestFree = 0;
 };
@@ -41,6 +42,7 @@ struct AllocatorState {
     uint64_t reserved = 0;
     uint64_t allocated = 0;
     uint64_t requested = 0;
+    uint64_t waste = 0;
     uint64_t free = 0;
     uint64_t largestFree = 0;
     uint64_t pendingFree = 0; // freed by the user, still in use on another stream
@@ -49,7 +51,7 @@ struct AllocatorState {
     {
         return free == 0 ? 0.0 : 1.0 - static_cast<double>(largestFree) / static_cast<double>(free);
     }
-    uint64_t roundingWaste() const { return allocated - requested; }
+    uint64_t roundingWaste() const { return waste; }
 };
 
 AllocatorState allocatorStateAt(const Snapshot &snapshot, const DeviceIndex &index, uint32_t event);

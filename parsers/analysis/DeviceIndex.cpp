@@ -22,7 +22,7 @@ DeviceIndex::DeviceIndex(const Snapshot &snapshot, int device, const std::atomic
     std::fill(eventOwner_.begin(), eventOwner_.end(), UINT32_MAX);
     pairAllocations(cancel);
     poll(cancel);
-    pairSegments();
+    segments_ = buildSegmentLives(snapshot, device_, *events_, eventOwner_);
     computeTotals();
     poll(cancel);
     buildCheckpoints(cancel);
@@ -187,72 +187,11 @@ void DeviceIndex::computeTotals()
         }
         return;
     }
-    uint64_t finalReserved = 0;
-    for (const Segment &seg : snapshot_.segments) {
-        if (seg.device == device_)
-            finalReserved += seg.totalSize;
-    }
-    int64_t net = 0;
-    for (uint32_t i = 0; i < n; ++i) {
-        const Action a = ev.action[i];
-        if (a == Action::SegmentAlloc || a == Action::SegmentMap)
-            net += static_cast<int64_t>(ev.size[i]);
-        else if (a == Action::SegmentFree || a == Action::SegmentUnmap)
-            net -= static_cast<int64_t>(ev.size[i]);
-    }
-    const int64_t start = static_cast<int64_t>(finalReserved) - net;
-    startReserved_ = start < 0 ? 0 : static_cast<uint64_t>(start);
+    startReserved_ = segments_.startReserved;
     peakReserved_ = startReserved_;
-    int64_t current = start;
-    for (uint32_t i = 0; i < n; ++i) {
-        const Action a = ev.action[i];
-        if (a == Action::SegmentAlloc || a == Action::SegmentMap)
-            current += static_cast<int64_t>(ev.size[i]);
-        else if (a == Action::SegmentFree || a == Action::SegmentUnmap)
-            current -= static_cast<int64_t>(ev.size[i]);
-        else
-            continue;
-        const uint64_t value = current < 0 ? 0 : static_cast<uint64_t>(current);
-        reservedChanges_.emplace_back(i, value);
-        peakReserved_ = std::max(peakReserved_, value);
-    }
-}
-
-void DeviceIndex::pairSegments()
-{
-    const EventTable &ev = *events_;
-    const auto n = static_cast<uint32_t>(ev.count());
-    AddressMap open;
-    auto streamOf = [&](uint32_t i) { return ev.stream[i] < snapshot_.streams.size() ? snapshot_.streams[ev.stream[i]] : 0; };
-    for (uint32_t i = 0; i < n; ++i) {
-        const Action a = ev.action[i];
-        if (a == Action::SegmentAlloc || a == Action::SegmentMap) {
-            const auto id = static_cast<uint32_t>(segmentLives_.size());
-            segmentLives_.push_back({ev.addr[i], ev.size[i], streamOf(i), i, kNever, UINT32_MAX});
-            open.set(ev.addr[i], id);
-            eventOwner_[i] = id;
-        } else if (a == Action::SegmentFree || a == Action::SegmentUnmap) {
-            uint32_t id = open.find(ev.addr[i]);
-            if (id == AddressMap::kNone) {
-                id = static_cast<uint32_t>(segmentLives_.size());
-                segmentLives_.push_back({ev.addr[i], ev.size[i], streamOf(i), kBeforeTrace, i, UINT32_MAX});
-            } else {
-                segmentLives_[id].releasedEvent = i;
-                open.erase(ev.addr[i]);
-            }
-            eventOwner_[i] = id;
-        }
-    }
-    for (uint32_t s = 0; s < snapshot_.segments.size(); ++s) {
-        const Segment &seg = snapshot_.segments[s];
-        if (seg.device != device_)
-            continue;
-        if (uint32_t id = open.find(seg.address); id != AddressMap::kNone) {
-            segmentLives_[id].finalSegment = s;
-            continue;
-        }
-        segmentLives_.push_back({seg.address, seg.totalSize, seg.stream, kBeforeTrace, kNever, s});
-    }
+    reservedChanges_ = std::move(segments_.reservedChanges);
+    for (const auto &[event, reserved] : reservedChanges_)
+        peakReserved_ = std::max(peakReserved_, reserved);
 }
 
 void DeviceIndex::buildCheckpoints(const std::atomic<bool> *cancel)
@@ -371,8 +310,8 @@ std::vector<BlockAt> DeviceIndex::blocksAt(uint32_t e) const
 std::vector<uint32_t> DeviceIndex::segmentsAt(uint32_t e) const
 {
     std::vector<uint32_t> result;
-    for (uint32_t id = 0; id < segmentLives_.size(); ++id) {
-        const SegmentLife &s = segmentLives_[id];
+    for (uint32_t id = 0; id < segments_.lives.size(); ++id) {
+        const SegmentLife &s = segments_.lives[id];
         const bool born = s.createdEvent == kBeforeTrace || (e != kBeforeTrace && s.createdEvent <= e);
         const bool gone = s.releasedEvent != kNever && e != kBeforeTrace && s.releasedEvent <= e;
         if (born && !gone)
@@ -451,7 +390,7 @@ void DeviceIndex::poolsFromFinalSegments()
 
 uint32_t DeviceIndex::segmentPoolOf(uint32_t life) const
 {
-    const SegmentLife &s = segmentLives_[life];
+    const SegmentLife &s = segments_.lives[life];
     if (s.finalSegment != UINT32_MAX)
         return snapshot_.poolIndex(snapshot_.segments[s.finalSegment].pool);
     return events_->poolOf(s.createdEvent != kBeforeTrace ? s.createdEvent : s.releasedEvent);

@@ -2,7 +2,8 @@
 // Indices over one device's trace, built once after loading: allocation lifetimes (including
 // blocks alive before recording began), running active and reserved bytes, the peak, and
 // checkpoints of the live set so "what is live at event e" is answered without a full replay.
-// Definitions follow shared/DESIGN.md.
+// Definitions follow docs/DESIGN.md.
+#include "analysis/SegmentLives.h"
 #include "model/AddressMap.h"
 #include "model/PodArray.h"
 #include "model/Snapshot.h"
@@ -16,9 +17,6 @@
 
 namespace memlens {
 
-constexpr uint32_t kBeforeTrace = UINT32_MAX; // an event index "before the first event"
-constexpr uint32_t kNever = UINT32_MAX - 1;   // "not within the trace" for a free
-
 struct Allocation {
     uint32_t allocEvent = kBeforeTrace; // kBeforeTrace: alive when recording began
     uint32_t freeRequested = kNever;
@@ -30,15 +28,6 @@ struct AllocationDetail {
     uint64_t size = 0; // requested bytes
     uint64_t stream = 0;
     uint32_t stack = StackTable::kEmpty;
-};
-
-struct SegmentLife {
-    uint64_t addr = 0;
-    uint64_t size = 0;
-    uint64_t stream = 0;
-    uint32_t createdEvent = kBeforeTrace;
-    uint32_t releasedEvent = kNever;
-    uint32_t finalSegment = UINT32_MAX; // index in Snapshot::segments when alive at the end
 };
 
 struct BlockAt {
@@ -75,7 +64,11 @@ public:
     // Every change of reserved bytes: (event, reserved after it), in event order.
     std::span<const std::pair<uint32_t, uint64_t>> reservedChanges() const { return reservedChanges_; }
 
-    const std::vector<SegmentLife> &segmentLives() const { return segmentLives_; }
+    const std::vector<SegmentLife> &segmentLives() const { return segments_.lives; }
+    // Segment entries and final segments the trace and the final state disagree on (0 and 0 for
+    // a consistent file).
+    uint64_t unexplainedSegmentEntries() const { return segments_.unexplainedEntries; }
+    uint64_t unmatchedFinalSegments() const { return segments_.unmatchedFinalSegments; }
 
     // Allocations alive after event e, in id order.
     std::vector<uint32_t> liveAt(uint32_t e) const;
@@ -129,7 +122,6 @@ public:
 private:
     void pairAllocations(const std::atomic<bool> *cancel);
     void computeTotals();
-    void pairSegments();
     void buildCheckpoints(const std::atomic<bool> *cancel);
     void poolsFromFinalSegments();
     uint32_t newInitialAllocation(uint64_t addr, uint64_t size, uint16_t stream, uint32_t stack);
@@ -150,7 +142,7 @@ private:
     uint64_t startReserved_ = 0;
     uint64_t peakReserved_ = 0;
     std::vector<std::pair<uint32_t, uint64_t>> reservedChanges_; // (event, reserved after it)
-    std::vector<SegmentLife> segmentLives_;
+    SegmentLives segments_;
     std::vector<std::pair<uint32_t, uint32_t>> implicitEnds_; // (alloc event, allocation it ended)
     uint32_t preProfile_ = UINT32_MAX;
     std::vector<std::pair<uint32_t, uint32_t>> annotations_;  // (allocation, annotate event), sorted

@@ -91,20 +91,20 @@ TraceCoverage traceCoverage(const Snapshot &snapshot, const DeviceIndex &index, 
     if (frees.olderThanTrace)
         c.evidence.push_back(plural(frees.olderThanTrace, "free of an allocation", "frees of allocations") +
                              " the trace never saw allocated");
+    // Ranges reserved before the first entry: the final segments run backwards through the trace
+    // (SegmentLives), so a map or unmap inside memory the trace saw mapped is no evidence.
     uint64_t segmentsFreed = 0, segmentsOlder = 0;
     for (const SegmentLife &s : index.segmentLives()) {
         if (s.createdEvent != kBeforeTrace)
             continue;
-        if (s.releasedEvent != kNever)
-            ++segmentsFreed;
-        // An expandable segment is listed as its mapped range, which need not start where a map did.
-        else if (s.finalSegment != UINT32_MAX && !snapshot.segments[s.finalSegment].expandable)
-            ++segmentsOlder;
+        const bool released = s.releasedEvent != kNever &&
+                              (ev.action[s.releasedEvent] == Action::SegmentFree || ev.action[s.releasedEvent] == Action::SegmentUnmap);
+        ++(released ? segmentsFreed : segmentsOlder);
     }
     if (segmentsFreed)
         c.evidence.push_back(plural(segmentsFreed, "segment", "segments") + " released that the trace never saw reserved");
     if (segmentsOlder)
-        c.evidence.push_back(plural(segmentsOlder, "segment", "segments") + " in the final snapshot reserved before the first entry");
+        c.evidence.push_back(plural(segmentsOlder, "segment", "segments") + " reserved before the first entry");
     if (snapshot.facts.hasTimes) {
         uint64_t older = 0;
         for (const PhaseMark &m : snapshot.phaseMarks)
@@ -184,6 +184,10 @@ std::vector<FileWarning> fileWarnings(const Snapshot &snapshot, const DeviceInde
                 (anyFreeCompleted ? std::string() : " (the trace has no free_completed entries: recorded with skip_actions?)") +
                 "; each earlier allocation is ended there");
     }
+    add("segments_disagree_with_trace", index.unexplainedSegmentEntries() + index.unmatchedFinalSegments(),
+        plural(index.unexplainedSegmentEntries(), "segment entry", "segment entries") + " and " +
+            plural(index.unmatchedFinalSegments(), "final segment", "final segments") +
+            " that the trace and the final snapshot do not agree on; reserved bytes follow the trace");
     add("unexplained_frees", frees.doubleFrees,
         plural(frees.doubleFrees, "free", "frees") + " of an address already freed, which truncation does not explain, first " +
             formatAddress(frees.firstDoubleFree));

@@ -151,7 +151,7 @@ CategorySummary summarizeCategories(const CategoryTimeline &timeline)
     return s;
 }
 
-PointSummary summarizePoint(const DeviceIndex &index, uint32_t e, size_t topK)
+PointSummary summarizePoint(const Snapshot &snapshot, const DeviceIndex &index, uint32_t e, size_t topK)
 {
     PointSummary p;
     if (e != kBeforeTrace) {
@@ -161,6 +161,8 @@ PointSummary summarizePoint(const DeviceIndex &index, uint32_t e, size_t topK)
     p.activeBytes = index.activeAfter(e);
     p.reservedBytes = index.reservedAfter(e);
     p.topLive = largestLive(index, e, topK, &p.liveBlocks);
+    const AllocatorState state = allocatorStateAt(snapshot, index, e);
+    p.allocator = {state.segments.size(), state.reserved, state.allocated, state.requested, state.free, state.largestFree};
     return p;
 }
 

@@ -84,6 +84,17 @@ struct DeviceSummary {
     std::vector<FileWarning> warnings;
 };
 
+// The caching allocator at one event, as the segments view states it (AllocatorState): segments
+// as MemoryViz counts them, allocated = rounded block sizes, free = reserved - allocated.
+struct AllocatorFigures {
+    uint64_t segments = 0;
+    uint64_t reserved = 0;
+    uint64_t allocated = 0;
+    uint64_t requested = 0;
+    uint64_t free = 0;
+    uint64_t largestFree = 0;
+};
+
 struct PointSummary {
     std::optional<uint32_t> index;
     std::optional<int64_t> timeUs;
@@ -91,6 +102,7 @@ struct PointSummary {
     uint64_t reservedBytes = 0;
     uint64_t liveBlocks = 0;
     std::vector<LiveBlockInfo> topLive;
+    AllocatorFigures allocator;
 };
 
 FinalState finalState(const Snapshot &snapshot, int device);
@@ -100,7 +112,7 @@ std::vector<LiveBlockInfo> largestLive(const DeviceIndex &index, uint32_t e, siz
 // `categories` may be given when the caller keeps them anyway; otherwise they are built here.
 DeviceSummary summarizeDevice(const Snapshot &snapshot, const DeviceIndex &index, size_t topK,
                               const AllocationCategories *categories = nullptr);
-PointSummary summarizePoint(const DeviceIndex &index, uint32_t e, size_t topK);
+PointSummary summarizePoint(const Snapshot &snapshot, const DeviceIndex &index, uint32_t e, size_t topK);
 
 // "peak", "oom" (the first OOM) or an event number. Throws std::invalid_argument with a message.
 uint32_t resolveEvent(const DeviceIndex &index, const std::string &spec);

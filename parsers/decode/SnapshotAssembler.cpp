@@ -56,6 +56,7 @@ SnapshotAssembler::SnapshotAssembler(Snapshot &out, ObjectArena &arena) : out_(o
         .large = id("large"),
         .active_allocated = id("active_allocated"),
         .active_pending_free = id("active_pending_free"),
+        .active_awaiting_free = id("active_awaiting_free"),
         .inactive = id("inactive"),
     };
 }

@@ -66,7 +66,7 @@ private:
         uint32_t segments, device_traces, allocator_settings, external_annotations, host_segments, host_traces;
         uint32_t device, address, total_size, allocated_size, active_size, requested_size, segment_type,
             segment_pool_id, is_expandable, blocks, state, history, real_size, stage;
-        uint32_t na, start, large, active_allocated, active_pending_free, inactive;
+        uint32_t na, start, large, active_allocated, active_pending_free, active_awaiting_free, inactive;
     } k_;
 };
 

@@ -33,7 +33,7 @@ void SnapshotAssembler::convertBlock(const Value &block, Segment &seg, uint64_t 
     if (const Value *state = field(n, k_.state); state && state->kind == Kind::Str) {
         if (state->u == k_.active_allocated)
             b.state = BlockState::ActiveAllocated;
-        else if (state->u == k_.active_pending_free)
+        else if (state->u == k_.active_pending_free || state->u == k_.active_awaiting_free) // the latter: torch's type annotations
             b.state = BlockState::ActivePendingFree;
         else if (state->u == k_.inactive)
             b.state = BlockState::Inactive;

@@ -134,7 +134,14 @@ json deviceJson(const Snapshot &snapshot, const DeviceReport &report)
                    {"active_bytes", p.activeBytes},
                    {"reserved_bytes", p.reservedBytes},
                    {"live_blocks", p.liveBlocks},
-                   {"top_live", liveJson(snapshot, p.topLive)}};
+                   {"top_live", liveJson(snapshot, p.topLive)},
+                   {"allocator",
+                    {{"segments", p.allocator.segments},
+                     {"reserved_bytes", p.allocator.reserved},
+                     {"allocated_bytes", p.allocator.allocated},
+                     {"requested_bytes", p.allocator.requested},
+                     {"free_bytes", p.allocator.free},
+                     {"largest_free_bytes", p.allocator.largestFree}}}};
     }
     return d;
 }

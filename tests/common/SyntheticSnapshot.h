@@ -31,6 +31,8 @@ struct SynthSegment {
     uint64_t address = 0;
     uint64_t stream = 0;
     std::vector<SynthBlock> blocks;
+    bool expandable = false;
+    bool large = true;
 };
 
 struct SynthSnapshot {
@@ -39,6 +41,7 @@ struct SynthSnapshot {
     std::vector<std::vector<SynthFrame>> stacks;
     std::vector<std::tuple<std::string, std::string, int64_t>> phaseMarks; // record_function marks: name, stage, time
     double gcThreshold = 0.5;
+    std::string allocConf = "expandable_segments:False";
 
     std::string pickle(int protocol = 4) const
     {
@@ -78,8 +81,8 @@ struct SynthSnapshot {
                 w.str("device").integer(s.device).str("address").integer(static_cast<int64_t>(s.address));
                 w.str("total_size").integer(static_cast<int64_t>(total)).str("allocated_size").integer(static_cast<int64_t>(allocated));
                 w.str("active_size").integer(static_cast<int64_t>(allocated)).str("requested_size").integer(static_cast<int64_t>(requested));
-                w.str("stream").integer(static_cast<int64_t>(s.stream)).str("segment_type").str(total > (1 << 20) ? "large" : "small");
-                w.str("segment_pool_id").integer(0).integer(0).tuple2().str("is_expandable").boolean(false);
+                w.str("stream").integer(static_cast<int64_t>(s.stream)).str("segment_type").str(s.large ? "large" : "small");
+                w.str("segment_pool_id").integer(0).integer(0).tuple2().str("is_expandable").boolean(s.expandable);
                 w.str("frames").list().str("blocks").list();
                 if (!s.blocks.empty()) {
                     w.mark();
@@ -120,7 +123,7 @@ struct SynthSnapshot {
             }
             w.appends();
         }
-        w.str("allocator_settings").dict().mark().str("PYTORCH_CUDA_ALLOC_CONF").str("expandable_segments:False");
+        w.str("allocator_settings").dict().mark().str("PYTORCH_CUDA_ALLOC_CONF").str(allocConf);
         w.str("garbage_collection_threshold").real(gcThreshold).str("max_split_size").integer(-1).setitems();
         w.str("external_annotations").list();
         if (!phaseMarks.empty()) {

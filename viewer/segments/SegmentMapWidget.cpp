@@ -312,7 +312,7 @@ QString SegmentMapWidget::describeAt(const QPoint &pos, uint32_t *allocation) co
         return {};
     const StateSegment &seg = state_.segments[static_cast<size_t>(piece->segment)];
     const StateBlock &block = seg.blocks[static_cast<size_t>(piece->block)];
-    const double waste = seg.allocated ? 100.0 * static_cast<double>(seg.allocated - seg.requested) / static_cast<double>(seg.allocated) : 0.0;
+    const double waste = seg.allocated ? 100.0 * static_cast<double>(seg.waste) / static_cast<double>(seg.allocated) : 0.0;
     const QString segmentText = tr("Segment 0x%1: %2, %3 allocated, %4 free (largest %5), internal waste %6 %, stream %7, pool (%8, %9)")
                                     .arg(seg.addr, 0, 16)
                                     .arg(bytesText(seg.size), bytesText(seg.allocated), bytesText(seg.free), bytesText(seg.largestFree))

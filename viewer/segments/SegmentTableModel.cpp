@@ -14,7 +14,7 @@ void SegmentTableModel::setState(const AllocatorState &state)
         int blocks = 0;
         for (const StateBlock &b : s.blocks)
             blocks += b.state != BlockState::Inactive;
-        rows_.push_back({s.addr, s.size, s.allocated, s.requested, s.free, s.largestFree, s.stream, s.pool, s.large, blocks});
+        rows_.push_back({s.addr, s.size, s.allocated, s.waste, s.free, s.largestFree, s.stream, s.pool, s.large, blocks});
     }
     endResetModel();
 }
@@ -54,7 +54,7 @@ QVariant SegmentTableModel::data(const QModelIndex &index, int role) const
     case Free: return size(r.free);
     case LargestFree: return size(r.largest);
     case Blocks: return r.blocks;
-    case Waste: return size(r.allocated - r.requested);
+    case Waste: return size(r.waste);
     default: return {};
     }
 }

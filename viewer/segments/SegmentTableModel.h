@@ -23,7 +23,7 @@ public:
 
 private:
     struct Row {
-        uint64_t addr, size, allocated, requested, free, largest, stream;
+        uint64_t addr, size, allocated, waste, free, largest, stream;
         std::pair<int64_t, int64_t> pool;
         bool large;
         int blocks;

@@ -1,0 +1,235 @@
+// The caching allocator's state at any event: expandable segments as torch and MemoryViz see
+// them (exact figures for small cases), and every corpus file against an independent port of
+// MemoryViz's MemoryView (tests/tools/memoryviz_state.py, which reads the file with CPython).
+#include "CorpusFiles.h"
+#include "SyntheticSnapshot.h"
+#include "analysis/AllocatorState.h"
+#include "analysis/DeviceIndex.h"
+#include "analysis/FileHealth.h"
+#include "analysis/SnapshotSummary.h"
+#include "decode/SnapshotLoader.h"
+
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace memlens;
+
+namespace {
+
+constexpr uint64_t MiB = 1ull << 20;
+constexpr uint64_t kBase = 0x7f2000000000ull;
+
+SynthEntry entry(const char *action, uint64_t addr, uint64_t size, int64_t t)
+{
+    return SynthEntry{action, addr, size, t, 0, -1};
+}
+
+// The smallest case: map 2 MiB + 2 MiB, a 3 MiB block, unmap the upper 1 MiB. The final
+// snapshot holds what torch reports then: one 3 MiB expandable segment with the block.
+SynthSnapshot smallestExpandable(bool truncated)
+{
+    SynthSnapshot s;
+    s.allocConf = "expandable_segments:True";
+    SynthSegment seg;
+    seg.address = kBase;
+    seg.expandable = true;
+    seg.blocks = {{3 * MiB, 3 * MiB, "active_allocated", -1}};
+    s.segments = {seg};
+    std::vector<SynthEntry> trace;
+    if (!truncated) {
+        trace.push_back(entry("segment_map", kBase, 2 * MiB, 1));
+        trace.push_back(entry("segment_map", kBase + 2 * MiB, 2 * MiB, 2));
+    }
+    trace.push_back(entry("alloc", kBase, 3 * MiB, 3));
+    trace.push_back(entry("segment_unmap", kBase + 3 * MiB, MiB, 4));
+    s.traces = {trace};
+    return s;
+}
+
+AllocatorFigures figuresAt(const Snapshot &snapshot, const DeviceIndex &index, uint32_t e)
+{
+    return summarizePoint(snapshot, index, e, 0).allocator;
+}
+
+void compareFigures(const AllocatorFigures &got, const QJsonObject &want, const QString &where)
+{
+    const auto check = [&](const char *key, uint64_t value) {
+        if (value != static_cast<uint64_t>(want[key].toDouble()))
+            QFAIL(qPrintable(QStringLiteral("%1: %2 is %3, MemoryViz's logic gives %4").arg(where, key).arg(value).arg(static_cast<uint64_t>(want[key].toDouble()))));
+    };
+    check("segments", got.segments);
+    check("reserved_bytes", got.reserved);
+    check("allocated_bytes", got.allocated);
+    check("requested_bytes", got.requested);
+    check("free_bytes", got.free);
+    check("largest_free_bytes", got.largestFree);
+}
+
+// Our figures at each event against the oracle's, for one file and device.
+void compareWithMemoryViz(const QString &file, const Snapshot &snapshot, const DeviceIndex &index, const std::vector<uint32_t> &events)
+{
+    QStringList args{file, QString::number(index.device())};
+    for (uint32_t e : events)
+        args << (e == kBeforeTrace ? QStringLiteral("-1") : QString::number(e));
+    QString error;
+    const QJsonArray oracle = QJsonDocument::fromJson(runPythonTool("memoryviz_state.py", args, &error)).array();
+    QVERIFY2(oracle.size() == static_cast<int>(events.size()), qPrintable(error));
+    for (size_t i = 0; i < events.size(); ++i)
+        compareFigures(figuresAt(snapshot, index, events[i]), oracle[static_cast<int>(i)].toObject(),
+                       QStringLiteral("%1 device %2 after event %3").arg(QFileInfo(file).fileName()).arg(index.device()).arg(static_cast<int>(events[i])));
+}
+
+} // namespace
+
+class TestAllocator : public QObject {
+    Q_OBJECT
+
+private slots:
+    void expandableSmallestCase()
+    {
+        auto snapshot = loadSnapshotFromMemory(smallestExpandable(false).pickle(), "expandable.pickle");
+        DeviceIndex index(*snapshot, 0);
+        const AllocatorFigures before = figuresAt(*snapshot, index, kBeforeTrace);
+        QCOMPARE(before.segments, 0u);
+        QCOMPARE(before.reserved, 0u);
+        const AllocatorFigures mapped = figuresAt(*snapshot, index, 1);
+        QCOMPARE(mapped.segments, 1u); // two adjacent mapped ranges are one segment
+        QCOMPARE(mapped.reserved, 4 * MiB);
+        QCOMPARE(mapped.free, 4 * MiB);
+        const AllocatorFigures used = figuresAt(*snapshot, index, 2);
+        QCOMPARE(used.segments, 1u);
+        QCOMPARE(used.allocated, 3 * MiB);
+        QCOMPARE(used.requested, 3 * MiB);
+        QCOMPARE(used.free, MiB);
+        QCOMPARE(used.largestFree, MiB);
+        const AllocatorFigures end = figuresAt(*snapshot, index, 3);
+        QCOMPARE(end.segments, 1u);
+        QCOMPARE(end.reserved, 3 * MiB);
+        QCOMPARE(end.allocated, 3 * MiB);
+        QCOMPARE(end.free, 0u);
+        QCOMPARE(end.largestFree, 0u);
+        QCOMPARE(index.startReservedBytes(), 0u);
+        QCOMPARE(index.peakReservedBytes(), 4 * MiB);
+        QCOMPARE(index.reservedAfter(3), 3 * MiB);
+        const AllocatorState state = allocatorStateAt(*snapshot, index, 3);
+        QCOMPARE(state.roundingWaste(), 0u);
+        QVERIFY(state.segments.front().expandable);
+        const FileHealth health = fileHealth(*snapshot, index);
+        QVERIFY2(!health.coverage.truncated, health.coverage.evidence.empty() ? "" : health.coverage.evidence.front().c_str());
+        QVERIFY(health.warnings.empty());
+    }
+
+    void expandableTruncatedStartsFromTheFinalState()
+    {
+        // Without the maps the 4 MiB were mapped before the trace: that is real evidence.
+        auto snapshot = loadSnapshotFromMemory(smallestExpandable(true).pickle(), "expandable-cut.pickle");
+        DeviceIndex index(*snapshot, 0);
+        const AllocatorFigures before = figuresAt(*snapshot, index, kBeforeTrace);
+        QCOMPARE(before.segments, 1u);
+        QCOMPARE(before.reserved, 4 * MiB);
+        QCOMPARE(index.startReservedBytes(), 4 * MiB);
+        const AllocatorFigures end = figuresAt(*snapshot, index, 1);
+        QCOMPARE(end.reserved, 3 * MiB);
+        QCOMPARE(end.segments, 1u);
+        const FileHealth health = fileHealth(*snapshot, index);
+        QVERIFY(health.coverage.truncated);
+        QVERIFY(health.warnings.empty());
+    }
+
+    void unmapSplitsAndMapJoins()
+    {
+        // Three pages mapped as one 6 MiB segment; unmapping the middle one splits it in two,
+        // mapping it again joins all three; a block in each outer page throughout.
+        SynthSnapshot s;
+        SynthSegment seg;
+        seg.address = kBase;
+        seg.expandable = true;
+        seg.blocks = {{MiB, MiB, "active_allocated", -1}, {4 * MiB, 0, "inactive", -1}, {MiB, MiB, "active_allocated", -1}};
+        s.segments = {seg};
+        s.traces = {{entry("segment_map", kBase, 2 * MiB, 1), entry("segment_map", kBase + 2 * MiB, 2 * MiB, 2),
+                     entry("segment_map", kBase + 4 * MiB, 2 * MiB, 3), entry("alloc", kBase, MiB, 4),
+                     entry("alloc", kBase + 5 * MiB, MiB, 5), entry("segment_unmap", kBase + 2 * MiB, 2 * MiB, 6),
+                     entry("segment_map", kBase + 2 * MiB, 2 * MiB, 7)}};
+        auto snapshot = loadSnapshotFromMemory(s.pickle(), "split.pickle");
+        DeviceIndex index(*snapshot, 0);
+        const AllocatorFigures whole = figuresAt(*snapshot, index, 4);
+        QCOMPARE(whole.segments, 1u);
+        QCOMPARE(whole.reserved, 6 * MiB);
+        QCOMPARE(whole.largestFree, 4 * MiB);
+        const AllocatorFigures split = figuresAt(*snapshot, index, 5);
+        QCOMPARE(split.segments, 2u);
+        QCOMPARE(split.reserved, 4 * MiB);
+        QCOMPARE(split.allocated, 2 * MiB);
+        QCOMPARE(split.largestFree, MiB);
+        const AllocatorFigures joined = figuresAt(*snapshot, index, 6);
+        QCOMPARE(joined.segments, 1u);
+        QCOMPARE(joined.reserved, 6 * MiB);
+        QCOMPARE(joined.largestFree, 4 * MiB);
+        QVERIFY(!fileHealth(*snapshot, index).coverage.truncated);
+        QTemporaryDir dir;
+        const QString path = dir.filePath("split.pickle");
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(QByteArray::fromStdString(s.pickle()));
+        f.close();
+        compareWithMemoryViz(path, *snapshot, index, {kBeforeTrace, 0, 1, 2, 3, 4, 5, 6});
+    }
+
+    void segmentsThatDisagreeWithTheTraceAreReported()
+    {
+        // The trace frees a segment the final snapshot still holds.
+        SynthSnapshot s;
+        SynthSegment seg;
+        seg.address = kBase;
+        seg.blocks = {{20 * MiB, 0, "inactive", -1}};
+        s.segments = {seg};
+        s.traces = {{entry("segment_alloc", kBase, 20 * MiB, 1), entry("segment_free", kBase, 20 * MiB, 2)}};
+        auto snapshot = loadSnapshotFromMemory(s.pickle(), "disagree.pickle");
+        DeviceIndex index(*snapshot, 0);
+        const FileHealth health = fileHealth(*snapshot, index);
+        QVERIFY(std::any_of(health.warnings.begin(), health.warnings.end(),
+                            [](const FileWarning &w) { return w.kind == std::string("segments_disagree_with_trace"); }));
+    }
+
+    void awaitingFreeBlocksAreActive()
+    {
+        // torch's type annotations name the pending state `active_awaiting_free`.
+        SynthSnapshot s;
+        SynthSegment seg;
+        seg.address = kBase;
+        seg.blocks = {{4 * MiB, 4 * MiB - 100, "active_awaiting_free", -1}, {16 * MiB, 0, "inactive", -1}};
+        s.segments = {seg};
+        s.traces = {{}};
+        auto snapshot = loadSnapshotFromMemory(s.pickle(), "awaiting.pickle");
+        QCOMPARE(snapshot->blocks.front().state, BlockState::ActivePendingFree);
+        DeviceIndex index(*snapshot, 0);
+        QCOMPARE(index.initialBytes(), 4 * MiB - 100);
+        const AllocatorState state = allocatorStateAt(*snapshot, index, kBeforeTrace);
+        QCOMPARE(state.allocated, 4 * MiB);
+        QCOMPARE(state.free, 16 * MiB);
+    }
+
+    void corpusAgreesWithMemoryViz()
+    {
+        for (const QString &file : corpusSnapshots()) {
+            auto snapshot = loadSnapshot(file.toStdString());
+            for (int device : snapshot->devices()) {
+                DeviceIndex index(*snapshot, device);
+                const auto n = static_cast<uint32_t>(index.eventCount());
+                if (n == 0)
+                    continue;
+                std::vector<uint32_t> events{kBeforeTrace, n / 3, n / 2, n - 1};
+                if (index.peakIndex() != kBeforeTrace)
+                    events.push_back(index.peakIndex());
+                for (uint32_t e : index.oomEvents())
+                    events.push_back(e);
+                compareWithMemoryViz(file, *snapshot, index, events);
+            }
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestAllocator)
+#include "tst_allocator.moc"
