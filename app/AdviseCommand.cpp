@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 namespace memlens {
 
@@ -43,8 +44,17 @@ int runAdviseCommand(const std::vector<std::string> &args)
             return 1;
         const Snapshot &snapshot = *loaded->snapshot;
         const std::vector<int> devices = snapshot.devices();
-        if (devices.empty())
-            throw std::invalid_argument(file + ": no device has segments or trace entries");
+        // A valid file with nothing to act on is an answer, not wrong usage.
+        const char *nothing = snapshot.categories ? "a memory-timeline file holds bytes per category, not allocations to advise on"
+                              : devices.empty()   ? "no device has segments or trace entries"
+                                                  : nullptr;
+        if (nothing) {
+            if (cl.flag("json"))
+                std::cout << nlohmann::json{{"file", file}, {"nothing_to_advise", nothing}}.dump(2) << '\n';
+            else
+                std::cout << file << ": nothing to advise: " << nothing << '\n';
+            return 0;
+        }
         const int device = static_cast<int>(cl.integer("device").value_or(devices.front()));
         if (std::find(devices.begin(), devices.end(), device) == devices.end())
             throw std::invalid_argument(file + ": device " + std::to_string(device) + " has no segments or trace entries");

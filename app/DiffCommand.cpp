@@ -1,10 +1,9 @@
 #include "DiffCommand.h"
 
 #include "CommandLine.h"
+#include "CommandSnapshot.h"
 #include "analysis/SnapshotSummary.h"
-#include "decode/SnapshotLoader.h"
 #include "model/ByteFormat.h"
-#include "model/LoadError.h"
 #include "report/RunDiff.h"
 
 #include <cmath>
@@ -37,24 +36,23 @@ std::optional<double> percentOption(const CommandLine &cl, const std::string &na
 int runDiffCommand(const std::vector<std::string> &args)
 {
     try {
-        CommandLine cl(args, {"at", "device", "top", "fail-if-peak-grows", "fail-if-reserved-grows"}, {"json", "markdown"});
+        CommandLine cl(args, {"at", "device", "top", "fail-if-peak-grows", "fail-if-reserved-grows"}, {"json", "markdown", "no-cache"});
         if (cl.positional().size() != 2 || (cl.flag("json") && cl.flag("markdown")))
             throw std::invalid_argument("usage: memlens diff A B [--at peak|oom|EVENT] [--device N] [--top K] [--json | --markdown] "
-                                        "[--fail-if-peak-grows PCT] [--fail-if-reserved-grows PCT]");
+                                        "[--fail-if-peak-grows PCT] [--fail-if-reserved-grows PCT] [--no-cache]");
         const int device = static_cast<int>(cl.integer("device").value_or(0));
         const std::string at = cl.value("at").value_or("peak");
         const auto top = static_cast<size_t>(cl.integer("top").value_or(20));
         const auto peakLimit = percentOption(cl, "fail-if-peak-grows");
         const auto reservedLimit = percentOption(cl, "fail-if-reserved-grows");
-        std::unique_ptr<Snapshot> a, b;
-        try {
-            a = loadSnapshot(cl.positional()[0]);
-            b = loadSnapshot(cl.positional()[1]);
-        } catch (const LoadError &e) {
-            std::cerr << "memlens: " << e.what() << '\n';
+        const std::optional<CachedSnapshot> loadedA = loadForCommand(cl.positional()[0], cl.flag("no-cache"));
+        if (!loadedA)
             return 1;
-        }
-        for (const auto &[snap, name] : {std::pair{a.get(), cl.positional()[0]}, std::pair{b.get(), cl.positional()[1]}}) {
+        const std::optional<CachedSnapshot> loadedB = loadForCommand(cl.positional()[1], cl.flag("no-cache"));
+        if (!loadedB)
+            return 1;
+        const Snapshot *a = loadedA->snapshot.get(), *b = loadedB->snapshot.get();
+        for (const auto &[snap, name] : {std::pair{a, cl.positional()[0]}, std::pair{b, cl.positional()[1]}}) {
             const auto devices = snap->devices();
             if (std::find(devices.begin(), devices.end(), device) == devices.end())
                 throw std::invalid_argument(name + ": device " + std::to_string(device) + " has no segments or trace entries");

@@ -45,7 +45,7 @@ int main(int argc, char **argv)
                "           VIEW: timeline, steps, segments, stacks, flamegraph, live, summary, categories, estimator\n"
                "\n"
                "       memlens diff A B [--at peak|oom|EVENT] [--device N] [--top K] [--json | --markdown]\n"
-               "           [--fail-if-peak-grows PCT] [--fail-if-reserved-grows PCT]\n"
+               "           [--fail-if-peak-grows PCT] [--fail-if-reserved-grows PCT] [--no-cache]\n"
                "           peaks, categories and live bytes by call site in A and B; exit 3 over a limit\n"
                "\n"
                "       memlens advise FILE [--device N] [--at peak|oom|EVENT] [--gpu PRESET | --capacity BYTES] [--gpus N]\n"

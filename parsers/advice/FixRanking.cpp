@@ -189,7 +189,8 @@ Advice advise(const Snapshot &snapshot, const DeviceIndex &index, const Allocati
     auto fitsWith = [&](double peakAfter, double slackAfter) -> std::optional<bool> {
         if (!a.capacity)
             return std::nullopt;
-        return peakAfter + slackAfter <= double(*a.capacity);
+        // Never "fits" above capacity, whatever the reserve would give back.
+        return peakAfter <= double(*a.capacity) && peakAfter + std::max(0.0, slackAfter) <= double(*a.capacity);
     };
 
     int64_t maxGradients = 0;

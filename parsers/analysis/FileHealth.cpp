@@ -188,6 +188,9 @@ std::vector<FileWarning> fileWarnings(const Snapshot &snapshot, const DeviceInde
         plural(index.unexplainedSegmentEntries(), "segment entry", "segment entries") + " and " +
             plural(index.unmatchedFinalSegments(), "final segment", "final segments") +
             " that the trace and the final snapshot do not agree on; reserved bytes follow the trace");
+    add("no_addresses", snapshot.facts.noAddresses ? 1 : 0,
+        "the trace's memory events have no addresses (torch <= 1.9): blocks cannot be told apart, so each free is paired with the "
+        "latest allocation of its size; totals and the peak are the running sum of Bytes, single blocks' lifetimes are a guess");
     add("unexplained_frees", frees.doubleFrees,
         plural(frees.doubleFrees, "free", "frees") + " of an address already freed, which truncation does not explain, first " +
             formatAddress(frees.firstDoubleFree));

@@ -138,7 +138,8 @@ uint64_t encodeSnapshot(const Snapshot &s, const EncodingSink &sink)
     w.pod(static_cast<int32_t>(f.cpuDevice));
     w.pod(static_cast<int32_t>(f.hostDevice));
     const bool flags[] = {f.hasTimes,           f.hasFrames,         f.hasCompileContext, f.hasUserMetadata, f.hasPhases,
-                          f.hasAllocatorSettings, f.legacyBlockHistory, f.legacySegmentList, f.hasPoolIds,     f.hasFxFrames};
+                          f.hasAllocatorSettings, f.legacyBlockHistory, f.legacySegmentList, f.hasPoolIds,     f.hasFxFrames,
+                          f.noAddresses};
     for (bool b : flags)
         w.pod(static_cast<uint8_t>(b));
     w.pod(static_cast<uint64_t>(s.strings.size()));
@@ -237,7 +238,8 @@ std::unique_ptr<Snapshot> decodeSnapshot(uint64_t size, PayloadSource &source)
     f.hostDevice = r.pod<int32_t>();
     check(f.hostDevice >= -1 && f.hostDevice < static_cast<int>(kMaxDevices), "a host device out of range");
     bool *flags[] = {&f.hasTimes,           &f.hasFrames,          &f.hasCompileContext, &f.hasUserMetadata, &f.hasPhases,
-                     &f.hasAllocatorSettings, &f.legacyBlockHistory, &f.legacySegmentList, &f.hasPoolIds,     &f.hasFxFrames};
+                     &f.hasAllocatorSettings, &f.legacyBlockHistory, &f.legacySegmentList, &f.hasPoolIds,     &f.hasFxFrames,
+                     &f.noAddresses};
     for (bool *b : flags)
         *b = flag(r);
     // Interning again rebuilds the lookup maps; a duplicate would shift every later id.

@@ -24,6 +24,8 @@ struct MemoryEvent {
     uint64_t totalAllocated;
     uint64_t totalReserved;
     bool oom;
+    bool hasAddr;
+    bool hasTotals;
     uint32_t order; // position in the file, to keep equal timestamps stable
 };
 
@@ -138,6 +140,8 @@ private:
         int64_t deviceType = -1, deviceId = -1, bytes = 0;
         uint64_t addr = 0, totalAllocated = 0, totalReserved = 0;
         bool haveBytes = false;
+        bool haveAddr = false;
+        bool haveTotals = false;
     };
 
     bool inEvent() const { return inEvents_ && (depth_ == 3 || (depth_ == 4 && argsOpen_)); }
@@ -155,9 +159,9 @@ private:
             case Field::Dur: ev_.dur = d; break;
             case Field::DeviceType: ev_.deviceType = i; break;
             case Field::DeviceId: ev_.deviceId = i; break;
-            case Field::Addr: ev_.addr = u; break;
+            case Field::Addr: ev_.addr = u; ev_.haveAddr = true; break;
             case Field::Bytes: ev_.bytes = i; ev_.haveBytes = true; break;
-            case Field::TotalAllocated: ev_.totalAllocated = u; break;
+            case Field::TotalAllocated: ev_.totalAllocated = u; ev_.haveTotals = true; break;
             case Field::TotalReserved: ev_.totalReserved = u; break;
             default: break;
             }
@@ -240,8 +244,8 @@ void TraceSax::finishEvent()
     } else {
         device = 64;
     }
-    memory_.push_back({e.ts, e.tid, device, e.bytes, e.addr, e.totalAllocated, e.totalReserved, oom,
-                       static_cast<uint32_t>(memory_.size())});
+    memory_.push_back({e.ts, e.tid, device, e.bytes, e.addr, e.totalAllocated, e.totalReserved, oom, e.haveAddr || oom,
+                       e.haveTotals, static_cast<uint32_t>(memory_.size())});
 }
 
 void TraceSax::finish(uint64_t offset)
@@ -264,6 +268,27 @@ void TraceSax::finish(uint64_t offset)
     for (const MemoryEvent &m : memory_)
         maxDevice = std::max(maxDevice, m.device);
     out_.traces.resize(static_cast<size_t>(maxDevice + 1));
+    // Devices whose events lack addresses (torch ≤ 1.9) get made-up ones, see FileFacts::noAddresses;
+    // devices whose events state no totals keep no totals columns.
+    std::vector<char> noAddresses(out_.traces.size(), 0), hasTotals(out_.traces.size(), 0);
+    for (const MemoryEvent &m : memory_) {
+        noAddresses[static_cast<size_t>(m.device)] |= !m.hasAddr;
+        hasTotals[static_cast<size_t>(m.device)] |= m.hasTotals;
+    }
+    std::vector<std::unordered_map<uint64_t, std::vector<uint64_t>>> openBySize(out_.traces.size());
+    uint64_t nextAddress = 0;
+    auto madeUpAddress = [&](const MemoryEvent &m, uint64_t size) {
+        auto &open = openBySize[static_cast<size_t>(m.device)][size];
+        if (m.bytes < 0 && !open.empty()) {
+            const uint64_t addr = open.back();
+            open.pop_back();
+            return addr;
+        }
+        nextAddress += 512;
+        if (m.bytes >= 0)
+            open.push_back(nextAddress);
+        return nextAddress;
+    };
     bool cpu = false;
     std::vector<uint32_t> frames;
     for (const MemoryEvent &m : memory_) {
@@ -303,12 +328,20 @@ void TraceSax::finish(uint64_t offset)
         };
         // The magnitude as unsigned: negating INT64_MIN itself would be undefined.
         const uint64_t magnitude = m.bytes >= 0 ? static_cast<uint64_t>(m.bytes) : 0 - static_cast<uint64_t>(m.bytes);
+        const uint64_t addr = m.oom || !noAddresses[static_cast<size_t>(m.device)] ? m.addr : madeUpAddress(m, magnitude);
         if (m.oom)
             push(Action::Oom, 0, magnitude);
         else if (m.bytes >= 0)
-            push(Action::Alloc, m.addr, magnitude);
+            push(Action::Alloc, addr, magnitude);
         else
-            push(Action::FreeCompleted, m.addr, magnitude);
+            push(Action::FreeCompleted, addr, magnitude);
+    }
+    for (size_t device = 0; device < out_.traces.size(); ++device) {
+        out_.facts.noAddresses |= noAddresses[device] != 0;
+        if (!hasTotals[device]) {
+            out_.traces[device].allocatedAfter = {};
+            out_.traces[device].reservedAfter = {};
+        }
     }
     if (out_.streams.empty())
         out_.streams.push_back(0);

@@ -119,6 +119,10 @@ struct FileFacts {
     int hostDevice = -1;              // the device index given to pinned host memory (host_segments/host_traces)
     bool hasPoolIds = false;          // trace entries name their mempool (pool_id, torch 2026)
     bool hasFxFrames = false;
+    // Profiler traces from torch ≤ 1.9: `[memory]` events without `Addr`. Blocks cannot be told
+    // apart; each free is paired with the latest open allocation of its size, which keeps every
+    // total exact (the running sum of `Bytes`) but not which block lived how long.
+    bool noAddresses = false;
 };
 
 // What torch's FX augmentation adds to a frame in generated code (string ids, 0 when absent).

@@ -56,6 +56,7 @@ private slots:
         QVERIFY(reserved.err.contains("peak reserved grew"));
         QCOMPARE(memlens({"diff", small, "/nonexistent.pickle", "--fail-if-peak-grows", "5"}).exitCode, 1);
         QCOMPARE(memlens({"diff", small, large, "--fail-if-peak-grows", "ten"}).exitCode, 2);
+        QCOMPARE(memlens({"diff", small, large, "--fail-if-peak-grows", "5", "--no-cache"}).exitCode, 3); // like every command
         const Run md = memlens({"diff", small, large, "--markdown", "--top", "3"});
         QCOMPARE(md.exitCode, 0);
         const QString text = QString::fromUtf8(md.out);
@@ -111,7 +112,18 @@ private slots:
             QVERIFY(f.toObject()["fits"].toBool());
         QCOMPARE(memlens({"advise", oom, "--gpu", "h100-80", "--capacity", "1000"}).exitCode, 2);
         QCOMPARE(memlens({"advise", corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle", "--at", "oom"}).exitCode, 2);
+        // Valid files with nothing to act on: an answer and exit 0, not "wrong usage".
         QTemporaryDir dir;
+        const QString empty = dir.filePath("empty.json");
+        QFile f(empty);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(R"({"segments": [], "device_traces": []})");
+        f.close();
+        for (const QString &file : {empty, corpusDir() + "/profiles/gpt2_bf16_adamw/memory_timeline.json.gz"}) {
+            const Run nothing = memlens({"advise", file, "--json"});
+            QCOMPARE(nothing.exitCode, 0);
+            QVERIFY2(QJsonDocument::fromJson(nothing.out).object().contains("nothing_to_advise"), nothing.out.constData());
+        }
         const QString out = dir.filePath("fix.png");
         r = memlens({"render", oom, "--view", "estimator", "--fix", fixes.first().toObject()["technique"].toString(), "--size", "900x600", "-o", out});
         QVERIFY2(r.exitCode == 0, r.err.constData());

@@ -220,6 +220,32 @@ private slots:
         QVERIFY(qAbs(allocatorPeak - static_cast<double>(sa.peakTotal)) < allocatorPeak * 0.001);
     }
 
+    void oldTracesGiveTheRunningSum()
+    {
+        // torch <= 1.9 wrote no addresses and no totals: the peak is the running sum of Bytes
+        // (plus blocks the frees prove existed before), not thousands of invented blocks.
+        QTemporaryDir dir;
+        const QString old = dir.filePath("old.json");
+        QString error;
+        const QJsonObject facts =
+            QJsonDocument::fromJson(runPythonTool("make_old_trace.py", {profileDir() + "/trace.pt.trace.json.gz", old}, &error)).object();
+        QVERIFY2(!facts.isEmpty(), qPrintable(error));
+        auto snapshot = loadSnapshot(old.toStdString());
+        QVERIFY(snapshot->facts.noAddresses);
+        QCOMPARE(snapshot->devices().size(), size_t(facts.size()));
+        for (int device : snapshot->devices()) {
+            const QJsonObject f = facts[QString::fromStdString(snapshot->deviceName(device))].toObject();
+            DeviceIndex index(*snapshot, device);
+            const DeviceSummary s = summarizeDevice(*snapshot, index, 5);
+            QCOMPARE(static_cast<qint64>(s.entries), f["events"].toInteger());
+            QCOMPARE(static_cast<qint64>(s.peakActiveBytes), f["peak_bytes"].toInteger());
+            QCOMPARE(static_cast<qint64>(index.initialBytes()), f["before_bytes"].toInteger());
+            QVERIFY(!s.traceTotals);
+            QCOMPARE(index.implicitEndCount(), size_t(0));
+            QVERIFY(std::any_of(s.warnings.begin(), s.warnings.end(), [](const FileWarning &w) { return w.kind == "no_addresses"; }));
+        }
+    }
+
     void badTraces()
     {
         const QByteArray good = gunzip(profileDir() + "/trace.pt.trace.json.gz");
