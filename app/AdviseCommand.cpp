@@ -1,11 +1,11 @@
 #include "AdviseCommand.h"
 
+#include "CapacityOption.h"
 #include "CommandLine.h"
 #include "CommandSnapshot.h"
 #include "advice/AdviceReport.h"
 #include "analysis/AllocationCategories.h"
 #include "analysis/DeviceIndex.h"
-#include "estimator/EstimatorPresets.h"
 
 #include <algorithm>
 #include <iostream>
@@ -24,20 +24,9 @@ int runAdviseCommand(const std::vector<std::string> &args)
         AdviceOptions options;
         options.at = cl.value("at").value_or("auto");
         options.gpus = static_cast<int>(std::clamp<int64_t>(cl.integer("gpus").value_or(8), 1, 1 << 20));
-        if (cl.value("gpu") && cl.value("capacity"))
-            throw std::invalid_argument("give --gpu or --capacity, not both");
-        if (auto gpu = cl.value("gpu")) {
-            const auto preset = findGpu(*gpu);
-            if (!preset)
-                throw std::invalid_argument("unknown --gpu " + *gpu + " (see memlens estimate's presets)");
-            options.capacity = preset->bytes;
-            options.capacitySource = "--gpu " + *gpu;
-        } else if (auto capacity = cl.integer("capacity")) {
-            if (*capacity <= 0)
-                throw std::invalid_argument("--capacity takes a positive number of bytes");
-            options.capacity = static_cast<uint64_t>(*capacity);
-            options.capacitySource = "--capacity";
-        }
+        const CapacityOption capacity = capacityOption(cl);
+        options.capacity = capacity.bytes;
+        options.capacitySource = capacity.source;
 
         const std::optional<CachedSnapshot> loaded = loadForCommand(file, cl.flag("no-cache"));
         if (!loaded)

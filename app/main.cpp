@@ -5,6 +5,7 @@
 #include "EstimateCommand.h"
 #include "MainWindow.h"
 #include "RenderCommand.h"
+#include "ReplayCommand.h"
 #include "SummaryCommand.h"
 #include "cache/SnapshotCache.h"
 #include "style/Theme.h"
@@ -23,6 +24,8 @@ int main(int argc, char **argv)
         return memlens::runDiffCommand({args.begin() + 1, args.end()});
     if (!args.empty() && args.front() == "advise")
         return memlens::runAdviseCommand({args.begin() + 1, args.end()});
+    if (!args.empty() && args.front() == "replay")
+        return memlens::runReplayCommand({args.begin() + 1, args.end()});
     if (!args.empty() && args.front() == "estimate")
         return memlens::runEstimateCommand({args.begin() + 1, args.end()});
     if (!args.empty() && args.front() == "render")
@@ -51,6 +54,11 @@ int main(int argc, char **argv)
                "       memlens advise FILE [--device N] [--at peak|oom|EVENT] [--gpu PRESET | --capacity BYTES] [--gpus N]\n"
                "           [--json] [--no-cache]\n"
                "           the setup the snapshot reveals and the fixes ranked by what they save of its peak\n"
+               "\n"
+               "       memlens replay FILE [--device N] [--alloc-conf CONF] [--gpu PRESET | --capacity BYTES] [--json]\n"
+               "           [--no-cache]\n"
+               "           the trace through a model of torch's caching allocator: reserved peak, segments and OOM\n"
+               "           under CONF (PYTORCH_CUDA_ALLOC_CONF syntax; default: the file's own setting)\n"
                "\n"
                "       memlens estimate [--model PRESET | --layers L --hidden H --heads A --vocab V [--kv-heads K]\n"
                "           [--intermediate I] [--mlp gelu|swiglu] [--tied]] [--mode train|inference]\n"

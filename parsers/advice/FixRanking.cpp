@@ -1,10 +1,11 @@
 #include "advice/FixRanking.h"
 
+#include "advice/AllocatorFixes.h"
 #include "advice/RunSamples.h"
-#include "analysis/AllocatorState.h"
 #include "analysis/StackMatch.h"
 #include "analysis/SnapshotSummary.h"
 #include "estimator/Techniques.h"
+#include "replay/Replay.h"
 #include "model/ByteFormat.h"
 
 #include <algorithm>
@@ -175,16 +176,9 @@ Advice advise(const Snapshot &snapshot, const DeviceIndex &index, const Allocati
     a.capacity = options.capacity;
     a.capacityHow = options.capacitySource;
     if (!a.capacity && a.oom) {
-        const uint64_t deviceFree = index.events().addr[a.event]; // an OOM entry's device_free
-        if (deviceFree >= uint64_t(request) * 2) {
-            a.capacity = a.reservedBytes;
-            a.capacityHow = "the OOM entry: the device still had " + formatBytes(deviceFree) +
-                            " free, so a per-process limit (set_per_process_memory_fraction) stopped it at about the reserved " +
-                            formatBytes(a.reservedBytes);
-        } else {
-            a.capacity = a.reservedBytes + deviceFree;
-            a.capacityHow = "the OOM entry: reserved " + formatBytes(a.reservedBytes) + " plus " + formatBytes(deviceFree) + " the device reported free";
-        }
+        const CapacityGuess guess = capacityFromOom(index);
+        a.capacity = guess.bytes;
+        a.capacityHow = guess.how;
     }
     auto fitsWith = [&](double peakAfter, double slackAfter) -> std::optional<bool> {
         if (!a.capacity)
@@ -254,22 +248,8 @@ Advice advise(const Snapshot &snapshot, const DeviceIndex &index, const Allocati
                formatBytes(a.attentionScoreBytes) + " of batch × heads × seq² attention scores is live; FlashAttention (SDPA with bf16/fp16 inputs) keeps none",
                std::nullopt);
     }
-    if (a.oom) {
-        const AllocatorState state = allocatorStateAt(snapshot, index, a.event);
-        const OomDiagnosis d = diagnoseOom(index, a.event, state);
-        uint64_t emptySegments = 0;
-        for (const StateSegment &seg : state.segments)
-            emptySegments += seg.allocated == 0 ? seg.size : 0;
-        if (d.fragmentation && d.reservedFree > 0)
-            a.fixes.push_back({"expandable_segments", int64_t(d.reservedFree), a.peakBytes, fitsWith(double(a.peakBytes), 0),
-                               "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True lets segments grow, so the " + formatBytes(d.reservedFree) +
-                                   " free in reserved segments (no hole of " + formatBytes(d.requested) + ") becomes usable",
-                               {"reserved"}, std::nullopt});
-        if (emptySegments > 0)
-            a.fixes.push_back({"empty_cache", int64_t(emptySegments), a.peakBytes, fitsWith(double(a.peakBytes), slack - double(emptySegments)),
-                               "torch.cuda.empty_cache() between phases returns " + formatBytes(emptySegments) + " of entirely free segments",
-                               {"reserved"}, std::nullopt});
-    }
+    for (Fix &f : allocatorFixes(snapshot, index, a.event, a.oom, a.capacity))
+        a.fixes.push_back(std::move(f));
     std::stable_sort(a.fixes.begin(), a.fixes.end(), [](const Fix &x, const Fix &y) { return x.savesBytes > y.savesBytes; });
     return a;
 }

@@ -3,8 +3,8 @@
 // measured peak (or OOM). Each fix scales the measured bytes per category with the estimator's
 // rules for the inferred setup (a technique's estimate ÷ the setup's, per category), over the
 // whole run, so a fix that moves the peak to another phase is credited only with the
-// difference of the peaks. Logits, attention scores and the allocator's stranded bytes are
-// measured directly.
+// difference of the peaks. Logits and attention scores are measured directly; allocator settings
+// are priced by replaying the trace (advice/AllocatorFixes).
 #include "advice/SetupInference.h"
 #include "analysis/AllocationCategories.h"
 #include "analysis/DeviceIndex.h"

@@ -89,6 +89,35 @@ private slots:
 
     // `advise`: the OOM's inferred setup and fixes as the README lists them; the capacity
     // options; `render --view estimator --fix` with one of those fixes, and with none of them.
+    // `replay`: the JSON keys; the recorded OOM reproduced under the file's own setting;
+    // bad settings and files that cannot be replayed are one-line errors.
+    void replayCommand()
+    {
+        const QString oom = corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle";
+        Run r = memlens({"replay", oom, "--json", "--no-cache"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        QJsonObject j = QJsonDocument::fromJson(r.out).object();
+        for (const QString key : {"device", "alloc_conf", "recorded", "predicted"})
+            QVERIFY2(j.contains(key), qPrintable(key));
+        for (const QString key : {"peak_reserved_bytes", "segment_allocs"})
+            QVERIFY2(j["recorded"].toObject().contains(key), qPrintable(key));
+        const QJsonObject predicted = j["predicted"].toObject();
+        for (const QString key : {"peak_reserved_bytes", "peak_index", "segment_allocs", "oom_at", "reserved_at_end_bytes"})
+            QVERIFY2(predicted.contains(key), qPrintable(key));
+        QCOMPARE(predicted["oom_at"].toInteger(), j["recorded"].toObject()["oom_at"].toInteger());
+        QCOMPARE(j["alloc_conf"].toString(), QString());
+        r = memlens({"replay", oom, "--json", "--alloc-conf", "expandable_segments:True"});
+        j = QJsonDocument::fromJson(r.out).object();
+        QCOMPARE(j["alloc_conf"].toString(), QString("expandable_segments:True"));
+        QVERIFY(j["predicted"].toObject().contains("oom_at"));
+        const Run bad = memlens({"replay", oom, "--alloc-conf", "max_split_size_mb:huge"});
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY2(bad.err.contains("max_split_size_mb") && bad.err.count('\n') == 1, bad.err.constData());
+        const Run trace = memlens({"replay", corpusDir() + "/profiles/gpt2_bf16_adamw/trace.pt.trace.json.gz"});
+        QCOMPARE(trace.exitCode, 1);
+        QCOMPARE(trace.err.count('\n'), 1);
+    }
+
     void adviseCommand()
     {
         const QString oom = corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle";

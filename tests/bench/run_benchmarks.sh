@@ -45,6 +45,10 @@ for big in "$long" "$tiled"; do
   echo "python3 pickle.load: ${py} s, peak RSS $((py_rss / 1024)) MiB"
   echo "cold summary is $(python3 -c "print(round($py / $ours, 1))")x faster than pickle.load"
   echo "render --view timeline (open to first complete frame, written): ${render} s = $(python3 -c "print(round($render / $py, 2))") x pickle.load"
+  # Target: a replay through the allocator model costs at most 2x the cold summary.
+  read -r replay replay_rss < <(seconds "$build/bin/memlens" replay "$big" --no-cache)
+  read -r whatif whatif_rss < <(seconds "$build/bin/memlens" replay "$big" --no-cache --alloc-conf expandable_segments:True)
+  echo "memlens replay (cold, --no-cache): ${replay} s = $(python3 -c "print(round($replay / $ours, 2))") x the cold summary (target <= 2); with expandable_segments:True ${whatif} s, peak RSS $((whatif_rss / 1024)) MiB"
   echo "-- bench_timeline (GUI, offscreen)"
   "$build/bin/bench_timeline" "$big"
   "$build/bin/bench_timeline" "$big" --cache

@@ -1,0 +1,238 @@
+#include "replay/Replay.h"
+
+#include "model/ByteFormat.h"
+#include "replay/CachingAllocatorModel.h"
+
+#include <algorithm>
+
+namespace memlens {
+
+namespace {
+
+bool releasesSegment(Action a)
+{
+    return a == Action::SegmentFree || a == Action::SegmentUnmap;
+}
+
+// A run of segment releases is torch.cuda.empty_cache() unless the allocator made it itself to
+// retry a request that did not fit under the limit: then the OOM follows, or a new segment that
+// would not have fit beside what was reserved before the run. Without a limit nothing is retried.
+bool startsEmptyCache(const DeviceIndex &index, uint32_t e, std::optional<uint64_t> capacity)
+{
+    const EventTable &ev = index.events();
+    if (e > 0 && releasesSegment(ev.action[e - 1]))
+        return false;
+    uint32_t next = e;
+    while (next < ev.count() && releasesSegment(ev.action[next]))
+        ++next;
+    if (next == ev.count())
+        return true;
+    const Action a = ev.action[next];
+    if (a == Action::Oom)
+        return false;
+    if (a != Action::SegmentAlloc && a != Action::SegmentMap)
+        return true;
+    const uint64_t before = e > 0 ? index.reservedAfter(e - 1) : index.startReservedBytes();
+    return !capacity || before + ev.size[next] <= *capacity;
+}
+
+uint64_t streamOf(const Snapshot &snapshot, const EventTable &ev, uint32_t e)
+{
+    return ev.stream[e] < snapshot.streams.size() ? snapshot.streams[ev.stream[e]] : 0;
+}
+
+ReplayRun recordedRun(const DeviceIndex &index)
+{
+    const EventTable &ev = index.events();
+    ReplayRun run;
+    run.peakReservedBytes = index.startReservedBytes();
+    for (const auto &[event, reserved] : index.reservedChanges()) {
+        if (reserved > run.peakReservedBytes) {
+            run.peakReservedBytes = reserved;
+            run.peakIndex = event;
+        }
+    }
+    for (uint32_t e = 0; e < ev.count(); ++e) {
+        if (ev.action[e] == Action::SegmentAlloc || ev.action[e] == Action::SegmentMap)
+            run.segmentAllocs.push_back(ev.size[e]);
+        else if (ev.action[e] == Action::Oom && !run.oomAt)
+            run.oomAt = e;
+    }
+    run.reservedAtEndBytes = ev.count() ? index.reservedAfter(static_cast<uint32_t>(ev.count() - 1)) : index.startReservedBytes();
+    return run;
+}
+
+// The segments and blocks live at the first entry, for a trace that began after memory was
+// reserved. Returns each seeded allocation's block.
+void seedFromFirstEntry(const DeviceIndex &index, const AllocatorConfig &config, CachingAllocatorModel &model,
+                        std::vector<uint32_t> &blockOf, std::vector<std::string> &notes)
+{
+    std::vector<uint32_t> lives;
+    for (uint32_t i = 0; i < index.segmentLives().size(); ++i) {
+        if (index.segmentLives()[i].createdEvent == kBeforeTrace)
+            lives.push_back(i);
+    }
+    std::sort(lives.begin(), lives.end(), [&](uint32_t a, uint32_t b) { return index.segmentLives()[a].addr < index.segmentLives()[b].addr; });
+    std::vector<std::vector<std::pair<uint64_t, uint32_t>>> blocksIn(lives.size()); // (addr, allocation)
+    size_t outside = 0;
+    for (uint32_t id = 0; id < index.allocationCount(); ++id) {
+        if (index.allocation(id).allocEvent != kBeforeTrace || id == index.preProfileAllocation())
+            continue;
+        const uint64_t addr = index.detail(id).addr;
+        auto it = std::upper_bound(lives.begin(), lives.end(), addr,
+                                   [&](uint64_t a, uint32_t life) { return a < index.segmentLives()[life].addr; });
+        const SegmentLife *life = it == lives.begin() ? nullptr : &index.segmentLives()[*std::prev(it)];
+        if (!life || addr >= life->addr + life->size) {
+            ++outside;
+            continue;
+        }
+        blocksIn[size_t(std::prev(it) - lives.begin())].emplace_back(addr, id);
+    }
+    for (size_t k = 0; k < lives.size(); ++k) {
+        const SegmentLife &life = index.segmentLives()[lives[k]];
+        CachingAllocatorModel::SeedSegment seg;
+        seg.addr = life.addr;
+        seg.size = life.size;
+        seg.stream = life.stream;
+        seg.pool = index.segmentPoolOf(lives[k]);
+        seg.small = !life.large;
+        std::sort(blocksIn[k].begin(), blocksIn[k].end());
+        for (const auto &[addr, id] : blocksIn[k])
+            seg.liveBlocks.emplace_back(addr, CachingAllocatorModel::roundSize(index.detail(id).size, config));
+        const std::vector<uint32_t> ids = model.seed(seg);
+        for (size_t b = 0; b < ids.size(); ++b)
+            blockOf[blocksIn[k][b].second] = ids[b];
+    }
+    if (outside > 0)
+        notes.push_back(std::to_string(outside) + " blocks live at the first entry lie outside every segment reserved then; left out");
+}
+
+} // namespace
+
+CapacityGuess capacityFromOom(const DeviceIndex &index)
+{
+    const std::vector<uint32_t> ooms = index.oomEvents();
+    if (ooms.empty())
+        return {};
+    const uint32_t e = ooms.front();
+    const uint64_t deviceFree = index.events().addr[e]; // an OOM entry's device_free
+    const uint64_t request = index.events().size[e];
+    const uint64_t reserved = index.reservedAfter(e);
+    if (deviceFree >= request * 2) {
+        uint64_t peak = index.startReservedBytes();
+        for (const auto &[event, bytes] : index.reservedChanges()) {
+            if (event > e)
+                break;
+            peak = std::max(peak, bytes);
+        }
+        return {peak, "at least " + formatBytes(peak) + ", the reserved peak before the OOM at event " + std::to_string(e) + ": the device still had " +
+                          formatBytes(deviceFree) + " free, so a per-process limit (set_per_process_memory_fraction) stopped the run"};
+    }
+    return {reserved + deviceFree, "the OOM entry at event " + std::to_string(e) + ": reserved " + formatBytes(reserved) + " plus " +
+                                       formatBytes(deviceFree) + " the device reported free"};
+}
+
+ReplayResult replayTrace(const Snapshot &snapshot, const DeviceIndex &index, const ReplayOptions &options, const std::atomic<bool> *cancel)
+{
+    const EventTable &ev = index.events();
+    ReplayResult result;
+    result.device = index.device();
+    result.config = options.config;
+    result.capacity = options.capacity ? CapacityGuess{options.capacity, options.capacitySource} : capacityFromOom(index);
+    result.recorded = recordedRun(index);
+    if (!result.capacity.bytes)
+        result.capacity.how = "unlimited: no --capacity and no OOM entry";
+
+    // A new cudaMalloc'd segment gets the address the recorded run's matching segment got, so
+    // best fit breaks ties between equal free blocks as it did.
+    std::vector<std::pair<uint64_t, uint64_t>> recordedSegments; // (addr, size)
+    for (uint32_t e = 0; e < ev.count(); ++e) {
+        if (ev.action[e] == Action::SegmentAlloc)
+            recordedSegments.emplace_back(ev.addr[e], ev.size[e]);
+    }
+    size_t nextRecorded = 0;
+    auto placeSegment = [&](uint64_t size) -> uint64_t {
+        if (nextRecorded < recordedSegments.size() && recordedSegments[nextRecorded].second == size)
+            return recordedSegments[nextRecorded++].first;
+        return 0;
+    };
+    CachingAllocatorModel model(options.config, result.capacity.bytes, placeSegment);
+
+    std::vector<uint32_t> blockOf(index.allocationCount(), CachingAllocatorModel::kNone);
+    const bool seeded = index.startReservedBytes() > 0 || index.initialBlocks() > 0;
+    if (seeded) {
+        result.fromFirstEntry = true;
+        seedFromFirstEntry(index, options.config, model, blockOf, result.notes);
+        result.notes.push_back("the trace begins after " + formatBytes(index.startReservedBytes()) +
+                               " was reserved: the replay starts from the segments and blocks live at its first entry, as cudaMalloc'd segments");
+    }
+    result.startReservedBytes = model.reservedBytes();
+
+    ReplayRun &run = result.predicted;
+    run.peakReservedBytes = model.reservedBytes();
+    uint64_t last = model.reservedBytes();
+    auto freeAllocation = [&](uint32_t id) {
+        if (id < blockOf.size() && blockOf[id] != CachingAllocatorModel::kNone) {
+            model.free(blockOf[id]);
+            blockOf[id] = CachingAllocatorModel::kNone;
+        }
+    };
+    bool failedRequestFits = false;
+    for (uint32_t e = 0; e < ev.count(); ++e) {
+        if (cancel && (e & 0xffff) == 0 && cancel->load(std::memory_order_relaxed))
+            throw ReplayCancelled{};
+        const Action a = ev.action[e];
+        if (a == Action::Alloc) {
+            for (const auto &[event, ended] : index.endedBy(e))
+                freeAllocation(ended);
+            const uint32_t id = index.ownerOfEvent(e);
+            const uint32_t block = model.malloc(ev.size[e], streamOf(snapshot, ev, e), id < blockOf.size() ? index.poolOf(id) : 0);
+            if (block == CachingAllocatorModel::kNone) {
+                run.oomAt = e;
+            } else if (id < blockOf.size()) {
+                blockOf[id] = block;
+            }
+        } else if (a == Action::FreeCompleted) {
+            freeAllocation(index.ownerOfEvent(e));
+        } else if (releasesSegment(a)) {
+            if (startsEmptyCache(index, e, result.capacity.bytes))
+                model.emptyCache();
+        } else if (a == Action::Oom) {
+            // The request that failed: under this setting, does it fit here? If so it is counted
+            // at this point and released, since what the program did next is not recorded.
+            const uint32_t block = model.malloc(ev.size[e], streamOf(snapshot, ev, e), 0);
+            if (block == CachingAllocatorModel::kNone) {
+                run.oomAt = e;
+            } else {
+                const uint64_t here = model.reservedBytes();
+                if (here > run.peakReservedBytes) {
+                    run.peakReservedBytes = here;
+                    run.peakIndex = e;
+                }
+                model.free(block);
+                failedRequestFits = true;
+            }
+        }
+        for (const SegmentChange &c : model.takeSegmentChanges()) {
+            if (c.kind == SegmentChange::Alloc || c.kind == SegmentChange::Map)
+                run.segmentAllocs.push_back(c.size);
+        }
+        const uint64_t now = model.reservedBytes();
+        if (now != last) {
+            result.predictedReserved.emplace_back(e, now);
+            last = now;
+        }
+        if (now > run.peakReservedBytes) {
+            run.peakReservedBytes = now;
+            run.peakIndex = e;
+        }
+        if (run.oomAt)
+            break; // the program would have stopped here
+    }
+    run.reservedAtEndBytes = model.reservedBytes();
+    if (failedRequestFits)
+        result.notes.push_back("the request that failed at the recorded OOM fits under this setting; what the program did after it is not in the trace");
+    return result;
+}
+
+} // namespace memlens

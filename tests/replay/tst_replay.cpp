@@ -1,0 +1,241 @@
+// Replay through the caching-allocator model: its rules against what torch's source says they
+// do, and every corpus file against what torch's allocator itself did in the same run (the
+// recorded segment entries and truth.json's max_memory_reserved).
+#include "CorpusFiles.h"
+#include "analysis/DeviceIndex.h"
+#include "decode/SnapshotLoader.h"
+#include "replay/CachingAllocatorModel.h"
+#include "replay/Replay.h"
+#include "replay/ReplayReport.h"
+
+#include <QFileInfo>
+#include <QTemporaryDir>
+#include <QTest>
+#include <cmath>
+
+using namespace memlens;
+
+namespace {
+
+constexpr uint64_t MiB = 1ull << 20;
+constexpr uint32_t kNone = CachingAllocatorModel::kNone;
+
+AllocatorConfig conf(const char *text)
+{
+    return AllocatorConfig::parse(text);
+}
+
+struct CorpusReplay {
+    std::unique_ptr<Snapshot> snapshot;
+    std::unique_ptr<DeviceIndex> index;
+    ReplayResult result;
+};
+
+CorpusReplay replayFile(const QString &path, std::optional<AllocatorConfig> config = std::nullopt)
+{
+    CorpusReplay r;
+    r.snapshot = loadSnapshot(path.toStdString());
+    r.index = std::make_unique<DeviceIndex>(*r.snapshot, r.snapshot->devices().front());
+    ReplayOptions options;
+    options.config = config ? *config : AllocatorConfig::recorded(*r.snapshot);
+    r.result = replayTrace(*r.snapshot, *r.index, options);
+    return r;
+}
+
+double relativeError(uint64_t got, uint64_t want)
+{
+    return want ? std::fabs(double(got) - double(want)) / double(want) : double(got);
+}
+
+} // namespace
+
+class TestReplay : public QObject {
+    Q_OBJECT
+
+private slots:
+    void configParsesTorchSyntax()
+    {
+        const AllocatorConfig c = conf("expandable_segments:True, max_split_size_mb:128,garbage_collection_threshold:0.6,"
+                                       "roundup_power2_divisions:[256:1,512:2,>:8],release_lock_on_cudamalloc:True");
+        QVERIFY(c.expandableSegments);
+        QCOMPARE(c.maxSplitSize, 128 * MiB);
+        QCOMPARE(c.garbageCollectionThreshold, 0.6);
+        // torch: an entry S sets [S, 2S), the first one everything below, ">" what follows the last.
+        QCOMPARE(c.divisionsFor(100 * MiB), uint64_t(1));
+        QCOMPARE(c.divisionsFor(300 * MiB), uint64_t(1));
+        QCOMPARE(c.divisionsFor(600 * MiB), uint64_t(2));
+        QCOMPARE(c.divisionsFor(4096 * MiB), uint64_t(8));
+        QCOMPARE(conf("roundup_power2_divisions:[64:2,1024:4]").divisionsFor(300 * MiB), uint64_t(0)); // a gap stays unset
+        QCOMPARE(AllocatorConfig::parse(c.text()).text(), c.text());
+        QCOMPARE(conf("roundup_power2_divisions:4").divisionsFor(MiB), uint64_t(4));
+        for (const char *bad : {"max_split_size_mb:20", "expandable_segments:yes", "garbage_collection_threshold:1.5",
+                                "roundup_power2_divisions:3", "no_such_key:1", "expandable_segments"}) {
+            bool threw = false;
+            try {
+                AllocatorConfig::parse(bad);
+            } catch (const std::invalid_argument &) {
+                threw = true;
+            }
+            QVERIFY2(threw, bad);
+        }
+    }
+
+    // Sizes as torch's round_size gives them: 512-byte steps, or with N divisions the next
+    // 1/N step between two powers of two (1.2 MB with 4 divisions: 1.25 MiB).
+    void sizesRoundAsTorchRoundsThem()
+    {
+        const AllocatorConfig none;
+        QCOMPARE(CachingAllocatorModel::roundSize(1, none), uint64_t(512));
+        QCOMPARE(CachingAllocatorModel::roundSize(513, none), uint64_t(1024));
+        QCOMPARE(CachingAllocatorModel::roundSize(1200000, conf("roundup_power2_divisions:4")), MiB + MiB / 4);
+        QCOMPARE(CachingAllocatorModel::roundSize(2 * MiB, conf("roundup_power2_divisions:4")), 2 * MiB);
+        QCOMPARE(CachingAllocatorModel::allocationSize(MiB), 2 * MiB);
+        QCOMPARE(CachingAllocatorModel::allocationSize(5 * MiB), 20 * MiB);
+        QCOMPARE(CachingAllocatorModel::allocationSize(11 * MiB), 12 * MiB);
+    }
+
+    // "Small requests are packed into 2MB buffers", "requests between 1MB and 10MB will allocate
+    // and split a 20MB block".
+    void smallAndMidSizedRequestsShareSegments()
+    {
+        CachingAllocatorModel m(AllocatorConfig{}, std::nullopt);
+        for (int i = 0; i < 4; ++i)
+            QVERIFY(m.malloc(100000, 0, 0) != kNone);
+        QCOMPARE(m.reservedBytes(), 2 * MiB);
+        for (int i = 0; i < 4; ++i)
+            QVERIFY(m.malloc(5 * MiB, 0, 0) != kNone);
+        QCOMPARE(m.reservedBytes(), 22 * MiB);
+        QVERIFY(m.malloc(5 * MiB, 0, 0) != kNone);
+        QCOMPARE(m.reservedBytes(), 42 * MiB);
+        // Another stream has its own pool.
+        QVERIFY(m.malloc(100000, 7, 0) != kNone);
+        QCOMPARE(m.reservedBytes(), 44 * MiB);
+    }
+
+    // "blocks >= max_split_size are not allowed to be split": an oversize cached block serves
+    // only requests it exceeds by less than 20 MiB.
+    void maxSplitSizeKeepsOversizeBlocksWhole()
+    {
+        CachingAllocatorModel plain(AllocatorConfig{}, std::nullopt);
+        plain.free(plain.malloc(200 * MiB, 0, 0));
+        QVERIFY(plain.malloc(150 * MiB, 0, 0) != kNone);
+        QCOMPARE(plain.reservedBytes(), 200 * MiB); // split
+
+        CachingAllocatorModel capped(conf("max_split_size_mb:100"), std::nullopt);
+        capped.free(capped.malloc(200 * MiB, 0, 0));
+        const uint32_t b = capped.malloc(150 * MiB, 0, 0);
+        QCOMPARE(capped.reservedBytes(), 350 * MiB); // 200 ≥ 150 + 20: not used
+        capped.free(b);
+        const uint32_t whole = capped.malloc(190 * MiB, 0, 0);
+        QCOMPARE(capped.reservedBytes(), 350 * MiB); // within 20 MiB: the 200 MiB block, unsplit
+        QCOMPARE(capped.blockSize(whole), 200 * MiB);
+    }
+
+    // Expandable segments grow in 20 MiB pages (2 MiB for the small pool) at the end of one
+    // segment per stream, so three 30 MiB tensors take five pages instead of three segments.
+    void expandableSegmentsGrowInPages()
+    {
+        CachingAllocatorModel m(conf("expandable_segments:True"), std::nullopt);
+        std::vector<uint32_t> blocks;
+        for (int i = 0; i < 3; ++i)
+            blocks.push_back(m.malloc(30 * MiB, 0, 0));
+        QCOMPARE(m.reservedBytes(), 100 * MiB);
+        std::vector<uint64_t> maps;
+        for (const SegmentChange &c : m.takeSegmentChanges()) {
+            QVERIFY(c.kind == SegmentChange::Map);
+            maps.push_back(c.size);
+        }
+        QCOMPARE(maps, (std::vector<uint64_t>{40 * MiB, 20 * MiB, 40 * MiB}));
+        QVERIFY(m.malloc(100000, 0, 0) != kNone);
+        QCOMPARE(m.reservedBytes(), 102 * MiB);
+        m.free(blocks[1]);
+        m.emptyCache(); // the middle tensor's whole pages go back: 60-80 MiB
+        QCOMPARE(m.reservedBytes(), 82 * MiB);
+        m.free(blocks[0]);
+        m.free(blocks[2]);
+        m.emptyCache();
+        QCOMPARE(m.reservedBytes(), 2 * MiB);
+    }
+
+    // Before an OOM torch frees every unsplit cached segment and retries; then it gives up.
+    void releaseAndRetryBeforeAnOom()
+    {
+        CachingAllocatorModel m(AllocatorConfig{}, 50 * MiB);
+        m.free(m.malloc(30 * MiB, 0, 0));
+        const uint32_t b = m.malloc(40 * MiB, 0, 0);
+        QVERIFY(b != kNone);
+        QCOMPARE(m.reservedBytes(), 40 * MiB);
+        const auto changes = m.takeSegmentChanges();
+        QCOMPARE(changes.size(), size_t(3));
+        QVERIFY(changes[1].kind == SegmentChange::Free && changes[1].size == 30 * MiB);
+        QCOMPARE(m.malloc(20 * MiB, 0, 0), kNone);
+        QCOMPARE(m.reservedBytes(), 40 * MiB);
+    }
+
+    // Under each corpus file's own setting the model must make the allocator's own decisions:
+    // the same segment allocations in the same order, and the reserved peak torch measured.
+    void corpusReplaysReproduceTheRecordedAllocator()
+    {
+        const QStringList files = corpusSnapshots();
+        QVERIFY(files.size() >= 6);
+        for (const QString &path : files) {
+            const CorpusReplay r = replayFile(path);
+            const QString name = QFileInfo(path).dir().dirName() + "/" + QFileInfo(path).fileName();
+            const ReplayResult &res = r.result;
+            QVERIFY2(!res.fromFirstEntry, qPrintable(name + ": every corpus trace is complete"));
+            const QJsonObject truth = readJsonObject(QFileInfo(path).dir().filePath("truth.json"));
+            const auto truthPeak = static_cast<uint64_t>(truth["peak_reserved"].toDouble());
+            const double error = relativeError(res.predicted.peakReservedBytes, truthPeak);
+            const std::optional<size_t> diff = firstSegmentDifference(res);
+            qInfo("%s: predicted peak reserved %llu, torch measured %llu (error %.4f %%), segment allocations %zu/%zu%s",
+                  qPrintable(name), (unsigned long long)res.predicted.peakReservedBytes, (unsigned long long)truthPeak, error * 100,
+                  res.predicted.segmentAllocs.size(), res.recorded.segmentAllocs.size(), diff ? qPrintable(QString(", first difference at %1").arg(*diff)) : "");
+            QVERIFY2(error <= 0.01, qPrintable(name + ": predicted reserved peak more than 1 % from torch's"));
+            QVERIFY2(!diff, qPrintable(name + ": the segment allocations differ from the recorded ones"));
+            QCOMPARE(res.predicted.oomAt.has_value(), res.recorded.oomAt.has_value());
+            if (res.recorded.oomAt)
+                QCOMPARE(*res.predicted.oomAt, *res.recorded.oomAt);
+        }
+    }
+
+    // Whatever the setting, reserved memory holds every allocated block: the predicted peak is
+    // never below torch's max_memory_allocated for a run that does not stop early.
+    void whatIfsNeverReserveLessThanIsAllocated()
+    {
+        for (const QString &path : corpusSnapshots()) {
+            if (path.contains("oom"))
+                continue;
+            const QJsonObject truth = readJsonObject(QFileInfo(path).dir().filePath("truth.json"));
+            const auto allocatedPeak = static_cast<uint64_t>(truth["peak_allocated"].toDouble());
+            for (const char *what : {"expandable_segments:True", "max_split_size_mb:64", "roundup_power2_divisions:4"}) {
+                const CorpusReplay r = replayFile(path, conf(what));
+                QVERIFY(!r.result.predicted.oomAt);
+                QVERIFY2(r.result.predicted.peakReservedBytes >= allocatedPeak, qPrintable(path + " with " + what));
+                qInfo("%s with %s: predicted peak reserved %llu (recorded %llu)", qPrintable(QFileInfo(path).dir().dirName()), what,
+                      (unsigned long long)r.result.predicted.peakReservedBytes, (unsigned long long)r.result.recorded.peakReservedBytes);
+            }
+        }
+    }
+
+    // A trace whose oldest entries the ring buffer dropped starts from the segments and blocks
+    // live at its first entry, and says so.
+    void truncatedTracesStartFromTheirFirstEntry()
+    {
+        QTemporaryDir dir;
+        const QString cut = dir.filePath("cut.pickle");
+        QString error;
+        runPythonTool("cut_trace.py", {corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle", cut, "0.6"}, &error);
+        QVERIFY2(QFileInfo::exists(cut), qPrintable(error));
+        const CorpusReplay r = replayFile(cut);
+        QVERIFY(r.result.fromFirstEntry);
+        QVERIFY(!r.result.notes.empty());
+        QCOMPARE(r.result.startReservedBytes, r.index->startReservedBytes());
+        const double err = relativeError(r.result.predicted.peakReservedBytes, r.index->peakReservedBytes());
+        qInfo("cut gpt2: predicted peak %llu, recorded %llu (error %.4f %%)", (unsigned long long)r.result.predicted.peakReservedBytes,
+              (unsigned long long)r.index->peakReservedBytes(), err * 100);
+        QVERIFY(err <= 0.01);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestReplay)
+#include "tst_replay.moc"
