@@ -17,6 +17,7 @@
 #include "segments/SegmentMapWidget.h"
 #include "segments/SegmentTableModel.h"
 #include "segments/SegmentsPage.h"
+#include "segments/WhatIfPanel.h"
 #include "stacks/CallTreeModel.h"
 #include "compare/CompareDialog.h"
 #include "ranks/RankOverviewPage.h"
@@ -471,6 +472,33 @@ private slots:
         // Clicking selects it in the shared state.
         QTest::mouseClick(timeline->plot(), Qt::LeftButton, Qt::NoModifier, QPoint(static_cast<int>(x), static_cast<int>(yMid)));
         QCOMPARE(view->state()->selectedAllocation(), largest.allocation);
+    }
+
+    // The Segments page's what-if: the corpus OOM replayed under its own setting fails at the
+    // recorded OOM; with expandable segments it gets through (what `memlens replay` says); a
+    // bad setting is a message, not a crash; a newer choice drops an older one's result.
+    void segmentsWhatIfReplays()
+    {
+        auto doc = load(corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle");
+        auto view = openView(doc, Page::Segments, QSize(1600, 1100));
+        WhatIfPanel *panel = view->segments()->whatIf();
+        QSignalSpy replayed(panel, &WhatIfPanel::replayed);
+        panel->setConfig(QString());
+        QVERIFY(replayed.wait(30000));
+        const uint32_t oom = doc->devices.at(0).summary.ooms.at(0).event;
+        QVERIFY2(panel->summaryText().contains(QString("Predicted OOM at event %1").arg(oom)), qPrintable(panel->summaryText()));
+        panel->setConfig("max_split_size_mb:128");
+        panel->setConfig("expandable_segments:True");
+        QVERIFY(replayed.wait(30000));
+        QTest::qWait(200);
+        QCOMPARE(replayed.size(), 2);
+        QVERIFY2(panel->summaryText().contains("expandable_segments:True") && panel->summaryText().contains("No OOM"),
+                 qPrintable(panel->summaryText()));
+        if (const QByteArray shot = qgetenv("MEMLENS_SHOT"); !shot.isEmpty())
+            view->grab().save(QString::fromLocal8Bit(shot));
+        panel->setConfig("max_split_size_mb:huge");
+        QVERIFY2(panel->summaryText().contains("max_split_size_mb"), qPrintable(panel->summaryText()));
+        QVERIFY(!panel->isReplaying());
     }
 
     void segmentsPageFollowsCursor()

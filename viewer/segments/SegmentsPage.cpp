@@ -4,6 +4,7 @@
 #include "segments/EventListModel.h"
 #include "segments/SegmentMapWidget.h"
 #include "segments/SegmentTableModel.h"
+#include "segments/WhatIfPanel.h"
 #include "style/AllocationText.h"
 #include "style/ByteText.h"
 #include "style/ColorModeBox.h"
@@ -116,10 +117,13 @@ SegmentsPage::SegmentsPage(ViewState *state, QWidget *parent) : QWidget(parent),
     segments_->sortByColumn(SegmentTableModel::Free, Qt::DescendingOrder);
     segments_->verticalHeader()->hide();
     segments_->horizontalHeader()->setStretchLastSection(true);
+    whatIf_ = new WhatIfPanel(state_, right);
     right->addWidget(top);
     right->addWidget(segments_);
+    right->addWidget(whatIf_);
     right->setStretchFactor(0, 3);
     right->setStretchFactor(1, 1);
+    right->setStretchFactor(2, 1);
     split->addWidget(left);
     split->addWidget(right);
     split->setStretchFactor(0, 2);

@@ -1,6 +1,7 @@
 #pragma once
 // The allocator at the selected event: its event list (filter by action, search by address),
-// the segment map, fragmentation figures, a per-segment table and, at an OOM, the verdict.
+// the segment map, fragmentation figures, a per-segment table, at an OOM the verdict, and the
+// reserved bytes a what-if allocator setting would need (WhatIfPanel).
 // Moving through the list moves the shared event cursor; the map follows every view's cursor.
 #include "pipeline/Document.h"
 
@@ -18,6 +19,7 @@ namespace memlens {
 class EventListModel;
 class SegmentMapWidget;
 class SegmentTableModel;
+class WhatIfPanel;
 class ViewState;
 
 class SegmentsPage : public QWidget {
@@ -28,6 +30,7 @@ public:
 
     SegmentMapWidget *map() const { return map_; }
     QTableView *eventList() const { return events_; }
+    WhatIfPanel *whatIf() const { return whatIf_; }
     EventListModel *eventModel() const { return eventModel_; }
     QString figuresText() const;
     QString verdictText() const;
@@ -61,6 +64,7 @@ private:
     SegmentMapWidget *map_;
     QTableView *segments_;
     SegmentTableModel *segmentModel_;
+    WhatIfPanel *whatIf_;
 };
 
 } // namespace memlens

@@ -1,0 +1,204 @@
+#include "segments/WhatIfPanel.h"
+
+#include "document/ViewState.h"
+#include "style/ByteText.h"
+#include "style/PlotPalette.h"
+#include "timeline/BytesPlot.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPointer>
+#include <QVBoxLayout>
+#include <qcustomplot.h>
+
+namespace memlens {
+
+namespace {
+
+// Reserved bytes as a staircase over event numbers: (event, bytes after it) changes.
+void setSteps(QCPGraph *graph, uint64_t start, const std::vector<std::pair<uint32_t, uint64_t>> &changes, double end)
+{
+    QVector<double> x{-1}, y{double(start)};
+    for (const auto &[event, bytes] : changes) {
+        x << double(event);
+        y << double(bytes);
+    }
+    x << end;
+    y << y.back();
+    graph->setData(x, y, true);
+    graph->setLineStyle(QCPGraph::lsStepLeft);
+}
+
+} // namespace
+
+WhatIfPanel::WhatIfPanel(ViewState *state, QWidget *parent) : QWidget(parent), state_(state)
+{
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    auto *bar = new QHBoxLayout;
+    bar->addWidget(new QLabel(tr("What if PYTORCH_CUDA_ALLOC_CONF were"), this));
+    conf_ = new QComboBox(this);
+    conf_->setEditable(true);
+    conf_->setInsertPolicy(QComboBox::NoInsert);
+    conf_->setMinimumContentsLength(28);
+    conf_->addItem(tr("(the recorded setting)"), QString());
+    for (const char *c : {"expandable_segments:True", "max_split_size_mb:128", "max_split_size_mb:512", "roundup_power2_divisions:4",
+                          "garbage_collection_threshold:0.8"})
+        conf_->addItem(QString::fromLatin1(c), QString::fromLatin1(c));
+    conf_->setToolTip(tr("Pick a setting or type one (Enter): the trace is replayed through a model of torch's caching allocator"));
+    bar->addWidget(conf_, 1);
+    summary_ = new QLabel(this);
+    summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    summary_->setWordWrap(true);
+    layout->addLayout(bar);
+    layout->addWidget(summary_);
+    plot_ = newBytesPlot(this, tr("Reserved"));
+    plot_->setMinimumHeight(150);
+    plot_->xAxis->setLabel(tr("Event"));
+    plot_->legend->setVisible(true);
+    plot_->addGraph()->setName(tr("recorded"));
+    plot_->addGraph()->setName(tr("predicted"));
+    applyPlotPalette(plot_, palette());
+    layout->addWidget(plot_, 1);
+
+    connect(conf_, &QComboBox::activated, this, [this] { start(); });
+    connect(conf_->lineEdit(), &QLineEdit::returnPressed, this, [this] { start(); });
+    connect(state_, &ViewState::deviceChanged, this, &WhatIfPanel::rebuild);
+}
+
+WhatIfPanel::~WhatIfPanel()
+{
+    stopWorker();
+}
+
+void WhatIfPanel::stopWorker()
+{
+    if (cancel_)
+        cancel_->store(true);
+    if (worker_.joinable())
+        worker_.join();
+}
+
+void WhatIfPanel::setConfig(const QString &conf)
+{
+    const int i = conf_->findData(conf);
+    if (i >= 0)
+        conf_->setCurrentIndex(i);
+    else
+        conf_->setEditText(conf);
+    start();
+}
+
+QString WhatIfPanel::summaryText() const
+{
+    return summary_->text();
+}
+
+void WhatIfPanel::rebuild()
+{
+    stopWorker();
+    ++generation_;
+    replaying_ = false;
+    document_ = state_->document();
+    device_ = state_->device();
+    drawRecorded();
+    plot_->graph(1)->data()->clear();
+    summary_->setText(tr("Pick a setting to see the reserved memory torch's allocator would have needed."));
+    plot_->replot();
+}
+
+void WhatIfPanel::drawRecorded()
+{
+    plot_->clearItems();
+    const DeviceData *d = document_ ? document_->device(device_) : nullptr;
+    if (!d) {
+        plot_->graph(0)->data()->clear();
+        return;
+    }
+    const DeviceIndex &index = *d->index;
+    const auto changes = index.reservedChanges();
+    setSteps(plot_->graph(0), index.startReservedBytes(), {changes.begin(), changes.end()}, double(index.eventCount()));
+    plot_->graph(0)->setPen(QPen(palette().color(QPalette::Text), 1.5, Qt::DashLine));
+    plot_->xAxis->setRange(-1, double(std::max<size_t>(index.eventCount(), 1)));
+    plot_->yAxis->setRange(0, double(index.peakReservedBytes()) * 1.15 + 1);
+}
+
+void WhatIfPanel::start()
+{
+    const DeviceData *d = document_ ? document_->device(device_) : nullptr;
+    if (!d)
+        return;
+    QString text = conf_->currentText().trimmed();
+    if (conf_->currentIndex() >= 0 && conf_->itemText(conf_->currentIndex()) == text)
+        text = conf_->currentData().toString();
+    ReplayOptions options;
+    try {
+        options.config = text.isEmpty() ? AllocatorConfig::recorded(*document_->snapshot) : AllocatorConfig::parse(text.toStdString());
+    } catch (const std::invalid_argument &e) {
+        summary_->setText(QString::fromStdString(e.what()).toHtmlEscaped());
+        return;
+    }
+    stopWorker();
+    const quint64 generation = ++generation_;
+    replaying_ = true;
+    summary_->setText(tr("Replaying %1 events…").arg(d->index->eventCount()));
+    cancel_ = std::make_shared<std::atomic<bool>>(false);
+    QPointer<WhatIfPanel> self(this);
+    worker_ = std::thread([self, generation, options, document = document_, device = device_, cancel = cancel_] {
+        const DeviceData *data = document->device(device);
+        std::shared_ptr<const ReplayResult> result;
+        try {
+            result = std::make_shared<const ReplayResult>(replayTrace(*document->snapshot, *data->index, options, cancel.get()));
+        } catch (const ReplayCancelled &) {
+            return;
+        }
+        QMetaObject::invokeMethod(self, [self, generation, result] {
+            if (self)
+                self->publish(generation, result);
+        }, Qt::QueuedConnection);
+    });
+}
+
+void WhatIfPanel::publish(quint64 generation, std::shared_ptr<const ReplayResult> r)
+{
+    if (generation != generation_)
+        return; // an older setting's or device's
+    replaying_ = false;
+    drawRecorded();
+    const QColor accent = palette().color(QPalette::Highlight);
+    setSteps(plot_->graph(1), r->startReservedBytes, r->predictedReserved,
+             double(r->predicted.oomAt ? *r->predicted.oomAt : std::max<size_t>(document_->device(device_)->index->eventCount(), 1)));
+    plot_->graph(1)->setPen(QPen(accent, 2));
+    const double top = double(std::max(r->predicted.peakReservedBytes, r->recorded.peakReservedBytes));
+    plot_->yAxis->setRange(0, top * 1.15 + 1);
+    const QString conf = QString::fromStdString(r->config.text());
+    QString text = tr("<b>%1</b>: reserved peak %2 (recorded %3), %4 segment allocations (recorded %5). ")
+                       .arg(conf.isEmpty() ? tr("torch's defaults") : conf.toHtmlEscaped(), bytesText(r->predicted.peakReservedBytes),
+                            bytesText(r->recorded.peakReservedBytes))
+                       .arg(r->predicted.segmentAllocs.size())
+                       .arg(r->recorded.segmentAllocs.size());
+    const QColor red(220, 40, 40);
+    if (r->predicted.oomAt) {
+        auto *line = new QCPItemStraightLine(plot_);
+        line->point1->setCoords(double(*r->predicted.oomAt), 0);
+        line->point2->setCoords(double(*r->predicted.oomAt), 1);
+        line->setPen(QPen(red, 1.5));
+        auto *label = new QCPItemText(plot_);
+        label->position->setCoords(double(*r->predicted.oomAt), top * 1.08);
+        label->setPositionAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        label->setText(tr("predicted OOM "));
+        label->setColor(red);
+        text += tr("<span style='color:%1'><b>Predicted OOM at event %2</b></span>").arg(red.name()).arg(*r->predicted.oomAt);
+    } else {
+        text += r->capacity.bytes ? tr("No OOM within %1.").arg(bytesText(*r->capacity.bytes)) : tr("No OOM (no capacity known).");
+    }
+    if (r->fromFirstEntry)
+        text += tr(" Started from the state at the first entry (the trace was cut).");
+    summary_->setText(text);
+    plot_->replot();
+    emit replayed();
+}
+
+} // namespace memlens

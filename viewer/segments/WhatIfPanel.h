@@ -1,0 +1,56 @@
+#pragma once
+// "Would it fit with this setting?" on the Segments page: reserved bytes over the trace as
+// recorded and as `memlens replay` predicts them under a PYTORCH_CUDA_ALLOC_CONF the user
+// picks or types, with a predicted OOM marked. The replay runs off the GUI thread; a result
+// for an older setting or device is dropped.
+#include "pipeline/Document.h"
+#include "replay/Replay.h"
+
+#include <atomic>
+#include <memory>
+#include <thread>
+#include <QWidget>
+
+class QComboBox;
+class QCustomPlot;
+class QLabel;
+
+namespace memlens {
+
+class ViewState;
+
+class WhatIfPanel : public QWidget {
+    Q_OBJECT
+
+public:
+    WhatIfPanel(ViewState *state, QWidget *parent = nullptr);
+    ~WhatIfPanel() override;
+
+    // Replays under CONF ("" = the file's own setting); the combo shows it.
+    void setConfig(const QString &conf);
+    QString summaryText() const;
+    bool isReplaying() const { return replaying_; }
+
+signals:
+    void replayed(); // a result was shown
+
+private:
+    void rebuild();
+    void start();
+    void stopWorker();
+    void publish(quint64 generation, std::shared_ptr<const ReplayResult> result);
+    void drawRecorded();
+
+    ViewState *state_;
+    QComboBox *conf_;
+    QLabel *summary_;
+    QCustomPlot *plot_;
+    std::shared_ptr<const Document> document_; // what the worker reads; kept alive until it ends
+    int device_ = -1;
+    quint64 generation_ = 0;
+    bool replaying_ = false;
+    std::thread worker_;
+    std::shared_ptr<std::atomic<bool>> cancel_;
+};
+
+} // namespace memlens
