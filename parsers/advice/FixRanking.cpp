@@ -248,8 +248,12 @@ Advice advise(const Snapshot &snapshot, const DeviceIndex &index, const Allocati
                formatBytes(a.attentionScoreBytes) + " of batch × heads × seq² attention scores is live; FlashAttention (SDPA with bf16/fp16 inputs) keeps none",
                std::nullopt);
     }
-    for (Fix &f : allocatorFixes(snapshot, index, a.event, a.oom, a.capacity))
-        a.fixes.push_back(std::move(f));
+    // A replay per setting costs about a second per 10 M entries: only where fitting is the
+    // question (an OOM, or a capacity to fit); the Segments page replays any setting on demand.
+    if (a.oom || options.capacity) {
+        for (Fix &f : allocatorFixes(snapshot, index, a.event, a.oom, a.capacity))
+            a.fixes.push_back(std::move(f));
+    }
     std::stable_sort(a.fixes.begin(), a.fixes.end(), [](const Fix &x, const Fix &y) { return x.savesBytes > y.savesBytes; });
     return a;
 }

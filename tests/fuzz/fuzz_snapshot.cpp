@@ -1,5 +1,7 @@
 // libFuzzer target for every snapshot decoder (pickle, JSON, zstd, gzip) and the analysis
-// that runs on whatever they accept: the advice, file health (in the summary), private pools and labels.
+// that runs on whatever they accept: the advice (with its allocator replays), file health (in the
+// summary), private pools, labels, and a replay under the setting the file records (its
+// PYTORCH_CUDA_ALLOC_CONF text is parsed as torch parses it).
 // A pickle is also decoded with the tokenizer on a thread of its own, which must change nothing.
 // Build: cmake -DMEMLENS_FUZZ=ON -DCMAKE_CXX_COMPILER=clang++
 #include "PickleDecoding.h"
@@ -11,6 +13,7 @@
 #include "cache/SnapshotCodec.h"
 #include "decode/SnapshotLoader.h"
 #include "model/LoadError.h"
+#include "replay/Replay.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -47,6 +50,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             const memlens::AllocationCategories categories(*snapshot, index);
             memlens::summarizeDevice(*snapshot, index, 5, &categories);
             memlens::advise(*snapshot, index, categories, {}); // the GUI runs it on every load
+            memlens::AdviceOptions limited;
+            limited.capacity = 1ull << 30; // prices every allocator setting, gc included
+            memlens::advise(*snapshot, index, categories, limited);
+            memlens::replayTrace(*snapshot, index, {memlens::AllocatorConfig::recorded(*snapshot), std::nullopt, {}});
             memlens::privatePools(*snapshot, index);
             for (uint32_t id = 0; id < index.allocationCount() && id < 64; ++id)
                 index.labelsOf(id);
