@@ -487,6 +487,8 @@ private slots:
         QVERIFY(replayed.wait(30000));
         const uint32_t oom = doc->devices.at(0).summary.ooms.at(0).event;
         QVERIFY2(panel->summaryText().contains(QString("Predicted OOM at event %1").arg(oom)), qPrintable(panel->summaryText()));
+        // The timeline draws the same replay: its readout names it and the predicted OOM.
+        QVERIFY2(view->timeline()->peakReadout().contains(QString("predicted OOM at event %1").arg(oom)), qPrintable(view->timeline()->peakReadout()));
         panel->setConfig("max_split_size_mb:128");
         panel->setConfig("expandable_segments:True");
         QVERIFY(replayed.wait(30000));
@@ -494,8 +496,18 @@ private slots:
         QCOMPARE(replayed.size(), 2);
         QVERIFY2(panel->summaryText().contains("expandable_segments:True") && panel->summaryText().contains("No OOM"),
                  qPrintable(panel->summaryText()));
-        if (const QByteArray shot = qgetenv("MEMLENS_SHOT"); !shot.isEmpty())
+        QVERIFY(view->timeline()->peakReadout().contains("what if expandable_segments:True"));
+        QVERIFY(!view->timeline()->peakReadout().contains("predicted OOM"));
+        if (const QByteArray shot = qgetenv("MEMLENS_SHOT"); !shot.isEmpty()) {
             view->grab().save(QString::fromLocal8Bit(shot));
+            view->showPage(Page::Timeline);
+            view->timeline()->plot()->replot();
+            view->grab().save(QString::fromLocal8Bit(shot).replace(".png", "-timeline.png"));
+        }
+        // Another document: the what-if is gone.
+        view->state()->setDocument(load(gpt2()));
+        QVERIFY(!view->state()->whatIf());
+        QVERIFY(!view->timeline()->peakReadout().contains("what if"));
         panel->setConfig("max_split_size_mb:huge");
         QVERIFY2(panel->summaryText().contains("max_split_size_mb"), qPrintable(panel->summaryText()));
         QVERIFY(!panel->isReplaying());

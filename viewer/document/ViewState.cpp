@@ -43,6 +43,15 @@ void ViewState::resetDevice(int device)
     allocation_ = UINT32_MAX;
     zoomHistory_.clear();
     range_ = fullRange();
+    whatIf_.reset();
+}
+
+void ViewState::setWhatIf(std::shared_ptr<const ReplayResult> result)
+{
+    if (result && result->device != device_)
+        return;
+    whatIf_ = std::move(result);
+    emit whatIfChanged();
 }
 
 void ViewState::setDevice(int device)

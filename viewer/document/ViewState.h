@@ -1,9 +1,10 @@
 #pragma once
 // The one owner of what the user sees in a document: the document and its timeline layouts,
 // the device, the cursor event, the selected allocation, the visible range (with a zoom
-// history, like hotspot's FilterAndZoomStack), the x-axis mode and how allocations are
-// coloured. Views read these from here and listen for changes; none keeps its own copy.
+// history, like hotspot's FilterAndZoomStack), the x-axis mode, how allocations are
+// coloured, and the allocator setting asked "what if" about with its replay. Views read these from here and listen for changes; none keeps its own copy.
 #include "pipeline/Document.h"
+#include "replay/Replay.h"
 #include "style/BandColors.h"
 #include "timeline/TimelineAxis.h"
 
@@ -47,6 +48,11 @@ public:
     void setTimeAxis(bool time);                     // keeps the same events in view
     void setColorMode(ColorMode mode);
 
+    // The replay of the device's trace under a what-if allocator setting; null when none is
+    // asked for. A new device clears it; a result for another device is dropped.
+    const std::shared_ptr<const ReplayResult> &whatIf() const { return whatIf_; }
+    void setWhatIf(std::shared_ptr<const ReplayResult> result);
+
     VisibleRange visibleRange() const { return range_; }
     // The events the visible range shows, whatever the x axis is.
     uint32_t visibleFirstEvent() const;
@@ -72,6 +78,7 @@ signals:
     void timeAxisChanged(bool time);
     void colorModeChanged(ColorMode mode);
     void visibleRangeChanged(VisibleRange range);
+    void whatIfChanged();
 
 private:
     void resetDevice(int device);
@@ -89,6 +96,7 @@ private:
     ColorMode colorMode_ = ColorMode::Allocation;
     VisibleRange range_;
     std::vector<VisibleRange> zoomHistory_;
+    std::shared_ptr<const ReplayResult> whatIf_;
 };
 
 } // namespace memlens

@@ -66,6 +66,7 @@ WhatIfPanel::WhatIfPanel(ViewState *state, QWidget *parent) : QWidget(parent), s
     connect(conf_, &QComboBox::activated, this, [this] { start(); });
     connect(conf_->lineEdit(), &QLineEdit::returnPressed, this, [this] { start(); });
     connect(state_, &ViewState::deviceChanged, this, &WhatIfPanel::rebuild);
+    connect(state_, &ViewState::whatIfChanged, this, &WhatIfPanel::showResult);
 }
 
 WhatIfPanel::~WhatIfPanel()
@@ -141,6 +142,7 @@ void WhatIfPanel::start()
         return;
     }
     stopWorker();
+    state_->setWhatIf(nullptr);
     const quint64 generation = ++generation_;
     replaying_ = true;
     summary_->setText(tr("Replaying %1 events…").arg(d->index->eventCount()));
@@ -161,12 +163,24 @@ void WhatIfPanel::start()
     });
 }
 
-void WhatIfPanel::publish(quint64 generation, std::shared_ptr<const ReplayResult> r)
+void WhatIfPanel::publish(quint64 generation, std::shared_ptr<const ReplayResult> result)
 {
     if (generation != generation_)
         return; // an older setting's or device's
     replaying_ = false;
+    state_->setWhatIf(std::move(result));
+    emit replayed();
+}
+
+void WhatIfPanel::showResult()
+{
+    const std::shared_ptr<const ReplayResult> &r = state_->whatIf();
     drawRecorded();
+    if (!r) {
+        plot_->graph(1)->data()->clear();
+        plot_->replot();
+        return;
+    }
     const QColor accent = palette().color(QPalette::Highlight);
     setSteps(plot_->graph(1), r->startReservedBytes, r->predictedReserved,
              double(r->predicted.oomAt ? *r->predicted.oomAt : std::max<size_t>(document_->device(device_)->index->eventCount(), 1)));
@@ -196,9 +210,9 @@ void WhatIfPanel::publish(quint64 generation, std::shared_ptr<const ReplayResult
     }
     if (r->fromFirstEntry)
         text += tr(" Started from the state at the first entry (the trace was cut).");
+    text += tr(" The timeline draws it too.");
     summary_->setText(text);
     plot_->replot();
-    emit replayed();
 }
 
 } // namespace memlens

@@ -2,7 +2,8 @@
 // "Would it fit with this setting?" on the Segments page: reserved bytes over the trace as
 // recorded and as `memlens replay` predicts them under a PYTORCH_CUDA_ALLOC_CONF the user
 // picks or types, with a predicted OOM marked. The replay runs off the GUI thread; a result
-// for an older setting or device is dropped.
+// for an older setting or device is dropped; a current one goes to the ViewState, which the
+// timeline draws from as well.
 #include "pipeline/Document.h"
 #include "replay/Replay.h"
 
@@ -39,6 +40,7 @@ private:
     void start();
     void stopWorker();
     void publish(quint64 generation, std::shared_ptr<const ReplayResult> result);
+    void showResult();
     void drawRecorded();
 
     ViewState *state_;

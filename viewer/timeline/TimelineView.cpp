@@ -9,6 +9,7 @@
 #include "timeline/AllocationBandsPlottable.h"
 #include "timeline/BytesPlot.h"
 #include "timeline/TimelineOverview.h"
+#include "timeline/WhatIfOverlay.h"
 
 #include <QComboBox>
 #include <qcustomplot.h>
@@ -22,6 +23,8 @@
 
 namespace memlens {
 
+TimelineView::~TimelineView() = default;
+
 TimelineView::TimelineView(ViewState *state, QWidget *parent) : QWidget(parent), state_(state)
 {
     auto *layout = new QVBoxLayout(this);
@@ -29,6 +32,7 @@ TimelineView::TimelineView(ViewState *state, QWidget *parent) : QWidget(parent),
     auto *bar = new QHBoxLayout;
     readout_ = new QLabel(this);
     readout_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    readout_->setWordWrap(true); // a what-if adds its own words
     axisMode_ = new QComboBox(this);
     axisMode_->addItems({tr("X: events"), tr("X: time")});
     axisMode_->setToolTip(tr("Plot against the event index or against wall-clock time (time_us)"));
@@ -52,6 +56,7 @@ TimelineView::TimelineView(ViewState *state, QWidget *parent) : QWidget(parent),
     plot_->setFocusPolicy(Qt::StrongFocus);
     setFocusProxy(plot_);
     bands_ = new AllocationBandsPlottable(state_, plot_->xAxis, plot_->yAxis);
+    whatIf_ = std::make_unique<WhatIfOverlay>(plot_);
     layout->addWidget(plot_, 1);
     overview_ = new TimelineOverview(state_, this);
     layout->addWidget(overview_);
@@ -79,6 +84,7 @@ TimelineView::TimelineView(ViewState *state, QWidget *parent) : QWidget(parent),
     connect(state_, &ViewState::deviceChanged, this, &TimelineView::rebuild);
     connect(state_, &ViewState::timeAxisChanged, this, &TimelineView::rebuild);
     connect(state_, &ViewState::visibleRangeChanged, this, &TimelineView::showRange);
+    connect(state_, &ViewState::whatIfChanged, this, &TimelineView::showWhatIf);
     // Shift-drag selects a range and zooms into it.
     plot_->setSelectionRectMode(QCP::srmNone);
     connect(plot_->selectionRect(), &QCPSelectionRect::accepted, this, [this](const QRect &rect, QInputEvent *) {
@@ -111,11 +117,18 @@ void TimelineView::rebuild()
         text += tr(" · reserved peak %1 <span style='color:%2'>(dashed line)</span>").arg(bytesText(s.peakReservedBytes), red);
         if (!s.ooms.empty())
             text += tr(" · <span style='color:%1'>%n OOM(s)</span>", nullptr, static_cast<int>(s.ooms.size())).arg(red);
-        readout_->setText(text);
+        readoutBase_ = text;
     } else {
-        readout_->setText(tr("No trace for this device"));
+        readoutBase_ = tr("No trace for this device");
     }
+    showWhatIf();
     showRange(state_->visibleRange());
+}
+
+void TimelineView::showWhatIf()
+{
+    readout_->setText(readoutBase_ + whatIf_->update(*state_));
+    plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
 QString TimelineView::peakReadout() const

@@ -5,6 +5,7 @@
 // the ViewState's device and visible range, and hands the user's zooms and pans back to it.
 #include "document/ViewState.h"
 
+#include <memory>
 #include <QWidget>
 
 class QCPRange;
@@ -17,6 +18,7 @@ class QLineEdit;
 namespace memlens {
 
 class AllocationBandsPlottable;
+class WhatIfOverlay;
 class NoteSet;
 class TimelineOverview;
 class ViewState;
@@ -26,6 +28,7 @@ class TimelineView : public QWidget {
 
 public:
     TimelineView(ViewState *state, QWidget *parent = nullptr);
+    ~TimelineView() override;
 
     // Shows `event` (centred, zooming in if the whole trace is shown) and moves the cursor there.
     void revealEvent(uint32_t event);
@@ -50,6 +53,7 @@ protected:
 
 private:
     void rebuild();
+    void showWhatIf();
     void applyPalette();
     void onPlotRangeChanged(const QCPRange &range);
     void showRange(VisibleRange range);
@@ -62,6 +66,8 @@ private:
     AllocationBandsPlottable *bands_;
     TimelineOverview *overview_;
     QLabel *readout_;
+    QString readoutBase_; // the readout without the what-if's words
+    std::unique_ptr<WhatIfOverlay> whatIf_;
     QComboBox *axisMode_;
     QLineEdit *search_;
     QLabel *searchHits_;
