@@ -2,53 +2,23 @@
 
 #include "model/LoadError.h"
 
-#include <atomic>
 #include <QCoreApplication>
 #include <QElapsedTimer>
-#include <QPointer>
-#include <QThread>
 
 namespace memlens {
 
-struct DocumentLoader::Job {
-    quint64 id = 0;
-    std::atomic<bool> cancel{false};
-};
-
 DocumentLoader::DocumentLoader(QObject *parent) : QObject(parent) {}
 
-DocumentLoader::~DocumentLoader()
-{
-    cancel();
-    if (thread_)
-        thread_->wait();
-}
+DocumentLoader::~DocumentLoader() = default;
 
 void DocumentLoader::cancel()
 {
-    if (job_)
-        job_->cancel = true;
-}
-
-void DocumentLoader::post(quint64 job, std::function<void(DocumentLoader &)> deliver)
-{
-    QPointer<DocumentLoader> self(this);
-    QMetaObject::invokeMethod(this, [self, job, deliver = std::move(deliver)] {
-        if (self && self->job_ && self->job_->id == job)
-            deliver(*self);
-    });
+    jobs_.cancel();
 }
 
 void DocumentLoader::load(const QString &path, StopAfter stopAfter)
 {
-    cancel();
-    if (thread_)
-        thread_->wait();
-    auto job = std::make_shared<Job>();
-    job->id = ++nextJob_;
-    job_ = job;
-    delete thread_;
-    thread_ = QThread::create([this, job, path, stopAfter, cache = cache_] {
+    jobs_.start([this, path, stopAfter, cache = cache_](const Job &job) {
         QElapsedTimer throttle;
         throttle.start();
         PipelineSink sink;
@@ -58,37 +28,36 @@ void DocumentLoader::load(const QString &path, StopAfter stopAfter)
                 return;
             throttle.restart();
             const QString name = QCoreApplication::translate("memlens", std::string(loadStageName(stage)).c_str());
-            post(job->id, [fraction, name](DocumentLoader &self) { emit self.progress(fraction, name); });
+            job.post([this, fraction, name] { emit progress(fraction, name); });
         };
         sink.document = [&](std::shared_ptr<const Document> doc) {
-            post(job->id, [doc, last = stopAfter == StopAfter::Document](DocumentLoader &self) {
+            job.post([this, doc, last = stopAfter == StopAfter::Document] {
                 if (last)
-                    self.job_.reset();
-                emit self.documentReady(doc);
+                    jobs_.finish();
+                emit documentReady(doc);
             });
         };
         sink.timeline = [&](std::shared_ptr<const TimelineLayouts> timeline) {
-            post(job->id, [timeline](DocumentLoader &self) {
-                self.job_.reset();
-                emit self.timelineReady(timeline);
+            job.post([this, timeline] {
+                jobs_.finish();
+                emit timelineReady(timeline);
             });
         };
         try {
-            runDocumentPipeline(path.toStdString(), &job->cancel, sink, stopAfter, cache.get());
+            runDocumentPipeline(path.toStdString(), job.cancelFlag(), sink, stopAfter, cache.get());
         } catch (const LoadCancelled &) {
-            post(job->id, [](DocumentLoader &self) {
-                self.job_.reset();
-                emit self.cancelled();
+            job.post([this] {
+                jobs_.finish();
+                emit cancelled();
             });
         } catch (const std::exception &e) {
             const QString error = QString::fromUtf8(e.what());
-            post(job->id, [error](DocumentLoader &self) {
-                self.job_.reset();
-                emit self.failed(error);
+            job.post([this, error] {
+                jobs_.finish();
+                emit failed(error);
             });
         }
     });
-    thread_->start();
 }
 
 } // namespace memlens

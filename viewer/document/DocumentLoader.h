@@ -2,13 +2,12 @@
 // Runs the load pipeline on a worker thread with progress and cancel, and hands each stage to
 // the GUI thread as an immutable value. Each load is a job; a job that was cancelled or
 // superseded has its results dropped, never delivered.
+#include "jobs/JobRunner.h"
 #include "pipeline/DocumentPipeline.h"
 
 #include <memory>
 #include <QObject>
 #include <QString>
-
-class QThread;
 
 namespace memlens {
 
@@ -36,14 +35,8 @@ signals:
     void cancelled();
 
 private:
-    struct Job;
-    // Runs `deliver` on the GUI thread if `job` is still the current one.
-    void post(quint64 job, std::function<void(DocumentLoader &)> deliver);
-
-    std::shared_ptr<Job> job_;
-    quint64 nextJob_ = 0;
-    QThread *thread_ = nullptr;
     std::shared_ptr<const SnapshotCache> cache_;
+    JobRunner jobs_{this}; // last: joined before the rest goes
 };
 
 } // namespace memlens

@@ -8,13 +8,13 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
-#include <QPointer>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
+#include <thread>
 
 namespace memlens {
 
@@ -81,18 +81,7 @@ RankOverviewPage::RankOverviewPage(std::shared_ptr<const SnapshotCache> cache, Q
     });
 }
 
-RankOverviewPage::~RankOverviewPage()
-{
-    stopWorker();
-}
-
-void RankOverviewPage::stopWorker()
-{
-    if (cancel_)
-        cancel_->store(true);
-    if (worker_.joinable())
-        worker_.join();
-}
+RankOverviewPage::~RankOverviewPage() = default;
 
 std::vector<size_t> RankOverviewPage::selectedRows() const
 {
@@ -120,7 +109,7 @@ void RankOverviewPage::openFolder(const QString &folder)
 
 void RankOverviewPage::showStep(const std::optional<int64_t> &step)
 {
-    stopWorker();
+    jobs_.stop();
     step_ = step;
     const std::vector<RankFile> files = folder_.filesOfStep(step);
     model_->setRanks({});
@@ -130,34 +119,22 @@ void RankOverviewPage::showStep(const std::optional<int64_t> &step)
     progress_->show();
     finished_ = false;
     title_->setText(tr("Summarising %1 ranks…").arg(files.size()));
-    const quint64 generation = ++generation_;
-    cancel_ = std::make_shared<std::atomic<bool>>(false);
-    QPointer<RankOverviewPage> self(this);
     // Each result is handed over as a value; a result of an older step or folder is dropped.
-    worker_ = std::thread([self, files, generation, cancel = cancel_, cache = cache_] {
+    jobs_.start([this, files, cache = cache_](const Job &job) {
         RankProgress control;
-        control.cancel = cancel.get();
-        control.progress = [self, generation](size_t done, size_t) {
-            QMetaObject::invokeMethod(self, [self, generation, done] {
-                if (self && generation == self->generation_)
-                    self->progress_->setValue(static_cast<int>(done));
-            }, Qt::QueuedConnection);
-        };
+        control.cancel = job.cancelFlag();
+        control.progress = [this, &job](size_t done, size_t) { job.post([this, done] { progress_->setValue(static_cast<int>(done)); }); };
         const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
-        std::vector<RankFigures> ranks = summarizeRanks(files, threads, cache.get(), control);
-        if (cancel->load())
+        auto ranks = std::make_shared<std::vector<RankFigures>>(summarizeRanks(files, threads, cache.get(), control));
+        if (job.cancelled())
             return;
-        QMetaObject::invokeMethod(self, [self, generation, ranks = std::move(ranks)]() mutable {
-            if (self)
-                self->publish(generation, std::move(ranks));
-        }, Qt::QueuedConnection);
+        job.post([this, ranks] { publish(std::move(*ranks)); });
     });
 }
 
-void RankOverviewPage::publish(quint64 generation, std::vector<RankFigures> ranks)
+void RankOverviewPage::publish(std::vector<RankFigures> ranks)
 {
-    if (generation != generation_)
-        return;
+    jobs_.finish();
     finished_ = true;
     progress_->hide();
     model_->setRanks(std::move(ranks));

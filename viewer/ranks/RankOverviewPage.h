@@ -2,12 +2,11 @@
 // A folder of per-rank snapshots: the ranks' peaks as a chart and a table, the imbalance, the
 // outliers and OOM ranks marked. Ranks are summarised in the background on every core; a rank's
 // full model is built only when it is opened (double-click, or Enter).
+#include "jobs/JobRunner.h"
 #include "ranks/RankSummary.h"
 
-#include <atomic>
 #include <memory>
 #include <QWidget>
-#include <thread>
 
 class QComboBox;
 class QLabel;
@@ -35,7 +34,7 @@ public:
     RankTableModel *model() const { return model_; }
     QTableView *table() const { return table_; }
     RankChart *chart() const { return chart_; }
-    bool isSummarizing() const { return worker_.joinable() && !finished_; }
+    bool isSummarizing() const { return !finished_; }
     QString headline() const;
 
 signals:
@@ -44,8 +43,7 @@ signals:
     void summarized(); // all ranks of the shown step are in
 
 private:
-    void stopWorker();
-    void publish(quint64 generation, std::vector<RankFigures> ranks);
+    void publish(std::vector<RankFigures> ranks);
     std::vector<size_t> selectedRows() const;
 
     std::shared_ptr<const SnapshotCache> cache_;
@@ -59,10 +57,8 @@ private:
     RankTableModel *model_;
     QSortFilterProxyModel *proxy_;
     QTableView *table_;
-    std::thread worker_;
-    std::shared_ptr<std::atomic<bool>> cancel_;
-    quint64 generation_ = 0;
     bool finished_ = true;
+    JobRunner jobs_{this}; // last: joined before the rest goes
 };
 
 } // namespace memlens

@@ -9,7 +9,6 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
-#include <QPointer>
 #include <QVBoxLayout>
 #include <qcustomplot.h>
 
@@ -69,18 +68,7 @@ WhatIfPanel::WhatIfPanel(ViewState *state, QWidget *parent) : QWidget(parent), s
     connect(state_, &ViewState::whatIfChanged, this, &WhatIfPanel::showResult);
 }
 
-WhatIfPanel::~WhatIfPanel()
-{
-    stopWorker();
-}
-
-void WhatIfPanel::stopWorker()
-{
-    if (cancel_)
-        cancel_->store(true);
-    if (worker_.joinable())
-        worker_.join();
-}
+WhatIfPanel::~WhatIfPanel() = default;
 
 void WhatIfPanel::setConfig(const QString &conf)
 {
@@ -99,8 +87,7 @@ QString WhatIfPanel::summaryText() const
 
 void WhatIfPanel::rebuild()
 {
-    stopWorker();
-    ++generation_;
+    jobs_.stop();
     replaying_ = false;
     document_ = state_->document();
     device_ = state_->device();
@@ -141,35 +128,23 @@ void WhatIfPanel::start()
         summary_->setText(QString::fromStdString(e.what()).toHtmlEscaped());
         return;
     }
-    stopWorker();
     state_->setWhatIf(nullptr);
-    const quint64 generation = ++generation_;
     replaying_ = true;
     summary_->setText(tr("Replaying %1 events…").arg(d->index->eventCount()));
-    cancel_ = std::make_shared<std::atomic<bool>>(false);
-    QPointer<WhatIfPanel> self(this);
-    worker_ = std::thread([self, generation, options, document = document_, device = device_, cancel = cancel_] {
-        const DeviceData *data = document->device(device);
+    jobs_.start([this, options, document = document_, device = device_](const Job &job) {
         std::shared_ptr<const ReplayResult> result;
         try {
-            result = std::make_shared<const ReplayResult>(replayTrace(*document->snapshot, *data->index, options, cancel.get()));
+            result = std::make_shared<const ReplayResult>(replayTrace(*document->snapshot, *document->device(device)->index, options, job.cancelFlag()));
         } catch (const ReplayCancelled &) {
             return;
         }
-        QMetaObject::invokeMethod(self, [self, generation, result] {
-            if (self)
-                self->publish(generation, result);
-        }, Qt::QueuedConnection);
+        job.post([this, result] {
+            jobs_.finish();
+            replaying_ = false;
+            state_->setWhatIf(result);
+            emit replayed();
+        });
     });
-}
-
-void WhatIfPanel::publish(quint64 generation, std::shared_ptr<const ReplayResult> result)
-{
-    if (generation != generation_)
-        return; // an older setting's or device's
-    replaying_ = false;
-    state_->setWhatIf(std::move(result));
-    emit replayed();
 }
 
 void WhatIfPanel::showResult()

@@ -4,12 +4,11 @@
 // picks or types, with a predicted OOM marked. The replay runs off the GUI thread; a result
 // for an older setting or device is dropped; a current one goes to the ViewState, which the
 // timeline draws from as well.
+#include "jobs/JobRunner.h"
 #include "pipeline/Document.h"
 #include "replay/Replay.h"
 
-#include <atomic>
 #include <memory>
-#include <thread>
 #include <QWidget>
 
 class QComboBox;
@@ -38,8 +37,6 @@ signals:
 private:
     void rebuild();
     void start();
-    void stopWorker();
-    void publish(quint64 generation, std::shared_ptr<const ReplayResult> result);
     void showResult();
     void drawRecorded();
 
@@ -49,10 +46,8 @@ private:
     QCustomPlot *plot_;
     std::shared_ptr<const Document> document_; // what the worker reads; kept alive until it ends
     int device_ = -1;
-    quint64 generation_ = 0;
     bool replaying_ = false;
-    std::thread worker_;
-    std::shared_ptr<std::atomic<bool>> cancel_;
+    JobRunner jobs_{this};
 };
 
 } // namespace memlens
