@@ -517,6 +517,25 @@ private slots:
         QVERIFY(!panel->isReplaying());
     }
 
+    // Hidden pages do not follow every cursor move: the Segments page recomputes once, when
+    // it is shown, and then shows the cursor's event.
+    void hiddenPagesCatchUpWhenShown()
+    {
+        auto doc = load(corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle");
+        auto view = openView(doc, Page::Timeline, QSize(1200, 800));
+        SegmentsPage *page = view->segments();
+        QVERIFY(!page->isVisible());
+        const uint32_t before = page->shownEvent();
+        for (uint32_t e : {100u, 200u, 300u})
+            view->state()->setSelectedEvent(e);
+        QCOMPARE(page->shownEvent(), before);
+        view->showPage(Page::Segments);
+        QVERIFY(page->isVisible());
+        QCOMPARE(page->shownEvent(), 300u);
+        view->state()->setSelectedEvent(400);
+        QCOMPARE(page->shownEvent(), 400u); // visible: at once
+    }
+
     void segmentsPageFollowsCursor()
     {
         auto doc = load(corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle");

@@ -1,5 +1,6 @@
 #include "segments/SegmentsPage.h"
 
+#include "document/RefreshWhenShown.h"
 #include "document/ViewState.h"
 #include "segments/EventListModel.h"
 #include "segments/SegmentMapWidget.h"
@@ -151,7 +152,8 @@ SegmentsPage::SegmentsPage(ViewState *state, QWidget *parent) : QWidget(parent),
     connect(map_, &SegmentMapWidget::allocationClicked, state_, &ViewState::setSelectedAllocation);
     connect(state_, &ViewState::colorModeChanged, map_, &SegmentMapWidget::setColorMode);
     connect(state_, &ViewState::selectedAllocationChanged, map_, &SegmentMapWidget::setSelectedAllocation);
-    connect(state_, &ViewState::selectedEventChanged, this, &SegmentsPage::showState);
+    auto *refresh = new RefreshWhenShown(this, [this] { showState(state_->selectedEvent()); });
+    connect(state_, &ViewState::selectedEventChanged, refresh, &RefreshWhenShown::request);
     connect(state_, &ViewState::deviceChanged, this, &SegmentsPage::rebuild);
 }
 

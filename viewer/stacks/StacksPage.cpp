@@ -1,5 +1,6 @@
 #include "stacks/StacksPage.h"
 
+#include "document/RefreshWhenShown.h"
 #include "document/ViewState.h"
 #include "stacks/CallTreeModel.h"
 #include "stacks/CostBarDelegate.h"
@@ -72,14 +73,12 @@ StacksPage::StacksPage(ViewState *state, QWidget *parent) : QWidget(parent), sta
     connect(direction_, &QComboBox::currentIndexChanged, this, &StacksPage::rebuild);
     connect(groupBy_, &QComboBox::currentIndexChanged, this, &StacksPage::rebuild);
     connect(scope_, &QComboBox::currentIndexChanged, this, &StacksPage::rebuild);
-    // The range moves with every pan: a hidden page catches up when it is shown.
-    connect(state_, &ViewState::visibleRangeChanged, this, [this] {
-        if (!allocatedInRange())
-            return;
-        if (isVisible())
-            rebuild();
-        else
-            rangeChangedWhileHidden_ = true;
+    // The range moves with every pan and the cursor with every step: a hidden page catches up
+    // when it is shown.
+    auto *refresh = new RefreshWhenShown(this, [this] { rebuild(); });
+    connect(state_, &ViewState::visibleRangeChanged, this, [this, refresh] {
+        if (allocatedInRange())
+            refresh->request();
     });
     connect(search_, &QLineEdit::textChanged, flame_, &FlameGraphWidget::setSearch);
     connect(search_, &QLineEdit::returnPressed, this, [this] {
@@ -104,15 +103,8 @@ StacksPage::StacksPage(ViewState *state, QWidget *parent) : QWidget(parent), sta
             view_->scrollTo(index);
         }
     });
-    connect(state_, &ViewState::selectedEventChanged, this, &StacksPage::rebuild);
+    connect(state_, &ViewState::selectedEventChanged, refresh, &RefreshWhenShown::request);
     connect(state_, &ViewState::deviceChanged, this, &StacksPage::rebuild);
-}
-
-void StacksPage::showEvent(QShowEvent *event)
-{
-    if (rangeChangedWhileHidden_)
-        rebuild();
-    QWidget::showEvent(event);
 }
 
 CallTreeOptions StacksPage::options() const
@@ -153,7 +145,6 @@ void StacksPage::rebuild()
 {
     if (updating_)
         return;
-    rangeChangedWhileHidden_ = false;
     const DeviceData *d = state_->deviceData();
     if (!d) {
         model_->setTree(nullptr);

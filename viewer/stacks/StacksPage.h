@@ -37,9 +37,6 @@ public:
     // Writes folded stacks (atomically); returns an error message or an empty string.
     QString exportFolded(const QString &path) const;
 
-protected:
-    void showEvent(QShowEvent *event) override;
-
 private:
     void rebuild();
     QString groupingText() const;
@@ -56,7 +53,6 @@ private:
     CallTreeModel *model_;
     FlameGraphWidget *flame_;
     bool updating_ = false;
-    bool rangeChangedWhileHidden_ = false;
 };
 
 } // namespace memlens

@@ -1,6 +1,7 @@
 #include "summary/LiveTensorsPage.h"
 
 #include "analysis/AllocationSearch.h"
+#include "document/RefreshWhenShown.h"
 #include "document/ViewState.h"
 #include "stacks/CostBarDelegate.h"
 #include "style/AllocationText.h"
@@ -144,7 +145,7 @@ LiveTensorsPage::LiveTensorsPage(ViewState *state, QWidget *parent) : QWidget(pa
         if (current.isValid())
             state_->setSelectedAllocation(current.data(LiveAllocationModel::AllocationRole).toUInt());
     });
-    connect(state_, &ViewState::selectedEventChanged, this, &LiveTensorsPage::rebuild);
+    connect(state_, &ViewState::selectedEventChanged, new RefreshWhenShown(this, [this] { rebuild(); }), &RefreshWhenShown::request);
     connect(state_, &ViewState::deviceChanged, this, &LiveTensorsPage::rebuild);
 }
 
