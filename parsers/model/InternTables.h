@@ -20,6 +20,8 @@ public:
     std::string_view at(uint32_t id) const { return strings_[id]; }
     size_t size() const { return strings_.size(); }
     static constexpr uint32_t kEmpty = 0; // id of ""
+    // The strings in id order; the lookup index follows from them.
+    bool operator==(const StringTable &other) const { return strings_ == other.strings_; }
 
 private:
     std::deque<std::string> strings_; // deque: element addresses stay valid for the map's keys
@@ -38,6 +40,7 @@ public:
     uint32_t intern(const Frame &frame);
     const Frame &at(uint32_t id) const { return frames_[id]; }
     size_t size() const { return frames_.size(); }
+    bool operator==(const FrameTable &other) const { return frames_ == other.frames_; } // the index follows
 
 private:
     struct Hash {
@@ -58,6 +61,7 @@ public:
     }
     size_t size() const { return offsets_.size() - 1; }
     static constexpr uint32_t kEmpty = 0;
+    bool operator==(const StackTable &other) const { return frameIds_ == other.frameIds_ && offsets_ == other.offsets_; } // the index follows
 
 private:
     PodArray<uint32_t> frameIds_;

@@ -91,6 +91,11 @@ public:
     const T *begin() const { return data_; }
     const T *end() const { return data_ + size_; }
     const T *data() const { return data_; }
+    // Element-wise: the bytes of plain data (capacity is not part of the value).
+    bool operator==(const PodArray &other) const
+    {
+        return size_ == other.size_ && (size_ == 0 || std::memcmp(data_, other.data_, size_ * sizeof(T)) == 0);
+    }
 
 private:
     T *data_ = nullptr;

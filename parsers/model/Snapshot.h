@@ -57,6 +57,7 @@ struct EventTable {
     PodArray<uint64_t> reservedAfter;
 
     size_t count() const { return action.size(); }
+    bool operator==(const EventTable &) const = default;
     // The string id a sparse column holds for `event`, 0 ("") when none.
     static uint32_t noteAt(const std::vector<std::pair<uint32_t, uint32_t>> &column, uint32_t event);
     uint32_t poolOf(uint32_t event) const { return noteAt(pool, event); } // index into Snapshot::pools
@@ -71,6 +72,7 @@ struct Block {
     uint64_t requestedSize = 0; // what the user asked for
     BlockState state = BlockState::Unknown;
     uint32_t stack = StackTable::kEmpty;
+    bool operator==(const Block &) const = default;
 };
 
 struct Segment {
@@ -87,6 +89,7 @@ struct Segment {
     uint32_t stack = StackTable::kEmpty;
     uint32_t firstBlock = 0; // into Snapshot::blocks
     uint32_t blockCount = 0;
+    bool operator==(const Segment &) const = default;
 };
 
 // What a phase's name says it is: the one rule for the allocation categories and for the phases
@@ -100,6 +103,7 @@ struct PhaseMark {
     uint32_t name = 0; // string id
     bool start = true;
     int64_t timeUs = 0;
+    bool operator==(const PhaseMark &) const = default;
 };
 
 // What the file held and how it was stored, for display and `summary --json`.
@@ -123,6 +127,7 @@ struct FileFacts {
     // apart; each free is paired with the latest open allocation of its size, which keeps every
     // total exact (the running sum of `Bytes`) but not which block lived how long.
     bool noAddresses = false;
+    bool operator==(const FileFacts &) const = default;
 };
 
 // What torch's FX augmentation adds to a frame in generated code (string ids, 0 when absent).
@@ -131,6 +136,7 @@ struct FxFrame {
     uint32_t node = 0;
     uint32_t target = 0;
     uint32_t originalTrace = 0; // the model's own traceback, several lines
+    bool operator==(const FxFrame &) const = default;
 };
 
 // `export_memory_timeline` output: bytes live per category over time.
@@ -139,6 +145,7 @@ struct CategoryTimeline {
     static const char *categoryName(int c); // parameter, optimizer_state, input, temporary, …
     std::vector<int64_t> timeUs;
     std::vector<std::array<uint64_t, kCategories>> bytes; // per time point
+    bool operator==(const CategoryTimeline &) const = default;
 };
 
 struct Snapshot {
@@ -168,6 +175,8 @@ struct Snapshot {
     // Devices that have segments or trace entries, ascending.
     std::vector<int> devices() const;
     std::string frameText(uint32_t frameId) const; // "file:line:name", file without directories
+    // Every field: what a copy (the cache's) must keep.
+    bool operator==(const Snapshot &) const = default;
 };
 
 } // namespace memlens
