@@ -18,11 +18,11 @@ int runAdviseCommand(const std::vector<std::string> &args)
     try {
         CommandLine cl(args, {"device", "at", "gpu", "capacity", "gpus"}, {"json", "no-cache"});
         if (cl.positional().size() != 1)
-            throw std::invalid_argument("usage: memlens advise FILE [--device N] [--at peak|oom|EVENT] [--gpu PRESET | --capacity BYTES] "
+            throw std::invalid_argument("usage: memlens advise FILE [--device N] [--at peak|oom|end|EVENT] [--gpu PRESET | --capacity BYTES] "
                                         "[--gpus N] [--json] [--no-cache]");
         const std::string file = cl.positional().front();
         AdviceOptions options;
-        options.at = cl.value("at").value_or("auto");
+        options.at = cl.moment("at");
         options.gpus = static_cast<int>(std::clamp<int64_t>(cl.integer("gpus").value_or(8), 1, 1 << 20));
         const CapacityOption capacity = capacityOption(cl);
         options.capacity = capacity.bytes;
@@ -48,6 +48,8 @@ int runAdviseCommand(const std::vector<std::string> &args)
         if (std::find(devices.begin(), devices.end(), device) == devices.end())
             throw std::invalid_argument(file + ": device " + std::to_string(device) + " has no segments or trace entries");
         const DeviceIndex index(snapshot, device);
+        if (options.at)
+            eventAt(index, *options.at); // the --at error, worded for the command line
         const AllocationCategories categories(snapshot, index);
         const Advice advice = advise(snapshot, index, categories, options);
         std::cout << (cl.flag("json") ? adviceJson(file, device, advice).dump(2) + "\n" : adviceText(file, device, advice));

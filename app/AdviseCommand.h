@@ -4,7 +4,7 @@
 
 namespace memlens {
 
-// `memlens advise FILE [--device N] [--at peak|oom|EVENT] [--gpu PRESET | --capacity BYTES]
+// `memlens advise FILE [--device N] [--at peak|oom|end|EVENT] [--gpu PRESET | --capacity BYTES]
 // [--gpus N] [--json] [--no-cache]`; returns the exit code.
 int runAdviseCommand(const std::vector<std::string> &args);
 

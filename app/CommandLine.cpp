@@ -58,4 +58,24 @@ std::optional<long long> CommandLine::integer(const std::string &name) const
     return v;
 }
 
+std::optional<Moment> CommandLine::moment(const std::string &name) const
+{
+    auto text = value(name);
+    if (!text)
+        return std::nullopt;
+    const auto m = Moment::parse(*text);
+    if (!m)
+        throw std::invalid_argument("--" + name + " takes peak, oom, end or an event number, not '" + *text + "'");
+    return m;
+}
+
+uint32_t eventAt(const DeviceIndex &index, const Moment &at)
+{
+    try {
+        return eventOf(index, at);
+    } catch (const std::invalid_argument &e) {
+        throw std::invalid_argument("--at " + at.text() + ": " + e.what());
+    }
+}
+
 } // namespace memlens

@@ -1,5 +1,7 @@
 #pragma once
 // A small option parser for the headless subcommands: "--name value", "--name=value", flags.
+#include "analysis/Moment.h"
+
 #include <map>
 #include <optional>
 #include <set>
@@ -20,11 +22,17 @@ public:
     std::optional<std::string> value(const std::string &name) const;
     // Parses a non-negative integer option; throws std::invalid_argument naming the option.
     std::optional<long long> integer(const std::string &name) const;
+    // Parses --at-like options: peak, oom, end or an event number; throws std::invalid_argument.
+    std::optional<Moment> moment(const std::string &name) const;
 
 private:
     std::vector<std::string> positional_;
     std::set<std::string> flags_;
     std::map<std::string, std::string> values_;
 };
+
+// The event `at` names on this device; throws std::invalid_argument "--at oom: device 0 has no
+// OOM entry" when it names none.
+uint32_t eventAt(const DeviceIndex &index, const Moment &at);
 
 } // namespace memlens

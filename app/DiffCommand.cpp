@@ -38,10 +38,10 @@ int runDiffCommand(const std::vector<std::string> &args)
     try {
         CommandLine cl(args, {"at", "device", "top", "fail-if-peak-grows", "fail-if-reserved-grows"}, {"json", "markdown", "no-cache"});
         if (cl.positional().size() != 2 || (cl.flag("json") && cl.flag("markdown")))
-            throw std::invalid_argument("usage: memlens diff A B [--at peak|oom|EVENT] [--device N] [--top K] [--json | --markdown] "
+            throw std::invalid_argument("usage: memlens diff A B [--at peak|oom|end|EVENT] [--device N] [--top K] [--json | --markdown] "
                                         "[--fail-if-peak-grows PCT] [--fail-if-reserved-grows PCT] [--no-cache]");
         const int device = static_cast<int>(cl.integer("device").value_or(0));
-        const std::string at = cl.value("at").value_or("peak");
+        const Moment at = cl.moment("at").value_or(Moment::peak());
         const auto top = static_cast<size_t>(cl.integer("top").value_or(20));
         const auto peakLimit = percentOption(cl, "fail-if-peak-grows");
         const auto reservedLimit = percentOption(cl, "fail-if-reserved-grows");
@@ -58,6 +58,8 @@ int runDiffCommand(const std::vector<std::string> &args)
                 throw std::invalid_argument(name + ": device " + std::to_string(device) + " has no segments or trace entries");
         }
         const DeviceIndex ia(*a, device), ib(*b, device);
+        eventAt(ia, at); // the --at error, worded for the command line
+        eventAt(ib, at);
         const RunDiff d = diffRuns(*a, ia, cl.positional()[0], *b, ib, cl.positional()[1], at);
         const double peakGrowth = growthPercent(d.a.peakActiveBytes, d.b.peakActiveBytes);
         const double reservedGrowth = growthPercent(d.a.peakReservedBytes, d.b.peakReservedBytes);
@@ -69,7 +71,7 @@ int runDiffCommand(const std::vector<std::string> &args)
             for (int c = 0; c < kCategoryCount; ++c)
                 categories[std::string(categoryName(static_cast<Category>(c)))] = {
                     {"a", d.a.categoryBytesAtPeak[static_cast<size_t>(c)]}, {"b", d.b.categoryBytesAtPeak[static_cast<size_t>(c)]}};
-            nlohmann::json j = {{"a", d.nameA}, {"b", d.nameB}, {"device", device}, {"at", at},
+            nlohmann::json j = {{"a", d.nameA}, {"b", d.nameB}, {"device", device}, {"at", at.text()},
                                 {"total_a", d.a.liveAtPoint}, {"total_b", d.b.liveAtPoint},
                                 {"change", int64_t(d.b.liveAtPoint) - int64_t(d.a.liveAtPoint)},
                                 {"peak_active_a", d.a.peakActiveBytes}, {"peak_active_b", d.b.peakActiveBytes},
@@ -82,7 +84,7 @@ int runDiffCommand(const std::vector<std::string> &args)
         } else {
             std::cout << "Peak active: " << formatBytes(d.a.peakActiveBytes) << " in A, " << formatBytes(d.b.peakActiveBytes) << " in B\n"
                       << "Peak reserved: " << formatBytes(d.a.peakReservedBytes) << " in A, " << formatBytes(d.b.peakReservedBytes) << " in B\n"
-                      << "Live at " << at << ": " << formatBytes(d.a.liveAtPoint) << " in A, " << formatBytes(d.b.liveAtPoint) << " in B\n";
+                      << "Live at " << at.text() << ": " << formatBytes(d.a.liveAtPoint) << " in A, " << formatBytes(d.b.liveAtPoint) << " in B\n";
             if (d.sites.empty())
                 std::cout << "No differences by call site.\n";
             for (size_t i = 0; i < d.sites.size() && i < top; ++i) {

@@ -110,7 +110,7 @@ int runRenderCommand(int argc, char **argv)
             return 1;
         }
         if ((cl.positional().size() != 1 && !(session && cl.positional().empty())) || !cl.value("o"))
-            throw std::invalid_argument("usage: memlens render FILE --view " + viewList() + " [--at peak|oom|EVENT] [--device N] "
+            throw std::invalid_argument("usage: memlens render FILE --view " + viewList() + " [--at peak|oom|end|EVENT] [--device N] "
                                         "[--range A:B] [--search TEXT] [--size WxH] [--theme light|dark] [--color allocation|site|category] [--footer] [--session S.memlens] [--no-cache] [--compare B [--align time|event|step]] -o OUT.png|OUT.svg");
         const std::string view = cl.value("view").value_or(session ? session->page : "timeline");
         if (std::find(std::begin(kViews), std::end(kViews), view) == std::end(kViews))
@@ -178,8 +178,8 @@ int runRenderCommand(int argc, char **argv)
         QApplication::processEvents();
         const DeviceData *device = state.deviceData();
         if (device && (view == "segments" || view == "stacks" || view == "flamegraph" || view == "live")) {
-            if (auto at = cl.value("at"))
-                state.setSelectedEvent(resolveEvent(*device->index, *at));
+            if (auto at = cl.moment("at"))
+                state.setSelectedEvent(eventAt(*device->index, *at));
         }
         if (auto color = cl.value("color")) {
             const auto mode = colorModeFromName(*color);
@@ -198,8 +198,8 @@ int runRenderCommand(int argc, char **argv)
                 state.setVisibleRange({state.axis().xOfEvent(static_cast<uint32_t>(a)),
                                        state.axis().xOfEvent(static_cast<uint32_t>(std::min<double>(b, device->index->eventCount() - 1)))});
             }
-            if (auto at = cl.value("at")) {
-                const uint32_t event = resolveEvent(*device->index, *at);
+            if (auto at = cl.moment("at")) {
+                const uint32_t event = eventAt(*device->index, *at);
                 if (cl.value("range"))
                     state.setSelectedEvent(event);
                 else

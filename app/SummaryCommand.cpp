@@ -25,11 +25,11 @@ int runSummaryCommand(const std::vector<std::string> &args)
     try {
         CommandLine cl(args, {"device", "top", "at"}, {"json", "folded", "bottom-up", "no-cache"});
         if (cl.positional().size() != 1)
-            throw std::invalid_argument("usage: memlens summary FILE [--device N] [--top K] [--at peak|oom|EVENT] [--json | --folded [--bottom-up]] [--no-cache]");
+            throw std::invalid_argument("usage: memlens summary FILE [--device N] [--top K] [--at peak|oom|end|EVENT] [--json | --folded [--bottom-up]] [--no-cache]");
         const std::string file = cl.positional().front();
         const auto top = static_cast<size_t>(cl.integer("top").value_or(10));
         const auto device = cl.integer("device");
-        const auto at = cl.value("at");
+        const auto at = cl.moment("at");
 
         const std::optional<CachedSnapshot> loaded = loadForCommand(file, cl.flag("no-cache"));
         if (!loaded)
@@ -45,7 +45,7 @@ int runSummaryCommand(const std::vector<std::string> &args)
             // Folded stacks of what is live at --at (default the peak), for flamegraph.pl/speedscope.
             for (int d : devices) {
                 DeviceIndex index(*snapshot, d);
-                const uint32_t e = resolveEvent(index, at.value_or("peak"));
+                const uint32_t e = eventAt(index, at.value_or(Moment::peak()));
                 CallTreeOptions options;
                 options.bottomUp = cl.flag("bottom-up");
                 std::cout << CallTree(*snapshot, index, index.liveAt(e), options).folded();
@@ -57,7 +57,7 @@ int runSummaryCommand(const std::vector<std::string> &args)
             DeviceIndex index(*snapshot, d);
             DeviceReport report{summarizeDevice(*snapshot, index, top), std::nullopt};
             if (at)
-                report.at = summarizePoint(*snapshot, index, resolveEvent(index, *at), top);
+                report.at = summarizePoint(*snapshot, index, eventAt(index, *at), top);
             reports.push_back(std::move(report));
         }
         std::cout << (cl.flag("json") ? summaryJson(*snapshot, file, reports) : summaryText(*snapshot, file, reports));

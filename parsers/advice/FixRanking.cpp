@@ -130,8 +130,7 @@ Advice advise(const Snapshot &snapshot, const DeviceIndex &index, const Allocati
 {
     Advice a;
     const std::vector<uint32_t> ooms = index.oomEvents();
-    const std::string at = options.at == "auto" ? (ooms.empty() ? "peak" : "oom") : options.at;
-    a.event = resolveEvent(index, at);
+    a.event = eventOf(index, options.at.value_or(ooms.empty() ? Moment::peak() : Moment::oom()));
     a.oom = a.event != kBeforeTrace && a.event < index.eventCount() && index.events().action[a.event] == Action::Oom;
     a.setup = inferSetup(snapshot, index, categories, a.event);
     const EstimateInput &setup = a.setup.input;

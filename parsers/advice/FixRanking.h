@@ -8,6 +8,7 @@
 #include "advice/SetupInference.h"
 #include "analysis/AllocationCategories.h"
 #include "analysis/DeviceIndex.h"
+#include "analysis/Moment.h"
 #include "model/Snapshot.h"
 
 #include <array>
@@ -28,7 +29,7 @@ struct Fix {
 };
 
 struct AdviceOptions {
-    std::string at = "auto";             // "auto" (the first OOM, else the peak), "peak", "oom" or an event number
+    std::optional<Moment> at;            // none: the first OOM, else the peak
     std::optional<uint64_t> capacity;    // --gpu / --capacity
     std::string capacitySource;          // what gave it
     int gpus = 8;                        // for ZeRO / FSDP
@@ -48,7 +49,7 @@ struct Advice {
     std::vector<Fix> fixes; // largest saving first; only fixes that save something
 };
 
-// Throws std::invalid_argument for a bad `at`.
+// Throws std::invalid_argument when `at` names no event.
 Advice advise(const Snapshot &snapshot, const DeviceIndex &index, const AllocationCategories &categories, const AdviceOptions &options);
 
 } // namespace memlens

@@ -166,24 +166,4 @@ PointSummary summarizePoint(const Snapshot &snapshot, const DeviceIndex &index, 
     return p;
 }
 
-uint32_t resolveEvent(const DeviceIndex &index, const std::string &spec)
-{
-    if (spec == "peak")
-        return index.peakIndex();
-    if (spec == "oom") {
-        auto ooms = index.oomEvents();
-        if (ooms.empty())
-            throw std::invalid_argument("--at oom: device " + std::to_string(index.device()) + " has no OOM entry");
-        return ooms.front();
-    }
-    uint64_t value = 0;
-    auto [ptr, ec] = std::from_chars(spec.data(), spec.data() + spec.size(), value);
-    if (ec != std::errc() || ptr != spec.data() + spec.size())
-        throw std::invalid_argument("--at takes peak, oom or an event number, not '" + spec + "'");
-    if (value >= index.eventCount())
-        throw std::invalid_argument("--at " + spec + ": device " + std::to_string(index.device()) + " has " +
-                                    std::to_string(index.eventCount()) + " events");
-    return static_cast<uint32_t>(value);
-}
-
 } // namespace memlens

@@ -114,7 +114,4 @@ DeviceSummary summarizeDevice(const Snapshot &snapshot, const DeviceIndex &index
                               const AllocationCategories *categories = nullptr);
 PointSummary summarizePoint(const Snapshot &snapshot, const DeviceIndex &index, uint32_t e, size_t topK);
 
-// "peak", "oom" (the first OOM) or an event number. Throws std::invalid_argument with a message.
-uint32_t resolveEvent(const DeviceIndex &index, const std::string &spec);
-
 } // namespace memlens

@@ -47,10 +47,10 @@ std::string cell(const std::string &text)
 } // namespace
 
 RunDiff diffRuns(const Snapshot &a, const DeviceIndex &ia, const std::string &nameA, const Snapshot &b,
-                 const DeviceIndex &ib, const std::string &nameB, const std::string &at)
+                 const DeviceIndex &ib, const std::string &nameB, const Moment &at)
 {
     RunDiff d{nameA, nameB, at, {}, {}, {}};
-    const uint32_t ea = resolveEvent(ia, at), eb = resolveEvent(ib, at);
+    const uint32_t ea = eventOf(ia, at), eb = eventOf(ib, at);
     for (auto [run, snap, index, e] : {std::tuple{&d.a, &a, &ia, ea}, std::tuple{&d.b, &b, &ib, eb}}) {
         const DeviceSummary s = summarizeDevice(*snap, *index, 0);
         run->peakActiveBytes = s.peakActiveBytes;
@@ -81,14 +81,14 @@ std::string diffMarkdown(const RunDiff &d, size_t topSites)
     };
     row("Peak active", d.a.peakActiveBytes, d.b.peakActiveBytes);
     row("Peak reserved", d.a.peakReservedBytes, d.b.peakReservedBytes);
-    row("Live at " + d.at, d.a.liveAtPoint, d.b.liveAtPoint);
+    row("Live at " + d.at.text(), d.a.liveAtPoint, d.b.liveAtPoint);
     out << "\n**By category at each run's peak**\n\n| category | A | B | change |\n|---|---:|---:|---:|\n";
     for (int c = 0; c < kCategoryCount; ++c) {
         const uint64_t a = d.a.categoryBytesAtPeak[static_cast<size_t>(c)], b = d.b.categoryBytesAtPeak[static_cast<size_t>(c)];
         if (a || b)
             row(std::string(categoryName(static_cast<Category>(c))), a, b);
     }
-    out << "\n**Largest changes by call site (live at " << d.at << ")**\n\n";
+    out << "\n**Largest changes by call site (live at " << d.at.text() << ")**\n\n";
     if (d.sites.empty()) {
         out << "No differences by call site.\n";
         return out.str();

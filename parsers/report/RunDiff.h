@@ -3,6 +3,7 @@
 // at a chosen point; what `memlens diff` prints (text, JSON, Markdown) and its CI gate reads.
 #include "analysis/AllocationCategories.h"
 #include "analysis/CallTree.h"
+#include "analysis/Moment.h"
 
 #include <array>
 #include <optional>
@@ -19,13 +20,15 @@ struct RunTotals {
 };
 
 struct RunDiff {
-    std::string nameA, nameB, at;
+    std::string nameA, nameB;
+    Moment at;
     RunTotals a, b;
     std::vector<SiteDiff> sites; // by |change|, largest first
 };
 
+// Throws std::invalid_argument when `at` names no event of a run.
 RunDiff diffRuns(const Snapshot &a, const DeviceIndex &ia, const std::string &nameA, const Snapshot &b,
-                 const DeviceIndex &ib, const std::string &nameB, const std::string &at);
+                 const DeviceIndex &ib, const std::string &nameB, const Moment &at);
 
 // How much larger `after` is than `before`, in percent (before 0: 0 when after is 0, else +inf).
 double growthPercent(uint64_t before, uint64_t after);

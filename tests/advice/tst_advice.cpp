@@ -21,7 +21,7 @@ struct Advised {
     Advice advice;
 };
 
-Advised adviseFile(const QString &path, const std::string &at = "auto")
+Advised adviseFile(const QString &path, std::optional<Moment> at = std::nullopt)
 {
     Advised out;
     out.snapshot = loadSnapshot(path.toStdString());
@@ -190,7 +190,7 @@ private slots:
 
     void badAt()
     {
-        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, adviseFile(corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle", "oom"));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, adviseFile(corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle", Moment::oom()));
     }
 };
 

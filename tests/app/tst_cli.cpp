@@ -436,7 +436,7 @@ private slots:
         QDir().mkpath(dir.filePath("empty"));
         QTest::newRow("folder without snapshots") << QStringList{"summary", dir.filePath("empty")} << dir.filePath("empty") + ": no snapshot files";
         QTest::newRow("no device") << QStringList{"summary", good.fileName(), "--device", "3"} << "device 3 has no segments";
-        QTest::newRow("bad --at") << QStringList{"summary", good.fileName(), "--at", "soon"} << "--at takes peak, oom or an event number";
+        QTest::newRow("bad --at") << QStringList{"summary", good.fileName(), "--at", "soon"} << "--at takes peak, oom, end or an event number";
         QTest::newRow("no oom") << QStringList{"summary", good.fileName(), "--at", "oom"} << "has no OOM entry";
         QTest::newRow("unknown option") << QStringList{"summary", good.fileName(), "--colour"} << "unknown option --colour";
     }

@@ -3,6 +3,7 @@
 #include "CorpusFiles.h"
 #include "SyntheticSnapshot.h"
 #include "analysis/DeviceIndex.h"
+#include "analysis/Moment.h"
 #include "analysis/SnapshotSummary.h"
 #include "analysis/TimelineLayout.h"
 #include "decode/SnapshotLoader.h"
@@ -204,17 +205,22 @@ private slots:
         QCOMPARE(index.peakIndex(), 0u);
     }
 
-    void resolveEventSpecs()
+    // The moments a user names: parsed once, resolved against the device, errors that say why.
+    void momentsNameEvents()
     {
         SynthSnapshot s;
         s.traces = {{{"alloc", 4096, 100, 0, 0, -1}, {"oom", 123, 999, 0, 0, -1}}};
         auto snapshot = loadSnapshotFromMemory(s.pickle(), "spec.pickle");
         DeviceIndex index(*snapshot, 0);
-        QCOMPARE(resolveEvent(index, "peak"), 0u);
-        QCOMPARE(resolveEvent(index, "oom"), 1u);
-        QCOMPARE(resolveEvent(index, "1"), 1u);
-        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, resolveEvent(index, "2"));
-        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, resolveEvent(index, "x"));
+        QCOMPARE(eventOf(index, *Moment::parse("peak")), 0u);
+        QCOMPARE(eventOf(index, *Moment::parse("oom")), 1u);
+        QCOMPARE(eventOf(index, *Moment::parse("end")), 1u);
+        QCOMPARE(eventOf(index, *Moment::parse("1")), 1u);
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, eventOf(index, *Moment::parse("2")));
+        for (const char *bad : {"x", "", "-1", "1.5", "peak ", "99999999999"})
+            QVERIFY2(!Moment::parse(bad), bad);
+        for (const Moment m : {Moment::peak(), Moment::oom(), Moment::end(), Moment::at(42)})
+            QCOMPARE(Moment::parse(m.text()), std::optional<Moment>(m));
         const DeviceSummary summary = summarizeDevice(*snapshot, index, 5);
         QCOMPARE(summary.ooms.size(), size_t(1));
         QCOMPARE(summary.ooms[0].deviceFree, uint64_t(123));

@@ -1,5 +1,6 @@
 #include "compare/CompareDialog.h"
 
+#include "analysis/Moment.h"
 #include "analysis/SnapshotSummary.h"
 #include "compare/RunOverlayView.h"
 #include "document/DocumentLoader.h"
@@ -23,7 +24,8 @@ CompareDialog::CompareDialog(std::shared_ptr<const Document> a, int device, QWid
     auto *layout = new QVBoxLayout(this);
     auto *bar = new QHBoxLayout;
     at_ = new QComboBox(this);
-    at_->addItems({"peak", "oom", "end"});
+    for (const Moment m : {Moment::peak(), Moment::oom(), Moment::end()})
+        at_->addItem(QString::fromStdString(m.text()), QString::fromStdString(m.text()));
     bar->addWidget(new QLabel(tr("Live at"), this));
     bar->addWidget(at_);
     bar->addStretch();
@@ -104,11 +106,11 @@ void CompareDialog::refresh()
         totals_->setText(tr("B has no device to compare with"));
         return;
     }
-    const std::string at = at_->currentText().toStdString() == "end" ? std::string() : at_->currentText().toStdString();
+    const Moment at = Moment::parse(at_->currentData().toString().toStdString()).value_or(Moment::end());
     uint32_t ea, eb;
     try {
-        ea = at.empty() ? static_cast<uint32_t>(da->index->eventCount() - 1) : resolveEvent(*da->index, at);
-        eb = at.empty() ? static_cast<uint32_t>(db->index->eventCount() - 1) : resolveEvent(*db->index, at);
+        ea = eventOf(*da->index, at);
+        eb = eventOf(*db->index, at);
     } catch (const std::invalid_argument &e) {
         totals_->setText(QString::fromStdString(e.what()));
         return;
