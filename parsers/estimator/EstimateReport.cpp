@@ -8,6 +8,18 @@
 
 namespace memlens {
 
+namespace {
+
+nlohmann::json phasesJson(const EstimateResult &r)
+{
+    nlohmann::json j = nlohmann::json::object();
+    for (const auto &[phase, bytes] : r.phases)
+        j[std::string(estimatePhaseName(phase))] = bytes;
+    return j;
+}
+
+} // namespace
+
 std::string estimateJson(const EstimateInput &in, const EstimateResult &r, const std::optional<FitAnswer> &fit)
 {
     nlohmann::json j = {
@@ -29,8 +41,8 @@ std::string estimateJson(const EstimateInput &in, const EstimateResult &r, const
         {"kv_cache_bytes", r.kvCacheBytes},
         {"workspace_bytes", r.workspaceBytes},
         {"peak_allocated_bytes", r.peakAllocatedBytes},
-        {"peak_phase", r.peakPhase},
-        {"phases", r.phases},
+        {"peak_phase", estimatePhaseName(r.peakPhase)},
+        {"phases", phasesJson(r)},
         {"reserved_bytes", r.reservedBytes},
         {"context_bytes", r.contextBytes},
         {"savings", r.savings},
@@ -65,7 +77,7 @@ std::string estimateText(const EstimateInput &in, const EstimateResult &r, const
     line("step temps", r.transientBytes);
     line("KV cache", r.kvCacheBytes);
     line("cuBLAS workspace ", r.workspaceBytes);
-    out << "  peak allocated  " << formatBytes(r.peakAllocatedBytes) << " (" << r.peakPhase << ")\n";
+    out << "  peak allocated  " << formatBytes(r.peakAllocatedBytes) << " (" << estimatePhaseName(r.peakPhase) << ")\n";
     out << "  reserved        " << formatBytes(r.reservedBytes) << " + CUDA context " << formatBytes(r.contextBytes) << "\n";
     if (in.gpuBytes)
         out << "  " << (r.fits ? "fits" : "does NOT fit") << " in " << formatBytes(in.gpuBytes) << "\n";

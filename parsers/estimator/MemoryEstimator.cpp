@@ -164,6 +164,23 @@ double adafactorStateElements(const ModelShape &m)
 
 } // namespace
 
+std::string_view estimatePhaseName(EstimatePhase phase)
+{
+    switch (phase) {
+    case EstimatePhase::Decode:
+        return "decode";
+    case EstimatePhase::ForwardLoss:
+        return "forward+loss";
+    case EstimatePhase::OptimizerStep:
+        return "optimizer step";
+    case EstimatePhase::Prefill:
+        return "prefill";
+    case EstimatePhase::Recompute:
+        break;
+    }
+    return "recompute";
+}
+
 EstimateResult estimateWithoutSavings(const EstimateInput &in)
 {
     EstimateResult r;
@@ -244,8 +261,8 @@ EstimateResult estimateWithoutSavings(const EstimateInput &in)
         r.kvCacheBytes = static_cast<uint64_t>(kvFull);
         r.activationsBytes = static_cast<uint64_t>(b * seq * (mlpTransient + 2.0 * m.hidden * p.compute));
         r.logitsBytes = static_cast<uint64_t>(b * V * 4);
-        r.phases["prefill"] = static_cast<uint64_t>(prefill);
-        r.phases["decode"] = static_cast<uint64_t>(decode);
+        r.phases[EstimatePhase::Prefill] = static_cast<uint64_t>(prefill);
+        r.phases[EstimatePhase::Decode] = static_cast<uint64_t>(decode);
     } else {
         double activations = 0, layer = 0, logits = 0;
         if (m.family == ModelFamily::ResNet50) {
@@ -270,16 +287,16 @@ EstimateResult estimateWithoutSavings(const EstimateInput &in)
         r.logitsBytes = static_cast<uint64_t>(logits);
         const double base = weightBytes + states + double(r.masterWeightsBytes);
         const double accumulated = in.gradAccumulation > 1 ? grads : 0;
-        r.phases["forward+loss"] = static_cast<uint64_t>(base + accumulated + activations + logits);
+        r.phases[EstimatePhase::ForwardLoss] = static_cast<uint64_t>(base + accumulated + activations + logits);
         // The optimizer step: foreach AdamW allocates one parameter-sized temporary (the square
         // root of exp_avg_sq); SGD with momentum and no weight decay works in place, and 8-bit
         // Adam runs fused kernels.
         const bool inPlace = in.fusedOptimizer || in.optimizer == Optimizer::None || in.optimizer == Optimizer::Sgd ||
                              in.optimizer == Optimizer::AdamW8bit;
         const double stepTemp = inPlace ? 0 : double(trainable) * trainableBytes;
-        r.phases["optimizer step"] = static_cast<uint64_t>(weightBytes + states + grads + stepTemp);
+        r.phases[EstimatePhase::OptimizerStep] = static_cast<uint64_t>(weightBytes + states + grads + stepTemp);
         if (in.checkpointing == Checkpointing::Full)
-            r.phases["recompute"] = static_cast<uint64_t>(base + grads + activations + layer * 1.5);
+            r.phases[EstimatePhase::Recompute] = static_cast<uint64_t>(base + grads + activations + layer * 1.5);
         r.transientBytes = static_cast<uint64_t>(stepTemp);
     }
     // cuBLAS keeps one workspace per stream through the caching allocator (32 MiB on Hopper).
@@ -291,6 +308,20 @@ EstimateResult estimateWithoutSavings(const EstimateInput &in)
             r.peakAllocatedBytes = bytes;
             r.peakPhase = phase;
         }
+    }
+    r.peakParts = {{EstimatePart::Weights, double(r.parametersBytes)},
+                   {EstimatePart::Optimizer, double(r.optimizerBytes)},
+                   {EstimatePart::AutocastCopies, double(r.masterWeightsBytes)}};
+    if (r.peakPhase == EstimatePhase::OptimizerStep) {
+        r.peakParts.push_back({EstimatePart::Gradients, double(r.gradientsBytes)});
+        r.peakParts.push_back({EstimatePart::StepTemporaries, double(r.transientBytes)});
+    } else if (in.inference) {
+        r.peakParts.push_back({EstimatePart::KvCache, double(r.kvCacheBytes)});
+        r.peakParts.push_back({EstimatePart::Transient, double(r.peakAllocatedBytes) - double(r.parametersBytes + r.kvCacheBytes)});
+    } else {
+        const double other = double(r.peakAllocatedBytes) - double(r.parametersBytes + r.optimizerBytes + r.masterWeightsBytes + r.logitsBytes);
+        r.peakParts.push_back({EstimatePart::Activations, std::max(0.0, other)});
+        r.peakParts.push_back({EstimatePart::LogitsAndLoss, double(r.logitsBytes)});
     }
     // The caching allocator's slack: rounding, 2/20 MiB segments, fragmentation.
     r.reservedBytes = static_cast<uint64_t>(double(r.peakAllocatedBytes) * 1.08) + 20 * MiB;

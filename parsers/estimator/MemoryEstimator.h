@@ -7,6 +7,8 @@
 
 #include <map>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace memlens {
 
@@ -37,6 +39,18 @@ struct EstimateInput {
     uint64_t gpuBytes = 0; // 0: no GPU chosen
 };
 
+// The estimate's phases of a step, in the order of their names (ties for the peak go to the
+// later one, as they always have).
+enum class EstimatePhase : uint8_t { Decode, ForwardLoss, OptimizerStep, Prefill, Recompute };
+std::string_view estimatePhaseName(EstimatePhase phase); // "decode", "forward+loss", "optimizer step", …
+
+// What is alive at the peak phase, for the breakdown bar: one owner for the parts and their bytes.
+enum class EstimatePart : uint8_t { Weights, Optimizer, AutocastCopies, Gradients, StepTemporaries, KvCache, Transient, Activations, LogitsAndLoss };
+struct EstimatePartBytes {
+    EstimatePart part;
+    double bytes; // may be 0
+};
+
 struct EstimateResult {
     uint64_t params = 0;
     uint64_t trainableParams = 0;
@@ -52,8 +66,9 @@ struct EstimateResult {
     uint64_t peakAllocatedBytes = 0;
     uint64_t reservedBytes = 0;
     uint64_t contextBytes = 0;
-    std::string peakPhase;
-    std::map<std::string, uint64_t> phases; // phase → allocated bytes
+    EstimatePhase peakPhase = EstimatePhase::ForwardLoss;
+    std::map<EstimatePhase, uint64_t> phases; // phase → allocated bytes
+    std::vector<EstimatePartBytes> peakParts; // alive at the peak phase, in drawing order
     std::map<std::string, int64_t> savings;  // technique not in use → bytes it would save at the peak
     bool fits = true;                        // total (reserved + context) within the GPU
 };

@@ -18,6 +18,33 @@
 namespace memlens {
 
 namespace {
+
+// How the breakdown bar shows each part the estimator counts.
+std::pair<QString, QColor> partLook(EstimatePart part)
+{
+    switch (part) {
+    case EstimatePart::Weights:
+        return {EstimatorPanel::tr("weights"), QColor(46, 125, 50)};
+    case EstimatePart::Optimizer:
+        return {EstimatorPanel::tr("optimizer"), QColor(218, 165, 32)};
+    case EstimatePart::AutocastCopies:
+        return {EstimatorPanel::tr("autocast copies"), QColor(120, 170, 90)};
+    case EstimatePart::Gradients:
+        return {EstimatorPanel::tr("gradients"), QColor(30, 90, 200)};
+    case EstimatePart::StepTemporaries:
+        return {EstimatorPanel::tr("step temporaries"), QColor(130, 130, 140)};
+    case EstimatePart::KvCache:
+        return {EstimatorPanel::tr("KV cache"), QColor(150, 90, 200)};
+    case EstimatePart::Transient:
+        return {EstimatorPanel::tr("transient"), QColor(200, 60, 60)};
+    case EstimatePart::Activations:
+        return {EstimatorPanel::tr("activations"), QColor(200, 60, 60)};
+    case EstimatePart::LogitsAndLoss:
+        break;
+    }
+    return {EstimatorPanel::tr("logits and loss"), QColor(240, 130, 60)};
+}
+
 QSpinBox *spin(QWidget *parent, int lo, int hi, int value)
 {
     auto *s = new QSpinBox(parent);
@@ -361,24 +388,15 @@ void EstimatorPanel::recompute()
     const EstimateInput in = input();
     result_ = estimate(in);
     const EstimateResult &r = result_;
-    // The parts alive at the peak phase.
-    std::vector<BreakdownBar::Part> parts = {{tr("weights"), double(r.parametersBytes), QColor(46, 125, 50)},
-                                             {tr("optimizer"), double(r.optimizerBytes), QColor(218, 165, 32)},
-                                             {tr("autocast copies"), double(r.masterWeightsBytes), QColor(120, 170, 90)}};
-    if (r.peakPhase == "optimizer step") {
-        parts.push_back({tr("gradients"), double(r.gradientsBytes), QColor(30, 90, 200)});
-        parts.push_back({tr("step temporaries"), double(r.transientBytes), QColor(130, 130, 140)});
-    } else if (in.inference) {
-        parts.push_back({tr("KV cache"), double(r.kvCacheBytes), QColor(150, 90, 200)});
-        parts.push_back({tr("transient"), double(r.peakAllocatedBytes) - double(r.parametersBytes + r.kvCacheBytes), QColor(200, 60, 60)});
-    } else {
-        const double other = double(r.peakAllocatedBytes) - double(r.parametersBytes + r.optimizerBytes + r.masterWeightsBytes + r.logitsBytes);
-        parts.push_back({tr("activations"), std::max(0.0, other), QColor(200, 60, 60)});
-        parts.push_back({tr("logits and loss"), double(r.logitsBytes), QColor(240, 130, 60)});
+    // The parts alive at the peak phase, as the estimator counts them.
+    std::vector<BreakdownBar::Part> parts;
+    for (const EstimatePartBytes &p : r.peakParts) {
+        const auto [name, color] = partLook(p.part);
+        parts.push_back({name, p.bytes, color});
     }
     bar_->setParts(parts, double(in.gpuBytes), measured_ ? double(*measured_) : 0.0);
     QString text = tr("<b>Peak allocated %1</b> (%2) · reserved %3 · CUDA context %4")
-                       .arg(bytesText(r.peakAllocatedBytes), QString::fromStdString(r.peakPhase), bytesText(r.reservedBytes), bytesText(r.contextBytes));
+                       .arg(bytesText(r.peakAllocatedBytes), QString::fromLatin1(estimatePhaseName(r.peakPhase)), bytesText(r.reservedBytes), bytesText(r.contextBytes));
     text += tr("<br/>%1 parameters (%2 trainable) · activations %3 · logits and loss %4")
                 .arg(QString::fromStdString(groupDigits(r.params)), QString::fromStdString(groupDigits(r.trainableParams)),
                      bytesText(r.activationsBytes), bytesText(r.logitsBytes));
@@ -395,9 +413,9 @@ void EstimatorPanel::recompute()
         text += tr("<br/>At its peak: parameters %1 (estimate %2) · gradients %3 (%4) · optimizer state %5 (%6) · "
                    "activations and temporaries %7 (activations and logits %8)")
                     .arg(bytesText(m[size_t(Category::Parameter)]), bytesText(r.parametersBytes), bytesText(m[size_t(Category::Gradient)]),
-                         bytesText(r.peakPhase == "optimizer step" ? r.gradientsBytes : 0), bytesText(m[size_t(Category::OptimizerState)]),
+                         bytesText(r.peakPhase == EstimatePhase::OptimizerStep ? r.gradientsBytes : 0), bytesText(m[size_t(Category::OptimizerState)]),
                          bytesText(r.optimizerBytes), bytesText(m[size_t(Category::Activation)] + m[size_t(Category::Temporary)]))
-                    .arg(bytesText(r.peakPhase == "optimizer step" ? 0 : r.activationsBytes + r.logitsBytes));
+                    .arg(bytesText(r.peakPhase == EstimatePhase::OptimizerStep ? 0 : r.activationsBytes + r.logitsBytes));
     }
     figures_->setText(text);
     savings_->clear();
