@@ -4,7 +4,7 @@
 #include "document/DocumentView.h"
 #include "document/SessionBinding.h"
 #include "document/StartPage.h"
-#include "document/ViewState.h"
+#include "state/ViewState.h"
 #include "estimator/EstimatorPanel.h"
 #include "export/ViewExport.h"
 #include "notes/NoteEditor.h"

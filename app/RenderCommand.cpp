@@ -6,7 +6,7 @@
 #include "compare/RunOverlayView.h"
 #include "document/DocumentView.h"
 #include "document/SessionBinding.h"
-#include "document/ViewState.h"
+#include "state/ViewState.h"
 #include "estimator/EstimatorPanel.h"
 #include "export/ViewExport.h"
 #include "model/LoadError.h"

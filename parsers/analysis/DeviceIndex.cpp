@@ -338,26 +338,26 @@ std::vector<std::string> DeviceIndex::labelsOf(uint32_t id) const
 {
     std::vector<std::string> labels;
     for (const auto &[allocation, event] : annotationsOf(id))
-        labels.emplace_back(snapshot_.strings.at(EventTable::noteAt(events_->userMetadata, event)));
+        labels.emplace_back(snapshot_.strings.at(EventTable::sparseValueAt(events_->userMetadata, event)));
     return labels;
 }
 
 uint32_t DeviceIndex::latestLabelOf(uint32_t id) const
 {
     const auto notes = annotationsOf(id);
-    return notes.empty() ? 0 : EventTable::noteAt(events_->userMetadata, notes.back().second);
+    return notes.empty() ? 0 : EventTable::sparseValueAt(events_->userMetadata, notes.back().second);
 }
 
 uint32_t DeviceIndex::userMetadataOf(uint32_t id) const
 {
     const uint32_t e = allocations_[id].allocEvent;
-    return e == kBeforeTrace ? 0 : EventTable::noteAt(events_->userMetadata, e);
+    return e == kBeforeTrace ? 0 : EventTable::sparseValueAt(events_->userMetadata, e);
 }
 
 uint32_t DeviceIndex::compileContextOf(uint32_t id) const
 {
     const uint32_t e = allocations_[id].allocEvent;
-    return e == kBeforeTrace ? 0 : EventTable::noteAt(events_->compileContext, e);
+    return e == kBeforeTrace ? 0 : EventTable::sparseValueAt(events_->compileContext, e);
 }
 
 void DeviceIndex::poolsFromFinalSegments()

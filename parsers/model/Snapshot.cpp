@@ -28,7 +28,7 @@ Action actionFromName(std::string_view name)
     return Action::Other;
 }
 
-uint32_t EventTable::noteAt(const std::vector<std::pair<uint32_t, uint32_t>> &column, uint32_t event)
+uint32_t EventTable::sparseValueAt(const std::vector<std::pair<uint32_t, uint32_t>> &column, uint32_t event)
 {
     auto it = std::lower_bound(column.begin(), column.end(), std::make_pair(event, 0u));
     return it != column.end() && it->first == event ? it->second : 0;
@@ -61,7 +61,7 @@ std::vector<int> Snapshot::devices() const
     return {found.begin(), found.end()};
 }
 
-const char *CategoryTimeline::categoryName(int c)
+const char *CategoryTimeline::torchCategoryName(int c)
 {
     static const char *names[kCategories] = {"parameter", "optimizer_state", "input", "temporary",
                                              "activation", "gradient", "autograd_detail", "unknown"};

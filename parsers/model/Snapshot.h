@@ -59,8 +59,8 @@ struct EventTable {
     size_t count() const { return action.size(); }
     bool operator==(const EventTable &) const = default;
     // The string id a sparse column holds for `event`, 0 ("") when none.
-    static uint32_t noteAt(const std::vector<std::pair<uint32_t, uint32_t>> &column, uint32_t event);
-    uint32_t poolOf(uint32_t event) const { return noteAt(pool, event); } // index into Snapshot::pools
+    static uint32_t sparseValueAt(const std::vector<std::pair<uint32_t, uint32_t>> &column, uint32_t event);
+    uint32_t poolOf(uint32_t event) const { return sparseValueAt(pool, event); } // index into Snapshot::pools
 };
 
 enum class BlockState : uint8_t { ActiveAllocated, ActivePendingFree, Inactive, Unknown };
@@ -142,7 +142,8 @@ struct FxFrame {
 // `export_memory_timeline` output: bytes live per category over time.
 struct CategoryTimeline {
     static constexpr int kCategories = 8;
-    static const char *categoryName(int c); // parameter, optimizer_state, input, temporary, …
+    // torch's own category names (export_memory_timeline), not memlens's Category.
+    static const char *torchCategoryName(int c); // parameter, optimizer_state, input, temporary, …
     std::vector<int64_t> timeUs;
     std::vector<std::array<uint64_t, kCategories>> bytes; // per time point
     bool operator==(const CategoryTimeline &) const = default;

@@ -196,8 +196,8 @@ std::string summaryJson(const Snapshot &snapshot, const std::string &file, const
         const CategorySummary c = summarizeCategories(*snapshot.categories);
         json atPeak = json::object(), final = json::object();
         for (int i = 0; i < CategoryTimeline::kCategories; ++i) {
-            atPeak[CategoryTimeline::categoryName(i)] = c.atPeak[static_cast<size_t>(i)];
-            final[CategoryTimeline::categoryName(i)] = c.final[static_cast<size_t>(i)];
+            atPeak[CategoryTimeline::torchCategoryName(i)] = c.atPeak[static_cast<size_t>(i)];
+            final[CategoryTimeline::torchCategoryName(i)] = c.final[static_cast<size_t>(i)];
         }
         root["categories"] = {{"points", c.points}, {"peak_total_bytes", c.peakTotal}, {"peak_time_us", c.peakTimeUs},
                               {"at_peak", atPeak}, {"final", final}};
@@ -220,7 +220,7 @@ std::string summaryText(const Snapshot &snapshot, const std::string &file, const
         out << "\nMemory by category (" << c.points << " time points): peak " << formatBytes(c.peakTotal) << " at "
             << c.peakTimeUs << " us\n";
         for (int i = 0; i < CategoryTimeline::kCategories; ++i)
-            out << "  " << CategoryTimeline::categoryName(i) << ": " << formatBytes(c.atPeak[static_cast<size_t>(i)])
+            out << "  " << CategoryTimeline::torchCategoryName(i) << ": " << formatBytes(c.atPeak[static_cast<size_t>(i)])
                 << " at the peak, " << formatBytes(c.final[static_cast<size_t>(i)]) << " at the end\n";
     } else if (devices.empty()) {
         out << "No device has segments or trace entries.\n";

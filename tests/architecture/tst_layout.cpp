@@ -64,6 +64,25 @@ private slots:
         }
     }
 
+    // Inside viewer/, the shell (document/) holds every page and nothing below it includes the
+    // shell; what every page shares (state/) and background work (jobs/) include no page.
+    void sharedStateBelowPages()
+    {
+        for (const SourceFile &f : sources("viewer")) {
+            const QString folder = f.path.section('/', 1, 1);
+            for (const QString &inc : quotedIncludes(f.text)) {
+                if (!existsIn("viewer", inc))
+                    continue; // parsers/
+                const QString target = inc.section('/', 0, 0);
+                if (folder != "document")
+                    QVERIFY2(target != "document", qPrintable(f.path + " includes the shell: " + inc));
+                if (folder == "state" || folder == "jobs")
+                    QVERIFY2(target == "state" || target == "jobs" || target == "style",
+                             qPrintable(f.path + " (shared by every page) includes a page: " + inc));
+            }
+        }
+    }
+
     void featureFolders()
     {
         for (const QString layer : {"parsers", "viewer"}) {

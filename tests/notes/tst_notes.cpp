@@ -9,7 +9,7 @@
 #include "notes/NoteSet.h"
 #include "document/DocumentView.h"
 #include "document/SessionBinding.h"
-#include "document/ViewState.h"
+#include "state/ViewState.h"
 #include "model/ByteFormat.h"
 #include "segments/SegmentMapWidget.h"
 #include "segments/SegmentsPage.h"

@@ -8,7 +8,7 @@
 #include "notes/NoteSet.h"
 #include "document/DocumentView.h"
 #include "document/SessionBinding.h"
-#include "document/ViewState.h"
+#include "state/ViewState.h"
 #include "estimator/EstimatorPanel.h"
 #include "export/ViewExport.h"
 #include "model/ByteFormat.h"

@@ -3,7 +3,7 @@
 #include "analysis/Moment.h"
 #include "analysis/SnapshotSummary.h"
 #include "compare/RunOverlayView.h"
-#include "document/DocumentLoader.h"
+#include "jobs/DocumentLoader.h"
 #include "style/ByteText.h"
 
 #include <QComboBox>

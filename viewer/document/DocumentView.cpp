@@ -1,8 +1,8 @@
 #include "document/DocumentView.h"
 
 #include "analysis/FrameFilter.h"
-#include "document/DocumentLoader.h"
-#include "document/ViewState.h"
+#include "jobs/DocumentLoader.h"
+#include "state/ViewState.h"
 #include "export/ViewExport.h"
 #include "notes/NoteEditor.h"
 #include "notes/NoteListPanel.h"

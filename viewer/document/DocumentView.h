@@ -1,7 +1,7 @@
 #pragma once
 // Everything shown for one opened file: loading progress with Cancel, then the device
 // selector, the summary and timeline pages and the details of the selected allocation.
-#include "document/Page.h"
+#include "state/Page.h"
 #include "notes/NoteSet.h"
 #include "pipeline/DocumentPipeline.h"
 

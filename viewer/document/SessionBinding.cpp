@@ -1,7 +1,7 @@
 #include "document/SessionBinding.h"
 
 #include "document/DocumentView.h"
-#include "document/ViewState.h"
+#include "state/ViewState.h"
 #include "notes/NoteSet.h"
 #include "segments/SegmentMapWidget.h"
 #include "segments/SegmentsPage.h"

@@ -1,6 +1,6 @@
 #include "notes/NoteEditor.h"
 
-#include "document/ViewState.h"
+#include "state/ViewState.h"
 
 #include <QContextMenuEvent>
 #include <QInputDialog>

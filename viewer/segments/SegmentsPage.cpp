@@ -1,14 +1,14 @@
 #include "segments/SegmentsPage.h"
 
-#include "document/RefreshWhenShown.h"
-#include "document/ViewState.h"
+#include "state/RefreshWhenShown.h"
+#include "state/ViewState.h"
 #include "segments/EventListModel.h"
 #include "segments/SegmentMapWidget.h"
 #include "segments/SegmentTableModel.h"
 #include "segments/WhatIfPanel.h"
 #include "style/AllocationText.h"
 #include "style/ByteText.h"
-#include "style/ColorModeBox.h"
+#include "state/ColorModeBox.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>

@@ -1,7 +1,7 @@
 #include "stacks/StacksPage.h"
 
-#include "document/RefreshWhenShown.h"
-#include "document/ViewState.h"
+#include "state/RefreshWhenShown.h"
+#include "state/ViewState.h"
 #include "stacks/CallTreeModel.h"
 #include "stacks/CostBarDelegate.h"
 #include "stacks/FlameGraphWidget.h"

@@ -1,6 +1,6 @@
 #include "steps/StepsView.h"
 
-#include "document/ViewState.h"
+#include "state/ViewState.h"
 #include "style/ByteText.h"
 #include "style/PlotPalette.h"
 #include "timeline/BytesPlot.h"

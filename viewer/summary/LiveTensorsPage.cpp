@@ -1,8 +1,8 @@
 #include "summary/LiveTensorsPage.h"
 
 #include "analysis/AllocationSearch.h"
-#include "document/RefreshWhenShown.h"
-#include "document/ViewState.h"
+#include "state/RefreshWhenShown.h"
+#include "state/ViewState.h"
 #include "stacks/CostBarDelegate.h"
 #include "style/AllocationText.h"
 #include "style/ByteText.h"

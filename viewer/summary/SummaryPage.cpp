@@ -1,7 +1,7 @@
 #include "summary/SummaryPage.h"
 
 #include "analysis/FrameFilter.h"
-#include "document/ViewState.h"
+#include "state/ViewState.h"
 #include "stacks/CostBarDelegate.h"
 #include "summary/FixList.h"
 #include "style/AllocationText.h"

@@ -1,6 +1,6 @@
 #include "timeline/AllocationBandsPlottable.h"
 
-#include "document/ViewState.h"
+#include "state/ViewState.h"
 #include "notes/NotePainter.h"
 #include "style/AllocationText.h"
 #include "style/BandColors.h"
@@ -433,7 +433,7 @@ void AllocationBandsPlottable::drawLabels(QCPPainter *painter, const QRect &area
         painter->drawPolygon(QPolygonF({QPointF(x, bottom - 7), QPointF(x - 4, bottom), QPointF(x + 4, bottom)}));
         if (x < freeFrom)
             continue;
-        const QString text = snapshotText(snapshot, EventTable::noteAt(ev.userMetadata, e)).left(40);
+        const QString text = snapshotText(snapshot, EventTable::sparseValueAt(ev.userMetadata, e)).left(40);
         const double width = painter->fontMetrics().horizontalAdvance(text);
         painter->drawText(QPointF(x + 5, bottom - 9), text);
         freeFrom = x + width + 12;

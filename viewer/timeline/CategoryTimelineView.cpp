@@ -1,7 +1,7 @@
 #include "timeline/CategoryTimelineView.h"
 
 #include "analysis/SnapshotSummary.h"
-#include "document/ViewState.h"
+#include "state/ViewState.h"
 #include "style/ByteText.h"
 #include "style/PlotPalette.h"
 #include "timeline/BytesPlot.h"
@@ -51,7 +51,7 @@ void CategoryTimelineView::rebuild()
         for (int i = 0; i < x.size(); ++i)
             cumulative[i] += static_cast<double>(t.bytes[static_cast<size_t>(i)][static_cast<size_t>(c)]);
         QCPGraph *g = plot_->addGraph();
-        g->setName(QString::fromLatin1(CategoryTimeline::categoryName(c)).replace('_', ' '));
+        g->setName(QString::fromLatin1(CategoryTimeline::torchCategoryName(c)).replace('_', ' '));
         g->setData(x, cumulative, true);
         g->setLineStyle(QCPGraph::lsStepLeft);
         QColor fill = kColors[c];

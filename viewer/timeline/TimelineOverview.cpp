@@ -1,6 +1,6 @@
 #include "timeline/TimelineOverview.h"
 
-#include "document/ViewState.h"
+#include "state/ViewState.h"
 
 #include <cmath>
 #include <QMouseEvent>

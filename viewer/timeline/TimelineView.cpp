@@ -1,10 +1,10 @@
 #include "timeline/TimelineView.h"
 
-#include "document/ViewState.h"
+#include "state/ViewState.h"
 #include "notes/NoteSet.h"
 #include "style/AllocationText.h"
 #include "style/ByteText.h"
-#include "style/ColorModeBox.h"
+#include "state/ColorModeBox.h"
 #include "style/PlotPalette.h"
 #include "timeline/AllocationBandsPlottable.h"
 #include "timeline/BytesPlot.h"

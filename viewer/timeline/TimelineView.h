@@ -3,7 +3,7 @@
 // reserved bytes, phases, peak and OOM markers; wheel zoom, drag pan, shift-drag to zoom into a
 // range, an overview strip, keyboard navigation, hover tooltips and click-to-select. It shows
 // the ViewState's device and visible range, and hands the user's zooms and pans back to it.
-#include "document/ViewState.h"
+#include "state/ViewState.h"
 
 #include <memory>
 #include <QWidget>

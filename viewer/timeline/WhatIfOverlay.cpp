@@ -1,6 +1,6 @@
 #include "timeline/WhatIfOverlay.h"
 
-#include "document/ViewState.h"
+#include "state/ViewState.h"
 #include "style/ByteText.h"
 
 #include <qcustomplot.h>

@@ -1,12 +1,15 @@
 #pragma once
-// The one owner of what the user sees in a document: the document and its timeline layouts,
-// the device, the cursor event, the selected allocation, the visible range (with a zoom
-// history, like hotspot's FilterAndZoomStack), the x-axis mode, how allocations are
-// coloured, and the allocator setting asked "what if" about with its replay. Views read these from here and listen for changes; none keeps its own copy.
+// The one owner of what several pages of a document show alike: the document and its timeline
+// layouts, the device, the cursor event, the selected allocation, the visible range (with a
+// zoom history, like hotspot's FilterAndZoomStack), the x-axis mode, how allocations are
+// coloured, and the allocator setting asked "what if" about with its replay. Views read these
+// from here and listen for changes; none keeps its own copy. What one page alone shows (the
+// current page, stack options, the flame graph's zoom, the segment map's scale, the timeline's
+// search, the selected note) stays with that page; SessionBinding gathers it for a session.
 #include "pipeline/Document.h"
 #include "replay/Replay.h"
+#include "state/TimelineAxis.h"
 #include "style/BandColors.h"
-#include "timeline/TimelineAxis.h"
 
 #include <memory>
 #include <QObject>

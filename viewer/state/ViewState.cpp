@@ -1,4 +1,4 @@
-#include "document/ViewState.h"
+#include "state/ViewState.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "document/DocumentLoader.h"
+#include "jobs/DocumentLoader.h"
 
 #include "model/LoadError.h"
 

@@ -1,6 +1,6 @@
-#include "style/ColorModeBox.h"
+#include "state/ColorModeBox.h"
 
-#include "document/ViewState.h"
+#include "state/ViewState.h"
 
 namespace memlens {
 

@@ -1,4 +1,4 @@
-#include "timeline/TimelineAxis.h"
+#include "state/TimelineAxis.h"
 
 #include <algorithm>
 #include <cmath>
