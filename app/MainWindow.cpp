@@ -1,6 +1,7 @@
 #include "MainWindow.h"
 
 #include "ExampleSnapshot.h"
+#include "decode/FileChecksum.h"
 #include "document/DocumentView.h"
 #include "document/SessionBinding.h"
 #include "document/StartPage.h"

@@ -2,7 +2,7 @@
 
 #include "cache/CachePayload.h"
 #include "cache/SnapshotCodec.h"
-#include "report/SessionFile.h"
+#include "decode/FileChecksum.h"
 
 #include <algorithm>
 #include <cstdlib>

@@ -24,14 +24,6 @@ namespace {
 // A JSON summary larger than this is not one memlens wrote for a single snapshot.
 constexpr uintmax_t kMaxSummaryFileBytes = 64ull << 20;
 
-uint64_t bytesField(const json &o, const char *key)
-{
-    const auto it = o.find(key);
-    if (it == o.end() || !it->is_number_unsigned())
-        throw std::invalid_argument(key);
-    return it->get<uint64_t>();
-}
-
 } // namespace
 
 std::optional<RankFigures> readSummaryFile(const RankFile &file)
@@ -51,42 +43,23 @@ std::optional<RankFigures> readSummaryFile(const RankFile &file)
 
 std::optional<RankFigures> parseSummaryFile(std::string_view text, const RankFile &file)
 {
-    try {
-        const json root = json::parse(text);
-        if (!root.is_object() || !root.contains("file") || !root["file"].is_string() ||
-            fs::path(root["file"].get<std::string>()).filename() != fs::path(file.path).filename())
-            return std::nullopt;
-        const json &devices = root.at("devices");
-        if (!devices.is_array() || devices.empty())
-            return std::nullopt;
-        RankFigures best{file};
-        best.fromSummaryFile = true;
-        bool any = false;
-        for (const json &d : devices) {
-            RankFigures f{file};
-            f.fromSummaryFile = true;
-            if (!d.is_object() || !d.contains("device") || !d["device"].is_number_integer())
-                return std::nullopt;
-            f.device = d["device"].get<int>();
-            f.peakActiveBytes = bytesField(d, "peak_active_bytes");
-            f.peakReservedBytes = bytesField(d, "peak_reserved_bytes");
-            const json &ooms = d.at("oom_entries");
-            if (!ooms.is_array())
-                return std::nullopt;
-            f.oomEntries = ooms.size();
-            const json &categories = d.at("category_bytes_at_peak");
-            if (!categories.is_object())
-                return std::nullopt;
-            for (int c = 0; c < kCategoryCount; ++c)
-                f.categoryBytesAtPeak[static_cast<size_t>(c)] = bytesField(categories, std::string(categoryName(static_cast<Category>(c))).c_str());
-            if (!any || f.peakActiveBytes > best.peakActiveBytes)
-                best = f;
-            any = true;
-        }
-        return best;
-    } catch (const std::exception &) {
-        return std::nullopt; // not a summary memlens can use: the snapshot is read instead
+    const std::optional<SummaryFile> summary = readSummaryJson(text);
+    if (!summary || fs::path(summary->file).filename() != fs::path(file.path).filename())
+        return std::nullopt; // not a summary of this snapshot: the snapshot is read instead
+    RankFigures best{file};
+    best.fromSummaryFile = true;
+    bool any = false;
+    for (const SummaryFileDevice &d : summary->devices) {
+        if (any && d.peakActiveBytes <= best.peakActiveBytes)
+            continue;
+        best.device = d.device;
+        best.peakActiveBytes = d.peakActiveBytes;
+        best.peakReservedBytes = d.peakReservedBytes;
+        best.oomEntries = d.oomEntries;
+        best.categoryBytesAtPeak = d.categoryBytesAtPeak;
+        any = true;
     }
+    return best;
 }
 
 RankFigures summarizeRank(const RankFile &file, const SnapshotCache *cache)

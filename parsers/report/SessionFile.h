@@ -39,10 +39,6 @@ struct Session {
     nlohmann::json unknown = nlohmann::json::object(); // other keys, kept as they were
 };
 
-// Size and a 64-bit FNV-1a over the file's first and last MiB: cheap even for 1 GB files, and
-// enough to notice a different file at the same path.
-std::string snapshotChecksum(const std::string &path);
-
 // Writes to a temporary file beside `path` and renames it over `path`, so a failure leaves the
 // previous file as it was. `beforeCommit` runs just before the rename (tests use it to fail).
 // Throws std::runtime_error with a one-line message.

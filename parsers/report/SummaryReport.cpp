@@ -8,6 +8,12 @@
 
 namespace memlens {
 
+namespace key {
+// The keys a reader takes back (readSummaryJson), written and read through one spelling.
+constexpr const char *file = "file", *devices = "devices", *device = "device", *peakActive = "peak_active_bytes",
+                     *peakReserved = "peak_reserved_bytes", *ooms = "oom_entries", *categories = "category_bytes_at_peak";
+} // namespace key
+
 namespace {
 
 using nlohmann::json;
@@ -85,18 +91,18 @@ json deviceJson(const Snapshot &snapshot, const DeviceReport &report)
                             {"steps", l.steps},
                             {"per_step_bytes", l.perStepBytes}});
     json d = {
-        {"device", s.device},
+        {key::device, s.device},
         {"name", s.name},
         {"entries", s.entries},
         {"actions", actions},
         {"initial_bytes", s.initialBytes},
         {"initial_blocks", s.initialBlocks},
-        {"peak_active_bytes", s.peakActiveBytes},
+        {key::peakActive, s.peakActiveBytes},
         {"peak_index", s.peakIndex ? json(*s.peakIndex) : json(nullptr)},
         {"peak_time_us", optionalJson(s.peakTimeUs)},
         {"live_blocks_at_peak", s.liveBlocksAtPeak},
         {"top_live_at_peak", liveJson(snapshot, s.topLiveAtPeak)},
-        {"peak_reserved_bytes", s.peakReservedBytes},
+        {key::peakReserved, s.peakReservedBytes},
         {"start_reserved_bytes", s.startReservedBytes},
         {"segments", s.final.segments},
         {"reserved_bytes", s.final.reserved},
@@ -106,12 +112,12 @@ json deviceJson(const Snapshot &snapshot, const DeviceReport &report)
         {"largest_inactive_block", s.final.largestInactive},
         {"external_fragmentation", s.final.externalFragmentation},
         {"blocks", s.final.blocks},
-        {"oom_entries", ooms},
+        {key::ooms, ooms},
         {"phases", phases},
         {"steps", steps},
         {"leak_suspects", suspects},
     };
-    d["category_bytes_at_peak"] = categoryBytesJson(s.categoryBytesAtPeak);
+    d[key::categories] = categoryBytesJson(s.categoryBytesAtPeak);
     d["truncated"] = s.coverage.truncated;
     d["covers_from_time_us"] = optionalJson(s.coverage.coversFromUs);
     d["truncation_evidence"] = s.coverage.evidence;
@@ -178,11 +184,11 @@ std::string summaryJson(const Snapshot &snapshot, const std::string &file, const
     for (const DeviceReport &d : devices)
         devicesJson.push_back(deviceJson(snapshot, d));
     json root = {
-        {"file", file},
+        {key::file, file},
         {"format", snapshot.facts.format},
         {"compression", snapshot.facts.compression},
         {"pickle_protocol", snapshot.facts.pickleProtocol ? json(snapshot.facts.pickleProtocol) : json(nullptr)},
-        {"devices", devicesJson},
+        {key::devices, devicesJson},
     };
     // What this kind of file cannot tell, so scripts do not mistake zeros for measurements.
     if (snapshot.facts.format == "chrome-trace") {
@@ -295,6 +301,52 @@ std::string summaryText(const Snapshot &snapshot, const std::string &file, const
         }
     }
     return out.str();
+}
+
+namespace {
+
+uint64_t bytesField(const json &o, const char *name)
+{
+    const auto it = o.find(name);
+    if (it == o.end() || !it->is_number_unsigned())
+        throw std::invalid_argument(name);
+    return it->get<uint64_t>();
+}
+
+} // namespace
+
+std::optional<SummaryFile> readSummaryJson(std::string_view text)
+{
+    try {
+        const json root = json::parse(text);
+        if (!root.is_object() || !root.contains(key::file) || !root[key::file].is_string())
+            return std::nullopt;
+        const json &devices = root.at(key::devices);
+        if (!devices.is_array() || devices.empty())
+            return std::nullopt;
+        SummaryFile out{root[key::file].get<std::string>(), {}};
+        for (const json &d : devices) {
+            if (!d.is_object() || !d.contains(key::device) || !d[key::device].is_number_integer())
+                return std::nullopt;
+            SummaryFileDevice f;
+            f.device = d[key::device].get<int>();
+            f.peakActiveBytes = bytesField(d, key::peakActive);
+            f.peakReservedBytes = bytesField(d, key::peakReserved);
+            const json &ooms = d.at(key::ooms);
+            if (!ooms.is_array())
+                return std::nullopt;
+            f.oomEntries = ooms.size();
+            const json &categories = d.at(key::categories);
+            if (!categories.is_object())
+                return std::nullopt;
+            for (int c = 0; c < kCategoryCount; ++c)
+                f.categoryBytesAtPeak[static_cast<size_t>(c)] = bytesField(categories, std::string(categoryName(static_cast<Category>(c))).c_str());
+            out.devices.push_back(f);
+        }
+        return out;
+    } catch (const std::exception &) {
+        return std::nullopt;
+    }
 }
 
 } // namespace memlens

@@ -19,6 +19,22 @@ struct DeviceReport {
 nlohmann::json categoryBytesJson(const std::array<uint64_t, kCategoryCount> &bytes);
 
 std::string summaryJson(const Snapshot &snapshot, const std::string &file, const std::vector<DeviceReport> &devices);
+
+// What a reader takes back from a `summary --json` file (the ranks overview reads the files
+// written beside rank snapshots), through the same keys the writer uses.
+struct SummaryFileDevice {
+    int device = 0;
+    uint64_t peakActiveBytes = 0;
+    uint64_t peakReservedBytes = 0;
+    size_t oomEntries = 0;
+    std::array<uint64_t, kCategoryCount> categoryBytesAtPeak{};
+};
+struct SummaryFile {
+    std::string file; // as the writer was given it
+    std::vector<SummaryFileDevice> devices;
+};
+// Untrusted text: nothing when it is not such a summary (or a value has the wrong type).
+std::optional<SummaryFile> readSummaryJson(std::string_view text);
 std::string summaryText(const Snapshot &snapshot, const std::string &file, const std::vector<DeviceReport> &devices);
 
 } // namespace memlens

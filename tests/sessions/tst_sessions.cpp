@@ -1,6 +1,7 @@
 // Session files: round trip (plain and zstd), unknown fields kept, atomic writes, bad input,
 // and restoring a view from a session.
 #include "CorpusFiles.h"
+#include "decode/FileChecksum.h"
 #include "model/LoadError.h"
 #include "report/SessionFile.h"
 
