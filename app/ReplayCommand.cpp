@@ -40,7 +40,7 @@ int runReplayCommand(const std::vector<std::string> &args)
             std::cerr << "memlens replay: " << file << ": no allocator trace to replay (a memory-timeline file, or a snapshot without trace entries)\n";
             return 1;
         }
-        if (snapshot.facts.format == "chrome-trace") {
+        if (snapshot.facts.format == FileFormat::ChromeTrace) {
             std::cerr << "memlens replay: " << file << ": a profiler trace records allocations, not the allocator's segments; replay needs a snapshot\n";
             return 1;
         }

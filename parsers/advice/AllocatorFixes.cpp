@@ -10,7 +10,7 @@ std::vector<Fix> allocatorFixes(const Snapshot &snapshot, const DeviceIndex &ind
                                 std::optional<uint64_t> capacity)
 {
     const AllocatorConfig recorded = AllocatorConfig::recorded(snapshot);
-    if (index.eventCount() == 0 || snapshot.facts.format == "chrome-trace")
+    if (index.eventCount() == 0 || snapshot.facts.format == FileFormat::ChromeTrace)
         return {};
     uint64_t needed = index.peakReservedBytes();
     if (oom) {

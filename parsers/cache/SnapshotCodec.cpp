@@ -132,8 +132,8 @@ uint64_t encodeSnapshot(const Snapshot &s, const EncodingSink &sink)
     for (char c : kMagic)
         w.pod(c);
     const FileFacts &f = s.facts;
-    w.text(f.format);
-    w.text(f.compression);
+    w.text(std::string(kFileFormatNames.name(f.format)));
+    w.text(std::string(kCompressionNames.name(f.compression)));
     w.pod(static_cast<int32_t>(f.pickleProtocol));
     w.pod(static_cast<int32_t>(f.cpuDevice));
     w.pod(static_cast<int32_t>(f.hostDevice));
@@ -231,8 +231,12 @@ std::unique_ptr<Snapshot> decodeSnapshot(uint64_t size, PayloadSource &source)
         ~Abandon() { source.abandon(); }
     } abandon{source};
     FileFacts &f = s->facts;
-    f.format = r.text();
-    f.compression = r.text();
+    const auto format = kFileFormatNames.find(r.text());
+    check(format.has_value(), "an unknown file format");
+    f.format = *format;
+    const auto compression = kCompressionNames.find(r.text());
+    check(compression.has_value(), "an unknown compression");
+    f.compression = *compression;
     f.pickleProtocol = r.pod<int32_t>();
     f.cpuDevice = r.pod<int32_t>();
     f.hostDevice = r.pod<int32_t>();

@@ -208,19 +208,6 @@ OpenedSource detectCompression(std::unique_ptr<ByteSource> raw, uint64_t fileSiz
 }
 } // namespace
 
-const char *compressionName(Compression compression)
-{
-    switch (compression) {
-    case Compression::Zstd:
-        return "zstd";
-    case Compression::Gzip:
-        return "gzip";
-    case Compression::None:
-        break;
-    }
-    return "none";
-}
-
 OpenedSource openByteSource(const std::string &path)
 {
     std::error_code ec;

@@ -1,6 +1,8 @@
 #pragma once
 // Sequential byte sources: a plain file, or a zstd / gzip stream decompressed on the fly,
 // so a compressed 1 GB snapshot never has to sit in memory whole.
+#include "model/FileKinds.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -18,8 +20,6 @@ public:
     virtual uint64_t fileBytesRead() const = 0;
 };
 
-enum class Compression { None, Zstd, Gzip };
-const char *compressionName(Compression compression);
 
 struct OpenedSource {
     std::unique_ptr<ByteSource> source;

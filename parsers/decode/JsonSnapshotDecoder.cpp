@@ -92,7 +92,7 @@ void decodeJsonSnapshot(ByteReader &reader, Snapshot &out)
     SnapshotSax sax(out);
     parseJson(reader, sax);
     sax.finish(reader.offset());
-    out.facts.format = "json";
+    out.facts.format = FileFormat::Json;
 }
 
 } // namespace memlens

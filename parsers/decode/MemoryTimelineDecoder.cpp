@@ -77,12 +77,12 @@ public:
                     bytes[static_cast<size_t>(c)] = static_cast<uint64_t>(std::max<int64_t>(0, rows_[i][static_cast<size_t>(c) + 1]));
                 t.bytes.push_back(bytes);
             }
-            out.facts.format = "memory-timeline";
+            out.facts.format = FileFormat::MemoryTimeline;
         } else {
             if (first_.size() == 4)
                 raw_.insert(raw_.begin(), {first_[0], first_[1], first_[2], first_[3]});
             replayRaw(t, offset);
-            out.facts.format = "memory-timeline-raw";
+            out.facts.format = FileFormat::MemoryTimelineRaw;
         }
         out.facts.hasTimes = true;
         out.categories = std::move(t);

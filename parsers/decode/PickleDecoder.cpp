@@ -23,7 +23,7 @@ public:
 
     void run()
     {
-        out_.facts.format = "pickle";
+        out_.facts.format = FileFormat::Pickle;
         for (;;) {
             chunk_ = &tokens_.next();
             for (index_ = 0; index_ < chunk_->count; ++index_) {
@@ -35,8 +35,6 @@ public:
                         fail("STOP with an empty stack");
                     Value root = stack_.back();
                     asm_.finish(root, at());
-                    if (out_.facts.format.empty())
-                        out_.facts.format = "pickle";
                     return;
                 }
                 step(t);

@@ -252,7 +252,7 @@ void TraceSax::finish(uint64_t offset)
 {
     if (!sawRoot_ || !sawEvents_)
         throw DecodeError(offset, "not a profiler trace: no traceEvents list");
-    out_.facts.format = "chrome-trace";
+    out_.facts.format = FileFormat::ChromeTrace;
     out_.facts.hasTimes = true;
     std::stable_sort(memory_.begin(), memory_.end(), [](const MemoryEvent &a, const MemoryEvent &b) {
         return a.ts != b.ts ? a.ts < b.ts : a.order < b.order;

@@ -16,7 +16,7 @@ std::unique_ptr<Snapshot> decode(OpenedSource opened, const std::string &path, c
 {
     ByteReader reader(*opened.source, opened.fileSize, control);
     auto snapshot = std::make_unique<Snapshot>();
-    snapshot->facts.compression = compressionName(opened.compression);
+    snapshot->facts.compression = opened.compression;
     try {
         int first = reader.peek();
         while (first == ' ' || first == '\n' || first == '\r' || first == '\t') {
@@ -47,7 +47,7 @@ std::unique_ptr<Snapshot> decode(OpenedSource opened, const std::string &path, c
         if (opened.compression != Compression::None)
             reader.drain();
     } catch (const DecodeError &e) {
-        const bool compressed = snapshot->facts.compression != "none";
+        const bool compressed = snapshot->facts.compression != Compression::None;
         throw LoadError(path, e.offset, compressed ? std::string(e.what()) + " (offset in the decompressed data)" : e.what());
     } catch (const std::bad_alloc &) {
         throw LoadError(path, reader.offset(), "out of memory while decoding");

@@ -1,6 +1,7 @@
 #pragma once
 // The decoded content of a memory snapshot: immutable after loading. Indices built on top of
 // it (lifetimes, running totals, live sets) live in DeviceIndex.
+#include "model/FileKinds.h"
 #include "model/InternTables.h"
 #include "model/PodArray.h"
 
@@ -108,8 +109,8 @@ struct PhaseMark {
 
 // What the file held and how it was stored, for display and `summary --json`.
 struct FileFacts {
-    std::string format;      // "pickle", "json", "chrome-trace", "memory-timeline" or "memory-timeline-raw"
-    std::string compression; // "none", "zstd", "gzip"
+    FileFormat format = FileFormat::Pickle;
+    Compression compression = Compression::None;
     int pickleProtocol = 0;  // 0 when not a pickle
     bool hasTimes = false;
     bool hasFrames = false;

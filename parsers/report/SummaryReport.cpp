@@ -185,13 +185,13 @@ std::string summaryJson(const Snapshot &snapshot, const std::string &file, const
         devicesJson.push_back(deviceJson(snapshot, d));
     json root = {
         {key::file, file},
-        {"format", snapshot.facts.format},
-        {"compression", snapshot.facts.compression},
+        {"format", kFileFormatNames.name(snapshot.facts.format)},
+        {"compression", kCompressionNames.name(snapshot.facts.compression)},
         {"pickle_protocol", snapshot.facts.pickleProtocol ? json(snapshot.facts.pickleProtocol) : json(nullptr)},
         {key::devices, devicesJson},
     };
     // What this kind of file cannot tell, so scripts do not mistake zeros for measurements.
-    if (snapshot.facts.format == "chrome-trace") {
+    if (snapshot.facts.format == FileFormat::ChromeTrace) {
         root["unavailable"] = {"segments", "blocks", "reserved_bytes", "allocated_bytes", "requested_bytes",
                                "inactive_bytes", "largest_inactive_block", "external_fragmentation",
                                "device_free", "phases", "allocator_settings"};
@@ -215,11 +215,11 @@ std::string summaryText(const Snapshot &snapshot, const std::string &file, const
 {
     std::ostringstream out;
     const FileFacts &f = snapshot.facts;
-    out << file << ": " << f.format;
+    out << file << ": " << kFileFormatNames.name(f.format);
     if (f.pickleProtocol)
         out << " (protocol " << f.pickleProtocol << ")";
-    if (f.compression != "none")
-        out << ", " << f.compression << "-compressed";
+    if (f.compression != Compression::None)
+        out << ", " << kCompressionNames.name(f.compression) << "-compressed";
     out << '\n';
     if (snapshot.categories) {
         const CategorySummary c = summarizeCategories(*snapshot.categories);

@@ -382,7 +382,7 @@ private slots:
                 QCOMPARE(other->stacks.at(got.topLiveAtPeak[i].stack).size(),
                          original->stacks.at(expected.topLiveAtPeak[i].stack).size());
             }
-            QCOMPARE(other->facts.format, std::string(variant.contains("json") ? "json" : "pickle"));
+            QCOMPARE(other->facts.format, variant.contains("json") ? FileFormat::Json : FileFormat::Pickle);
         }
         // Legacy: a bare list of segments whose blocks keep their stack in history[0].
         auto legacy = loadSnapshot(dir.filePath("legacy_segments.pickle").toStdString());

@@ -45,8 +45,8 @@ private slots:
         const QJsonObject facts = QJsonDocument::fromJson(runPythonTool("trace_facts.py", {file}, &error)).object();
         QVERIFY2(!facts.isEmpty(), qPrintable(error));
         auto snapshot = loadSnapshot(file.toStdString());
-        QCOMPARE(snapshot->facts.format, std::string("chrome-trace"));
-        QCOMPARE(snapshot->facts.compression, std::string("gzip"));
+        QCOMPARE(snapshot->facts.format, FileFormat::ChromeTrace);
+        QCOMPARE(snapshot->facts.compression, Compression::Gzip);
         QCOMPARE(snapshot->devices().size(), size_t(facts.size()));
         for (int device : snapshot->devices()) {
             const QJsonObject f = facts[QString::fromStdString(snapshot->deviceName(device))].toObject();
@@ -191,8 +191,8 @@ private slots:
     {
         auto coalesced = loadSnapshot((profileDir() + "/memory_timeline.json.gz").toStdString());
         auto raw = loadSnapshot((profileDir() + "/memory_timeline.raw.json.gz").toStdString());
-        QCOMPARE(coalesced->facts.format, std::string("memory-timeline"));
-        QCOMPARE(raw->facts.format, std::string("memory-timeline-raw"));
+        QCOMPARE(coalesced->facts.format, FileFormat::MemoryTimeline);
+        QCOMPARE(raw->facts.format, FileFormat::MemoryTimelineRaw);
         QVERIFY(coalesced->categories && raw->categories);
         const CategoryTimeline &a = *coalesced->categories, &b = *raw->categories;
         QVERIFY(a.timeUs.size() > 1000);

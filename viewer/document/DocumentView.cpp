@@ -228,7 +228,7 @@ void DocumentView::showDocument(std::shared_ptr<const Document> doc)
     // timeline's index wait for it.
     const Document &d = *state_->document();
     const bool perAllocation = !d.devices.empty();
-    const bool hasSegments = !d.snapshot->segments.empty() || d.snapshot->facts.format != "chrome-trace";
+    const bool hasSegments = !d.snapshot->segments.empty() || d.snapshot->facts.format != FileFormat::ChromeTrace;
     const bool hasSteps = std::any_of(d.devices.begin(), d.devices.end(), [](const auto &device) { return !device.second.summary.steps.empty(); });
     for (Page page : kPages) {
         const bool shown = page == Page::Categories ? d.snapshot->categories.has_value()
@@ -450,8 +450,8 @@ QString DocumentView::statusText() const
     if (!d)
         return {};
     const FileFacts &f = state_->document()->snapshot->facts;
-    QString text = tr("%1 · %2%3 · %4 events").arg(QString::fromStdString(state_->document()->fileName()), QString::fromStdString(f.format),
-                                                   f.compression == "none" ? QString() : "+" + QString::fromStdString(f.compression))
+    QString text = tr("%1 · %2%3 · %4 events").arg(QString::fromStdString(state_->document()->fileName()), QString::fromLatin1(kFileFormatNames.name(f.format)),
+                                                   f.compression == Compression::None ? QString() : "+" + QString::fromLatin1(kCompressionNames.name(f.compression)))
                        .arg(d->index->eventCount());
     QStringList features;
     if (f.hasFrames)

@@ -108,11 +108,11 @@ void SummaryPage::refresh()
         features << tr("compile context");
     if (f.hasAllocatorSettings)
         features << tr("allocator settings");
-    QString format = QString::fromStdString(f.format);
+    QString format = QString::fromLatin1(kFileFormatNames.name(f.format));
     if (f.pickleProtocol)
         format += tr(" protocol %1").arg(f.pickleProtocol);
-    if (f.compression != "none")
-        format += ", " + QString::fromStdString(f.compression);
+    if (f.compression != Compression::None)
+        format += ", " + QString::fromLatin1(kCompressionNames.name(f.compression));
     const std::string name = doc->snapshot->deviceName(s.device);
     facts_->setText(tr("%1 — %2; %3: %4 trace entries; recorded: %5")
                         .arg(QString::fromStdString(doc->fileName()), format)
