@@ -13,8 +13,15 @@ template <typename T>
 nlohmann::json field(const Inferred<T> &f)
 {
     nlohmann::json j = {{"value", nullptr}, {"how", f.how}};
-    if (f.value)
+    if constexpr (std::is_same_v<T, Precision>) {
+        if (f.value)
+            j["value"] = precisionName(*f.value);
+    } else if constexpr (std::is_same_v<T, Optimizer>) {
+        if (f.value)
+            j["value"] = optimizerName(*f.value);
+    } else if (f.value) {
         j["value"] = *f.value;
+    }
     return j;
 }
 
@@ -77,8 +84,9 @@ std::string adviceText(const std::string &file, int device, const Advice &a)
     };
     line("parameters      ", s.params.value ? groupDigits(*s.params.value) : "", s.params.how);
     line("trainable       ", s.trainableParams.value ? groupDigits(*s.trainableParams.value) : "", s.trainableParams.how);
-    line("weights         ", s.paramDtype.value.value_or("") + (s.autocast.value.value_or(false) ? " + autocast" : ""), s.paramDtype.how);
-    line("optimizer       ", s.optimizer.value.value_or(""), s.optimizer.how);
+    line("weights         ", (s.paramDtype.value ? precisionName(*s.paramDtype.value) : "") + (s.autocast.value.value_or(false) ? " + autocast" : ""),
+         s.paramDtype.how);
+    line("optimizer       ", s.optimizer.value ? optimizerName(*s.optimizer.value) : "", s.optimizer.how);
     line("model           ", s.preset.value.value_or(""), s.preset.how);
     if (s.tokens.value || !s.tokens.how.empty())
         line("tokens          ", s.tokens.value ? groupDigits(*s.tokens.value) : "", s.tokens.how);

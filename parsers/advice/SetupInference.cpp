@@ -51,24 +51,24 @@ FrameFacts frameFacts(const Snapshot &s)
 }
 
 // The optimizer whose code created the state, from its stacks' files.
-std::string optimizerOfStacks(const Snapshot &s, const std::vector<uint32_t> &stacks, std::string &file)
+std::optional<Optimizer> optimizerOfStacks(const Snapshot &s, const std::vector<uint32_t> &stacks, std::string &file)
 {
-    static const std::pair<std::string_view, std::string_view> kOptimizers[] = {
-        {"bitsandbytes/", "adamw8bit"}, {"torch/optim/adamw.py", "adamw"}, {"torch/optim/adam.py", "adamw"},
-        {"torch/optim/sgd.py", "sgd"},  {"adafactor", "adafactor"},         {"lion", "lion"},
+    static const std::pair<std::string_view, Optimizer> kOptimizers[] = {
+        {"bitsandbytes/", Optimizer::AdamW8bit}, {"torch/optim/adamw.py", Optimizer::AdamW}, {"torch/optim/adam.py", Optimizer::AdamW},
+        {"torch/optim/sgd.py", Optimizer::Sgd},  {"adafactor", Optimizer::Adafactor},          {"lion", Optimizer::Lion},
     };
     for (uint32_t stack : stacks) {
         for (uint32_t id : s.stacks.at(stack)) {
             const std::string_view f = s.strings.at(s.frames.at(id).file);
-            for (const auto &[part, name] : kOptimizers) {
+            for (const auto &[part, optimizer] : kOptimizers) {
                 if (contains(f, part)) {
                     file = std::string(f.substr(f.find(part)));
-                    return std::string(name);
+                    return optimizer;
                 }
             }
         }
     }
-    return {};
+    return std::nullopt;
 }
 
 std::string gib(double bytes)
@@ -212,16 +212,16 @@ InferredSetup inferSetup(const Snapshot &snapshot, const DeviceIndex &index, con
     if (paramBytes > 0) {
         if (*out.autocast.value) {
             preset = presetOfSize(paramBytes / 4.0, facts.family);
-            out.paramDtype = {"fp32", "autocast runs on fp32 weights"};
+            out.paramDtype = {Precision::Fp32, "autocast runs on fp32 weights"};
         } else if (const ModelShape *p32 = presetOfSize(paramBytes / 4.0, facts.family)) {
             preset = p32;
-            out.paramDtype = {"fp32", gib(double(paramBytes)) + " of parameters is " + p32->name + "'s count at 4 bytes each"};
+            out.paramDtype = {Precision::Fp32, gib(double(paramBytes)) + " of parameters is " + p32->name + "'s count at 4 bytes each"};
         } else if (const ModelShape *p16 = presetOfSize(paramBytes / 2.0, facts.family)) {
             preset = p16;
             bytesPerParam = 2;
-            out.paramDtype = {"bf16", gib(double(paramBytes)) + " of parameters is " + p16->name + "'s count at 2 bytes each"};
+            out.paramDtype = {Precision::Bf16, gib(double(paramBytes)) + " of parameters is " + p16->name + "'s count at 2 bytes each"};
         } else {
-            out.paramDtype = {"fp32", "assumed: no preset matches the parameter bytes at 2 or 4 bytes each"};
+            out.paramDtype = {Precision::Fp32, "assumed: no preset matches the parameter bytes at 2 or 4 bytes each"};
         }
         out.params = {static_cast<uint64_t>(std::llround(paramBytes / bytesPerParam)),
                       gib(double(paramBytes)) + " alive from Module.to / parameter initialisation, at " + std::to_string(int(bytesPerParam)) +
@@ -233,35 +233,35 @@ InferredSetup inferSetup(const Snapshot &snapshot, const DeviceIndex &index, con
 
     // The optimizer: who created the state, and its size per trainable parameter.
     std::string stateFile;
-    const std::string byStack = optimizerOfStacks(snapshot, stateStacks, stateFile);
+    const std::optional<Optimizer> byStack = optimizerOfStacks(snapshot, stateStacks, stateFile);
     const double params = out.params.value ? double(*out.params.value) : 0;
     const double ratio = params > 0 ? double(stateBytes) / (params * bytesPerParam) : 0;
     if (stateBytes == 0) {
-        out.optimizer = gradBytes ? Inferred<std::string>{"unknown", "gradients but no optimizer state yet (stopped before the first step?)"}
-                                  : Inferred<std::string>{"none", "neither gradients nor optimizer state in the trace"};
-    } else if (!byStack.empty()) {
+        out.optimizer = gradBytes ? Inferred<Optimizer>{std::nullopt, "gradients but no optimizer state yet (stopped before the first step?)"}
+                                  : Inferred<Optimizer>{Optimizer::None, "neither gradients nor optimizer state in the trace"};
+    } else if (byStack) {
         out.optimizer = {byStack, "state created in " + stateFile + ", " + gib(double(stateBytes)) + " of it"};
     } else {
         const std::string r = std::to_string(ratio).substr(0, 4);
-        out.optimizer = ratio > 1.5   ? Inferred<std::string>{"adamw", "state is " + r + "× the parameters (two moments)"}
-                        : ratio > 0.8 ? Inferred<std::string>{"sgd", "state is " + r + "× the parameters (one momentum buffer)"}
-                                      : Inferred<std::string>{"unknown", "state is " + r + "× the parameters"};
+        out.optimizer = ratio > 1.5   ? Inferred<Optimizer>{Optimizer::AdamW, "state is " + r + "× the parameters (two moments)"}
+                        : ratio > 0.8 ? Inferred<Optimizer>{Optimizer::Sgd, "state is " + r + "× the parameters (one momentum buffer)"}
+                                      : Inferred<Optimizer>{std::nullopt, "state is " + r + "× the parameters"};
     }
 
     // Trainable parameters: from the state per parameter of that optimizer, else the gradients.
     // Far fewer than all (LoRA) means fp32 adapters, which PEFT upcasts even on a bf16 model.
-    const std::string &opt = *out.optimizer.value;
-    const double statePerValue = opt == "adamw" ? 2 : opt == "sgd" || opt == "lion" ? 1 : 0;
+    const std::optional<Optimizer> opt = out.optimizer.value;
+    const double statePerValue = opt == Optimizer::AdamW ? 2 : opt == Optimizer::Sgd || opt == Optimizer::Lion ? 1 : 0;
     if (statePerValue > 0 && params > 0) {
         double trainable = stateBytes / (statePerValue * bytesPerParam);
         if (trainable < 0.5 * params)
             trainable = stateBytes / (statePerValue * 4);
         out.trainableParams = {static_cast<uint64_t>(std::llround(std::min(trainable, params))),
-                               gib(double(stateBytes)) + " of " + opt + " state, " + std::to_string(int(statePerValue)) + " value(s) per trainable parameter"};
+                               gib(double(stateBytes)) + " of " + optimizerName(*opt) + " state, " + std::to_string(int(statePerValue)) + " value(s) per trainable parameter"};
     } else if (gradBytes > 0 && params > 0) {
         out.trainableParams = {static_cast<uint64_t>(std::llround(std::min(gradBytes / bytesPerParam, params))),
                                "the largest gradient total, " + gib(double(gradBytes))};
-    } else if (opt == "none" && params > 0) {
+    } else if (opt == Optimizer::None && params > 0) {
         out.trainableParams = {0, "nothing is trained: no gradients"};
     } else {
         out.trainableParams.how = "no optimizer state of a known layout and no gradients";
@@ -317,8 +317,8 @@ InferredSetup inferSetup(const Snapshot &snapshot, const DeviceIndex &index, con
         out.hasShape = true;
     }
     in.precision = *out.autocast.value ? Precision::AmpBf16 : bytesPerParam == 2 ? Precision::Bf16 : Precision::Fp32;
-    parseOptimizer(opt == "unknown" ? "adamw" : opt, in.optimizer);
-    in.inference = opt == "none";
+    in.optimizer = opt.value_or(Optimizer::AdamW); // an unknown layout is priced as the common case
+    in.inference = opt == Optimizer::None;
     in.checkpointing = out.checkpointing.value.value_or(false) ? Checkpointing::Full : Checkpointing::None;
     if (out.trainableParams.value && params > 0 && double(*out.trainableParams.value) < 0.5 * params) {
         // LoRA on the attention projections: r · (d_in + d_out) per adapted matrix.

@@ -23,9 +23,9 @@ struct Inferred {
 struct InferredSetup {
     Inferred<uint64_t> params;
     Inferred<uint64_t> trainableParams;
-    Inferred<std::string> paramDtype;  // "fp32", "bf16"
+    Inferred<Precision> paramDtype;    // Fp32 or Bf16 (autocast is its own finding)
     Inferred<bool> autocast;           // bf16 weight copies made during forward
-    Inferred<std::string> optimizer;   // adamw, adamw8bit, sgd, adafactor, lion, none, unknown
+    Inferred<Optimizer> optimizer;     // empty: state of no known layout, or gradients and no state yet
     Inferred<uint64_t> tokens;         // per micro-batch, language models
     Inferred<uint64_t> batch;          // image models: images per micro-batch
     Inferred<std::string> preset;      // a preset's name, or empty when none matches

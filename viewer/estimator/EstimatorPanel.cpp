@@ -319,8 +319,9 @@ void EstimatorPanel::setInferred(const InferredSetup &setup)
     add(tr("model"), setup.preset, QString::fromStdString(setup.preset.value.value_or("")));
     add(tr("parameters"), setup.params, setup.params.value ? QString::fromStdString(groupDigits(*setup.params.value)) + tr(" parameters") : QString());
     add(tr("precision"), setup.paramDtype,
-        QString::fromStdString(setup.paramDtype.value.value_or("")) + (setup.autocast.value.value_or(false) ? tr(" weights, autocast") : tr(" weights")));
-    add(tr("optimizer"), setup.optimizer, QString::fromStdString(setup.optimizer.value.value_or("")));
+        QString::fromStdString(setup.paramDtype.value ? precisionName(*setup.paramDtype.value) : "") +
+            (setup.autocast.value.value_or(false) ? tr(" weights, autocast") : tr(" weights")));
+    add(tr("optimizer"), setup.optimizer, QString::fromStdString(setup.optimizer.value ? optimizerName(*setup.optimizer.value) : ""));
     add(tr("tokens"), setup.tokens,
         setup.tokens.value ? tr("%1 tokens per micro-batch (entered as batch %2 × sequence %3: a snapshot has no tensor shapes)").arg(QString::fromStdString(groupDigits(*setup.tokens.value))).arg(setup.input.batch).arg(setup.input.seq)
                            : QString());
