@@ -147,6 +147,23 @@ private slots:
                 QVERIFY2(!f.text.contains("diagnoseOom("), qPrintable(f.path + " diagnoses an OOM again"));
             }
         }
+        static const QRegularExpression momentText(QStringLiteral(R"re(== "(peak|oom|end)")re"));
+        static const QRegularExpression formatText(QStringLiteral(R"re([=!]= "(chrome-trace|pickle|json|none|gzip|zstd)")re"));
+        for (const QString layer : {"parsers", "viewer", "app"}) {
+            for (const SourceFile &f : sources(layer)) {
+                // Moments (--at) are parsed once, in analysis/Moment.
+                if (!f.path.endsWith("analysis/Moment.cpp"))
+                    QVERIFY2(!f.text.contains(momentText), qPrintable(f.path + " compares a moment's text"));
+                // File formats and compressions are enums (model/FileKinds); their names are text only.
+                QVERIFY2(!f.text.contains(formatText), qPrintable(f.path + " compares a file format's or compression's name"));
+                // The OOM is diagnosed once, by the summary (analysis/SnapshotSummary).
+                if (layer == "parsers" && !f.path.startsWith("parsers/analysis/AllocatorState.") && !f.path.endsWith("analysis/SnapshotSummary.cpp"))
+                    QVERIFY2(!f.text.contains("diagnoseOom("), qPrintable(f.path + " diagnoses an OOM again"));
+                // One checksum names a snapshot file, for the cache and sessions alike.
+                if (!f.path.startsWith("parsers/decode/FileChecksum."))
+                    QVERIFY2(!f.text.contains("std::string snapshotChecksum("), qPrintable(f.path + " defines a file checksum itself"));
+            }
+        }
     }
 };
 
