@@ -123,7 +123,9 @@ void SummaryPage::refresh()
     QString html = "<table cellspacing='6'>";
     auto row = [&](const QString &k, const QString &v) { html += "<tr><td><b>" + k + "</b></td><td>" + v + "</td></tr>"; };
     const QString phase = QString::fromStdString(s.peakPhase);
-    QString peak = s.peakIndex ? QStringLiteral("<a href='peak'>%1</a> at %2").arg(bytesText(s.peakActiveBytes), eventLabel(*d->index, *s.peakIndex).toHtmlEscaped())
+    QString peak = s.peakIndex ? QStringLiteral("<a href='event:%3'>%1</a> at %2")
+                                     .arg(bytesText(s.peakActiveBytes), eventLabel(*d->index, *s.peakIndex).toHtmlEscaped())
+                                     .arg(*s.peakIndex)
                                : tr("%1 before the trace began").arg(bytesText(s.peakActiveBytes));
     if (!phase.isEmpty())
         peak += tr(", during <i>%1</i>").arg(phase.toHtmlEscaped());
@@ -263,8 +265,8 @@ void SummaryPage::onLink(const QString &link)
         showHealth();
         return;
     }
-    if (link == "peak" && d->summary.peakIndex)
-        emit showOnTimeline(*d->summary.peakIndex, UINT32_MAX);
+    if (link.startsWith("event:"))
+        emit showOnTimeline(link.mid(6).toUInt(), UINT32_MAX);
     else if (link.startsWith("oom:"))
         emit showOnTimeline(link.mid(4).toUInt(), UINT32_MAX);
     else if (link.startsWith("segments:"))
