@@ -148,8 +148,9 @@ std::string OomDiagnosis::explanation() const
     if (fragmentation) {
         return "Fragmentation: " + free + " sat free inside PyTorch's reserved segments, more than the " + req +
                " requested, but the largest free block was only " + hole +
-               ". Try PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True, torch.cuda.empty_cache() between phases, "
-               "or allocating the largest long-lived tensors first.";
+               ". Try PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (memlens replay FILE --alloc-conf "
+               "expandable_segments:True predicts whether it fits) or allocating the largest long-lived tensors first; "
+               "torch.cuda.empty_cache() cannot help, since torch frees every unused cached segment before it raises.";
     }
     return "Capacity: " + req + " was requested with only " + free + " free inside reserved segments (largest block " + hole +
            ") and no room to reserve more. Reduce what is live at this point: a smaller micro-batch with gradient "
