@@ -1,0 +1,95 @@
+#pragma once
+// What the viewer's tests share: the corpus files they open, documents loaded the way the GUI
+// loads them, and a shown DocumentView on a page.
+#include "CorpusFiles.h"
+#include "SyntheticSnapshot.h"
+#include "MainWindow.h"
+#include "analysis/FrameFilter.h"
+#include "compare/CompareDialog.h"
+#include "decode/SnapshotLoader.h"
+#include "document/DocumentView.h"
+#include "document/SessionBinding.h"
+#include "estimator/EstimatorPanel.h"
+#include "export/ViewExport.h"
+#include "jobs/JobRunner.h"
+#include "model/ByteFormat.h"
+#include "notes/NoteSet.h"
+#include "ranks/RankOverviewPage.h"
+#include "ranks/RankTableModel.h"
+#include "report/SummaryMarkdown.h"
+#include "segments/EventListModel.h"
+#include "segments/SegmentMapWidget.h"
+#include "segments/SegmentTableModel.h"
+#include "segments/SegmentsPage.h"
+#include "segments/WhatIfPanel.h"
+#include "stacks/CallTreeModel.h"
+#include "stacks/FlameGraphWidget.h"
+#include "stacks/StacksPage.h"
+#include "state/ViewState.h"
+#include "steps/StepsView.h"
+#include "style/BandColors.h"
+#include "summary/FixList.h"
+#include "summary/LiveAllocationModel.h"
+#include "summary/LiveTensorsPage.h"
+#include "summary/SummaryPage.h"
+#include "timeline/AllocationBandsPlottable.h"
+#include "timeline/TimelineView.h"
+
+#include <QAbstractItemModelTester>
+#include <QApplication>
+#include <QComboBox>
+#include <QElapsedTimer>
+#include <QFileInfo>
+#include <QListWidget>
+#include <QMessageBox>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTreeView>
+#include <QWheelEvent>
+#include <qcustomplot.h>
+#include <thread>
+
+namespace memlens {
+
+inline QString gpt2()
+{
+    return corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle";
+}
+
+inline std::shared_ptr<const Document> load(const QString &path)
+{
+    return loadDocument(path.toStdString(), StopAfter::Document).document;
+}
+
+// A shown DocumentView on `doc` (with its timeline built), on `page`, at `size`.
+inline std::unique_ptr<DocumentView> openView(std::shared_ptr<const Document> doc, Page page, QSize size)
+{
+    auto view = std::make_unique<DocumentView>();
+    view->setDocument({doc, buildTimelineLayouts(doc)});
+    view->showPage(page);
+    view->resize(size);
+    view->show();
+    return view;
+}
+
+// A generated 400-step run, made once per test executable for the tests that need one.
+inline std::shared_ptr<const Document> run400()
+{
+    static QTemporaryDir generated;
+    static std::shared_ptr<const Document> run;
+    if (!run) {
+        const QString file = generated.filePath("run400.pickle");
+        QString error;
+        runPythonTool("make_long_run.py", {corpusDir() + "/snapshots/frag_varlen_gpt2/snapshot.pickle.zst", file, "--steps", "400"}, &error);
+        if (!error.isEmpty())
+            qFatal("make_long_run.py: %s", qPrintable(error));
+        run = load(file);
+    }
+    return run;
+}
+
+} // namespace memlens

@@ -1,0 +1,260 @@
+// The viewer's stacks/, summary/, estimator/: the call stacks and flame graph, the summary and live
+// tensors pages, and the estimator panel.
+#include "ViewerTestSupport.h"
+
+using namespace memlens;
+
+class TestPages : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+    }
+
+    // The Stacks page's "allocated in the visible range" follows a zoom made while it was
+    // hidden (it used to ignore it and show the whole run).
+    void stacksRangeChangedWhileHidden()
+    {
+        auto doc = load(gpt2());
+        auto view = openView(doc, Page::Timeline, QSize(1400, 900));
+        view->stacks()->setAllocatedInRange(true);
+        const uint64_t whole = view->stacks()->tree()->root().bytes;
+        view->state()->zoomTo({100, 401});
+        QCOMPARE(view->state()->visibleFirstEvent(), 100u);
+        QCOMPARE(view->state()->visibleLastEvent(), 400u);
+        view->showPage(Page::Stacks);
+        const EventTable &ev = doc->devices.at(0).index->events();
+        uint64_t expected = 0;
+        for (uint32_t e = 100; e <= 400; ++e)
+            expected += ev.action[e] == Action::Alloc ? ev.size[e] : 0;
+        QVERIFY(expected > 0 && expected < whole);
+        QCOMPARE(view->stacks()->tree()->root().bytes, expected);
+    }
+
+    void stacksPage()
+    {
+        auto doc = load(gpt2());
+        auto view = openView(doc, Page::Stacks, QSize(1400, 900));
+        StacksPage *page = view->stacks();
+        QVERIFY(page->tree());
+        QCOMPARE(page->tree()->root().bytes, doc->devices.at(0).summary.peakActiveBytes);
+        auto *model = qobject_cast<CallTreeModel *>(page->treeView()->model());
+        QAbstractItemModelTester tester(model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QVERIFY(model->rowCount() > 0);
+        // Bottom-up, the top sites include the loss.
+        CallTreeOptions options = page->options();
+        options.bottomUp = true;
+        page->setOptions(options);
+        QString top;
+        for (int r = 0; r < std::min(5, model->rowCount()); ++r)
+            top += model->index(r, 0).data().toString() + "\n";
+        QVERIFY2(top.contains("cross_entropy"), qPrintable(top));
+        // The trees say which category each frame's bytes mostly are.
+        bool categorised = false;
+        for (int r = 0; r < model->rowCount(); ++r)
+            categorised = categorised || model->index(r, CallTreeModel::Mostly).data().toString().startsWith("activation");
+        QVERIFY(categorised);
+        // Grouped by compiled region: the corpus run is not compiled, so one group holds it all.
+        options.grouping = StackGrouping::CompiledRegion;
+        page->setOptions(options);
+        QCOMPARE(model->rowCount(), 1);
+        QCOMPARE(model->index(0, 0).data().toString(), QStringLiteral("(not compiled)"));
+        QCOMPARE(page->tree()->node(page->tree()->root().children.front()).bytes, page->tree()->root().bytes);
+        options.grouping = StackGrouping::None;
+        page->setOptions(options);
+        // Clicking a frame in the flame graph zooms into it and selects it in the tree.
+        FlameGraphWidget *flame = page->flameGraph();
+        flame->repaint();
+        const uint32_t first = page->tree()->root().children.front();
+        QPoint where;
+        for (int y = 0; y < flame->height() && where.isNull(); y += 3)
+            for (int x = 0; x < flame->width() && where.isNull(); x += 5)
+                if (flame->nodeAt(QPoint(x, y)) == first)
+                    where = QPoint(x, y);
+        QVERIFY(!where.isNull());
+        QTest::mouseClick(flame, Qt::LeftButton, Qt::NoModifier, where);
+        QCOMPARE(flame->zoomedNode(), first);
+        QCOMPARE(page->treeView()->currentIndex().data(CallTreeModel::NodeRole).toUInt(), first);
+        // Allocated in a range: what the visible events allocated.
+        view->state()->setVisibleRange({0, 999.5});
+        QCOMPARE(view->state()->visibleLastEvent(), 999u);
+        page->setAllocatedInRange(true);
+        uint64_t expected = 0;
+        const EventTable &ev = doc->devices.at(0).index->events();
+        for (uint32_t e = 0; e < 1000; ++e)
+            expected += ev.action[e] == Action::Alloc ? ev.size[e] : 0;
+        QCOMPARE(page->tree()->root().bytes, expected);
+        page->setAllocatedInRange(false);
+        // Export writes folded stacks atomically.
+        QTemporaryDir dir;
+        QVERIFY(page->exportFolded(dir.filePath("peak.folded")).isEmpty());
+        QFile f(dir.filePath("peak.folded"));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QVERIFY(f.readAll().contains("cross_entropy"));
+    }
+
+    void summaryPage()
+    {
+        auto doc = load(gpt2());
+        auto view = openView(doc, Page::Summary, QSize(1280, 800));
+        const DeviceSummary &s = doc->devices.at(0).summary;
+        const QString text = view->summaryPage()->factsText();
+        QVERIFY2(text.contains(QString::fromStdString(formatBytes(s.peakActiveBytes))), qPrintable(text));
+        QVERIFY(text.contains(QString::fromStdString(formatBytes(s.peakReservedBytes))));
+        QTableView *table = view->summaryPage()->liveTable();
+        QCOMPARE(table->model()->rowCount(), static_cast<int>(s.topLiveAtPeak.size()));
+        // Sorted by size, largest first; row 0 is the model's largest live allocation.
+        QCOMPARE(table->model()->index(0, LiveAllocationModel::Size).data(Qt::EditRole).toULongLong(),
+                 static_cast<qulonglong>(s.topLiveAtPeak.front().size));
+        // "What would help": the device's fixes in their order; activating one asks for the estimator.
+        const Advice &advice = doc->devices.at(0).advice;
+        FixList *fixes = view->summaryPage()->fixList();
+        QCOMPARE(fixes->count(), static_cast<int>(advice.fixes.size()));
+        QVERIFY(fixes->item(0)->text().startsWith(QString::fromStdString(advice.fixes.front().technique)));
+        QSignalSpy asked(view->summaryPage(), &SummaryPage::showInEstimator);
+        emit fixes->itemActivated(fixes->item(1));
+        QCOMPARE(asked.count(), 1);
+        QCOMPARE(asked.front().front().toInt(), 1);
+    }
+
+    void liveAllocationModel()
+    {
+        auto doc = load(gpt2());
+        LiveAllocationModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        const DeviceSummary &s = doc->devices.at(0).summary;
+        model.setAllocations(doc, 0, s.topLiveAtPeak, s.peakActiveBytes);
+        QCOMPARE(model.rowCount(), static_cast<int>(s.topLiveAtPeak.size()));
+        model.setAllocations(doc, 0, {}, 0);
+        QCOMPARE(model.rowCount(), 0);
+    }
+
+    void liveTensorsPage()
+    {
+        auto doc = load(gpt2());
+        auto view = openView(doc, Page::Live, QSize(1400, 900));
+        LiveTensorsPage *page = view->live();
+        const DeviceSummary &s = doc->devices.at(0).summary;
+        QCOMPARE(page->table()->model()->rowCount(), static_cast<int>(s.liveBlocksAtPeak));
+        QVERIFY2(page->totalsText().contains(QString::fromStdString(formatBytes(s.peakActiveBytes))), qPrintable(page->totalsText()));
+        // Filters: frame text and a size range; totals follow what is shown.
+        page->setFilter("cross_entropy", 0, 0);
+        QVERIFY(page->table()->model()->rowCount() >= 1);
+        for (int r = 0; r < page->table()->model()->rowCount(); ++r)
+            QVERIFY(page->table()->model()->index(r, LiveAllocationModel::Size).data(Qt::EditRole).toULongLong() > 0);
+        page->setFilter(QString(), 700ull << 20, 0);
+        QCOMPARE(page->table()->model()->rowCount(), 3); // the three logits-sized tensors
+        QVERIFY(page->totalsText().contains("3 allocations"));
+        // Selecting a row selects the allocation everywhere.
+        page->table()->setCurrentIndex(page->table()->model()->index(0, 0));
+        QCOMPARE(view->state()->selectedAllocation(), page->table()->model()->index(0, 0).data(LiveAllocationModel::AllocationRole).toUInt());
+        // CSV export: a header and one line per live allocation.
+        QTemporaryDir dir;
+        QVERIFY(page->exportCsv(dir.filePath("live.csv")).isEmpty());
+        QFile f(dir.filePath("live.csv"));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QCOMPARE(f.readAll().count('\n'), static_cast<qsizetype>(s.liveBlocksAtPeak + 1));
+        // Moving the cursor updates the table.
+        view->state()->setSelectedEvent(100);
+        page->setFilter(QString(), 0, 0);
+        QCOMPARE(page->table()->model()->rowCount(), static_cast<int>(doc->devices.at(0).index->liveAt(100).size()));
+    }
+
+    // The estimator measures the device the user selected, not the first one.
+    void estimatorMeasuresTheSelectedDevice()
+    {
+        SynthSnapshot s;
+        s.traces = {{{"segment_alloc", 0x100000, 2 << 20, 1}, {"alloc", 0x100000, 1 << 20, 2}},
+                    {{"segment_alloc", 0x900000, 20 << 20, 1}, {"alloc", 0x900000, 12 << 20, 2}}};
+        s.segments = {{0, 0x100000, 0, {{1 << 20, 1 << 20, "active_allocated"}, {1 << 20, 0, "inactive"}}},
+                      {1, 0x900000, 0, {{12 << 20, 12 << 20, "active_allocated"}, {8 << 20, 0, "inactive"}}}};
+        QTemporaryDir dir;
+        const QString file = dir.filePath("two_devices.pickle");
+        QFile out(file);
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        const std::string bytes = s.pickle();
+        out.write(bytes.data(), qint64(bytes.size()));
+        out.close();
+        MainWindow window;
+        DocumentView *view = window.openFile(file);
+        QSignalSpy loaded(view, &DocumentView::loaded);
+        QVERIFY(loaded.wait(30000));
+        view->state()->setDevice(1);
+        // The device selector follows a device chosen elsewhere (sessions, render --device).
+        auto *selector = view->findChild<QComboBox *>();
+        QVERIFY(selector);
+        QCOMPARE(selector->currentData().toInt(), 1);
+        QCOMPARE(selector->currentText(), QStringLiteral("cuda:1"));
+        QAction *estimator = nullptr;
+        for (QAction *a : window.findChildren<QAction *>()) {
+            if (a->text() == "Memory &Estimator…")
+                estimator = a;
+        }
+        QVERIFY(estimator);
+        estimator->trigger();
+        EstimatorPanel *panel = nullptr;
+        for (QWidget *w : QApplication::topLevelWidgets()) {
+            if (auto *p = qobject_cast<EstimatorPanel *>(w))
+                panel = p;
+        }
+        QVERIFY(panel);
+        QVERIFY2(panel->figuresText().contains(QString::fromStdString(formatBytes(12 << 20))), qPrintable(panel->figuresText()));
+        panel->close();
+    }
+
+    void estimatorPanel()
+    {
+        EstimatorPanel panel;
+        panel.resize(1100, 600);
+        panel.show();
+        EstimateInput in;
+        in.model = *findModel("tinyllama-1.1b");
+        in.precision = Precision::Bf16;
+        in.batch = 4;
+        in.seq = 2048;
+        panel.setInput(in);
+        QCOMPARE(panel.result().peakAllocatedBytes, estimate(in).peakAllocatedBytes);
+        QVERIFY(panel.figuresText().contains(QString::fromStdString(formatBytes(estimate(in).peakAllocatedBytes))));
+        // Clicking a saving applies it.
+        QListWidget *savings = panel.savingsList();
+        QListWidgetItem *ckpt = nullptr;
+        for (int i = 0; i < savings->count(); ++i) {
+            if (savings->item(i)->data(Qt::UserRole).toString() == "checkpointing")
+                ckpt = savings->item(i);
+        }
+        QVERIFY(ckpt);
+        const uint64_t before = panel.result().peakAllocatedBytes;
+        emit savings->itemClicked(ckpt);
+        QCOMPARE(panel.input().checkpointing, Checkpointing::Full);
+        QVERIFY(panel.result().peakAllocatedBytes < before);
+        panel.setMeasuredPeak(14'706'522'112ull, "run.pickle");
+        QVERIFY(panel.figuresText().contains("Measured in run.pickle"));
+        // A snapshot of GPT-2 small, fp32, AdamW, 8 × 512 tokens prefills that setup and says so.
+        auto doc = load(gpt2());
+        EstimateInput other = panel.input();
+        other.precision = Precision::Bf16;
+        other.optimizer = Optimizer::Sgd;
+        panel.setInput(other);
+        panel.setMeasurement(doc->devices.at(0).summary, "snapshot.pickle");
+        panel.setInferred(doc->devices.at(0).advice.setup);
+        QCOMPARE(panel.input().model.name, std::string("gpt2-small"));
+        QCOMPARE(panel.input().optimizer, Optimizer::AdamW);
+        QCOMPARE(panel.input().precision, Precision::Fp32);
+        QCOMPARE(panel.input().batch * panel.input().seq, 8 * 512);
+        QVERIFY2(panel.inferredText().contains("Inferred from the snapshot"), qPrintable(panel.inferredText()));
+        QVERIFY(panel.figuresText().contains("At its peak: parameters 475 MiB"));
+        // A fix from the summary's list shows applied, with its measured saving.
+        const Advice &advice = doc->devices.at(0).advice;
+        const auto ckptFix = std::find_if(advice.fixes.begin(), advice.fixes.end(), [](const Fix &f) { return f.technique == "checkpointing"; });
+        QVERIFY(ckptFix != advice.fixes.end());
+        panel.showFix(*ckptFix);
+        QCOMPARE(panel.input().checkpointing, Checkpointing::Full);
+        QVERIFY(panel.inferredText().contains("saves"));
+    }
+
+};
+
+QTEST_MAIN(TestPages)
+#include "tst_pages.moc"

@@ -1,0 +1,203 @@
+// The viewer's segments/: the allocator state at the cursor, its event list and table, the OOM verdict,
+// the what-if replay, and the rule for hidden pages.
+#include "ViewerTestSupport.h"
+
+using namespace memlens;
+
+class TestSegments : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+    }
+
+    // The OOM is diagnosed once, with the summary: the Segments page shows that diagnosis
+    // (here a doctored one), not one of its own.
+    void segmentsShowTheSummarysOomDiagnosis()
+    {
+        const std::string path = (corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle").toStdString();
+        auto doc = std::make_shared<Document>();
+        doc->path = path;
+        auto snapshot = loadSnapshot(path);
+        DeviceData d;
+        d.index = std::make_unique<const DeviceIndex>(*snapshot, 0);
+        d.categories = std::make_unique<const AllocationCategories>(*snapshot, *d.index);
+        d.summary = summarizeDevice(*snapshot, *d.index, 10, d.categories.get());
+        QCOMPARE(d.summary.ooms.size(), size_t(1));
+        const uint32_t oom = d.summary.ooms[0].event;
+        const uint64_t doctored = 4242ull << 20;
+        QVERIFY(d.summary.ooms[0].reservedFree != doctored);
+        d.summary.ooms[0].reservedFree = doctored;
+        doc->snapshot = std::move(snapshot);
+        doc->devices.emplace(0, std::move(d));
+        auto view = openView(doc, Page::Segments, QSize(1400, 900));
+        view->state()->setSelectedEvent(oom);
+        QVERIFY2(view->segments()->verdictText().contains(QString::fromStdString(formatBytes(doctored))), qPrintable(view->segments()->verdictText()));
+    }
+
+    // The Segments page's what-if: the corpus OOM replayed under its own setting fails at the
+    // recorded OOM; with expandable segments it gets through (what `memlens replay` says); a
+    // bad setting is a message, not a crash; a newer choice drops an older one's result.
+    void segmentsWhatIfReplays()
+    {
+        auto doc = load(corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle");
+        auto view = openView(doc, Page::Segments, QSize(1600, 1100));
+        WhatIfPanel *panel = view->segments()->whatIf();
+        QSignalSpy replayed(panel, &WhatIfPanel::replayed);
+        panel->setConfig(QString());
+        QVERIFY(replayed.wait(30000));
+        const uint32_t oom = doc->devices.at(0).summary.ooms.at(0).event;
+        QVERIFY2(panel->summaryText().contains(QString("Predicted OOM at event %1").arg(oom)), qPrintable(panel->summaryText()));
+        // The timeline draws the same replay: its readout names it and the predicted OOM.
+        QVERIFY2(view->timeline()->peakReadout().contains(QString("predicted OOM at event %1").arg(oom)), qPrintable(view->timeline()->peakReadout()));
+        panel->setConfig("max_split_size_mb:128");
+        panel->setConfig("expandable_segments:True");
+        QVERIFY(replayed.wait(30000));
+        QTest::qWait(200);
+        QCOMPARE(replayed.size(), 2);
+        QVERIFY2(panel->summaryText().contains("expandable_segments:True") && panel->summaryText().contains("No OOM"),
+                 qPrintable(panel->summaryText()));
+        QVERIFY(view->timeline()->peakReadout().contains("what if expandable_segments:True"));
+        QVERIFY(!view->timeline()->peakReadout().contains("predicted OOM"));
+        if (const QByteArray shot = qgetenv("MEMLENS_SHOT"); !shot.isEmpty()) {
+            view->grab().save(QString::fromLocal8Bit(shot));
+            view->showPage(Page::Timeline);
+            view->timeline()->plot()->replot();
+            view->grab().save(QString::fromLocal8Bit(shot).replace(".png", "-timeline.png"));
+        }
+        // Another document: the what-if is gone.
+        view->state()->setDocument(load(gpt2()));
+        QVERIFY(!view->state()->whatIf());
+        QVERIFY(!view->timeline()->peakReadout().contains("what if"));
+        panel->setConfig("max_split_size_mb:huge");
+        QVERIFY2(panel->summaryText().contains("max_split_size_mb"), qPrintable(panel->summaryText()));
+        QVERIFY(!panel->isReplaying());
+    }
+
+    // Hidden pages do not follow every cursor move: the Segments page recomputes once, when
+    // it is shown, and then shows the cursor's event.
+    void hiddenPagesCatchUpWhenShown()
+    {
+        auto doc = load(corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle");
+        auto view = openView(doc, Page::Timeline, QSize(1200, 800));
+        SegmentsPage *page = view->segments();
+        QVERIFY(!page->isVisible());
+        const uint32_t before = page->shownEvent();
+        for (uint32_t e : {100u, 200u, 300u})
+            view->state()->setSelectedEvent(e);
+        QCOMPARE(page->shownEvent(), before);
+        view->showPage(Page::Segments);
+        QVERIFY(page->isVisible());
+        QCOMPARE(page->shownEvent(), 300u);
+        view->state()->setSelectedEvent(400);
+        QCOMPARE(page->shownEvent(), 400u); // visible: at once
+    }
+
+    void segmentsPageFollowsCursor()
+    {
+        auto doc = load(corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle");
+        auto view = openView(doc, Page::Segments, QSize(1600, 1000));
+        SegmentsPage *page = view->segments();
+        const DeviceData &d = doc->devices.at(0);
+        // Default: the last event.
+        QCOMPARE(page->shownEvent(), static_cast<uint32_t>(d.index->eventCount() - 1));
+        // The shared cursor moves the map; at the OOM the verdict appears.
+        const uint32_t oom = d.summary.ooms.at(0).event;
+        view->state()->setSelectedEvent(oom);
+        QCOMPARE(page->shownEvent(), oom);
+        QCOMPARE(page->map()->state().event, oom);
+        QVERIFY2(page->verdictText().contains("fragmentation"), qPrintable(page->verdictText()));
+        QVERIFY(page->figuresText().contains("free in reserved 120 MiB"));
+        // The list follows the cursor, and moving in the list moves the cursor.
+        QCOMPARE(page->eventModel()->eventAt(page->eventList()->currentIndex().row()), oom);
+        page->eventList()->setCurrentIndex(page->eventModel()->index(100, 0));
+        QCOMPARE(view->state()->selectedEvent(), 100u);
+        QCOMPARE(page->shownEvent(), 100u);
+        // Clicking a block selects its allocation everywhere; hovering describes it.
+        view->state()->setSelectedEvent(*d.summary.peakIndex);
+        const LiveBlockInfo &largest = d.summary.topLiveAtPeak.front();
+        const QRect r = page->map()->rectOfAllocation(largest.allocation);
+        QVERIFY(!r.isEmpty());
+        uint32_t under = UINT32_MAX;
+        const QString text = page->map()->describeAt(r.center(), &under);
+        QCOMPARE(under, largest.allocation);
+        QVERIFY2(text.contains(QString::fromStdString(formatBytes(largest.size))), qPrintable(text));
+        QVERIFY(text.contains("Segment 0x"));
+        QTest::mouseClick(page->map(), Qt::LeftButton, Qt::NoModifier, r.center());
+        QCOMPARE(view->state()->selectedAllocation(), largest.allocation);
+        // Colour per category on the timeline's menu colours the map's blocks by category too.
+        view->state()->setSelectedAllocation(UINT32_MAX);
+        const QPoint inside(r.left() + 2, r.center().y());
+        QCOMPARE(page->map()->grab().toImage().pixel(inside), bandColor(largest.allocation).rgb());
+        QComboBox *timelineColors = nullptr;
+        for (QComboBox *c : view->timeline()->findChildren<QComboBox *>()) {
+            if (c->count() == 3)
+                timelineColors = c;
+        }
+        QVERIFY(timelineColors);
+        timelineColors->setCurrentIndex(2);
+        QCOMPARE(view->state()->colorMode(), ColorMode::Category);
+        const QColor expected = categoryColor(static_cast<int>(d.categories->of(largest.allocation)));
+        QCOMPARE(page->map()->grab().toImage().pixel(inside), expected.rgb());
+        // Ctrl+wheel halves the bytes per row, and the scale menu shows the new scale.
+        QComboBox *scale = nullptr;
+        for (QComboBox *c : page->findChildren<QComboBox *>()) {
+            if (c->currentData().isValid() && c->currentData().toULongLong() == page->map()->bytesPerRow())
+                scale = c;
+        }
+        QVERIFY(scale);
+        const uint64_t before = page->map()->bytesPerRow();
+        QWheelEvent wheel(QPointF(50, 50), page->map()->mapToGlobal(QPointF(50, 50)), QPoint(), QPoint(0, 120), Qt::NoButton,
+                          Qt::ControlModifier, Qt::NoScrollPhase, false);
+        QApplication::sendEvent(page->map(), &wheel);
+        QCOMPARE(page->map()->bytesPerRow(), before / 2);
+        QCOMPARE(scale->currentData().toULongLong(), before / 2);
+    }
+
+    void eventListFilter()
+    {
+        auto doc = load(corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle");
+        EventListModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setDevice(doc, 0);
+        QCOMPARE(model.rowCount(), static_cast<int>(doc->devices.at(0).index->eventCount()));
+        model.setFilter(Action::Oom, std::nullopt);
+        QCOMPARE(model.rowCount(), 1);
+        QVERIFY(model.index(0, EventListModel::Detail).data().toString().startsWith("requested 12.0 MiB"));
+        const EventTable &ev = doc->devices.at(0).index->events();
+        model.setFilter(std::nullopt, ev.addr[1]);
+        int expected = 0;
+        for (size_t e = 0; e < ev.count(); ++e)
+            expected += ev.addr[e] == ev.addr[1] && ev.action[e] != Action::Oom;
+        QCOMPARE(model.rowCount(), expected);
+        // Event 1's row: the matching events before it (the segment_alloc at the same address).
+        int before = 0;
+        for (size_t e = 0; e < 1; ++e)
+            before += ev.addr[e] == ev.addr[1];
+        QCOMPARE(model.rowForEvent(1), before);
+        QCOMPARE(model.eventAt(before), 1u);
+        model.setFilter(std::nullopt, std::nullopt);
+        QCOMPARE(model.rowForEvent(42), 42);
+    }
+
+    void segmentTableModel()
+    {
+        auto doc = load(corpusDir() + "/snapshots/streams_pending_free/snapshot.pickle");
+        SegmentTableModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        const DeviceData &d = doc->devices.at(0);
+        const AllocatorState st = allocatorStateAt(*doc->snapshot, *d.index, static_cast<uint32_t>(d.index->eventCount() - 1));
+        model.setState(st);
+        QCOMPARE(model.rowCount(), static_cast<int>(st.segments.size()));
+        qulonglong total = 0;
+        for (int r = 0; r < model.rowCount(); ++r)
+            total += model.index(r, SegmentTableModel::Size).data(Qt::EditRole).toULongLong();
+        QCOMPARE(total, static_cast<qulonglong>(st.reserved));
+    }
+
+};
+
+QTEST_MAIN(TestSegments)
+#include "tst_segments.moc"

@@ -1,0 +1,272 @@
+// The viewer's timeline/ and steps/: the allocation timeline (search, peak, zoom and keys, the OOM key,
+// hover), and memory per step on long runs.
+#include "ViewerTestSupport.h"
+
+using namespace memlens;
+
+class TestTimeline : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+    }
+
+    // At 400 steps the whole run shows a step strip and no phase boundaries; zoomed into one
+    // step its phases come back, each starting at a thin line, and the plot is never shaded.
+    void manyStepsReadable()
+    {
+        auto doc = run400();
+        const DeviceData &d = doc->devices.at(0);
+        QVERIFY(d.summary.steps.size() >= 400);
+        QVERIFY(d.summary.phases.size() >= 2000);
+        auto view = openView(doc, Page::Timeline, QSize(1600, 900));
+        QCustomPlot *plot = view->timeline()->plot();
+        const QRgb background = plot->palette().color(QPalette::Base).rgb();
+        plot->xAxis->grid()->setVisible(false); // its dotted lines would count as drawn
+        // Columns drawn on a row high above the data, below the label strip.
+        auto drawnColumns = [&] {
+            plot->replot(QCustomPlot::rpImmediateRefresh);
+            const QRect r = plot->axisRect()->rect();
+            const QImage image = plot->toPixmap().toImage();
+            std::vector<int> drawn;
+            for (int x = r.left() + 1; x < r.right(); ++x) {
+                if (image.pixel(x, r.top() + 40) != background)
+                    drawn.push_back(x);
+            }
+            return drawn;
+        };
+        const std::vector<int> whole = drawnColumns();
+        QVERIFY2(whole.size() <= 2, qPrintable(QString::number(whole.size()))); // the peak marker only
+        const StepSummary &step = d.summary.steps[200];
+        view->state()->setVisibleRange({double(step.firstEvent), double(step.lastEvent + 1)});
+        const std::vector<int> zoomed = drawnColumns();
+        // A line where each phase after the first starts (a shade would fill every column).
+        QVERIFY2(zoomed.size() >= 3 && zoomed.size() <= 12, qPrintable(QString::number(zoomed.size())));
+    }
+
+    // Steps narrower than a few pixels are drawn per pixel column as the range of their peaks:
+    // under every step's peak the column is drawn, so no step is lost between stripes, and the
+    // highest step stays visible in red. Zoomed in, they are bars again.
+    void stepsNarrowerThanPixels()
+    {
+        auto doc = run400();
+        const std::vector<StepSummary> &steps = doc->devices.at(0).summary.steps;
+        QVERIFY(steps.size() >= 400);
+        auto view = openView(doc, Page::Steps, QSize(1000, 600));
+        StepsView *page = view->steps();
+        QCustomPlot *plot = page->plot();
+        plot->legend->setVisible(false);
+        plot->xAxis->grid()->setVisible(false);
+        plot->yAxis->grid()->setVisible(false);
+        // Zoomed out to about two steps a pixel, as thousands of steps are drawn.
+        plot->xAxis->setRange(-0.7, 2.0 * plot->axisRect()->width());
+        plot->replot(QCustomPlot::rpImmediateRefresh);
+        QVERIFY2(page->drawsEnvelope(), qPrintable(QString::number(plot->axisRect()->width())));
+        const QImage image = plot->toPixmap().toImage();
+        const QRgb background = plot->palette().color(QPalette::Base).rgb();
+        int redAtHighest = 0;
+        const size_t highest = highestStep(steps).index;
+        for (size_t k = 0; k < steps.size(); ++k) {
+            const int x = static_cast<int>(std::floor(plot->xAxis->coordToPixel(double(k))));
+            const int y = static_cast<int>(plot->yAxis->coordToPixel(double(steps[k].peakActiveBytes) * 0.97));
+            QVERIFY2(image.pixel(x, y) != background, qPrintable(QString("step %1 at %2,%3").arg(k).arg(x).arg(y)));
+            if (k == highest) {
+                const QColor c(image.pixel(x, y));
+                redAtHighest = c.red() > 150 && c.green() < 100 ? 1 : 0;
+            }
+        }
+        QVERIFY(redAtHighest);
+        // Above the highest peak nothing of the steps is drawn.
+        const int above = static_cast<int>(plot->yAxis->coordToPixel(double(steps[highest].peakActiveBytes) * 1.03));
+        const QRect r = plot->axisRect()->rect();
+        for (int x = r.left() + 2; x < r.right() - 1; ++x) {
+            const QColor c(image.pixel(x, above));
+            QVERIFY2(c.rgb() == background || c.red() > c.blue(), qPrintable(QString("x %1").arg(x))); // only the reserved line
+        }
+        plot->xAxis->setRange(-0.5, 4.5);
+        plot->replot(QCustomPlot::rpImmediateRefresh);
+        QVERIFY(!page->drawsEnvelope());
+    }
+
+    // The Steps page: one bar per step; clicking a step shows exactly its events on the
+    // timeline. Live's "created in an earlier step, never freed" shows a planted leak.
+    void stepsAndLeaks()
+    {
+        QTemporaryDir dir;
+        const QString file = dir.filePath("leak.pickle");
+        QString error;
+        runPythonTool("plant_leak.py", {gpt2(), file}, &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        auto doc = load(file);
+        const DeviceData &d = doc->devices.at(0);
+        QCOMPARE(d.summary.steps.size(), size_t(3));
+        auto view = openView(doc, Page::Steps, QSize(1400, 900));
+        QVERIFY(view->steps()->readout().contains("3 steps"));
+        QCustomPlot *plot = view->steps()->plot();
+        plot->replot();
+        const int y = static_cast<int>(plot->yAxis->coordToPixel(double(d.summary.steps[1].peakActiveBytes) / 2));
+        const QPoint bar1(static_cast<int>(plot->xAxis->coordToPixel(1.0)), y);
+        QCOMPARE(view->steps()->stepAt(bar1), 1);
+        QTest::mouseClick(plot, Qt::LeftButton, Qt::NoModifier, bar1);
+        QCOMPARE(view->currentPageKind(), Page::Timeline);
+        QCOMPARE(view->state()->visibleFirstEvent(), d.summary.steps[1].firstEvent);
+        QCOMPARE(view->state()->visibleLastEvent(), d.summary.steps[1].lastEvent);
+
+        const uint32_t cursor = d.summary.steps[2].lastEvent;
+        view->state()->setSelectedEvent(cursor);
+        view->showPage(Page::Live);
+        view->live()->setEarlierStepOnly(true);
+        QTableView *table = view->live()->table();
+        int leaks = 0;
+        for (int row = 0; row < table->model()->rowCount(); ++row) {
+            const uint32_t id = table->model()->index(row, 0).data(LiveAllocationModel::AllocationRole).toUInt();
+            const Allocation &a = d.index->allocation(id);
+            QCOMPARE(a.freeCompleted, kNever);
+            QVERIFY(a.allocEvent < d.summary.steps[2].firstEvent);
+            const auto frames = stackFrames(*doc->snapshot, d.index->detail(id).stack, true);
+            leaks += !frames.empty() && doc->snapshot->frameText(frames.front()) == "train.py:42:leaky";
+        }
+        QCOMPARE(leaks, 2); // steps 0 and 1; step 2's is not from an earlier step
+        view->live()->setEarlierStepOnly(false);
+        QVERIFY(table->model()->rowCount() > 100);
+    }
+
+    // The timeline's search outlines the drawn matches and Enter walks through all of them.
+    void timelineSearch()
+    {
+        auto doc = load(gpt2());
+        auto view = openView(doc, Page::Timeline, QSize(1600, 900));
+        TimelineView *timeline = view->timeline();
+        const DeviceIndex &index = *doc->devices.at(0).index;
+        timeline->setSearchText("cross_entropy");
+        timeline->plot()->replot();
+        const AllocationSearch *search = timeline->bands()->search();
+        QVERIFY(search);
+        size_t expected = 0;
+        for (const TimelineBand &band : timeline->bands()->lastFrame().bands)
+            expected += !band.bottom.empty() && search->matches(band.allocation);
+        QVERIFY(expected > 0);
+        QCOMPARE(timeline->bands()->searchHits(), expected);
+        QVERIFY(expected < timeline->bands()->lastFrame().bands.size());
+        QTest::keyClick(timeline->searchField(), Qt::Key_Return);
+        const uint32_t first = view->state()->selectedAllocation();
+        QVERIFY(first != UINT32_MAX && search->matches(first));
+        QCOMPARE(view->state()->selectedEvent(), index.allocation(first).allocEvent);
+        QTest::keyClick(timeline->searchField(), Qt::Key_Return);
+        QVERIFY(view->state()->selectedAllocation() > first);
+        timeline->setSearchText("no frame is called this");
+        timeline->plot()->replot();
+        QCOMPARE(timeline->bands()->searchHits(), size_t(0));
+        timeline->setSearchText("");
+        QVERIFY(!timeline->bands()->search());
+    }
+
+    void timelinePeak()
+    {
+        auto doc = load(gpt2());
+        auto view = openView(doc, Page::Timeline, QSize(1600, 900));
+        TimelineView *timeline = view->timeline();
+        timeline->plot()->replot();
+        const DeviceSummary &s = doc->devices.at(0).summary;
+        QVERIFY(timeline->peakReadout().contains(QString::fromStdString(formatBytes(s.peakActiveBytes))));
+        QVERIFY(timeline->peakReadout().contains(QString("event %1").arg(*s.peakIndex)));
+        // The column under the peak marker shows the peak.
+        AllocationBandsPlottable *bands = timeline->bands();
+        const double x = bands->pixelOfEvent(*s.peakIndex);
+        QVERIFY(x > timeline->plot()->axisRect()->left() && x < timeline->plot()->axisRect()->right());
+        const TimelineFrame &frame = bands->lastFrame();
+        const auto column = static_cast<size_t>((x - timeline->plot()->axisRect()->left()) * frame.total.size() /
+                                                timeline->plot()->axisRect()->width());
+        QCOMPARE(frame.total[column], s.peakActiveBytes);
+        // The highest column of the whole frame is the peak too.
+        QCOMPARE(*std::max_element(frame.total.begin(), frame.total.end()), s.peakActiveBytes);
+    }
+
+    void timelineZoomAndKeys()
+    {
+        auto doc = load(gpt2());
+        auto view = openView(doc, Page::Timeline, QSize(1600, 900));
+        TimelineView *timeline = view->timeline();
+        QCustomPlot *plot = timeline->plot();
+        const QCPRange full = plot->xAxis->range();
+        QVERIFY(full.lower <= 0.0 && full.upper >= doc->devices.at(0).index->eventCount() - 1);
+        // Wheel forward zooms in around the cursor.
+        const QPoint centre = plot->axisRect()->center();
+        QWheelEvent wheel(centre, plot->mapToGlobal(centre), QPoint(), QPoint(0, 120), Qt::NoButton, Qt::NoModifier,
+                          Qt::NoScrollPhase, false);
+        QApplication::sendEvent(plot, &wheel);
+        QVERIFY(plot->xAxis->range().size() < full.size() * 0.95);
+        // 0 fits, + halves, - doubles.
+        timeline->setFocus();
+        QTest::keyClick(plot, Qt::Key_0);
+        QCOMPARE(plot->xAxis->range().size(), full.size());
+        QTest::keyClick(plot, Qt::Key_Plus);
+        QVERIFY(qAbs(plot->xAxis->range().size() - full.size() / 2) < 1e-6 * full.size());
+        QTest::keyClick(plot, Qt::Key_Minus);
+        QVERIFY(qAbs(plot->xAxis->range().size() - full.size()) < 1e-6 * full.size());
+        // P jumps to the peak, arrows step the cursor, Home/End go to the ends.
+        const uint32_t peak = *doc->devices.at(0).summary.peakIndex;
+        QTest::keyClick(plot, Qt::Key_P);
+        QCOMPARE(view->state()->selectedEvent(), peak);
+        QVERIFY(plot->xAxis->range().contains(peak));
+        QVERIFY(plot->xAxis->range().size() < full.size());
+        QTest::keyClick(plot, Qt::Key_Right);
+        QCOMPARE(view->state()->selectedEvent(), peak + 1);
+        QTest::keyClick(plot, Qt::Key_Left, Qt::ShiftModifier);
+        QCOMPARE(view->state()->selectedEvent(), peak + 1 - 100);
+        QTest::keyClick(plot, Qt::Key_End);
+        QCOMPARE(view->state()->selectedEvent(), static_cast<uint32_t>(doc->devices.at(0).index->eventCount() - 1));
+        QTest::keyClick(plot, Qt::Key_Home);
+        QCOMPARE(view->state()->selectedEvent(), 0u);
+        // The visible range is shared state.
+        QCOMPARE(view->state()->visibleRange().first, plot->xAxis->range().lower);
+        QCOMPARE(view->state()->visibleRange().last, plot->xAxis->range().upper);
+    }
+
+    void oomKey()
+    {
+        auto doc = load(corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle");
+        auto view = openView(doc, Page::Timeline, QSize(1200, 700));
+        QTest::keyClick(view->timeline()->plot(), Qt::Key_O);
+        QCOMPARE(view->state()->selectedEvent(), doc->devices.at(0).summary.ooms.at(0).event);
+    }
+
+    void hoverTooltip()
+    {
+        auto doc = load(gpt2());
+        auto view = openView(doc, Page::Timeline, QSize(1600, 900));
+        TimelineView *timeline = view->timeline();
+        const DeviceData &d = doc->devices.at(0);
+        const uint32_t peak = *d.summary.peakIndex;
+        timeline->revealEvent(peak);
+        timeline->plot()->replot();
+        // The largest allocation live at the peak, under the pointer at the peak column.
+        const LiveBlockInfo &largest = d.summary.topLiveAtPeak.front();
+        const TimelineFrame &frame = timeline->bands()->lastFrame();
+        const double x = timeline->bands()->pixelOfEvent(peak);
+        const auto column = static_cast<size_t>((x - timeline->plot()->axisRect()->left()) * frame.total.size() /
+                                                timeline->plot()->axisRect()->width());
+        const TimelineBand *band = nullptr;
+        for (const TimelineBand &b : frame.bands) {
+            if (b.allocation == largest.allocation)
+                band = &b;
+        }
+        QVERIFY(band);
+        QVERIFY(band->alive(column));
+        const double yMid = timeline->plot()->yAxis->coordToPixel(static_cast<double>(band->bottomAt(column)) + largest.size / 2.0);
+        const QString tip = timeline->tooltipAt(QPoint(static_cast<int>(x), static_cast<int>(yMid)));
+        QVERIFY2(tip.contains(QString::fromStdString(formatBytes(largest.size))), qPrintable(tip));
+        const auto frames = stackFrames(*doc->snapshot, largest.stack, true);
+        const QString top = frames.empty() ? QString("no stack recorded") : QString::fromStdString(doc->snapshot->frameText(frames.front()));
+        QVERIFY2(tip.contains(top), qPrintable(tip));
+        // Clicking selects it in the shared state.
+        QTest::mouseClick(timeline->plot(), Qt::LeftButton, Qt::NoModifier, QPoint(static_cast<int>(x), static_cast<int>(yMid)));
+        QCOMPARE(view->state()->selectedAllocation(), largest.allocation);
+    }
+
+};
+
+QTEST_MAIN(TestTimeline)
+#include "tst_timeline.moc"
