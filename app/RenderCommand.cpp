@@ -6,6 +6,7 @@
 #include "compare/RunOverlayView.h"
 #include "document/DocumentView.h"
 #include "document/SessionBinding.h"
+#include "state/Page.h"
 #include "state/ViewState.h"
 #include "estimator/EstimatorPanel.h"
 #include "export/ViewExport.h"
@@ -40,15 +41,21 @@ QSize parseSize(const std::string &text)
     return {w, h};
 }
 
-// The views `render` draws: every page, plus the flame graph alone and the estimator panel.
-constexpr std::string_view kViews[] = {"timeline", "steps", "segments", "stacks", "flamegraph", "live", "summary", "categories", "estimator"};
+// The views `render` draws: every page by its name (one table, kPageNames), plus the flame
+// graph alone and the estimator panel.
+std::vector<std::string_view> renderViews()
+{
+    std::vector<std::string_view> views;
+    for (Page page : kPages)
+        views.push_back(pageName(page));
+    views.push_back("flamegraph");
+    views.push_back("estimator");
+    return views;
+}
 
 std::string viewList()
 {
-    std::string list;
-    for (std::string_view v : kViews)
-        list += (list.empty() ? "" : "|") + std::string(v);
-    return list;
+    return renderViewNames("|");
 }
 
 // Atomically, as the GUI's exports write (with the footer when one is given).
@@ -90,6 +97,14 @@ int renderComparison(std::shared_ptr<const Document> a, int device, const std::s
 
 } // namespace
 
+std::string renderViewNames(const std::string &separator)
+{
+    std::string list;
+    for (std::string_view v : renderViews())
+        list += (list.empty() ? "" : separator) + std::string(v);
+    return list;
+}
+
 int runRenderCommand(int argc, char **argv)
 {
     std::vector<std::string> args(argv + 2, argv + argc);
@@ -113,7 +128,7 @@ int runRenderCommand(int argc, char **argv)
             throw std::invalid_argument("usage: memlens render FILE --view " + viewList() + " [--at peak|oom|end|EVENT] [--device N] "
                                         "[--range A:B] [--search TEXT] [--size WxH] [--theme light|dark] [--color allocation|site|category] [--footer] [--session S.memlens] [--no-cache] [--compare B [--align time|event|step]] -o OUT.png|OUT.svg");
         const std::string view = cl.value("view").value_or(session ? session->page : "timeline");
-        if (std::find(std::begin(kViews), std::end(kViews), view) == std::end(kViews))
+        if (const auto views = renderViews(); std::find(views.begin(), views.end(), view) == views.end())
             throw std::invalid_argument("--view " + view + " is not available (" + viewList() + ")");
         const QString out = QString::fromStdString(*cl.value("o"));
         if (!out.endsWith(".png", Qt::CaseInsensitive) && !out.endsWith(".svg", Qt::CaseInsensitive))

@@ -45,7 +45,7 @@ int main(int argc, char **argv)
                "           [--device N] [--size WxH] [--theme light|dark] [--color allocation|site|category]\n"
                "           [--footer] [--session S.memlens] [--no-cache] [--compare B [--align time|event|step]]\n"
                "           [--fix TECHNIQUE]  (estimator: one of `memlens advise`'s fixes, applied)\n"
-               "           VIEW: timeline, steps, segments, stacks, flamegraph, live, summary, categories, estimator\n"
+               "           VIEW: " << memlens::renderViewNames(", ") << "\n"
                "\n"
                "       memlens diff A B [--at peak|oom|end|EVENT] [--device N] [--top K] [--json | --markdown]\n"
                "           [--fail-if-peak-grows PCT] [--fail-if-reserved-grows PCT] [--no-cache]\n"
