@@ -73,29 +73,6 @@ bool isAttentionFunction(std::string_view name)
     return lowered.find("attn") != std::string::npos || lowered.find("attention") != std::string::npos;
 }
 
-const char *reasonOf(std::string_view technique)
-{
-    static const std::pair<std::string_view, const char *> kReasons[] = {
-        {"checkpointing", "activation checkpointing keeps each layer's input and recomputes the rest in backward"},
-        {"amp-bf16", "autocast to bf16 halves matmul outputs; fp32 weights stay, with bf16 copies during the step"},
-        {"bf16", "bf16 weights halve parameters, gradients, optimizer state and activations"},
-        {"adamw8bit", "8-bit AdamW (bitsandbytes) stores both moments in about 2 bytes per parameter"},
-        {"adafactor", "Adafactor keeps factored second moments: rows plus columns per matrix"},
-        {"lora", "LoRA (r 16) freezes the base model: no gradients or optimizer state for it"},
-        {"qlora", "QLoRA stores the frozen base's Linear weights in 4-bit NF4 and trains LoRA adapters"},
-        {"offload-optimizer", "optimizer state in CPU memory (DeepSpeed / FSDP offload)"},
-        {"half-batch", "half the micro-batch with twice the gradient accumulation: half the activations, gradients kept between micro-batches"},
-        {"zero-1", "ZeRO-1 shards optimizer state over the GPUs"},
-        {"zero-2", "ZeRO-2 shards optimizer state and gradients over the GPUs"},
-        {"fsdp", "FSDP full sharding (ZeRO-3) shards parameters, gradients and optimizer state over the GPUs"},
-    };
-    for (const auto &[name, reason] : kReasons) {
-        if (name == technique)
-            return reason;
-    }
-    return "";
-}
-
 std::string deltas(const RunSample &peak, const Change &c)
 {
     std::string text;
@@ -207,27 +184,21 @@ Advice advise(const Snapshot &snapshot, const DeviceIndex &index, const Allocati
     // The estimator's techniques, as ratios for this setup. Without a model shape the estimator
     // has no figures to take ratios of, so there are none.
     if (!setup.inference && a.setup.hasShape) {
-        auto consider = [&](const std::string &name, std::string_view reasonKey, const EstimateInput &alt) {
-            const Change c = changeOf(setup, alt);
-            std::string why = reasonOf(reasonKey);
-            if (const std::string d = deltas(here, c); !d.empty())
-                why += "; at the " + std::string(a.oom ? "OOM" : "peak") + ": " + d;
-            addFix(name, c, why, alt);
-        };
         for (const Technique &t : techniques()) {
-            if (!t.applies(setup))
+            if (!t.applies(setup) || (t.shards && options.gpus < 2))
                 continue;
             EstimateInput alt = setup;
             t.apply(alt);
-            consider(std::string(t.name), t.name, alt);
-        }
-        for (auto [name, stage] : {std::pair{"zero-1", 1}, std::pair{"zero-2", 2}, std::pair{"fsdp", 3}}) {
-            if (setup.zeroStage >= stage || options.gpus < 2)
-                continue;
-            EstimateInput alt = setup;
-            alt.zeroStage = stage;
-            alt.gpus = options.gpus;
-            consider(std::string(name) + " over " + std::to_string(options.gpus) + " GPUs", name, alt);
+            std::string name(t.name);
+            if (t.shards) {
+                alt.gpus = options.gpus;
+                name += " over " + std::to_string(options.gpus) + " GPUs";
+            }
+            const Change c = changeOf(setup, alt);
+            std::string why(t.reason);
+            if (const std::string d = deltas(here, c); !d.empty())
+                why += "; at the " + std::string(a.oom ? "OOM" : "peak") + ": " + d;
+            addFix(name, c, why, alt);
         }
     }
 

@@ -339,7 +339,7 @@ EstimateResult estimate(const EstimateInput &in)
     // none of those computes what-ifs of its own.
     if (!in.inference) {
         for (const Technique &t : techniques()) {
-            if (!t.applies(in))
+            if (t.shards || !t.applies(in))
                 continue;
             EstimateInput alt = in;
             t.apply(alt);

@@ -12,30 +12,54 @@ bool usesLora(const EstimateInput &in)
 }
 
 constexpr std::array kTechniques{
-    Technique{"checkpointing", [](const EstimateInput &in) { return in.checkpointing != Checkpointing::Full && !in.model.isImage(); },
+    Technique{"checkpointing",
+              "activation checkpointing keeps each layer's input and recomputes the rest in backward",
+              [](const EstimateInput &in) { return in.checkpointing != Checkpointing::Full && !in.model.isImage(); },
               [](EstimateInput &in) { in.checkpointing = Checkpointing::Full; }},
-    Technique{"amp-bf16", [](const EstimateInput &in) { return in.precision == Precision::Fp32; },
+    Technique{"amp-bf16",
+              "autocast to bf16 halves matmul outputs; fp32 weights stay, with bf16 copies during the step",
+              [](const EstimateInput &in) { return in.precision == Precision::Fp32; },
               [](EstimateInput &in) { in.precision = Precision::AmpBf16; }},
-    Technique{"bf16", [](const EstimateInput &in) { return in.precision != Precision::Bf16; },
+    Technique{"bf16",
+              "bf16 weights halve parameters, gradients, optimizer state and activations",
+              [](const EstimateInput &in) { return in.precision != Precision::Bf16; },
               [](EstimateInput &in) { in.precision = Precision::Bf16; }},
-    Technique{"adamw8bit", [](const EstimateInput &in) { return in.optimizer == Optimizer::AdamW; },
+    Technique{"adamw8bit",
+              "8-bit AdamW (bitsandbytes) stores both moments in about 2 bytes per parameter",
+              [](const EstimateInput &in) { return in.optimizer == Optimizer::AdamW; },
               [](EstimateInput &in) { in.optimizer = Optimizer::AdamW8bit; }},
-    Technique{"adafactor", [](const EstimateInput &in) { return in.optimizer == Optimizer::AdamW && !in.inference; },
+    Technique{"adafactor",
+              "Adafactor keeps factored second moments: rows plus columns per matrix",
+              [](const EstimateInput &in) { return in.optimizer == Optimizer::AdamW && !in.inference; },
               [](EstimateInput &in) { in.optimizer = Optimizer::Adafactor; }},
-    Technique{"lora", [](const EstimateInput &in) { return !usesLora(in) && !in.model.isImage(); },
+    Technique{"lora",
+              "LoRA (r 16) freezes the base model: no gradients or optimizer state for it",
+              [](const EstimateInput &in) { return !usesLora(in) && !in.model.isImage(); },
               [](EstimateInput &in) { in.loraRank = 16; }},
-    Technique{"qlora", [](const EstimateInput &in) { return !in.qlora && !in.model.isImage(); },
+    Technique{"qlora",
+              "QLoRA stores the frozen base's Linear weights in 4-bit NF4 and trains LoRA adapters",
+              [](const EstimateInput &in) { return !in.qlora && !in.model.isImage(); },
               [](EstimateInput &in) {
                   in.qlora = true;
                   in.loraRank = in.loraRank > 0 ? in.loraRank : 16;
               }},
-    Technique{"offload-optimizer", [](const EstimateInput &in) { return !in.offloadOptimizer && in.optimizer != Optimizer::None && !in.inference; },
+    Technique{"offload-optimizer",
+              "optimizer state in CPU memory (DeepSpeed / FSDP offload)",
+              [](const EstimateInput &in) { return !in.offloadOptimizer && in.optimizer != Optimizer::None && !in.inference; },
               [](EstimateInput &in) { in.offloadOptimizer = true; }},
-    Technique{"half-batch", [](const EstimateInput &in) { return in.batch > 1; },
+    Technique{"half-batch",
+              "half the micro-batch with twice the gradient accumulation: half the activations, gradients kept between micro-batches",
+              [](const EstimateInput &in) { return in.batch > 1; },
               [](EstimateInput &in) {
                   in.batch = std::max(1, in.batch / 2);
                   in.gradAccumulation *= 2;
               }},
+    Technique{"zero-1", "ZeRO-1 shards optimizer state over the GPUs", [](const EstimateInput &in) { return in.zeroStage < 1; },
+              [](EstimateInput &in) { in.zeroStage = 1; }, true},
+    Technique{"zero-2", "ZeRO-2 shards optimizer state and gradients over the GPUs", [](const EstimateInput &in) { return in.zeroStage < 2; },
+              [](EstimateInput &in) { in.zeroStage = 2; }, true},
+    Technique{"fsdp", "FSDP full sharding (ZeRO-3) shards parameters, gradients and optimizer state over the GPUs",
+              [](const EstimateInput &in) { return in.zeroStage < 3; }, [](EstimateInput &in) { in.zeroStage = 3; }, true},
 };
 } // namespace
 

@@ -11,8 +11,12 @@ namespace memlens {
 
 struct Technique {
     std::string_view name; // "checkpointing", "amp-bf16", "bf16", "adamw8bit", "adafactor", "lora", "qlora", …
+    std::string_view reason; // what it changes, in a sentence
     bool (*applies)(const EstimateInput &in);
     void (*apply)(EstimateInput &in);
+    // Sharding over several GPUs (ZeRO, FSDP): applies only with a GPU count to shard over, which
+    // the caller sets (EstimateInput::gpus); a single-GPU estimate has none.
+    bool shards = false;
 };
 
 std::span<const Technique> techniques();
