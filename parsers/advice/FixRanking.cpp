@@ -28,7 +28,7 @@ struct Change {
 // The factor for category k at a sample: the optimizer step's temporaries have their own.
 double ratioAt(const Change &c, size_t k, const RunSample &s)
 {
-    return k == size_t(Category::Temporary) && s.phase == PhaseKind::Optimizer ? c.stepTemporaries : c.ratio[k];
+    return k == size_t(Category::Temporary) && s.part == StepPart::Optimizer ? c.stepTemporaries : c.ratio[k];
 }
 
 double after(const RunSample &s, const Change &c, int64_t maxGradients)

@@ -42,7 +42,7 @@ std::vector<RunSample> sampleRun(const Snapshot &snapshot, const DeviceIndex &in
         index.forEachLiveChange(e, add);
         if (k < sampled.size() && sampled[k] == e) {
             running.event = e;
-            running.phase = k < samplePhase.size() ? phases.kind(samplePhase[k]) : PhaseKind::None;
+            running.part = k < samplePhase.size() ? phases.kind(samplePhase[k]) : StepPart::None;
             out.push_back(running);
             ++k;
         }

@@ -16,7 +16,7 @@ enum class Bucket : uint8_t { None, Logits, Scores };
 
 struct RunSample {
     uint32_t event = kBeforeTrace;
-    PhaseKind phase = PhaseKind::None;
+    StepPart part = StepPart::None; // of the step the sample is in
     std::array<int64_t, kCategoryCount> categories{};
     int64_t logits = 0;
     int64_t scores = 0;

@@ -57,7 +57,7 @@ AllocationCategories::AllocationCategories(const Snapshot &snapshot, const Devic
     const Phases phases(snapshot, index.device());
     const std::vector<int32_t> eventPhase = phases.classifyEvents(ev);
     const bool phased = phases.classified();
-    auto phaseAt = [&](uint32_t e) { return phased && e < ev.count() ? phases.kind(eventPhase[e]) : PhaseKind::None; };
+    auto phaseAt = [&](uint32_t e) { return phased && e < ev.count() ? phases.kind(eventPhase[e]) : StepPart::None; };
 
     // A snapshot dumped at an OOM cut a step short: what it still holds was not yet freed.
     const bool cutShort = !index.oomEvents().empty();
@@ -74,9 +74,9 @@ AllocationCategories::AllocationCategories(const Snapshot &snapshot, const Devic
         const StackFacts &f = facts[d.stack];
         const bool neverFreed = a.freeCompleted == kNever;
         const bool born = a.allocEvent != kBeforeTrace;
-        const PhaseKind bornIn = born ? phaseAt(a.allocEvent) : PhaseKind::None;
-        const PhaseKind freedIn = a.freeCompleted != kNever ? phaseAt(a.freeCompleted) : PhaseKind::None;
-        const bool outlivesPhase = born && bornIn != PhaseKind::None &&
+        const StepPart bornIn = born ? phaseAt(a.allocEvent) : StepPart::None;
+        const StepPart freedIn = a.freeCompleted != kNever ? phaseAt(a.freeCompleted) : StepPart::None;
+        const bool outlivesPhase = born && bornIn != StepPart::None &&
                                    (neverFreed || ev.timeUs[a.freeCompleted] > phases.end(eventPhase[a.allocEvent]));
         Category c = Category::Unknown;
         if (f.optim) {
@@ -88,21 +88,21 @@ AllocationCategories::AllocationCategories(const Snapshot &snapshot, const Devic
             c = neverFreed ? Category::Parameter : Category::Temporary;
         } else if (neverFreed && !f.python && !f.accumulate && d.size == kCublasWorkspace) {
             c = Category::Unknown; // cuBLAS's workspace, created by the first matmul and kept
-        } else if (f.accumulate || (born && (bornIn == PhaseKind::Backward || (!phased && !f.python)) &&
-                                    (neverFreed || freedIn == PhaseKind::Optimizer || outlivesPhase))) {
+        } else if (f.accumulate || (born && (bornIn == StepPart::Backward || (!phased && !f.python)) &&
+                                    (neverFreed || freedIn == StepPart::Optimizer || outlivesPhase))) {
             // Autograd's gradient accumulation, or what backward creates and the optimizer step
             // still uses (gradients live until zero_grad).
             c = Category::Gradient;
-        } else if (born && (bornIn == PhaseKind::Forward || (!phased && f.forward))) {
+        } else if (born && (bornIn == StepPart::Forward || (!phased && f.forward))) {
             // Kept for backward: freed in it, or still alive when the dump cut a step short.
             // Forward allocations that outlive every step are caches (masks, rotary tables).
             if (neverFreed)
                 c = cutShort ? Category::Activation : Category::Unknown;
-            else if (freedIn == PhaseKind::Backward || (!phased && !f.python) || outlivesPhase)
+            else if (freedIn == StepPart::Backward || (!phased && !f.python) || outlivesPhase)
                 c = Category::Activation;
             else
                 c = Category::Temporary;
-        } else if (born && !neverFreed && !outlivesPhase && bornIn != PhaseKind::None) {
+        } else if (born && !neverFreed && !outlivesPhase && bornIn != StepPart::None) {
             c = Category::Temporary;
         }
         categories_[id] = c;

@@ -44,8 +44,8 @@ const PhaseRange *innermostPhaseAt(const std::vector<PhaseRange> &ranges, int64_
 Phases::Phases(const Snapshot &snapshot, int device) : ranges_(phaseRanges(snapshot, device))
 {
     for (const PhaseRange &p : ranges_) {
-        const PhaseKind kind = phaseKindOfName(p.name);
-        if (kind != PhaseKind::None && p.startUs)
+        const StepPart kind = stepPartOfName(p.name);
+        if (kind != StepPart::None && p.startUs)
             spans_.push_back({*p.startUs, p.endUs.value_or(INT64_MAX), kind});
     }
 }

@@ -40,7 +40,7 @@ public:
     std::vector<int32_t> classifyEvents(const EventTable &events) const;
     // The same for some events only (`which`, any order): the answer for which[i] is at i.
     std::vector<int32_t> classifyEvents(const EventTable &events, std::span<const uint32_t> which) const;
-    PhaseKind kind(int32_t span) const { return span == kNoSpan ? PhaseKind::None : spans_[static_cast<size_t>(span)].kind; }
+    StepPart kind(int32_t span) const { return span == kNoSpan ? StepPart::None : spans_[static_cast<size_t>(span)].kind; }
     // When that phase ends (INT64_MAX: never, or no phase).
     int64_t end(int32_t span) const { return span == kNoSpan ? INT64_MAX : spans_[static_cast<size_t>(span)].end; }
 
@@ -51,7 +51,7 @@ private:
 
     struct Span {
         int64_t start, end;
-        PhaseKind kind;
+        StepPart kind;
     };
     std::vector<PhaseRange> ranges_;
     std::vector<Span> spans_; // classified ranges with a start, in range order

@@ -220,7 +220,7 @@ void TraceSax::finishEvent()
         // module calls and autograd operators say where forward and backward ran.
         if (e.cat == "user_annotation") {
             annotations_.push_back({out_.strings.intern(e.name), range});
-            const bool optimizer = phaseKindOfName(e.name) == PhaseKind::Optimizer;
+            const bool optimizer = stepPartOfName(e.name) == StepPart::Optimizer;
             (optimizer ? structure_.optimizer : structure_.steps).push_back(range);
         } else if (e.cat == "python_function" && e.name.starts_with("nn.Module: ")) {
             structure_.modules.push_back(range);

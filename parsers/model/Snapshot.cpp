@@ -81,16 +81,16 @@ uint32_t Snapshot::poolIndex(const std::pair<int64_t, int64_t> &id) const
     return it == pools.end() ? 0 : static_cast<uint32_t>(it - pools.begin());
 }
 
-PhaseKind phaseKindOfName(std::string_view name)
+StepPart stepPartOfName(std::string_view name)
 {
     auto contains = [name](std::string_view part) { return name.find(part) != std::string_view::npos; };
     if (contains("ptimizer") || contains("optim"))
-        return PhaseKind::Optimizer;
+        return StepPart::Optimizer;
     if (contains("backward"))
-        return PhaseKind::Backward;
+        return StepPart::Backward;
     if (contains("forward"))
-        return PhaseKind::Forward;
-    return PhaseKind::None;
+        return StepPart::Forward;
+    return StepPart::None;
 }
 
 const FxFrame *Snapshot::fxFrame(uint32_t frameId) const

@@ -93,10 +93,11 @@ struct Segment {
     bool operator==(const Segment &) const = default;
 };
 
-// What a phase's name says it is: the one rule for the allocation categories and for the phases
-// a profiler trace's decoder infers around optimizer steps.
-enum class PhaseKind : uint8_t { None, Forward, Backward, Optimizer };
-PhaseKind phaseKindOfName(std::string_view name);
+// Which part of a training step a phase (a record_function range) is, by its name: the one rule
+// for the allocation categories and for the phases a profiler trace's decoder infers around
+// optimizer steps. "Phase" means the named range; this is what it is part of.
+enum class StepPart : uint8_t { None, Forward, Backward, Optimizer };
+StepPart stepPartOfName(std::string_view name);
 
 // One START or END of a record_function phase (torch's `external_annotations`).
 struct PhaseMark {
