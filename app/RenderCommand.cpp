@@ -6,6 +6,7 @@
 #include "compare/RunOverlayView.h"
 #include "document/DocumentView.h"
 #include "document/SessionBinding.h"
+#include "replay/Replay.h"
 #include "state/Page.h"
 #include "state/ViewState.h"
 #include "estimator/EstimatorPanel.h"
@@ -109,7 +110,7 @@ int runRenderCommand(int argc, char **argv)
 {
     std::vector<std::string> args(argv + 2, argv + argc);
     try {
-        CommandLine cl(args, {"view", "at", "range", "size", "theme", "device", "color", "session", "o", "compare", "align", "fix", "search"}, {"footer", "no-cache"});
+        CommandLine cl(args, {"view", "at", "range", "size", "theme", "device", "color", "session", "o", "compare", "align", "fix", "search", "what-if"}, {"footer", "no-cache"});
         std::optional<Session> session;
         if (auto path = cl.value("session")) {
             try {
@@ -126,7 +127,7 @@ int runRenderCommand(int argc, char **argv)
         }
         if ((cl.positional().size() != 1 && !(session && cl.positional().empty())) || !cl.value("o"))
             throw std::invalid_argument("usage: memlens render FILE --view " + viewList() + " [--at peak|oom|end|EVENT] [--device N] "
-                                        "[--range A:B] [--search TEXT] [--size WxH] [--theme light|dark] [--color allocation|site|category] [--footer] [--session S.memlens] [--no-cache] [--compare B [--align time|event|step]] -o OUT.png|OUT.svg");
+                                        "[--range A:B] [--search TEXT] [--size WxH] [--theme light|dark] [--color allocation|site|category] [--footer] [--session S.memlens] [--no-cache] [--compare B [--align time|event|step]] [--what-if CONF] -o OUT.png|OUT.svg");
         const std::string view = cl.value("view").value_or(session ? session->page : "timeline");
         if (const auto views = renderViews(); std::find(views.begin(), views.end(), view) == views.end())
             throw std::invalid_argument("--view " + view + " is not available (" + viewList() + ")");
@@ -201,6 +202,14 @@ int runRenderCommand(int argc, char **argv)
             if (!mode)
                 throw std::invalid_argument("--color takes allocation, site or category");
             state.setColorMode(*mode);
+        }
+        if (auto conf = cl.value("what-if")) {
+            // The replay under another allocator setting, drawn by the timeline and the Segments page.
+            if (!device || (view != "timeline" && view != "segments"))
+                throw std::invalid_argument("--what-if draws on --view timeline or segments");
+            ReplayOptions options;
+            options.config = AllocatorConfig::parse(*conf);
+            state.setWhatIf(std::make_shared<const ReplayResult>(replayTrace(*state.document()->snapshot, *device->index, options)));
         }
         if (device && view == "timeline") {
             if (auto range = cl.value("range")) {

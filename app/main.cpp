@@ -45,6 +45,7 @@ int main(int argc, char **argv)
                "           [--device N] [--size WxH] [--theme light|dark] [--color allocation|site|category]\n"
                "           [--footer] [--session S.memlens] [--no-cache] [--compare B [--align time|event|step]]\n"
                "           [--fix TECHNIQUE]  (estimator: one of `memlens advise`'s fixes, applied)\n"
+               "           [--what-if CONF]  (timeline, segments: the replay under PYTORCH_CUDA_ALLOC_CONF=CONF)\n"
                "           VIEW: " << memlens::renderViewNames(", ") << "\n"
                "\n"
                "       memlens diff A B [--at peak|oom|end|EVENT] [--device N] [--top K] [--json | --markdown]\n"

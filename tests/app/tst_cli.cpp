@@ -113,6 +113,14 @@ private slots:
         const Run bad = memlens({"replay", oom, "--alloc-conf", "max_split_size_mb:huge"});
         QCOMPARE(bad.exitCode, 2);
         QVERIFY2(bad.err.contains("max_split_size_mb") && bad.err.count('\n') == 1, bad.err.constData());
+        // render draws the same replay on the timeline or the Segments page.
+        QTemporaryDir dir;
+        const QString png = dir.filePath("whatif.png");
+        const Run drawn = memlens({"render", oom, "--view", "timeline", "--what-if", "expandable_segments:True", "--size", "900x600", "-o", png});
+        QVERIFY2(drawn.exitCode == 0, drawn.err.constData());
+        QCOMPARE(QImage(png).size(), QSize(900, 600));
+        QCOMPARE(memlens({"render", oom, "--view", "stacks", "--what-if", "expandable_segments:True", "-o", png}).exitCode, 2);
+        QCOMPARE(memlens({"render", oom, "--view", "segments", "--what-if", "expandable_segments:maybe", "-o", png}).exitCode, 2);
         const Run trace = memlens({"replay", corpusDir() + "/profiles/gpt2_bf16_adamw/trace.pt.trace.json.gz"});
         QCOMPARE(trace.exitCode, 1);
         QCOMPARE(trace.err.count('\n'), 1);

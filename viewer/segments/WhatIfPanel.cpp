@@ -156,6 +156,10 @@ void WhatIfPanel::showResult()
         plot_->replot();
         return;
     }
+    if (const QString shown = QString::fromStdString(r->config.text()); !shown.isEmpty() && conf_->currentText() != shown) {
+        const QSignalBlocker blocker(conf_);
+        conf_->setEditText(shown);
+    }
     const QColor accent = palette().color(QPalette::Highlight);
     setSteps(plot_->graph(1), r->startReservedBytes, r->predictedReserved,
              double(r->predicted.oomAt ? *r->predicted.oomAt : std::max<size_t>(document_->device(device_)->index->eventCount(), 1)));
