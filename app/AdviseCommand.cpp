@@ -16,13 +16,18 @@ namespace memlens {
 int runAdviseCommand(const std::vector<std::string> &args)
 {
     try {
-        CommandLine cl(args, {"device", "at", "gpu", "capacity", "gpus"}, {"json", "no-cache"});
+        CommandLine cl(args, {"device", "at", "gpu", "capacity", "gpus", "sort"}, {"json", "no-cache"});
         if (cl.positional().size() != 1)
             throw std::invalid_argument("usage: memlens advise FILE [--device N] [--at peak|oom|end|EVENT] [--gpu PRESET | --capacity BYTES] "
-                                        "[--gpus N] [--json] [--no-cache]");
+                                        "[--gpus N] [--sort effort|saves] [--json] [--no-cache]");
         const std::string file = cl.positional().front();
         AdviceOptions options;
         options.at = cl.moment("at");
+        if (const auto sort = cl.value("sort")) {
+            if (*sort != "effort" && *sort != "saves")
+                throw std::invalid_argument("--sort takes effort or saves, not '" + *sort + "'");
+            options.bySaves = *sort == "saves";
+        }
         options.gpus = static_cast<int>(std::clamp<int64_t>(cl.integer("gpus").value_or(8), 1, 1 << 20));
         const CapacityOption capacity = capacityOption(cl);
         options.capacity = capacity.bytes;

@@ -5,7 +5,7 @@
 namespace memlens {
 
 // `memlens advise FILE [--device N] [--at peak|oom|end|EVENT] [--gpu PRESET | --capacity BYTES]
-// [--gpus N] [--json] [--no-cache]`; returns the exit code.
+// [--gpus N] [--sort effort|saves] [--json] [--no-cache]`; returns the exit code.
 int runAdviseCommand(const std::vector<std::string> &args);
 
 } // namespace memlens

@@ -46,7 +46,7 @@ nlohmann::json adviceJson(const std::string &file, int device, const Advice &a)
 {
     nlohmann::json fixes = nlohmann::json::array();
     for (const Fix &f : a.fixes) {
-        nlohmann::json j = {{"technique", f.technique}, {"saves_bytes", f.savesBytes}, {"peak_after_bytes", f.peakAfterBytes},
+        nlohmann::json j = {{"technique", f.technique}, {"effort", kEffortNames.name(f.effort)}, {"saves_bytes", f.savesBytes}, {"peak_after_bytes", f.peakAfterBytes},
                             {"fits", nullptr},          {"why", f.why},                {"affects", f.affects}};
         if (f.fits)
             j["fits"] = *f.fits;
@@ -93,11 +93,12 @@ std::string adviceText(const std::string &file, int device, const Advice &a)
     if (s.batch.value)
         line("batch           ", groupDigits(*s.batch.value), s.batch.how);
     line("checkpointing   ", s.checkpointing.value ? (*s.checkpointing.value ? "yes" : "no") : "", s.checkpointing.how);
-    out << "What would help (largest saving first):\n";
+    out << "What would help (what fits first, least effort first; then the largest saving):\n";
     if (a.fixes.empty())
         out << "  nothing the rules know of saves memory here\n";
     for (const Fix &f : a.fixes) {
-        out << "  " << f.technique << ": saves " << formatBytes(uint64_t(f.savesBytes)) << ", peak " << formatBytes(f.peakAfterBytes);
+        out << "  " << f.technique << " [" << kEffortNames.name(f.effort) << "]: saves " << formatBytes(uint64_t(f.savesBytes)) << ", peak "
+            << formatBytes(f.peakAfterBytes);
         if (f.fits)
             out << (*f.fits ? ", fits" : ", still does not fit");
         out << "\n      " << f.why << "\n";

@@ -55,6 +55,7 @@ std::vector<Fix> allocatorFixes(const Snapshot &snapshot, const DeviceIndex &ind
             continue;
         Fix f;
         f.technique = candidate.technique;
+        f.effort = Effort::Config;
         f.savesBytes = static_cast<int64_t>(saves);
         f.peakAfterBytes = r.predicted.peakReservedBytes;
         if (capacity)

@@ -169,14 +169,14 @@ Advice advise(const Snapshot &snapshot, const DeviceIndex &index, const Allocati
         maxGradients = std::max(maxGradients, s.categories[size_t(Category::Gradient)]);
         before = std::max(before, double(s.total()) + (s.event == a.event ? double(request) : 0));
     }
-    auto addFix = [&](const std::string &technique, const Change &c, std::string why, std::optional<EstimateInput> applied) {
+    auto addFix = [&](const std::string &technique, Effort effort, const Change &c, std::string why, std::optional<EstimateInput> applied) {
         double peakAfter = 0;
         for (const RunSample &s : samples)
             peakAfter = std::max(peakAfter, after(s, c, maxGradients) + (s.event == a.event ? double(request) : 0));
         const double saves = before - peakAfter;
         if (saves < before * 0.005) // half a percent: noise of the rules, not a fix
             return;
-        Fix f{technique, static_cast<int64_t>(saves), static_cast<uint64_t>(peakAfter), fitsWith(peakAfter, slack), std::move(why), affected(c),
+        Fix f{technique, effort, static_cast<int64_t>(saves), static_cast<uint64_t>(peakAfter), fitsWith(peakAfter, slack), std::move(why), affected(c),
               std::move(applied)};
         a.fixes.push_back(std::move(f));
     };
@@ -198,7 +198,7 @@ Advice advise(const Snapshot &snapshot, const DeviceIndex &index, const Allocati
             std::string why(t.reason);
             if (const std::string d = deltas(here, c); !d.empty())
                 why += "; at the " + std::string(a.oom ? "OOM" : "peak") + ": " + d;
-            addFix(name, c, why, alt);
+            addFix(name, t.effort, c, why, alt);
         }
     }
 
@@ -206,7 +206,7 @@ Advice advise(const Snapshot &snapshot, const DeviceIndex &index, const Allocati
     if (a.logitsBytes * 20 >= a.peakBytes && a.logitsBytes > 0) {
         Change c;
         c.logitsKept = 1.0 / 8;
-        addFix("chunked-cross-entropy", c,
+        addFix("chunked-cross-entropy", Effort::Loop, c,
                "a fused or chunked linear cross-entropy (e.g. Liger's) computes the loss in chunks instead of materialising " +
                    formatBytes(a.logitsBytes) + " of logits and their fp32 copies",
                std::nullopt);
@@ -214,7 +214,7 @@ Advice advise(const Snapshot &snapshot, const DeviceIndex &index, const Allocati
     if (a.attentionScoreBytes > 0) {
         Change c;
         c.scoresKept = 0;
-        addFix("flash-attention", c,
+        addFix("flash-attention", Effort::Loop, c,
                formatBytes(a.attentionScoreBytes) + " of batch × heads × seq² attention scores is live; FlashAttention (SDPA with bf16/fp16 inputs) keeps none",
                std::nullopt);
     }
@@ -224,7 +224,14 @@ Advice advise(const Snapshot &snapshot, const DeviceIndex &index, const Allocati
         for (Fix &f : allocatorFixes(snapshot, index, a.event, a.oom, a.capacity))
             a.fixes.push_back(std::move(f));
     }
-    std::stable_sort(a.fixes.begin(), a.fixes.end(), [](const Fix &x, const Fix &y) { return x.savesBytes > y.savesBytes; });
+    std::stable_sort(a.fixes.begin(), a.fixes.end(), [&](const Fix &x, const Fix &y) {
+        const bool xf = x.fits.value_or(false) && !options.bySaves, yf = y.fits.value_or(false) && !options.bySaves;
+        if (xf != yf)
+            return xf;
+        if (xf && x.effort != y.effort)
+            return x.effort < y.effort;
+        return x.savesBytes > y.savesBytes;
+    });
     return a;
 }
 

@@ -9,6 +9,7 @@
 #include "analysis/AllocationCategories.h"
 #include "analysis/DeviceIndex.h"
 #include "analysis/Moment.h"
+#include "estimator/Techniques.h"
 #include "model/Snapshot.h"
 
 #include <array>
@@ -20,6 +21,7 @@ namespace memlens {
 
 struct Fix {
     std::string technique;
+    Effort effort = Effort::Numerics;
     int64_t savesBytes = 0;
     uint64_t peakAfterBytes = 0;
     std::optional<bool> fits; // against the capacity; empty when it is unknown
@@ -33,6 +35,9 @@ struct AdviceOptions {
     std::optional<uint64_t> capacity;    // --gpu / --capacity
     std::string capacitySource;          // what gave it
     int gpus = 8;                        // for ZeRO / FSDP
+    // Fixes that fit first, least effort first, then by bytes saved; then those that do not fit
+    // (or cannot be told to), by bytes saved. `bySaves`: by bytes saved alone.
+    bool bySaves = false;
 };
 
 struct Advice {
@@ -46,7 +51,7 @@ struct Advice {
     uint64_t attentionScoreBytes = 0;  // live at the event: batch × heads × seq² score matrices
     std::optional<uint64_t> capacity;
     std::string capacityHow;
-    std::vector<Fix> fixes; // largest saving first; only fixes that save something
+    std::vector<Fix> fixes; // ordered as AdviceOptions::bySaves says; only fixes that save something
 };
 
 // Throws std::invalid_argument when `at` names no event.

@@ -115,8 +115,16 @@ private slots:
         for (size_t i = 0; i < adv.fixes.size(); ++i) {
             const Fix &f = adv.fixes[i];
             QVERIFY2(f.savesBytes > 0, f.technique.c_str());
-            if (i > 0)
-                QVERIFY(adv.fixes[i - 1].savesBytes >= f.savesBytes);
+            if (i > 0) {
+                // What fits first, least effort first, then by saving; then the rest by saving.
+                const Fix &p = adv.fixes[i - 1];
+                const bool pf = p.fits.value_or(false), ff = f.fits.value_or(false);
+                QVERIFY2(pf || !ff, f.technique.c_str());
+                if (pf && ff)
+                    QVERIFY2(p.effort < f.effort || (p.effort == f.effort && p.savesBytes >= f.savesBytes), f.technique.c_str());
+                else if (pf == ff)
+                    QVERIFY2(p.savesBytes >= f.savesBytes, f.technique.c_str());
+            }
             uint64_t bound = 0;
             for (const std::string &c : f.affects)
                 bound += measured.at(c);
@@ -153,6 +161,10 @@ private slots:
         QVERIFY2(double(frag->savesBytes) <= 120.15 * (1 << 20) + request, qPrintable(QString::number(frag->savesBytes)));
         QVERIFY(double(frag->peakAfterBytes) >= truth["peak_allocated"].toDouble());
         QVERIFY(std::none_of(adv.fixes.begin(), adv.fixes.end(), [](const Fix &f) { return f.technique == "empty_cache"; }));
+        // The least change that fits comes first: a setting, here an allocator one.
+        QVERIFY(!adv.fixes.empty());
+        QCOMPARE(adv.fixes.front().effort, Effort::Config);
+        QVERIFY(adv.fixes.front().fits.value_or(false));
         for (const Fix &f : adv.fixes)
             QVERIFY(f.fits.has_value());
     }

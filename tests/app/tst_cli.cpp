@@ -139,7 +139,7 @@ private slots:
         QCOMPARE(j["inferred"].toObject()["preset"].toObject()["value"].toString(), QString("gpt2-medium"));
         const QJsonArray fixes = j["fixes"].toArray();
         QVERIFY(!fixes.isEmpty());
-        for (const QString key : {"technique", "saves_bytes", "peak_after_bytes", "fits", "why", "affects"})
+        for (const QString key : {"technique", "effort", "saves_bytes", "peak_after_bytes", "fits", "why", "affects"})
             QVERIFY2(fixes.first().toObject().contains(key), qPrintable(key));
         // A given capacity replaces the OOM entry's: 80 GB fits everything.
         r = memlens({"advise", oom, "--json", "--gpu", "h100-80"});

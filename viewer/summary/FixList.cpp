@@ -27,8 +27,9 @@ void FixList::setAdvice(const Advice *advice)
         QString fits;
         if (f.fits)
             fits = *f.fits ? tr(" · fits") : tr(" · still does not fit");
-        auto *item = new QListWidgetItem(tr("%1 — saves %2, peak %3%4")
-                                             .arg(QString::fromStdString(f.technique), bytesText(uint64_t(f.savesBytes)), bytesText(f.peakAfterBytes), fits),
+        auto *item = new QListWidgetItem(tr("%1 (%5) — saves %2, peak %3%4")
+                                             .arg(QString::fromStdString(f.technique), bytesText(uint64_t(f.savesBytes)), bytesText(f.peakAfterBytes), fits,
+                                                  QString::fromLatin1(kEffortNames.name(f.effort))),
                                          this);
         item->setToolTip(QString::fromStdString(f.why));
         item->setData(Qt::UserRole, int(i));

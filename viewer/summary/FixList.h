@@ -1,6 +1,6 @@
 #pragma once
-// "What would help": the snapshot's fixes, largest saving first, each with what it saves, the
-// peak after it and whether that fits; the reason is the tooltip. Activating one asks for it
+// "What would help": the snapshot's fixes in advise's order (what fits, least effort first),
+// each with its effort, what it saves, the peak after it and whether that fits; the reason is the tooltip. Activating one asks for it
 // to be shown applied in the estimator.
 #include "advice/FixRanking.h"
 

@@ -89,7 +89,7 @@ void SummaryPage::refresh()
         return;
     }
     const Advice &advice = d->advice;
-    fixHeading_->setText(tr("<b>What would help</b> at the %1, largest saving first — double-click one to see it applied "
+    fixHeading_->setText(tr("<b>What would help</b> at the %1, what fits first, least effort first — double-click one to see it applied "
                             "in the <a href='estimator'>estimator</a>%2")
                              .arg(advice.oom ? tr("OOM") : tr("peak"),
                                   advice.capacity ? tr(" · capacity %1").arg(bytesText(*advice.capacity)) : QString()));
