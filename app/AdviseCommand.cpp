@@ -28,7 +28,8 @@ int runAdviseCommand(const std::vector<std::string> &args)
                 throw std::invalid_argument("--sort takes effort or saves, not '" + *sort + "'");
             options.bySaves = *sort == "saves";
         }
-        options.gpus = static_cast<int>(std::clamp<int64_t>(cl.integer("gpus").value_or(8), 1, 1 << 20));
+        if (const auto gpus = cl.integer("gpus"))
+            options.gpus = static_cast<int>(std::clamp<long long>(*gpus, 1, 1 << 20));
         const CapacityOption capacity = capacityOption(cl);
         options.capacity = capacity.bytes;
         options.capacitySource = capacity.source;

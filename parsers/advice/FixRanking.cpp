@@ -169,14 +169,20 @@ Advice advise(const Snapshot &snapshot, const DeviceIndex &index, const Allocati
         maxGradients = std::max(maxGradients, s.categories[size_t(Category::Gradient)]);
         before = std::max(before, double(s.total()) + (s.event == a.event ? double(request) : 0));
     }
-    auto addFix = [&](const std::string &technique, Effort effort, const Change &c, std::string why, std::optional<EstimateInput> applied) {
+    auto peakAfterOf = [&](const Change &c) {
         double peakAfter = 0;
         for (const RunSample &s : samples)
             peakAfter = std::max(peakAfter, after(s, c, maxGradients) + (s.event == a.event ? double(request) : 0));
+        return peakAfter;
+    };
+    auto addFix = [&](const std::string &technique, Effort effort, const Change &c, std::string why, std::optional<EstimateInput> applied,
+                      bool canFit = true) {
+        const double peakAfter = peakAfterOf(c);
         const double saves = before - peakAfter;
         if (saves < before * 0.005) // half a percent: noise of the rules, not a fix
             return;
-        Fix f{technique, effort, static_cast<int64_t>(saves), static_cast<uint64_t>(peakAfter), fitsWith(peakAfter, slack), std::move(why), affected(c),
+        Fix f{technique, effort, static_cast<int64_t>(saves), static_cast<uint64_t>(peakAfter),
+              canFit ? fitsWith(peakAfter, slack) : std::nullopt, std::move(why), affected(c),
               std::move(applied)};
         a.fixes.push_back(std::move(f));
     };
@@ -185,20 +191,33 @@ Advice advise(const Snapshot &snapshot, const DeviceIndex &index, const Allocati
     // has no figures to take ratios of, so there are none.
     if (!setup.inference && a.setup.hasShape) {
         for (const Technique &t : techniques()) {
-            if (!t.applies(setup) || (t.shards && options.gpus < 2))
+            if (!t.applies(setup) || (t.shards && options.gpus && *options.gpus < 2))
                 continue;
             EstimateInput alt = setup;
             t.apply(alt);
             std::string name(t.name);
+            std::string guessed;
             if (t.shards) {
-                alt.gpus = options.gpus;
-                name += " over " + std::to_string(options.gpus) + " GPUs";
+                alt.gpus = options.gpus.value_or(8);
+                if (!options.gpus && a.capacity) {
+                    // The fewest GPUs that bring the peak under the capacity.
+                    for (int n = 2; n <= 1024; n *= 2) {
+                        alt.gpus = n;
+                        if (peakAfterOf(changeOf(setup, alt)) <= double(*a.capacity))
+                            break;
+                    }
+                }
+                name += " over " + std::to_string(alt.gpus) + " GPUs";
+                if (!options.gpus)
+                    guessed = a.capacity ? " (the file does not say how many GPUs the run had: " + std::to_string(alt.gpus) +
+                                               " is the fewest that bring the peak under the capacity; give --gpus N)"
+                                         : " (the file does not say how many GPUs the run had: 8 is an example; give --gpus N)";
             }
             const Change c = changeOf(setup, alt);
-            std::string why(t.reason);
+            std::string why = std::string(t.reason) + guessed;
             if (const std::string d = deltas(here, c); !d.empty())
                 why += "; at the " + std::string(a.oom ? "OOM" : "peak") + ": " + d;
-            addFix(name, t.effort, c, why, alt);
+            addFix(name, t.effort, c, why, alt, !t.shards || options.gpus.has_value());
         }
     }
 

@@ -34,7 +34,10 @@ struct AdviceOptions {
     std::optional<Moment> at;            // none: the first OOM, else the peak
     std::optional<uint64_t> capacity;    // --gpu / --capacity
     std::string capacitySource;          // what gave it
-    int gpus = 8;                        // for ZeRO / FSDP
+    // GPUs to shard over (ZeRO / FSDP), when the user says; a file does not. Without it a
+    // sharding fix names the fewest GPUs that bring the peak under the capacity (8 without a
+    // capacity, as an example) and is never marked as fitting.
+    std::optional<int> gpus;
     // Fixes that fit first, least effort first, then by bytes saved; then those that do not fit
     // (or cannot be told to), by bytes saved. `bySaves`: by bytes saved alone.
     bool bySaves = false;

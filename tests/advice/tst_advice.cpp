@@ -165,8 +165,9 @@ private slots:
         QVERIFY(!adv.fixes.empty());
         QCOMPARE(adv.fixes.front().effort, Effort::Config);
         QVERIFY(adv.fixes.front().fits.value_or(false));
+        // Every fix says whether it fits, except sharding over a GPU count the file does not give.
         for (const Fix &f : adv.fixes)
-            QVERIFY(f.fits.has_value());
+            QVERIFY2(f.fits.has_value() != (f.technique.find(" GPUs") != std::string::npos), f.technique.c_str());
     }
 
     // A measured pair: the varying-length run's peak step (8 × 1024 tokens) with half the

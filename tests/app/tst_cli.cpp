@@ -141,12 +141,25 @@ private slots:
         QVERIFY(!fixes.isEmpty());
         for (const QString key : {"technique", "effort", "saves_bytes", "peak_after_bytes", "fits", "why", "affects"})
             QVERIFY2(fixes.first().toObject().contains(key), qPrintable(key));
-        // A given capacity replaces the OOM entry's: 80 GB fits everything.
+        // A given capacity replaces the OOM entry's: 80 GB fits everything - except that a
+        // sharding fix is never marked as fitting while the GPU count is a guess.
         r = memlens({"advise", oom, "--json", "--gpu", "h100-80"});
         j = QJsonDocument::fromJson(r.out).object();
         QCOMPARE(j["capacity_bytes"].toInteger(), qint64(85'017'493'504));
-        for (const QJsonValue &f : j["fixes"].toArray())
+        int sharding = 0;
+        for (const QJsonValue &f : j["fixes"].toArray()) {
+            const bool shards = f.toObject()["technique"].toString().endsWith(" GPUs");
+            sharding += shards;
+            QVERIFY(shards ? f.toObject()["fits"].isNull() : f.toObject()["fits"].toBool());
+        }
+        QVERIFY(sharding > 0);
+        // With --gpus the count is the user's, and the sharding fixes say whether they fit.
+        r = memlens({"advise", oom, "--json", "--gpu", "h100-80", "--gpus", "4"});
+        for (const QJsonValue &f : QJsonDocument::fromJson(r.out).object()["fixes"].toArray()) {
             QVERIFY(f.toObject()["fits"].toBool());
+            if (f.toObject()["technique"].toString().endsWith(" GPUs"))
+                QVERIFY(f.toObject()["technique"].toString().endsWith(" over 4 GPUs"));
+        }
         QCOMPARE(memlens({"advise", oom, "--gpu", "h100-80", "--capacity", "1000"}).exitCode, 2);
         QCOMPARE(memlens({"advise", corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle", "--at", "oom"}).exitCode, 2);
         // Valid files with nothing to act on: an answer and exit 0, not "wrong usage".
