@@ -1,18 +1,21 @@
 #include "analysis/Moment.h"
 
+#include "model/EnumNames.h"
+
 #include <charconv>
 #include <stdexcept>
 
 namespace memlens {
 
+namespace {
+// The moments named by a word; any other is an event number.
+constexpr EnumNames<Moment::Kind, 3> kMomentNames{{{{Moment::Kind::Peak, "peak"}, {Moment::Kind::Oom, "oom"}, {Moment::Kind::End, "end"}}}};
+} // namespace
+
 std::optional<Moment> Moment::parse(std::string_view text)
 {
-    if (text == "peak")
-        return peak();
-    if (text == "oom")
-        return oom();
-    if (text == "end")
-        return end();
+    if (const auto kind = kMomentNames.find(text))
+        return Moment{*kind, 0};
     uint32_t value = 0;
     auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
     if (text.empty() || ec != std::errc() || ptr != text.data() + text.size())
@@ -22,17 +25,7 @@ std::optional<Moment> Moment::parse(std::string_view text)
 
 std::string Moment::text() const
 {
-    switch (kind) {
-    case Kind::Peak:
-        return "peak";
-    case Kind::Oom:
-        return "oom";
-    case Kind::End:
-        return "end";
-    case Kind::Event:
-        break;
-    }
-    return std::to_string(event);
+    return kind == Kind::Event ? std::to_string(event) : std::string(kMomentNames.name(kind));
 }
 
 uint32_t eventOf(const DeviceIndex &index, const Moment &m)

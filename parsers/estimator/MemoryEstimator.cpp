@@ -166,19 +166,12 @@ double adafactorStateElements(const ModelShape &m)
 
 std::string_view estimatePhaseName(EstimatePhase phase)
 {
-    switch (phase) {
-    case EstimatePhase::Decode:
-        return "decode";
-    case EstimatePhase::ForwardLoss:
-        return "forward+loss";
-    case EstimatePhase::OptimizerStep:
-        return "optimizer step";
-    case EstimatePhase::Prefill:
-        return "prefill";
-    case EstimatePhase::Recompute:
-        break;
-    }
-    return "recompute";
+    static constexpr EnumNames<EstimatePhase, 5> kNames{{{{EstimatePhase::Decode, "decode"},
+                                                          {EstimatePhase::ForwardLoss, "forward+loss"},
+                                                          {EstimatePhase::OptimizerStep, "optimizer step"},
+                                                          {EstimatePhase::Prefill, "prefill"},
+                                                          {EstimatePhase::Recompute, "recompute"}}}};
+    return kNames.name(phase);
 }
 
 EstimateResult estimateWithoutSavings(const EstimateInput &in)

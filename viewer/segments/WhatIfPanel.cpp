@@ -89,8 +89,6 @@ void WhatIfPanel::rebuild()
 {
     jobs_.stop();
     replaying_ = false;
-    document_ = state_->document();
-    device_ = state_->device();
     drawRecorded();
     plot_->graph(1)->data()->clear();
     summary_->setText(tr("Pick a setting to see the reserved memory torch's allocator would have needed."));
@@ -100,7 +98,7 @@ void WhatIfPanel::rebuild()
 void WhatIfPanel::drawRecorded()
 {
     plot_->clearItems();
-    const DeviceData *d = document_ ? document_->device(device_) : nullptr;
+    const DeviceData *d = state_->deviceData();
     if (!d) {
         plot_->graph(0)->data()->clear();
         return;
@@ -115,7 +113,7 @@ void WhatIfPanel::drawRecorded()
 
 void WhatIfPanel::start()
 {
-    const DeviceData *d = document_ ? document_->device(device_) : nullptr;
+    const DeviceData *d = state_->deviceData();
     if (!d)
         return;
     QString text = conf_->currentText().trimmed();
@@ -123,7 +121,7 @@ void WhatIfPanel::start()
         text = conf_->currentData().toString();
     ReplayOptions options;
     try {
-        options.config = text.isEmpty() ? AllocatorConfig::recorded(*document_->snapshot) : AllocatorConfig::parse(text.toStdString());
+        options.config = text.isEmpty() ? AllocatorConfig::recorded(*state_->document()->snapshot) : AllocatorConfig::parse(text.toStdString());
     } catch (const std::invalid_argument &e) {
         summary_->setText(QString::fromStdString(e.what()).toHtmlEscaped());
         return;
@@ -131,7 +129,8 @@ void WhatIfPanel::start()
     state_->setWhatIf(nullptr);
     replaying_ = true;
     summary_->setText(tr("Replaying %1 events…").arg(d->index->eventCount()));
-    jobs_.start([this, options, document = document_, device = device_](const Job &job) {
+    // The worker holds the document it replays; a newer device or document stops it first.
+    jobs_.start([this, options, document = state_->document(), device = state_->device()](const Job &job) {
         std::shared_ptr<const ReplayResult> result;
         try {
             result = std::make_shared<const ReplayResult>(replayTrace(*document->snapshot, *document->device(device)->index, options, job.cancelFlag()));
@@ -162,7 +161,7 @@ void WhatIfPanel::showResult()
     }
     const QColor accent = palette().color(QPalette::Highlight);
     setSteps(plot_->graph(1), r->startReservedBytes, r->predictedReserved,
-             double(r->predicted.oomAt ? *r->predicted.oomAt : std::max<size_t>(document_->device(device_)->index->eventCount(), 1)));
+             double(r->predicted.oomAt ? *r->predicted.oomAt : std::max<size_t>(state_->deviceData()->index->eventCount(), 1)));
     plot_->graph(1)->setPen(QPen(accent, 2));
     const double top = double(std::max(r->predicted.peakReservedBytes, r->recorded.peakReservedBytes));
     plot_->yAxis->setRange(0, top * 1.15 + 1);

@@ -44,8 +44,6 @@ private:
     QComboBox *conf_;
     QLabel *summary_;
     QCustomPlot *plot_;
-    std::shared_ptr<const Document> document_; // what the worker reads; kept alive until it ends
-    int device_ = -1;
     bool replaying_ = false;
     JobRunner jobs_{this};
 };
