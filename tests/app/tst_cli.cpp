@@ -160,6 +160,19 @@ private slots:
             if (f.toObject()["technique"].toString().endsWith(" GPUs"))
                 QVERIFY(f.toObject()["technique"].toString().endsWith(" over 4 GPUs"));
         }
+        // --sort saves: by bytes saved alone, as before efforts ranked them; anything else is wrong usage.
+        r = memlens({"advise", oom, "--json", "--sort", "saves"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QJsonArray bySaves = QJsonDocument::fromJson(r.out).object()["fixes"].toArray();
+        QVERIFY(bySaves.size() >= 2);
+        for (qsizetype i = 1; i < bySaves.size(); ++i)
+            QVERIFY(bySaves[i - 1].toObject()["saves_bytes"].toInteger() >= bySaves[i].toObject()["saves_bytes"].toInteger());
+        QCOMPARE(memlens({"advise", oom, "--sort", "cheapest"}).exitCode, 2);
+        // --at end names the last entry, as summary reports it.
+        r = memlens({"summary", oom, "--json", "--at", "end"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        const QJsonObject atEnd = QJsonDocument::fromJson(r.out).object()["devices"].toArray()[0].toObject();
+        QCOMPARE(atEnd["at"].toObject()["index"].toInteger(), atEnd["entries"].toInteger() - 1);
         QCOMPARE(memlens({"advise", oom, "--gpu", "h100-80", "--capacity", "1000"}).exitCode, 2);
         QCOMPARE(memlens({"advise", corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle", "--at", "oom"}).exitCode, 2);
         // Valid files with nothing to act on: an answer and exit 0, not "wrong usage".
