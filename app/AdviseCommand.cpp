@@ -6,6 +6,7 @@
 #include "advice/AdviceReport.h"
 #include "analysis/AllocationCategories.h"
 #include "analysis/DeviceIndex.h"
+#include "ranks/RankFiles.h"
 
 #include <algorithm>
 #include <iostream>
@@ -29,10 +30,13 @@ int runAdviseCommand(const std::vector<std::string> &args)
             options.bySaves = *sort == "saves";
         }
         if (const auto gpus = cl.integer("gpus"))
-            options.gpus = static_cast<int>(std::clamp<long long>(*gpus, 1, 1 << 20));
+            options.gpus = {static_cast<int>(std::clamp<long long>(*gpus, 1, 1 << 20)), "--gpus", Confidence::High};
+        else if (const std::optional<WorldSize> beside = worldSizeBeside(file))
+            options.gpus = {beside->ranks, beside->how, Confidence::Medium};
         const CapacityOption capacity = capacityOption(cl);
         options.capacity = capacity.bytes;
         options.capacitySource = capacity.source;
+        options.deviceTotal = capacity.deviceTotal;
 
         const std::optional<CachedSnapshot> loaded = loadForCommand(file, cl.flag("no-cache"));
         if (!loaded)

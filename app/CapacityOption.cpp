@@ -14,12 +14,12 @@ CapacityOption capacityOption(const CommandLine &cl)
         const auto preset = findGpu(*gpu);
         if (!preset)
             throw std::invalid_argument("unknown --gpu " + *gpu + " (see memlens estimate's presets)");
-        return {preset->bytes, "--gpu " + *gpu};
+        return {preset->bytes, "--gpu " + *gpu, preset->bytes};
     }
     if (auto capacity = cl.integer("capacity")) {
         if (*capacity <= 0)
             throw std::invalid_argument("--capacity takes a positive number of bytes");
-        return {static_cast<uint64_t>(*capacity), "--capacity"};
+        return {static_cast<uint64_t>(*capacity), "--capacity", std::nullopt};
     }
     return {};
 }

@@ -11,6 +11,7 @@ namespace memlens {
 struct CapacityOption {
     std::optional<uint64_t> bytes;
     std::string source; // "--gpu h100-80", "--capacity"
+    std::optional<uint64_t> deviceTotal; // --gpu: the whole device, some of it held outside the allocator
 };
 
 // Throws std::invalid_argument for both given, an unknown preset or a capacity of 0.

@@ -1,5 +1,6 @@
 #include "SummaryCommand.h"
 
+#include "CapacityOption.h"
 #include "CommandLine.h"
 #include "CommandSnapshot.h"
 #include "RankSummaryCommand.h"
@@ -23,9 +24,12 @@ int runSummaryCommand(const std::vector<std::string> &args)
             return runRankSummaryCommand(args);
     }
     try {
-        CommandLine cl(args, {"device", "top", "at"}, {"json", "folded", "bottom-up", "no-cache"});
+        CommandLine cl(args, {"device", "top", "at", "gpu"}, {"json", "folded", "bottom-up", "no-cache"});
         if (cl.positional().size() != 1)
-            throw std::invalid_argument("usage: memlens summary FILE [--device N] [--top K] [--at peak|oom|end|EVENT] [--json | --folded [--bottom-up]] [--no-cache]");
+            throw std::invalid_argument("usage: memlens summary FILE [--device N] [--top K] [--at peak|oom|end|EVENT] [--gpu PRESET] "
+                                        "[--json | --folded [--bottom-up]] [--no-cache]");
+        // The device's total, for the memory an OOM shows outside the allocator.
+        const std::optional<uint64_t> deviceTotal = capacityOption(cl).deviceTotal;
         const std::string file = cl.positional().front();
         const auto top = static_cast<size_t>(cl.integer("top").value_or(10));
         const auto device = cl.integer("device");
@@ -55,7 +59,7 @@ int runSummaryCommand(const std::vector<std::string> &args)
         std::vector<DeviceReport> reports;
         for (int d : devices) {
             DeviceIndex index(*snapshot, d);
-            DeviceReport report{summarizeDevice(*snapshot, index, top), std::nullopt};
+            DeviceReport report{summarizeDevice(*snapshot, index, top), std::nullopt, deviceTotal};
             if (at)
                 report.at = summarizePoint(*snapshot, index, eventAt(index, *at), top);
             reports.push_back(std::move(report));

@@ -12,8 +12,11 @@ namespace {
 template <typename T>
 nlohmann::json field(const Inferred<T> &f)
 {
-    nlohmann::json j = {{"value", nullptr}, {"how", f.how}};
-    if constexpr (std::is_same_v<T, Precision>) {
+    nlohmann::json j = {{"value", nullptr}, {"how", f.how}, {"confidence", kConfidenceNames.name(f.confidence)}};
+    if constexpr (std::is_same_v<T, Parallelism>) {
+        if (f.value)
+            j["value"] = {{"distributed", f.value->distributed}, {"sharding_stage", f.value->shardingStage}};
+    } else if constexpr (std::is_same_v<T, Precision>) {
         if (f.value)
             j["value"] = precisionName(*f.value);
     } else if constexpr (std::is_same_v<T, Optimizer>) {
@@ -38,6 +41,8 @@ nlohmann::json inferredJson(const InferredSetup &s)
             {"batch", field(s.batch)},
             {"preset", field(s.preset)},
             {"checkpointing", field(s.checkpointing)},
+            {"parallelism", field(s.parallelism)},
+            {"gpus", field(s.gpus)},
             {"shape", s.hasShape ? nlohmann::json(s.input.model.name) : nlohmann::json(nullptr)},
             {"shape_is_template", s.shapeFromTemplate}};
 }
@@ -67,6 +72,7 @@ nlohmann::json adviceJson(const std::string &file, int device, const Advice &a)
                         {"fixes", fixes}};
     if (a.capacity)
         j["capacity_bytes"] = *a.capacity;
+    j["outside_allocator_bytes"] = a.outsideAllocatorBytes ? nlohmann::json(*a.outsideAllocatorBytes) : nlohmann::json(nullptr);
     return j;
 }
 
@@ -79,20 +85,27 @@ std::string adviceText(const std::string &file, int device, const Advice &a)
     if (a.capacity)
         out << ", capacity " << formatBytes(*a.capacity) << " (" << a.capacityHow << ")";
     out << "\nSetup:\n";
-    auto line = [&](const char *label, const std::string &value, const std::string &how) {
-        out << "  " << label << (value.empty() ? "?" : value) << "  — " << how << "\n";
+    // A low-confidence value is marked as a guess.
+    auto line = [&](const char *label, const auto &field, const std::string &value) {
+        const bool guess = !value.empty() && field.confidence == Confidence::Low;
+        out << "  " << label << (value.empty() ? "?" : value) << (guess ? " (guess)" : "") << "  — " << field.how << "\n";
     };
-    line("parameters      ", s.params.value ? groupDigits(*s.params.value) : "", s.params.how);
-    line("trainable       ", s.trainableParams.value ? groupDigits(*s.trainableParams.value) : "", s.trainableParams.how);
-    line("weights         ", (s.paramDtype.value ? precisionName(*s.paramDtype.value) : "") + (s.autocast.value.value_or(false) ? " + autocast" : ""),
-         s.paramDtype.how);
-    line("optimizer       ", s.optimizer.value ? optimizerName(*s.optimizer.value) : "", s.optimizer.how);
-    line("model           ", s.preset.value.value_or(""), s.preset.how);
+    line("parameters      ", s.params, s.params.value ? groupDigits(*s.params.value) : "");
+    line("trainable       ", s.trainableParams, s.trainableParams.value ? groupDigits(*s.trainableParams.value) : "");
+    line("weights         ", s.paramDtype,
+         (s.paramDtype.value ? precisionName(*s.paramDtype.value) : "") + (s.autocast.value.value_or(false) ? " + autocast" : ""));
+    line("optimizer       ", s.optimizer, s.optimizer.value ? optimizerName(*s.optimizer.value) : "");
+    line("model           ", s.preset, s.preset.value.value_or(""));
     if (s.tokens.value || !s.tokens.how.empty())
-        line("tokens          ", s.tokens.value ? groupDigits(*s.tokens.value) : "", s.tokens.how);
+        line("tokens          ", s.tokens, s.tokens.value ? groupDigits(*s.tokens.value) : "");
     if (s.batch.value)
-        line("batch           ", groupDigits(*s.batch.value), s.batch.how);
-    line("checkpointing   ", s.checkpointing.value ? (*s.checkpointing.value ? "yes" : "no") : "", s.checkpointing.how);
+        line("batch           ", s.batch, groupDigits(*s.batch.value));
+    line("checkpointing   ", s.checkpointing, s.checkpointing.value ? (*s.checkpointing.value ? "yes" : "no") : "");
+    line("parallelism     ", s.parallelism, !s.parallelism.value ? ""
+                                              : !s.parallelism.value->distributed ? "one GPU"
+                                              : s.parallelism.value->shardingStage == 0 ? "data parallel"
+                                                                                        : "sharded (stage " + std::to_string(s.parallelism.value->shardingStage) + ")");
+    line("GPUs            ", s.gpus, s.gpus.value ? std::to_string(*s.gpus.value) : "");
     out << "What would help (what fits first, least effort first; then the largest saving):\n";
     if (a.fixes.empty())
         out << "  nothing the rules know of saves memory here\n";

@@ -109,7 +109,7 @@ Advice advise(const Snapshot &snapshot, const DeviceIndex &index, const Allocati
     const std::vector<uint32_t> ooms = index.oomEvents();
     a.event = eventOf(index, options.at.value_or(ooms.empty() ? Moment::peak() : Moment::oom()));
     a.oom = a.event != kBeforeTrace && a.event < index.eventCount() && index.events().action[a.event] == Action::Oom;
-    a.setup = inferSetup(snapshot, index, categories, a.event);
+    a.setup = inferSetup(snapshot, index, categories, a.event, options.gpus);
     const EstimateInput &setup = a.setup.input;
 
     // Logits and score matrices, by their shapes: tokens × vocabulary, and batch × heads × seq².
@@ -156,6 +156,18 @@ Advice advise(const Snapshot &snapshot, const DeviceIndex &index, const Allocati
         a.capacity = guess.bytes;
         a.capacityHow = guess.how;
     }
+    if (a.oom && options.deviceTotal) {
+        OomDiagnosis d;
+        d.requested = static_cast<uint64_t>(request);
+        d.deviceFree = index.events().addr[a.event];
+        d.reservedBytes = a.reservedBytes;
+        a.outsideAllocatorBytes = d.outsideAllocator(options.deviceTotal);
+        if (a.outsideAllocatorBytes && a.capacity && *a.outsideAllocatorBytes < *a.capacity) {
+            a.capacity = *a.capacity - *a.outsideAllocatorBytes;
+            a.capacityHow += ", less " + formatBytes(*a.outsideAllocatorBytes) +
+                             " the OOM shows held outside PyTorch's allocator (CUDA context, NCCL, other processes)";
+        }
+    }
     auto fitsWith = [&](double peakAfter, double slackAfter) -> std::optional<bool> {
         if (!a.capacity)
             return std::nullopt;
@@ -188,18 +200,22 @@ Advice advise(const Snapshot &snapshot, const DeviceIndex &index, const Allocati
     };
 
     // The estimator's techniques, as ratios for this setup. Without a model shape the estimator
-    // has no figures to take ratios of, so there are none.
+    // has no figures to take ratios of, so there are none. What the setup already uses is not
+    // offered (Technique::applies); a fix priced on a guessed value says so.
+    const std::optional<int> gpus = a.setup.gpus.value;
+    const bool dtypeGuessed = a.setup.paramDtype.confidence == Confidence::Low;
+    const bool optimizerGuessed = a.setup.optimizer.confidence == Confidence::Low;
     if (!setup.inference && a.setup.hasShape) {
         for (const Technique &t : techniques()) {
-            if (!t.applies(setup) || (t.shards && options.gpus && *options.gpus < 2))
+            if (!t.applies(setup) || (t.shards && gpus && *gpus < 2))
                 continue;
             EstimateInput alt = setup;
             t.apply(alt);
             std::string name(t.name);
             std::string guessed;
             if (t.shards) {
-                alt.gpus = options.gpus.value_or(8);
-                if (!options.gpus && a.capacity) {
+                alt.gpus = gpus.value_or(8);
+                if (!gpus && a.capacity) {
                     // The fewest GPUs that bring the peak under the capacity.
                     for (int n = 2; n <= 1024; n *= 2) {
                         alt.gpus = n;
@@ -208,16 +224,20 @@ Advice advise(const Snapshot &snapshot, const DeviceIndex &index, const Allocati
                     }
                 }
                 name += " over " + std::to_string(alt.gpus) + " GPUs";
-                if (!options.gpus)
+                if (!gpus)
                     guessed = a.capacity ? " (the file does not say how many GPUs the run had: " + std::to_string(alt.gpus) +
                                                " is the fewest that bring the peak under the capacity; give --gpus N)"
                                          : " (the file does not say how many GPUs the run had: 8 is an example; give --gpus N)";
             }
             const Change c = changeOf(setup, alt);
             std::string why = std::string(t.reason) + guessed;
+            if (dtypeGuessed)
+                why += " (priced on a guessed weight dtype: " + a.setup.paramDtype.how + ")";
+            if (optimizerGuessed && t.effort == Effort::Numerics)
+                why += " (priced on a guessed optimizer: " + a.setup.optimizer.how + ")";
             if (const std::string d = deltas(here, c); !d.empty())
                 why += "; at the " + std::string(a.oom ? "OOM" : "peak") + ": " + d;
-            addFix(name, t.effort, c, why, alt, !t.shards || options.gpus.has_value());
+            addFix(name, t.effort, c, why, alt, !t.shards || gpus.has_value());
         }
     }
 

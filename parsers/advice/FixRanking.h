@@ -34,10 +34,14 @@ struct AdviceOptions {
     std::optional<Moment> at;            // none: the first OOM, else the peak
     std::optional<uint64_t> capacity;    // --gpu / --capacity
     std::string capacitySource;          // what gave it
-    // GPUs to shard over (ZeRO / FSDP), when the user says; a file does not. Without it a
-    // sharding fix names the fewest GPUs that bring the peak under the capacity (8 without a
-    // capacity, as an example) and is never marked as fitting.
-    std::optional<int> gpus;
+    // The device's total (--gpu): at an OOM, what it held outside the allocator is taken off
+    // the capacity.
+    std::optional<uint64_t> deviceTotal;
+    // The run's GPUs (ZeRO / FSDP shard over them), when the user or the rank files beside the
+    // snapshot say; a snapshot alone does not. Without it a sharding fix names the fewest GPUs
+    // that bring the peak under the capacity (8 without a capacity, as an example) and is never
+    // marked as fitting.
+    Inferred<int> gpus;
     // Fixes that fit first, least effort first, then by bytes saved; then those that do not fit
     // (or cannot be told to), by bytes saved. `bySaves`: by bytes saved alone.
     bool bySaves = false;
@@ -54,6 +58,7 @@ struct Advice {
     uint64_t attentionScoreBytes = 0;  // live at the event: batch × heads × seq² score matrices
     std::optional<uint64_t> capacity;
     std::string capacityHow;
+    std::optional<uint64_t> outsideAllocatorBytes; // at the OOM, with the device's total
     std::vector<Fix> fixes; // ordered as AdviceOptions::bySaves says; only fixes that save something
 };
 

@@ -1,5 +1,6 @@
 #include "advice/SetupInference.h"
 
+#include "advice/WeightWidth.h"
 #include "analysis/StackMatch.h"
 #include "model/ByteFormat.h"
 
@@ -24,7 +25,24 @@ struct FrameFacts {
     bool checkpoint = false;
     bool autocast = false;
     bool python = false;
+    Parallelism parallelism;
+    std::string parallelismFile;
 };
+
+// Frames that show a distributed run, and the sharding stage each implies.
+void noteParallelism(std::string_view file, FrameFacts &f)
+{
+    static const std::pair<std::string_view, int> kSharding[] = {
+        {"torch/distributed/fsdp/", 3}, {"torch/distributed/_composable/fsdp/", 3}, {"deepspeed/runtime/zero/stage3.py", 3},
+        {"deepspeed/runtime/zero/stage_1_and_2.py", 1}, {"torch/nn/parallel/distributed.py", 0}, {"torch/distributed/distributed_c10d.py", 0},
+    };
+    for (const auto &[part, stage] : kSharding) {
+        if (contains(file, part) && (!f.parallelism.distributed || stage > f.parallelism.shardingStage)) {
+            f.parallelism = {true, stage};
+            f.parallelismFile = std::string(file.substr(file.find(part)));
+        }
+    }
+}
 
 FrameFacts frameFacts(const Snapshot &s)
 {
@@ -40,6 +58,7 @@ FrameFacts frameFacts(const Snapshot &s)
         f.python = f.python || file.ends_with(".py");
         f.checkpoint = f.checkpoint || contains(file, "torch/utils/checkpoint.py");
         f.autocast = f.autocast || contains(file, "torch/amp/autocast_mode.py");
+        noteParallelism(file, f);
         for (const auto &[part, family] : kFamilies) {
             if (!f.family && contains(file, part)) {
                 f.family = family;
@@ -152,7 +171,8 @@ AllocationIds allAllocations(const DeviceIndex &index)
 
 } // namespace
 
-InferredSetup inferSetup(const Snapshot &snapshot, const DeviceIndex &index, const AllocationCategories &categories, uint32_t at)
+InferredSetup inferSetup(const Snapshot &snapshot, const DeviceIndex &index, const AllocationCategories &categories, uint32_t at,
+                         const Inferred<int> &gpus)
 {
     InferredSetup out;
     const FrameFacts facts = frameFacts(snapshot);
@@ -163,6 +183,7 @@ InferredSetup inferSetup(const Snapshot &snapshot, const DeviceIndex &index, con
     const auto here = categories.totalsAfter(at);
     uint64_t paramBytes = here[size_t(Category::Parameter)], gradBytes = 0, stateBytes = 0;
     std::unordered_set<uint64_t> paramSizes;
+    std::vector<uint64_t> allParamSizes;
     std::vector<uint32_t> stateStacks;
     std::unordered_set<uint32_t> seenStacks;
     for (uint32_t id = 0; id < index.allocationCount(); ++id) {
@@ -170,6 +191,8 @@ InferredSetup inferSetup(const Snapshot &snapshot, const DeviceIndex &index, con
         const AllocationDetail d = index.detail(id);
         if (c == Category::Parameter && d.size >= (1u << 20))
             paramSizes.insert(d.size);
+        if (c == Category::Parameter)
+            allParamSizes.push_back(d.size);
         if (c == Category::OptimizerState && seenStacks.insert(d.stack).second && stateStacks.size() < 64)
             stateStacks.push_back(d.stack);
     }
@@ -201,34 +224,48 @@ InferredSetup inferSetup(const Snapshot &snapshot, const DeviceIndex &index, con
     // varying sequence lengths has many), so they count only when nearly every weight size has one.
     const bool halfCopyEvidence = paramSizes.size() >= 4 && halfCopies * 4 >= paramSizes.size() * 3;
     out.autocast.value = facts.autocast || halfCopyEvidence;
+    out.autocast.confidence = facts.autocast ? Confidence::High : Confidence::Medium;
     out.autocast.how = (facts.autocast ? "autocast's __exit__ (torch/amp/autocast_mode.py) freed cast copies; " : "") +
                        std::to_string(halfCopies) + " of " + std::to_string(paramSizes.size()) +
                        " weight sizes have a half-size copy made during the step";
 
-    // Parameter dtype and count: fp32 weights under autocast; otherwise the bytes per parameter
-    // that make a preset's exact count, else fp32.
+    // Weight dtype: from the tensors' shapes (WeightWidth), under autocast fp32, and a preset's
+    // exact count at that width confirms; a preset's count alone is one kind of evidence.
     const ModelShape *preset = nullptr;
     double bytesPerParam = 4;
+    const std::optional<WeightWidth> width = paramBytes > 0 ? weightWidthFromShapes(allParamSizes) : std::nullopt;
     if (paramBytes > 0) {
+        const ModelShape *p32 = presetOfSize(paramBytes / 4.0, facts.family), *p16 = presetOfSize(paramBytes / 2.0, facts.family);
+        auto confirmedBy = [&](const ModelShape *p, int bytes) {
+            return p ? "; " + gib(double(paramBytes)) + " of parameters is " + p->name + "'s count at " + std::to_string(bytes) + " bytes each" : std::string();
+        };
         if (*out.autocast.value) {
-            preset = presetOfSize(paramBytes / 4.0, facts.family);
-            out.paramDtype = {Precision::Fp32, "autocast runs on fp32 weights"};
-        } else if (const ModelShape *p32 = presetOfSize(paramBytes / 4.0, facts.family)) {
             preset = p32;
-            out.paramDtype = {Precision::Fp32, gib(double(paramBytes)) + " of parameters is " + p32->name + "'s count at 4 bytes each"};
-        } else if (const ModelShape *p16 = presetOfSize(paramBytes / 2.0, facts.family)) {
-            preset = p16;
-            bytesPerParam = 2;
-            out.paramDtype = {Precision::Bf16, gib(double(paramBytes)) + " of parameters is " + p16->name + "'s count at 2 bytes each"};
+            const bool agrees = width && width->bytes == 4;
+            out.paramDtype = {Precision::Fp32, "autocast runs on fp32 weights" + (agrees ? "; " + width->how : std::string()),
+                              facts.autocast || agrees ? Confidence::High : Confidence::Medium};
+        } else if (width) {
+            bytesPerParam = width->bytes;
+            preset = width->bytes == 4 ? p32 : p16;
+            out.paramDtype = {width->bytes == 4 ? Precision::Fp32 : Precision::Bf16,
+                              width->how + (width->bytes == 2 ? " (bf16 and fp16 are the same size; bf16 assumed)" : "") +
+                                  confirmedBy(preset, width->bytes),
+                              preset ? Confidence::High : Confidence::Medium};
+        } else if (p32 || p16) {
+            preset = p32 ? p32 : p16;
+            bytesPerParam = p32 ? 4 : 2;
+            out.paramDtype = {p32 ? Precision::Fp32 : Precision::Bf16, confirmedBy(preset, int(bytesPerParam)).substr(2) + "; the tensor shapes do not say",
+                              Confidence::Medium};
         } else {
-            out.paramDtype = {Precision::Fp32, "assumed: no preset matches the parameter bytes at 2 or 4 bytes each"};
+            out.paramDtype = {Precision::Fp32, "assumed: neither the tensor shapes nor a preset's count tell the width", Confidence::Low};
         }
         out.params = {static_cast<uint64_t>(std::llround(paramBytes / bytesPerParam)),
                       gib(double(paramBytes)) + " alive from Module.to / parameter initialisation, at " + std::to_string(int(bytesPerParam)) +
-                          " bytes each"};
+                          " bytes each",
+                      out.paramDtype.confidence};
     } else {
-        out.params.how = "no parameter allocations in the trace (created before recording began?)";
-        out.paramDtype.how = "no parameters to measure";
+        out.params = {std::nullopt, "no parameter allocations in the trace (created before recording began?)", Confidence::Low};
+        out.paramDtype = {std::nullopt, "no parameters to measure", Confidence::Low};
     }
 
     // The optimizer: who created the state, and its size per trainable parameter.
@@ -237,15 +274,15 @@ InferredSetup inferSetup(const Snapshot &snapshot, const DeviceIndex &index, con
     const double params = out.params.value ? double(*out.params.value) : 0;
     const double ratio = params > 0 ? double(stateBytes) / (params * bytesPerParam) : 0;
     if (stateBytes == 0) {
-        out.optimizer = gradBytes ? Inferred<Optimizer>{std::nullopt, "gradients but no optimizer state yet (stopped before the first step?)"}
-                                  : Inferred<Optimizer>{Optimizer::None, "neither gradients nor optimizer state in the trace"};
+        out.optimizer = gradBytes ? Inferred<Optimizer>{std::nullopt, "gradients but no optimizer state yet (stopped before the first step?)", Confidence::Low}
+                                  : Inferred<Optimizer>{Optimizer::None, "neither gradients nor optimizer state in the trace", Confidence::High};
     } else if (byStack) {
-        out.optimizer = {byStack, "state created in " + stateFile + ", " + gib(double(stateBytes)) + " of it"};
+        out.optimizer = {byStack, "state created in " + stateFile + ", " + gib(double(stateBytes)) + " of it", Confidence::High};
     } else {
         const std::string r = std::to_string(ratio).substr(0, 4);
-        out.optimizer = ratio > 1.5   ? Inferred<Optimizer>{Optimizer::AdamW, "state is " + r + "× the parameters (two moments)"}
-                        : ratio > 0.8 ? Inferred<Optimizer>{Optimizer::Sgd, "state is " + r + "× the parameters (one momentum buffer)"}
-                                      : Inferred<Optimizer>{std::nullopt, "state is " + r + "× the parameters"};
+        out.optimizer = ratio > 1.5   ? Inferred<Optimizer>{Optimizer::AdamW, "state is " + r + "× the parameters (two moments)", Confidence::Medium}
+                        : ratio > 0.8 ? Inferred<Optimizer>{Optimizer::Sgd, "state is " + r + "× the parameters (one momentum buffer)", Confidence::Medium}
+                                      : Inferred<Optimizer>{std::nullopt, "state is " + r + "× the parameters", Confidence::Low};
     }
 
     // Trainable parameters: from the state per parameter of that optimizer, else the gradients.
@@ -257,21 +294,30 @@ InferredSetup inferSetup(const Snapshot &snapshot, const DeviceIndex &index, con
         if (trainable < 0.5 * params)
             trainable = stateBytes / (statePerValue * 4);
         out.trainableParams = {static_cast<uint64_t>(std::llround(std::min(trainable, params))),
-                               gib(double(stateBytes)) + " of " + optimizerName(*opt) + " state, " + std::to_string(int(statePerValue)) + " value(s) per trainable parameter"};
+                               gib(double(stateBytes)) + " of " + optimizerName(*opt) + " state, " + std::to_string(int(statePerValue)) +
+                                   " value(s) per trainable parameter",
+                               std::min(out.optimizer.confidence, out.params.confidence)};
+        // 16-bit weights with fp32 adapters: the adapters' 4 bytes each are not two parameters.
+        if (bytesPerParam == 2 && trainable < 0.5 * params) {
+            const double base = (double(paramBytes) - 4 * trainable) / 2;
+            out.params.value = static_cast<uint64_t>(std::llround(base + trainable));
+            out.params.how += ", of which " + groupDigits(*out.trainableParams.value) + " trainable adapters at 4 bytes (PEFT keeps them fp32)";
+        }
     } else if (gradBytes > 0 && params > 0) {
         out.trainableParams = {static_cast<uint64_t>(std::llround(std::min(gradBytes / bytesPerParam, params))),
-                               "the largest gradient total, " + gib(double(gradBytes))};
+                               "the largest gradient total, " + gib(double(gradBytes)), out.params.confidence};
     } else if (opt == Optimizer::None && params > 0) {
-        out.trainableParams = {0, "nothing is trained: no gradients"};
+        out.trainableParams = {0, "nothing is trained: no gradients", Confidence::High};
     } else {
-        out.trainableParams.how = "no optimizer state of a known layout and no gradients";
+        out.trainableParams = {std::nullopt, "no optimizer state of a known layout and no gradients", Confidence::Low};
     }
 
     // The preset, or the family's closest one as the shape the estimator's rules work on.
     const ModelShape *shape = preset;
     if (preset) {
-        out.preset = {preset->name, "parameter count within 1 % of " + preset->name + "'s"};
+        out.preset = {preset->name, "parameter count within 1 % of " + preset->name + "'s", out.paramDtype.confidence};
     } else {
+        out.preset.confidence = Confidence::Low;
         out.preset.how = facts.family ? "no preset of this family within 1 % of the parameter count" : "model family not recognised from the stacks";
         double bestRatio = 1e300;
         for (const ModelShape &m : modelPresets()) {
@@ -283,6 +329,19 @@ InferredSetup inferSetup(const Snapshot &snapshot, const DeviceIndex &index, con
         }
         out.shapeFromTemplate = shape != nullptr;
     }
+    // A template's width and vocabulary are another model's: take the measured hidden size, and
+    // the vocabulary from the largest weight (the embedding or the output layer, vocab × hidden).
+    ModelShape measuredShape;
+    if (out.shapeFromTemplate && width && !shape->isImage()) {
+        measuredShape = *shape;
+        measuredShape.hidden = static_cast<int>(width->hidden);
+        const uint64_t largest = *std::max_element(allParamSizes.begin(), allParamSizes.end());
+        const uint64_t row = width->hidden * uint64_t(width->bytes);
+        if (largest % row == 0 && largest / row > width->hidden && largest / row < (1u << 20))
+            measuredShape.vocab = static_cast<int>(largest / row);
+        measuredShape.name = shape->name + " (hidden " + std::to_string(measuredShape.hidden) + ", vocabulary " + std::to_string(measuredShape.vocab) + ")";
+        shape = &measuredShape;
+    }
 
     // Tokens per micro-batch: the loss works on batch × sequence × vocabulary fp32 logits.
     out.optimizerStack = stacksWithFrame(snapshot, [&](const Frame &f) { return contains(snapshot.strings.at(f.file), "torch/optim/"); });
@@ -293,22 +352,35 @@ InferredSetup inferSetup(const Snapshot &snapshot, const DeviceIndex &index, con
         if (!tokens)
             tokens = largestQuotient(index, allAllocations(index), maybeLogits, unit, 1u << 24);
         if (tokens)
-            out.tokens = {*tokens, "fp32 logits of " + std::to_string(*tokens) + " × " + std::to_string(shape->vocab) + " (" + shape->name +
-                                       "'s vocabulary)"};
+            out.tokens = {*tokens,
+                          "fp32 logits of " + std::to_string(*tokens) + " × " + std::to_string(shape->vocab) + " (" + shape->name + "'s vocabulary)",
+                          preset ? Confidence::Medium : Confidence::Low};
         else
-            out.tokens.how = "no allocation the size of fp32 logits over " + shape->name + "'s vocabulary";
+            out.tokens = {std::nullopt, "no allocation the size of fp32 logits over " + shape->name + "'s vocabulary", Confidence::Low};
     } else if (shape && shape->isImage()) {
         const uint64_t unit = uint64_t(3) * shape->imageSize * shape->imageSize * 4;
         if (auto batch = commonQuotient(index, allAllocations(index), unit, 1u << 16))
             out.batch = {*batch, "input images of 3 × " + std::to_string(shape->imageSize) + "² fp32"};
     } else {
-        out.tokens.how = "no model shape to find the logits by";
+        out.tokens = {std::nullopt, "no model shape to find the logits by", Confidence::Low};
     }
 
-    if (!facts.python)
-        out.checkpointing.how = "no Python frames recorded";
-    else
-        out.checkpointing = {facts.checkpoint, facts.checkpoint ? "torch/utils/checkpoint.py in the stacks" : "no torch/utils/checkpoint.py frames"};
+    if (!facts.python) {
+        out.checkpointing = {std::nullopt, "no Python frames recorded", Confidence::Low};
+        out.parallelism = {Parallelism{}, "no Python frames recorded: assumed one GPU without sharding", Confidence::Low};
+    } else {
+        out.checkpointing = {facts.checkpoint, facts.checkpoint ? "torch/utils/checkpoint.py in the stacks" : "no torch/utils/checkpoint.py frames",
+                             facts.checkpoint ? Confidence::High : Confidence::Medium};
+        out.parallelism = facts.parallelism.distributed
+                              ? Inferred<Parallelism>{facts.parallelism, facts.parallelismFile + " in the stacks", Confidence::High}
+                              : Inferred<Parallelism>{Parallelism{}, "no NCCL, c10d, DDP, FSDP or DeepSpeed frames", Confidence::Medium};
+    }
+    out.gpus = gpus;
+    if (!out.gpus.value) {
+        out.gpus.confidence = Confidence::Low;
+        out.gpus.how = facts.parallelism.distributed ? "a distributed run, of a size the file does not say (give --gpus N)"
+                                                     : "not in the file (give --gpus N)";
+    }
 
     // The estimator input.
     EstimateInput &in = out.input;
@@ -319,6 +391,8 @@ InferredSetup inferSetup(const Snapshot &snapshot, const DeviceIndex &index, con
     in.precision = *out.autocast.value ? Precision::AmpBf16 : bytesPerParam == 2 ? Precision::Bf16 : Precision::Fp32;
     in.optimizer = opt.value_or(Optimizer::AdamW); // an unknown layout is priced as the common case
     in.inference = opt == Optimizer::None;
+    in.zeroStage = out.parallelism.value->shardingStage;
+    in.gpus = out.gpus.value.value_or(1);
     in.checkpointing = out.checkpointing.value.value_or(false) ? Checkpointing::Full : Checkpointing::None;
     if (out.trainableParams.value && params > 0 && double(*out.trainableParams.value) < 0.5 * params) {
         // LoRA on the attention projections: r · (d_in + d_out) per adapted matrix.

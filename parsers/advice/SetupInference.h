@@ -6,6 +6,7 @@
 #include "analysis/AllocationCategories.h"
 #include "analysis/DeviceIndex.h"
 #include "estimator/MemoryEstimator.h"
+#include "model/EnumNames.h"
 #include "model/Snapshot.h"
 
 #include <optional>
@@ -14,10 +15,25 @@
 
 namespace memlens {
 
+// How sure an inferred value is: `High` when two independent kinds of evidence agree (the
+// tensor shapes and a preset's count, say), `Medium` on one kind, `Low` when assumed. A low
+// value is shown as a guess, and fixes priced on it say so.
+enum class Confidence : uint8_t { Low, Medium, High };
+constexpr EnumNames<Confidence, 3> kConfidenceNames{{{{Confidence::Low, "low"}, {Confidence::Medium, "medium"}, {Confidence::High, "high"}}}};
+
 template <typename T>
 struct Inferred {
     std::optional<T> value; // empty: could not be inferred
     std::string how;
+    Confidence confidence = Confidence::Medium;
+};
+
+// Sharding in use, from the frames that run it: DDP replicates (stage 0), DeepSpeed's
+// stage_1_and_2.py shards at least optimizer state (1), FSDP and ZeRO-3 everything (3).
+struct Parallelism {
+    bool distributed = false; // NCCL / c10d / DDP / FSDP / DeepSpeed frames
+    int shardingStage = 0;
+    bool operator==(const Parallelism &) const = default;
 };
 
 struct InferredSetup {
@@ -30,6 +46,8 @@ struct InferredSetup {
     Inferred<uint64_t> batch;          // image models: images per micro-batch
     Inferred<std::string> preset;      // a preset's name, or empty when none matches
     Inferred<bool> checkpointing;
+    Inferred<Parallelism> parallelism;
+    Inferred<int> gpus;                // --gpus or the rank files beside the snapshot; a file alone does not say
     std::optional<ModelFamily> family; // from the modules' source files in the stacks
     // The setup as estimator input; its shape is the preset, or the family's closest preset
     // (`shapeFromTemplate`), or empty (`hasShape` false) when the family is unknown.
@@ -48,7 +66,8 @@ struct InferredSetup {
 };
 
 // `at` is the event the advice is about (peak or OOM): tokens are looked for among what is
-// live there first.
-InferredSetup inferSetup(const Snapshot &snapshot, const DeviceIndex &index, const AllocationCategories &categories, uint32_t at);
+// live there first. `gpus` is the world size when the caller knows it (with what gave it).
+InferredSetup inferSetup(const Snapshot &snapshot, const DeviceIndex &index, const AllocationCategories &categories, uint32_t at,
+                         const Inferred<int> &gpus = {});
 
 } // namespace memlens

@@ -127,6 +127,7 @@ OomDiagnosis diagnoseOom(const DeviceIndex &index, uint32_t oomEvent, const Allo
     const bool wantsLarge = d.requested > kSmallRequest;
     for (const StateSegment &seg : state.segments) {
         d.reservedFree += seg.free;
+        d.reservedBytes += seg.size;
         if (seg.large != wantsLarge || seg.largestFree <= d.largestFreeBlock)
             continue;
         for (const StateBlock &b : seg.blocks) {

@@ -81,7 +81,20 @@ struct OomDiagnosis {
     uint64_t reservedFree = 0;     // free bytes inside reserved segments, all pools
     uint64_t largestFreeBlock = 0; // largest hole in the pool that would serve the request
     uint64_t largestFreeAddress = 0; // where that hole starts (0: no hole)
+    uint64_t reservedBytes = 0;    // reserved by the allocator there
     bool fragmentation = false;
+    // Memory on the device held outside PyTorch's allocator (CUDA context, NCCL buffers, cuBLAS
+    // workspaces, other processes): the device's total less what it reported free and what the
+    // allocator reserved. A file does not record the total; none without it.
+    std::optional<uint64_t> outsideAllocator(std::optional<uint64_t> deviceTotal) const
+    {
+        if (!deviceTotal || *deviceTotal < deviceFree + reservedBytes)
+            return std::nullopt;
+        return *deviceTotal - deviceFree - reservedBytes;
+    }
+    // The device still had room for the request: a per-process limit
+    // (set_per_process_memory_fraction) stopped the run, not the device.
+    bool perProcessLimit() const { return deviceFree >= 2 * requested; }
     std::string verdict() const { return fragmentation ? "fragmentation" : "capacity"; }
     std::string explanation() const; // plain words, with what typically helps
 };

@@ -193,7 +193,6 @@ EstimateResult estimateWithoutSavings(const EstimateInput &in)
     double weightBytes = double(r.params) * p.weight;
     uint64_t trainable = r.params;
     if (lora) {
-        const double targeted = in.loraAllLinear ? double(linearParameters(m)) : double(attentionParameters(m));
         // r·(d_in + d_out) for each adapted matrix: q, k, v, o (and the MLP's for all-linear).
         const double h = m.hidden, q = double(m.heads) * m.dHead(), kvd = double(m.kvHeads) * m.dHead(), I = m.intermediate;
         double dims = (h + q) + 2 * (h + kvd) + (q + h);
@@ -201,8 +200,10 @@ EstimateResult estimateWithoutSavings(const EstimateInput &in)
             dims += (m.family == ModelFamily::Llama ? 3 : 2) * (h + I);
         trainable = static_cast<uint64_t>(rank * dims * m.layers);
         weightBytes += double(trainable) * trainableBytes;
+        // Loading in 4 bit quantises every decoder Linear, whatever LoRA targets (transformers
+        // skips only the output layer): NF4 with its block scales is 0.516 bytes per value.
         if (in.qlora)
-            weightBytes -= targeted * (p.weight - 0.516);
+            weightBytes -= double(linearParameters(m)) * (p.weight - 0.516);
     }
     r.trainableParams = trainable;
     if (in.zeroStage >= 3)

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <regex>
 #include <stdexcept>
 #include <tuple>
@@ -132,6 +133,29 @@ RankFolder findRankFiles(const std::string &folder)
                                    " and " + result.files[i].path);
     }
     return result;
+}
+
+std::optional<WorldSize> worldSizeBeside(const std::string &path)
+{
+    const RankNaming self = parseRankPath(path);
+    if (!self.rank)
+        return std::nullopt;
+    const fs::path folder = fs::path(path).parent_path();
+    std::error_code ec;
+    fs::directory_iterator it(folder.empty() ? fs::path(".") : folder, fs::directory_options::skip_permission_denied, ec), end;
+    std::set<int> ranks;
+    for (; !ec && it != end; it.increment(ec)) {
+        std::error_code fileEc;
+        if (!it->is_regular_file(fileEc) || !isSnapshotFileName(it->path().filename().string()))
+            continue;
+        const RankNaming n = parseRankPath(it->path().string());
+        if (n.rank && n.step == self.step)
+            ranks.insert(*n.rank);
+    }
+    if (ranks.size() < 2)
+        return std::nullopt;
+    return WorldSize{static_cast<int>(ranks.size()), std::to_string(ranks.size()) + " rank snapshots beside it in " +
+                                                          (folder.empty() ? std::string(".") : folder.string())};
 }
 
 } // namespace memlens

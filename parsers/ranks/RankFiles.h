@@ -45,4 +45,12 @@ RankNaming parseRankPath(const std::string &path);
 // std::runtime_error naming the folder when it cannot be read.
 RankFolder findRankFiles(const std::string &folder);
 
+// The world size a snapshot's siblings show: when its name carries a rank, the distinct ranks
+// of the same step among the snapshots in its own folder (not below it); none under two.
+struct WorldSize {
+    int ranks = 0;
+    std::string how;
+};
+std::optional<WorldSize> worldSizeBeside(const std::string &path);
+
 } // namespace memlens

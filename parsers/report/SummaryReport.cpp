@@ -23,6 +23,11 @@ json optionalJson(const std::optional<int64_t> &v)
     return v ? json(*v) : json(nullptr);
 }
 
+json optionalJson(const std::optional<uint64_t> &v)
+{
+    return v ? json(*v) : json(nullptr);
+}
+
 json framesJson(const Snapshot &snapshot, uint32_t stack)
 {
     json frames = json::array();
@@ -66,8 +71,11 @@ json deviceJson(const Snapshot &snapshot, const DeviceReport &report)
                         {"size", o.requested},
                         {"device_free", o.deviceFree},
                         {"time_us", o.timeUs},
+                        {"reserved_bytes", o.reservedBytes},
                         {"reserved_free_bytes", o.reservedFree},
                         {"largest_free_block", o.largestFreeBlock},
+                        {"outside_allocator_bytes", optionalJson(o.outsideAllocator(report.deviceTotal))},
+                        {"per_process_limit", o.perProcessLimit()},
                         {"verdict", o.verdict()}});
     json phases = json::array();
     for (const PhaseRange &p : s.phases)
@@ -266,11 +274,18 @@ std::string summaryText(const Snapshot &snapshot, const std::string &file, const
             << formatBytes(s.final.allocated) << " allocated (" << formatBytes(s.final.requested) << " requested), "
             << formatBytes(s.final.inactive) << " free; largest free block " << formatBytes(s.final.largestInactive)
             << ", external fragmentation " << static_cast<int>(s.final.externalFragmentation * 100 + 0.5) << "%\n";
-        for (const OomDiagnosis &o : s.ooms)
+        for (const OomDiagnosis &o : s.ooms) {
             out << "  OOM at event " << o.event << ": " << formatBytes(o.requested) << " requested, device reported "
-                << formatBytes(o.deviceFree) << " free; " << formatBytes(o.reservedFree)
-                << " free in reserved segments, largest block " << formatBytes(o.largestFreeBlock) << " -> "
+                << formatBytes(o.deviceFree) << " free" << (o.perProcessLimit() ? " (so a per-process limit stopped the run, not the device)" : "")
+                << "; " << formatBytes(o.reservedFree) << " free in reserved segments, largest block " << formatBytes(o.largestFreeBlock) << " -> "
                 << o.verdict() << "\n";
+            if (const auto outside = o.outsideAllocator(report.deviceTotal))
+                out << "    " << formatBytes(*outside) << " of the device was held outside PyTorch's allocator (CUDA context, NCCL, cuBLAS workspaces, "
+                    << "other processes): the device's " << formatBytes(*report.deviceTotal) << " less " << formatBytes(o.deviceFree) << " free and "
+                    << formatBytes(o.reservedBytes) << " reserved\n";
+            else
+                out << "    memory outside PyTorch's allocator: give --gpu PRESET (the file does not record the device's total)\n";
+        }
         out << "  At the peak by category:";
         for (int c = 0; c < kCategoryCount; ++c) {
             if (s.categoryBytesAtPeak[static_cast<size_t>(c)])

@@ -13,6 +13,7 @@ namespace memlens {
 struct DeviceReport {
     DeviceSummary summary;
     std::optional<PointSummary> at; // with --at
+    std::optional<uint64_t> deviceTotal; // with --gpu: the device's memory, for what lies outside the allocator
 };
 
 // Bytes per category as the JSON key `category_bytes_at_peak` holds them: {"parameter": …, …}.

@@ -2,13 +2,16 @@
 // recorded in truth.json, and the ranked fixes checked against the measured categories and,
 // where the corpus has one, a measured pair.
 #include "CorpusFiles.h"
+#include "SyntheticLoraRun.h"
 #include "advice/AdviceReport.h"
 #include "advice/FixRanking.h"
 #include "analysis/AllocationCategories.h"
 #include "analysis/DeviceIndex.h"
 #include "decode/SnapshotLoader.h"
+#include "estimator/EstimatorPresets.h"
 
 #include <QJsonArray>
+#include <QRegularExpression>
 #include <cmath>
 #include <map>
 
@@ -45,56 +48,121 @@ class TestAdvice : public QObject {
     Q_OBJECT
 
 private slots:
-    void inferredSetup_data()
+    // The setup read from every corpus run that has a truth file, and from the synthetic bf16
+    // LoRA run, as one table: parameters within 1 %, trainable parameters, weight dtype (and
+    // autocast), optimizer, tokens (batch × sequence, where the run had one sequence length) or
+    // the image batch, checkpointing. The table is printed; any miss fails.
+    void setupTable()
     {
-        QTest::addColumn<QString>("folder");
-        for (const char *f : {"gpt2_fp32_adamw", "oom_gpt2_medium_6gib", "resnet50_bf16_sgd", "tinyllama_bf16_ckpt_cpp_stacks", "frag_varlen_gpt2",
-                              "streams_pending_free"})
-            QTest::newRow(f) << QString(f);
+        struct Row {
+            QString name;
+            Advice advice;
+            QJsonObject truth;
+        };
+        std::vector<Row> rows;
+        for (const char *f : {"gpt2_fp32_adamw", "oom_gpt2_medium_6gib", "resnet50_bf16_sgd", "tinyllama_bf16_ckpt_cpp_stacks", "frag_varlen_gpt2"}) {
+            const QJsonObject truth = readJsonObject(corpusDir() + "/snapshots/" + f + "/truth.json");
+            QVERIFY2(truth.contains("params"), f);
+            rows.push_back({f, adviseFile(snapshotIn(f)).advice, truth});
+        }
+        SyntheticRunTruth lora;
+        const auto loraSnapshot = loadSnapshotFromMemory(llamaBf16LoraRun(lora).pickle(), "llama32_bf16_lora.pickle");
+        {
+            const DeviceIndex index(*loraSnapshot, 0);
+            const AllocationCategories categories(*loraSnapshot, index);
+            rows.push_back({"llama32_bf16_lora (synthetic)", advise(*loraSnapshot, index, categories, {}),
+                            QJsonObject{{"params", double(lora.params)}, {"trainable", double(lora.trainable)}, {"dtype", "bf16"},
+                                        {"optimizer", "AdamW"}, {"batch", 4}, {"seq", 512}}});
+        }
+
+        QStringList table{QStringLiteral("%1 | %2 | %3 | %4 | %5 | %6 | %7").arg("run", -30).arg("params", -14).arg("trainable", -14).arg("dtype", -16)
+                              .arg("optimizer", -9).arg("tokens/batch", -12).arg("ckpt")};
+        int misses = 0;
+        auto cell = [&](bool ok, const QString &got, int width) {
+            misses += ok ? 0 : 1;
+            return QStringLiteral("%1").arg((ok ? "" : "MISS ") + got, -width);
+        };
+        auto near = [](const std::optional<uint64_t> &got, double want) { return got && std::abs(double(*got) - want) <= 0.01 * want; };
+        for (const Row &r : rows) {
+            const InferredSetup &s = r.advice.setup;
+            const double params = r.truth["params"].toDouble();
+            const double trainable = r.truth.contains("trainable") ? r.truth["trainable"].toDouble() : params;
+            const QString dtype = r.truth["dtype"].toString();
+            const bool autocast = dtype.endsWith("-autocast");
+            const QString gotDtype = QString::fromStdString(s.paramDtype.value ? precisionName(*s.paramDtype.value) : "?") +
+                                     (s.autocast.value.value_or(false) ? "+autocast" : "");
+            const QString wantDtype = autocast ? QStringLiteral("fp32+autocast") : dtype;
+            QString tokensCell;
+            bool tokensOk = true;
+            if (r.truth.contains("seq")) {
+                const qint64 want = qint64(r.truth["batch"].toInt()) * r.truth["seq"].toInt();
+                tokensOk = s.tokens.value && qint64(*s.tokens.value) == want;
+                tokensCell = s.tokens.value ? QString::number(*s.tokens.value) : QStringLiteral("?");
+            } else if (r.truth.contains("image")) {
+                tokensOk = s.batch.value && qint64(*s.batch.value) == r.truth["batch"].toInt();
+                tokensCell = "batch " + (s.batch.value ? QString::number(*s.batch.value) : QStringLiteral("?"));
+            } else {
+                tokensCell = QStringLiteral("(varies)");
+            }
+            const QString ckpt = s.checkpointing.value ? (*s.checkpointing.value ? "yes" : "no") : "?";
+            table << QStringLiteral("%1 | %2 | %3 | %4 | %5 | %6 | %7")
+                         .arg(r.name, -30)
+                         .arg(cell(near(s.params.value, params), s.params.value ? QString::number(*s.params.value) : "?", 14))
+                         .arg(cell(near(s.trainableParams.value, trainable), s.trainableParams.value ? QString::number(*s.trainableParams.value) : "?", 14))
+                         .arg(cell(gotDtype == wantDtype, gotDtype, 16))
+                         .arg(cell(QString::fromStdString(s.optimizer.value ? optimizerName(*s.optimizer.value) : "?") == r.truth["optimizer"].toString().toLower(),
+                                   QString::fromStdString(s.optimizer.value ? optimizerName(*s.optimizer.value) : "?"), 9))
+                         .arg(cell(tokensOk, tokensCell, 12))
+                         .arg(cell(s.checkpointing.value.value_or(false) == r.truth["checkpointing"].toBool(), ckpt, 4));
+        }
+        qInfo("\n%s", qPrintable(table.join('\n')));
+        QVERIFY2(misses == 0, qPrintable(QString::number(misses) + " misses in the setup table"));
     }
 
-    // Every figure the run recorded: parameters within 1 %, the optimizer, the dtype and
-    // autocast, tokens (batch × sequence) where the run had one sequence length, the image
-    // batch, checkpointing.
-    void inferredSetup()
+    // Tensors made by hand, no model: nothing to infer, and nothing made up.
+    void noModelNoSetup()
     {
-        QFETCH(QString, folder);
-        const QJsonObject truth = readJsonObject(corpusDir() + "/snapshots/" + folder + "/truth.json");
-        QVERIFY(!truth.isEmpty());
-        const Advised a = adviseFile(snapshotIn(folder));
+        const Advised a = adviseFile(snapshotIn("streams_pending_free"));
         const InferredSetup &s = a.advice.setup;
-        if (!truth.contains("params")) {
-            // Tensors made by hand, no model: nothing to infer, and nothing made up.
-            QVERIFY(!s.params.value);
-            QCOMPARE(s.optimizer.value, std::optional<Optimizer>(Optimizer::None));
-            QVERIFY(!s.preset.value);
-            return;
+        QVERIFY(!s.params.value);
+        QCOMPARE(s.optimizer.value, std::optional<Optimizer>(Optimizer::None));
+        QVERIFY(!s.preset.value);
+        QVERIFY(a.advice.fixes.empty());
+    }
+
+    // The run the issue names: bf16 weights, fp32 LoRA adapters, a shape no preset has. Read as
+    // bf16 from the tensors' own sizes, and nothing already in use is offered (bf16, autocast
+    // on top of it, LoRA); every fix says how much change it asks.
+    void bf16LoraIsNotToldToUseBf16()
+    {
+        SyntheticRunTruth truth;
+        const auto snapshot = loadSnapshotFromMemory(llamaBf16LoraRun(truth).pickle(), "llama32_bf16_lora.pickle");
+        const DeviceIndex index(*snapshot, 0);
+        const AllocationCategories categories(*snapshot, index);
+        const Advice a = advise(*snapshot, index, categories, {});
+        QCOMPARE(a.setup.paramDtype.value, std::optional<Precision>(Precision::Bf16));
+        QVERIFY2(a.setup.paramDtype.confidence != Confidence::Low, a.setup.paramDtype.how.c_str());
+        QVERIFY(!a.setup.preset.value);
+        QVERIFY(a.setup.input.loraRank > 0);
+        QCOMPARE(a.setup.input.model.vocab, 128256); // from the embedding, not the stand-in preset's
+        QVERIFY(!a.fixes.empty());
+        for (const Fix &f : a.fixes) {
+            QVERIFY2(f.technique != "bf16" && f.technique != "amp-bf16" && f.technique != "lora", f.technique.c_str());
+            QVERIFY(kEffortNames.name(f.effort).size() > 0);
         }
-        const double params = truth["params"].toDouble();
-        QVERIFY2(s.params.value, s.params.how.c_str());
-        QVERIFY2(std::abs(double(*s.params.value) - params) / params <= 0.01, qPrintable(QString::number(*s.params.value)));
-        QVERIFY2(s.trainableParams.value && std::abs(double(*s.trainableParams.value) - params) / params <= 0.01, s.trainableParams.how.c_str());
-        QCOMPARE(QString::fromStdString(s.optimizer.value ? optimizerName(*s.optimizer.value) : ""), truth["optimizer"].toString().toLower());
-        const QString dtype = truth["dtype"].toString();
-        QCOMPARE(*s.autocast.value, dtype.endsWith("-autocast"));
-        QCOMPARE(QString::fromStdString(s.paramDtype.value ? precisionName(*s.paramDtype.value) : ""), dtype.endsWith("-autocast") ? QString("fp32") : dtype);
-        QCOMPARE(s.checkpointing.value.value_or(false), truth["checkpointing"].toBool());
-        if (truth.contains("seq")) {
-            QVERIFY2(s.tokens.value, s.tokens.how.c_str());
-            QCOMPARE(qint64(*s.tokens.value), qint64(truth["batch"].toInt()) * truth["seq"].toInt());
-        }
-        if (truth.contains("image")) {
-            QVERIFY2(s.batch.value, s.batch.how.c_str());
-            QCOMPARE(qint64(*s.batch.value), qint64(truth["batch"].toInt()));
-        }
-        QVERIFY(s.preset.value); // every corpus model is one of the presets
+        const nlohmann::json j = adviceJson("x", 0, a);
+        QCOMPARE(j["inferred"]["param_dtype"]["value"].get<std::string>(), std::string("bf16"));
+        QVERIFY(j["inferred"]["param_dtype"]["confidence"].get<std::string>() != "low");
     }
 
     // Fixes: largest saving first, peak after = peak − saving, and no fix saves more than the
     // measured bytes of what it changes.
     void fixesAddUp_data()
     {
-        inferredSetup_data();
+        QTest::addColumn<QString>("folder");
+        for (const char *f : {"gpt2_fp32_adamw", "oom_gpt2_medium_6gib", "resnet50_bf16_sgd", "tinyllama_bf16_ckpt_cpp_stacks", "frag_varlen_gpt2",
+                              "streams_pending_free"})
+            QTest::newRow(f) << QString(f);
     }
 
     void fixesAddUp()
@@ -185,6 +253,71 @@ private slots:
         const double error = std::abs(double(half->peakAfterBytes) - measured) / measured;
         qInfo("half-batch: predicted %.3f GB, measured pair %.3f GB, error %.1f %%", half->peakAfterBytes / 1e9, measured / 1e9, error * 100);
         QVERIFY(error <= 0.05);
+    }
+
+    // Sharding already in use is not offered again: FSDP's frames in the stacks mark the run as
+    // fully sharded, and the GPU count given is the one every figure uses.
+    void shardingInUseIsNotOffered()
+    {
+        SyntheticRunTruth truth;
+        SynthSnapshot run = llamaBf16LoraRun(truth);
+        for (auto &stack : run.stacks)
+            stack.push_back({"forward", "/opt/venv/lib/python3.11/site-packages/torch/distributed/fsdp/fully_sharded_data_parallel.py", 850});
+        const auto snapshot = loadSnapshotFromMemory(run.pickle(), "fsdp.pickle");
+        const DeviceIndex index(*snapshot, 0);
+        const AllocationCategories categories(*snapshot, index);
+        AdviceOptions options;
+        options.gpus = {4, "--gpus", Confidence::High};
+        const Advice a = advise(*snapshot, index, categories, options);
+        QVERIFY(a.setup.parallelism.value && a.setup.parallelism.value->distributed);
+        QCOMPARE(a.setup.parallelism.value->shardingStage, 3);
+        QCOMPARE(a.setup.gpus.value, std::optional<int>(4));
+        QCOMPARE(a.setup.input.zeroStage, 3);
+        for (const Fix &f : a.fixes)
+            QVERIFY2(f.technique.find("fsdp") == std::string::npos && f.technique.find("zero") == std::string::npos, f.technique.c_str());
+        // Without the frames the same run is offered FSDP over the 4 GPUs.
+        const auto plain = loadSnapshotFromMemory(llamaBf16LoraRun(truth).pickle(), "plain.pickle");
+        const DeviceIndex plainIndex(*plain, 0);
+        const AllocationCategories plainCategories(*plain, plainIndex);
+        const Advice b = advise(*plain, plainIndex, plainCategories, options);
+        QVERIFY(std::any_of(b.fixes.begin(), b.fixes.end(), [](const Fix &f) { return f.technique == "fsdp over 4 GPUs"; }));
+    }
+
+    // Memory outside the allocator, against torch's own OOM message: "this process has X GiB
+    // memory in use" less what PyTorch allocated and reserved-but-unallocated is what the process
+    // held outside the allocator (nothing else ran on that GPU). With the device's total from
+    // --gpu, the OOM entry's free bytes and the reserved bytes give the same, and advise takes
+    // it off the capacity.
+    void outsideAllocatorAgainstTorchMessage()
+    {
+        const QString file = corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle";
+        const QJsonObject truth = readJsonObject(corpusDir() + "/snapshots/oom_gpt2_medium_6gib/truth.json");
+        const QString message = truth["oom_message"].toString();
+        auto gib = [&](const QString &pattern) {
+            const QRegularExpressionMatch m = QRegularExpression(pattern).match(message);
+            return m.hasMatch() ? m.captured(1).toDouble() * (m.captured(2) == "MiB" ? 1.0 / 1024 : 1.0) : -1.0;
+        };
+        const double total = gib(R"(total capacity of ([\d.]+) (GiB))"), inUse = gib(R"(this process has ([\d.]+) (GiB) memory in use)"),
+                     allocated = gib(R"(([\d.]+) (GiB) is allocated by PyTorch)"), unallocated = gib(R"(([\d.]+) (MiB|GiB) is reserved by PyTorch but unallocated)");
+        QVERIFY(total > 0 && inUse > 0 && allocated > 0 && unallocated > 0);
+        const std::optional<GpuPreset> h100 = findGpu("h100-80");
+        QVERIFY(std::abs(double(h100->bytes) / double(1ull << 30) - total) < 0.006);
+
+        const std::shared_ptr<const Snapshot> snapshot = loadSnapshot(file.toStdString());
+        const DeviceIndex index(*snapshot, 0);
+        const AllocationCategories categories(*snapshot, index);
+        AdviceOptions options;
+        options.capacity = h100->bytes;
+        options.deviceTotal = h100->bytes;
+        const Advice a = advise(*snapshot, index, categories, options);
+        QVERIFY(a.outsideAllocatorBytes);
+        const double outside = double(*a.outsideAllocatorBytes) / double(1ull << 30), torchSays = inUse - allocated - unallocated;
+        qInfo("outside the allocator: %.3f GiB; torch's message: %.2f - %.2f - %.3f = %.3f GiB", outside, inUse, allocated, unallocated, torchSays);
+        QVERIFY(std::abs(outside - torchSays) < 0.015); // the message rounds to 0.01 GiB
+        QCOMPARE(*a.capacity, h100->bytes - *a.outsideAllocatorBytes);
+        QCOMPARE(adviceJson("x", 0, a)["outside_allocator_bytes"].get<uint64_t>(), *a.outsideAllocatorBytes);
+        // Without the device's total the file cannot tell.
+        QVERIFY(!adviseFile(file).advice.outsideAllocatorBytes);
     }
 
     void jsonKeys()

@@ -141,11 +141,18 @@ private slots:
         QVERIFY(!fixes.isEmpty());
         for (const QString key : {"technique", "effort", "saves_bytes", "peak_after_bytes", "fits", "why", "affects"})
             QVERIFY2(fixes.first().toObject().contains(key), qPrintable(key));
-        // A given capacity replaces the OOM entry's: 80 GB fits everything - except that a
-        // sharding fix is never marked as fitting while the GPU count is a guess.
+        // A given capacity replaces the OOM entry's: 80 GB, less what the OOM shows outside the
+        // allocator (the device's total less the free and reserved bytes the file records), fits
+        // everything - except that a sharding fix is never marked as fitting while the GPU count
+        // is a guess.
         r = memlens({"advise", oom, "--json", "--gpu", "h100-80"});
         j = QJsonDocument::fromJson(r.out).object();
-        QCOMPARE(j["capacity_bytes"].toInteger(), qint64(85'017'493'504));
+        const QJsonObject oomEntry =
+            QJsonDocument::fromJson(memlens({"summary", oom, "--json", "--gpu", "h100-80"}).out).object()["devices"].toArray()[0].toObject()["oom_entries"].toArray()[0].toObject();
+        QCOMPARE(oomEntry["outside_allocator_bytes"].toInteger(),
+                 qint64(85'017'493'504) - oomEntry["device_free"].toInteger() - oomEntry["reserved_bytes"].toInteger());
+        QCOMPARE(j["outside_allocator_bytes"].toInteger(), oomEntry["outside_allocator_bytes"].toInteger());
+        QCOMPARE(j["capacity_bytes"].toInteger(), qint64(85'017'493'504) - j["outside_allocator_bytes"].toInteger());
         int sharding = 0;
         for (const QJsonValue &f : j["fixes"].toArray()) {
             const bool shards = f.toObject()["technique"].toString().endsWith(" GPUs");

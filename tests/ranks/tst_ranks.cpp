@@ -132,6 +132,23 @@ private slots:
         QCOMPARE(j["rank_source"].get<std::string>(), std::string("file names"));
     }
 
+    // The world size beside a rank's snapshot (advise's GPU count): the ranks of its own step
+    // in its own folder; none for a file whose name has no rank or that stands alone.
+    void worldSizeBesideASnapshot()
+    {
+        QTemporaryDir dir;
+        const fs::path root = dir.path().toStdString();
+        for (int r = 0; r < 4; ++r)
+            link(gpt2(), root / "iteration_10" / ("rank" + std::to_string(r) + "_memory_snapshot.pickle"));
+        link(gpt2(), root / "iteration_20" / "rank0_memory_snapshot.pickle");
+        link(gpt2(), root / "iteration_10" / "notes.pickle");
+        const auto four = worldSizeBeside((root / "iteration_10" / "rank2_memory_snapshot.pickle").string());
+        QVERIFY(four);
+        QCOMPARE(four->ranks, 4);
+        QVERIFY(!worldSizeBeside((root / "iteration_20" / "rank0_memory_snapshot.pickle").string()));
+        QVERIFY(!worldSizeBeside((root / "iteration_10" / "notes.pickle").string()));
+    }
+
     // Names without ranks: file order, and the overview says so.
     void fileOrderWhenNamesSayNothing()
     {

@@ -311,10 +311,11 @@ void EstimatorPanel::setInferred(const InferredSetup &setup)
     inferred_ = setup;
     prefill_->setEnabled(setup.hasShape);
     QStringList fields, hows;
+    // A low-confidence value is shown as a guess.
     auto add = [&](const QString &label, const auto &field, const QString &value) {
         if (field.value)
-            fields << value;
-        hows << label + ": " + QString::fromStdString(field.how);
+            fields << (field.confidence == Confidence::Low ? tr("%1 (guess)").arg(value) : value);
+        hows << label + " (" + QString::fromUtf8(kConfidenceNames.name(field.confidence)) + tr(" confidence): ") + QString::fromStdString(field.how);
     };
     add(tr("model"), setup.preset, QString::fromStdString(setup.preset.value.value_or("")));
     add(tr("parameters"), setup.params, setup.params.value ? QString::fromStdString(groupDigits(*setup.params.value)) + tr(" parameters") : QString());
