@@ -9,6 +9,8 @@
 #include "analysis/DeviceIndex.h"
 #include "decode/SnapshotLoader.h"
 #include "estimator/EstimatorPresets.h"
+#include "replay/CachingAllocatorModel.h"
+#include "replay/Replay.h"
 
 #include <QJsonArray>
 #include <QRegularExpression>
@@ -318,6 +320,39 @@ private slots:
         QCOMPARE(adviceJson("x", 0, a)["outside_allocator_bytes"].get<uint64_t>(), *a.outsideAllocatorBytes);
         // Without the device's total the file cannot tell.
         QVERIFY(!adviseFile(file).advice.outsideAllocatorBytes);
+    }
+
+    // One full ranking pinned: the corpus OOM's fixes in order, with their effort and whether
+    // they fit. The order is the rule (what fits, least effort first, then by saving) applied to
+    // this run; the allocator settings' figures are the replay's own (checked against torch's
+    // allocator in tst_replay), reached here through a second, separate replay.
+    void oomRankingPinned()
+    {
+        const QString file = corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle";
+        const Advised a = adviseFile(file);
+        QStringList got;
+        for (const Fix &f : a.advice.fixes)
+            got << QString::fromStdString(f.technique + " " + std::string(kEffortNames.name(f.effort)) + " " +
+                                          (f.fits ? (*f.fits ? "fits" : "no") : "unknown"));
+        const QStringList want = {"garbage_collection_threshold:0.8 config fits", "expandable_segments config fits", "bf16 numerics fits",
+                                  "qlora numerics fits", "adamw8bit numerics fits", "adafactor numerics fits", "lora numerics fits",
+                                  "offload-optimizer hardware fits", "fsdp over 2 GPUs hardware unknown", "zero-1 over 2 GPUs hardware unknown",
+                                  "zero-2 over 2 GPUs hardware unknown"};
+        QCOMPARE(got.join('\n'), want.join('\n'));
+
+        const DeviceIndex index(*a.snapshot, 0);
+        const uint64_t needed = index.reservedAfter(a.advice.event) + CachingAllocatorModel::allocationSize(index.events().size[a.advice.event]);
+        for (const Fix &f : a.advice.fixes) {
+            if (f.effort != Effort::Config)
+                continue;
+            ReplayOptions options;
+            // The technique names the setting; a bare switch means it turned on.
+            options.config = AllocatorConfig::parse(f.technique.find(':') == std::string::npos ? f.technique + ":True" : f.technique);
+            const ReplayResult r = replayTrace(*a.snapshot, index, options);
+            QVERIFY2(!r.predicted.oomAt, f.technique.c_str());
+            QCOMPARE(f.peakAfterBytes, r.predicted.peakReservedBytes);
+            QCOMPARE(uint64_t(f.savesBytes), needed - r.predicted.peakReservedBytes);
+        }
     }
 
     void jsonKeys()
