@@ -2,6 +2,7 @@
 
 #include "decode/SnapshotLoader.h"
 #include "pipeline/CachedSnapshot.h"
+#include "ranks/RankFiles.h"
 #include "model/LoadError.h"
 
 #include <future>
@@ -47,6 +48,9 @@ void runDocumentPipeline(const std::string &path, const std::atomic<bool> *cance
     // The timeline's index needs only the DeviceIndex: it is built on the other core while
     // this one does the categories, the summary and the advice (the task shares ownership of the index).
     std::map<int, std::future<std::unique_ptr<const TimelineLayout>>> timeline;
+    AdviceOptions adviceOptions; // the GPU count, as `advise` takes it without --gpus
+    if (const std::optional<WorldSize> beside = worldSizeBeside(path))
+        adviceOptions.gpus = {beside->ranks, beside->how, Confidence::Medium};
     for (size_t i = 0; i < devices.size(); ++i) {
         report(static_cast<double>(i) / static_cast<double>(devices.size()), LoadStage::Indexing);
         DeviceData data;
@@ -55,7 +59,7 @@ void runDocumentPipeline(const std::string &path, const std::atomic<bool> *cance
             timeline.emplace(devices[i], std::async(std::launch::async, [index] { return std::make_unique<const TimelineLayout>(*index); }));
         auto categories = std::make_unique<const AllocationCategories>(*snapshot, *index);
         data.summary = summarizeDevice(*snapshot, *index, 50, categories.get());
-        data.advice = advise(*snapshot, *index, *categories, {});
+        data.advice = advise(*snapshot, *index, *categories, adviceOptions);
         data.pools = privatePools(*snapshot, *index);
         data.stackedPeakBytes = stackedPeakBytes(*index, data.pools);
         data.index = std::move(index);

@@ -151,11 +151,13 @@ void SummaryPage::refresh()
                                    (s.warnings.size() > 1 ? tr(" and %n more kinds", nullptr, static_cast<int>(s.warnings.size() - 1)) : QString()));
     }
     for (const OomDiagnosis &o : s.ooms)
-        row(tr("Out of memory"), tr("<a href='oom:%1'>%2 requested</a> at %3; the device reported %4 free; %5 free inside "
+        row(tr("Out of memory"), tr("<a href='oom:%1'>%2 requested</a> at %3; the device reported %4 free%8; %5 free inside "
                                     "reserved segments, largest free block %6 — <a href='segments:%1'><b>%7</b></a>")
                                       .arg(o.event)
                                       .arg(bytesText(o.requested), eventLabel(*d->index, o.event).toHtmlEscaped(), bytesText(o.deviceFree), bytesText(o.reservedFree),
-                                           bytesText(o.largestFreeBlock), o.fragmentation ? tr("fragmentation") : tr("capacity")));
+                                           bytesText(o.largestFreeBlock), o.fragmentation ? tr("fragmentation") : tr("capacity"),
+                                           o.perProcessLimit() ? tr(", so a per-process limit (set_per_process_memory_fraction) stopped the run, not the device")
+                                                               : QString()));
     QStringList byCategory;
     for (int c = 0; c < kCategoryCount; ++c) {
         if (const uint64_t bytes = s.categoryBytesAtPeak[static_cast<size_t>(c)]) {
