@@ -7,6 +7,7 @@
 #include "RenderCommand.h"
 #include "ReplayCommand.h"
 #include "SummaryCommand.h"
+#include "VersionCommand.h"
 #include "cache/SnapshotCache.h"
 #include "style/Theme.h"
 
@@ -30,11 +31,13 @@ int main(int argc, char **argv)
         return memlens::runEstimateCommand({args.begin() + 1, args.end()});
     if (!args.empty() && args.front() == "render")
         return memlens::runRenderCommand(argc, argv);
+    if (!args.empty() && (args.front() == "--version" || args.front() == "-V"))
+        return memlens::runVersionCommand();
     if (!args.empty() && (args.front() == "--help" || args.front() == "-h")) {
         std::cout
             << "usage: memlens [--theme light|dark|system] [--no-cache] [FILE|DIR…]   open the GUI (files, folders of ranks, .memlens sessions)\n"
                "\n"
-               "       memlens summary FILE [--device N] [--top K] [--at peak|oom|end|EVENT] [--json] [--no-cache]\n"
+               "       memlens summary FILE [--device N] [--top K] [--at peak|oom|end|EVENT] [--gpu PRESET] [--json] [--no-cache]\n"
                "       memlens summary FILE --folded [--bottom-up] [--at peak|oom|end|EVENT] [--device N]\n"
                "           key figures, or the live stacks as folded lines\n"
                "       memlens summary DIR [--step N] [--threads N] [--json] [--no-cache]\n"
@@ -69,6 +72,9 @@ int main(int argc, char **argv)
                "           [--lora-targets attention|all-linear] [--lora-dropout P] [--qlora] [--zero 0-3] [--gpus N]\n"
                "           [--offload-optimizer] [--gpu PRESET] [--fit batch|seq] [--json]\n"
                "           predicted peak memory of a training or inference setup\n"
+               "\n"
+               "       memlens --version | -V\n"
+               "           the version, with Qt's, zstd's and the snapshot cache's format\n"
                "\n"
                "--no-cache: neither read nor write the decoded-snapshot cache ($XDG_CACHE_HOME/memlens)\n"
                "Exit codes: 0 done, 1 a file could not be read, 2 wrong usage, 3 (diff) over a --fail-if limit.\n"

@@ -64,6 +64,11 @@ std::string defaultDirectory()
 
 } // namespace
 
+uint32_t cacheFormatVersion()
+{
+    return kFormatVersion;
+}
+
 namespace {
 // The whole entry, header then compressed payload, handed to `out` in pieces.
 bool streamEntry(const CacheKey &key, const Snapshot &snapshot, const std::function<bool(std::string_view)> &out)

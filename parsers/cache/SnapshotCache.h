@@ -49,6 +49,9 @@ private:
 
 // Reads the entry at `file` for `key`; `file` names it in nothing (errors are swallowed).
 // Exposed for the fuzz target: bytes of an entry file in, a snapshot or null out.
+// The entries' format version (`memlens --version` prints it).
+uint32_t cacheFormatVersion();
+
 std::unique_ptr<Snapshot> readCacheEntry(std::string_view fileBytes, const CacheKey &key);
 std::string makeCacheEntry(const CacheKey &key, const Snapshot &snapshot);
 

@@ -236,6 +236,28 @@ private slots:
 
     // `memlens --help` names every subcommand, option and view the README's command-line
     // section documents.
+    // --version needs no display (it ran with none here: the GUI is never started) and names
+    // the project's version, the Qt it runs on and the cache format.
+    void version()
+    {
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.remove("DISPLAY");
+        env.remove("WAYLAND_DISPLAY");
+        env.remove("QT_QPA_PLATFORM");
+        p.setProcessEnvironment(env);
+        for (const char *flag : {"--version", "-V"}) {
+            p.start(QString::fromUtf8(MEMLENS_BINARY_DIR) + "/bin/memlens", {flag});
+            QVERIFY(p.waitForFinished(30000));
+            QCOMPARE(p.exitCode(), 0);
+            const QString out = QString::fromUtf8(p.readAllStandardOutput());
+            QVERIFY2(QRegularExpression("^memlens \\d+\\.\\d+\\.\\d+\n").match(out).hasMatch(),
+                     qPrintable(out));
+            QVERIFY2(out.contains(QString("Qt ") + qVersion()), qPrintable(out));
+            QVERIFY2(QRegularExpression("zstd \\d+\\.\\d+\\.\\d+, snapshot cache format \\d+\n").match(out).hasMatch(), qPrintable(out));
+        }
+    }
+
     void helpListsWhatTheReadmeDocuments()
     {
         QFile readme(QString::fromUtf8(MEMLENS_SOURCE_DIR) + "/README.md");
