@@ -6,7 +6,7 @@ JOBS      ?= $(shell nproc)
 EXAMPLE   := resources/examples/gpt2_fp32_adamw.pickle.zst
 PACKAGES  := g++ cmake ninja-build pkg-config qt6-base-dev qt6-svg-dev libqcustomplot-dev libzstd-dev \
              nlohmann-json3-dev zlib1g-dev fonts-dejavu-core xvfb xauth ccache python3 zstd \
-             desktop-file-utils appstream file dpkg-dev
+             desktop-file-utils appstream file dpkg-dev help2man bash-completion
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all deps configure build run test package bench fuzz sanitize clean
@@ -35,8 +35,15 @@ run: build
 test: build
 	cd $(BUILD) && QT_QPA_PLATFORM=offscreen ctest --output-on-failure -j $(JOBS)
 
+# The .deb with a stripped binary, its debug symbols in a .debug file beside it (found by gdb
+# through the build id, see the README), checked with lintian and by running the packaged binary.
 package: build
+	@dpkg-query -W -f='$${Status}\n' lintian 2>/dev/null | grep -q '^install ok installed' || \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends lintian >/dev/null
 	cd $(BUILD) && cpack -G DEB
+	deb=$$(ls -t $(BUILD)/memlens_*_*.deb | head -1); \
+	objcopy --only-keep-debug --compress-debug-sections $(BUILD)/bin/memlens $${deb%.deb}.debug && \
+	tests/packaging/check_deb.sh $$deb $(EXAMPLE) $${deb%.deb}.debug
 
 # Benchmarks: a ~1 GB / 12 M-entry snapshot generated from the corpus (see tests/bench/README.md).
 bench: build

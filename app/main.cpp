@@ -3,6 +3,7 @@
 #include "CommandLine.h"
 #include "DiffCommand.h"
 #include "EstimateCommand.h"
+#include "ListCommand.h"
 #include "MainWindow.h"
 #include "RenderCommand.h"
 #include "ReplayCommand.h"
@@ -33,9 +34,11 @@ int main(int argc, char **argv)
         return memlens::runRenderCommand(argc, argv);
     if (!args.empty() && (args.front() == "--version" || args.front() == "-V"))
         return memlens::runVersionCommand();
+    if (!args.empty() && args.front() == "--list")
+        return memlens::runListCommand({args.begin() + 1, args.end()});
     if (!args.empty() && (args.front() == "--help" || args.front() == "-h")) {
         std::cout
-            << "usage: memlens [--theme light|dark|system] [--no-cache] [FILE|DIR…]   open the GUI (files, folders of ranks, .memlens sessions)\n"
+            << "usage: memlens [--theme light|dark|system] [--no-cache] [FILE|DIR...]   open the GUI (files, folders of ranks, .memlens sessions)\n"
                "\n"
                "       memlens summary FILE [--device N] [--top K] [--at peak|oom|end|EVENT] [--gpu PRESET] [--json] [--no-cache]\n"
                "       memlens summary FILE --folded [--bottom-up] [--at peak|oom|end|EVENT] [--device N]\n"
@@ -75,6 +78,8 @@ int main(int argc, char **argv)
                "\n"
                "       memlens --version | -V\n"
                "           the version, with Qt's, zstd's and the snapshot cache's format\n"
+               "       memlens --list views|models|gpus\n"
+               "           the names --view, --model and --gpu take, one per line (for shell completion)\n"
                "\n"
                "--no-cache: neither read nor write the decoded-snapshot cache ($XDG_CACHE_HOME/memlens)\n"
                "Exit codes: 0 done, 1 a file could not be read, 2 wrong usage, 3 (diff) over a --fail-if limit.\n"
