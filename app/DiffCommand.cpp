@@ -64,21 +64,7 @@ int runDiffCommand(const std::vector<std::string> &args)
         const double peakGrowth = growthPercent(d.a.peakActiveBytes, d.b.peakActiveBytes);
         const double reservedGrowth = growthPercent(d.a.peakReservedBytes, d.b.peakReservedBytes);
         if (cl.flag("json")) {
-            nlohmann::json list = nlohmann::json::array();
-            for (size_t i = 0; i < d.sites.size() && i < top; ++i)
-                list.push_back({{"site", d.sites[i].site}, {"bytes_a", d.sites[i].bytesA}, {"bytes_b", d.sites[i].bytesB}, {"change", d.sites[i].change()}});
-            nlohmann::json categories = nlohmann::json::object();
-            for (int c = 0; c < kCategoryCount; ++c)
-                categories[std::string(categoryName(static_cast<Category>(c)))] = {
-                    {"a", d.a.categoryBytesAtPeak[static_cast<size_t>(c)]}, {"b", d.b.categoryBytesAtPeak[static_cast<size_t>(c)]}};
-            nlohmann::json j = {{"a", d.nameA}, {"b", d.nameB}, {"device", device}, {"at", at.text()},
-                                {"total_a", d.a.liveAtPoint}, {"total_b", d.b.liveAtPoint},
-                                {"change", int64_t(d.b.liveAtPoint) - int64_t(d.a.liveAtPoint)},
-                                {"peak_active_a", d.a.peakActiveBytes}, {"peak_active_b", d.b.peakActiveBytes},
-                                {"peak_reserved_a", d.a.peakReservedBytes}, {"peak_reserved_b", d.b.peakReservedBytes},
-                                {"category_bytes_at_peak", categories},
-                                {"differing_sites", d.sites.size()}, {"sites", list}};
-            std::cout << j.dump(2) << '\n';
+            std::cout << diffJson(d, device, top).dump(2) << '\n';
         } else if (cl.flag("markdown")) {
             std::cout << diffMarkdown(d, top);
         } else {

@@ -4,6 +4,7 @@
 #include "DiffCommand.h"
 #include "EstimateCommand.h"
 #include "ListCommand.h"
+#include "mcp/McpCommand.h"
 #include "MainWindow.h"
 #include "RenderCommand.h"
 #include "ReplayCommand.h"
@@ -34,6 +35,8 @@ int main(int argc, char **argv)
         return memlens::runRenderCommand(argc, argv);
     if (!args.empty() && (args.front() == "--version" || args.front() == "-V"))
         return memlens::runVersionCommand();
+    if (!args.empty() && args.front() == "mcp")
+        return memlens::runMcpCommand({args.begin() + 1, args.end()});
     if (!args.empty() && args.front() == "--list")
         return memlens::runListCommand({args.begin() + 1, args.end()});
     if (!args.empty() && (args.front() == "--help" || args.front() == "-h")) {

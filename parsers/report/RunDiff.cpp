@@ -104,4 +104,29 @@ std::string diffMarkdown(const RunDiff &d, size_t topSites)
     return out.str();
 }
 
+nlohmann::json diffJson(const RunDiff &d, int device, size_t topSites)
+{
+    nlohmann::json list = nlohmann::json::array();
+    for (size_t i = 0; i < d.sites.size() && i < topSites; ++i)
+        list.push_back({{"site", d.sites[i].site}, {"bytes_a", d.sites[i].bytesA}, {"bytes_b", d.sites[i].bytesB}, {"change", d.sites[i].change()}});
+    nlohmann::json categories = nlohmann::json::object();
+    for (int c = 0; c < kCategoryCount; ++c)
+        categories[std::string(categoryName(static_cast<Category>(c)))] = {{"a", d.a.categoryBytesAtPeak[static_cast<size_t>(c)]},
+                                                                            {"b", d.b.categoryBytesAtPeak[static_cast<size_t>(c)]}};
+    return {{"a", d.nameA},
+            {"b", d.nameB},
+            {"device", device},
+            {"at", d.at.text()},
+            {"total_a", d.a.liveAtPoint},
+            {"total_b", d.b.liveAtPoint},
+            {"change", int64_t(d.b.liveAtPoint) - int64_t(d.a.liveAtPoint)},
+            {"peak_active_a", d.a.peakActiveBytes},
+            {"peak_active_b", d.b.peakActiveBytes},
+            {"peak_reserved_a", d.a.peakReservedBytes},
+            {"peak_reserved_b", d.b.peakReservedBytes},
+            {"category_bytes_at_peak", categories},
+            {"differing_sites", d.sites.size()},
+            {"sites", list}};
+}
+
 } // namespace memlens

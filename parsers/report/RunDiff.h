@@ -6,6 +6,7 @@
 #include "analysis/Moment.h"
 
 #include <array>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -32,6 +33,9 @@ RunDiff diffRuns(const Snapshot &a, const DeviceIndex &ia, const std::string &na
 
 // How much larger `after` is than `before`, in percent (before 0: 0 when after is 0, else +inf).
 double growthPercent(uint64_t before, uint64_t after);
+
+// What `diff --json` prints: totals, categories at each peak, the first `topSites` sites.
+nlohmann::json diffJson(const RunDiff &diff, int device, size_t topSites);
 
 // For a pull-request comment: totals, per-category change and the top call-site changes.
 std::string diffMarkdown(const RunDiff &diff, size_t topSites);

@@ -1,0 +1,101 @@
+#include "mcp/McpArguments.h"
+
+#include <algorithm>
+
+namespace memlens {
+
+std::optional<std::string> stringArgument(const nlohmann::json &args, const std::string &name)
+{
+    if (!args.contains(name) || args[name].is_null())
+        return std::nullopt;
+    if (!args[name].is_string())
+        throw McpArgumentError(name + ": a string is expected");
+    return args[name].get<std::string>();
+}
+
+std::string requiredString(const nlohmann::json &args, const std::string &name)
+{
+    const std::optional<std::string> s = stringArgument(args, name);
+    if (!s)
+        throw McpArgumentError(name + ": required");
+    return *s;
+}
+
+std::optional<int64_t> integerArgument(const nlohmann::json &args, const std::string &name, int64_t min, int64_t max)
+{
+    if (!args.contains(name) || args[name].is_null())
+        return std::nullopt;
+    if (!args[name].is_number_integer())
+        throw McpArgumentError(name + ": an integer is expected");
+    const int64_t v = args[name].is_number_unsigned() && args[name].get<uint64_t>() > uint64_t(INT64_MAX) ? INT64_MAX : args[name].get<int64_t>();
+    if (v < min || v > max)
+        throw McpArgumentError(name + ": " + std::to_string(v) + " is outside " + std::to_string(min) + "–" + std::to_string(max));
+    return v;
+}
+
+std::optional<double> numberArgument(const nlohmann::json &args, const std::string &name, double min, double max)
+{
+    if (!args.contains(name) || args[name].is_null())
+        return std::nullopt;
+    if (!args[name].is_number())
+        throw McpArgumentError(name + ": a number is expected");
+    const double v = args[name].get<double>();
+    if (!(v >= min && v <= max))
+        throw McpArgumentError(name + ": out of range");
+    return v;
+}
+
+bool flagArgument(const nlohmann::json &args, const std::string &name)
+{
+    if (!args.contains(name) || args[name].is_null())
+        return false;
+    if (!args[name].is_boolean())
+        throw McpArgumentError(name + ": true or false is expected");
+    return args[name].get<bool>();
+}
+
+size_t limitArgument(const nlohmann::json &args)
+{
+    return static_cast<size_t>(integerArgument(args, "limit", 1, 100).value_or(10));
+}
+
+std::optional<Moment> momentArgument(const nlohmann::json &args)
+{
+    if (!args.contains("at") || args["at"].is_null())
+        return std::nullopt;
+    if (args["at"].is_number_integer()) {
+        const int64_t e = args["at"].get<int64_t>();
+        if (e < 0 || e > int64_t(UINT32_MAX - 2))
+            throw McpArgumentError("at: no such event number");
+        return Moment::at(static_cast<uint32_t>(e));
+    }
+    if (args["at"].is_string()) {
+        if (const std::optional<Moment> m = Moment::parse(args["at"].get<std::string>()))
+            return m;
+    }
+    throw McpArgumentError("at: \"peak\", \"oom\", \"end\" or an event number is expected");
+}
+
+int deviceArgument(const nlohmann::json &args, const Snapshot &snapshot)
+{
+    const std::vector<int> devices = snapshot.devices();
+    if (devices.empty())
+        throw McpArgumentError("path: no device has segments or trace entries");
+    const std::optional<int64_t> d = integerArgument(args, "device", -1, 1 << 20);
+    if (!d)
+        return devices.front();
+    if (std::find(devices.begin(), devices.end(), int(*d)) == devices.end())
+        throw McpArgumentError("device: " + std::to_string(*d) + " has no segments or trace entries");
+    return int(*d);
+}
+
+uint32_t eventArgument(const DeviceIndex &index, const Moment &moment)
+{
+    try {
+        return eventOf(index, moment);
+    } catch (const std::invalid_argument &e) {
+        throw McpArgumentError(std::string("at: ") + e.what());
+    }
+}
+
+} // namespace memlens

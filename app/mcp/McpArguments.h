@@ -1,0 +1,27 @@
+#pragma once
+// Reading a tool call's arguments: each reader names the argument in its error.
+#include "analysis/DeviceIndex.h"
+#include "analysis/Moment.h"
+#include "mcp/McpTools.h"
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+namespace memlens {
+
+std::optional<std::string> stringArgument(const nlohmann::json &args, const std::string &name);
+std::string requiredString(const nlohmann::json &args, const std::string &name);
+std::optional<int64_t> integerArgument(const nlohmann::json &args, const std::string &name, int64_t min, int64_t max);
+std::optional<double> numberArgument(const nlohmann::json &args, const std::string &name, double min, double max);
+bool flagArgument(const nlohmann::json &args, const std::string &name);
+// `limit`: every list in an answer is cut to it (default 10, at most 100).
+size_t limitArgument(const nlohmann::json &args);
+// `at`: "peak", "oom", "end" or an event number.
+std::optional<Moment> momentArgument(const nlohmann::json &args);
+// `device`: one the snapshot has; the first without the argument.
+int deviceArgument(const nlohmann::json &args, const Snapshot &snapshot);
+// The event a moment names on this device, or an error naming `at`.
+uint32_t eventArgument(const DeviceIndex &index, const Moment &moment);
+
+} // namespace memlens

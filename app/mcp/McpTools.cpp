@@ -1,0 +1,340 @@
+#include "mcp/McpTools.h"
+
+#include "advice/AdviceReport.h"
+#include "analysis/AllocationSearch.h"
+#include "analysis/CallTree.h"
+#include "analysis/FrameFilter.h"
+#include "analysis/SnapshotSummary.h"
+#include "estimator/EstimatorPresets.h"
+#include "mcp/McpArguments.h"
+#include "mcp/McpAnswers.h"
+#include "model/ByteFormat.h"
+#include "ranks/RankFiles.h"
+#include "ranks/RankSummary.h"
+#include "replay/Replay.h"
+#include "replay/ReplayReport.h"
+#include "report/RunDiff.h"
+#include "report/SummaryReport.h"
+
+#include <algorithm>
+#include <sstream>
+#include <thread>
+
+namespace memlens {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+// One device of a file, opened and indexed for a tool.
+struct Opened {
+    std::string file;
+    std::shared_ptr<const Snapshot> snapshot;
+    int device = 0;
+    std::unique_ptr<const DeviceIndex> index;
+};
+
+Opened open(const json &args, McpToolContext &context, const std::string &argument = "path")
+{
+    Opened o;
+    const fs::path path = context.allowedPath(requiredString(args, argument), argument);
+    if (fs::is_directory(path))
+        throw McpArgumentError(argument + ": " + path.string() + " is a folder; this tool reads one snapshot file");
+    o.file = path.string();
+    o.snapshot = context.snapshot(path, argument);
+    o.device = deviceArgument(args, *o.snapshot);
+    o.index = std::make_unique<const DeviceIndex>(*o.snapshot, o.device);
+    return o;
+}
+
+// The device's `summary --json` object, as the CLI prints it.
+json deviceSummary(const Opened &o, size_t top, std::optional<uint32_t> at = std::nullopt)
+{
+    DeviceReport report{summarizeDevice(*o.snapshot, *o.index, top), std::nullopt, std::nullopt};
+    if (at)
+        report.at = summarizePoint(*o.snapshot, *o.index, *at, top);
+    return json::parse(summaryJson(*o.snapshot, o.file, {report}))["devices"][0];
+}
+
+std::optional<uint64_t> capacityArguments(const json &args, std::string &source)
+{
+    const std::optional<std::string> gpu = stringArgument(args, "gpu");
+    const std::optional<int64_t> capacity = integerArgument(args, "capacity", 1, INT64_MAX);
+    if (gpu && capacity)
+        throw McpArgumentError("gpu: give gpu or capacity, not both");
+    if (gpu) {
+        const std::optional<GpuPreset> preset = findGpu(*gpu);
+        if (!preset)
+            throw McpArgumentError("gpu: unknown preset '" + *gpu + "'");
+        source = "--gpu " + *gpu;
+        return preset->bytes;
+    }
+    if (capacity) {
+        source = "--capacity";
+        return static_cast<uint64_t>(*capacity);
+    }
+    return std::nullopt;
+}
+
+McpToolResult summaryTool(const json &args, McpToolContext &context)
+{
+    const size_t limit = limitArgument(args);
+    const fs::path path = context.allowedPath(requiredString(args, "path"), "path");
+    if (fs::is_directory(path)) {
+        RankFolder folder = findRankFiles(path.string());
+        if (folder.files.empty())
+            throw McpArgumentError("path: " + path.string() + " holds no snapshots");
+        const std::optional<int64_t> step = folder.latestStep();
+        const SnapshotCache cache;
+        const std::vector<RankFigures> ranks = summarizeRanks(folder.filesOfStep(step), 2, &cache);
+        json j = json::parse(rankOverviewJson(folder, step, ranks));
+        return {answer(std::move(j), limit), rankOverviewText(folder, step, ranks)};
+    }
+    const Opened o = open(args, context);
+    json d = deviceSummary(o, limit);
+    std::ostringstream text;
+    text << o.file << " device " << o.device << ": peak active " << formatBytes(d["peak_active_bytes"].get<uint64_t>()) << " at event "
+         << d["peak_index"].dump() << ", peak reserved " << formatBytes(d["peak_reserved_bytes"].get<uint64_t>()) << ", "
+         << d["oom_entries"].size() << " OOM entries, " << d["steps"].size() << " steps";
+    return {answer(json{{"file", o.file}, {"device", d}}, limit), text.str()};
+}
+
+McpToolResult liveAtTool(const json &args, McpToolContext &context)
+{
+    const size_t limit = limitArgument(args);
+    const Opened o = open(args, context);
+    const Moment m = momentArgument(args).value_or(Moment::peak());
+    const uint32_t e = eventArgument(*o.index, m);
+    json at = deviceSummary(o, limit, e)["at"];
+    std::ostringstream text;
+    text << "at " << m.text() << " (event " << at["index"].dump() << "): " << formatBytes(at["active_bytes"].get<uint64_t>()) << " active in "
+         << at["live_blocks"].dump() << " blocks, " << formatBytes(at["reserved_bytes"].get<uint64_t>()) << " reserved";
+    if (!at["top_live"].empty())
+        text << "; largest " << formatBytes(at["top_live"][0]["size"].get<uint64_t>());
+    return {answer(json{{"file", o.file}, {"device", o.device}, {"at", m.text()}, {"event", e}, {"live", at}}, limit), text.str()};
+}
+
+McpToolResult allocatorStateTool(const json &args, McpToolContext &context)
+{
+    const Opened o = open(args, context);
+    const Moment m = momentArgument(args).value_or(Moment::peak());
+    const uint32_t e = eventArgument(*o.index, m);
+    const json at = deviceSummary(o, 1, e)["at"];
+    const json &a = at["allocator"];
+    std::ostringstream text;
+    text << "at " << m.text() << " (event " << e << "): " << a["segments"].dump() << " segments, " << formatBytes(a["reserved_bytes"].get<uint64_t>())
+         << " reserved, " << formatBytes(a["allocated_bytes"].get<uint64_t>()) << " allocated, " << formatBytes(a["free_bytes"].get<uint64_t>())
+         << " free, largest free block " << formatBytes(a["largest_free_bytes"].get<uint64_t>());
+    return {answer(json{{"file", o.file}, {"device", o.device}, {"at", m.text()}, {"event", e}, {"allocator", a}}, 100), text.str()};
+}
+
+McpToolResult stacksTool(const json &args, McpToolContext &context)
+{
+    const size_t limit = limitArgument(args);
+    const Opened o = open(args, context);
+    const Moment m = momentArgument(args).value_or(Moment::peak());
+    const uint32_t e = eventArgument(*o.index, m);
+    CallTreeOptions options;
+    options.bottomUp = flagArgument(args, "bottom_up");
+    const CallTree tree(*o.snapshot, *o.index, o.index->liveAt(e), options);
+    // Each path from the root to a leaf with its bytes: the folded lines, largest first.
+    std::vector<std::pair<uint64_t, std::string>> paths;
+    std::istringstream folded(tree.folded());
+    for (std::string line; std::getline(folded, line);) {
+        const size_t space = line.rfind(' ');
+        if (space != std::string::npos)
+            paths.emplace_back(std::stoull(line.substr(space + 1)), line.substr(0, space));
+    }
+    std::stable_sort(paths.begin(), paths.end(), [](const auto &x, const auto &y) { return x.first > y.first; });
+    json list = json::array();
+    std::ostringstream text;
+    text << formatBytes(tree.root().bytes) << " live at " << m.text() << " (event " << e << ") in " << paths.size() << " call paths";
+    for (size_t i = 0; i < paths.size() && i < limit; ++i) {
+        json frames = json::array();
+        std::istringstream parts(paths[i].second);
+        for (std::string frame; std::getline(parts, frame, ';');)
+            frames.push_back(frame);
+        if (i < 3)
+            text << "; " << formatBytes(paths[i].first) << " at " << (frames.empty() ? std::string("?") : frames.back().get<std::string>());
+        list.push_back({{"bytes", paths[i].first}, {"frames", frames}});
+    }
+    json j = {{"file", o.file}, {"device", o.device}, {"at", m.text()}, {"event", e}, {"live_bytes", tree.root().bytes},
+              {"paths", list}, {"paths_count", paths.size()}, {"bottom_up", options.bottomUp}};
+    return {answer(std::move(j), limit), text.str()};
+}
+
+McpToolResult adviseTool(const json &args, McpToolContext &context)
+{
+    const size_t limit = limitArgument(args);
+    const Opened o = open(args, context);
+    AdviceOptions options;
+    options.at = momentArgument(args);
+    if (options.at)
+        eventArgument(*o.index, *options.at);
+    options.capacity = capacityArguments(args, options.capacitySource);
+    if (const std::optional<std::string> gpu = stringArgument(args, "gpu"))
+        options.deviceTotal = options.capacity;
+    if (const std::optional<int64_t> gpus = integerArgument(args, "gpus", 1, 1 << 20))
+        options.gpus = {int(*gpus), "gpus", Confidence::High};
+    else if (const std::optional<WorldSize> beside = worldSizeBeside(o.file))
+        options.gpus = {beside->ranks, beside->how, Confidence::Medium};
+    const AllocationCategories categories(*o.snapshot, *o.index);
+    const Advice advice = advise(*o.snapshot, *o.index, categories, options);
+    std::ostringstream text;
+    text << "at the " << (advice.oom ? "OOM" : "peak") << " (event " << advice.event << "): " << formatBytes(advice.peakBytes) << " allocated";
+    for (size_t i = 0; i < advice.fixes.size() && i < 3; ++i)
+        text << "; " << advice.fixes[i].technique << " saves " << formatBytes(uint64_t(advice.fixes[i].savesBytes))
+             << (advice.fixes[i].fits ? (*advice.fixes[i].fits ? " (fits)" : " (does not fit)") : "");
+    return {answer(adviceJson(o.file, o.device, advice), limit), text.str()};
+}
+
+McpToolResult replayTool(const json &args, McpToolContext &context)
+{
+    const size_t limit = limitArgument(args);
+    const Opened o = open(args, context);
+    ReplayOptions options;
+    const std::optional<std::string> conf = stringArgument(args, "alloc_conf");
+    try {
+        options.config = conf ? AllocatorConfig::parse(*conf) : AllocatorConfig::recorded(*o.snapshot);
+    } catch (const std::invalid_argument &e) {
+        throw McpArgumentError(std::string("alloc_conf: ") + e.what());
+    }
+    options.capacity = capacityArguments(args, options.capacitySource);
+    const ReplayResult r = replayTrace(*o.snapshot, *o.index, options);
+    std::ostringstream text;
+    text << "under " << (conf ? *conf : std::string("the file's own setting")) << ": predicted reserved peak " << formatBytes(r.predicted.peakReservedBytes)
+         << " (recorded " << formatBytes(r.recorded.peakReservedBytes) << ")" << (r.predicted.oomAt ? ", OOM at event " + std::to_string(*r.predicted.oomAt) : ", no OOM");
+    return {answer(replayJson(o.file, r), limit), text.str()};
+}
+
+McpToolResult diffTool(const json &args, McpToolContext &context)
+{
+    const size_t limit = limitArgument(args);
+    json argsA = args, argsB = args;
+    const Opened a = open(argsA, context, "a"), b = open(argsB, context, "b");
+    if (a.device != b.device)
+        throw McpArgumentError("device: the two files' first devices differ; give device");
+    const Moment m = momentArgument(args).value_or(Moment::peak());
+    eventArgument(*a.index, m);
+    eventArgument(*b.index, m);
+    const RunDiff d = diffRuns(*a.snapshot, *a.index, a.file, *b.snapshot, *b.index, b.file, m);
+    json j = diffJson(d, a.device, limit);
+    // The CI gate's verdict, as `diff --fail-if-…-grows` decides it.
+    const double peak = growthPercent(d.a.peakActiveBytes, d.b.peakActiveBytes), reserved = growthPercent(d.a.peakReservedBytes, d.b.peakReservedBytes);
+    const std::optional<double> peakLimit = numberArgument(args, "fail_if_peak_grows", -100, 1e9);
+    const std::optional<double> reservedLimit = numberArgument(args, "fail_if_reserved_grows", -100, 1e9);
+    const bool failed = (peakLimit && peak > *peakLimit) || (reservedLimit && reserved > *reservedLimit);
+    j["gate"] = {{"peak_active_growth_percent", peak}, {"peak_reserved_growth_percent", reserved}, {"passed", !failed}};
+    std::ostringstream text;
+    text << "peak active " << formatBytes(d.a.peakActiveBytes) << " → " << formatBytes(d.b.peakActiveBytes) << ", peak reserved "
+         << formatBytes(d.a.peakReservedBytes) << " → " << formatBytes(d.b.peakReservedBytes) << "; " << d.sites.size() << " call sites differ"
+         << (peakLimit || reservedLimit ? (failed ? "; the gate fails" : "; the gate passes") : "");
+    return {answer(std::move(j), limit), text.str()};
+}
+
+McpToolResult stepsAndLeaksTool(const json &args, McpToolContext &context)
+{
+    const size_t limit = limitArgument(args);
+    const Opened o = open(args, context);
+    const json d = deviceSummary(o, 1);
+    std::ostringstream text;
+    text << d["steps"].size() << " steps, " << d["leak_suspects"].size() << " leak suspects";
+    json j = {{"file", o.file}, {"device", o.device}, {"steps", d["steps"]}, {"leak_suspects", d["leak_suspects"]}, {"phases", d["phases"]}};
+    return {answer(std::move(j), limit), text.str()};
+}
+
+McpToolResult searchTool(const json &args, McpToolContext &context)
+{
+    const size_t limit = limitArgument(args);
+    const Opened o = open(args, context);
+    const std::string needle = requiredString(args, "text");
+    if (needle.empty())
+        throw McpArgumentError("text: empty");
+    const AllocationSearch search(*o.snapshot, *o.index, needle);
+    std::vector<uint32_t> hits;
+    for (uint32_t id = 0; id < o.index->allocationCount(); ++id) {
+        if (search.matches(id))
+            hits.push_back(id);
+    }
+    // The largest first: what an agent asks about next.
+    std::stable_sort(hits.begin(), hits.end(), [&](uint32_t x, uint32_t y) { return o.index->detail(x).size > o.index->detail(y).size; });
+    json list = json::array();
+    for (size_t i = 0; i < hits.size() && i < limit; ++i) {
+        const Allocation &a = o.index->allocation(hits[i]);
+        const AllocationDetail d = o.index->detail(hits[i]);
+        json frames = json::array();
+        for (uint32_t f : stackFrames(*o.snapshot, d.stack, true))
+            frames.push_back(o.snapshot->frameText(f));
+        std::ostringstream addr;
+        addr << "0x" << std::hex << d.addr;
+        list.push_back({{"address", addr.str()},
+                        {"size_bytes", d.size},
+                        {"alloc_event", a.allocEvent == kBeforeTrace ? json(nullptr) : json(a.allocEvent)},
+                        {"free_event", a.freeCompleted == kNever ? json(nullptr) : json(a.freeCompleted)},
+                        {"frames", frames}});
+    }
+    std::ostringstream text;
+    text << hits.size() << " allocations match '" << needle << "'";
+    if (!hits.empty())
+        text << "; the largest " << formatBytes(o.index->detail(hits.front()).size);
+    return {answer(json{{"file", o.file}, {"device", o.device}, {"text", needle}, {"matches", hits.size()}, {"allocations", list}}, limit), text.str()};
+}
+
+json schema(json properties, std::vector<std::string> required)
+{
+    return {{"type", "object"}, {"properties", std::move(properties)}, {"required", std::move(required)}, {"additionalProperties", false}};
+}
+
+const json kPath = {{"type", "string"}, {"description", "a snapshot or profiler trace, below a --root directory"}};
+const json kDevice = {{"type", "integer"}, {"description", "the CUDA device; the file's first without it"}};
+const json kAt = {{"oneOf", json::array({{{"type", "string"}, {"enum", {"peak", "oom", "end"}}}, {{"type", "integer"}, {"minimum", 0}}})},
+                  {"description", "peak (default), oom (the first OOM entry), end, or an event number"}};
+const json kLimit = {{"type", "integer"}, {"minimum", 1}, {"maximum", 100}, {"description", "most items per list (default 10)"}};
+const json kGpu = {{"type", "string"}, {"description", "a GPU preset (h100-80, a100-80, …): the capacity, and the device's total"}};
+const json kCapacity = {{"type", "integer"}, {"minimum", 1}, {"description", "bytes the allocator may reserve"}};
+
+} // namespace
+
+const std::vector<McpTool> &mcpTools()
+{
+    static const std::vector<McpTool> tools = {
+        {"summary", "Key figures of a PyTorch memory snapshot (peak active and reserved with their event, OOM entries and their verdict, "
+                    "categories at the peak, steps, leak suspects, file warnings), or of a folder of per-rank snapshots (peaks per rank, "
+                    "imbalance, outliers).",
+         schema({{"path", {{"type", "string"}, {"description", "a snapshot file, or a folder of per-rank snapshots"}}}, {"device", kDevice}, {"limit", kLimit}},
+                {"path"}),
+         summaryTool},
+        {"live_at", "The allocations live at a moment (peak, OOM, end or an event), largest first, with their stacks.",
+         schema({{"path", kPath}, {"at", kAt}, {"device", kDevice}, {"limit", kLimit}}, {"path"}), liveAtTool},
+        {"allocator_state", "The caching allocator's figures at a moment: segments, reserved, allocated, free and the largest free block.",
+         schema({{"path", kPath}, {"at", kAt}, {"device", kDevice}}, {"path"}), allocatorStateTool},
+        {"stacks", "The call paths of what is live at a moment, largest first (top-down from the outermost frame, or bottom-up).",
+         schema({{"path", kPath}, {"at", kAt}, {"device", kDevice}, {"limit", kLimit}, {"bottom_up", {{"type", "boolean"}}}}, {"path"}), stacksTool},
+        {"advise", "The training setup the snapshot reveals (with evidence and confidence) and the fixes that would save memory, what fits first "
+                   "and least effort first; allocator settings priced by replaying the trace.",
+         schema({{"path", kPath}, {"at", kAt}, {"device", kDevice}, {"gpu", kGpu}, {"capacity", kCapacity},
+                 {"gpus", {{"type", "integer"}, {"minimum", 1}, {"description", "the run's GPU count, for sharding fixes"}}}, {"limit", kLimit}},
+                {"path"}),
+         adviseTool},
+        {"replay", "Replays the trace through a model of PyTorch's caching allocator under a PYTORCH_CUDA_ALLOC_CONF setting: the predicted "
+                   "reserved peak, segments and whether it would run out of memory.",
+         schema({{"path", kPath}, {"alloc_conf", {{"type", "string"}, {"description", "e.g. expandable_segments:True; the file's own without it"}}},
+                 {"device", kDevice}, {"gpu", kGpu}, {"capacity", kCapacity}, {"limit", kLimit}},
+                {"path"}),
+         replayTool},
+        {"diff", "Two runs compared: peaks, categories at each peak, live bytes by call site at a moment, and the CI gate's verdict.",
+         schema({{"a", kPath}, {"b", kPath}, {"at", kAt}, {"device", kDevice}, {"limit", kLimit},
+                 {"fail_if_peak_grows", {{"type", "number"}, {"description", "percent"}}},
+                 {"fail_if_reserved_grows", {{"type", "number"}, {"description", "percent"}}}},
+                {"a", "b"}),
+         diffTool},
+        {"steps_and_leaks", "Training steps (each one's peak and its event) and leak suspects (call sites whose live bytes grow step after step).",
+         schema({{"path", kPath}, {"device", kDevice}, {"limit", kLimit}}, {"path"}), stepsAndLeaksTool},
+        {"search", "Allocations whose frames, labels, metadata or address contain a text, largest first.",
+         schema({{"path", kPath}, {"text", {{"type", "string"}}}, {"device", kDevice}, {"limit", kLimit}}, {"path", "text"}), searchTool},
+    };
+    return tools;
+}
+
+} // namespace memlens

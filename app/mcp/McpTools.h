@@ -1,0 +1,58 @@
+#pragma once
+// The tools `memlens mcp` serves: each a name, a description, a JSON Schema for its arguments
+// and a handler giving a structured answer (the CLI's JSON figures, lists capped) and a short
+// text. Files are opened by path, only below the roots given; opened snapshots are kept.
+#include "pipeline/CachedSnapshot.h"
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace memlens {
+
+// A bad argument: the JSON-RPC error "invalid params", naming it.
+struct McpArgumentError : std::invalid_argument {
+    using std::invalid_argument::invalid_argument;
+};
+
+class McpToolContext {
+public:
+    explicit McpToolContext(std::vector<std::filesystem::path> roots);
+
+    // The path below a root, canonical; throws McpArgumentError naming `argument` otherwise.
+    std::filesystem::path allowedPath(const std::string &path, const std::string &argument) const;
+    // The snapshot at `path`, decoded once per modification (and through the disk cache).
+    std::shared_ptr<const Snapshot> snapshot(const std::filesystem::path &path, const std::string &argument);
+    const std::vector<std::filesystem::path> &roots() const { return roots_; }
+
+private:
+    std::vector<std::filesystem::path> roots_;
+    SnapshotCache cache_;
+    struct Opened {
+        std::filesystem::file_time_type modified;
+        uint64_t size = 0;
+        std::shared_ptr<const Snapshot> snapshot;
+    };
+    std::map<std::filesystem::path, Opened> opened_; // the last few, oldest dropped
+    std::vector<std::filesystem::path> order_;
+};
+
+struct McpToolResult {
+    nlohmann::json structured;
+    std::string text;
+};
+
+struct McpTool {
+    std::string name;
+    std::string description;
+    nlohmann::json inputSchema;
+    McpToolResult (*run)(const nlohmann::json &arguments, McpToolContext &context);
+};
+
+const std::vector<McpTool> &mcpTools();
+
+} // namespace memlens

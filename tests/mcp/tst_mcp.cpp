@@ -1,0 +1,202 @@
+// `memlens mcp` driven over a pipe as an agent would: initialize, the tool list with schemas,
+// each tool on a corpus file with figures equal to the CLI's own JSON for the same question,
+// a path outside the root, bad arguments, an unknown method; stdout carries protocol only.
+#include "CorpusFiles.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTest>
+
+namespace {
+
+QString binary()
+{
+    return QString::fromUtf8(MEMLENS_BINARY_DIR) + "/bin/memlens";
+}
+
+QJsonObject cliJson(const QStringList &args)
+{
+    QProcess p;
+    p.start(binary(), args);
+    p.waitForFinished(120000);
+    return QJsonDocument::fromJson(p.readAllStandardOutput()).object();
+}
+
+// One server for the whole session, as a client keeps it.
+class Session {
+public:
+    Session()
+    {
+        process_.setWorkingDirectory(corpusDir());
+        process_.start(binary(), {"mcp", "--root", corpusDir()});
+        process_.waitForStarted();
+    }
+    ~Session()
+    {
+        process_.closeWriteChannel();
+        process_.waitForFinished(10000);
+    }
+    void send(const QJsonObject &message)
+    {
+        process_.write(QJsonDocument(message).toJson(QJsonDocument::Compact) + "\n");
+    }
+    void sendRaw(const QByteArray &bytes)
+    {
+        process_.write(bytes);
+    }
+    // The next line on stdout, parsed; every line must be one JSON-RPC message.
+    QJsonObject receive()
+    {
+        while (!process_.canReadLine()) {
+            if (!process_.waitForReadyRead(120000))
+                return {};
+        }
+        const QByteArray line = process_.readLine();
+        QJsonParseError error;
+        const QJsonDocument doc = QJsonDocument::fromJson(line, &error);
+        if (error.error != QJsonParseError::NoError || !doc.isObject() || doc.object()["jsonrpc"] != "2.0")
+            qWarning("not a JSON-RPC line on stdout: %s", line.constData());
+        return doc.object();
+    }
+    QJsonObject request(const QString &method, const QJsonObject &params = {})
+    {
+        send({{"jsonrpc", "2.0"}, {"id", ++id_}, {"method", method}, {"params", params}});
+        const QJsonObject reply = receive();
+        if (reply["id"].toInt() != id_)
+            qWarning("reply to %d expected, got %s", id_, QJsonDocument(reply).toJson().constData());
+        return reply;
+    }
+    QJsonObject call(const QString &tool, const QJsonObject &arguments)
+    {
+        return request("tools/call", {{"name", tool}, {"arguments", arguments}});
+    }
+    QJsonObject structured(const QString &tool, const QJsonObject &arguments)
+    {
+        const QJsonObject reply = call(tool, arguments);
+        if (reply.contains("error"))
+            qWarning("%s: %s", qPrintable(tool), QJsonDocument(reply["error"].toObject()).toJson().constData());
+        return reply["result"].toObject()["structuredContent"].toObject();
+    }
+
+private:
+    QProcess process_;
+    int id_ = 0;
+};
+
+} // namespace
+
+class TestMcp : public QObject {
+    Q_OBJECT
+
+private slots:
+    void session()
+    {
+        const QString oom = corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle";
+        const QString gpt2 = corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle";
+        Session s;
+        const QJsonObject init = s.request("initialize", {{"protocolVersion", "2025-06-18"}, {"capabilities", QJsonObject{}},
+                                                          {"clientInfo", QJsonObject{{"name", "tst_mcp"}, {"version", "1"}}}});
+        QCOMPARE(init["result"].toObject()["protocolVersion"].toString(), QString("2025-06-18"));
+        QVERIFY(init["result"].toObject()["capabilities"].toObject().contains("tools"));
+        s.send({{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}}); // no reply to a notification
+        QVERIFY(s.request("ping")["result"].isObject());
+
+        const QJsonArray tools = s.request("tools/list")["result"].toObject()["tools"].toArray();
+        QVERIFY(tools.size() >= 8);
+        QStringList names;
+        for (const QJsonValue &t : tools) {
+            names << t["name"].toString();
+            QCOMPARE(t["inputSchema"].toObject()["type"].toString(), QString("object"));
+            QVERIFY(!t["inputSchema"].toObject()["properties"].toObject().isEmpty());
+            QVERIFY(!t["description"].toString().isEmpty());
+        }
+        for (const char *n : {"summary", "live_at", "allocator_state", "stacks", "advise", "replay", "diff", "steps_and_leaks", "search"})
+            QVERIFY2(names.contains(n), n);
+
+        // summary: the CLI's figures.
+        const QJsonObject cli = cliJson({"summary", oom, "--json"})["devices"].toArray()[0].toObject();
+        const QJsonObject summary = s.structured("summary", {{"path", oom}})["device"].toObject();
+        for (const char *key : {"peak_active_bytes", "peak_index", "peak_reserved_bytes", "entries"})
+            QVERIFY2(summary[key] == cli[key], key);
+        QCOMPARE(summary["peak_active_bytes_text"].toString().isEmpty(), false);
+        QCOMPARE(summary["oom_entries"].toArray()[0].toObject()["verdict"], cli["oom_entries"].toArray()[0].toObject()["verdict"]);
+
+        // live_at / allocator_state: summary --at.
+        const QJsonObject cliAt = cliJson({"summary", oom, "--json", "--at", "oom"})["devices"].toArray()[0].toObject()["at"].toObject();
+        const QJsonObject live = s.structured("live_at", {{"path", oom}, {"at", "oom"}, {"limit", 3}});
+        QCOMPARE(live["event"], cliAt["index"]);
+        QCOMPARE(live["live"].toObject()["active_bytes"], cliAt["active_bytes"]);
+        QCOMPARE(live["live"].toObject()["top_live"].toArray().size(), 3);
+        QVERIFY(live["live"].toObject()["top_live"].toArray()[0].toObject()["frames"].isArray());
+        const QJsonObject allocator = s.structured("allocator_state", {{"path", oom}, {"at", "oom"}})["allocator"].toObject();
+        for (const char *key : {"segments", "reserved_bytes", "allocated_bytes", "free_bytes", "largest_free_bytes"})
+            QVERIFY2(allocator[key] == cliAt["allocator"][key], key);
+
+        // stacks: the paths' bytes add up to what is live there.
+        const QJsonObject stacks = s.structured("stacks", {{"path", oom}, {"at", "oom"}, {"limit", 100}});
+        qint64 sum = 0;
+        for (const QJsonValue &p : stacks["paths"].toArray())
+            sum += p["bytes"].toInteger();
+        QCOMPARE(stacks["live_bytes"].toInteger(), cliAt["active_bytes"].toInteger());
+        QCOMPARE(sum, stacks["live_bytes"].toInteger());
+
+        // advise and replay: the CLI's fixes and the replay's peak.
+        const QJsonObject cliAdvice = cliJson({"advise", oom, "--json"});
+        const QJsonObject advice = s.structured("advise", {{"path", oom}});
+        QCOMPARE(advice["fixes"].toArray()[0].toObject()["technique"], cliAdvice["fixes"].toArray()[0].toObject()["technique"]);
+        QCOMPARE(advice["fixes"].toArray()[0].toObject()["saves_bytes"], cliAdvice["fixes"].toArray()[0].toObject()["saves_bytes"]);
+        QCOMPARE(advice["capacity_bytes"], cliAdvice["capacity_bytes"]);
+        const QJsonObject cliReplay = cliJson({"replay", oom, "--json", "--alloc-conf", "expandable_segments:True"});
+        const QJsonObject replay = s.structured("replay", {{"path", oom}, {"alloc_conf", "expandable_segments:True"}});
+        QCOMPARE(replay["predicted"].toObject()["peak_reserved_bytes"], cliReplay["predicted"].toObject()["peak_reserved_bytes"]);
+        QVERIFY(!replay["predicted"].toObject()["peak_reserved_bytes"].isUndefined());
+
+        // diff with the gate: B's peak grew past the limit, so the gate fails, as `diff` exits 3.
+        const QJsonObject cliDiff = cliJson({"diff", oom, gpt2, "--json"});
+        const QJsonObject diff = s.structured("diff", {{"a", oom}, {"b", gpt2}, {"fail_if_peak_grows", 5}});
+        for (const char *key : {"peak_active_a", "peak_active_b", "peak_reserved_a", "peak_reserved_b", "differing_sites", "change"})
+            QVERIFY2(diff[key] == cliDiff[key], key);
+        QProcess gate;
+        gate.start(binary(), {"diff", oom, gpt2, "--fail-if-peak-grows", "5"});
+        QVERIFY(gate.waitForFinished(120000));
+        QCOMPARE(gate.exitCode(), 3);
+        QCOMPARE(diff["gate"].toObject()["passed"].toBool(), false);
+        QVERIFY(diff["gate"].toObject()["peak_active_growth_percent"].toDouble() > 5);
+        QVERIFY(s.structured("diff", {{"a", gpt2}, {"b", oom}, {"fail_if_peak_grows", 5}})["gate"].toObject()["passed"].toBool());
+
+        // steps and leaks, search.
+        const QJsonObject cliSteps = cliJson({"summary", gpt2, "--json"})["devices"].toArray()[0].toObject();
+        const QJsonObject steps = s.structured("steps_and_leaks", {{"path", gpt2}, {"limit", 100}});
+        QCOMPARE(steps["steps"].toArray().size(), cliSteps["steps"].toArray().size());
+        QCOMPARE(steps["steps"].toArray()[0].toObject()["peak_active_bytes"], cliSteps["steps"].toArray()[0].toObject()["peak_active_bytes"]);
+        const QJsonObject search = s.structured("search", {{"path", oom}, {"text", "_init_group"}, {"limit", 2}});
+        QVERIFY(search["matches"].toInt() > 2);
+        QCOMPARE(search["allocations"].toArray().size(), 2);
+        QVERIFY(search["allocations"].toArray()[0].toObject()["frames"].toArray().size() > 0);
+
+        // A path outside the root, a bad argument, an unknown argument, tool and method: JSON-RPC errors naming them.
+        const QJsonObject outside = s.call("summary", {{"path", "/etc/hostname"}});
+        QCOMPARE(outside["error"].toObject()["code"].toInt(), -32602);
+        QVERIFY(outside["error"].toObject()["message"].toString().contains("outside"));
+        const QJsonObject badAt = s.call("live_at", {{"path", oom}, {"at", "later"}});
+        QCOMPARE(badAt["error"].toObject()["code"].toInt(), -32602);
+        QVERIFY(badAt["error"].toObject()["message"].toString().startsWith("at:"));
+        const QJsonObject badLimit = s.call("stacks", {{"path", oom}, {"limit", 1000}});
+        QVERIFY(badLimit["error"].toObject()["message"].toString().startsWith("limit:"));
+        const QJsonObject unknownArgument = s.call("summary", {{"path", oom}, {"colour", "red"}});
+        QVERIFY(unknownArgument["error"].toObject()["message"].toString().startsWith("colour:"));
+        QCOMPARE(s.call("nonesuch", {})["error"].toObject()["code"].toInt(), -32602);
+        QCOMPARE(s.request("resources/list")["error"].toObject()["code"].toInt(), -32601);
+        // Not JSON at all: a parse error, and the session goes on.
+        s.sendRaw("this is not json\n");
+        QCOMPARE(s.receive()["error"].toObject()["code"].toInt(), -32700);
+        s.send({{"jsonrpc", "2.0"}, {"id", 99}}); // no method
+        QCOMPARE(s.receive()["error"].toObject()["code"].toInt(), -32600);
+        QVERIFY(s.request("ping")["result"].isObject());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestMcp)
+#include "tst_mcp.moc"
