@@ -2,7 +2,8 @@
 // that runs on whatever they accept: the advice (with its allocator replays), file health (in the
 // summary), private pools, labels, and a replay under the setting the file records (its
 // PYTORCH_CUDA_ALLOC_CONF text is parsed as torch parses it).
-// A pickle is also decoded with the tokenizer on a thread of its own, which must change nothing.
+// A pickle is also decoded with the tokenizer on a thread of its own, which must change nothing;
+// a profiler trace is also read by the reference trace reader, which must agree.
 // Build: cmake -DMEMLENS_FUZZ=ON -DCMAKE_CXX_COMPILER=clang++
 #include "PickleDecoding.h"
 #include "advice/FixRanking.h"
@@ -11,6 +12,7 @@
 #include "analysis/PoolUsage.h"
 #include "analysis/SnapshotSummary.h"
 #include "cache/SnapshotCodec.h"
+#include "decode/ProfilerTraceDecoder.h"
 #include "decode/SnapshotLoader.h"
 #include "model/LoadError.h"
 #include "replay/Replay.h"
@@ -37,11 +39,35 @@ void checkTokenizerThread(std::string_view bytes)
     if (decodedWith(bytes, memlens::PickleTokenizing::OnThisThread) != decodedWith(bytes, memlens::PickleTokenizing::OnItsOwnThread))
         std::abort();
 }
+
+// A profiler trace read by both trace readers: where both accept it, the same model. (The fast
+// reader checks less outside the event list, so only their results are compared, not their
+// verdicts.)
+void checkTraceReaders(std::string_view bytes)
+{
+    if (bytes.find("traceEvents") == std::string_view::npos)
+        return;
+    auto decode = [&](void (*decoder)(memlens::ByteReader &, memlens::Snapshot &)) -> std::string {
+        try {
+            memlens::OpenedSource opened = memlens::openMemorySource(bytes, "fuzz.json");
+            memlens::ByteReader reader(*opened.source, opened.fileSize, {});
+            memlens::Snapshot snapshot;
+            decoder(reader, snapshot);
+            return memlens::encodeSnapshot(snapshot);
+        } catch (const memlens::DecodeError &) {
+            return {};
+        }
+    };
+    const std::string fast = decode(memlens::decodeProfilerTrace), reference = decode(memlens::decodeProfilerTraceReference);
+    if (!fast.empty() && !reference.empty() && fast != reference)
+        std::abort();
+}
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     checkTokenizerThread(std::string_view(reinterpret_cast<const char *>(data), size));
+    checkTraceReaders(std::string_view(reinterpret_cast<const char *>(data), size));
     try {
         auto snapshot = memlens::loadSnapshotFromMemory(
             std::string_view(reinterpret_cast<const char *>(data), size), "fuzz.pickle");

@@ -1,6 +1,8 @@
 // torch.profiler files: the Chrome trace against what the file itself holds (counted by Python's
 // json module), operator attribution, and the memory-timeline exports against each other.
 #include "CorpusFiles.h"
+#include "SnapshotEquality.h"
+#include "decode/ByteSource.h"
 #include "analysis/AllocationCategories.h"
 #include "analysis/DeviceIndex.h"
 #include "analysis/Phases.h"
@@ -244,6 +246,47 @@ private slots:
             QCOMPARE(index.implicitEndCount(), size_t(0));
             QVERIFY(std::any_of(s.warnings.begin(), s.warnings.end(), [](const FileWarning &w) { return w.kind == "no_addresses"; }));
         }
+    }
+
+    // The fast reader (simdjson over batches of the event list) against the reference (nlohmann's
+    // SAX parser over everything), model for model: the corpus trace, its torch <= 1.9 form, and
+    // generated traces of several batches, compact and pretty-printed, with strings holding
+    // "}, {" and args nesting objects before more keys where a batch could be cut wrongly.
+    void readersAgree_data()
+    {
+        QTest::addColumn<QString>("tool");
+        QTest::addColumn<QStringList>("args");
+        QTest::newRow("corpus") << QString() << QStringList();
+        QTest::newRow("torch 1.9") << QString("make_old_trace.py") << QStringList();
+        QTest::newRow("several batches") << QString("make_large_trace.py") << QStringList{"--bytes", "20000000", "--tricky"};
+        QTest::newRow("pretty-printed") << QString("make_large_trace.py") << QStringList{"--bytes", "10000000", "--indent", "2", "--tricky"};
+    }
+
+    void readersAgree()
+    {
+        QFETCH(QString, tool);
+        QFETCH(QStringList, args);
+        QTemporaryDir dir;
+        QString file = profileDir() + "/trace.pt.trace.json.gz";
+        if (!tool.isEmpty()) {
+            const QString out = dir.filePath("trace.json");
+            QString error;
+            runPythonTool(tool, QStringList{file, out} + args, &error);
+            QVERIFY2(QFileInfo(out).size() > 0, qPrintable(error));
+            file = out;
+        }
+        auto decodeWith = [&](void (*decoder)(ByteReader &, Snapshot &)) {
+            OpenedSource opened = openByteSource(file.toStdString());
+            ByteReader reader(*opened.source, opened.fileSize, {});
+            auto snapshot = std::make_unique<Snapshot>();
+            decoder(reader, *snapshot);
+            return snapshot;
+        };
+        const auto fast = decodeWith(decodeProfilerTrace);
+        const auto reference = decodeWith(decodeProfilerTraceReference);
+        QVERIFY(!fast->traces.empty() && fast->traces.front().count() > 0);
+        const QString different = difference(*fast, *reference);
+        QVERIFY2(different.isEmpty(), qPrintable(different));
     }
 
     void badTraces()

@@ -2,7 +2,12 @@
 """Builds a large profiler trace from a corpus one, for benchmarks: the traceEvents are written
 again and again with shifted timestamps (streamed, so this needs little memory).
 
-    make_large_trace.py SOURCE.pt.trace.json.gz OUT.json --bytes 1000000000
+    make_large_trace.py SOURCE.pt.trace.json.gz OUT.json --bytes 1000000000 [--indent N] [--tricky]
+
+--indent writes each event pretty-printed over several lines; --tricky adds, every 10 events,
+events whose strings hold "}, {" and whose args nest objects before more keys, and once an event
+of 10 MB whose name is all "}, {" (the places a reader that cuts the list into batches could cut
+wrongly).
 """
 import argparse
 import gzip
@@ -15,6 +20,8 @@ def main():
     ap.add_argument('source')
     ap.add_argument('out')
     ap.add_argument('--bytes', type=int, default=1_000_000_000)
+    ap.add_argument('--indent', type=int, default=None)
+    ap.add_argument('--tricky', action='store_true')
     args = ap.parse_args()
     opener = gzip.open if open(args.source, 'rb').read(2) == b'\x1f\x8b' else open
     with opener(args.source, 'rt') as f:
@@ -22,7 +29,22 @@ def main():
     events = data.pop('traceEvents')
     ts = [e['ts'] for e in events if 'ts' in e]
     span = max(ts) - min(ts) + 1000.0
-    encoded = [json.dumps(e) for e in events]
+    dumps = lambda e: json.dumps(e, indent=args.indent)
+    if args.tricky:
+        tricky = [{'ph': 'X', 'cat': 'cpu_op', 'name': 'weird }, { name', 'pid': 1, 'tid': 1, 'ts': events[0].get('ts', 0), 'dur': 1.5,
+                   'args': {'nested': {'a': [{'b': '}, {'}, {'c': 1}]}, 'after': '\\"}, {"', 'Ev Idx': 1}},
+                  {'ph': 'i', 'cat': 'cpu_instant_event', 'name': '[memory]', 'pid': 1, 'tid': 'thread "}, {" name', 's': 't',
+                   'ts': events[0].get('ts', 0), 'args': {'Total Reserved': 2097152, 'Device Id': 0, 'Addr': 139771387904000, 'extra': {'x': {}},
+                                                          'Bytes': 512, 'Total Allocated': 512, 'Device Type': 1}}]
+        # One event longer than a batch, its string all "}, {": every cut tried inside it fails.
+        huge = dict(tricky[0], name='}, {' * 2_700_000)
+        mixed = [huge]
+        for i, e in enumerate(events):
+            mixed.append(e)
+            if i % 10 == 9:
+                mixed.extend(tricky)
+        events = mixed
+    encoded = [dumps(e) for e in events]
     with open(args.out, 'w') as out:
         head = json.dumps(data)
         out.write(head[:-1] + ', "traceEvents": [\n')
@@ -32,7 +54,7 @@ def main():
                 if 'ts' in e and shift:
                     e2 = dict(e)
                     e2['ts'] = e['ts'] + shift
-                    text = json.dumps(e2)
+                    text = dumps(e2)
                 out.write(('' if first else ',\n') + text)
                 first = False
                 written += len(text) + 2
