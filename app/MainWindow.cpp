@@ -282,9 +282,17 @@ void MainWindow::exportView(qreal scale, bool svg)
 
 void MainWindow::openEstimator(int fix)
 {
-    auto *panel = new EstimatorPanel;
-    panel->setAttribute(Qt::WA_DeleteOnClose);
-    panel->setWindowTitle(tr("Memory estimator — memlens"));
+    // One estimator window, raised and refilled. Its own window, but owned by this one: a window
+    // with a parent does not keep the application alive, so Quit (closing this one) ends it.
+    EstimatorPanel *panel = estimator_;
+    if (!panel) {
+        panel = new EstimatorPanel(this);
+        panel->setWindowFlag(Qt::Window);
+        panel->setAttribute(Qt::WA_DeleteOnClose);
+        panel->setWindowTitle(tr("Memory estimator — memlens"));
+        panel->resize(1100, 620);
+        estimator_ = panel;
+    }
     if (DocumentView *view = currentDocument(); view && view->state()->deviceData()) {
         const DeviceData &d = *view->state()->deviceData();
         panel->setMeasurement(d.summary, QString::fromStdString(view->document()->fileName()));
@@ -292,8 +300,9 @@ void MainWindow::openEstimator(int fix)
         if (fix >= 0 && size_t(fix) < d.advice.fixes.size())
             panel->showFix(d.advice.fixes[size_t(fix)]);
     }
-    panel->resize(1100, 620);
     panel->show();
+    panel->raise();
+    panel->activateWindow();
 }
 
 void MainWindow::showShortcuts()
@@ -357,7 +366,16 @@ void MainWindow::openFolder(const QString &path)
         box->open();
         return;
     }
-    connect(page, &RankOverviewPage::openRankRequested, this, [this](const QString &file) { openFile(file); });
+    connect(page, &RankOverviewPage::openRankRequested, this, [this](const QString &file) {
+        // A rank already open is shown, not opened again.
+        for (int i = 0; i < tabs_->count(); ++i) {
+            if (auto *view = qobject_cast<DocumentView *>(tabs_->widget(i)); view && view->path() == file) {
+                tabs_->setCurrentIndex(i);
+                return;
+            }
+        }
+        openFile(file);
+    });
     connect(page, &RankOverviewPage::compareRanksRequested, this, [this](const QString &a, int da, const QString &b, int db) {
         auto *dialog = new CompareDialog(nullptr, da, this);
         dialog->setAttribute(Qt::WA_DeleteOnClose);

@@ -2,6 +2,7 @@
 // The application window: a start page, one tab per opened document, menus, recent files,
 // drag and drop. Documents load in the background; a failed load leaves the others untouched.
 #include <QMainWindow>
+#include <QPointer>
 #include <memory>
 
 class QStackedWidget;
@@ -13,6 +14,7 @@ class QUndoGroup;
 namespace memlens {
 
 class DocumentView;
+class EstimatorPanel;
 class SnapshotCache;
 class StartPage;
 
@@ -55,6 +57,7 @@ private:
     // Asks to save notes made since the last save; false: the user cancelled.
     bool maySaveBeforeClosing(DocumentView *view);
 
+    QPointer<EstimatorPanel> estimator_;
     QStackedWidget *central_;
     StartPage *start_;
     QTabWidget *tabs_;

@@ -8,6 +8,59 @@ class TestPages : public QObject {
     Q_OBJECT
 
 private slots:
+    // Quit ends the application while an estimator window is open (a parentless estimator kept
+    // it alive), and asking for the estimator again raises the one window instead of a second.
+    void quitEndsTheAppAndOneEstimator()
+    {
+        MainWindow window;
+        window.show();
+        QAction *estimator = nullptr, *quit = nullptr;
+        for (QAction *a : window.findChildren<QAction *>()) {
+            if (a->text() == "Memory &Estimator…")
+                estimator = a;
+            if (a->text() == "&Quit")
+                quit = a;
+        }
+        QVERIFY(estimator && quit);
+        estimator->trigger();
+        estimator->trigger();
+        int panels = 0;
+        for (QWidget *w : QApplication::topLevelWidgets())
+            panels += qobject_cast<EstimatorPanel *>(w) && w->isVisible() ? 1 : 0;
+        QCOMPARE(panels, 1);
+        quit->trigger();
+        // What keeps an application running after its last window: a visible window of its own.
+        for (QWidget *w : QApplication::topLevelWidgets())
+            QVERIFY2(!w->isVisible() || w->parentWidget(), qPrintable(w->windowTitle() + " is still open on its own"));
+    }
+
+    // Double-clicking a rank opens it in one tab; again, it shows that tab.
+    void oneTabPerRank()
+    {
+        QTemporaryDir dir;
+        for (int r = 0; r < 2; ++r)
+            QVERIFY(QFile::copy(corpusDir() + "/snapshots/streams_pending_free/snapshot.pickle", dir.filePath(QString("rank%1_memory_snapshot.pickle").arg(r))));
+        MainWindow window;
+        window.resize(1200, 800);
+        window.show();
+        window.openFile(dir.path());
+        auto *page = window.findChild<RankOverviewPage *>();
+        QVERIFY(page);
+        QTRY_VERIFY_WITH_TIMEOUT(!page->isSummarizing(), 30000);
+        auto *table = page->findChild<QTableView *>();
+        QVERIFY(table && table->model()->rowCount() == 2);
+        const int before = window.tabs()->count();
+        QSignalSpy doubleClicked(table, &QAbstractItemView::doubleClicked);
+        for (int twice = 0; twice < 2; ++twice) {
+            const QRect cell = table->visualRect(table->model()->index(0, 0));
+            // As a mouse does it: a click, then the second press arrives as a double-click.
+            QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, cell.center());
+            QTest::mouseDClick(table->viewport(), Qt::LeftButton, {}, cell.center());
+            QCOMPARE(doubleClicked.count(), twice + 1);
+            QCOMPARE(window.tabs()->count(), before + 1);
+        }
+    }
+
     void initTestCase()
     {
         QStandardPaths::setTestModeEnabled(true);

@@ -59,7 +59,7 @@ RankOverviewPage::RankOverviewPage(std::shared_ptr<const SnapshotCache> cache, Q
         if (source.isValid())
             emit openRankRequested(QString::fromStdString(model_->ranks()[static_cast<size_t>(source.row())].file.path));
     };
-    connect(table_, &QTableView::doubleClicked, this, openRow);
+    // `activated` alone: a double-click emits it too, and both would open the rank twice.
     connect(table_, &QTableView::activated, this, openRow);
     connect(chart_, &RankChart::rankClicked, this, [this](int row) {
         const QModelIndex index = proxy_->mapFromSource(model_->index(row, 0));
