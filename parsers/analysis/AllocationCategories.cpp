@@ -32,7 +32,9 @@ StackFacts factsOf(const Snapshot &s, uint32_t stack)
         const Frame &fr = s.frames.at(id);
         const std::string_view name = s.strings.at(fr.name), file = s.strings.at(fr.file);
         f.python = f.python || file.ends_with(".py");
-        f.optim = f.optim || contains(file, "torch/optim/");
+        // A profiler trace without Python stacks still names the step's record_function range:
+        // "Optimizer.step#AdamW.step" (torch/optim/optimizer.py's profile_hook_step).
+        f.optim = f.optim || contains(file, "torch/optim/") || name.starts_with("Optimizer.step#");
         f.optimInit = f.optimInit || (contains(file, "torch/optim/") && (name == "_init_group" || contains(name, "init_state")));
         f.moduleTo = f.moduleTo || (contains(file, "torch/nn/modules/module.py") && (name == "convert" || name == "_apply" || name == "to")) ||
                      contains(file, "torch/nn/init.py") || name == "reset_parameters" || name == "_load_from_state_dict";

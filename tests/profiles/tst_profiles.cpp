@@ -289,6 +289,31 @@ private slots:
         QVERIFY2(different.isEmpty(), qPrintable(different));
     }
 
+    // A trace recorded without Python stacks (with_stack=False) names only operators and
+    // record_function ranges: AdamW's state, created under "Optimizer.step#AdamW.step", is still
+    // optimizer state, the same bytes as with the stacks.
+    void optimizerStateWithoutPythonStacks()
+    {
+        QJsonObject trace = QJsonDocument::fromJson(gunzip(profileDir() + "/trace.pt.trace.json.gz")).object();
+        QJsonArray kept;
+        for (const QJsonValue &e : trace["traceEvents"].toArray()) {
+            if (e.toObject()["cat"].toString() != "python_function")
+                kept.append(e);
+        }
+        QVERIFY(kept.size() < trace["traceEvents"].toArray().size());
+        trace["traceEvents"] = kept;
+        const QByteArray stripped = QJsonDocument(trace).toJson(QJsonDocument::Compact);
+        auto withStacks = loadSnapshot((profileDir() + "/trace.pt.trace.json.gz").toStdString());
+        auto without = loadSnapshotFromMemory(std::string_view(stripped.constData(), size_t(stripped.size())), "trace.json");
+        auto atPeak = [](const Snapshot &snapshot) {
+            DeviceIndex index(snapshot, 0);
+            return summarizeDevice(snapshot, index, 1).categoryBytesAtPeak;
+        };
+        const auto a = atPeak(*withStacks), b = atPeak(*without);
+        QVERIFY(a[size_t(Category::OptimizerState)] > 0);
+        QCOMPARE(b[size_t(Category::OptimizerState)], a[size_t(Category::OptimizerState)]);
+    }
+
     void badTraces()
     {
         const QByteArray good = gunzip(profileDir() + "/trace.pt.trace.json.gz");
