@@ -28,6 +28,8 @@
 #include "state/ViewState.h"
 #include "steps/StepsView.h"
 #include "style/BandColors.h"
+#include "style/StatusColors.h"
+#include "style/Theme.h"
 #include "summary/FixList.h"
 #include "summary/LiveAllocationModel.h"
 #include "summary/LiveTensorsPage.h"

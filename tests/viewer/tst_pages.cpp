@@ -8,6 +8,20 @@ class TestPages : public QObject {
     Q_OBJECT
 
 private slots:
+    // "fits" in the fix list reads at WCAG's 4.5 : 1 on both row colours of both themes (the
+    // dark theme's green was 3.3 : 1).
+    void fitsTextContrast()
+    {
+        for (const char *theme : {"dark", "light"}) {
+            QVERIFY(applyTheme(*qApp, theme));
+            const QPalette p = qApp->palette();
+            for (QPalette::ColorRole row : {QPalette::Base, QPalette::AlternateBase}) {
+                const double ratio = contrastRatio(goodTextColor(p), p.color(row));
+                QVERIFY2(ratio >= 4.5, qPrintable(QString("%1: %2 : 1").arg(theme).arg(ratio)));
+            }
+        }
+    }
+
     // Quit ends the application while an estimator window is open (a parentless estimator kept
     // it alive), and asking for the estimator again raises the one window instead of a second.
     void quitEndsTheAppAndOneEstimator()

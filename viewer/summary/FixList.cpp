@@ -1,6 +1,7 @@
 #include "summary/FixList.h"
 
 #include "style/ByteText.h"
+#include "style/StatusColors.h"
 
 namespace memlens {
 
@@ -34,7 +35,7 @@ void FixList::setAdvice(const Advice *advice)
         item->setToolTip(QString::fromStdString(f.why));
         item->setData(Qt::UserRole, int(i));
         if (f.fits)
-            item->setForeground(*f.fits ? QColor(46, 125, 50) : palette().color(QPalette::Text));
+            item->setForeground(*f.fits ? goodTextColor(palette()) : palette().color(QPalette::Text));
     }
 }
 
