@@ -35,6 +35,7 @@
 #include "summary/LiveTensorsPage.h"
 #include "summary/SummaryPage.h"
 #include "timeline/AllocationBandsPlottable.h"
+#include "timeline/StepLabelStride.h"
 #include "timeline/TimelineView.h"
 
 #include <QAbstractItemModelTester>

@@ -8,6 +8,20 @@ class TestTimeline : public QObject {
     Q_OBJECT
 
 private slots:
+    // Step numbers wider than the steps: every k-th step is numbered (1, 2, 5, 10, …), each label
+    // with room; at ~22 px per step a 3-digit number (about 27 px) goes on every second step
+    // (before, no step had a number there).
+    void stepLabelsWhenStepsAreNarrow()
+    {
+        QCOMPARE(stepLabelStride(60, 27), int64_t(1));
+        QCOMPARE(stepLabelStride(22, 27), int64_t(2));
+        QCOMPARE(stepLabelStride(10, 27), int64_t(5));
+        QCOMPARE(stepLabelStride(6, 27), int64_t(5));
+        QCOMPARE(stepLabelStride(2, 27), int64_t(20));
+        for (double perStep : {0.5, 3.0, 7.0, 13.0, 22.0, 40.0})
+            QVERIFY(double(stepLabelStride(perStep, 27)) * perStep >= 27);
+    }
+
     void initTestCase()
     {
         QStandardPaths::setTestModeEnabled(true);

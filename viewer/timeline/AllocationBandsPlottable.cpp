@@ -5,6 +5,7 @@
 #include "style/AllocationText.h"
 #include "style/BandColors.h"
 #include "style/ByteText.h"
+#include "timeline/StepLabelStride.h"
 
 #include <algorithm>
 #include <cmath>
@@ -327,6 +328,9 @@ void AllocationBandsPlottable::drawPhases(QCPPainter *painter, const QRect &area
                   tr("%1 steps (zoom in to see each step, then its phases)").arg(visibleSteps));
             return;
         }
+        // Numbers wider than the steps go on every k-th step, centred on it.
+        const double labelWidth = fm.horizontalAdvance(QString::number(steps.back().index)) + 6;
+        const int64_t stride = stepLabelStride(perStep, labelWidth);
         for (const StepSummary &st : steps) {
             if (st.endUs < tA || st.startUs > tB)
                 continue;
@@ -334,7 +338,13 @@ void AllocationBandsPlottable::drawPhases(QCPPainter *painter, const QRect &area
             const double xb = std::min<double>(pixelOf(st.endUs), area.right());
             const QColor fill = st.index % 2 ? (dark_ ? QColor(60, 80, 110) : QColor(190, 205, 230))
                                              : (dark_ ? QColor(85, 110, 150) : QColor(215, 228, 245));
-            strip(xa, xb, fill, QString::number(st.index));
+            strip(xa, xb, fill, QString());
+            const double centre = (xa + xb) / 2;
+            // Whole labels only: one cut by the plot's edge reads as another number.
+            if (stride > 0 && st.index % stride == 0 && centre - labelWidth / 2 >= area.left() && centre + labelWidth / 2 <= area.right()) {
+                painter->setPen(dark_ ? QColor(235, 240, 250) : Qt::black);
+                painter->drawText(QRectF(centre - labelWidth / 2, area.top(), labelWidth, h), Qt::AlignCenter, QString::number(st.index));
+            }
         }
         return;
     }
