@@ -39,6 +39,10 @@ OverlayRun sample(const OverlayInput &run, const std::vector<std::optional<doubl
     OverlayRun out;
     out.active.assign(columns, std::nullopt);
     out.reserved.assign(columns, std::nullopt);
+    // What a column holds after its last event: a column without events (time alignment puts
+    // the quiet stretches between bursts there) shows that of the column before, as memory
+    // stays put between events; left empty, the lines broke into dashes.
+    std::vector<std::optional<std::pair<uint64_t, uint64_t>>> after(columns);
     for (size_t e = 0; e < x.size(); ++e) {
         if (!x[e])
             continue;
@@ -47,6 +51,21 @@ OverlayRun sample(const OverlayInput &run, const std::vector<std::optional<doubl
         const uint64_t reserved = run.index->reservedAfter(static_cast<uint32_t>(e));
         out.active[c] = std::max(out.active[c].value_or(0), active);
         out.reserved[c] = std::max(out.reserved[c].value_or(0), reserved);
+        after[c] = {active, reserved};
+    }
+    size_t last = columns;
+    for (size_t c = 0; c < columns; ++c) {
+        if (after[c])
+            last = c;
+    }
+    std::optional<std::pair<uint64_t, uint64_t>> held;
+    for (size_t c = 0; c < columns && c <= last && last < columns; ++c) {
+        if (after[c]) {
+            held = after[c];
+        } else if (held) {
+            out.active[c] = held->first;
+            out.reserved[c] = held->second;
+        }
     }
     return out;
 }

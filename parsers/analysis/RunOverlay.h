@@ -13,8 +13,9 @@ namespace memlens {
 enum class OverlayAlignment { Time, Event, Step };
 
 struct OverlayRun {
-    // Per column: the highest active bytes and reserved bytes among the run's events in it;
-    // nullopt where the run has no event (past its end, or between steps it lacks).
+    // Per column: the highest active bytes and reserved bytes among the run's events in it; a
+    // column without events holds what the column before ended with; nullopt before the run's
+    // first column and past its last.
     std::vector<std::optional<uint64_t>> active, reserved;
 };
 

@@ -239,6 +239,21 @@ private slots:
         QVERIFY(bySteps.b.active.back().has_value());
         const std::vector<StepSummary> none;
         QCOMPARE(overlayRuns({&ia, &none}, {&ib, &sb.steps}, OverlayAlignment::Step, 10).alignment, OverlayAlignment::Event);
+
+        // By time, the lines are continuous: from each run's first sample to its last, no
+        // column is empty (events come in bursts; the quiet columns between them used to be
+        // gaps, drawn as dashes), and the shorter run ends where its time does.
+        const RunOverlay byTime = overlayRuns({&ia, &sa.steps}, {&ib, &sb.steps}, OverlayAlignment::Time, 1200);
+        for (const OverlayRun *run : {&byTime.a, &byTime.b}) {
+            const auto first = std::find_if(run->active.begin(), run->active.end(), [](const auto &v) { return v.has_value(); });
+            const auto last = std::find_if(run->active.rbegin(), run->active.rend(), [](const auto &v) { return v.has_value(); }).base();
+            QVERIFY(first < last);
+            QVERIFY(std::all_of(first, last, [](const auto &v) { return v.has_value(); }));
+        }
+        const double spanA = double(ia.events().timeUs[ia.eventCount() - 1] - ia.events().timeUs[0]) / 1e6;
+        const size_t lastA = size_t(std::find_if(byTime.a.active.rbegin(), byTime.a.active.rend(), [](const auto &v) { return v.has_value(); }).base() -
+                                    byTime.a.active.begin());
+        QVERIFY(std::abs(double(lastA) / 1200 * byTime.xMax - spanA) <= byTime.xMax / 1200 * 2);
     }
 };
 
