@@ -6,6 +6,8 @@
 #include "MainWindow.h"
 #include "analysis/FrameFilter.h"
 #include "compare/CompareDialog.h"
+#include "compare/RunNames.h"
+#include "compare/RunOverlayView.h"
 #include "decode/SnapshotLoader.h"
 #include "document/DocumentView.h"
 #include "document/SessionBinding.h"

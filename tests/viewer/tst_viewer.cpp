@@ -57,6 +57,34 @@ private slots:
         QVERIFY(other.table()->item(0, 3)->text().startsWith("+"));
     }
 
+    // Two runs both named snapshot.pickle are told apart by their folders; the headline says in
+    // words how B's peaks differ; a run without steps makes the menu say "by event", as drawn.
+    void compareNamesHeadlineAndAlignment()
+    {
+        QCOMPARE(distinguishingNames("/runs/rank0/snapshot.pickle", "/runs/rank1/snapshot.pickle"),
+                 std::make_pair(QString("rank0/snapshot.pickle"), QString("rank1/snapshot.pickle")));
+        QCOMPARE(distinguishingNames("/a/x.pickle", "/b/y.pickle"), std::make_pair(QString("x.pickle"), QString("y.pickle")));
+        QCOMPARE(distinguishingNames("/a/b/c/s.pickle", "/a/d/c/s.pickle"), std::make_pair(QString("b/c/s.pickle"), QString("d/c/s.pickle")));
+
+        QTemporaryDir dir;
+        QVERIFY(QDir(dir.path()).mkpath("rank0") && QDir(dir.path()).mkpath("rank1"));
+        QVERIFY(QFile::copy(gpt2(), dir.filePath("rank0/snapshot.pickle")));
+        QVERIFY(QFile::copy(corpusDir() + "/snapshots/streams_pending_free/snapshot.pickle", dir.filePath("rank1/snapshot.pickle")));
+        auto a = load(dir.filePath("rank0/snapshot.pickle"));
+        auto b = load(dir.filePath("rank1/snapshot.pickle"));
+        RunOverlayView view;
+        view.setAlignment(OverlayAlignment::Step);
+        view.setRuns(a, 0, b, 0);
+        const QString title = view.titleText();
+        QVERIFY2(title.contains("rank0/snapshot.pickle") && title.contains("rank1/snapshot.pickle"), qPrintable(title));
+        const DeviceSummary &sa = a->devices.at(0).summary, &sb = b->devices.at(0).summary;
+        const QString less = QString::fromStdString(formatBytes(sa.peakActiveBytes - sb.peakActiveBytes)) + " less";
+        const QString reserved = QString("reserved %1 → %2").arg(QString::fromStdString(formatBytes(sa.peakReservedBytes)),
+                                                                   QString::fromStdString(formatBytes(sb.peakReservedBytes)));
+        QVERIFY2(title.contains(less) && title.contains(reserved), qPrintable(title));
+        QCOMPARE(view.alignment(), OverlayAlignment::Event); // streams_pending_free has no steps
+    }
+
     void exportWithFooter()
     {
         auto doc = load(corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle");

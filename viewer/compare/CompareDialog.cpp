@@ -2,6 +2,7 @@
 
 #include "analysis/Moment.h"
 #include "analysis/SnapshotSummary.h"
+#include "compare/RunNames.h"
 #include "compare/RunOverlayView.h"
 #include "jobs/DocumentLoader.h"
 #include "style/ByteText.h"
@@ -117,8 +118,9 @@ void CompareDialog::refresh()
     }
     const auto sites = diffBySite(*a_->snapshot, *da->index, ea, *b_->snapshot, *db->index, eb);
     const uint64_t ta = da->index->activeAfter(ea), tb = db->index->activeAfter(eb);
+    const auto [nameA, nameB] = distinguishingNames(QString::fromStdString(a_->path), QString::fromStdString(b_->path));
     totals_->setText(tr("A: %1 (%2) · B: %3 (%4) · %5 call sites differ")
-                         .arg(bytesText(ta), QString::fromStdString(a_->fileName()), bytesText(tb), QString::fromStdString(b_->fileName()))
+                         .arg(bytesText(ta), nameA, bytesText(tb), nameB)
                          .arg(sites.size()));
     table_->setRowCount(static_cast<int>(sites.size()));
     for (int r = 0; r < static_cast<int>(sites.size()); ++r) {

@@ -1,5 +1,6 @@
 #include "compare/RunOverlayView.h"
 
+#include "compare/RunNames.h"
 #include "style/ByteText.h"
 #include "style/PlotPalette.h"
 #include "timeline/BytesPlot.h"
@@ -64,6 +65,11 @@ void RunOverlayView::setAlignment(OverlayAlignment alignment)
     align_->setCurrentIndex(align_->findData(int(alignment)));
 }
 
+QString RunOverlayView::titleText() const
+{
+    return title_->text();
+}
+
 OverlayAlignment RunOverlayView::alignment() const
 {
     return static_cast<OverlayAlignment>(align_->currentData().toInt());
@@ -96,13 +102,25 @@ void RunOverlayView::refresh()
         return;
     }
     const RunOverlay o = overlayRuns({da->index.get(), &da->summary.steps}, {db->index.get(), &db->summary.steps}, alignment(), kColumns);
-    const QString nameA = QString::fromStdString(a_->fileName()), nameB = QString::fromStdString(b_->fileName());
-    const int64_t peakChange = int64_t(db->summary.peakActiveBytes) - int64_t(da->summary.peakActiveBytes);
-    title_->setText(tr("<b>A</b> %1: peak %2 · <b>B</b> %3: peak %4 · <b>%5</b>")
-                        .arg(nameA.toHtmlEscaped(), bytesText(da->summary.peakActiveBytes), nameB.toHtmlEscaped(),
-                             bytesText(db->summary.peakActiveBytes), signedBytesText(peakChange)));
-    if (o.alignment != alignment())
+    const auto [nameA, nameB] = distinguishingNames(QString::fromStdString(a_->path), QString::fromStdString(b_->path));
+    // The headline in words: how B's peaks differ from A's.
+    auto change = [](uint64_t a, uint64_t b) {
+        if (a == b)
+            return tr("the same");
+        const QString by = bytesText(b > a ? b - a : a - b);
+        return (b > a ? tr("%1 more") : tr("%1 less")).arg(by) + (a ? QStringLiteral(" (%1%2 %)").arg(b > a ? "+" : "−").arg(std::abs(100.0 * (double(b) - double(a)) / double(a)), 0, 'f', 1) : QString());
+    };
+    title_->setText(tr("<b>A</b> %1 · <b>B</b> %2 — B peaks at %3 active against A's %5: <b>%4</b>; reserved %6 → %7: <b>%8</b>")
+                        .arg(nameA.toHtmlEscaped(), nameB.toHtmlEscaped(), bytesText(db->summary.peakActiveBytes),
+                             change(da->summary.peakActiveBytes, db->summary.peakActiveBytes), bytesText(da->summary.peakActiveBytes),
+                             bytesText(da->summary.peakReservedBytes), bytesText(db->summary.peakReservedBytes),
+                             change(da->summary.peakReservedBytes, db->summary.peakReservedBytes)));
+    // A run without steps cannot be aligned by step: the menu says what is drawn.
+    if (o.alignment != alignment()) {
+        const QSignalBlocker blocker(align_);
+        align_->setCurrentIndex(align_->findData(int(o.alignment)));
         title_->setText(title_->text() + tr(" (no steps in one run: aligned by event)"));
+    }
     auto addGraph = [&](const std::vector<std::optional<uint64_t>> &values, const QColor &color, bool dashed, const QString &name) {
         QCPGraph *g = plot_->addGraph();
         QVector<double> x, y;

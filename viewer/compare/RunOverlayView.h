@@ -25,6 +25,7 @@ public:
     OverlayAlignment alignment() const;
     QCustomPlot *plot() const { return plot_; }
     QString categoryText() const;
+    QString titleText() const;
 
 private:
     void refresh();
