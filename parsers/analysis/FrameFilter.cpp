@@ -1,6 +1,7 @@
 #include "analysis/FrameFilter.h"
 
 #include <array>
+#include <cctype>
 
 namespace memlens {
 
@@ -14,6 +15,12 @@ bool isNoiseFrame(std::string_view name, std::string_view file)
         "core/boxing", "/Register", "/Redispatch", "pythonrun.c", "Modules/main.c", "Objects/call.c",
         "Objects/methodobject.c", "pycore_ceval.h", "ceval.c", "cpython/abstract.h",
     };
+    // C++ stacks (context="all", stacks="all") run through CPython's interpreter and libc:
+    // Py*/_Py* functions and __libc_* outside Python files, and frames with no name at all.
+    const bool pythonFile = file.ends_with(".py");
+    if (name.empty() || (!pythonFile && (name.starts_with("_Py") || name.starts_with("__libc_") ||
+                                          (name.starts_with("Py") && name.size() > 2 && (std::isupper(static_cast<unsigned char>(name[2])) || name[2] == '_')))))
+        return true;
     for (std::string_view n : kNames) {
         if (name.find(n) != std::string_view::npos)
             return true;

@@ -6,6 +6,7 @@
 #include "analysis/AllocatorState.h"
 #include "analysis/CallTree.h"
 #include "analysis/DeviceIndex.h"
+#include "analysis/FrameFilter.h"
 #include "analysis/SnapshotSummary.h"
 #include "decode/SnapshotLoader.h"
 
@@ -43,6 +44,30 @@ class TestCorpus : public QObject {
     Q_OBJECT
 
 private slots:
+    // C++ stacks run through CPython's interpreter and libc: with noise hidden, the call tree at
+    // the peak of the C++-stacks run has no row for a CPython API function, a libc start-up
+    // frame or a frame without a name, and still has torch's own C++ frames.
+    void cppStacksHideInterpreterFrames()
+    {
+        auto snapshot = loadSnapshot((corpusDir() + "/snapshots/tinyllama_bf16_ckpt_cpp_stacks/snapshot.pickle.gz").toStdString());
+        DeviceIndex index(*snapshot, 0);
+        CallTreeOptions options;
+        options.hideNoise = true;
+        const CallTree tree(*snapshot, index, index.liveAt(index.peakIndex()), options);
+        static const QRegularExpression interpreter(R"((^|:)(_?Py[A-Z_]\w*|__libc_\w*|_start)\b)");
+        size_t torchFrames = 0;
+        for (uint32_t id = 1; id < tree.size(); ++id) {
+            const QString label = QString::fromStdString(tree.label(id));
+            QVERIFY2(!label.trimmed().isEmpty() && !label.endsWith(':'), qPrintable("a blank row: '" + label + "'"));
+            QVERIFY2(!interpreter.match(label).hasMatch(), qPrintable(label));
+            torchFrames += label.contains("at::") || label.contains("c10::");
+        }
+        QVERIFY(torchFrames > 0);
+        QVERIFY(!isNoiseFrame("PyTorchHelper", "model.py")); // a Python function of that name is the user's
+        QVERIFY(isNoiseFrame("PyMethod_New", "??"));
+        QVERIFY(isNoiseFrame("", "??"));
+    }
+
     void initTestCase()
     {
         QVERIFY2(QDir(corpusDir()).exists(), qPrintable("corpus not found at " + corpusDir()));
