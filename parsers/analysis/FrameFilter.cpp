@@ -7,9 +7,9 @@ namespace memlens {
 
 bool isNoiseFrame(std::string_view name, std::string_view file)
 {
-    static constexpr std::array<std::string_view, 8> kNames = {
+    static constexpr std::array<std::string_view, 11> kNames = {
         "unwind::unwind", "CapturedTraceback::gather", "gather_with_cpp", "_start",
-        "__libc_start_main", "PyEval_", "PyObject_", "PyFunction_",
+        "__libc_start_main", "PyEval_", "PyObject_", "PyFunction_", "__clone", "start_thread", "pthread_",
     };
     static constexpr std::array<std::string_view, 10> kFiles = {
         "core/boxing", "/Register", "/Redispatch", "pythonrun.c", "Modules/main.c", "Objects/call.c",
@@ -18,6 +18,9 @@ bool isNoiseFrame(std::string_view name, std::string_view file)
     // C++ stacks (context="all", stacks="all") run through CPython's interpreter and libc:
     // Py*/_Py* functions and __libc_* outside Python files, and frames with no name at all.
     const bool pythonFile = file.ends_with(".py");
+    // torch's generated dispatch registrations (RegisterCUDA_0.cpp, …), with or without a folder.
+    if (file.starts_with("Register"))
+        return true;
     if (name.empty() || (!pythonFile && (name.starts_with("_Py") || name.starts_with("__libc_") ||
                                           (name.starts_with("Py") && name.size() > 2 && (std::isupper(static_cast<unsigned char>(name[2])) || name[2] == '_')))))
         return true;
