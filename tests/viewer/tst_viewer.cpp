@@ -96,6 +96,23 @@ private slots:
         QVERIFY(footer.text().contains("event 6075"));
         QVERIFY(footer.text().contains("memlens 9.9"));
         QWidget *page = view->currentPage();
+        // The picture without its controls: where the search box is, the export shows only the
+        // background around it, and the box is back afterwards.
+        auto *search = page->findChild<QLineEdit *>();
+        QVERIFY(search && search->isVisibleTo(page));
+        const QRect box(search->mapTo(page, QPoint(0, 0)), search->size());
+        const QImage exported = exportImage(page, std::nullopt, 1.0).copy(box.adjusted(2, 2, -2, -2));
+        const QImage grabbed = page->grab().toImage().copy(box.adjusted(2, 2, -2, -2));
+        auto uniform = [](const QImage &image) {
+            for (int y = 0; y < image.height(); ++y)
+                for (int x = 0; x < image.width(); ++x)
+                    if (image.pixel(x, y) != image.pixel(0, 0))
+                        return false;
+            return true;
+        };
+        QVERIFY(!uniform(grabbed)); // the box, its frame and placeholder text
+        QVERIFY(uniform(exported));
+        QVERIFY(search->isVisibleTo(page));
         for (qreal scale : {1.0, 2.0}) {
             const QImage image = exportImage(page, footer, scale);
             QCOMPARE(image.size(), QSize(page->width(), page->height() + kFooterHeight) * scale);

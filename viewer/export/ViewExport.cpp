@@ -4,8 +4,15 @@
 #include "style/ByteText.h"
 
 #include <qcustomplot.h>
+#include <QAbstractButton>
+#include <QAbstractSlider>
+#include <QAbstractSpinBox>
+#include <QComboBox>
+#include <QLineEdit>
 #include <QPainter>
+#include <QPointer>
 #include <QSaveFile>
+#include <QScrollBar>
 #include <QSvgGenerator>
 #include <QWidget>
 
@@ -20,10 +27,48 @@ void drawFooter(QPainter &p, const QRect &strip, const ExportFooter &footer, con
     p.setPen(palette.color(QPalette::WindowText));
     p.drawText(strip.adjusted(6, 0, -6, 0), Qt::AlignVCenter | Qt::AlignLeft, footer.text());
 }
+
+// An export shows the picture, its legend and the footer, not the controls around them (a
+// search box with its placeholder, drop-downs, check boxes). They are hidden while the view
+// paints, keeping their room, so nothing else moves and their parents' own background shows.
+class ControlsHidden {
+public:
+    explicit ControlsHidden(QWidget *view)
+    {
+        for (QWidget *w : view->findChildren<QWidget *>()) {
+            const bool control = qobject_cast<QComboBox *>(w) || qobject_cast<QLineEdit *>(w) || qobject_cast<QAbstractButton *>(w) ||
+                                 qobject_cast<QAbstractSpinBox *>(w) || qobject_cast<QAbstractSlider *>(w);
+            if (!control || qobject_cast<QScrollBar *>(w) || w->isHidden() || !w->isVisibleTo(view))
+                continue;
+            QSizePolicy policy = w->sizePolicy();
+            hidden_.push_back({w, policy.retainSizeWhenHidden()});
+            policy.setRetainSizeWhenHidden(true);
+            w->setSizePolicy(policy);
+            w->hide();
+        }
+    }
+    ~ControlsHidden()
+    {
+        for (const auto &[w, retained] : hidden_) {
+            if (!w)
+                continue;
+            w->show();
+            QSizePolicy policy = w->sizePolicy();
+            policy.setRetainSizeWhenHidden(retained);
+            w->setSizePolicy(policy);
+        }
+    }
+    ControlsHidden(const ControlsHidden &) = delete;
+    ControlsHidden &operator=(const ControlsHidden &) = delete;
+
+private:
+    std::vector<std::pair<QPointer<QWidget>, bool>> hidden_;
+};
 } // namespace
 
 void renderVector(QWidget *view, QCPPainter &painter)
 {
+    const ControlsHidden controls(view);
     view->render(&painter);
     // QWidget::render paints QCustomPlot from its pixel buffer; draw the plots again as vectors
     // on top so their text (axes, markers, notes) stays text in the SVG.
@@ -51,7 +96,10 @@ QImage exportImage(QWidget *view, const std::optional<ExportFooter> &footer, qre
     image.setDevicePixelRatio(scale);
     image.fill(view->palette().color(QPalette::Window));
     QPainter p(&image);
-    view->render(&p);
+    {
+        const ControlsHidden controls(view);
+        view->render(&p);
+    }
     if (footer)
         drawFooter(p, QRect(0, view->height(), view->width(), kFooterHeight), *footer, view->palette());
     return image;
