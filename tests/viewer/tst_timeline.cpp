@@ -275,6 +275,19 @@ private slots:
         const auto frames = stackFrames(*doc->snapshot, largest.stack, true);
         const QString top = frames.empty() ? QString("no stack recorded") : QString::fromStdString(doc->snapshot->frameText(frames.front()));
         QVERIFY2(tip.contains(top), qPrintable(tip));
+        // Coloured by category, the timeline says which colour is which; otherwise no legend.
+        QVERIFY(!timeline->categoryLegend()->isVisibleTo(timeline));
+        view->state()->setColorMode(ColorMode::Category);
+        QVERIFY(timeline->categoryLegend()->isVisibleTo(timeline));
+        for (int c = 0; c < kCategoryCount; ++c) {
+            QVERIFY(timeline->categoryLegend()->text().contains(categoryColor(c).name()));
+            QVERIFY(timeline->categoryLegend()->text().contains(QString::fromUtf8(categoryName(Category(c))).replace('_', ' ')));
+        }
+        view->state()->setColorMode(ColorMode::Allocation);
+        QVERIFY(!timeline->categoryLegend()->isVisibleTo(timeline));
+        // It names the category the colouring by category shows.
+        const QString category = QString::fromUtf8(categoryName(d.categories->of(largest.allocation))).replace('_', ' ');
+        QVERIFY2(tip.contains("category: " + category), qPrintable(tip));
         // Clicking selects it in the shared state.
         QTest::mouseClick(timeline->plot(), Qt::LeftButton, Qt::NoModifier, QPoint(static_cast<int>(x), static_cast<int>(yMid)));
         QCOMPARE(view->state()->selectedAllocation(), largest.allocation);

@@ -3,6 +3,7 @@
 #include "state/ViewState.h"
 #include "notes/NoteSet.h"
 #include "style/AllocationText.h"
+#include "style/BandColors.h"
 #include "style/ByteText.h"
 #include "state/ColorModeBox.h"
 #include "style/PlotPalette.h"
@@ -49,6 +50,15 @@ TimelineView::TimelineView(ViewState *state, QWidget *parent) : QWidget(parent),
     bar->addWidget(axisMode_);
     bar->addWidget(colorMode);
     layout->addLayout(bar);
+    // Colour by category: which colour is which.
+    legend_ = new QLabel(this);
+    QStringList entries;
+    for (int c = 0; c < kCategoryCount; ++c)
+        entries << QStringLiteral("<span style='color:%1'>■</span> %2")
+                       .arg(categoryColor(c).name(), QString::fromUtf8(categoryName(static_cast<Category>(c))).replace('_', ' '));
+    legend_->setText(entries.join(QStringLiteral(" &nbsp; ")));
+    legend_->setVisible(state_->colorMode() == ColorMode::Category);
+    layout->addWidget(legend_);
 
     plot_ = newBytesPlot(this, tr("Active memory"));
     plot_->setMouseTracking(true);
@@ -78,6 +88,7 @@ TimelineView::TimelineView(ViewState *state, QWidget *parent) : QWidget(parent),
     connect(axisMode_, &QComboBox::currentIndexChanged, this, [this](int i) { state_->setTimeAxis(i == 1); });
     auto replot = [this] { plot_->replot(QCustomPlot::rpQueuedReplot); };
     connect(state_, &ViewState::colorModeChanged, this, replot);
+    connect(state_, &ViewState::colorModeChanged, this, [this] { legend_->setVisible(state_->colorMode() == ColorMode::Category); });
     connect(state_, &ViewState::selectedAllocationChanged, this, replot);
     connect(state_, &ViewState::selectedEventChanged, this, replot);
     connect(state_, &ViewState::timelineChanged, this, replot);

@@ -45,6 +45,8 @@ public:
     // Selects the next matching allocation after the selected one and reveals it.
     void nextSearchHit();
     QLineEdit *searchField() const { return search_; }
+    // The category colours' legend, shown while the timeline is coloured by category.
+    const QLabel *categoryLegend() const { return legend_; }
 
 protected:
     void keyPressEvent(QKeyEvent *event) override;
@@ -66,6 +68,7 @@ private:
     AllocationBandsPlottable *bands_;
     TimelineOverview *overview_;
     QLabel *readout_;
+    QLabel *legend_;
     QString readoutBase_; // the readout without the what-if's words
     std::unique_ptr<WhatIfOverlay> whatIf_;
     QComboBox *axisMode_;
