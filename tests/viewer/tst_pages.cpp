@@ -214,6 +214,13 @@ private slots:
         page->setFilter(QString(), 700ull << 20, 0);
         QCOMPARE(page->table()->model()->rowCount(), 3); // the three logits-sized tensors
         QVERIFY(page->totalsText().contains("3 allocations"));
+        // Typed into the min-size field, the bound applies as typed, without Enter.
+        page->setFilter(QString(), 0, 0);
+        auto *minSize = page->findChildren<QLineEdit *>().at(1);
+        QVERIFY(minSize->placeholderText().startsWith("min size"));
+        QTest::keyClicks(minSize, "700M");
+        QCOMPARE(page->table()->model()->rowCount(), 3);
+        minSize->clear();
         // Selecting a row selects the allocation everywhere.
         page->table()->setCurrentIndex(page->table()->model()->index(0, 0));
         QCOMPARE(view->state()->selectedAllocation(), page->table()->model()->index(0, 0).data(LiveAllocationModel::AllocationRole).toUInt());

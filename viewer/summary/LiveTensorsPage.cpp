@@ -132,8 +132,9 @@ LiveTensorsPage::LiveTensorsPage(ViewState *state, QWidget *parent) : QWidget(pa
 
     auto refilter = [this] { setFilter(text_->text(), parseSize(minSize_->text()), parseSize(maxSize_->text())); };
     connect(text_, &QLineEdit::textChanged, this, refilter);
-    connect(minSize_, &QLineEdit::editingFinished, this, refilter);
-    connect(maxSize_, &QLineEdit::editingFinished, this, refilter);
+    // The size bounds apply as they are typed, like the text filter.
+    connect(minSize_, &QLineEdit::textChanged, this, refilter);
+    connect(maxSize_, &QLineEdit::textChanged, this, refilter);
     connect(earlierStep_, &QCheckBox::toggled, this, refilter);
     connect(exportButton, &QPushButton::clicked, this, [this] {
         const QString path = QFileDialog::getSaveFileName(this, tr("Export live allocations"), "live.csv", tr("CSV (*.csv)"));
