@@ -8,6 +8,39 @@ class TestSegments : public QObject {
     Q_OBJECT
 
 private slots:
+    // The event list has room for the last event's number and for a size, not only for what its
+    // first rows hold (event numbers of five digits were cut to "1…").
+    void eventListColumnsFitTheLastRows()
+    {
+        // 300,000 entries: six-digit event numbers, wider than the header and the first rows.
+        SynthSnapshot s;
+        std::vector<SynthEntry> trace{{"segment_alloc", 0x100000, 2 << 20, 1}};
+        for (int i = 0; i < 149999; ++i) {
+            trace.push_back({"alloc", 0x100000, uint64_t(1 + i % 1000) << 10, 2 + 2 * i});
+            trace.push_back({"free_completed", 0x100000, uint64_t(1 + i % 1000) << 10, 3 + 2 * i});
+        }
+        s.traces = {trace};
+        s.segments = {{0, 0x100000, 0, {{2 << 20, 0, "inactive"}}}};
+        QTemporaryDir dir;
+        QFile out(dir.filePath("long.pickle"));
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        const std::string bytes = s.pickle();
+        out.write(bytes.data(), qint64(bytes.size()));
+        out.close();
+        auto doc = load(out.fileName());
+        auto view = openView(doc, Page::Segments, QSize(1400, 900));
+        QTableView *events = view->segments()->eventList();
+        const int rows = events->model()->rowCount();
+        QVERIFY(rows >= 299999);
+        const QFontMetrics fm(events->font());
+        const QString last = events->model()->index(rows - 1, EventListModel::Index).data().toString();
+        QVERIFY(events->columnWidth(EventListModel::Index) > fm.horizontalAdvance(last));
+        for (int r = 0; r < rows; r += 997) {
+            const QString size = events->model()->index(r, EventListModel::Size).data().toString();
+            QVERIFY2(events->columnWidth(EventListModel::Size) > fm.horizontalAdvance(size), qPrintable(size));
+        }
+    }
+
     void initTestCase()
     {
         QStandardPaths::setTestModeEnabled(true);

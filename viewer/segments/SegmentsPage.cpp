@@ -19,6 +19,7 @@
 #include <QScrollArea>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
+#include <QStyle>
 #include <QTableView>
 #include <QVBoxLayout>
 #include <tuple>
@@ -162,6 +163,18 @@ void SegmentsPage::rebuild()
     device_ = state_->deviceData();
     eventModel_->setDevice(state_->document(), state_->device());
     events_->resizeColumnsToContents();
+    // The rows measured are the first ones; later event numbers and sizes are wider. Room for the
+    // last event's number and the widest size text, so neither is cut when scrolled to.
+    if (const int rows = eventModel_->rowCount(); rows > 0) {
+        const QFontMetrics fm(events_->font());
+        const int margin = 2 * events_->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, events_) + 12;
+        const QString lastEvent = eventModel_->index(rows - 1, EventListModel::Index).data().toString();
+        events_->setColumnWidth(EventListModel::Index, std::max(events_->columnWidth(EventListModel::Index), fm.horizontalAdvance(lastEvent) + margin));
+        int sizeWidth = events_->columnWidth(EventListModel::Size);
+        for (uint64_t widest : {uint64_t(1023) << 10, uint64_t(1023) << 20, uint64_t(1023) << 30, uint64_t(8.88 * double(1ull << 30))})
+            sizeWidth = std::max(sizeWidth, fm.horizontalAdvance(bytesText(widest)) + margin);
+        events_->setColumnWidth(EventListModel::Size, sizeWidth);
+    }
     shown_ = UINT32_MAX;
     if (!device_)
         return;
