@@ -2,6 +2,7 @@
 
 #include "advice/AllocatorFixes.h"
 #include "advice/RunSamples.h"
+#include "analysis/AllocatorState.h"
 #include "analysis/StackMatch.h"
 #include "analysis/SnapshotSummary.h"
 #include "estimator/Techniques.h"
@@ -157,11 +158,7 @@ Advice advise(const Snapshot &snapshot, const DeviceIndex &index, const Allocati
         a.capacityHow = guess.how;
     }
     if (a.oom && options.deviceTotal) {
-        OomDiagnosis d;
-        d.requested = static_cast<uint64_t>(request);
-        d.deviceFree = index.events().addr[a.event];
-        d.reservedBytes = a.reservedBytes;
-        a.outsideAllocatorBytes = d.outsideAllocator(options.deviceTotal);
+        a.outsideAllocatorBytes = outsideAllocatorBytes(options.deviceTotal, index.events().addr[a.event], a.reservedBytes);
         if (a.outsideAllocatorBytes && a.capacity && *a.outsideAllocatorBytes < *a.capacity) {
             a.capacity = *a.capacity - *a.outsideAllocatorBytes;
             a.capacityHow += ", less " + formatBytes(*a.outsideAllocatorBytes) +

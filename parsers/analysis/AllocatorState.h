@@ -6,6 +6,7 @@
 #include "analysis/DeviceIndex.h"
 #include "model/Snapshot.h"
 
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -73,6 +74,23 @@ uint64_t roundedBlockSize(uint64_t requested);
 
 // Why an allocation failed: enough free space in reserved segments but no hole big enough in the
 // pool that serves the request (fragmentation), or simply not enough (capacity).
+// Memory on the device held outside PyTorch's allocator at an OOM (CUDA context, NCCL buffers,
+// cuBLAS workspaces, other processes): the device's total less what it reported free and what
+// the allocator reserved. A file does not record the total; none without it.
+inline std::optional<uint64_t> outsideAllocatorBytes(std::optional<uint64_t> deviceTotal, uint64_t deviceFree, uint64_t reserved)
+{
+    if (!deviceTotal || *deviceTotal < deviceFree + reserved)
+        return std::nullopt;
+    return *deviceTotal - deviceFree - reserved;
+}
+
+// The device still had room for the request: a per-process limit
+// (set_per_process_memory_fraction) stopped the run, not the device.
+inline bool stoppedByProcessLimit(uint64_t deviceFree, uint64_t request)
+{
+    return deviceFree >= 2 * request;
+}
+
 struct OomDiagnosis {
     uint32_t event = 0;
     uint64_t requested = 0;
@@ -83,18 +101,11 @@ struct OomDiagnosis {
     uint64_t largestFreeAddress = 0; // where that hole starts (0: no hole)
     uint64_t reservedBytes = 0;    // reserved by the allocator there
     bool fragmentation = false;
-    // Memory on the device held outside PyTorch's allocator (CUDA context, NCCL buffers, cuBLAS
-    // workspaces, other processes): the device's total less what it reported free and what the
-    // allocator reserved. A file does not record the total; none without it.
     std::optional<uint64_t> outsideAllocator(std::optional<uint64_t> deviceTotal) const
     {
-        if (!deviceTotal || *deviceTotal < deviceFree + reservedBytes)
-            return std::nullopt;
-        return *deviceTotal - deviceFree - reservedBytes;
+        return outsideAllocatorBytes(deviceTotal, deviceFree, reservedBytes);
     }
-    // The device still had room for the request: a per-process limit
-    // (set_per_process_memory_fraction) stopped the run, not the device.
-    bool perProcessLimit() const { return deviceFree >= 2 * requested; }
+    bool perProcessLimit() const { return stoppedByProcessLimit(deviceFree, requested); }
     std::string verdict() const { return fragmentation ? "fragmentation" : "capacity"; }
     std::string explanation() const; // plain words, with what typically helps
 };

@@ -1,5 +1,6 @@
 #include "replay/Replay.h"
 
+#include "analysis/AllocatorState.h"
 #include "model/ByteFormat.h"
 #include "replay/CachingAllocatorModel.h"
 
@@ -118,7 +119,7 @@ CapacityGuess capacityFromOom(const DeviceIndex &index)
     const uint64_t deviceFree = index.events().addr[e]; // an OOM entry's device_free
     const uint64_t request = index.events().size[e];
     const uint64_t reserved = index.reservedAfter(e);
-    if (deviceFree >= request * 2) {
+    if (stoppedByProcessLimit(deviceFree, request)) {
         uint64_t peak = index.startReservedBytes();
         for (const auto &[event, bytes] : index.reservedChanges()) {
             if (event > e)
