@@ -6,7 +6,6 @@
 #include "advice/AdviceReport.h"
 #include "analysis/AllocationCategories.h"
 #include "analysis/DeviceIndex.h"
-#include "ranks/RankFiles.h"
 
 #include <algorithm>
 #include <iostream>
@@ -29,10 +28,8 @@ int runAdviseCommand(const std::vector<std::string> &args)
                 throw std::invalid_argument("--sort takes effort or saves, not '" + *sort + "'");
             options.bySaves = *sort == "saves";
         }
-        if (const auto gpus = cl.integer("gpus"))
-            options.gpus = {static_cast<int>(std::clamp<long long>(*gpus, 1, 1 << 20)), "--gpus", Confidence::High};
-        else if (const std::optional<WorldSize> beside = worldSizeBeside(file))
-            options.gpus = {beside->ranks, beside->how, Confidence::Medium};
+        const auto gpus = cl.integer("gpus");
+        options.gpus = runGpus(gpus ? std::optional<int>(static_cast<int>(std::clamp<long long>(*gpus, 1, 1 << 20))) : std::nullopt, "--gpus", file);
         const CapacityOption capacity = capacityOption(cl);
         options.capacity = capacity.bytes;
         options.capacitySource = capacity.source;

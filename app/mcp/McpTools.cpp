@@ -175,10 +175,8 @@ McpToolResult adviseTool(const json &args, McpToolContext &context)
     options.capacity = capacityArguments(args, options.capacitySource);
     if (const std::optional<std::string> gpu = stringArgument(args, "gpu"))
         options.deviceTotal = options.capacity;
-    if (const std::optional<int64_t> gpus = integerArgument(args, "gpus", 1, 1 << 20))
-        options.gpus = {int(*gpus), "gpus", Confidence::High};
-    else if (const std::optional<WorldSize> beside = worldSizeBeside(o.file))
-        options.gpus = {beside->ranks, beside->how, Confidence::Medium};
+    const std::optional<int64_t> gpus = integerArgument(args, "gpus", 1, 1 << 20);
+    options.gpus = runGpus(gpus ? std::optional<int>(int(*gpus)) : std::nullopt, "gpus", o.file);
     const AllocationCategories categories(*o.snapshot, *o.index);
     const Advice advice = advise(*o.snapshot, *o.index, categories, options);
     std::ostringstream text;

@@ -62,6 +62,10 @@ struct Advice {
     std::vector<Fix> fixes; // ordered as AdviceOptions::bySaves says; only fixes that save something
 };
 
+// The run's GPU count for AdviceOptions::gpus: the one the user gave (`source` names where),
+// else the rank snapshots beside `snapshotPath` (ranks/worldSizeBeside), else none.
+Inferred<int> runGpus(std::optional<int> given, const std::string &source, const std::string &snapshotPath);
+
 // Throws std::invalid_argument when `at` names no event.
 Advice advise(const Snapshot &snapshot, const DeviceIndex &index, const AllocationCategories &categories, const AdviceOptions &options);
 

@@ -2,7 +2,6 @@
 
 #include "decode/SnapshotLoader.h"
 #include "pipeline/CachedSnapshot.h"
-#include "ranks/RankFiles.h"
 #include "model/LoadError.h"
 
 #include <future>
@@ -49,8 +48,7 @@ void runDocumentPipeline(const std::string &path, const std::atomic<bool> *cance
     // this one does the categories, the summary and the advice (the task shares ownership of the index).
     std::map<int, std::future<std::unique_ptr<const TimelineLayout>>> timeline;
     AdviceOptions adviceOptions; // the GPU count, as `advise` takes it without --gpus
-    if (const std::optional<WorldSize> beside = worldSizeBeside(path))
-        adviceOptions.gpus = {beside->ranks, beside->how, Confidence::Medium};
+    adviceOptions.gpus = runGpus(std::nullopt, {}, path);
     for (size_t i = 0; i < devices.size(); ++i) {
         report(static_cast<double>(i) / static_cast<double>(devices.size()), LoadStage::Indexing);
         DeviceData data;
