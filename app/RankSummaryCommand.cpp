@@ -2,19 +2,45 @@
 
 #include "CommandLine.h"
 #include "cache/SnapshotCache.h"
+#include "analysis/DeviceIndex.h"
 #include "ranks/RankSummary.h"
+#include "report/StitchedReport.h"
+#include "stitch/RankStitch.h"
 
 #include <iostream>
 #include <thread>
 
 namespace memlens {
 
+namespace {
+
+int printStitchedRank(const RankFolder &folder, int rank, const CommandLine &cl)
+{
+    if (dumpsOfRank(folder, rank).empty())
+        throw std::invalid_argument(folder.folder + ": no snapshots of rank " + std::to_string(rank));
+    const SnapshotCache cache;
+    const StitchedRun run = stitchRank(folder, rank, cl.flag("no-cache") ? nullptr : &cache);
+    const auto top = static_cast<size_t>(cl.integer("top").value_or(10));
+    std::vector<DeviceReport> reports;
+    for (int d : run.snapshot->devices()) {
+        DeviceIndex index(*run.snapshot, d);
+        reports.push_back({summarizeDevice(*run.snapshot, index, top), std::nullopt, std::nullopt});
+    }
+    const std::string name = folder.folder + " rank " + std::to_string(rank);
+    std::cout << (cl.flag("json") ? stitchedSummaryJson(run, name, rank, reports) : stitchedSummaryText(run, name, reports));
+    std::cout.flush();
+    return 0;
+}
+
+} // namespace
+
 int runRankSummaryCommand(const std::vector<std::string> &args)
 {
     try {
-        CommandLine cl(args, {"step", "threads"}, {"json", "no-cache"});
-        if (cl.positional().size() != 1)
-            throw std::invalid_argument("usage: memlens summary DIR [--step N] [--threads N] [--json] [--no-cache]");
+        CommandLine cl(args, {"step", "threads", "rank", "top"}, {"json", "no-cache", "stitch"});
+        if (cl.positional().size() != 1 || cl.flag("stitch") != cl.integer("rank").has_value())
+            throw std::invalid_argument("usage: memlens summary DIR [--step N] [--threads N] [--json] [--no-cache]\n"
+                                        "       memlens summary DIR --rank R --stitch [--top K] [--json] [--no-cache]");
         RankFolder folder;
         try {
             folder = findRankFiles(cl.positional().front());
@@ -26,6 +52,8 @@ int runRankSummaryCommand(const std::vector<std::string> &args)
             std::cerr << "memlens: " << folder.folder << ": no snapshot files (*.pickle, *.pkl, *.pickle.zst) in it\n";
             return 1;
         }
+        if (cl.flag("stitch"))
+            return printStitchedRank(folder, static_cast<int>(*cl.integer("rank")), cl);
         std::optional<int64_t> step = folder.latestStep();
         if (const auto wanted = cl.integer("step")) {
             step = *wanted;

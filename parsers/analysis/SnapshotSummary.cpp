@@ -104,12 +104,12 @@ DeviceSummary summarizeDevice(const Snapshot &snapshot, const DeviceIndex &index
     if (s.peakTimeUs)
         if (const PhaseRange *p = innermostPhaseAt(s.phases, *s.peakTimeUs))
             s.peakPhase = p->name;
-    s.steps = findSteps(snapshot, index, s.phases);
-    s.leakSuspects = findLeakSuspects(index, s.steps);
-    s.name = snapshot.deviceName(s.device);
     FileHealth health = fileHealth(snapshot, index);
     s.coverage = std::move(health.coverage);
     s.warnings = std::move(health.warnings);
+    s.steps = findSteps(snapshot, index, s.phases, s.coverage.truncated);
+    s.leakSuspects = findLeakSuspects(index, s.steps);
+    s.name = snapshot.deviceName(s.device);
     std::unique_ptr<const AllocationCategories> own;
     if (pending.valid()) {
         own = pending.get();

@@ -26,16 +26,61 @@ std::string_view patternName(std::string_view name)
 
 struct Span {
     int64_t start, end;
+    bool partial = false;
 };
 
-// [start, end) of each step in time.
-std::vector<Span> stepSpans(const std::vector<PhaseRange> &phases)
+// Active bytes just before time t.
+uint64_t activeBefore(const DeviceIndex &index, int64_t t)
 {
-    std::vector<const PhaseRange *> started;
-    for (const PhaseRange &p : phases) {
-        if (p.startUs)
-            started.push_back(&p);
+    const auto &times = index.events().timeUs;
+    const auto at = std::lower_bound(times.begin(), times.end(), t);
+    return at == times.begin() ? index.initialBytes() : index.activeAfter(static_cast<uint32_t>(at - times.begin() - 1));
+}
+
+// The pattern that opens each step (see the header), or empty: none repeats. `cutOff` are the
+// phases whose START fell out of the window: they count as occurrences, without a start.
+std::string_view openingPattern(const std::vector<const PhaseRange *> &top, const std::vector<const PhaseRange *> &cutOff, const DeviceIndex &index)
+{
+    for (const PhaseRange *p : top) {
+        if (patternName(p->name).starts_with("ProfilerStep"))
+            return patternName(p->name);
     }
+    std::map<std::string_view, std::vector<uint64_t>> activeAtStarts;
+    std::vector<std::string_view> order; // by first start
+    for (const PhaseRange *p : top) {
+        auto &values = activeAtStarts[patternName(p->name)];
+        if (values.empty())
+            order.push_back(patternName(p->name));
+        values.push_back(activeBefore(index, *p->startUs));
+    }
+    std::map<std::string_view, size_t> occurrences;
+    for (const auto &[pattern, values] : activeAtStarts)
+        occurrences[pattern] = values.size();
+    for (const PhaseRange *p : cutOff) {
+        if (auto it = occurrences.find(patternName(p->name)); it != occurrences.end())
+            ++it->second;
+    }
+    std::string_view best;
+    uint64_t bestMedian = UINT64_MAX;
+    for (std::string_view pattern : order) {
+        auto &values = activeAtStarts[pattern];
+        if (occurrences[pattern] < 2)
+            continue;
+        std::nth_element(values.begin(), values.begin() + values.size() / 2, values.end());
+        if (values[values.size() / 2] < bestMedian) {
+            bestMedian = values[values.size() / 2];
+            best = pattern;
+        }
+    }
+    return best;
+}
+
+// [start, end) of each step in time.
+std::vector<Span> stepSpans(const std::vector<PhaseRange> &phases, const DeviceIndex &index, const std::vector<TraceGap> &gaps, bool truncated)
+{
+    std::vector<const PhaseRange *> started, cutOff;
+    for (const PhaseRange &p : phases)
+        (p.startUs ? started : cutOff).push_back(&p);
     std::stable_sort(started.begin(), started.end(), [](auto *a, auto *b) { return *a->startUs < *b->startUs; });
     // Top level: not inside the phase that started before it and is still open.
     std::vector<const PhaseRange *> top;
@@ -46,30 +91,69 @@ std::vector<Span> stepSpans(const std::vector<PhaseRange> &phases)
         top.push_back(p);
         openUntil = p->endUs.value_or(INT64_MAX);
     }
+    const std::string_view pattern = openingPattern(top, cutOff, index);
     std::vector<Span> spans;
-    if (top.empty())
+    if (pattern.empty())
         return spans;
-    const std::string_view pattern = patternName(top.front()->name);
+    std::map<std::string_view, int> cycle; // patterns that repeat: the cycle's phases
+    for (const PhaseRange *p : top)
+        ++cycle[patternName(p->name)];
+    for (const PhaseRange *p : cutOff) {
+        if (auto it = cycle.find(patternName(p->name)); it != cycle.end())
+            ++it->second;
+    }
+    std::erase_if(cycle, [&](const auto &c) { return c.second < 2 && c.first != pattern; });
+    const auto inCycle = [&](const std::string &name) { return cycle.contains(patternName(name)); };
+
+    std::vector<std::vector<std::string_view>> patternsOf; // each step's top-level patterns
+    bool openPhase = false;                                  // in the last step
     int64_t lastEnd = INT64_MIN;
     for (const PhaseRange *p : top) {
         if (patternName(p->name) == pattern) {
             if (!spans.empty())
                 spans.back().end = *p->startUs;
             spans.push_back({*p->startUs, INT64_MAX});
+            patternsOf.emplace_back();
+            openPhase = false;
+        } else if (spans.empty()) {
+            continue;
         }
+        patternsOf.back().push_back(patternName(p->name));
+        openPhase = openPhase || !p->endUs;
         lastEnd = std::max(lastEnd, p->endUs.value_or(INT64_MAX));
     }
-    if (spans.size() < 2 && !std::string_view(top.front()->name).starts_with("ProfilerStep"))
-        return {}; // one occurrence is no repetition
     spans.back().end = lastEnd == INT64_MAX ? INT64_MAX : lastEnd + 1;
+    if (patternsOf.size() >= 2) {
+        const auto &before = patternsOf[patternsOf.size() - 2];
+        const auto &last = patternsOf.back();
+        const bool lacking = std::any_of(before.begin(), before.end(), [&](std::string_view p) { return std::find(last.begin(), last.end(), p) == last.end(); });
+        spans.back().partial = openPhase || lacking;
+    } else {
+        spans.back().partial = openPhase;
+    }
+    // The window opened mid-step: the cycle's phases (or a phase whose START fell out) come first.
+    const bool cutAtStart = std::any_of(phases.begin(), phases.end(), [&](const PhaseRange &p) {
+        const int64_t at = p.startUs ? *p.startUs : p.endUs.value_or(INT64_MAX);
+        return at < spans.front().start && inCycle(p.name);
+    });
+    if (cutAtStart)
+        spans.insert(spans.begin(), Span{INT64_MIN, spans.front().start, true});
+    // A step that opened before the first entry of a window that dropped older entries lost some.
+    else if (truncated && index.eventCount() && spans.front().start < index.events().timeUs[0])
+        spans.front().partial = true;
+    for (Span &span : spans) {
+        span.partial = span.partial || std::any_of(gaps.begin(), gaps.end(), [&](const TraceGap &g) {
+            return g.device == index.device() && g.fromUs < span.end && g.toUs > span.start;
+        });
+    }
     return spans;
 }
 
 } // namespace
 
-std::vector<StepSummary> findSteps(const Snapshot &snapshot, const DeviceIndex &index, const std::vector<PhaseRange> &phases)
+std::vector<StepSummary> findSteps(const Snapshot &snapshot, const DeviceIndex &index, const std::vector<PhaseRange> &phases, bool truncated)
 {
-    const std::vector<Span> spans = stepSpans(phases);
+    const std::vector<Span> spans = stepSpans(phases, index, snapshot.gaps, truncated);
     const EventTable &ev = index.events();
     const auto reserved = index.reservedChanges();
     std::vector<StepSummary> steps;
@@ -101,7 +185,8 @@ std::vector<StepSummary> findSteps(const Snapshot &snapshot, const DeviceIndex &
             StepSummary step;
             step.index = static_cast<uint32_t>(s);
             step.firstEvent = e;
-            step.startUs = spans[s].start;
+            step.startUs = spans[s].start == INT64_MIN ? ev.timeUs[e] : spans[s].start;
+            step.partial = spans[s].partial;
             step.endUs = spans[s].end == INT64_MAX ? ev.timeUs[ev.count() - 1] : spans[s].end;
             step.peakEvent = e;
             steps.push_back(step);
@@ -121,6 +206,11 @@ std::vector<StepSummary> findSteps(const Snapshot &snapshot, const DeviceIndex &
     for (uint32_t i = 0; i < steps.size(); ++i)
         steps[i].index = i;
     return steps;
+}
+
+size_t wholeStepCount(const std::vector<StepSummary> &steps)
+{
+    return static_cast<size_t>(std::count_if(steps.begin(), steps.end(), [](const StepSummary &s) { return !s.partial; }));
 }
 
 const StepSummary &highestStep(const std::vector<StepSummary> &steps)

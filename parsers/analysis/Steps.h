@@ -1,11 +1,19 @@
 #pragma once
 // Training steps, and allocations that pile up across them (leak suspects).
 //
-// A step is one repetition of the run's phase pattern: the `record_function` phases that no
-// other phase contains are taken in time order, and each one named like the first of them
-// ("forward", or "ProfilerStep#N" with the number ignored) starts a step, which lasts until the
-// next one starts; the last step ends with the last top-level phase that starts in it. Events
-// before the first step belong to none. Without such phases a trace has no steps.
+// A step is one repetition of the run's phase pattern, opened by one of the `record_function`
+// phases that no other phase contains (top-level phases, in time order):
+// - `ProfilerStep#N` where the trace has it;
+// - otherwise the phase name (a trailing iteration number ignored) that repeats and at whose
+//   starts active memory is lowest (the median over its starts): a training loop's cycle begins
+//   where the last step's memory is gone and the next one's not yet made, whichever phase the
+//   window happens to open with (a ring-buffered dump may open after `backward`).
+// Each opening phase starts a step, which lasts until the next one; the last ends with the last
+// top-level phase that starts in it. A step is partial when the window cuts it: the events before
+// the first opening phase, when the cycle's phases show there (the window opened mid-step), the
+// last step when one of its phases is still open or it lacks a phase the step before had, and any
+// step a stitched run's gap falls in, and a first step that opened before the first entry of a
+// truncated window. Without a repeating phase a trace has no steps.
 #include "analysis/DeviceIndex.h"
 #include "analysis/Phases.h"
 
@@ -24,9 +32,12 @@ struct StepSummary {
     uint64_t endAllocatedBytes = 0; // the same in the allocator's rounded block sizes, as
                                     // torch.cuda.memory_allocated() counts them
     uint64_t peakReservedBytes = 0;
+    bool partial = false; // cut by the window's start or end or by a gap: not a whole step
 };
 
-std::vector<StepSummary> findSteps(const Snapshot &snapshot, const DeviceIndex &index, const std::vector<PhaseRange> &phases);
+// `truncated`: the trace's ring buffer dropped older entries (TraceCoverage), so a step that
+// opened before the first entry lost some.
+std::vector<StepSummary> findSteps(const Snapshot &snapshot, const DeviceIndex &index, const std::vector<PhaseRange> &phases, bool truncated);
 
 // Memory created in one step and still alive at the end, from one call stack, that grew in
 // more than one step.
@@ -40,6 +51,8 @@ struct LeakSuspect {
 
 // Sorted by bytes, largest first; empty when nothing grows.
 std::vector<LeakSuspect> findLeakSuspects(const DeviceIndex &index, const std::vector<StepSummary> &steps);
+
+size_t wholeStepCount(const std::vector<StepSummary> &steps);
 
 // The step with the highest peak (the first of equal ones); `steps` must not be empty.
 const StepSummary &highestStep(const std::vector<StepSummary> &steps);

@@ -24,7 +24,7 @@ constexpr char kMagic[8] = {'M', 'L', 'C', 'A', 'C', 'H', 'E', '\n'};
 // written by an older memlens would otherwise keep its older reading of the file.
 // 2: annotate, pool ids, host memory, FX frames. 3: profiler traces' inferred phases.
 // 4: large event columns in zstd frames of their own.
-constexpr uint32_t kFormatVersion = 5;
+constexpr uint32_t kFormatVersion = 6;
 // A decoded snapshot is at most this many times its entry's compressed size; more is a
 // decompression bomb, not a snapshot.
 constexpr uint64_t kMaxExpansion = 64;

@@ -111,6 +111,7 @@ PhaseMark readMark(Reader &r)
     return m;
 }
 constexpr size_t kMarkBytes = 4 + 4 + 1 + 8;
+constexpr size_t kGapBytes = 4 + 8 + 8;
 
 } // namespace
 
@@ -201,6 +202,12 @@ uint64_t encodeSnapshot(const Snapshot &s, const EncodingSink &sink)
     w.pod(static_cast<uint64_t>(s.phaseMarks.size()));
     for (const PhaseMark &m : s.phaseMarks)
         writeMark(w, m);
+    w.pod(static_cast<uint64_t>(s.gaps.size()));
+    for (const TraceGap &g : s.gaps) {
+        w.pod(static_cast<int32_t>(g.device));
+        w.pod(g.fromUs);
+        w.pod(g.toUs);
+    }
     return w.finish();
 }
 
@@ -357,6 +364,13 @@ std::unique_ptr<Snapshot> decodeSnapshot(uint64_t size, PayloadSource &source)
     for (PhaseMark &m : s->phaseMarks) {
         m = readMark(r);
         check(m.name < strings && m.device >= 0 && static_cast<size_t>(m.device) < kMaxDevices, "a phase mark is inconsistent");
+    }
+    s->gaps.resize(r.count(kGapBytes));
+    for (TraceGap &g : s->gaps) {
+        g.device = r.pod<int32_t>();
+        g.fromUs = r.pod<int64_t>();
+        g.toUs = r.pod<int64_t>();
+        check(g.device >= 0 && static_cast<size_t>(g.device) < kMaxDevices && g.fromUs <= g.toUs, "a trace gap is inconsistent");
     }
     check(r.atEnd(), "bytes after the end");
     r.settle();

@@ -108,6 +108,15 @@ struct PhaseMark {
     bool operator==(const PhaseMark &) const = default;
 };
 
+// A stretch of time a stitched run has no entries for: the entries between two dumps that the
+// ring buffer dropped (a single file has none).
+struct TraceGap {
+    int device = 0;
+    int64_t fromUs = 0; // the last entry before the gap
+    int64_t toUs = 0;   // the first entry after it
+    bool operator==(const TraceGap &) const = default;
+};
+
 // What the file held and how it was stored, for display and `summary --json`.
 struct FileFacts {
     FileFormat format = FileFormat::Pickle;
@@ -167,6 +176,7 @@ struct Snapshot {
     std::vector<std::pair<uint32_t, FxFrame>> fxFrames;     // by frame id, ascending
     // Segments whose size or a block's was beyond kMaxPlausibleBytes (read as 0), ascending.
     std::vector<uint32_t> implausibleSegments;
+    std::vector<TraceGap> gaps; // by device, then time
 
     const FxFrame *fxFrame(uint32_t frameId) const;
     // The index of a mempool id in `pools`; 0, the default pool, when it is not a pool the file

@@ -90,7 +90,8 @@ json deviceJson(const Snapshot &snapshot, const DeviceReport &report)
                          {"peak_active_bytes", st.peakActiveBytes},
                          {"end_active_bytes", st.endActiveBytes},
                          {"end_allocated_bytes", st.endAllocatedBytes},
-                         {"peak_reserved_bytes", st.peakReservedBytes}});
+                         {"peak_reserved_bytes", st.peakReservedBytes},
+                         {"partial", st.partial}});
     json suspects = json::array();
     for (const LeakSuspect &l : s.leakSuspects)
         suspects.push_back({{"frames", framesJson(snapshot, l.stack)},
@@ -188,6 +189,11 @@ json categoryBytesJson(const std::array<uint64_t, kCategoryCount> &bytes)
 
 std::string summaryJson(const Snapshot &snapshot, const std::string &file, const std::vector<DeviceReport> &devices)
 {
+    return summaryJsonObject(snapshot, file, devices).dump(2) + "\n";
+}
+
+json summaryJsonObject(const Snapshot &snapshot, const std::string &file, const std::vector<DeviceReport> &devices)
+{
     json devicesJson = json::array();
     for (const DeviceReport &d : devices)
         devicesJson.push_back(deviceJson(snapshot, d));
@@ -216,7 +222,7 @@ std::string summaryJson(const Snapshot &snapshot, const std::string &file, const
         root["categories"] = {{"points", c.points}, {"peak_total_bytes", c.peakTotal}, {"peak_time_us", c.peakTimeUs},
                               {"at_peak", atPeak}, {"final", final}};
     }
-    return root.dump(2) + "\n";
+    return root;
 }
 
 std::string summaryText(const Snapshot &snapshot, const std::string &file, const std::vector<DeviceReport> &devices)
@@ -294,7 +300,8 @@ std::string summaryText(const Snapshot &snapshot, const std::string &file, const
         out << "\n";
         if (!s.steps.empty()) {
             const StepSummary &peakStep = highestStep(s.steps);
-            out << "  Steps          " << s.steps.size() << "; the highest peak, " << formatBytes(peakStep.peakActiveBytes) << ", in step "
+            const size_t partial = s.steps.size() - wholeStepCount(s.steps);
+            out << "  Steps          " << s.steps.size() << (partial ? " (" + std::to_string(partial) + " cut by the window, partial)" : std::string()) << "; the highest peak, " << formatBytes(peakStep.peakActiveBytes) << ", in step "
                 << peakStep.index << "; at the end of the steps " << formatBytes(s.steps.front().endActiveBytes) << " -> "
                 << formatBytes(s.steps.back().endActiveBytes) << "\n";
         }

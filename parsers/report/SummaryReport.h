@@ -20,6 +20,7 @@ struct DeviceReport {
 nlohmann::json categoryBytesJson(const std::array<uint64_t, kCategoryCount> &bytes);
 
 std::string summaryJson(const Snapshot &snapshot, const std::string &file, const std::vector<DeviceReport> &devices);
+nlohmann::json summaryJsonObject(const Snapshot &snapshot, const std::string &file, const std::vector<DeviceReport> &devices);
 
 // What a reader takes back from a `summary --json` file (the ranks overview reads the files
 // written beside rank snapshots), through the same keys the writer uses.

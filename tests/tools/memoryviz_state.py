@@ -20,6 +20,11 @@ def rounded(size):
 
 
 def simulate(snapshot, device, idx):
+    return simulate_many(snapshot, device, [idx])[idx]
+
+
+def simulate_many(snapshot, device, indices):
+    """{event: (segments, blocks)} after each of `indices`, in one pass back through the trace."""
     segments = []
     blocks = {}
     for seg in snapshot['segments']:
@@ -77,8 +82,8 @@ def simulate(snapshot, device, idx):
             segments.insert(k + 1, seg)
 
     events = snapshot['device_traces'][device] if device < len(snapshot['device_traces']) else []
-    for i in range(len(events) - 1, idx, -1):
-        e = events[i]
+
+    def undo(e):
         a = e['action']
         if a == 'free_completed':
             blocks[e['addr']] = {'addr': e['addr'], 'size': rounded(e['size']), 'requested': e['size']}
@@ -88,7 +93,15 @@ def simulate(snapshot, device, idx):
             map_segment(a == 'segment_unmap', {'addr': e['addr'], 'size': e['size'], 'stream': e['stream']})
         elif a in ('segment_alloc', 'segment_map'):
             unmap_segment(a == 'segment_map', {'addr': e['addr'], 'size': e['size'], 'stream': e['stream']})
-    return segments, list(blocks.values())
+
+    states = {}
+    i = len(events) - 1
+    for idx in sorted(set(indices), reverse=True):
+        while i > idx:
+            undo(events[i])
+            i -= 1
+        states[idx] = ([dict(s) for s in segments], [dict(b) for b in blocks.values()])
+    return states
 
 
 def figures(segments, blocks):

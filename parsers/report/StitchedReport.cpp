@@ -1,0 +1,76 @@
+#include "report/StitchedReport.h"
+
+#include "model/ByteFormat.h"
+
+#include <cstdio>
+#include <sstream>
+
+namespace memlens {
+
+namespace {
+
+using nlohmann::json;
+
+json optionalJson(const std::optional<int64_t> &v)
+{
+    return v ? json(*v) : json(nullptr);
+}
+
+// "2.41 s", "380 ms"
+std::string durationText(int64_t us)
+{
+    char text[32];
+    if (us >= 1'000'000)
+        std::snprintf(text, sizeof text, "%.2f s", static_cast<double>(us) / 1e6);
+    else
+        std::snprintf(text, sizeof text, "%.0f ms", static_cast<double>(us) / 1e3);
+    return text;
+}
+
+} // namespace
+
+std::string stitchedSummaryJson(const StitchedRun &run, const std::string &name, int rank, const std::vector<DeviceReport> &devices)
+{
+    json root = summaryJsonObject(*run.snapshot, name, devices);
+    json dumps = json::array();
+    for (const StitchedDump &d : run.dumps)
+        dumps.push_back({{"file", d.file},
+                         {"step", optionalJson(d.step)},
+                         {"entries", d.entries},
+                         {"new_entries", d.newEntries},
+                         {"first_time_us", optionalJson(d.firstTimeUs)},
+                         {"last_time_us", optionalJson(d.lastTimeUs)}});
+    json gaps = json::array();
+    for (const StitchGap &g : run.gaps)
+        gaps.push_back({{"after_file", g.afterFile},
+                        {"before_file", g.beforeFile},
+                        {"device", g.device},
+                        {"from_time_us", g.fromUs},
+                        {"to_time_us", g.toUs},
+                        {"bridging_entries", g.bridgingEntries}});
+    root["rank"] = rank;
+    root["dumps"] = dumps;
+    root["gaps"] = gaps;
+    root["stitch_warnings"] = run.warnings;
+    return root.dump(2) + "\n";
+}
+
+std::string stitchedSummaryText(const StitchedRun &run, const std::string &name, const std::vector<DeviceReport> &devices)
+{
+    std::ostringstream out;
+    out << name << ": " << run.dumps.size() << " dumps stitched into one run, " << run.gaps.size() << (run.gaps.size() == 1 ? " gap\n" : " gaps\n");
+    for (const StitchedDump &d : run.dumps) {
+        out << "  " << d.file << ": " << groupDigits(d.entries) << " entries, " << groupDigits(d.newEntries) << " new";
+        if (d.step)
+            out << ", step " << *d.step;
+        out << '\n';
+    }
+    for (const StitchGap &g : run.gaps)
+        out << "  Gap between " << g.afterFile << " and " << g.beforeFile << ": " << durationText(g.toUs - g.fromUs) << " without entries\n";
+    for (const std::string &w : run.warnings)
+        out << "  Warning: " << w << '\n';
+    out << '\n' << summaryText(*run.snapshot, name, devices);
+    return out.str();
+}
+
+} // namespace memlens

@@ -1,0 +1,89 @@
+#include "stitch/AllocatorImage.h"
+
+#include <set>
+#include <tuple>
+
+namespace memlens {
+
+AllocatorImage finalImage(const Snapshot &dump, int device, IdRemap &remap)
+{
+    AllocatorImage image;
+    for (const Segment &seg : dump.segments) {
+        if (seg.device != device)
+            continue;
+        image.segments.push_back({seg.address, seg.totalSize, seg.stream, seg.expandable});
+        for (uint32_t b = seg.firstBlock; b < seg.firstBlock + seg.blockCount; ++b) {
+            const Block &block = dump.blocks[b];
+            if (block.state == BlockState::ActiveAllocated || block.state == BlockState::ActivePendingFree)
+                image.blocks.push_back({block.address, block.requestedSize, seg.stream, remap.stack(block.stack)});
+        }
+    }
+    return image;
+}
+
+AllocatorImage imageBefore(const DeviceIndex &index, uint32_t event, IdRemap &remap)
+{
+    AllocatorImage image;
+    const uint32_t after = event == 0 ? kBeforeTrace : event - 1;
+    for (uint32_t id : index.liveAt(after)) {
+        const AllocationDetail d = index.detail(id);
+        image.blocks.push_back({d.addr, d.size, d.stream, remap.stack(d.stack)});
+    }
+    for (uint32_t life : index.segmentsAt(after)) {
+        const SegmentLife &s = index.segmentLives()[life];
+        image.segments.push_back({s.addr, s.size, s.stream, s.expandable});
+    }
+    return image;
+}
+
+namespace {
+
+void append(EventTable &trace, Action action, uint64_t addr, uint64_t size, uint16_t stream, int64_t timeUs, uint32_t stack)
+{
+    trace.action.push_back(action);
+    trace.addr.push_back(addr);
+    trace.size.push_back(size);
+    trace.stream.push_back(stream);
+    trace.timeUs.push_back(timeUs);
+    trace.stack.push_back(stack);
+}
+
+} // namespace
+
+uint64_t appendBridge(EventTable &trace, const AllocatorImage &from, const AllocatorImage &to, int64_t timeUs, IdRemap &remap)
+{
+    const size_t before = trace.count();
+    auto blockKeys = [](const AllocatorImage &image) {
+        std::set<std::pair<uint64_t, uint64_t>> keys;
+        for (const ImageBlock &b : image.blocks)
+            keys.emplace(b.addr, b.size);
+        return keys;
+    };
+    auto segmentKeys = [](const AllocatorImage &image) {
+        std::set<std::tuple<uint64_t, uint64_t, uint64_t>> keys;
+        for (const ImageSegment &s : image.segments)
+            keys.emplace(s.addr, s.size, s.stream);
+        return keys;
+    };
+    const auto fromBlocks = blockKeys(from), toBlocks = blockKeys(to);
+    const auto fromSegments = segmentKeys(from), toSegments = segmentKeys(to);
+    for (const ImageBlock &b : from.blocks) {
+        if (!toBlocks.contains({b.addr, b.size}))
+            append(trace, Action::FreeCompleted, b.addr, b.size, remap.streamOf(b.stream), timeUs, b.stack);
+    }
+    for (const ImageSegment &s : from.segments) {
+        if (!toSegments.contains({s.addr, s.size, s.stream}))
+            append(trace, s.expandable ? Action::SegmentUnmap : Action::SegmentFree, s.addr, s.size, remap.streamOf(s.stream), timeUs, StackTable::kEmpty);
+    }
+    for (const ImageSegment &s : to.segments) {
+        if (!fromSegments.contains({s.addr, s.size, s.stream}))
+            append(trace, s.expandable ? Action::SegmentMap : Action::SegmentAlloc, s.addr, s.size, remap.streamOf(s.stream), timeUs, StackTable::kEmpty);
+    }
+    for (const ImageBlock &b : to.blocks) {
+        if (!fromBlocks.contains({b.addr, b.size}))
+            append(trace, Action::Alloc, b.addr, b.size, remap.streamOf(b.stream), timeUs, b.stack);
+    }
+    return trace.count() - before;
+}
+
+} // namespace memlens

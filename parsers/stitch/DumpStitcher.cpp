@@ -1,0 +1,210 @@
+#include "stitch/DumpStitcher.h"
+
+#include "analysis/DeviceIndex.h"
+#include "stitch/AllocatorImage.h"
+#include "stitch/IdRemap.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <tuple>
+
+namespace memlens {
+
+namespace {
+
+// The run's last entries on a device came from this dump, so its final state is the run's.
+struct DeviceEnd {
+    std::string file;
+    AllocatorImage image;
+    std::vector<Segment> segments; // in the run's ids; firstBlock into `blocks`
+    std::vector<Block> blocks;
+    std::vector<uint32_t> implausible; // into `segments`
+};
+
+bool sameEntry(const Snapshot &run, const EventTable &a, size_t i, const Snapshot &dump, const EventTable &n, size_t j)
+{
+    return a.action[i] == n.action[j] && a.addr[i] == n.addr[j] && a.size[i] == n.size[j] && a.timeUs[i] == n.timeUs[j] &&
+           run.streams[a.stream[i]] == dump.streams[n.stream[j]];
+}
+
+// How many of the dump's first entries the run already ends with; nullopt when they share none.
+std::optional<size_t> sharedEntries(const Snapshot &run, const EventTable &a, const Snapshot &dump, const EventTable &n)
+{
+    if (a.count() == 0)
+        return 0;
+    const int64_t first = n.timeUs[0];
+    for (size_t q = static_cast<size_t>(std::lower_bound(a.timeUs.begin(), a.timeUs.end(), first) - a.timeUs.begin());
+         q < a.count() && a.timeUs[q] == first; ++q) {
+        size_t k = 0;
+        while (q + k < a.count() && k < n.count() && sameEntry(run, a, q + k, dump, n, k))
+            ++k;
+        if (q + k == a.count() || k == n.count())
+            return k;
+    }
+    return std::nullopt;
+}
+
+void copySparse(std::vector<std::pair<uint32_t, uint32_t>> &to, const std::vector<std::pair<uint32_t, uint32_t>> &from, size_t first, size_t base,
+                auto &&value)
+{
+    for (auto it = std::lower_bound(from.begin(), from.end(), std::make_pair(static_cast<uint32_t>(first), 0u)); it != from.end(); ++it)
+        to.emplace_back(static_cast<uint32_t>(base + it->first - first), value(it->second));
+}
+
+// Appends the dump's entries from `first` on.
+void appendEntries(EventTable &to, const EventTable &from, size_t first, IdRemap &remap)
+{
+    const size_t base = to.count();
+    for (size_t i = first; i < from.count(); ++i) {
+        to.action.push_back(from.action[i]);
+        to.addr.push_back(from.addr[i]);
+        to.size.push_back(from.size[i]);
+        to.stream.push_back(remap.stream(from.stream[i]));
+        to.timeUs.push_back(from.timeUs[i]);
+        to.stack.push_back(remap.stack(from.stack[i]));
+    }
+    auto text = [&](uint32_t id) { return remap.string(id); };
+    copySparse(to.otherNames, from.otherNames, first, base, text);
+    copySparse(to.compileContext, from.compileContext, first, base, text);
+    copySparse(to.userMetadata, from.userMetadata, first, base, text);
+    copySparse(to.internalMetadata, from.internalMetadata, first, base, text);
+    copySparse(to.forwardFrames, from.forwardFrames, first, base, text);
+    copySparse(to.pool, from.pool, first, base, [&](uint32_t p) { return remap.pool(p); });
+    copySparse(to.implausibleSizes, from.implausibleSizes, first, base, text);
+}
+
+DeviceEnd endOf(const Snapshot &dump, const std::string &file, int device, IdRemap &remap)
+{
+    DeviceEnd end{file, finalImage(dump, device, remap), {}, {}, {}};
+    for (uint32_t i = 0; i < dump.segments.size(); ++i) {
+        Segment seg = dump.segments[i];
+        if (seg.device != device)
+            continue;
+        if (std::binary_search(dump.implausibleSegments.begin(), dump.implausibleSegments.end(), i))
+            end.implausible.push_back(static_cast<uint32_t>(end.segments.size()));
+        seg.stack = remap.stack(seg.stack);
+        remap.pool(dump.poolIndex(seg.pool)); // the run names the segment's mempool too
+        const uint32_t firstBlock = static_cast<uint32_t>(end.blocks.size());
+        for (uint32_t b = seg.firstBlock; b < seg.firstBlock + seg.blockCount; ++b) {
+            Block block = dump.blocks[b];
+            block.stack = remap.stack(block.stack);
+            end.blocks.push_back(block);
+        }
+        seg.firstBlock = firstBlock;
+        end.segments.push_back(seg);
+    }
+    return end;
+}
+
+} // namespace
+
+struct DumpStitcher::State {
+    std::unique_ptr<Snapshot> run = std::make_unique<Snapshot>();
+    StitchedRun result;
+    std::set<std::tuple<int, uint32_t, bool, int64_t>> marks;
+    std::map<int, DeviceEnd> ends;
+    bool empty = true;
+};
+
+DumpStitcher::DumpStitcher() : state_(std::make_unique<State>()) {}
+DumpStitcher::~DumpStitcher() = default;
+
+void DumpStitcher::add(const Snapshot &dump, const std::string &file, std::optional<int64_t> step)
+{
+    State &st = *state_;
+    Snapshot &run = *st.run;
+    if (dump.categories || dump.facts.format != FileFormat::Pickle && dump.facts.format != FileFormat::Json)
+        throw std::invalid_argument(file + ": only snapshots can be stitched, not profiler traces or memory timelines");
+    if (!dump.facts.hasTimes)
+        throw std::invalid_argument(file + ": its entries have no times, so its place among the dumps is unknown");
+    IdRemap remap(dump, run);
+    if (st.empty) {
+        run.facts = dump.facts;
+        st.empty = false;
+    }
+    run.facts.hasFrames |= dump.facts.hasFrames;
+    run.facts.hasCompileContext |= dump.facts.hasCompileContext;
+    run.facts.hasUserMetadata |= dump.facts.hasUserMetadata;
+    run.facts.hasPhases |= dump.facts.hasPhases;
+    run.facts.hasPoolIds |= dump.facts.hasPoolIds;
+    run.facts.hasFxFrames |= dump.facts.hasFxFrames;
+    if (!dump.allocatorSettings.empty())
+        run.allocatorSettings = dump.allocatorSettings;
+
+    StitchedDump info{file, step, 0, 0, std::nullopt, std::nullopt};
+    for (int device = 0; device < static_cast<int>(dump.traces.size()); ++device) {
+        const EventTable &n = dump.traces[device];
+        if (n.count() == 0)
+            continue;
+        info.entries += n.count();
+        info.firstTimeUs = std::min(info.firstTimeUs.value_or(INT64_MAX), n.timeUs[0]);
+        info.lastTimeUs = std::max(info.lastTimeUs.value_or(INT64_MIN), n.timeUs[n.count() - 1]);
+        if (run.traces.size() <= static_cast<size_t>(device))
+            run.traces.resize(static_cast<size_t>(device) + 1);
+        EventTable &a = run.traces[device];
+        size_t first = 0;
+        if (const auto shared = sharedEntries(run, a, dump, n)) {
+            first = *shared;
+        } else {
+            const int64_t last = a.timeUs[a.count() - 1];
+            while (first < n.count() && n.timeUs[first] <= last)
+                ++first;
+            if (first > 0)
+                st.result.warnings.push_back(file + " overlaps " + st.ends[device].file + " in time on " + run.deviceName(device) +
+                                             " but shares no entries with it: its " + std::to_string(first) + " older entries are left out");
+            if (first < n.count()) {
+                const DeviceIndex index(dump, device);
+                StitchGap gap{st.ends[device].file, file, device, last, n.timeUs[first], 0};
+                gap.bridgingEntries = appendBridge(a, st.ends[device].image, imageBefore(index, static_cast<uint32_t>(first), remap), gap.toUs, remap);
+                st.result.gaps.push_back(gap);
+            }
+        }
+        if (first < n.count()) {
+            info.newEntries += n.count() - first;
+            appendEntries(a, n, first, remap);
+            st.ends[device] = endOf(dump, file, device, remap);
+        }
+    }
+    // Devices without entries in any dump so far keep the latest dump's segments.
+    for (const Segment &seg : dump.segments) {
+        if (run.traces.size() <= static_cast<size_t>(seg.device) || run.traces[seg.device].count() == 0)
+            st.ends[seg.device] = endOf(dump, file, seg.device, remap);
+    }
+    for (const PhaseMark &m : dump.phaseMarks) {
+        PhaseMark mark = m;
+        mark.name = remap.string(m.name);
+        if (st.marks.emplace(mark.device, mark.name, mark.start, mark.timeUs).second)
+            run.phaseMarks.push_back(mark);
+    }
+    st.result.dumps.push_back(std::move(info));
+}
+
+StitchedRun DumpStitcher::finish()
+{
+    State &st = *state_;
+    Snapshot &run = *st.run;
+    for (const auto &[device, end] : st.ends) {
+        const auto segmentBase = static_cast<uint32_t>(run.segments.size());
+        const auto blockBase = static_cast<uint32_t>(run.blocks.size());
+        for (Segment seg : end.segments) {
+            seg.firstBlock += blockBase;
+            run.segments.push_back(seg);
+        }
+        run.blocks.insert(run.blocks.end(), end.blocks.begin(), end.blocks.end());
+        for (uint32_t i : end.implausible)
+            run.implausibleSegments.push_back(segmentBase + i);
+    }
+    std::stable_sort(run.phaseMarks.begin(), run.phaseMarks.end(), [](const PhaseMark &a, const PhaseMark &b) { return a.timeUs < b.timeUs; });
+    for (const StitchGap &g : st.result.gaps)
+        run.gaps.push_back({g.device, g.fromUs, g.toUs});
+    std::stable_sort(run.gaps.begin(), run.gaps.end(), [](const TraceGap &a, const TraceGap &b) { return std::tie(a.device, a.fromUs) < std::tie(b.device, b.fromUs); });
+    StitchedRun result = std::move(st.result);
+    result.snapshot = std::move(st.run);
+    state_ = std::make_unique<State>();
+    return result;
+}
+
+} // namespace memlens

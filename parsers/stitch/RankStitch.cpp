@@ -1,0 +1,51 @@
+#include "stitch/RankStitch.h"
+
+#include "model/LoadError.h"
+#include "pipeline/CachedSnapshot.h"
+
+#include <algorithm>
+#include <tuple>
+
+namespace memlens {
+
+std::vector<RankFile> dumpsOfRank(const RankFolder &folder, int rank)
+{
+    std::vector<RankFile> files;
+    std::copy_if(folder.files.begin(), folder.files.end(), std::back_inserter(files), [rank](const RankFile &f) { return f.rank == rank; });
+    std::stable_sort(files.begin(), files.end(), [](const RankFile &a, const RankFile &b) { return std::tie(a.step, a.path) < std::tie(b.step, b.path); });
+    return files;
+}
+
+StitchedRun stitchRank(const RankFolder &folder, int rank, const SnapshotCache *cache, const std::atomic<bool> *cancel,
+                       const std::function<void(size_t done, size_t total)> &progress)
+{
+    const std::vector<RankFile> files = dumpsOfRank(folder, rank);
+    DumpStitcher stitcher;
+    std::vector<std::string> unreadable;
+    size_t stitched = 0;
+    for (size_t i = 0; i < files.size(); ++i) {
+        if (progress)
+            progress(i, files.size());
+        LoadControl control;
+        control.cancel = cancel;
+        try {
+            // The cache entry, when one is written, is finished before the next dump is read.
+            const CachedSnapshot loaded = loadSnapshotCached(files[i].path, control, cache);
+            stitcher.add(*loaded.snapshot, files[i].path, files[i].step);
+            ++stitched;
+        } catch (const LoadError &e) {
+            unreadable.push_back(e.what());
+        }
+    }
+    if (stitched == 0)
+        throw std::invalid_argument(folder.folder + ": rank " + std::to_string(rank) + " has no dump that can be read" +
+                                    (unreadable.empty() ? std::string() : " (" + unreadable.front() + ")"));
+    StitchedRun run = stitcher.finish();
+    for (const std::string &e : unreadable)
+        run.warnings.push_back("left out: " + e);
+    if (progress)
+        progress(files.size(), files.size());
+    return run;
+}
+
+} // namespace memlens

@@ -1,0 +1,267 @@
+// Stitching a rank's dumps into one run, and steps in dumps that open mid-step. Complete corpus
+// runs are cut into the dumps a job writes (tests/tools/cut_dumps.py: every K steps, the newest W
+// entries, segments and blocks the allocator state at the dump's end by MemoryViz's rule); the
+// stitched run must give the complete run's steps and step peaks, and gaps where the cuts left them.
+#include "CorpusFiles.h"
+#include "analysis/DeviceIndex.h"
+#include "analysis/SnapshotSummary.h"
+#include "cache/SnapshotCodec.h"
+#include "decode/SnapshotLoader.h"
+#include "ranks/RankFiles.h"
+#include "stitch/RankStitch.h"
+
+#include <QJsonArray>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <map>
+
+using namespace memlens;
+
+namespace {
+
+QString snapshotIn(const QString &run)
+{
+    const QDir dir(corpusDir() + "/snapshots/" + run);
+    return dir.filePath(dir.entryList({"snapshot.pickle*"}).value(0));
+}
+
+struct Cut {
+    QString file;
+    int64_t firstTimeUs = 0, lastTimeUs = 0;
+};
+
+// The dumps cut_dumps.py wrote, in step order.
+std::vector<Cut> cutDumps(const QString &source, const QString &out, int every, int window)
+{
+    QString error;
+    const QByteArray lines = runPythonTool("cut_dumps.py", {source, out, "--every", QString::number(every), "--window", QString::number(window)}, &error);
+    std::vector<Cut> cuts;
+    for (const QByteArray &line : lines.split('\n')) {
+        if (line.isEmpty())
+            continue;
+        const QJsonObject o = QJsonDocument::fromJson(line).object();
+        cuts.push_back({o["file"].toString(), o["first_time_us"].toInteger(), o["last_time_us"].toInteger()});
+    }
+    if (cuts.empty())
+        qWarning("%s", qPrintable(error));
+    return cuts;
+}
+
+DeviceSummary summaryOf(const Snapshot &snapshot)
+{
+    DeviceIndex index(snapshot, 0);
+    return summarizeDevice(snapshot, index, 5);
+}
+
+DeviceSummary summaryOfFile(const QString &file)
+{
+    return summaryOf(*loadSnapshot(file.toStdString()));
+}
+
+StitchedRun stitchFolder(const QString &dir)
+{
+    return stitchRank(findRankFiles(dir.toStdString()), 0, nullptr);
+}
+
+size_t entriesOf(const QString &file)
+{
+    return loadSnapshot(file.toStdString())->traces.at(0).count();
+}
+
+// Every whole step of `part` is the complete run's step that starts at the same time, with its
+// peak; returns how many whole steps there were.
+int checkWholeSteps(const DeviceSummary &part, const DeviceSummary &complete)
+{
+    std::map<int64_t, const StepSummary *> byStart;
+    for (const StepSummary &s : complete.steps)
+        byStart[s.startUs] = &s;
+    int whole = 0;
+    for (const StepSummary &s : part.steps) {
+        if (s.partial)
+            continue;
+        ++whole;
+        const auto it = byStart.find(s.startUs);
+        if (it == byStart.end()) {
+            QTest::qFail(qPrintable(QString("step %1 starts at %2, where no step of the complete run does").arg(s.index).arg(s.startUs)), __FILE__, __LINE__);
+            return -1;
+        }
+        if (s.peakActiveBytes != it->second->peakActiveBytes) {
+            QTest::qFail(qPrintable(QString("step %1: peak %2, the complete run's %3").arg(s.index).arg(s.peakActiveBytes).arg(it->second->peakActiveBytes)),
+                         __FILE__, __LINE__);
+            return -1;
+        }
+    }
+    return whole;
+}
+
+void checkSameSteps(const DeviceSummary &stitched, const DeviceSummary &complete)
+{
+    QCOMPARE(stitched.steps.size(), complete.steps.size());
+    for (size_t k = 0; k < complete.steps.size(); ++k) {
+        const StepSummary &a = stitched.steps[k], &b = complete.steps[k];
+        QCOMPARE(a.startUs, b.startUs);
+        QCOMPARE(a.endUs, b.endUs);
+        QCOMPARE(a.peakActiveBytes, b.peakActiveBytes);
+        QCOMPARE(a.endActiveBytes, b.endActiveBytes);
+        QCOMPARE(a.partial, b.partial);
+    }
+}
+
+// A gap wherever a dump's window starts after the one before it ended.
+void checkGaps(const StitchedRun &run, const std::vector<Cut> &cuts)
+{
+    size_t g = 0;
+    for (size_t k = 0; k + 1 < cuts.size(); ++k) {
+        if (cuts[k + 1].firstTimeUs <= cuts[k].lastTimeUs)
+            continue;
+        QVERIFY(g < run.gaps.size());
+        QCOMPARE(run.gaps[g].afterFile, cuts[k].file.toStdString());
+        QCOMPARE(run.gaps[g].beforeFile, cuts[k + 1].file.toStdString());
+        QCOMPARE(run.gaps[g].fromUs, cuts[k].lastTimeUs);
+        QCOMPARE(run.gaps[g].toUs, cuts[k + 1].firstTimeUs);
+        ++g;
+    }
+    QCOMPARE(run.gaps.size(), g);
+}
+
+// Every step a gap falls in is partial.
+void checkCutStepsPartial(const StitchedRun &run, const DeviceSummary &stitched)
+{
+    for (const StitchGap &g : run.gaps) {
+        for (const StepSummary &s : stitched.steps) {
+            if (g.fromUs < s.endUs && g.toUs > s.startUs)
+                QVERIFY2(s.partial, qPrintable(QString("step %1 holds a gap but is whole").arg(s.index)));
+        }
+    }
+}
+
+} // namespace
+
+class TestStitch : public QObject {
+    Q_OBJECT
+
+private slots:
+    // Dumps whose windows overlap hold every entry: the stitched run is the complete run.
+    void overlappingDumpsGiveTheCompleteRun_data()
+    {
+        QTest::addColumn<QString>("run");
+        QTest::addColumn<int>("every");
+        QTest::newRow("varying lengths, every 5 of 24 steps") << QString("frag_varlen_gpt2") << 5;
+        QTest::newRow("gpt2, every step") << QString("gpt2_fp32_adamw") << 1;
+        QTest::newRow("tinyllama, every step") << QString("tinyllama_bf16_ckpt_cpp_stacks") << 1;
+    }
+    void overlappingDumpsGiveTheCompleteRun()
+    {
+        QFETCH(QString, run);
+        QFETCH(int, every);
+        QTemporaryDir dir;
+        const QString source = snapshotIn(run);
+        const int window = int(double(entriesOf(source)) * 0.6);
+        const std::vector<Cut> cuts = cutDumps(source, dir.path(), every, window);
+        QVERIFY(cuts.size() >= 2);
+        QVERIFY(cuts.back().firstTimeUs > cuts.front().firstTimeUs); // the last dump lost the run's start
+        const StitchedRun stitchedRun = stitchFolder(dir.path());
+        QCOMPARE(stitchedRun.dumps.size(), cuts.size());
+        QVERIFY(stitchedRun.gaps.empty());
+        QVERIFY(stitchedRun.warnings.empty());
+        const DeviceSummary stitched = summaryOf(*stitchedRun.snapshot);
+        const DeviceSummary complete = summaryOfFile(source);
+        QCOMPARE(stitched.entries, complete.entries);
+        QCOMPARE(stitched.peakActiveBytes, complete.peakActiveBytes);
+        QCOMPARE(stitched.peakReservedBytes, complete.peakReservedBytes);
+        checkSameSteps(stitched, complete);
+        QCOMPARE(stitched.leakSuspects.size(), complete.leakSuspects.size());
+        QVERIFY(stitched.warnings.empty());
+    }
+
+    // Dumps further apart than their windows: a gap between each two, where the cuts are; the
+    // steps found whole have the complete run's peaks, the steps a gap cuts are partial.
+    void gappedDumps()
+    {
+        QTemporaryDir dir;
+        const QString source = snapshotIn("frag_varlen_gpt2");
+        const std::vector<Cut> cuts = cutDumps(source, dir.path(), 5, 6000);
+        QCOMPARE(cuts.size(), size_t(5));
+        const StitchedRun run = stitchFolder(dir.path());
+        QCOMPARE(run.gaps.size(), size_t(4));
+        checkGaps(run, cuts);
+        QCOMPARE(run.snapshot->gaps.size(), size_t(4));
+        QVERIFY(*decodeSnapshot(encodeSnapshot(*run.snapshot)) == *run.snapshot); // the cache keeps the gaps
+        const DeviceSummary stitched = summaryOf(*run.snapshot);
+        QVERIFY(stitched.warnings.empty());
+        checkCutStepsPartial(run, stitched);
+        const int whole = checkWholeSteps(stitched, summaryOfFile(source));
+        QVERIFY(whole >= 4);
+        QVERIFY(size_t(whole) < stitched.steps.size());
+    }
+
+    // A ring-buffered dump on its own opens mid-step: its steps still open at `forward` (where
+    // active memory is lowest), so they are the complete run's steps, and the cut one is partial.
+    void dumpOpeningMidStep()
+    {
+        QTemporaryDir dir;
+        const QString source = snapshotIn("frag_varlen_gpt2");
+        const std::vector<Cut> cuts = cutDumps(source, dir.path(), 5, 6000);
+        const DeviceSummary complete = summaryOfFile(source);
+        int openedMidStep = 0;
+        for (const Cut &cut : cuts) {
+            auto snapshot = loadSnapshot(cut.file.toStdString());
+            std::vector<PhaseRange> phases = phaseRanges(*snapshot, 0);
+            QVERIFY(!phases.empty());
+            openedMidStep += phases.front().name != "forward" || !phases.front().startUs;
+            const DeviceSummary part = summaryOf(*snapshot);
+            QVERIFY(!part.steps.empty());
+            QVERIFY2(part.steps.front().partial, qPrintable(cut.file));
+            QVERIFY(checkWholeSteps(part, complete) >= 1);
+        }
+        QVERIFY(openedMidStep >= 3); // the case the rule is for, not only dumps that open at `forward`
+    }
+
+    // A long run the tests have not seen before (generated here, 400 steps), cut every 50 steps.
+    void longRun()
+    {
+        QTemporaryDir dir;
+        const QString run = dir.filePath("long.pickle");
+        QString error;
+        runPythonTool("make_long_run.py", {snapshotIn("frag_varlen_gpt2"), run, "--steps", "400"}, &error);
+        QVERIFY2(QFile::exists(run), qPrintable(error));
+        const DeviceSummary complete = summaryOfFile(run);
+        QVERIFY(complete.steps.size() >= 400);
+
+        const std::vector<Cut> overlapping = cutDumps(run, dir.filePath("overlapping"), 50, 300000);
+        const StitchedRun whole = stitchFolder(dir.filePath("overlapping"));
+        QVERIFY(whole.gaps.empty());
+        checkSameSteps(summaryOf(*whole.snapshot), complete);
+
+        const std::vector<Cut> gapped = cutDumps(run, dir.filePath("gapped"), 50, 60000);
+        QCOMPARE(gapped.size(), size_t(9)); // after 50, 100, … 400 steps, and at the end (402)
+        const StitchedRun cut = stitchFolder(dir.filePath("gapped"));
+        QCOMPARE(cut.gaps.size(), size_t(7)); // the last two dumps, two steps apart, overlap
+        checkGaps(cut, gapped);
+        const DeviceSummary stitched = summaryOf(*cut.snapshot);
+        checkCutStepsPartial(cut, stitched);
+        QVERIFY(checkWholeSteps(stitched, complete) > 100);
+    }
+
+    // A dump that cannot be read (half written) is left out with a warning naming it.
+    void unreadableDumpLeftOut()
+    {
+        QTemporaryDir dir;
+        const std::vector<Cut> cuts = cutDumps(snapshotIn("gpt2_fp32_adamw"), dir.path(), 1, 1 << 30);
+        QCOMPARE(cuts.size(), size_t(3));
+        QFile broken(cuts[1].file);
+        QVERIFY(broken.open(QIODevice::ReadWrite));
+        QVERIFY(broken.resize(broken.size() / 2));
+        broken.close();
+        const StitchedRun run = stitchFolder(dir.path());
+        QCOMPARE(run.dumps.size(), size_t(2));
+        QCOMPARE(run.warnings.size(), size_t(1));
+        QVERIFY(run.warnings.front().find(cuts[1].file.toStdString()) != std::string::npos);
+        QVERIFY(run.gaps.empty()); // the windows reach back to the start: nothing was lost
+        checkSameSteps(summaryOf(*run.snapshot), summaryOfFile(snapshotIn("gpt2_fp32_adamw")));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestStitch)
+#include "tst_stitch.moc"
