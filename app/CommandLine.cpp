@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <charconv>
+#include <cmath>
 
 namespace memlens {
 
@@ -55,6 +56,23 @@ std::optional<long long> CommandLine::integer(const std::string &name) const
     auto [ptr, ec] = std::from_chars(text->data(), text->data() + text->size(), v);
     if (ec != std::errc() || ptr != text->data() + text->size() || v < 0)
         throw std::invalid_argument("--" + name + " takes a non-negative whole number, not '" + *text + "'");
+    return v;
+}
+
+std::optional<double> CommandLine::number(const std::string &name, const std::string &what) const
+{
+    const auto text = value(name);
+    if (!text)
+        return std::nullopt;
+    size_t used = 0;
+    double v = 0;
+    try {
+        v = std::stod(*text, &used);
+    } catch (const std::exception &) {
+        used = 0;
+    }
+    if (used != text->size() || !std::isfinite(v) || v < 0)
+        throw std::invalid_argument("--" + name + " takes " + what + " (a number ≥ 0), not \"" + *text + "\"");
     return v;
 }
 

@@ -22,6 +22,9 @@ public:
     std::optional<std::string> value(const std::string &name) const;
     // Parses a non-negative integer option; throws std::invalid_argument naming the option.
     std::optional<long long> integer(const std::string &name) const;
+    // Parses a non-negative number (a percentage, seconds); throws std::invalid_argument naming
+    // the option and `what` it takes.
+    std::optional<double> number(const std::string &name, const std::string &what) const;
     // Parses --at-like options: peak, oom, end or an event number; throws std::invalid_argument.
     std::optional<Moment> moment(const std::string &name) const;
 

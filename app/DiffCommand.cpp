@@ -6,32 +6,10 @@
 #include "model/ByteFormat.h"
 #include "report/RunDiff.h"
 
-#include <cmath>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
 namespace memlens {
-
-namespace {
-
-std::optional<double> percentOption(const CommandLine &cl, const std::string &name)
-{
-    const auto text = cl.value(name);
-    if (!text)
-        return std::nullopt;
-    size_t used = 0;
-    double v = 0;
-    try {
-        v = std::stod(*text, &used);
-    } catch (const std::exception &) {
-        used = 0;
-    }
-    if (used != text->size() || !std::isfinite(v) || v < 0)
-        throw std::invalid_argument("--" + name + " takes a percentage (a number ≥ 0), not \"" + *text + "\"");
-    return v;
-}
-
-} // namespace
 
 int runDiffCommand(const std::vector<std::string> &args)
 {
@@ -43,8 +21,8 @@ int runDiffCommand(const std::vector<std::string> &args)
         const int device = static_cast<int>(cl.integer("device").value_or(0));
         const Moment at = cl.moment("at").value_or(Moment::peak());
         const auto top = static_cast<size_t>(cl.integer("top").value_or(20));
-        const auto peakLimit = percentOption(cl, "fail-if-peak-grows");
-        const auto reservedLimit = percentOption(cl, "fail-if-reserved-grows");
+        const auto peakLimit = cl.number("fail-if-peak-grows", "a percentage");
+        const auto reservedLimit = cl.number("fail-if-reserved-grows", "a percentage");
         const std::optional<CachedSnapshot> loadedA = loadForCommand(cl.positional()[0], cl.flag("no-cache"));
         if (!loadedA)
             return 1;

@@ -10,6 +10,7 @@
 #include "ReplayCommand.h"
 #include "SummaryCommand.h"
 #include "VersionCommand.h"
+#include "WatchCommand.h"
 #include "cache/SnapshotCache.h"
 #include "style/Theme.h"
 
@@ -37,6 +38,8 @@ int main(int argc, char **argv)
         return memlens::runVersionCommand();
     if (!args.empty() && args.front() == "mcp")
         return memlens::runMcpCommand({args.begin() + 1, args.end()});
+    if (!args.empty() && args.front() == "watch")
+        return memlens::runWatchCommand({args.begin() + 1, args.end()});
     if (!args.empty() && args.front() == "--list")
         return memlens::runListCommand({args.begin() + 1, args.end()});
     if (!args.empty() && (args.front() == "--help" || args.front() == "-h")) {
@@ -48,6 +51,12 @@ int main(int argc, char **argv)
                "           key figures, or the live stacks as folded lines\n"
                "       memlens summary DIR [--step N] [--threads N] [--json] [--no-cache]\n"
                "           per-rank peaks of a folder of snapshots (one per GPU), the imbalance\n"
+               "       memlens summary DIR --rank R --stitch [--top K] [--json] [--no-cache]\n"
+               "           one rank's dumps (one every N steps) as one run: shared entries once, gaps reported\n"
+               "\n"
+               "       memlens watch DIR [--json-lines] [--fail-if-peak-grows PCT] [--interval SECONDS] [--no-cache]\n"
+               "           one line per dump as a running job writes it (rank, step, peaks, change); exit 3\n"
+               "           when a rank's peak grows more than PCT % over its first dump\n"
                "\n"
                "       memlens render FILE --view VIEW -o OUT.png|OUT.svg [--at peak|oom|end|EVENT] [--range A:B]\n"
                "           [--search TEXT]  (timeline: outline the allocations whose frames, labels, metadata or address match)\n"

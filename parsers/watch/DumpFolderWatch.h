@@ -1,0 +1,39 @@
+#pragma once
+// Following a folder a training job writes dumps into: which snapshot files have landed
+// complete since the last look. A file counts once it is seen with the same size and
+// modification time on two looks in a row and was last written `settle` ago or longer: a dump
+// renamed into place is taken on the next look after that, and one written in place in pieces
+// only after it stops growing. Temporary names ("….pickle.tmp") are not snapshot names, so they
+// are never taken.
+#include "ranks/RankFiles.h"
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace memlens {
+
+class DumpFolderWatch {
+public:
+    DumpFolderWatch(std::string folder, std::chrono::milliseconds settle);
+
+    // New complete files, by step then rank. A file reported before is reported again only
+    // after it changes (so one that looked complete but could not be read is tried again once
+    // its writer goes on). Throws std::runtime_error when the folder cannot be read.
+    std::vector<RankFile> poll();
+    const std::string &folder() const { return folder_; }
+
+private:
+    struct Seen {
+        uint64_t size = 0;
+        int64_t modified = 0;
+        bool reported = false;
+    };
+    std::string folder_;
+    std::chrono::milliseconds settle_;
+    std::map<std::string, Seen> seen_;
+};
+
+} // namespace memlens
