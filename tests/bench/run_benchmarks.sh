@@ -72,4 +72,6 @@ python = time.time() - t
 memlens = float(sys.argv[3]) - float(sys.argv[2])
 print('json.load: %.1f s; memlens summary is %.0f times faster (target: 25)' % (python, python / memlens))
 PY
+
+"$here/bench_stitch.sh" "$build" "$dir"
 exit 0
