@@ -34,10 +34,13 @@ expect "memlens advise x.pickle --sort " "effort saves"
 expect "memlens estimate --model llama-3-" "llama-3-70b llama-3-8b"
 expect "memlens replay x.pickle --gpu h100" "h100-80 h100-pcie-80"
 expect "memlens diff a b --fail-if-p" "--fail-if-peak-grows"
+expect "memlens wa" "watch"
+expect "memlens watch dir --js" "--json-lines"
+expect "memlens summary dir --st" "--step --stitch"
 
 # Every option the script offers for a subcommand is in --help.
 help=$(memlens --help)
-for command in summary render diff advise replay estimate; do
+for command in summary watch render diff advise replay estimate; do
   for option in $(complete_line "memlens $command x --"); do
     grep -q -- "$option\b" <<<"$help" || { echo "FAIL: $command $option is offered but not in --help"; failures=$((failures + 1)); }
   done
