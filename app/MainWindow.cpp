@@ -14,6 +14,7 @@
 #include "segments/SegmentsPage.h"
 #include "compare/CompareDialog.h"
 #include "ranks/RankOverviewPage.h"
+#include "stitch/RankStitch.h"
 #include "timeline/TimelineView.h"
 
 #include <QAction>
@@ -398,14 +399,36 @@ DocumentView *MainWindow::openFile(const QString &path)
         openSession(path);
         return nullptr;
     }
+    DocumentView *view = addDocumentTab(path, QFileInfo(path).fileName());
+    connect(view, &DocumentView::loaded, this, [this, path] { addRecent(path); });
+    view->load(path);
+    return view;
+}
+
+DocumentView *MainWindow::openStitchedRank(const QString &folder, int rank)
+{
+    const QString name = QString::fromStdString(stitchedRunName(folder.toStdString(), rank));
+    for (int i = 0; i < tabs_->count(); ++i) {
+        if (auto *view = qobject_cast<DocumentView *>(tabs_->widget(i)); view && view->path() == name) {
+            tabs_->setCurrentIndex(i);
+            return view;
+        }
+    }
+    DocumentView *view = addDocumentTab(name, tr("rank %1 (stitched)").arg(rank));
+    view->loadStitched(folder, rank);
+    return view;
+}
+
+DocumentView *MainWindow::addDocumentTab(const QString &path, const QString &title)
+{
     auto *view = new DocumentView(tabs_);
     view->setSnapshotCache(cache_);
     undo_->addStack(view->notes()->undoStack()); // before the tab becomes current
-    const int index = tabs_->addTab(view, QFileInfo(path).fileName());
+    const int index = tabs_->addTab(view, title);
     // A dot on the tab: notes changed since the session was opened or saved.
-    connect(view->notes()->undoStack(), &QUndoStack::cleanChanged, this, [this, view, path](bool clean) {
+    connect(view->notes()->undoStack(), &QUndoStack::cleanChanged, this, [this, view, title](bool clean) {
         if (const int i = tabs_->indexOf(view); i >= 0)
-            tabs_->setTabText(i, QFileInfo(path).fileName() + (clean ? QString() : QStringLiteral(" •")));
+            tabs_->setTabText(i, title + (clean ? QString() : QStringLiteral(" •")));
     });
     tabs_->setTabToolTip(index, path);
     tabs_->setCurrentIndex(index);
@@ -414,7 +437,6 @@ DocumentView *MainWindow::openFile(const QString &path)
         if (view == currentDocument())
             statusBar()->showMessage(text);
     });
-    connect(view, &DocumentView::loaded, this, [this, path] { addRecent(path); });
     connect(view, &DocumentView::estimatorRequested, this, &MainWindow::openEstimator);
     connect(view, &DocumentView::loadFailed, this, [this, view](const QString &message) {
         removeView(view);
@@ -425,7 +447,6 @@ DocumentView *MainWindow::openFile(const QString &path)
         box->open();
     });
     connect(view, &DocumentView::loadCancelled, this, [this, view] { removeView(view); });
-    view->load(path);
     return view;
 }
 

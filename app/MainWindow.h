@@ -29,6 +29,8 @@ public:
     // Opens a snapshot (or a .memlens session, then returns nullptr).
     // A folder opens its rank overview (and returns null).
     DocumentView *openFile(const QString &path);
+    // Rank `rank`'s dumps in `folder` as one run, in a tab of its own (shown if already open).
+    DocumentView *openStitchedRank(const QString &folder, int rank);
     void openFolder(const QString &path);
     void openSession(const QString &path);
     void openExample();
@@ -41,6 +43,8 @@ protected:
     void closeEvent(QCloseEvent *event) override;
 
 private:
+    // A tab for a document about to load: its title, its path as the tooltip, the usual wiring.
+    DocumentView *addDocumentTab(const QString &path, const QString &title);
     void createMenus();
     void closeTab(int index);
     void removeView(DocumentView *view);

@@ -1,6 +1,7 @@
 #include "RenderCommand.h"
 
 #include "Application.h"
+#include "stitch/RankStitch.h"
 #include "CommandLine.h"
 #include "analysis/SnapshotSummary.h"
 #include "compare/RunOverlayView.h"
@@ -110,7 +111,7 @@ int runRenderCommand(int argc, char **argv)
 {
     std::vector<std::string> args(argv + 2, argv + argc);
     try {
-        CommandLine cl(args, {"view", "at", "range", "size", "theme", "device", "color", "session", "o", "compare", "align", "fix", "search", "what-if"}, {"footer", "no-cache"});
+        CommandLine cl(args, {"view", "at", "range", "size", "theme", "device", "color", "session", "o", "compare", "align", "fix", "search", "what-if", "rank"}, {"footer", "no-cache"});
         std::optional<Session> session;
         if (auto path = cl.value("session")) {
             try {
@@ -127,7 +128,7 @@ int runRenderCommand(int argc, char **argv)
         }
         if ((cl.positional().size() != 1 && !(session && cl.positional().empty())) || !cl.value("o"))
             throw std::invalid_argument("usage: memlens render FILE --view " + viewList() + " [--at peak|oom|end|EVENT] [--device N] "
-                                        "[--range A:B] [--search TEXT] [--size WxH] [--theme light|dark] [--color allocation|site|category] [--footer] [--session S.memlens] [--no-cache] [--compare B [--align time|event|step]] [--what-if CONF] -o OUT.png|OUT.svg");
+                                        "[--rank R (FILE: a folder of dumps, R's stitched)] [--range A:B] [--search TEXT] [--size WxH] [--theme light|dark] [--color allocation|site|category] [--footer] [--session S.memlens] [--no-cache] [--compare B [--align time|event|step]] [--what-if CONF] -o OUT.png|OUT.svg");
         const std::string view = cl.value("view").value_or(session ? session->page : "timeline");
         if (const auto views = renderViews(); std::find(views.begin(), views.end(), view) == views.end())
             throw std::invalid_argument("--view " + view + " is not available (" + viewList() + ")");
@@ -143,7 +144,12 @@ int runRenderCommand(int argc, char **argv)
         LoadedDocument loaded;
         try {
             const SnapshotCache cache;
-            loaded = loadDocument(file.toStdString(), StopAfter::Timeline, cl.flag("no-cache") ? nullptr : &cache);
+            const SnapshotCache *useCache = cl.flag("no-cache") ? nullptr : &cache;
+            // A folder and a rank: that rank's dumps stitched into one run.
+            if (const auto rank = cl.integer("rank"))
+                loaded = loadStitchedDocument(file.toStdString(), static_cast<int>(*rank), useCache);
+            else
+                loaded = loadDocument(file.toStdString(), StopAfter::Timeline, useCache);
         } catch (const LoadError &e) {
             std::cerr << "memlens: " << e.what() << '\n';
             return 1;

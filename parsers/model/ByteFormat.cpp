@@ -40,4 +40,14 @@ std::string formatAddress(uint64_t address)
     return text;
 }
 
+std::string formatDuration(int64_t us)
+{
+    char text[32];
+    if (us >= 1'000'000)
+        std::snprintf(text, sizeof text, "%.2f s", static_cast<double>(us) / 1e6);
+    else
+        std::snprintf(text, sizeof text, "%.0f ms", static_cast<double>(us) / 1e3);
+    return text;
+}
+
 } // namespace memlens

@@ -10,5 +10,7 @@ std::string formatBytes(uint64_t bytes);
 std::string groupDigits(uint64_t value);
 // "0x7f3a00000000": lower-case hexadecimal, as addresses are shown and searched
 std::string formatAddress(uint64_t address);
+// "2.41 s", "380 ms": a stretch of time given in microseconds
+std::string formatDuration(int64_t us);
 
 } // namespace memlens

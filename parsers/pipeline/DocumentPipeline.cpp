@@ -32,8 +32,6 @@ void runDocumentPipeline(const std::string &path, const std::atomic<bool> *cance
         if (sink.progress)
             sink.progress(fraction, stage);
     };
-    auto doc = std::make_shared<Document>();
-    doc->path = path;
     LoadControl control;
     control.cancel = cancel;
     if (sink.progress) {
@@ -41,14 +39,26 @@ void runDocumentPipeline(const std::string &path, const std::atomic<bool> *cance
             report(total ? static_cast<double>(done) / static_cast<double>(total) : 0.0, LoadStage::Reading);
         };
     }
+    // The cache entry is written on another thread while the stages run.
     CachedSnapshot loaded = loadSnapshotCached(path, control, cache);
-    auto snapshot = std::move(loaded.snapshot);
+    runDocumentStages(path, std::move(loaded.snapshot), path, cancel, sink, stopAfter);
+}
+
+void runDocumentStages(const std::string &name, std::shared_ptr<const Snapshot> snapshot, const std::string &gpusBeside,
+                       const std::atomic<bool> *cancel, const PipelineSink &sink, StopAfter stopAfter)
+{
+    auto report = [&](double fraction, LoadStage stage) {
+        if (sink.progress)
+            sink.progress(fraction, stage);
+    };
+    auto doc = std::make_shared<Document>();
+    doc->path = name;
     const std::vector<int> devices = snapshot->devices();
     // The timeline's index needs only the DeviceIndex: it is built on the other core while
     // this one does the categories, the summary and the advice (the task shares ownership of the index).
     std::map<int, std::future<std::unique_ptr<const TimelineLayout>>> timeline;
     AdviceOptions adviceOptions; // the GPU count, as `advise` takes it without --gpus
-    adviceOptions.gpus = runGpus(std::nullopt, {}, path);
+    adviceOptions.gpus = runGpus(std::nullopt, {}, gpusBeside);
     for (size_t i = 0; i < devices.size(); ++i) {
         report(static_cast<double>(i) / static_cast<double>(devices.size()), LoadStage::Indexing);
         DeviceData data;

@@ -30,6 +30,11 @@ struct PipelineSink {
 void runDocumentPipeline(const std::string &path, const std::atomic<bool> *cancel, const PipelineSink &sink,
                          StopAfter stopAfter = StopAfter::Timeline, const SnapshotCache *cache = nullptr);
 
+// The stages after reading, for a snapshot made in memory (a stitched run): `name` becomes the
+// document's path, `gpusBeside` is the file whose sibling ranks give the GPU count.
+void runDocumentStages(const std::string &name, std::shared_ptr<const Snapshot> snapshot, const std::string &gpusBeside,
+                       const std::atomic<bool> *cancel, const PipelineSink &sink, StopAfter stopAfter = StopAfter::Timeline);
+
 // Stage 2 alone, for a document built earlier (tests adopt StopAfter::Document results).
 std::shared_ptr<const TimelineLayouts> buildTimelineLayouts(std::shared_ptr<const Document> document);
 

@@ -2,7 +2,6 @@
 
 #include "model/ByteFormat.h"
 
-#include <cstdio>
 #include <sstream>
 
 namespace memlens {
@@ -14,17 +13,6 @@ using nlohmann::json;
 json optionalJson(const std::optional<int64_t> &v)
 {
     return v ? json(*v) : json(nullptr);
-}
-
-// "2.41 s", "380 ms"
-std::string durationText(int64_t us)
-{
-    char text[32];
-    if (us >= 1'000'000)
-        std::snprintf(text, sizeof text, "%.2f s", static_cast<double>(us) / 1e6);
-    else
-        std::snprintf(text, sizeof text, "%.0f ms", static_cast<double>(us) / 1e3);
-    return text;
 }
 
 } // namespace
@@ -66,7 +54,7 @@ std::string stitchedSummaryText(const StitchedRun &run, const std::string &name,
         out << '\n';
     }
     for (const StitchGap &g : run.gaps)
-        out << "  Gap between " << g.afterFile << " and " << g.beforeFile << ": " << durationText(g.toUs - g.fromUs) << " without entries\n";
+        out << "  Gap between " << g.afterFile << " and " << g.beforeFile << ": " << formatDuration(g.toUs - g.fromUs) << " without entries\n";
     for (const std::string &w : run.warnings)
         out << "  Warning: " << w << '\n';
     out << '\n' << summaryText(*run.snapshot, name, devices);

@@ -48,4 +48,32 @@ StitchedRun stitchRank(const RankFolder &folder, int rank, const SnapshotCache *
     return run;
 }
 
+std::string stitchedRunName(const std::string &folder, int rank)
+{
+    return folder + " · rank " + std::to_string(rank) + " (stitched)";
+}
+
+void runStitchedPipeline(const std::string &folder, int rank, const std::atomic<bool> *cancel, const PipelineSink &sink,
+                         const SnapshotCache *cache, StopAfter stopAfter)
+{
+    const auto progress = [&](size_t done, size_t total) {
+        if (sink.progress)
+            sink.progress(total ? static_cast<double>(done) / static_cast<double>(total) : 0.0, LoadStage::Reading);
+    };
+    StitchedRun run = stitchRank(findRankFiles(folder), rank, cache, cancel, progress);
+    if (cancel && cancel->load())
+        throw LoadCancelled();
+    runDocumentStages(stitchedRunName(folder, rank), std::move(run.snapshot), run.dumps.back().file, cancel, sink, stopAfter);
+}
+
+LoadedDocument loadStitchedDocument(const std::string &folder, int rank, const SnapshotCache *cache)
+{
+    LoadedDocument loaded;
+    PipelineSink sink;
+    sink.document = [&](std::shared_ptr<const Document> d) { loaded.document = std::move(d); };
+    sink.timeline = [&](std::shared_ptr<const TimelineLayouts> t) { loaded.timeline = std::move(t); };
+    runStitchedPipeline(folder, rank, nullptr, sink, cache);
+    return loaded;
+}
+
 } // namespace memlens

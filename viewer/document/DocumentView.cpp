@@ -1,5 +1,7 @@
 #include "document/DocumentView.h"
 
+#include "stitch/RankStitch.h"
+
 #include "analysis/FrameFilter.h"
 #include "jobs/DocumentLoader.h"
 #include "state/ViewState.h"
@@ -189,6 +191,15 @@ void DocumentView::load(const QString &path)
     progressLabel_->setText(tr("Opening %1…").arg(path));
     stack_->setCurrentWidget(progressPage_);
     loader_->load(path);
+}
+
+void DocumentView::loadStitched(const QString &folder, int rank)
+{
+    path_ = QString::fromStdString(stitchedRunName(folder.toStdString(), rank));
+    progress_->setValue(0);
+    progressLabel_->setText(tr("Stitching the dumps of rank %1 in %2…").arg(rank).arg(folder));
+    stack_->setCurrentWidget(progressPage_);
+    loader_->loadStitched(folder, rank);
 }
 
 void DocumentView::setSnapshotCache(std::shared_ptr<const SnapshotCache> cache)

@@ -38,6 +38,8 @@ public:
     ~DocumentView() override;
 
     void load(const QString &path);
+    // Rank `rank`'s dumps in `folder` as one run (its path is then stitchedRunName(), not a file).
+    void loadStitched(const QString &folder, int rank);
     // Files load through this cache (null: none).
     void setSnapshotCache(std::shared_ptr<const SnapshotCache> cache);
     void cancelLoad();

@@ -1,6 +1,7 @@
 #include "jobs/DocumentLoader.h"
 
 #include "model/LoadError.h"
+#include "stitch/RankStitch.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
@@ -18,7 +19,21 @@ void DocumentLoader::cancel()
 
 void DocumentLoader::load(const QString &path, StopAfter stopAfter)
 {
-    jobs_.start([this, path, stopAfter, cache = cache_](const Job &job) {
+    run([path, stopAfter, cache = cache_](const Job &job, const PipelineSink &sink) {
+        runDocumentPipeline(path.toStdString(), job.cancelFlag(), sink, stopAfter, cache.get());
+    }, stopAfter);
+}
+
+void DocumentLoader::loadStitched(const QString &folder, int rank)
+{
+    run([folder, rank, cache = cache_](const Job &job, const PipelineSink &sink) {
+        runStitchedPipeline(folder.toStdString(), rank, job.cancelFlag(), sink, cache.get());
+    }, StopAfter::Timeline);
+}
+
+void DocumentLoader::run(std::function<void(const Job &, const PipelineSink &)> work, StopAfter stopAfter)
+{
+    jobs_.start([this, work = std::move(work), stopAfter](const Job &job) {
         QElapsedTimer throttle;
         throttle.start();
         PipelineSink sink;
@@ -44,7 +59,7 @@ void DocumentLoader::load(const QString &path, StopAfter stopAfter)
             });
         };
         try {
-            runDocumentPipeline(path.toStdString(), job.cancelFlag(), sink, stopAfter, cache.get());
+            work(job, sink);
         } catch (const LoadCancelled &) {
             job.post([this] {
                 jobs_.finish();

@@ -5,6 +5,7 @@
 #include "jobs/JobRunner.h"
 #include "pipeline/DocumentPipeline.h"
 
+#include <functional>
 #include <memory>
 #include <QObject>
 #include <QString>
@@ -20,6 +21,8 @@ public:
 
     // StopAfter::Document ends the job with documentReady (no timeline is built).
     void load(const QString &path, StopAfter stopAfter = StopAfter::Timeline);
+    // Rank `rank`'s dumps in `folder`, stitched into one run (RankStitch).
+    void loadStitched(const QString &folder, int rank);
     // Loads go through this cache (null: none).
     void setCache(std::shared_ptr<const SnapshotCache> cache) { cache_ = std::move(cache); }
     void cancel();
@@ -35,6 +38,9 @@ signals:
     void cancelled();
 
 private:
+    // Runs `work` as the job, with a sink that posts each stage to the GUI thread.
+    void run(std::function<void(const Job &, const PipelineSink &)> work, StopAfter stopAfter);
+
     std::shared_ptr<const SnapshotCache> cache_;
     JobRunner jobs_{this}; // last: joined before the rest goes
 };

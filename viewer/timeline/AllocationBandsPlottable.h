@@ -70,6 +70,7 @@ private:
     void drawPrivatePools(QCPPainter *painter, double left, double right);
     QPolygonF bandOutline(const TimelineBand &band, double left) const;
     void drawLabels(QCPPainter *painter, const QRect &area);
+    void drawGaps(QCPPainter *painter, const QRect &area);
     void drawMarker(QCPPainter *painter, uint32_t event, const QString &label, const QColor &color, int row);
     bool pin(double &x, double &y, const QPointF &pixel) const;
 
