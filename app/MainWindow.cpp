@@ -77,6 +77,12 @@ void MainWindow::createMenus()
         if (!dir.isEmpty())
             openFolder(dir);
     });
+    file->addAction(tr("&Watch Folder…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_W), this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Watch a folder a training job writes dumps into"));
+        if (dir.isEmpty())
+            return;
+        openFolder(dir, true);
+    });
     file->addAction(tr("Open &Example"), this, &MainWindow::openExample);
     file->addAction(tr("Co&mpare With…"), this, [this] {
         DocumentView *view = currentDocument();
@@ -355,18 +361,31 @@ void MainWindow::openExample()
         openFile(path);
 }
 
-void MainWindow::openFolder(const QString &path)
+RankOverviewPage *MainWindow::openFolder(const QString &path, bool watch)
 {
     auto *page = new RankOverviewPage(cache_, tabs_);
     try {
-        page->openFolder(path);
+        page->openFolder(path, watch);
+        if (watch)
+            page->watch();
     } catch (const std::exception &e) {
         delete page; // nothing else changes
         auto *box = new QMessageBox(QMessageBox::Warning, tr("Cannot open folder"), QString::fromStdString(e.what()), QMessageBox::Ok, this);
         box->setAttribute(Qt::WA_DeleteOnClose);
         box->open();
-        return;
+        return nullptr;
     }
+    connect(page, &RankOverviewPage::openStitchedRankRequested, this, &MainWindow::openStitchedRank);
+    connect(page, &RankOverviewPage::dumpsLanded, this, [this](const QString &folder, const std::vector<int> &ranks) {
+        // Stitched runs of these ranks take the new dumps; the tab the user is on stays current.
+        for (int rank : ranks) {
+            const QString name = QString::fromStdString(stitchedRunName(folder.toStdString(), rank));
+            for (int i = 0; i < tabs_->count(); ++i) {
+                if (auto *view = qobject_cast<DocumentView *>(tabs_->widget(i)); view && view->path() == name)
+                    view->refreshStitched(folder, rank);
+            }
+        }
+    });
     connect(page, &RankOverviewPage::openRankRequested, this, [this](const QString &file) {
         // A rank already open is shown, not opened again.
         for (int i = 0; i < tabs_->count(); ++i) {
@@ -387,6 +406,7 @@ void MainWindow::openFolder(const QString &path)
     tabs_->setTabToolTip(index, path);
     tabs_->setCurrentIndex(index);
     updateCentral();
+    return page;
 }
 
 DocumentView *MainWindow::openFile(const QString &path)

@@ -14,6 +14,7 @@ class QUndoGroup;
 namespace memlens {
 
 class DocumentView;
+class RankOverviewPage;
 class EstimatorPanel;
 class SnapshotCache;
 class StartPage;
@@ -31,7 +32,9 @@ public:
     DocumentView *openFile(const QString &path);
     // Rank `rank`'s dumps in `folder` as one run, in a tab of its own (shown if already open).
     DocumentView *openStitchedRank(const QString &folder, int rank);
-    void openFolder(const QString &path);
+    // The folder's rank overview in a new tab; null (with a message) when it holds no snapshot.
+    // `watch`: follow it for new dumps (it may be empty yet).
+    RankOverviewPage *openFolder(const QString &path, bool watch = false);
     void openSession(const QString &path);
     void openExample();
     QTabWidget *tabs() const { return tabs_; }

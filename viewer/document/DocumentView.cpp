@@ -49,7 +49,7 @@ Note timelineNote(const QString &text, double event, double bytes)
 } // namespace
 
 DocumentView::DocumentView(QWidget *parent)
-    : QWidget(parent), state_(new ViewState(this)), loader_(new DocumentLoader(this)), notes_(new NoteSet(this))
+    : QWidget(parent), state_(new ViewState(this)), loader_(new DocumentLoader(this)), refresher_(new DocumentLoader(this)), notes_(new NoteSet(this))
 {
     auto *outer = new QVBoxLayout(this);
     outer->setContentsMargins(0, 0, 0, 0);
@@ -175,6 +175,16 @@ DocumentView::DocumentView(QWidget *parent)
     });
     connect(loader_, &DocumentLoader::failed, this, &DocumentView::loadFailed);
     connect(loader_, &DocumentLoader::cancelled, this, &DocumentView::loadCancelled);
+    // A refresh swaps both stages in at once, so no page is disabled meanwhile; a failed one
+    // leaves the run shown as it was.
+    connect(refresher_, &DocumentLoader::timelineReady, this, [this](std::shared_ptr<const TimelineLayouts> timeline) {
+        const int page = tabs_->currentIndex();
+        showDocument(timeline->document);
+        if (state_->setTimeline(std::move(timeline)))
+            enablePages();
+        tabs_->setCurrentIndex(page);
+    });
+    connect(refresher_, &DocumentLoader::failed, this, [this](const QString &message) { emit statusChanged(tr("Not refreshed: %1").arg(message)); });
 }
 
 DocumentView::~DocumentView() = default;
@@ -202,8 +212,14 @@ void DocumentView::loadStitched(const QString &folder, int rank)
     loader_->loadStitched(folder, rank);
 }
 
+void DocumentView::refreshStitched(const QString &folder, int rank)
+{
+    refresher_->loadStitched(folder, rank);
+}
+
 void DocumentView::setSnapshotCache(std::shared_ptr<const SnapshotCache> cache)
 {
+    refresher_->setCache(cache);
     loader_->setCache(std::move(cache));
 }
 

@@ -40,6 +40,9 @@ public:
     void load(const QString &path);
     // Rank `rank`'s dumps in `folder` as one run (its path is then stitchedRunName(), not a file).
     void loadStitched(const QString &folder, int rank);
+    // The same again with the dumps that landed since, in the background: the run shown stays
+    // until the new one is complete, then takes its place on the page the user is on.
+    void refreshStitched(const QString &folder, int rank);
     // Files load through this cache (null: none).
     void setSnapshotCache(std::shared_ptr<const SnapshotCache> cache);
     void cancelLoad();
@@ -101,6 +104,7 @@ private:
     QString sessionPath_;
     ViewState *state_;
     DocumentLoader *loader_;
+    DocumentLoader *refresher_;
     QStackedWidget *stack_;
     QWidget *progressPage_;
     QLabel *progressLabel_;

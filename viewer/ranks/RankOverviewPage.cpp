@@ -1,7 +1,10 @@
 #include "ranks/RankOverviewPage.h"
 
 #include "ranks/RankChart.h"
+#include "ranks/RankStepGrid.h"
+#include "ranks/RankStepHeatmap.h"
 #include "ranks/RankTableModel.h"
+#include "watch/DumpFolderWatch.h"
 
 #include <QComboBox>
 #include <QDir>
@@ -13,6 +16,7 @@
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTableView>
+#include <QTimer>
 #include <QVBoxLayout>
 #include <thread>
 
@@ -21,7 +25,8 @@ namespace memlens {
 RankOverviewPage::RankOverviewPage(std::shared_ptr<const SnapshotCache> cache, QWidget *parent)
     : QWidget(parent), cache_(std::move(cache)), title_(new QLabel(this)), steps_(new QComboBox(this)),
       progress_(new QProgressBar(this)), compare_(new QPushButton(tr("Compare Two Ranks"), this)), chart_(new RankChart(this)),
-      model_(new RankTableModel(this)), proxy_(new QSortFilterProxyModel(this)), table_(new QTableView(this))
+      model_(new RankTableModel(this)), proxy_(new QSortFilterProxyModel(this)), table_(new QTableView(this)),
+      heatmap_(new RankStepHeatmap(this))
 {
     title_->setTextFormat(Qt::RichText);
     title_->setWordWrap(true);
@@ -46,10 +51,13 @@ RankOverviewPage::RankOverviewPage(std::shared_ptr<const SnapshotCache> cache, Q
     bar->addWidget(steps_);
     bar->addWidget(compare_);
     auto *split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(heatmap_);
     split->addWidget(chart_);
     split->addWidget(table_);
-    split->setStretchFactor(0, 3);
-    split->setStretchFactor(1, 2);
+    split->setStretchFactor(0, 2);
+    split->setStretchFactor(1, 3);
+    split->setStretchFactor(2, 2);
+    heatmap_->hide();
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(bar);
     layout->addWidget(split, 1);
@@ -75,6 +83,14 @@ RankOverviewPage::RankOverviewPage(std::shared_ptr<const SnapshotCache> cache, Q
         const RankFigures &a = model_->ranks()[rows[0]], &b = model_->ranks()[rows[1]];
         emit compareRanksRequested(QString::fromStdString(a.file.path), a.device, QString::fromStdString(b.file.path), b.device);
     });
+    connect(heatmap_, &RankStepHeatmap::stepClicked, this, [this](const std::optional<int64_t> &step, int) {
+        if (step != step_) {
+            steps_->setCurrentIndex(steps_->findData(step ? QVariant(qlonglong(*step)) : QVariant()));
+            showStep(step);
+        }
+    });
+    connect(heatmap_, &RankStepHeatmap::rankActivated, this,
+            [this](int rank) { emit openStitchedRankRequested(QString::fromStdString(folder_.folder), rank); });
     connect(steps_, &QComboBox::activated, this, [this](int i) {
         const QVariant v = steps_->itemData(i);
         showStep(v.isNull() ? std::nullopt : std::optional<int64_t>(v.toLongLong()));
@@ -92,19 +108,105 @@ std::vector<size_t> RankOverviewPage::selectedRows() const
     return rows;
 }
 
-void RankOverviewPage::openFolder(const QString &folder)
+void RankOverviewPage::openFolder(const QString &folder, bool mayBeEmpty)
 {
     RankFolder found = findRankFiles(folder.toStdString());
-    if (found.files.empty())
+    if (found.files.empty() && !mayBeEmpty)
         throw std::runtime_error(folder.toStdString() + ": no snapshot files (*.pickle, *.pkl, *.pickle.zst) in it");
     folder_ = std::move(found);
+    dumpFigures_.clear();
+    fillSteps();
+    steps_->setCurrentIndex(steps_->count() - 1);
+    showStep(folder_.latestStep());
+    summarizeGrid();
+}
+
+void RankOverviewPage::fillSteps()
+{
+    const QVariant current = steps_->currentData();
     steps_->clear();
     for (const auto &s : folder_.steps)
         steps_->addItem(s ? (QString::number(*s) + (folder_.filesOfStep(s).front().atExit ? tr(" (at exit)") : QString())) : tr("—"),
                         s ? QVariant(qlonglong(*s)) : QVariant());
     steps_->setEnabled(folder_.steps.size() > 1);
-    steps_->setCurrentIndex(steps_->count() - 1);
-    showStep(folder_.latestStep());
+    steps_->setCurrentIndex(std::max(0, steps_->findData(current)));
+    heatmap_->setVisible(folder_.steps.size() > 1);
+}
+
+void RankOverviewPage::summarizeGrid()
+{
+    if (folder_.steps.size() < 2)
+        return;
+    std::vector<RankFile> missing;
+    for (const RankFile &f : folder_.files) {
+        if (!dumpFigures_.contains(f.path))
+            missing.push_back(f);
+    }
+    gridJobs_.start([this, missing, cache = cache_](const Job &job) {
+        RankProgress control;
+        control.cancel = job.cancelFlag();
+        const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+        auto figures = std::make_shared<std::vector<RankFigures>>(summarizeRanks(missing, threads, cache.get(), control));
+        if (job.cancelled())
+            return;
+        job.post([this, figures] {
+            gridJobs_.finish();
+            for (RankFigures &f : *figures)
+                dumpFigures_.insert_or_assign(f.file.path, std::move(f));
+            publishGrid();
+        });
+    });
+}
+
+void RankOverviewPage::publishGrid()
+{
+    std::vector<RankFigures> figures;
+    for (const RankFile &f : folder_.files) {
+        if (auto it = dumpFigures_.find(f.path); it != dumpFigures_.end())
+            figures.push_back(it->second);
+    }
+    RankStepGrid grid = rankStepGrid(figures);
+    heatmap_->setGrid(std::move(grid), std::move(figures));
+    emit gridSummarized();
+}
+
+void RankOverviewPage::watch(double seconds)
+{
+    watch_ = std::make_unique<DumpFolderWatch>(folder_.folder, std::chrono::milliseconds(static_cast<long long>(std::max(1.0, 2 * seconds) * 1000)));
+    watch_->poll(); // what is there now is already shown
+    if (!watchTimer_) {
+        watchTimer_ = new QTimer(this);
+        connect(watchTimer_, &QTimer::timeout, this, &RankOverviewPage::lookForDumps);
+    }
+    watchTimer_->start(static_cast<int>(seconds * 1000));
+    title_->setText(headline());
+}
+
+void RankOverviewPage::lookForDumps()
+{
+    std::vector<RankFile> landed;
+    try {
+        landed = watch_->poll();
+    } catch (const std::exception &) {
+        return; // the folder is gone for now; keep what is shown
+    }
+    if (landed.empty())
+        return;
+    folder_ = findRankFiles(folder_.folder);
+    std::vector<int> ranks;
+    bool shownStep = false;
+    for (const RankFile &f : landed) {
+        dumpFigures_.erase(f.path); // rewritten files are summarised again
+        ranks.push_back(f.rank);
+        shownStep = shownStep || f.step == step_;
+    }
+    fillSteps();
+    if (shownStep)
+        showStep(step_);
+    else
+        title_->setText(headline());
+    summarizeGrid();
+    emit dumpsLanded(QString::fromStdString(folder_.folder), ranks);
 }
 
 void RankOverviewPage::showStep(const std::optional<int64_t> &step)
@@ -156,6 +258,8 @@ QString RankOverviewPage::headline() const
         text += tr(" · %1 outliers").arg(c.outliers.size());
     if (!c.oomRanks.empty())
         text += tr(" · <span style='color:#d23232'><b>%1 with an OOM</b></span>").arg(c.oomRanks.size());
+    if (watch_)
+        text += tr(" · <i>watching for new dumps</i>");
     for (const std::string &note : folder_.notes)
         text += "<br><i>" + QString::fromStdString(note).toHtmlEscaped() + "</i>";
     return text;

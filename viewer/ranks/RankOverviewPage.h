@@ -1,10 +1,14 @@
 #pragma once
 // A folder of per-rank snapshots: the ranks' peaks as a chart and a table, the imbalance, the
 // outliers and OOM ranks marked. Ranks are summarised in the background on every core; a rank's
-// full model is built only when it is opened (double-click, or Enter).
+// full model is built only when it is opened (double-click, or Enter). With dumps at several
+// steps, a rank × step heatmap of every dump's peak sits above them; double-clicking a rank there
+// opens its dumps stitched into one run. Watching the folder, it takes dumps as they land and
+// updates in place: the step shown stays the one the user chose.
 #include "jobs/JobRunner.h"
 #include "ranks/RankSummary.h"
 
+#include <map>
 #include <memory>
 #include <QWidget>
 
@@ -14,10 +18,13 @@ class QProgressBar;
 class QPushButton;
 class QSortFilterProxyModel;
 class QTableView;
+class QTimer;
 
 namespace memlens {
 
+class DumpFolderWatch;
 class RankChart;
+class RankStepHeatmap;
 class RankTableModel;
 
 class RankOverviewPage : public QWidget {
@@ -27,13 +34,18 @@ public:
     explicit RankOverviewPage(std::shared_ptr<const SnapshotCache> cache, QWidget *parent = nullptr);
     ~RankOverviewPage() override;
 
-    // Throws std::runtime_error when the folder cannot be read or holds no snapshot.
-    void openFolder(const QString &folder);
+    // Throws std::runtime_error when the folder cannot be read, or holds no snapshot unless
+    // `mayBeEmpty` (a folder to watch, before the job's first dump).
+    void openFolder(const QString &folder, bool mayBeEmpty = false);
     void showStep(const std::optional<int64_t> &step);
     const RankFolder &folder() const { return folder_; }
     RankTableModel *model() const { return model_; }
     QTableView *table() const { return table_; }
     RankChart *chart() const { return chart_; }
+    RankStepHeatmap *heatmap() const { return heatmap_; }
+    // Follows the folder for new dumps (File ▸ Watch Folder…); `seconds` between looks.
+    void watch(double seconds = 1.0);
+    bool isWatching() const { return watch_ != nullptr; }
     bool isSummarizing() const { return !finished_; }
     QString headline() const;
 
@@ -41,9 +53,17 @@ signals:
     void openRankRequested(const QString &path);
     void compareRanksRequested(const QString &a, int deviceA, const QString &b, int deviceB);
     void summarized(); // all ranks of the shown step are in
+    void gridSummarized(); // every dump's figures are in the heatmap
+    void openStitchedRankRequested(const QString &folder, int rank);
+    void dumpsLanded(const QString &folder, const std::vector<int> &ranks); // while watching
 
 private:
     void publish(std::vector<RankFigures> ranks);
+    void fillSteps();
+    // Summarises the dumps the heatmap has no figures for yet, then redraws it.
+    void summarizeGrid();
+    void publishGrid();
+    void lookForDumps();
     std::vector<size_t> selectedRows() const;
 
     std::shared_ptr<const SnapshotCache> cache_;
@@ -57,8 +77,13 @@ private:
     RankTableModel *model_;
     QSortFilterProxyModel *proxy_;
     QTableView *table_;
+    RankStepHeatmap *heatmap_;
     bool finished_ = true;
-    JobRunner jobs_{this}; // last: joined before the rest goes
+    std::map<std::string, RankFigures> dumpFigures_; // by path: every dump summarised so far
+    std::unique_ptr<DumpFolderWatch> watch_;
+    QTimer *watchTimer_ = nullptr;
+    JobRunner gridJobs_{this};
+    JobRunner jobs_{this}; // last two: joined before the rest goes
 };
 
 } // namespace memlens

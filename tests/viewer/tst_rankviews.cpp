@@ -1,0 +1,136 @@
+// The viewer's ranks/ with several dumps per rank: the rank × step heatmap, a rank's dumps opened
+// as one stitched run, and File ▸ Watch Folder… taking dumps as a job writes them. Dumps are cut
+// from the corpus run with varying sequence lengths (tests/tools/cut_dumps.py, every 5 steps,
+// 6,000 entries each, so each two are apart by a gap).
+#include "ViewerTestSupport.h"
+#include "ranks/RankStepHeatmap.h"
+#include "stitch/RankStitch.h"
+
+using namespace memlens;
+
+namespace {
+
+// The dumps of rank `rank`, by step (5, 10, 15, 20, 24).
+QStringList cutDumps(const QString &out, int rank)
+{
+    const QString source = corpusDir() + "/snapshots/frag_varlen_gpt2/snapshot.pickle.zst";
+    QString error;
+    const QByteArray lines = runPythonTool("cut_dumps.py", {source, out, "--every", "5", "--window", "6000", "--rank", QString::number(rank)}, &error);
+    QStringList files;
+    for (const QByteArray &line : lines.split('\n')) {
+        if (!line.isEmpty())
+            files << QJsonDocument::fromJson(line).object()["file"].toString();
+    }
+    return files;
+}
+
+// As a job lands a dump: written under a temporary name, then renamed into place.
+void land(const QString &dump, const QString &source, const QString &folder)
+{
+    const QString to = folder + dump.mid(source.size());
+    QDir().mkpath(QFileInfo(to).path());
+    QVERIFY(QFile::copy(dump, to + ".tmp"));
+    QVERIFY(QFile::rename(to + ".tmp", to));
+}
+
+DocumentView *stitchedTab(MainWindow &window)
+{
+    for (int i = 0; i < window.tabs()->count(); ++i) {
+        if (auto *view = qobject_cast<DocumentView *>(window.tabs()->widget(i)); view && view->path().contains("(stitched)"))
+            return view;
+    }
+    return nullptr;
+}
+
+// With MEMLENS_SHOTS=DIR set, the window as the test sees it goes to DIR/NAME.png (for looking
+// at what the test drives, and for the README).
+void saveShot(QWidget *window, const QString &name)
+{
+    if (const QString dir = qEnvironmentVariable("MEMLENS_SHOTS"); !dir.isEmpty()) {
+        QTest::qWait(300); // queued replots
+        window->grab().save(dir + "/" + name + ".png");
+    }
+}
+
+} // namespace
+
+class TestRankViews : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+    }
+
+    void watchHeatmapAndStitchedRun()
+    {
+        QTemporaryDir source, watched;
+        const QStringList rank0 = cutDumps(source.path(), 0), rank1 = cutDumps(source.path(), 1);
+        QCOMPARE(rank0.size(), 5);
+        // Ranks 0 and 1 as cut; rank 1 ran out of memory at step 10 (the corpus OOM dump in its
+        // place), and rank 2 is another run altogether (GPT-2, peaking far from the others).
+        for (int k = 0; k < 2; ++k) {
+            land(rank0[k], source.path(), watched.path());
+            if (k == 0)
+                land(rank1[k], source.path(), watched.path());
+            const QString step = QString("/iteration_%1/").arg(5 * (k + 1));
+            QVERIFY(QFile::copy(corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle", watched.path() + step + "rank2_memory_snapshot.pickle"));
+        }
+        QVERIFY(QFile::copy(corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle", watched.path() + "/iteration_10/rank1_memory_snapshot.pickle"));
+        MainWindow window;
+        window.resize(1400, 900);
+        window.show();
+        RankOverviewPage *page = window.openFolder(watched.path(), true);
+        QVERIFY(page && page->isWatching());
+        QSignalSpy grid(page, &RankOverviewPage::gridSummarized);
+        QTRY_VERIFY_WITH_TIMEOUT(grid.count() > 0, 30000);
+        RankStepHeatmap *heatmap = page->heatmap();
+        QVERIFY(heatmap->isVisible());
+        QCOMPARE(heatmap->grid().ranks, (std::vector<int>{0, 1, 2}));
+        QCOMPARE(heatmap->grid().steps.size(), size_t(2));
+
+        // The drawn cells follow the figures: rank 0's step-10 dump peaks 3.4 times higher than
+        // its step-5 one, so its cell is darker (light theme); rank 1's OOM is red; rank 2, off
+        // the median of step 5, is outlined there.
+        QVERIFY(applyTheme(*qApp, "light"));
+        const QImage image = heatmap->grab().toImage();
+        auto colorAt = [&](int row, int column) { return image.pixelColor(heatmap->cellRect(row, column).center().toPoint()); };
+        QVERIFY(colorAt(0, 1).lightness() < colorAt(0, 0).lightness() - 40);
+        QVERIFY(heatmap->grid().at(1, 1)->oom && !heatmap->grid().at(0, 1)->oom);
+        QCOMPARE(colorAt(1, 1), QColor(220, 40, 40));
+        QVERIFY(heatmap->grid().at(2, 0)->outlier && !heatmap->grid().at(0, 0)->outlier && !heatmap->grid().at(1, 0)->outlier);
+        const QRectF outlined = heatmap->cellRect(2, 0);
+        bool orange = false; // the outline runs along the cell's top edge
+        for (int y = int(outlined.top()); y < int(outlined.top()) + 4; ++y)
+            orange = orange || image.pixelColor(int(outlined.center().x()), y) == QColor(240, 140, 20);
+        QVERIFY(orange);
+        saveShot(&window, "rank-step-heatmap");
+
+        // Double-clicking rank 0 opens its dumps stitched into one run: one gap between them.
+        const QPointF rank0Cell = heatmap->cellRect(0, 1).center();
+        QTest::mouseDClick(heatmap, Qt::LeftButton, {}, rank0Cell.toPoint());
+        DocumentView *view = stitchedTab(window);
+        QVERIFY(view);
+        QTRY_VERIFY_WITH_TIMEOUT(view->document() && view->state()->deviceLayout(), 30000);
+        QCOMPARE(view->document()->snapshot->gaps.size(), size_t(1));
+        const StitchedRun direct = stitchRank(findRankFiles(watched.path().toStdString()), 0, nullptr);
+        QCOMPARE(view->document()->devices.at(0).summary.peakActiveBytes, summarizeDevice(*direct.snapshot, DeviceIndex(*direct.snapshot, 0), 5).peakActiveBytes);
+        view->showPage(Page::Timeline);
+        QCOMPARE(window.tabs()->currentWidget(), view);
+
+        // A dump lands for each rank: the heatmap gains the step, the open stitched run takes its
+        // dump (a second gap), and the user stays on the tab and page they are on.
+        land(rank0[2], source.path(), watched.path());
+        land(rank1[2], source.path(), watched.path());
+        QTRY_VERIFY_WITH_TIMEOUT(heatmap->grid().steps.size() == 3, 30000);
+        QVERIFY(!heatmap->grid().at(2, 2)); // rank 2 wrote nothing at step 15
+        QTRY_VERIFY_WITH_TIMEOUT(view->document()->snapshot->gaps.size() == 2, 30000);
+        QCOMPARE(window.tabs()->currentWidget(), view);
+        QCOMPARE(view->currentPageKind(), Page::Timeline);
+        saveShot(&window, "stitched-run-watched");
+    }
+};
+
+QTEST_MAIN(TestRankViews)
+#include "tst_rankviews.moc"
