@@ -1,12 +1,12 @@
 #include "timeline/AllocationBandsPlottable.h"
 
-#include "model/ByteFormat.h"
 
 #include "state/ViewState.h"
 #include "notes/NotePainter.h"
 #include "style/AllocationText.h"
 #include "style/BandColors.h"
 #include "style/ByteText.h"
+#include "timeline/GapBreaks.h"
 #include "timeline/StepLabelStride.h"
 
 #include <algorithm>
@@ -296,37 +296,8 @@ void AllocationBandsPlottable::drawMarker(QCPPainter *painter, uint32_t event, c
 
 void AllocationBandsPlottable::drawGaps(QCPPainter *painter, const QRect &area)
 {
-    // A stitched run's gaps: a hatched break where the dumps lost entries, labelled with how
-    // long it lasted. At least 8 pixels wide, so a gap is seen on the event axis too (where it
-    // takes no width) and on a whole long run.
-    const QFontMetrics fm(painter->font());
-    for (const TraceGap &g : state_->document()->snapshot->gaps) {
-        if (g.device != device()->index->device())
-            continue;
-        double xa = mKeyAxis->coordToPixel(axis().xOfTime(g.fromUs)), xb = mKeyAxis->coordToPixel(axis().xOfTime(g.toUs));
-        if (xb - xa < 8) {
-            const double middle = (xa + xb) / 2;
-            xa = middle - 4;
-            xb = middle + 4;
-        }
-        if (xb < area.left() || xa > area.right() + 1)
-            continue;
-        const QRectF band(QPointF(xa, area.top()), QPointF(xb, area.bottom()));
-        const QColor ink = dark_ ? QColor(170, 170, 185) : QColor(110, 110, 120);
-        painter->fillRect(band, dark_ ? QColor(36, 36, 42) : QColor(248, 248, 248));
-        painter->fillRect(band, QBrush(ink, Qt::BDiagPattern));
-        painter->setPen(QPen(ink, 1));
-        painter->drawLine(QLineF(xa, area.top(), xa, area.bottom()));
-        painter->drawLine(QLineF(xb, area.top(), xb, area.bottom()));
-        const QString label = tr("gap, %1 lost").arg(QString::fromStdString(formatDuration(g.toUs - g.fromUs)));
-        const QRectF box(xb + 3, area.bottom() - fm.height() - 6, fm.horizontalAdvance(label) + 8, fm.height() + 2);
-        if (box.right() > area.right())
-            continue; // not cut by the plot's edge
-        painter->setBrush(dark_ ? QColor(30, 30, 34, 220) : QColor(255, 255, 255, 220));
-        painter->drawRect(box);
-        painter->setPen(dark_ ? Qt::white : Qt::black);
-        painter->drawText(box, Qt::AlignCenter, label);
-    }
+    drawGapBreaks(*painter, area, state_->document()->snapshot->gaps, device()->index->device(),
+                  [this](int64_t t) { return mKeyAxis->coordToPixel(axis().xOfTime(t)); }, dark_);
 }
 
 void AllocationBandsPlottable::drawPhases(QCPPainter *painter, const QRect &area)
