@@ -113,6 +113,15 @@ private slots:
         QVERIFY(!uniform(grabbed)); // the box, its frame and placeholder text
         QVERIFY(uniform(exported));
         QVERIFY(search->isVisibleTo(page));
+        // The whole view exported (as render does it): the device box's caption goes with the box.
+        QLabel *caption = nullptr;
+        for (QLabel *label : view->findChildren<QLabel *>())
+            caption = label->buddy() ? label : caption;
+        QVERIFY(caption && caption->isVisibleTo(view.get()) && caption->text().contains("Device"));
+        const QRect captionBox(caption->mapTo(view.get(), QPoint(0, 0)), caption->size());
+        QVERIFY(!uniform(view->grab().toImage().copy(captionBox)));
+        QVERIFY(uniform(exportImage(view.get(), std::nullopt, 1.0).copy(captionBox)));
+        QVERIFY(caption->isVisibleTo(view.get()));
         for (qreal scale : {1.0, 2.0}) {
             const QImage image = exportImage(page, footer, scale);
             QCOMPARE(image.size(), QSize(page->width(), page->height() + kFooterHeight) * scale);

@@ -83,8 +83,10 @@ DocumentView::DocumentView(QWidget *parent)
     deviceRow_ = new QWidget(content);
     auto *top = new QHBoxLayout(deviceRow_);
     top->setContentsMargins(0, 0, 0, 0);
-    top->addWidget(new QLabel(tr("Device:"), deviceRow_));
+    auto *deviceLabel = new QLabel(tr("&Device:"), deviceRow_);
+    top->addWidget(deviceLabel);
     device_ = new QComboBox(deviceRow_);
+    deviceLabel->setBuddy(device_);
     device_->setToolTip(tr("Snapshots can hold several GPUs; profiler traces also CPU memory"));
     top->addWidget(device_);
     top->addStretch();

@@ -8,6 +8,7 @@
 #include <QAbstractSlider>
 #include <QAbstractSpinBox>
 #include <QComboBox>
+#include <QLabel>
 #include <QLineEdit>
 #include <QPainter>
 #include <QPointer>
@@ -45,6 +46,16 @@ public:
             policy.setRetainSizeWhenHidden(true);
             w->setSizePolicy(policy);
             w->hide();
+        }
+        // A control's caption goes with it ("Device:" above an export is a question left open).
+        for (QLabel *label : view->findChildren<QLabel *>()) {
+            if (label->buddy() && label->buddy()->isHidden() && label->isVisibleTo(view)) {
+                QSizePolicy policy = label->sizePolicy();
+                hidden_.push_back({label, policy.retainSizeWhenHidden()});
+                policy.setRetainSizeWhenHidden(true);
+                label->setSizePolicy(policy);
+                label->hide();
+            }
         }
     }
     ~ControlsHidden()
