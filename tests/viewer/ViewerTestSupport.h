@@ -71,6 +71,16 @@ inline std::shared_ptr<const Document> load(const QString &path)
 }
 
 // A shown DocumentView on `doc` (with its timeline built), on `page`, at `size`.
+// With MEMLENS_SHOTS=DIR set, the widget as the test sees it goes to DIR/NAME.png (for looking
+// at what a test drives, and for the README).
+inline void saveShot(QWidget *widget, const QString &name)
+{
+    if (const QString dir = qEnvironmentVariable("MEMLENS_SHOTS"); !dir.isEmpty()) {
+        QTest::qWait(300); // queued replots
+        widget->grab().save(dir + "/" + name + ".png");
+    }
+}
+
 inline std::unique_ptr<DocumentView> openView(std::shared_ptr<const Document> doc, Page page, QSize size)
 {
     auto view = std::make_unique<DocumentView>();

@@ -221,6 +221,16 @@ private slots:
         QTest::keyClicks(minSize, "700M");
         QCOMPARE(page->table()->model()->rowCount(), 3);
         minSize->clear();
+        // A filter that leaves nothing says so instead of an empty grid; its link clears it.
+        QVERIFY(page->table()->isVisible() && !page->emptyNotice()->isVisible());
+        QTest::keyClicks(page->findChildren<QLineEdit *>().at(0), "no frame is called this");
+        QCOMPARE(page->table()->model()->rowCount(), 0);
+        QVERIFY(page->emptyNotice()->isVisible() && !page->table()->isVisible());
+        QVERIFY(page->emptyNotice()->text().contains(QString("None of the %1 live allocations").arg(s.liveBlocksAtPeak)));
+        saveShot(view.get(), "live-filter-empty");
+        emit page->emptyNotice()->linkActivated("clear");
+        QCOMPARE(page->table()->model()->rowCount(), static_cast<int>(s.liveBlocksAtPeak));
+        QVERIFY(page->table()->isVisible());
         // Selecting a row selects the allocation everywhere.
         page->table()->setCurrentIndex(page->table()->model()->index(0, 0));
         QCOMPARE(view->state()->selectedAllocation(), page->table()->model()->index(0, 0).data(LiveAllocationModel::AllocationRole).toUInt());

@@ -42,16 +42,6 @@ DocumentView *stitchedTab(MainWindow &window)
     return nullptr;
 }
 
-// With MEMLENS_SHOTS=DIR set, the window as the test sees it goes to DIR/NAME.png (for looking
-// at what the test drives, and for the README).
-void saveShot(QWidget *window, const QString &name)
-{
-    if (const QString dir = qEnvironmentVariable("MEMLENS_SHOTS"); !dir.isEmpty()) {
-        QTest::qWait(300); // queued replots
-        window->grab().save(dir + "/" + name + ".png");
-    }
-}
-
 } // namespace
 
 class TestRankViews : public QObject {

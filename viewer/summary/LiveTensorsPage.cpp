@@ -17,6 +17,7 @@
 #include <QPushButton>
 #include <QSaveFile>
 #include <QSortFilterProxyModel>
+#include <QStackedWidget>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -125,9 +126,16 @@ LiveTensorsPage::LiveTensorsPage(ViewState *state, QWidget *parent) : QWidget(pa
     table_->horizontalHeader()->setStretchLastSection(true);
     table_->setItemDelegateForColumn(LiveAllocationModel::Size, new CostBarDelegate(LiveAllocationModel::FractionRole, this));
     totals_ = new QLabel(this);
+    empty_ = new QLabel(this);
+    empty_->setAlignment(Qt::AlignCenter);
+    empty_->setWordWrap(true);
+    connect(empty_, &QLabel::linkActivated, this, &LiveTensorsPage::clearFilters);
+    results_ = new QStackedWidget(this);
+    results_->addWidget(table_);
+    results_->addWidget(empty_);
     layout->addWidget(title_);
     layout->addLayout(bar);
-    layout->addWidget(table_, 1);
+    layout->addWidget(results_, 1);
     layout->addWidget(totals_);
 
     auto refilter = [this] { setFilter(text_->text(), parseSize(minSize_->text()), parseSize(maxSize_->text())); };
@@ -154,6 +162,13 @@ void LiveTensorsPage::setFilter(const QString &text, uint64_t minBytes, uint64_t
 {
     proxy_->set(state_->document(), state_->deviceData(), cursor_, text, minBytes, maxBytes, earlierStep_->isChecked());
     updateTotals();
+}
+
+void LiveTensorsPage::clearFilters()
+{
+    for (QLineEdit *edit : {text_, minSize_, maxSize_})
+        edit->clear();
+    earlierStep_->setChecked(false);
 }
 
 void LiveTensorsPage::setEarlierStepOnly(bool on)
@@ -189,6 +204,10 @@ void LiveTensorsPage::updateTotals()
     for (int row = 0; row < proxy_->rowCount(); ++row)
         bytes += proxy_->index(row, LiveAllocationModel::Size).data(Qt::EditRole).toULongLong();
     totals_->setText(tr("Shown: %1 allocations, %2").arg(proxy_->rowCount()).arg(bytesText(bytes)));
+    // An empty grid reads as "nothing is live"; say that the filters hid everything instead.
+    const bool filteredAway = proxy_->rowCount() == 0 && model_->rowCount() > 0;
+    empty_->setText(tr("None of the %1 live allocations matches the filters. <a href='clear'>Clear the filters</a>").arg(model_->rowCount()));
+    results_->setCurrentWidget(filteredAway ? static_cast<QWidget *>(empty_) : table_);
 }
 
 QString LiveTensorsPage::totalsText() const

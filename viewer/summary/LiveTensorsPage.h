@@ -10,6 +10,7 @@
 class QLabel;
 class QCheckBox;
 class QLineEdit;
+class QStackedWidget;
 class QTableView;
 
 namespace memlens {
@@ -28,6 +29,9 @@ public:
     void setEarlierStepOnly(bool on);
     QTableView *table() const { return table_; }
     QString totalsText() const;
+    // Shown instead of the table when the filters leave nothing (with a link that clears them).
+    QLabel *emptyNotice() const { return empty_; }
+    void clearFilters();
     QString exportCsv(const QString &path) const; // error message, or empty
 
 private:
@@ -41,7 +45,8 @@ private:
     QLineEdit *text_, *minSize_, *maxSize_;
     QCheckBox *earlierStep_;
     uint32_t cursor_ = kBeforeTrace; // the event whose live allocations are shown
-    QLabel *title_, *totals_;
+    QLabel *title_, *totals_, *empty_;
+    QStackedWidget *results_;
 };
 
 } // namespace memlens
