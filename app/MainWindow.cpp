@@ -21,6 +21,7 @@
 #include <QClipboard>
 #include <QCloseEvent>
 #include <QCoreApplication>
+#include <QDir>
 #include <QDragEnterEvent>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -386,8 +387,14 @@ void MainWindow::updateRecent()
 {
     const QStringList files = QSettings().value("recentFiles").toStringList();
     recentMenu_->clear();
-    for (const QString &f : files)
-        recentMenu_->addAction(f, this, [this, f] { openFile(f); });
+    const QFontMetrics fm(recentMenu_->font());
+    for (const QString &f : files) {
+        // "name — folder": the name whole, a long folder shortened in its middle.
+        const QFileInfo info(f);
+        const QString folder = fm.elidedText(QDir::toNativeSeparators(info.path()), Qt::ElideMiddle, 420);
+        QAction *open = recentMenu_->addAction(tr("%1  —  %2").arg(info.fileName(), folder), this, [this, f] { openFile(f); });
+        open->setToolTip(QDir::toNativeSeparators(f));
+    }
     recentMenu_->setEnabled(!files.isEmpty());
     start_->setRecentFiles(files);
 }

@@ -11,6 +11,7 @@
 #include "decode/SnapshotLoader.h"
 #include "document/DocumentView.h"
 #include "document/SessionBinding.h"
+#include "document/StartPage.h"
 #include "estimator/EstimatorPanel.h"
 #include "export/ViewExport.h"
 #include "jobs/JobRunner.h"

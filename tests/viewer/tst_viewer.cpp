@@ -44,6 +44,26 @@ private slots:
         QCOMPARE(page.model()->rowCount(), 4); // a failed open leaves the page as it was
     }
 
+    // Recent files show the file's name whole, then its folder, shortened in the middle when long;
+    // activating one opens the full path.
+    void recentFilesKeepTheirNames()
+    {
+        StartPage page;
+        const QString deep = "/data/experiments/2026-11/llama-3-8b-finetune-long-context/checkpoints/run-0042/memory/iteration_4000";
+        page.setRecentFiles({deep + "/rank7_memory_snapshot.pickle", "/tmp/a.pickle"});
+        page.resize(700, 500);
+        page.show();
+        QListWidget *list = page.recentList();
+        QCOMPARE(list->count(), 2);
+        QListWidgetItem *item = list->item(0);
+        const int room = list->visualItemRect(item).width() - 8;
+        const QString drawn = list->fontMetrics().elidedText(item->text(), list->textElideMode(), room);
+        QVERIFY2(drawn.startsWith("rank7_memory_snapshot.pickle") && drawn.contains(QChar(0x2026)), qPrintable(drawn));
+        QSignalSpy requested(&page, &StartPage::recentRequested);
+        emit list->itemActivated(item);
+        QCOMPARE(requested.at(0).at(0).toString(), deep + "/rank7_memory_snapshot.pickle");
+    }
+
     void compareMode()
     {
         auto a = load(gpt2());

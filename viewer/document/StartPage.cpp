@@ -1,5 +1,7 @@
 #include "document/StartPage.h"
 
+#include <QDir>
+#include <QFileInfo>
 #include <QLabel>
 #include <QListWidget>
 #include <QPushButton>
@@ -29,18 +31,26 @@ StartPage::StartPage(QWidget *parent) : QWidget(parent)
     layout->addWidget(new QLabel(tr("<b>Recent files</b>"), this), 0, Qt::AlignHCenter);
     recent_ = new QListWidget(this);
     recent_->setMaximumWidth(720);
+    recent_->setMinimumWidth(480);
+    // The file's name first, its folder after: a long folder is shortened in its middle, the name never.
+    recent_->setTextElideMode(Qt::ElideMiddle);
     recent_->setMaximumHeight(200);
     layout->addWidget(recent_, 0, Qt::AlignHCenter);
     layout->addStretch();
     connect(open, &QPushButton::clicked, this, &StartPage::openRequested);
     connect(example, &QPushButton::clicked, this, &StartPage::exampleRequested);
-    connect(recent_, &QListWidget::itemActivated, this, [this](QListWidgetItem *item) { emit recentRequested(item->text()); });
+    connect(recent_, &QListWidget::itemActivated, this, [this](QListWidgetItem *item) { emit recentRequested(item->data(Qt::UserRole).toString()); });
 }
 
 void StartPage::setRecentFiles(const QStringList &files)
 {
     recent_->clear();
-    recent_->addItems(files);
+    for (const QString &f : files) {
+        const QFileInfo info(f);
+        auto *item = new QListWidgetItem(tr("%1  —  %2").arg(info.fileName(), QDir::toNativeSeparators(info.path())), recent_);
+        item->setData(Qt::UserRole, f);
+        item->setToolTip(QDir::toNativeSeparators(f));
+    }
     recent_->setVisible(!files.isEmpty());
 }
 

@@ -12,6 +12,7 @@ class StartPage : public QWidget {
 public:
     explicit StartPage(QWidget *parent = nullptr);
     void setRecentFiles(const QStringList &files);
+    QListWidget *recentList() const { return recent_; }
 
 signals:
     void openRequested();
