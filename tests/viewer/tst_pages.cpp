@@ -48,6 +48,28 @@ private slots:
             QVERIFY2(!w->isVisible() || w->parentWidget(), qPrintable(w->windowTitle() + " is still open on its own"));
     }
 
+    // The window keeps the width it was given as documents load and pages change (it grew
+    // 1280 → 1355 → 1487 px as labels took their text).
+    void windowKeepsItsWidth()
+    {
+        MainWindow window;
+        window.resize(1280, 800);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        for (const QString &file : {corpusDir() + "/snapshots/frag_varlen_gpt2/snapshot.pickle.zst", corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle"}) {
+            DocumentView *view = window.openFile(file);
+            QTRY_VERIFY_WITH_TIMEOUT(view->state()->deviceLayout(), 30000);
+            for (Page page : kPages) {
+                view->showPage(page);
+                QTest::qWait(50);
+                QCOMPARE(window.width(), 1280);
+            }
+            view->state()->setSelectedEvent(view->document()->devices.begin()->second.summary.peakIndex.value_or(0));
+            QTest::qWait(50);
+            QCOMPARE(window.width(), 1280);
+        }
+    }
+
     // Double-clicking a rank opens it in one tab; again, it shows that tab.
     void oneTabPerRank()
     {

@@ -49,10 +49,19 @@ StacksPage::StacksPage(ViewState *state, QWidget *parent) : QWidget(parent), sta
     auto *heaviest = new QPushButton(tr("Expand heaviest"), this);
     auto *exportButton = new QPushButton(tr("Export folded…"), this);
     exportButton->setToolTip(tr("frame;frame;frame bytes — for flamegraph.pl and speedscope"));
-    for (QWidget *w : std::initializer_list<QWidget *>{scope_, groupBy_, direction_, hideNoise_, pythonOnly_, foldRecursion_, search_, heaviest, exportButton})
+    // Two rows, what is shown and how it is filtered, so that the page never needs more width
+    // than the window has (one row of nine controls widened it by 75 px); the title wraps.
+    for (QWidget *w : std::initializer_list<QWidget *>{scope_, groupBy_, direction_, search_})
         bar->addWidget(w);
+    auto *filters = new QHBoxLayout;
+    for (QWidget *w : std::initializer_list<QWidget *>{hideNoise_, pythonOnly_, foldRecursion_, heaviest, exportButton})
+        filters->addWidget(w);
+    filters->addStretch();
+    search_->setMinimumWidth(120);
+    title_->setWordWrap(true);
     layout->addWidget(title_);
     layout->addLayout(bar);
+    layout->addLayout(filters);
     auto *split = new QSplitter(Qt::Vertical, this);
     model_ = new CallTreeModel(this);
     view_ = new QTreeView(split);
