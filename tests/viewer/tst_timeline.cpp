@@ -154,7 +154,20 @@ private slots:
         auto view = openView(doc, Page::Timeline, QSize(1600, 900));
         TimelineView *timeline = view->timeline();
         const DeviceIndex &index = *doc->devices.at(0).index;
+        // What does not match fades: the plot as a whole gets lighter (light theme).
+        QVERIFY(applyTheme(*qApp, "light"));
+        auto meanLightness = [&] {
+            timeline->plot()->replot();
+            const QImage image = timeline->plot()->toPixmap().toImage();
+            double sum = 0;
+            for (int y = 0; y < image.height(); y += 3)
+                for (int x = 0; x < image.width(); x += 3)
+                    sum += image.pixelColor(x, y).lightnessF();
+            return sum / ((image.height() / 3 + 1) * (image.width() / 3 + 1));
+        };
+        const double plain = meanLightness();
         timeline->setSearchText("cross_entropy");
+        QVERIFY2(meanLightness() > plain + 0.03, qPrintable(QString("%1 -> %2").arg(plain).arg(meanLightness())));
         timeline->plot()->replot();
         const AllocationSearch *search = timeline->bands()->search();
         QVERIFY(search);

@@ -155,9 +155,17 @@ void AllocationBandsPlottable::draw(QCPPainter *painter)
     const QColor ghostHatch = dark_ ? QColor(0, 0, 0, 110) : QColor(255, 255, 255, 150);
     fillRuns(0, count, [&](size_t c) { return std::make_pair(frame_.otherBottom[c], frame_.otherGhostTop[c]); }, ghostHatch, Qt::BDiagPattern);
     const TimelineBand *selectedBand = nullptr;
+    // While searching, what does not match fades toward the background, so hits side by side
+    // read as separate bands, not one outlined block.
+    const bool searching = search_ && !search_->empty();
+    const QColor background = dark_ ? QColor(30, 30, 34) : Qt::white;
     for (const TimelineBand &band : frame_.bands) {
         const auto extent = [&](size_t c) { return std::make_pair(band.bottomAt(c), band.bottomAt(c) + band.size); };
-        fillRuns(band.firstColumn, band.endColumn(), extent, allocationColor(*device(), band.allocation, state_->colorMode()));
+        QColor color = allocationColor(*device(), band.allocation, state_->colorMode());
+        if (searching && !search_->matches(band.allocation))
+            color = QColor::fromRgbF(0.3f * color.redF() + 0.7f * background.redF(), 0.3f * color.greenF() + 0.7f * background.greenF(),
+                                     0.3f * color.blueF() + 0.7f * background.blueF());
+        fillRuns(band.firstColumn, band.endColumn(), extent, color);
         if (device()->index->allocation(band.allocation).allocEvent == kBeforeTrace)
             fillRuns(band.firstColumn, band.endColumn(), extent, ghostHatch, Qt::BDiagPattern);
         if (band.allocation == state_->selectedAllocation())
@@ -165,7 +173,7 @@ void AllocationBandsPlottable::draw(QCPPainter *painter)
     }
     // Search hits are outlined, as MemoryViz does.
     searchHits_ = 0;
-    if (search_ && !search_->empty()) {
+    if (searching) {
         painter->setPen(QPen(dark_ ? QColor(255, 80, 200) : QColor(230, 0, 120), 2.5));
         painter->setBrush(Qt::NoBrush);
         for (const TimelineBand &band : frame_.bands) {
