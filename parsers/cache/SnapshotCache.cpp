@@ -140,7 +140,7 @@ std::string SnapshotCache::entryPath(const CacheKey &key) const
     return dir_ + "/" + name;
 }
 
-std::unique_ptr<Snapshot> SnapshotCache::read(const CacheKey &key) const
+std::unique_ptr<Snapshot> SnapshotCache::read(const CacheKey &key, const std::function<void(double)> &progress) const
 {
     if (dir_.empty())
         return nullptr;
@@ -154,9 +154,19 @@ std::unique_ptr<Snapshot> SnapshotCache::read(const CacheKey &key) const
     if (ec || size > key.size * 4 + (64u << 20))
         return nullptr;
     std::string bytes(static_cast<size_t>(size), '\0');
-    if (!in.read(bytes.data(), static_cast<std::streamsize>(bytes.size())))
-        return nullptr;
+    // In pieces, so a large entry's read is seen to move (the read is most of the time; the
+    // decoding after it the rest).
+    constexpr size_t kPiece = 16 << 20;
+    for (size_t at = 0; at < bytes.size(); at += kPiece) {
+        const size_t n = std::min(kPiece, bytes.size() - at);
+        if (!in.read(bytes.data() + at, static_cast<std::streamsize>(n)))
+            return nullptr;
+        if (progress)
+            progress(0.8 * static_cast<double>(at + n) / static_cast<double>(bytes.size()));
+    }
     auto snapshot = readCacheEntry(bytes, key);
+    if (progress)
+        progress(1.0);
     if (snapshot) {
         // Touched, so that eviction takes the entries used longest ago.
         fs::last_write_time(file, fs::file_time_type::clock::now(), ec);

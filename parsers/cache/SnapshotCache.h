@@ -8,9 +8,9 @@
 #include "model/Snapshot.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
-#include <functional>
 #include <string>
 
 namespace memlens {
@@ -35,7 +35,8 @@ public:
     std::string entryPath(const CacheKey &key) const;
 
     // The cached snapshot, or null when there is none that matches `key` exactly and reads whole.
-    std::unique_ptr<Snapshot> read(const CacheKey &key) const;
+    // `progress` (may be empty) hears the fraction done as the entry is read and decoded.
+    std::unique_ptr<Snapshot> read(const CacheKey &key, const std::function<void(double)> &progress = {}) const;
     // False when it could not be written (no room, no permission); nothing half-written stays.
     // Compresses as it encodes: no copy of the snapshot is held.
     bool write(const CacheKey &key, const Snapshot &snapshot) const;

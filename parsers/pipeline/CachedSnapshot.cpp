@@ -15,12 +15,13 @@ CacheWrite::~CacheWrite()
     thread_.join();
 }
 
-CachedSnapshot loadSnapshotCached(const std::string &path, const LoadControl &control, const SnapshotCache *cache)
+CachedSnapshot loadSnapshotCached(const std::string &path, const LoadControl &control, const SnapshotCache *cache,
+                                  const std::function<void(double)> &cacheProgress)
 {
     CachedSnapshot out;
     const std::optional<CacheKey> key = cache ? SnapshotCache::keyOf(path) : std::nullopt;
     if (key) {
-        out.snapshot = cache->read(*key);
+        out.snapshot = cache->read(*key, cacheProgress);
         out.fromCache = out.snapshot != nullptr;
         if (out.fromCache)
             return out;

@@ -5,6 +5,7 @@
 #include "cache/SnapshotCache.h"
 #include "decode/ByteReader.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
@@ -29,7 +30,9 @@ struct CachedSnapshot {
     std::unique_ptr<CacheWrite> writing; // null: read from the cache, or not cacheable
 };
 
-// `cache` null: no cache. Throws what loadSnapshot throws.
-CachedSnapshot loadSnapshotCached(const std::string &path, const LoadControl &control, const SnapshotCache *cache);
+// `cache` null: no cache. `cacheProgress` (may be empty) hears the fraction of a cache entry read.
+// Throws what loadSnapshot throws.
+CachedSnapshot loadSnapshotCached(const std::string &path, const LoadControl &control, const SnapshotCache *cache,
+                                  const std::function<void(double)> &cacheProgress = {});
 
 } // namespace memlens

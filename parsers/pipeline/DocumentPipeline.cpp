@@ -19,7 +19,10 @@ std::string_view loadStageName(LoadStage stage)
 {
     switch (stage) {
     case LoadStage::Reading: return "Reading";
-    case LoadStage::Indexing: return "Indexing";
+    case LoadStage::ReadingCache: return "Reading from the cache";
+    case LoadStage::Indexing: return "Indexing the allocations";
+    case LoadStage::Summarising: return "Summarising";
+    case LoadStage::Advising: return "Finding what would help";
     case LoadStage::PreparingTimeline: return "Preparing the timeline";
     }
     return {};
@@ -40,7 +43,7 @@ void runDocumentPipeline(const std::string &path, const std::atomic<bool> *cance
         };
     }
     // The cache entry is written on another thread while the stages run.
-    CachedSnapshot loaded = loadSnapshotCached(path, control, cache);
+    CachedSnapshot loaded = loadSnapshotCached(path, control, cache, [&](double fraction) { report(fraction, LoadStage::ReadingCache); });
     runDocumentStages(path, std::move(loaded.snapshot), path, cancel, sink, stopAfter);
 }
 
@@ -60,13 +63,17 @@ void runDocumentStages(const std::string &name, std::shared_ptr<const Snapshot> 
     AdviceOptions adviceOptions; // the GPU count, as `advise` takes it without --gpus
     adviceOptions.gpus = runGpus(std::nullopt, {}, gpusBeside);
     for (size_t i = 0; i < devices.size(); ++i) {
-        report(static_cast<double>(i) / static_cast<double>(devices.size()), LoadStage::Indexing);
+        // Each device's share of the bar moves through its stages (their usual shares of the time).
+        auto at = [&](double part) { return (static_cast<double>(i) + part) / static_cast<double>(devices.size()); };
+        report(at(0.0), LoadStage::Indexing);
         DeviceData data;
         auto index = std::make_shared<const DeviceIndex>(*snapshot, devices[i], cancel);
         if (stopAfter == StopAfter::Timeline)
             timeline.emplace(devices[i], std::async(std::launch::async, [index] { return std::make_unique<const TimelineLayout>(*index); }));
+        report(at(0.4), LoadStage::Summarising);
         auto categories = std::make_unique<const AllocationCategories>(*snapshot, *index);
         data.summary = summarizeDevice(*snapshot, *index, 50, categories.get());
+        report(at(0.7), LoadStage::Advising);
         data.advice = advise(*snapshot, *index, *categories, adviceOptions);
         data.pools = privatePools(*snapshot, *index);
         data.stackedPeakBytes = stackedPeakBytes(*index, data.pools);

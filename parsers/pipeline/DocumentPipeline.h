@@ -13,8 +13,11 @@
 
 namespace memlens {
 
-enum class LoadStage { Reading, Indexing, PreparingTimeline };
-std::string_view loadStageName(LoadStage stage); // "Reading", "Indexing", "Preparing the timeline"
+// What a load is doing, in order; each says so while its fraction moves.
+enum class LoadStage { Reading, ReadingCache, Indexing, Summarising, Advising, PreparingTimeline };
+// "Reading", "Reading from the cache", "Indexing the allocations", "Summarising", "Finding what
+// would help", "Preparing the timeline"
+std::string_view loadStageName(LoadStage stage);
 
 // Like heaptrack's StopAfter: tests and benchmarks can stop after the stage they measure.
 enum class StopAfter { Document, Timeline };

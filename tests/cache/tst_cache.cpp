@@ -6,6 +6,7 @@
 #include "cache/SnapshotCodec.h"
 #include "decode/SnapshotLoader.h"
 #include "pipeline/CachedSnapshot.h"
+#include "pipeline/DocumentPipeline.h"
 #include "report/SummaryReport.h"
 #include "analysis/SnapshotSummary.h"
 
@@ -77,6 +78,36 @@ private slots:
         const QString diff = difference(*cold.snapshot, *warm.snapshot);
         QVERIFY2(diff.isEmpty(), qPrintable(diff));
         QCOMPARE(summaryOf(*warm.snapshot, "f"), summaryOf(*cold.snapshot, "f"));
+    }
+
+    // Every stage of a load says what it is doing and its fraction moves: a cold open reads the
+    // file, a reopen reads the cache entry (not "Indexing 0 %" throughout), then both index,
+    // summarise, advise and prepare the timeline, the bar never going back within a stage.
+    void eachLoadStageIsReported()
+    {
+        const std::string file = (corpusDir() + "/snapshots/frag_varlen_gpt2/snapshot.pickle.zst").toStdString();
+        QTemporaryDir dir;
+        const SnapshotCache cache(dir.path().toStdString());
+        for (bool warm : {false, true}) {
+            std::vector<std::pair<LoadStage, double>> reports;
+            PipelineSink sink;
+            sink.progress = [&](double fraction, LoadStage stage) { reports.emplace_back(stage, fraction); };
+            runDocumentPipeline(file, nullptr, sink, StopAfter::Timeline, &cache);
+            std::vector<LoadStage> order;
+            for (size_t i = 0; i < reports.size(); ++i) {
+                if (order.empty() || order.back() != reports[i].first)
+                    order.push_back(reports[i].first);
+                else
+                    QVERIFY(reports[i].second >= reports[i - 1].second);
+            }
+            const LoadStage reading = warm ? LoadStage::ReadingCache : LoadStage::Reading;
+            QCOMPARE(order, (std::vector<LoadStage>{reading, LoadStage::Indexing, LoadStage::Summarising, LoadStage::Advising, LoadStage::PreparingTimeline}));
+            double lastRead = 0;
+            for (const auto &[stage, fraction] : reports)
+                lastRead = stage == reading ? fraction : lastRead;
+            QVERIFY2(lastRead > 0.99, qPrintable(QString("reading ended at %1").arg(lastRead)));
+            QCOMPARE(loadStageName(reading), warm ? std::string_view("Reading from the cache") : std::string_view("Reading"));
+        }
     }
 
     // Damage anywhere (header, key, payload) or a cut anywhere: the entry is not believed, and
