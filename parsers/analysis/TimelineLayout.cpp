@@ -117,19 +117,21 @@ uint64_t TimelineLayout::GhostBytes::aliveAfter(uint32_t e) const
     return freedBy == frees.begin() ? total : total - std::prev(freedBy)->second;
 }
 
-void TimelineLayout::collect(size_t node, uint32_t lo, uint32_t hi, uint32_t first, uint32_t last,
+void TimelineLayout::collect(size_t node, uint32_t lo, uint32_t hi, uint32_t first, uint32_t last, size_t k,
                              std::vector<uint32_t> &out) const
 {
-    // [lo, hi] are leaf indices covered by `node`; [first, last] are leaf indices queried.
+    // [lo, hi] are leaf indices covered by `node`; [first, last] are leaf indices queried. A
+    // node's list is largest first, so its first k are all it can add to the k largest.
     if (hi < first || lo > last || node >= tree_.size())
         return;
     if (first <= lo && hi <= last) {
-        out.insert(out.end(), tree_[node].begin(), tree_[node].end());
+        const auto &list = tree_[node];
+        out.insert(out.end(), list.begin(), list.begin() + static_cast<long>(std::min(k, list.size())));
         return;
     }
     const uint32_t mid = lo + (hi - lo) / 2;
-    collect(2 * node, lo, mid, first, last, out);
-    collect(2 * node + 1, mid + 1, hi, first, last, out);
+    collect(2 * node, lo, mid, first, last, k, out);
+    collect(2 * node + 1, mid + 1, hi, first, last, k, out);
 }
 
 std::vector<uint32_t> TimelineLayout::largestIn(uint32_t first, uint32_t last, size_t k) const
@@ -150,7 +152,7 @@ std::vector<uint32_t> TimelineLayout::largestIn(uint32_t first, uint32_t last, s
         }
     };
     if (fullFirst < fullEnd) {
-        collect(1, 0, static_cast<uint32_t>(nodes - 1), fullFirst, fullEnd - 1, candidates);
+        collect(1, 0, static_cast<uint32_t>(nodes - 1), fullFirst, fullEnd - 1, k, candidates);
         if (first < fullFirst * kLeafEvents)
             exact(first, fullFirst * kLeafEvents - 1);
         if (fullEnd * kLeafEvents <= last)

@@ -90,7 +90,7 @@ private:
     // Events after which the allocation is alive; false when it is alive after none.
     bool aliveRange(uint32_t id, uint32_t &first, uint32_t &last) const;
     void stackPools(TimelineFrame &frame, std::span<const PoolUsage> pools) const;
-    void collect(size_t node, uint32_t lo, uint32_t hi, uint32_t first, uint32_t last, std::vector<uint32_t> &out) const;
+    void collect(size_t node, uint32_t lo, uint32_t hi, uint32_t first, uint32_t last, size_t k, std::vector<uint32_t> &out) const;
 
     const DeviceIndex &index_;
     uint32_t leaves_ = 0;
