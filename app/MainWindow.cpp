@@ -174,7 +174,7 @@ void MainWindow::openEstimator(int fix)
     }
     if (DocumentView *view = currentDocument(); view && view->state()->deviceData()) {
         const DeviceData &d = *view->state()->deviceData();
-        panel->setMeasurement(d.summary, QString::fromStdString(view->document()->fileName()));
+        panel->setMeasurement(d, QString::fromStdString(view->document()->fileName()));
         panel->setInferred(d.advice.setup);
         if (fix >= 0 && size_t(fix) < d.advice.fixes.size())
             panel->showFix(d.advice.fixes[size_t(fix)]);

@@ -166,7 +166,7 @@ int runRenderCommand(int argc, char **argv)
             EstimatorPanel panel;
             const DeviceData *measured = deviceOption ? doc.device(*deviceOption) : doc.devices.empty() ? nullptr : &doc.devices.begin()->second;
             if (measured) {
-                panel.setMeasurement(measured->summary, QString::fromStdString(doc.fileName()));
+                panel.setMeasurement(*measured, QString::fromStdString(doc.fileName()));
                 panel.setInferred(measured->advice.setup);
                 if (auto name = cl.value("fix")) {
                     const auto &fixes = measured->advice.fixes;

@@ -310,6 +310,38 @@ private slots:
         panel->close();
     }
 
+    // An OOM run is compared by what it needed at least, not by the peak the OOM cut short, and
+    // its device (the capacity the OOM shows) is a GPU choice that the fit buttons take.
+    void estimatorOnAnOomRun()
+    {
+        auto doc = load(corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle");
+        const DeviceData &d = doc->devices.at(0);
+        QVERIFY(d.advice.oom && d.advice.capacity);
+        QVERIFY(d.advice.peakBytes > d.summary.peakActiveBytes); // allocated there plus the failed request
+        EstimatorPanel panel;
+        panel.resize(1100, 600);
+        panel.show();
+        panel.setMeasurement(d, "oom_snapshot.pickle");
+        panel.setInferred(d.advice.setup);
+        const QString figures = panel.figuresText();
+        QVERIFY2(figures.contains("needed at least <b>" + QString::fromStdString(formatBytes(d.advice.peakBytes)) + "</b>"), qPrintable(figures));
+        QVERIFY(!figures.contains(QString("<b>%1</b> (estimate").arg(QString::fromStdString(formatBytes(d.summary.peakActiveBytes)))));
+        QComboBox *gpu = panel.gpuBox();
+        const int own = gpu->findData(QVariant::fromValue<qulonglong>(*d.advice.capacity));
+        QVERIFY(own >= 0 && gpu->itemText(own).startsWith("this run's device"));
+        panel.solveFit(true);
+        QVERIFY(panel.fitText().startsWith("choose a GPU first"));
+        gpu->setCurrentIndex(own);
+        panel.solveFit(true);
+        QVERIFY2(panel.fitText().contains("largest batch that fits") || panel.fitText() == "not even 1 fits", qPrintable(panel.fitText()));
+        // Measured again (the user moved to another document): still one such choice.
+        panel.setMeasurement(d, "oom_snapshot.pickle");
+        int runs = 0;
+        for (int i = 0; i < gpu->count(); ++i)
+            runs += gpu->itemText(i).startsWith("this run's device");
+        QCOMPARE(runs, 1);
+    }
+
     void estimatorPanel()
     {
         EstimatorPanel panel;
@@ -343,7 +375,7 @@ private slots:
         other.precision = Precision::Bf16;
         other.optimizer = Optimizer::Sgd;
         panel.setInput(other);
-        panel.setMeasurement(doc->devices.at(0).summary, "snapshot.pickle");
+        panel.setMeasurement(doc->devices.at(0), "snapshot.pickle");
         panel.setInferred(doc->devices.at(0).advice.setup);
         QCOMPARE(panel.input().model.name, std::string("gpt2-small"));
         QCOMPARE(panel.input().optimizer, Optimizer::AdamW);

@@ -180,18 +180,21 @@ EstimatorPanel::EstimatorPanel(QWidget *parent) : QWidget(parent)
     for (QCheckBox *c : {fused_, qlora_, offload_})
         connect(c, &QCheckBox::toggled, this, &EstimatorPanel::recompute);
     connect(savings_, &QListWidget::itemClicked, this, [this](QListWidgetItem *item) { applyTechnique(item->data(Qt::UserRole).toString()); });
-    auto solve = [this](bool batch) {
-        EstimateInput in = input();
-        if (!in.gpuBytes) {
-            fit_->setText(tr("choose a GPU first"));
-            return;
-        }
-        const int v = batch ? largestBatch(in) : longestSequence(in);
-        fit_->setText(v ? tr("largest %1 that fits: <b>%2</b>").arg(batch ? tr("batch") : tr("sequence")).arg(v) : tr("not even 1 fits"));
-    };
-    connect(fitBatch, &QPushButton::clicked, this, [solve] { solve(true); });
-    connect(fitSeq, &QPushButton::clicked, this, [solve] { solve(false); });
+    connect(fitBatch, &QPushButton::clicked, this, [this] { solveFit(true); });
+    connect(fitSeq, &QPushButton::clicked, this, [this] { solveFit(false); });
     recompute();
+}
+
+void EstimatorPanel::solveFit(bool batch)
+{
+    EstimateInput in = input();
+    if (!in.gpuBytes) {
+        fit_->setText(gpu_->findData(QStringLiteral("run"), Qt::UserRole + 1) >= 0 ? tr("choose a GPU first (or this run's device)")
+                                                                                : tr("choose a GPU first"));
+        return;
+    }
+    const int v = batch ? largestBatch(in) : longestSequence(in);
+    fit_->setText(v ? tr("largest %1 that fits: <b>%2</b>").arg(batch ? tr("batch") : tr("sequence")).arg(v) : tr("not even 1 fits"));
 }
 
 void EstimatorPanel::showShape(const ModelShape &shape)
@@ -300,10 +303,26 @@ void EstimatorPanel::setMeasuredCategories(const std::array<uint64_t, kCategoryC
     recompute();
 }
 
-void EstimatorPanel::setMeasurement(const DeviceSummary &summary, const QString &source)
+void EstimatorPanel::setMeasurement(const DeviceData &device, const QString &source)
 {
-    setMeasuredPeak(summary.peakActiveBytes, source);
-    setMeasuredCategories(summary.categoryBytesAtPeak);
+    const Advice &a = device.advice;
+    measuredCutShort_ = a.oom;
+    // The snapshot's own device, as the OOM shows it, offered beside the presets.
+    const int own = gpu_->findData(QStringLiteral("run"), Qt::UserRole + 1);
+    if (own >= 0)
+        gpu_->removeItem(own);
+    if (a.capacity) {
+        gpu_->insertItem(1, tr("this run's device (%1)").arg(bytesText(*a.capacity)), QVariant::fromValue<qulonglong>(*a.capacity));
+        gpu_->setItemData(1, QStringLiteral("run"), Qt::UserRole + 1);
+        gpu_->setItemData(1, QString::fromStdString(a.capacityHow), Qt::ToolTipRole);
+    }
+    setMeasuredCategories(device.summary.categoryBytesAtPeak);
+    setMeasuredPeak(a.oom ? a.peakBytes : device.summary.peakActiveBytes, source);
+}
+
+QString EstimatorPanel::fitText() const
+{
+    return fit_->text();
 }
 
 void EstimatorPanel::setInferred(const InferredSetup &setup)
@@ -405,7 +424,13 @@ void EstimatorPanel::recompute()
     if (in.gpuBytes)
         text += r.fits ? tr("<br/><span style='color:#2e7d32'>Fits in %1</span>").arg(bytesText(in.gpuBytes))
                        : tr("<br/><span style='color:#dc2828'>Does not fit in %1</span>").arg(bytesText(in.gpuBytes));
-    if (measured_)
+    if (measured_ && measuredCutShort_)
+        text += tr("<br/>Measured in %1: it ran out of memory and needed at least <b>%2</b> (allocated at the OOM plus the failed "
+                   "request; estimate %3 %4)")
+                    .arg(measuredSource_.toHtmlEscaped(), bytesText(*measured_))
+                    .arg(r.peakAllocatedBytes >= *measured_ ? "+" : "−")
+                    .arg(QString::number(100.0 * std::abs(double(r.peakAllocatedBytes) - double(*measured_)) / double(*measured_), 'f', 1) + " %");
+    else if (measured_)
         text += tr("<br/>Measured in %1: <b>%2</b> (estimate %3 %4)")
                     .arg(measuredSource_.toHtmlEscaped(), bytesText(*measured_))
                     .arg(r.peakAllocatedBytes >= *measured_ ? "+" : "−")

@@ -5,8 +5,8 @@
 // beside the prediction.
 #include "advice/FixRanking.h"
 #include "analysis/AllocationCategories.h"
-#include "analysis/SnapshotSummary.h"
 #include "estimator/MemoryEstimator.h"
+#include "pipeline/Document.h"
 
 #include <array>
 #include <optional>
@@ -36,8 +36,13 @@ public:
     void setMeasuredPeak(std::optional<uint64_t> bytes, const QString &source);
     // …and what it held by category at that peak, shown beside the estimate's parts.
     void setMeasuredCategories(const std::array<uint64_t, kCategoryCount> &bytes);
-    // Both, from one device's summary (the device the user has selected).
-    void setMeasurement(const DeviceSummary &summary, const QString &source);
+    // Both, from one device (the one the user has selected). A run that ran out of memory is
+    // compared by what it needed at least (allocated at the OOM plus the failed request), not by
+    // the peak the OOM cut short; the capacity its OOM shows becomes a GPU choice of its own.
+    void setMeasurement(const DeviceData &device, const QString &source);
+    QComboBox *gpuBox() const { return gpu_; }
+    QString fitText() const;
+    void solveFit(bool batch);
     // The setup inferred from the snapshot: applied at once, named in a line above the form,
     // and re-applied by "Use the snapshot's setup".
     void setInferred(const InferredSetup &setup);
@@ -59,6 +64,7 @@ private:
     std::optional<uint64_t> measured_;
     std::optional<std::array<uint64_t, kCategoryCount>> measuredCategories_;
     QString measuredSource_;
+    bool measuredCutShort_ = false; // measured_ is what an OOM run needed at least
     std::optional<InferredSetup> inferred_;
     QLabel *inferredLabel_, *fixLabel_;
     QComboBox *model_, *mode_, *precision_, *optimizer_, *checkpointing_, *attention_, *loraTargets_, *gpu_;
