@@ -107,14 +107,19 @@ std::shared_ptr<const TimelineLayouts> buildTimelineLayouts(std::shared_ptr<cons
     return layouts;
 }
 
-LoadedDocument loadDocument(const std::string &path, StopAfter stopAfter, const SnapshotCache *cache)
+LoadedDocument collectStages(const std::function<void(const PipelineSink &)> &run)
 {
     LoadedDocument loaded;
     PipelineSink sink;
     sink.document = [&](std::shared_ptr<const Document> d) { loaded.document = std::move(d); };
     sink.timeline = [&](std::shared_ptr<const TimelineLayouts> t) { loaded.timeline = std::move(t); };
-    runDocumentPipeline(path, nullptr, sink, stopAfter, cache);
+    run(sink);
     return loaded;
+}
+
+LoadedDocument loadDocument(const std::string &path, StopAfter stopAfter, const SnapshotCache *cache)
+{
+    return collectStages([&](const PipelineSink &sink) { runDocumentPipeline(path, nullptr, sink, stopAfter, cache); });
 }
 
 } // namespace memlens

@@ -47,5 +47,7 @@ struct LoadedDocument {
     std::shared_ptr<const TimelineLayouts> timeline; // null with StopAfter::Document
 };
 LoadedDocument loadDocument(const std::string &path, StopAfter stopAfter = StopAfter::Timeline, const SnapshotCache *cache = nullptr);
+// What `run` hands its sink, kept (for pipelines other than a file's, e.g. a stitched run's).
+LoadedDocument collectStages(const std::function<void(const PipelineSink &)> &run);
 
 } // namespace memlens

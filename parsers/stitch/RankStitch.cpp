@@ -68,12 +68,7 @@ void runStitchedPipeline(const std::string &folder, int rank, const std::atomic<
 
 LoadedDocument loadStitchedDocument(const std::string &folder, int rank, const SnapshotCache *cache)
 {
-    LoadedDocument loaded;
-    PipelineSink sink;
-    sink.document = [&](std::shared_ptr<const Document> d) { loaded.document = std::move(d); };
-    sink.timeline = [&](std::shared_ptr<const TimelineLayouts> t) { loaded.timeline = std::move(t); };
-    runStitchedPipeline(folder, rank, nullptr, sink, cache);
-    return loaded;
+    return collectStages([&](const PipelineSink &sink) { runStitchedPipeline(folder, rank, nullptr, sink, cache); });
 }
 
 } // namespace memlens
