@@ -14,7 +14,9 @@
 #include "replay/Replay.h"
 #include "replay/ReplayReport.h"
 #include "report/RunDiff.h"
+#include "report/StitchedReport.h"
 #include "report/SummaryReport.h"
+#include "stitch/RankStitch.h"
 
 #include <algorithm>
 #include <sstream>
@@ -242,6 +244,36 @@ McpToolResult stepsAndLeaksTool(const json &args, McpToolContext &context)
     return {answer(std::move(j), limit), text.str()};
 }
 
+McpToolResult stitchRankTool(const json &args, McpToolContext &context)
+{
+    const size_t limit = limitArgument(args);
+    const fs::path path = context.allowedPath(requiredString(args, "path"), "path");
+    if (!fs::is_directory(path))
+        throw McpArgumentError("path: " + path.string() + " is not a folder of dumps");
+    const std::optional<int64_t> rank = integerArgument(args, "rank", 0, INT32_MAX);
+    if (!rank)
+        throw McpArgumentError("rank: required");
+    const RankFolder folder = findRankFiles(path.string());
+    if (dumpsOfRank(folder, static_cast<int>(*rank)).empty())
+        throw McpArgumentError("rank: " + path.string() + " holds no dumps of rank " + std::to_string(*rank));
+    const SnapshotCache cache;
+    const StitchedRun run = stitchRank(folder, static_cast<int>(*rank), &cache);
+    std::vector<DeviceReport> reports;
+    for (int d : run.snapshot->devices()) {
+        const DeviceIndex index(*run.snapshot, d);
+        reports.push_back({summarizeDevice(*run.snapshot, index, limit), std::nullopt, std::nullopt});
+    }
+    json j = json::parse(stitchedSummaryJson(run, stitchedRunName(folder.folder, static_cast<int>(*rank)), static_cast<int>(*rank), reports));
+    std::ostringstream text;
+    text << run.dumps.size() << " dumps of rank " << *rank << " stitched, " << run.gaps.size() << " gaps";
+    if (!reports.empty()) {
+        const DeviceSummary &s = reports.front().summary;
+        text << "; " << s.steps.size() << " steps (" << s.steps.size() - wholeStepCount(s.steps) << " partial), peak active "
+             << formatBytes(s.peakActiveBytes);
+    }
+    return {answer(std::move(j), limit), text.str()};
+}
+
 McpToolResult searchTool(const json &args, McpToolContext &context)
 {
     const size_t limit = limitArgument(args);
@@ -329,6 +361,12 @@ const std::vector<McpTool> &mcpTools()
          diffTool},
         {"steps_and_leaks", "Training steps (each one's peak and its event) and leak suspects (call sites whose live bytes grow step after step).",
          schema({{"path", kPath}, {"device", kDevice}, {"limit", kLimit}}, {"path"}), stepsAndLeaksTool},
+        {"stitch_rank", "One rank's dumps in a folder (a snapshot every N steps) stitched into one run: the dumps, the gaps where entries "
+                        "were lost, and the run's summary (steps across all dumps, partial ones marked; peaks; leak suspects).",
+         schema({{"path", {{"type", "string"}, {"description", "a folder of dumps, below a --root directory"}}},
+                 {"rank", {{"type", "integer"}, {"minimum", 0}}}, {"limit", kLimit}},
+                {"path", "rank"}),
+         stitchRankTool},
         {"search", "Allocations whose frames, labels, metadata or address contain a text, largest first.",
          schema({{"path", kPath}, {"text", {{"type", "string"}}}, {"device", kDevice}, {"limit", kLimit}}, {"path", "text"}), searchTool},
     };

@@ -7,6 +7,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QTemporaryDir>
 #include <QTest>
 
 namespace {
@@ -27,10 +28,10 @@ QJsonObject cliJson(const QStringList &args)
 // One server for the whole session, as a client keeps it.
 class Session {
 public:
-    Session()
+    explicit Session(const QString &root = corpusDir())
     {
-        process_.setWorkingDirectory(corpusDir());
-        process_.start(binary(), {"mcp", "--root", corpusDir()});
+        process_.setWorkingDirectory(root);
+        process_.start(binary(), {"mcp", "--root", root});
         process_.waitForStarted();
     }
     ~Session()
@@ -104,7 +105,7 @@ private slots:
         QVERIFY(s.request("ping")["result"].isObject());
 
         const QJsonArray tools = s.request("tools/list")["result"].toObject()["tools"].toArray();
-        QVERIFY(tools.size() >= 8);
+        QVERIFY(tools.size() >= 9);
         QStringList names;
         for (const QJsonValue &t : tools) {
             names << t["name"].toString();
@@ -195,6 +196,26 @@ private slots:
         s.send({{"jsonrpc", "2.0"}, {"id", 99}}); // no method
         QCOMPARE(s.receive()["error"].toObject()["code"].toInt(), -32600);
         QVERIFY(s.request("ping")["result"].isObject());
+    }
+
+    // stitch_rank answers what `summary DIR --rank R --stitch --json` prints.
+    void stitchRank()
+    {
+        QTemporaryDir dir;
+        QString error;
+        runPythonTool("cut_dumps.py", {corpusDir() + "/snapshots/frag_varlen_gpt2/snapshot.pickle.zst", dir.path(), "--every", "5", "--window", "6000"}, &error);
+        QVERIFY2(QDir(dir.path()).exists("iteration_10"), qPrintable(error));
+        Session session(dir.path());
+        session.request("initialize", {{"protocolVersion", "2025-06-18"}, {"capabilities", QJsonObject()}, {"clientInfo", QJsonObject{{"name", "t"}, {"version", "1"}}}});
+        const QJsonObject got = session.structured("stitch_rank", {{"path", dir.path()}, {"rank", 0}});
+        const QJsonObject cli = cliJson({"summary", dir.path(), "--rank", "0", "--stitch", "--json"});
+        QCOMPARE(got["gaps"].toArray().size(), 4);
+        QCOMPARE(got["gaps"].toArray(), cli["gaps"].toArray());
+        QCOMPARE(got["dumps"].toArray().size(), cli["dumps"].toArray().size());
+        const QJsonObject a = got["devices"].toArray()[0].toObject(), b = cli["devices"].toArray()[0].toObject();
+        QCOMPARE(a["peak_active_bytes"], b["peak_active_bytes"]);
+        QCOMPARE(a["steps"].toArray().size(), b["steps"].toArray().size());
+        QVERIFY(session.call("stitch_rank", {{"path", dir.path()}, {"rank", 7}})["error"].toObject()["message"].toString().contains("no dumps of rank 7"));
     }
 };
 
