@@ -73,6 +73,16 @@ bool MainWindow::saveSession(DocumentView *d, bool askPath)
 {
     if (!d || !d->document())
         return false;
+    if (!QFileInfo(d->path()).isFile()) {
+        // A session names one snapshot file and its checksum; a stitched run has neither.
+        auto *box = new QMessageBox(QMessageBox::Information, tr("Save session"),
+                                    tr("A stitched run is made of several dumps, not one file, so it cannot be saved as a session yet."),
+                                    QMessageBox::Ok, this);
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->setObjectName("sessionNotSaved");
+        box->open();
+        return false;
+    }
     QString path = d->sessionPath();
     if (askPath || path.isEmpty())
         path = QFileDialog::getSaveFileName(this, tr("Save session"),

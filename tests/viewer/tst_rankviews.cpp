@@ -108,6 +108,14 @@ private slots:
         QCOMPARE(view->document()->devices.at(0).summary.peakActiveBytes, summarizeDevice(*direct.snapshot, DeviceIndex(*direct.snapshot, 0), 5).peakActiveBytes);
         view->showPage(Page::Timeline);
         QCOMPARE(window.tabs()->currentWidget(), view);
+        // Save Session says why a stitched run cannot be a session, instead of writing one that
+        // names no file.
+        for (QAction *a : window.findChildren<QAction *>()) {
+            if (a->text() == "&Save Session")
+                a->trigger();
+        }
+        QTRY_VERIFY(window.findChild<QMessageBox *>("sessionNotSaved"));
+        window.findChild<QMessageBox *>("sessionNotSaved")->close();
 
         // A dump lands for each rank: the heatmap gains the step, the open stitched run takes its
         // dump (a second gap), and the user stays on the tab and page they are on.
