@@ -1,6 +1,7 @@
 #include "advice/AdviceReport.h"
 
 #include "model/ByteFormat.h"
+#include "report/OptionalJson.h"
 #include "report/SummaryReport.h"
 
 #include <sstream>
@@ -72,7 +73,7 @@ nlohmann::json adviceJson(const std::string &file, int device, const Advice &a)
                         {"fixes", fixes}};
     if (a.capacity)
         j["capacity_bytes"] = *a.capacity;
-    j["outside_allocator_bytes"] = a.outsideAllocatorBytes ? nlohmann::json(*a.outsideAllocatorBytes) : nlohmann::json(nullptr);
+    j["outside_allocator_bytes"] = optionalJson(a.outsideAllocatorBytes);
     return j;
 }
 

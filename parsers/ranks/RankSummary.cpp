@@ -4,6 +4,7 @@
 #include "analysis/SnapshotSummary.h"
 #include "model/ByteFormat.h"
 #include "pipeline/CachedSnapshot.h"
+#include "report/OptionalJson.h"
 #include "report/SummaryReport.h"
 
 #include <algorithm>
@@ -149,7 +150,7 @@ std::string rankOverviewJson(const RankFolder &folder, const std::optional<int64
         const RankFigures &r = ranks[i];
         json entry = {{"rank", r.file.rank},
                       {"file", r.file.path},
-                      {"step", r.file.step ? json(*r.file.step) : json(nullptr)},
+                      {"step", optionalJson(r.file.step)},
                       {"at_exit", r.file.atExit},
                       {"device", r.device},
                       {"peak_active_bytes", r.peakActiveBytes},
@@ -164,9 +165,9 @@ std::string rankOverviewJson(const RankFolder &folder, const std::optional<int64
     }
     json steps = json::array();
     for (const auto &s : folder.steps)
-        steps.push_back(s ? json(*s) : json(nullptr));
+        steps.push_back(optionalJson(s));
     const json root = {{"folder", folder.folder},
-                       {"step", step ? json(*step) : json(nullptr)},
+                       {"step", optionalJson(step)},
                        {"steps", steps},
                        {"rank_source", std::all_of(ranks.begin(), ranks.end(), [](const RankFigures &r) { return r.file.rankFromName; })
                                            ? "file names"

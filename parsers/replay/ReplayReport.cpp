@@ -1,6 +1,7 @@
 #include "replay/ReplayReport.h"
 
 #include "model/ByteFormat.h"
+#include "report/OptionalJson.h"
 
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -27,10 +28,10 @@ nlohmann::json runJson(const ReplayRun &run, bool predicted)
     nlohmann::json j{{"peak_reserved_bytes", run.peakReservedBytes}, {"segment_allocs", run.segmentAllocs.size()}};
     if (predicted) {
         j["peak_index"] = run.peakIndex == kBeforeTrace ? nlohmann::json(nullptr) : nlohmann::json(run.peakIndex);
-        j["oom_at"] = run.oomAt ? nlohmann::json(*run.oomAt) : nlohmann::json(nullptr);
+        j["oom_at"] = optionalJson(run.oomAt);
         j["reserved_at_end_bytes"] = run.reservedAtEndBytes;
     } else {
-        j["oom_at"] = run.oomAt ? nlohmann::json(*run.oomAt) : nlohmann::json(nullptr);
+        j["oom_at"] = optionalJson(run.oomAt);
     }
     return j;
 }
@@ -43,13 +44,13 @@ nlohmann::json replayJson(const std::string &file, const ReplayResult &r)
     return nlohmann::json{{"file", file},
                           {"device", r.device},
                           {"alloc_conf", r.config.text()},
-                          {"capacity_bytes", r.capacity.bytes ? nlohmann::json(*r.capacity.bytes) : nlohmann::json(nullptr)},
+                          {"capacity_bytes", optionalJson(r.capacity.bytes)},
                           {"capacity_how", r.capacity.how},
                           {"from_first_entry", r.fromFirstEntry},
                           {"start_reserved_bytes", r.startReservedBytes},
                           {"recorded", runJson(r.recorded, false)},
                           {"predicted", runJson(r.predicted, true)},
-                          {"segment_allocs_first_difference", diff ? nlohmann::json(*diff) : nlohmann::json(nullptr)},
+                          {"segment_allocs_first_difference", optionalJson(diff)},
                           {"notes", r.notes}};
 }
 

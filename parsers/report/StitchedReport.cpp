@@ -1,6 +1,7 @@
 #include "report/StitchedReport.h"
 
 #include "model/ByteFormat.h"
+#include "report/OptionalJson.h"
 
 #include <sstream>
 
@@ -9,11 +10,6 @@ namespace memlens {
 namespace {
 
 using nlohmann::json;
-
-json optionalJson(const std::optional<int64_t> &v)
-{
-    return v ? json(*v) : json(nullptr);
-}
 
 } // namespace
 

@@ -2,6 +2,7 @@
 
 #include "analysis/FrameFilter.h"
 #include "model/ByteFormat.h"
+#include "report/OptionalJson.h"
 
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -17,16 +18,6 @@ constexpr const char *file = "file", *devices = "devices", *device = "device", *
 namespace {
 
 using nlohmann::json;
-
-json optionalJson(const std::optional<int64_t> &v)
-{
-    return v ? json(*v) : json(nullptr);
-}
-
-json optionalJson(const std::optional<uint64_t> &v)
-{
-    return v ? json(*v) : json(nullptr);
-}
 
 json framesJson(const Snapshot &snapshot, uint32_t stack)
 {
@@ -107,7 +98,7 @@ json deviceJson(const Snapshot &snapshot, const DeviceReport &report)
         {"initial_bytes", s.initialBytes},
         {"initial_blocks", s.initialBlocks},
         {key::peakActive, s.peakActiveBytes},
-        {"peak_index", s.peakIndex ? json(*s.peakIndex) : json(nullptr)},
+        {"peak_index", optionalJson(s.peakIndex)},
         {"peak_time_us", optionalJson(s.peakTimeUs)},
         {"live_blocks_at_peak", s.liveBlocksAtPeak},
         {"top_live_at_peak", liveJson(snapshot, s.topLiveAtPeak)},
@@ -144,7 +135,7 @@ json deviceJson(const Snapshot &snapshot, const DeviceReport &report)
     }
     if (report.at) {
         const PointSummary &p = *report.at;
-        d["at"] = {{"index", p.index ? json(*p.index) : json(nullptr)},
+        d["at"] = {{"index", optionalJson(p.index)},
                    {"time_us", optionalJson(p.timeUs)},
                    {"active_bytes", p.activeBytes},
                    {"reserved_bytes", p.reservedBytes},

@@ -1,6 +1,7 @@
 #include "watch/WatchLog.h"
 
 #include "model/ByteFormat.h"
+#include "report/OptionalJson.h"
 
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -63,17 +64,16 @@ std::string watchLineText(const WatchLine &line)
 std::string watchLineJson(const WatchLine &line)
 {
     const RankFigures &f = line.figures;
-    auto optional = [](const auto &v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
     return nlohmann::json{{"file", f.file.path},
                           {"rank", f.file.rank},
-                          {"step", optional(f.file.step)},
+                          {"step", optionalJson(f.file.step)},
                           {"device", f.device},
                           {"peak_active_bytes", f.peakActiveBytes},
                           {"peak_reserved_bytes", f.peakReservedBytes},
                           {"oom_entries", f.oomEntries},
-                          {"previous_step", optional(line.previousStep)},
-                          {"change_percent", optional(line.changePercent)},
-                          {"growth_percent", optional(line.growthPercent)}}
+                          {"previous_step", optionalJson(line.previousStep)},
+                          {"change_percent", optionalJson(line.changePercent)},
+                          {"growth_percent", optionalJson(line.growthPercent)}}
         .dump();
 }
 
