@@ -10,11 +10,11 @@ DumpFolderWatch::DumpFolderWatch(std::string folder, std::chrono::milliseconds s
 
 std::vector<RankFile> DumpFolderWatch::poll()
 {
-    const RankFolder found = findRankFiles(folder_);
+    scan_ = findRankFiles(folder_);
     std::vector<RankFile> complete;
     std::map<std::string, Seen> now;
     const auto settledBefore = std::filesystem::file_time_type::clock::now() - settle_;
-    for (const RankFile &f : found.files) {
+    for (const RankFile &f : scan_.files) {
         std::error_code ec;
         const uint64_t size = std::filesystem::file_size(f.path, ec);
         if (ec)

@@ -23,6 +23,8 @@ public:
     // after it changes (so one that looked complete but could not be read is tried again once
     // its writer goes on). Throws std::runtime_error when the folder cannot be read.
     std::vector<RankFile> poll();
+    // The folder as the last look found it (every snapshot, complete or not).
+    const RankFolder &lastScan() const { return scan_; }
     const std::string &folder() const { return folder_; }
 
 private:
@@ -34,6 +36,7 @@ private:
     std::string folder_;
     std::chrono::milliseconds settle_;
     std::map<std::string, Seen> seen_;
+    RankFolder scan_;
 };
 
 } // namespace memlens

@@ -192,7 +192,7 @@ void RankOverviewPage::lookForDumps()
     }
     if (landed.empty())
         return;
-    folder_ = findRankFiles(folder_.folder);
+    folder_ = watch_->lastScan();
     std::vector<int> ranks;
     bool shownStep = false;
     for (const RankFile &f : landed) {
