@@ -131,7 +131,7 @@ private:
     const EventTable *events_;
     EventTable empty_;
     int device_;
-    std::vector<Allocation> allocations_;
+    PodArray<Allocation> allocations_;
     std::vector<std::pair<uint32_t, AllocationDetail>> initialDetails_; // sorted by allocation id
     PodArray<uint32_t> eventOwner_;
     PodArray<uint64_t> active_;

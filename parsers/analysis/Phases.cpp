@@ -70,20 +70,13 @@ std::vector<int32_t> Phases::classify(const EventTable &events, size_t n, EventA
     // of the spans started so far, latest start on top (the later span on a tie), drops the
     // ones that ended before the current time.
     auto timeOf = [&](size_t i) { return events.timeUs[eventAt(i)]; };
-    std::vector<uint32_t> byTime(n);
-    std::iota(byTime.begin(), byTime.end(), 0u);
-    bool sorted = true;
-    for (size_t i = 1; i < n && sorted; ++i)
-        sorted = timeOf(i - 1) <= timeOf(i);
-    if (!sorted)
-        std::stable_sort(byTime.begin(), byTime.end(), [&](uint32_t a, uint32_t b) { return timeOf(a) < timeOf(b); });
     std::vector<uint32_t> byStart(spans_.size());
     std::iota(byStart.begin(), byStart.end(), 0u);
     std::stable_sort(byStart.begin(), byStart.end(), [&](uint32_t a, uint32_t b) { return spans_[a].start < spans_[b].start; });
     auto later = [&](uint32_t a, uint32_t b) { return std::pair(spans_[a].start, a) < std::pair(spans_[b].start, b); };
     std::priority_queue<uint32_t, std::vector<uint32_t>, decltype(later)> started(later);
     size_t next = 0;
-    for (uint32_t i : byTime) {
+    auto visit = [&](size_t i) {
         const int64_t t = timeOf(i);
         while (next < byStart.size() && spans_[byStart[next]].start <= t)
             started.push(byStart[next++]);
@@ -91,7 +84,20 @@ std::vector<int32_t> Phases::classify(const EventTable &events, size_t n, EventA
             started.pop();
         if (!started.empty())
             out[i] = static_cast<int32_t>(started.top());
+    };
+    bool sorted = true;
+    for (size_t i = 1; i < n && sorted; ++i)
+        sorted = timeOf(i - 1) <= timeOf(i);
+    if (sorted) { // traces almost always are: no permutation to build
+        for (size_t i = 0; i < n; ++i)
+            visit(i);
+        return out;
     }
+    std::vector<uint32_t> byTime(n);
+    std::iota(byTime.begin(), byTime.end(), 0u);
+    std::stable_sort(byTime.begin(), byTime.end(), [&](uint32_t a, uint32_t b) { return timeOf(a) < timeOf(b); });
+    for (uint32_t i : byTime)
+        visit(i);
     return out;
 }
 

@@ -2,6 +2,9 @@
 // Growable array for trivially copyable element types. Grows with realloc so that
 // glibc can move large buffers with mremap instead of copying: a 12 M-entry trace
 // would otherwise briefly need twice its memory while std::vector reallocates.
+// Large buffers ask for transparent huge pages (memory/HugePages.h).
+#include "memory/HugePages.h"
+
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
@@ -59,6 +62,7 @@ public:
         void *grown = std::realloc(data_, capacity * sizeof(T));
         if (!grown)
             throw std::bad_alloc();
+        adviseHugePages(grown, capacity * sizeof(T));
         data_ = static_cast<T *>(grown);
         capacity_ = capacity;
     }
@@ -66,6 +70,17 @@ public:
     // New elements are zero-filled.
     void resize(size_t size)
     {
+        if (size_ == 0 && size > capacity_) {
+            // calloc's fresh pages are zero already: no second pass over them.
+            void *zeroed = std::calloc(size, sizeof(T));
+            if (!zeroed)
+                throw std::bad_alloc();
+            adviseHugePages(zeroed, size * sizeof(T));
+            std::free(data_);
+            data_ = static_cast<T *>(zeroed);
+            capacity_ = size_ = size;
+            return;
+        }
         reserve(size);
         if (size > size_)
             std::memset(static_cast<void *>(data_ + size_), 0, (size - size_) * sizeof(T));

@@ -72,9 +72,11 @@ void runDocumentStages(const std::string &name, std::shared_ptr<const Snapshot> 
             timeline.emplace(devices[i], std::async(std::launch::async, [index] { return std::make_unique<const TimelineLayout>(*index); }));
         report(at(0.4), LoadStage::Summarising);
         auto categories = std::make_unique<const AllocationCategories>(*snapshot, *index);
+        // The advice needs the categories, not the summary: it is found on the other core meanwhile.
+        auto advice = std::async(std::launch::async, [&, categories = categories.get()] { return advise(*snapshot, *index, *categories, adviceOptions); });
         data.summary = summarizeDevice(*snapshot, *index, 50, categories.get());
         report(at(0.7), LoadStage::Advising);
-        data.advice = advise(*snapshot, *index, *categories, adviceOptions);
+        data.advice = advice.get();
         data.pools = privatePools(*snapshot, *index);
         data.stackedPeakBytes = stackedPeakBytes(*index, data.pools);
         data.index = std::move(index);

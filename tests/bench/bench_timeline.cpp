@@ -28,7 +28,17 @@ int main(int argc, char **argv)
     QElapsedTimer open;
     open.start();
     const memlens::SnapshotCache cache;
-    const memlens::LoadedDocument loaded = memlens::loadDocument(argv[1], memlens::StopAfter::Timeline, cached ? &cache : nullptr);
+    // Where a reopen's time goes: the moment each load stage starts.
+    std::vector<std::pair<memlens::LoadStage, double>> stages;
+    const memlens::LoadedDocument loaded = memlens::collectStages([&](const memlens::PipelineSink &collect) {
+        memlens::PipelineSink sink = collect;
+        sink.progress = [&](double, memlens::LoadStage stage) {
+            if (stages.empty() || stages.back().first != stage)
+                stages.emplace_back(stage, open.elapsed() / 1000.0);
+        };
+        memlens::runDocumentPipeline(argv[1], nullptr, sink, memlens::StopAfter::Timeline, cached ? &cache : nullptr);
+    });
+    const double loadedAt = open.elapsed() / 1000.0;
     const auto &doc = loaded.document;
     memlens::DocumentView view;
     view.setDocument(loaded);
@@ -39,6 +49,11 @@ int main(int argc, char **argv)
     memlens::TimelineView *timeline = view.timeline();
     timeline->plot()->replot(QCustomPlot::rpImmediateRefresh);
     const double firstFrame = open.elapsed() / 1000.0;
+    for (size_t i = 0; i < stages.size(); ++i) {
+        const double end = i + 1 < stages.size() ? stages[i + 1].second : loadedAt;
+        std::printf("  %-26s %.2f s\n", std::string(memlens::loadStageName(stages[i].first)).c_str(), end - stages[i].second);
+    }
+    std::printf("  %-26s %.2f s\n", "Drawing the first frame", firstFrame - loadedAt);
     if (cached) {
         std::printf("reopen (from the cache) to first timeline frame: %.2f s\n", firstFrame);
         return 0;

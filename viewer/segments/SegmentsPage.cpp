@@ -23,6 +23,7 @@
 #include <QTableView>
 #include <QVBoxLayout>
 #include <tuple>
+#include <utility>
 
 namespace memlens {
 
@@ -153,9 +154,30 @@ SegmentsPage::SegmentsPage(ViewState *state, QWidget *parent) : QWidget(parent),
     connect(map_, &SegmentMapWidget::allocationClicked, state_, &ViewState::setSelectedAllocation);
     connect(state_, &ViewState::colorModeChanged, map_, &SegmentMapWidget::setColorMode);
     connect(state_, &ViewState::selectedAllocationChanged, map_, &SegmentMapWidget::setSelectedAllocation);
-    auto *refresh = new RefreshWhenShown(this, [this] { showState(state_->selectedEvent()); });
+    // A new device rebuilds the event list and the map (a 12 M-entry trace's list takes a
+    // quarter of a second): only when the page is shown, like a cursor move.
+    auto *refresh = new RefreshWhenShown(this, [this] {
+        if (std::exchange(deviceStale_, false))
+            rebuild();
+        else
+            showState(state_->selectedEvent());
+    });
     connect(state_, &ViewState::selectedEventChanged, refresh, &RefreshWhenShown::request);
-    connect(state_, &ViewState::deviceChanged, this, &SegmentsPage::rebuild);
+    connect(state_, &ViewState::deviceChanged, refresh, [this, refresh] {
+        deviceStale_ = true;
+        if (!isVisible())
+            release(); // the previous document is not kept alive by a hidden page
+        refresh->request();
+    });
+}
+
+void SegmentsPage::release()
+{
+    device_ = nullptr;
+    shown_ = UINT32_MAX;
+    eventModel_->setDevice(nullptr, 0);
+    segmentModel_->setState({});
+    map_->setState(nullptr, nullptr, {});
 }
 
 void SegmentsPage::rebuild()

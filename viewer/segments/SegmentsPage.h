@@ -45,12 +45,14 @@ signals:
 
 private:
     void rebuild();
+    void release();
     void showState(uint32_t event);
     void applyFilter();
 
     ViewState *state_;
     const DeviceData *device_ = nullptr; // the state's device, as of the last rebuild
     uint32_t shown_ = UINT32_MAX;
+    bool deviceStale_ = false; // the device changed while the page was hidden
     bool syncingList_ = false; // moving the list to the cursor, not the cursor to the list
     QLabel *title_;
     QComboBox *scale_;

@@ -1,0 +1,67 @@
+// The program's operator new: malloc, with huge pages asked for on large buffers (see
+// HugePages.h), so that the std::vectors the load stages fill (tens of MB each on long runs)
+// fault in 2 MiB at a time like PodArray's columns. Linked into the executables only (the
+// memlens binary and the benchmarks), never into a library.
+#include "memory/HugePages.h"
+
+#include <cstdlib>
+#include <new>
+
+namespace {
+void *allocate(std::size_t bytes)
+{
+    void *p = std::malloc(bytes ? bytes : 1);
+    if (!p)
+        throw std::bad_alloc();
+    memlens::adviseHugePages(p, bytes);
+    return p;
+}
+void *allocateNoThrow(std::size_t bytes) noexcept
+{
+    void *p = std::malloc(bytes ? bytes : 1);
+    if (p)
+        memlens::adviseHugePages(p, bytes);
+    return p;
+}
+} // namespace
+
+void *operator new(std::size_t bytes)
+{
+    return allocate(bytes);
+}
+void *operator new[](std::size_t bytes)
+{
+    return allocate(bytes);
+}
+void *operator new(std::size_t bytes, const std::nothrow_t &) noexcept
+{
+    return allocateNoThrow(bytes);
+}
+void *operator new[](std::size_t bytes, const std::nothrow_t &) noexcept
+{
+    return allocateNoThrow(bytes);
+}
+void operator delete(void *p) noexcept
+{
+    std::free(p);
+}
+void operator delete[](void *p) noexcept
+{
+    std::free(p);
+}
+void operator delete(void *p, std::size_t) noexcept
+{
+    std::free(p);
+}
+void operator delete[](void *p, std::size_t) noexcept
+{
+    std::free(p);
+}
+void operator delete(void *p, const std::nothrow_t &) noexcept
+{
+    std::free(p);
+}
+void operator delete[](void *p, const std::nothrow_t &) noexcept
+{
+    std::free(p);
+}
