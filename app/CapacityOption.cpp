@@ -2,26 +2,30 @@
 
 #include "estimator/EstimatorPresets.h"
 
-#include <stdexcept>
-
 namespace memlens {
 
-CapacityOption capacityOption(const CommandLine &cl)
+CapacityOption resolveCapacity(const std::optional<std::string> &gpu, const std::optional<int64_t> &capacity, std::string_view dashes)
 {
-    if (cl.value("gpu") && cl.value("capacity"))
-        throw std::invalid_argument("give --gpu or --capacity, not both");
-    if (auto gpu = cl.value("gpu")) {
+    const std::string gpuName = std::string(dashes) + "gpu", capacityName = std::string(dashes) + "capacity";
+    if (gpu && capacity)
+        throw CapacityArgumentError("gpu", "give " + gpuName + " or " + capacityName + ", not both");
+    if (gpu) {
         const auto preset = findGpu(*gpu);
         if (!preset)
-            throw std::invalid_argument("unknown --gpu " + *gpu + " (see memlens estimate's presets)");
+            throw CapacityArgumentError("gpu", "unknown " + gpuName + " " + *gpu + " (see memlens estimate's presets)");
         return {preset->bytes, "--gpu " + *gpu, preset->bytes};
     }
-    if (auto capacity = cl.integer("capacity")) {
+    if (capacity) {
         if (*capacity <= 0)
-            throw std::invalid_argument("--capacity takes a positive number of bytes");
+            throw CapacityArgumentError("capacity", capacityName + " takes a positive number of bytes");
         return {static_cast<uint64_t>(*capacity), "--capacity", std::nullopt};
     }
     return {};
+}
+
+CapacityOption capacityOption(const CommandLine &cl)
+{
+    return resolveCapacity(cl.value("gpu"), cl.integer("capacity"), "--");
 }
 
 } // namespace memlens

@@ -1,5 +1,6 @@
 #include "mcp/McpTools.h"
 
+#include "CapacityOption.h"
 #include "advice/AdviceReport.h"
 #include "analysis/AllocationSearch.h"
 #include "analysis/CallTree.h"
@@ -59,24 +60,14 @@ json deviceSummary(const Opened &o, size_t top, std::optional<uint32_t> at = std
     return json::parse(summaryJson(*o.snapshot, o.file, {report}))["devices"][0];
 }
 
-std::optional<uint64_t> capacityArguments(const json &args, std::string &source)
+// The command line's rule for gpu and capacity (CapacityOption), with MCP's argument names.
+CapacityOption capacityArguments(const json &args)
 {
-    const std::optional<std::string> gpu = stringArgument(args, "gpu");
-    const std::optional<int64_t> capacity = integerArgument(args, "capacity", 1, INT64_MAX);
-    if (gpu && capacity)
-        throw McpArgumentError("gpu: give gpu or capacity, not both");
-    if (gpu) {
-        const std::optional<GpuPreset> preset = findGpu(*gpu);
-        if (!preset)
-            throw McpArgumentError("gpu: unknown preset '" + *gpu + "'");
-        source = "--gpu " + *gpu;
-        return preset->bytes;
+    try {
+        return resolveCapacity(stringArgument(args, "gpu"), integerArgument(args, "capacity", 1, INT64_MAX), "");
+    } catch (const CapacityArgumentError &e) {
+        throw McpArgumentError(e.argument + ": " + e.what());
     }
-    if (capacity) {
-        source = "--capacity";
-        return static_cast<uint64_t>(*capacity);
-    }
-    return std::nullopt;
 }
 
 McpToolResult summaryTool(const json &args, McpToolContext &context)
@@ -174,9 +165,10 @@ McpToolResult adviseTool(const json &args, McpToolContext &context)
     options.at = momentArgument(args);
     if (options.at)
         eventArgument(*o.index, *options.at);
-    options.capacity = capacityArguments(args, options.capacitySource);
-    if (const std::optional<std::string> gpu = stringArgument(args, "gpu"))
-        options.deviceTotal = options.capacity;
+    const CapacityOption capacity = capacityArguments(args);
+    options.capacity = capacity.bytes;
+    options.capacitySource = capacity.source;
+    options.deviceTotal = capacity.deviceTotal;
     const std::optional<int64_t> gpus = integerArgument(args, "gpus", 1, 1 << 20);
     options.gpus = runGpus(gpus ? std::optional<int>(int(*gpus)) : std::nullopt, "gpus", o.file);
     const AllocationCategories categories(*o.snapshot, *o.index);
@@ -200,7 +192,9 @@ McpToolResult replayTool(const json &args, McpToolContext &context)
     } catch (const std::invalid_argument &e) {
         throw McpArgumentError(std::string("alloc_conf: ") + e.what());
     }
-    options.capacity = capacityArguments(args, options.capacitySource);
+    const CapacityOption capacity = capacityArguments(args);
+    options.capacity = capacity.bytes;
+    options.capacitySource = capacity.source;
     const ReplayResult r = replayTrace(*o.snapshot, *o.index, options);
     std::ostringstream text;
     text << "under " << (conf ? *conf : std::string("the file's own setting")) << ": predicted reserved peak " << formatBytes(r.predicted.peakReservedBytes)

@@ -149,6 +149,22 @@ private slots:
         QCOMPARE(advice["fixes"].toArray()[0].toObject()["technique"], cliAdvice["fixes"].toArray()[0].toObject()["technique"]);
         QCOMPARE(advice["fixes"].toArray()[0].toObject()["saves_bytes"], cliAdvice["fixes"].toArray()[0].toObject()["saves_bytes"]);
         QCOMPARE(advice["capacity_bytes"], cliAdvice["capacity_bytes"]);
+        // gpu and capacity are read by the command line's rule (CapacityOption): the same capacity,
+        // the device total it implies, and the same sentence for the same mistake.
+        const QJsonObject cliOnGpu = cliJson({"advise", oom, "--json", "--gpu", "a100-40"});
+        const QJsonObject onGpu = s.structured("advise", {{"path", oom}, {"gpu", "a100-40"}});
+        QVERIFY(onGpu["capacity_bytes"].toInteger() > 0);
+        for (const char *key : {"capacity_bytes", "capacity_how", "outside_allocator_bytes"})
+            QVERIFY2(onGpu[key] == cliOnGpu[key], key);
+        QProcess both;
+        both.start(binary(), {"advise", oom, "--gpu", "a100-40", "--capacity", "1000"});
+        QVERIFY(both.waitForFinished(120000));
+        const QString cliSentence = QString::fromUtf8(both.readAllStandardError()).trimmed();
+        QVERIFY2(cliSentence.endsWith("give --gpu or --capacity, not both"), qPrintable(cliSentence));
+        const QString mcpSentence = s.call("advise", {{"path", oom}, {"gpu", "a100-40"}, {"capacity", 1000}})["error"].toObject()["message"].toString();
+        QCOMPARE(mcpSentence, QString("gpu: give gpu or capacity, not both"));
+        QCOMPARE(s.call("replay", {{"path", oom}, {"gpu", "h999"}})["error"].toObject()["message"].toString(),
+                 QString("gpu: unknown gpu h999 (see memlens estimate's presets)"));
         const QJsonObject cliReplay = cliJson({"replay", oom, "--json", "--alloc-conf", "expandable_segments:True"});
         const QJsonObject replay = s.structured("replay", {{"path", oom}, {"alloc_conf", "expandable_segments:True"}});
         QCOMPARE(replay["predicted"].toObject()["peak_reserved_bytes"], cliReplay["predicted"].toObject()["peak_reserved_bytes"]);
