@@ -8,6 +8,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -90,6 +91,8 @@ inline bool stoppedByProcessLimit(uint64_t deviceFree, uint64_t request)
 {
     return deviceFree >= 2 * request;
 }
+// The finding in the one wording every view uses (summary page, segments page, text report, replay).
+inline constexpr std::string_view kProcessLimitFinding = "a per-process limit (set_per_process_memory_fraction) stopped the run, not the device";
 
 struct OomDiagnosis {
     uint32_t event = 0;

@@ -127,7 +127,7 @@ CapacityGuess capacityFromOom(const DeviceIndex &index)
             peak = std::max(peak, bytes);
         }
         return {peak, "at least " + formatBytes(peak) + ", the reserved peak before the OOM at event " + std::to_string(e) + ": the device still had " +
-                          formatBytes(deviceFree) + " free, so a per-process limit (set_per_process_memory_fraction) stopped the run"};
+                          formatBytes(deviceFree) + " free, so " + std::string(kProcessLimitFinding)};
     }
     return {reserved + deviceFree, "the OOM entry at event " + std::to_string(e) + ": reserved " + formatBytes(reserved) + " plus " +
                                        formatBytes(deviceFree) + " the device reported free"};

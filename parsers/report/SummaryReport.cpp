@@ -273,7 +273,7 @@ std::string summaryText(const Snapshot &snapshot, const std::string &file, const
             << ", external fragmentation " << static_cast<int>(s.final.externalFragmentation * 100 + 0.5) << "%\n";
         for (const OomDiagnosis &o : s.ooms) {
             out << "  OOM at event " << o.event << ": " << formatBytes(o.requested) << " requested, device reported "
-                << formatBytes(o.deviceFree) << " free" << (o.perProcessLimit() ? " (so a per-process limit stopped the run, not the device)" : "")
+                << formatBytes(o.deviceFree) << " free" << (o.perProcessLimit() ? " (so " + std::string(kProcessLimitFinding) + ")" : std::string())
                 << "; " << formatBytes(o.reservedFree) << " free in reserved segments, largest block " << formatBytes(o.largestFreeBlock) << " -> "
                 << o.verdict() << "\n";
             if (const auto outside = o.outsideAllocator(report.deviceTotal))

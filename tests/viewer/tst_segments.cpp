@@ -156,6 +156,10 @@ private slots:
         QCOMPARE(page->shownEvent(), oom);
         QCOMPARE(page->map()->state().event, oom);
         QVERIFY2(page->verdictText().contains("fragmentation"), qPrintable(page->verdictText()));
+        // The device still had 72 GiB free: both pages say what stopped the run in the same words.
+        const QString limit = QString::fromLatin1(kProcessLimitFinding);
+        QVERIFY2(page->verdictText().contains(limit), qPrintable(page->verdictText()));
+        QVERIFY2(view->summaryPage()->factsText().contains(limit), qPrintable(view->summaryPage()->factsText()));
         QVERIFY(page->figuresText().contains("free in reserved 120 MiB"));
         // The list follows the cursor, and moving in the list moves the cursor.
         QCOMPARE(page->eventModel()->eventAt(page->eventList()->currentIndex().row()), oom);

@@ -255,8 +255,7 @@ void SegmentsPage::showState(uint32_t event)
         verdict_->setText(tr("<b>Out of memory: %1</b><br/>%2<br/>The device reported %3 free%4. "
                              "<a href='live'>Show the tensors live at this moment</a>.")
                               .arg(QString::fromStdString(d.verdict()), QString::fromStdString(d.explanation()).toHtmlEscaped(), bytesText(d.deviceFree),
-                                   d.perProcessLimit() ? tr(": a per-process limit (set_per_process_memory_fraction) stopped the run, not the device")
-                                                       : QString()));
+                                   d.perProcessLimit() ? tr(": %1").arg(QString::fromLatin1(kProcessLimitFinding)) : QString()));
         verdict_->show();
     }
     segmentModel_->setState(st);

@@ -156,8 +156,7 @@ void SummaryPage::refresh()
                                       .arg(o.event)
                                       .arg(bytesText(o.requested), eventLabel(*d->index, o.event).toHtmlEscaped(), bytesText(o.deviceFree), bytesText(o.reservedFree),
                                            bytesText(o.largestFreeBlock), o.fragmentation ? tr("fragmentation") : tr("capacity"),
-                                           o.perProcessLimit() ? tr(", so a per-process limit (set_per_process_memory_fraction) stopped the run, not the device")
-                                                               : QString()));
+                                           o.perProcessLimit() ? tr(", so %1").arg(QString::fromLatin1(kProcessLimitFinding)) : QString()));
     QStringList byCategory;
     for (int c = 0; c < kCategoryCount; ++c) {
         if (const uint64_t bytes = s.categoryBytesAtPeak[static_cast<size_t>(c)]) {
