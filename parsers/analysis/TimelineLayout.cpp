@@ -244,7 +244,15 @@ TimelineFrame TimelineLayout::layoutColumns(const std::vector<ColumnRange> &rang
         throw std::invalid_argument("timeline columns out of order");
     const uint32_t first = std::min(ranges.front().first, lastEvent);
     const uint32_t last = std::clamp(ranges.back().second, first, lastEvent);
-    std::vector<uint32_t> chosen = largestIn(first, last, maxBands);
+    // A size class (the allocations of one size) is drawn whole or folded whole. Were the band
+    // budget to cut through one, its members with the lower ids would be coloured and the rest
+    // folded, and identical steps would look different in two places of one view.
+    std::vector<uint32_t> chosen = largestIn(first, last, maxBands + 1);
+    if (chosen.size() > maxBands) {
+        const uint64_t cut = index_.detail(chosen[maxBands]).size;
+        while (!chosen.empty() && index_.detail(chosen.back()).size == cut)
+            chosen.pop_back();
+    }
     // Stacked oldest at the bottom: blocks alive before the trace (ghost blocks, memory from before
     // profiling) first, whose ids come after the trace's own, then in allocation order.
     auto older = [&](uint32_t a, uint32_t b) {
