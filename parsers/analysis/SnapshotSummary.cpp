@@ -70,6 +70,23 @@ std::vector<LiveBlockInfo> largestLive(const DeviceIndex &index, uint32_t e, siz
 DeviceSummary summarizeDevice(const Snapshot &snapshot, const DeviceIndex &index, size_t topK,
                               const AllocationCategories *categories)
 {
+    // Without categories given, they are worked out on the other core while this one does what
+    // does not need them (steps, leaks, file health); both only read the snapshot and the index.
+    std::future<std::unique_ptr<const AllocationCategories>> pending;
+    if (!categories)
+        pending = std::async(std::launch::async, [&] { return std::make_unique<const AllocationCategories>(snapshot, index); });
+    DeviceSummary s = summarizeDeviceWithoutCategories(snapshot, index);
+    std::unique_ptr<const AllocationCategories> own;
+    if (pending.valid()) {
+        own = pending.get();
+        categories = own.get();
+    }
+    addCategoryFigures(s, index, topK, *categories);
+    return s;
+}
+
+DeviceSummary summarizeDeviceWithoutCategories(const Snapshot &snapshot, const DeviceIndex &index)
+{
     DeviceSummary s;
     s.device = index.device();
     const EventTable &ev = index.events();
@@ -89,11 +106,6 @@ DeviceSummary summarizeDevice(const Snapshot &snapshot, const DeviceIndex &index
         if (snapshot.facts.hasTimes)
             s.peakTimeUs = ev.timeUs[peak];
     }
-    // Without categories given, they are worked out on the other core while this one does what
-    // does not need them (steps, leaks, file health); both only read the snapshot and the index.
-    std::future<std::unique_ptr<const AllocationCategories>> pending;
-    if (!categories)
-        pending = std::async(std::launch::async, [&] { return std::make_unique<const AllocationCategories>(snapshot, index); });
     s.peakReservedBytes = index.peakReservedBytes();
     s.startReservedBytes = index.startReservedBytes();
     s.final = finalState(snapshot, s.device);
@@ -110,13 +122,6 @@ DeviceSummary summarizeDevice(const Snapshot &snapshot, const DeviceIndex &index
     s.steps = findSteps(snapshot, index, s.phases, s.coverage.truncated);
     s.leakSuspects = findLeakSuspects(index, s.steps);
     s.name = snapshot.deviceName(s.device);
-    std::unique_ptr<const AllocationCategories> own;
-    if (pending.valid()) {
-        own = pending.get();
-        categories = own.get();
-    }
-    s.topLiveAtPeak = largestLive(index, peak, topK, &s.liveBlocksAtPeak, categories);
-    s.categoryBytesAtPeak = categories->bytesAt(index, peak);
     if (!ev.allocatedAfter.empty()) {
         TraceTotals t;
         for (uint32_t i = 0; i < ev.count(); ++i) {
@@ -130,6 +135,13 @@ DeviceSummary summarizeDevice(const Snapshot &snapshot, const DeviceIndex &index
         s.traceTotals = t;
     }
     return s;
+}
+
+void addCategoryFigures(DeviceSummary &s, const DeviceIndex &index, size_t topK, const AllocationCategories &categories)
+{
+    const uint32_t peak = index.peakIndex();
+    s.topLiveAtPeak = largestLive(index, peak, topK, &s.liveBlocksAtPeak, &categories);
+    s.categoryBytesAtPeak = categories.bytesAt(index, peak);
 }
 
 CategorySummary summarizeCategories(const CategoryTimeline &timeline)

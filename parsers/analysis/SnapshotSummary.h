@@ -112,6 +112,11 @@ std::vector<LiveBlockInfo> largestLive(const DeviceIndex &index, uint32_t e, siz
 // `categories` may be given when the caller keeps them anyway; otherwise they are built here.
 DeviceSummary summarizeDevice(const Snapshot &snapshot, const DeviceIndex &index, size_t topK,
                               const AllocationCategories *categories = nullptr);
+// summarizeDevice in two halves, for a caller that works the categories out on another core
+// meanwhile: everything but the largest live at the peak and the bytes per category there,
+// then those.
+DeviceSummary summarizeDeviceWithoutCategories(const Snapshot &snapshot, const DeviceIndex &index);
+void addCategoryFigures(DeviceSummary &summary, const DeviceIndex &index, size_t topK, const AllocationCategories &categories);
 PointSummary summarizePoint(const Snapshot &snapshot, const DeviceIndex &index, uint32_t e, size_t topK);
 
 } // namespace memlens

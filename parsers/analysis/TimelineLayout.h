@@ -70,7 +70,7 @@ public:
     // Event of the highest active bytes in [first, last].
     uint32_t peakIn(uint32_t first, uint32_t last) const;
 
-    static constexpr uint32_t kLeafEvents = 4096;
+    static constexpr uint32_t kLeafEvents = 16384;
     static constexpr size_t kPerNode = 1024;
     static constexpr uint32_t kMaxBlock = 256;
 

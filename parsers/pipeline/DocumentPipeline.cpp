@@ -71,10 +71,13 @@ void runDocumentStages(const std::string &name, std::shared_ptr<const Snapshot> 
         if (stopAfter == StopAfter::Timeline)
             timeline.emplace(devices[i], std::async(std::launch::async, [index] { return std::make_unique<const TimelineLayout>(*index); }));
         report(at(0.4), LoadStage::Summarising);
-        auto categories = std::make_unique<const AllocationCategories>(*snapshot, *index);
-        // The advice needs the categories, not the summary: it is found on the other core meanwhile.
+        // The categories are worked out on the other core while this one makes the rest of the
+        // summary; then the advice (it needs the categories, not the summary) goes there too.
+        auto categorising = std::async(std::launch::async, [&] { return std::make_unique<const AllocationCategories>(*snapshot, *index); });
+        data.summary = summarizeDeviceWithoutCategories(*snapshot, *index);
+        auto categories = categorising.get();
         auto advice = std::async(std::launch::async, [&, categories = categories.get()] { return advise(*snapshot, *index, *categories, adviceOptions); });
-        data.summary = summarizeDevice(*snapshot, *index, 50, categories.get());
+        addCategoryFigures(data.summary, *index, 50, *categories);
         report(at(0.7), LoadStage::Advising);
         data.advice = advice.get();
         data.pools = privatePools(*snapshot, *index);

@@ -356,7 +356,7 @@ private slots:
         s.traces.resize(1);
         std::multimap<uint32_t, std::pair<uint64_t, uint64_t>> frees; // due event -> addr, size
         uint64_t nextAddr = 1 << 20;
-        const uint32_t n = 160000;
+        const uint32_t n = 32 * TimelineLayout::kLeafEvents + 20000;
         for (uint32_t i = 0; i < n; ++i) {
             if (!frees.empty() && frees.begin()->first <= i) {
                 const auto [addr, size] = frees.begin()->second;
