@@ -2,7 +2,7 @@
 // Growable array for trivially copyable element types. Grows with realloc so that
 // glibc can move large buffers with mremap instead of copying: a 12 M-entry trace
 // would otherwise briefly need twice its memory while std::vector reallocates.
-// Large buffers ask for transparent huge pages (memory/HugePages.h).
+// Large buffers are mappings of their own with transparent huge pages (memory/HugePages.h).
 #include "memory/HugePages.h"
 
 #include <cstddef>
@@ -22,7 +22,7 @@ public:
     PodArray() = default;
     PodArray(const PodArray &other) { *this = other; }
     PodArray(PodArray &&other) noexcept { swap(other); }
-    ~PodArray() { std::free(data_); }
+    ~PodArray() { releaseBuffer(data_, capacity_ * sizeof(T), mapped_); }
 
     PodArray &operator=(const PodArray &other)
     {
@@ -46,6 +46,7 @@ public:
         std::swap(data_, other.data_);
         std::swap(size_, other.size_);
         std::swap(capacity_, other.capacity_);
+        std::swap(mapped_, other.mapped_);
     }
 
     void push_back(const T &value)
@@ -59,10 +60,12 @@ public:
     {
         if (capacity <= capacity_)
             return;
-        void *grown = std::realloc(data_, capacity * sizeof(T));
+        const size_t bytes = capacity * sizeof(T);
+        void *grown = mapped_ || bytes >= kHugePageAdviceBytes ? growMapping(data_, capacity_ * sizeof(T), mapped_, size_ * sizeof(T), bytes)
+                                                             : std::realloc(data_, bytes);
         if (!grown)
             throw std::bad_alloc();
-        adviseHugePages(grown, capacity * sizeof(T));
+        mapped_ = mapped_ || bytes >= kHugePageAdviceBytes;
         data_ = static_cast<T *>(grown);
         capacity_ = capacity;
     }
@@ -70,15 +73,14 @@ public:
     // New elements are zero-filled.
     void resize(size_t size)
     {
-        if (size_ == 0 && size > capacity_) {
-            // calloc's fresh pages are zero already: no second pass over them.
-            void *zeroed = std::calloc(size, sizeof(T));
-            if (!zeroed)
-                throw std::bad_alloc();
-            adviseHugePages(zeroed, size * sizeof(T));
-            std::free(data_);
-            data_ = static_cast<T *>(zeroed);
-            capacity_ = size_ = size;
+        if (size_ == 0 && size > capacity_ && size * sizeof(T) >= kHugePageAdviceBytes) {
+            // A new mapping's pages are zero already: no second pass over them.
+            releaseBuffer(data_, capacity_ * sizeof(T), mapped_);
+            data_ = nullptr;
+            capacity_ = 0;
+            mapped_ = false;
+            reserve(size);
+            size_ = size;
             return;
         }
         reserve(size);
@@ -116,6 +118,7 @@ private:
     T *data_ = nullptr;
     size_t size_ = 0;
     size_t capacity_ = 0;
+    bool mapped_ = false; // data_ is a mapping of its own (growMapping), not from malloc
 };
 
 } // namespace memlens

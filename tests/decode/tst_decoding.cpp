@@ -9,7 +9,9 @@
 #include "decode/PickleDecoder.h"
 #include "decode/SnapshotLoader.h"
 #include "model/LoadError.h"
+#include "model/PodArray.h"
 
+#include <QRandomGenerator>
 #include <QTemporaryDir>
 #include <QTest>
 #include <zlib.h>
@@ -83,6 +85,66 @@ class TestDecoding : public QObject {
     Q_OBJECT
 
 private slots:
+    // The decoded columns' container against std::vector through growth, copies, moves and
+    // zero-filling resizes on both sides of the size where it switches from malloc to mappings
+    // of its own (memory/HugePages.h): the same elements, every new one zero.
+    void podArrayAcrossTheMappingThreshold()
+    {
+        QRandomGenerator random(11);
+        PodArray<uint64_t> a;
+        std::vector<uint64_t> reference;
+        const size_t threshold = kHugePageAdviceBytes / sizeof(uint64_t);
+        auto same = [&](const PodArray<uint64_t> &x) {
+            return x.size() == reference.size() && std::equal(x.begin(), x.end(), reference.begin());
+        };
+        for (int round = 0; round < 60; ++round) {
+            switch (random.bounded(6)) {
+            case 0: // push past wherever it is
+                for (size_t i = 0, n = random.bounded(uint32_t(threshold / 2)); i < n; ++i) {
+                    const uint64_t v = random.generate64();
+                    a.push_back(v);
+                    reference.push_back(v);
+                }
+                break;
+            case 1: { // grow zero-filled, often across the threshold
+                const size_t n = reference.size() + random.bounded(uint32_t(threshold));
+                a.resize(n);
+                reference.resize(n, 0);
+                break;
+            }
+            case 2: { // from empty to large: a fresh mapping, zeroed
+                a.clear();
+                reference.clear();
+                const size_t n = threshold + random.bounded(uint32_t(threshold));
+                a.resize(n);
+                reference.resize(n, 0);
+                break;
+            }
+            case 3: { // copy, then move back
+                PodArray<uint64_t> copy = a;
+                QVERIFY(same(copy));
+                a = PodArray<uint64_t>();
+                a = std::move(copy);
+                break;
+            }
+            case 4: // shrink
+                a.resize(reference.size() / 3);
+                reference.resize(reference.size() / 3);
+                break;
+            case 5: { // grow for overwriting, then write every new element
+                const size_t from = reference.size(), n = from + random.bounded(uint32_t(threshold));
+                a.resizeForOverwrite(n);
+                reference.resize(n);
+                for (size_t i = from; i < n; ++i)
+                    a[i] = reference[i] = i * 7;
+                break;
+            }
+            }
+            QVERIFY2(same(a), qPrintable(QString("round %1").arg(round)));
+        }
+        QVERIFY(reference.size() > 0);
+    }
+
     void protocols_data()
     {
         QTest::addColumn<int>("protocol");
