@@ -79,6 +79,16 @@ private slots:
         QVERIFY(heatmap->isVisible());
         QCOMPARE(heatmap->grid().ranks, (std::vector<int>{0, 1, 2}));
         QCOMPARE(heatmap->grid().steps.size(), size_t(2));
+        // Each of the six dumps was summarised once: the table's step is not summarised again
+        // for the heatmap, and showing the other step takes the heatmap's figures at once.
+        QTRY_VERIFY_WITH_TIMEOUT(!page->isSummarizing(), 30000);
+        QCOMPARE(page->dumpsSummarised(), size_t(6));
+        const std::optional<int64_t> shown = page->folder().latestStep();
+        page->showStep(page->folder().steps.front());
+        QVERIFY(!page->isSummarizing());
+        QCOMPARE(page->model()->ranks().size(), size_t(3));
+        QCOMPARE(page->dumpsSummarised(), size_t(6));
+        page->showStep(shown);
 
         // The drawn cells follow the figures: rank 0's step-10 dump peaks 3.4 times higher than
         // its step-5 one, so its cell is darker (light theme); rank 1's OOM is red; rank 2, off

@@ -137,10 +137,15 @@ void RankOverviewPage::summarizeGrid()
 {
     if (folder_.steps.size() < 2)
         return;
+    // The shown step's files come from the table's job while it runs (it hands them over).
     std::vector<RankFile> missing;
     for (const RankFile &f : folder_.files) {
-        if (!dumpFigures_.contains(f.path))
+        if (!dumpFigures_.contains(f.path) && (finished_ || f.step != step_))
             missing.push_back(f);
+    }
+    if (missing.empty()) {
+        publishGrid();
+        return;
     }
     gridJobs_.start([this, missing, cache = cache_](const Job &job) {
         RankProgress control;
@@ -151,6 +156,7 @@ void RankOverviewPage::summarizeGrid()
             return;
         job.post([this, figures] {
             gridJobs_.finish();
+            dumpsSummarised_ += figures->size();
             for (RankFigures &f : *figures)
                 dumpFigures_.insert_or_assign(f.file.path, std::move(f));
             publishGrid();
@@ -165,9 +171,11 @@ void RankOverviewPage::publishGrid()
         if (auto it = dumpFigures_.find(f.path); it != dumpFigures_.end())
             figures.push_back(it->second);
     }
+    const bool complete = figures.size() == folder_.files.size();
     RankStepGrid grid = rankStepGrid(figures);
     heatmap_->setGrid(std::move(grid), std::move(figures));
-    emit gridSummarized();
+    if (complete)
+        emit gridSummarized();
 }
 
 void RankOverviewPage::watch(double seconds)
@@ -214,6 +222,16 @@ void RankOverviewPage::showStep(const std::optional<int64_t> &step)
     jobs_.stop();
     step_ = step;
     const std::vector<RankFile> files = folder_.filesOfStep(step);
+    // A step the heatmap has summarised already is shown from its figures.
+    std::vector<RankFigures> known;
+    for (const RankFile &f : files) {
+        if (auto it = dumpFigures_.find(f.path); it != dumpFigures_.end())
+            known.push_back(it->second);
+    }
+    if (!files.empty() && known.size() == files.size()) {
+        publish(std::move(known));
+        return;
+    }
     model_->setRanks({});
     chart_->setRanks({}, {});
     progress_->setRange(0, static_cast<int>(files.size()));
@@ -230,7 +248,10 @@ void RankOverviewPage::showStep(const std::optional<int64_t> &step)
         auto ranks = std::make_shared<std::vector<RankFigures>>(summarizeRanks(files, threads, cache.get(), control));
         if (job.cancelled())
             return;
-        job.post([this, ranks] { publish(std::move(*ranks)); });
+        job.post([this, ranks] {
+            dumpsSummarised_ += ranks->size();
+            publish(std::move(*ranks));
+        });
     });
 }
 
@@ -239,6 +260,11 @@ void RankOverviewPage::publish(std::vector<RankFigures> ranks)
     jobs_.finish();
     finished_ = true;
     progress_->hide();
+    // The heatmap takes the figures too, instead of summarising the same files again.
+    for (const RankFigures &f : ranks)
+        dumpFigures_.insert_or_assign(f.file.path, f);
+    if (folder_.steps.size() > 1)
+        publishGrid();
     model_->setRanks(std::move(ranks));
     chart_->setRanks(model_->ranks(), model_->comparison());
     table_->resizeColumnsToContents();

@@ -47,6 +47,8 @@ public:
     void watch(double seconds = 1.0);
     bool isWatching() const { return watch_ != nullptr; }
     bool isSummarizing() const { return !finished_; }
+    // Dumps summarised so far by this page's jobs: each once, shared by the table and the heatmap.
+    size_t dumpsSummarised() const { return dumpsSummarised_; }
     QString headline() const;
 
 signals:
@@ -79,6 +81,7 @@ private:
     QTableView *table_;
     RankStepHeatmap *heatmap_;
     bool finished_ = true;
+    size_t dumpsSummarised_ = 0;
     std::map<std::string, RankFigures> dumpFigures_; // by path: every dump summarised so far
     std::unique_ptr<DumpFolderWatch> watch_;
     QTimer *watchTimer_ = nullptr;
