@@ -1,6 +1,7 @@
 // torch.profiler files: the Chrome trace against what the file itself holds (counted by Python's
 // json module), operator attribution, and the memory-timeline exports against each other.
 #include "CorpusFiles.h"
+#include "advice/FixRanking.h"
 #include "SnapshotEquality.h"
 #include "decode/ByteSource.h"
 #include "analysis/AllocationCategories.h"
@@ -312,6 +313,22 @@ private slots:
         const auto a = atPeak(*withStacks), b = atPeak(*without);
         QVERIFY(a[size_t(Category::OptimizerState)] > 0);
         QCOMPARE(b[size_t(Category::OptimizerState)], a[size_t(Category::OptimizerState)]);
+    }
+
+    // "What would help" on a profiler trace: most of the peak is activations, and checkpointing
+    // (which frees them) is offered with a saving; it once said nothing would save memory.
+    void whatWouldHelpOnAProfilerTrace()
+    {
+        auto snapshot = loadSnapshot((profileDir() + "/trace.pt.trace.json.gz").toStdString());
+        DeviceIndex index(*snapshot, 0);
+        const AllocationCategories categories(*snapshot, index);
+        const Advice advice = advise(*snapshot, index, categories, {});
+        const uint64_t activations = advice.categories[size_t(Category::Activation)];
+        QVERIFY2(activations * 2 > advice.peakBytes, qPrintable(QString("%1 of %2").arg(activations).arg(advice.peakBytes)));
+        const auto checkpointing = std::find_if(advice.fixes.begin(), advice.fixes.end(), [](const Fix &f) { return f.technique == "checkpointing"; });
+        QVERIFY(checkpointing != advice.fixes.end());
+        QVERIFY(checkpointing->savesBytes > 0 && uint64_t(checkpointing->savesBytes) < activations + advice.categories[size_t(Category::Temporary)]);
+        QVERIFY(advice.setup.optimizer.value == Optimizer::AdamW);
     }
 
     void badTraces()
