@@ -67,24 +67,8 @@ std::vector<LiveBlockInfo> largestLive(const DeviceIndex &index, uint32_t e, siz
     return infos;
 }
 
-DeviceSummary summarizeDevice(const Snapshot &snapshot, const DeviceIndex &index, size_t topK,
-                              const AllocationCategories *categories)
-{
-    // Without categories given, they are worked out on the other core while this one does what
-    // does not need them (steps, leaks, file health); both only read the snapshot and the index.
-    std::future<std::unique_ptr<const AllocationCategories>> pending;
-    if (!categories)
-        pending = std::async(std::launch::async, [&] { return std::make_unique<const AllocationCategories>(snapshot, index); });
-    DeviceSummary s = summarizeDeviceWithoutCategories(snapshot, index);
-    std::unique_ptr<const AllocationCategories> own;
-    if (pending.valid()) {
-        own = pending.get();
-        categories = own.get();
-    }
-    addCategoryFigures(s, index, topK, *categories);
-    return s;
-}
-
+namespace {
+// Everything but the figures that need the categories.
 DeviceSummary summarizeDeviceWithoutCategories(const Snapshot &snapshot, const DeviceIndex &index)
 {
     DeviceSummary s;
@@ -142,6 +126,27 @@ void addCategoryFigures(DeviceSummary &s, const DeviceIndex &index, size_t topK,
     const uint32_t peak = index.peakIndex();
     s.topLiveAtPeak = largestLive(index, peak, topK, &s.liveBlocksAtPeak, &categories);
     s.categoryBytesAtPeak = categories.bytesAt(index, peak);
+}
+} // namespace
+
+DeviceSummary summarizeDevice(const Snapshot &snapshot, const DeviceIndex &index, size_t topK,
+                              const AllocationCategories *categories, std::unique_ptr<const AllocationCategories> *made)
+{
+    // Without categories given, they are worked out on the other core while this one does what
+    // does not need them (steps, leaks, file health); both only read the snapshot and the index.
+    std::future<std::unique_ptr<const AllocationCategories>> pending;
+    if (!categories)
+        pending = std::async(std::launch::async, [&] { return std::make_unique<const AllocationCategories>(snapshot, index); });
+    DeviceSummary s = summarizeDeviceWithoutCategories(snapshot, index);
+    std::unique_ptr<const AllocationCategories> own;
+    if (pending.valid()) {
+        own = pending.get();
+        categories = own.get();
+    }
+    addCategoryFigures(s, index, topK, *categories);
+    if (made && own)
+        *made = std::move(own);
+    return s;
 }
 
 CategorySummary summarizeCategories(const CategoryTimeline &timeline)

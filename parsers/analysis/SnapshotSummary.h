@@ -9,6 +9,7 @@
 #include "model/Snapshot.h"
 
 #include <array>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -109,14 +110,11 @@ FinalState finalState(const Snapshot &snapshot, int device);
 // Largest allocations alive after event e, largest first (ties: lower address first).
 std::vector<LiveBlockInfo> largestLive(const DeviceIndex &index, uint32_t e, size_t k, uint64_t *liveCount = nullptr,
                                        const AllocationCategories *categories = nullptr);
-// `categories` may be given when the caller keeps them anyway; otherwise they are built here.
+// `categories` may be given when the caller keeps them anyway; otherwise they are built here, on
+// another core while this one makes the rest of the summary, and handed to `made` when given.
 DeviceSummary summarizeDevice(const Snapshot &snapshot, const DeviceIndex &index, size_t topK,
-                              const AllocationCategories *categories = nullptr);
-// summarizeDevice in two halves, for a caller that works the categories out on another core
-// meanwhile: everything but the largest live at the peak and the bytes per category there,
-// then those.
-DeviceSummary summarizeDeviceWithoutCategories(const Snapshot &snapshot, const DeviceIndex &index);
-void addCategoryFigures(DeviceSummary &summary, const DeviceIndex &index, size_t topK, const AllocationCategories &categories);
+                              const AllocationCategories *categories = nullptr,
+                              std::unique_ptr<const AllocationCategories> *made = nullptr);
 PointSummary summarizePoint(const Snapshot &snapshot, const DeviceIndex &index, uint32_t e, size_t topK);
 
 } // namespace memlens

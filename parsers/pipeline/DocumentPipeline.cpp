@@ -57,8 +57,8 @@ void runDocumentStages(const std::string &name, std::shared_ptr<const Snapshot> 
     auto doc = std::make_shared<Document>();
     doc->path = name;
     const std::vector<int> devices = snapshot->devices();
-    // The timeline's index needs only the DeviceIndex: it is built on the other core while
-    // this one does the categories, the summary and the advice (the task shares ownership of the index).
+    // The timeline's index needs only the DeviceIndex: it is built on another thread while
+    // this one does the summary and the advice (the task shares ownership of the index).
     std::map<int, std::future<std::unique_ptr<const TimelineLayout>>> timeline;
     AdviceOptions adviceOptions; // the GPU count, as `advise` takes it without --gpus
     adviceOptions.gpus = runGpus(std::nullopt, {}, gpusBeside);
@@ -72,14 +72,11 @@ void runDocumentStages(const std::string &name, std::shared_ptr<const Snapshot> 
             timeline.emplace(devices[i], std::async(std::launch::async, [index] { return std::make_unique<const TimelineLayout>(*index); }));
         report(at(0.4), LoadStage::Summarising);
         // The categories are worked out on the other core while this one makes the rest of the
-        // summary; then the advice (it needs the categories, not the summary) goes there too.
-        auto categorising = std::async(std::launch::async, [&] { return std::make_unique<const AllocationCategories>(*snapshot, *index); });
-        data.summary = summarizeDeviceWithoutCategories(*snapshot, *index);
-        auto categories = categorising.get();
-        auto advice = std::async(std::launch::async, [&, categories = categories.get()] { return advise(*snapshot, *index, *categories, adviceOptions); });
-        addCategoryFigures(data.summary, *index, 50, *categories);
+        // summary; the advice needs them, not the summary.
+        std::unique_ptr<const AllocationCategories> categories;
+        data.summary = summarizeDevice(*snapshot, *index, 50, nullptr, &categories);
         report(at(0.7), LoadStage::Advising);
-        data.advice = advice.get();
+        data.advice = advise(*snapshot, *index, *categories, adviceOptions);
         data.pools = privatePools(*snapshot, *index);
         data.stackedPeakBytes = stackedPeakBytes(*index, data.pools);
         data.index = std::move(index);

@@ -164,13 +164,19 @@ void RankOverviewPage::summarizeGrid()
     });
 }
 
-void RankOverviewPage::publishGrid()
+std::vector<RankFigures> RankOverviewPage::knownFigures(const std::vector<RankFile> &files) const
 {
     std::vector<RankFigures> figures;
-    for (const RankFile &f : folder_.files) {
+    for (const RankFile &f : files) {
         if (auto it = dumpFigures_.find(f.path); it != dumpFigures_.end())
             figures.push_back(it->second);
     }
+    return figures;
+}
+
+void RankOverviewPage::publishGrid()
+{
+    std::vector<RankFigures> figures = knownFigures(folder_.files);
     const bool complete = figures.size() == folder_.files.size();
     RankStepGrid grid = rankStepGrid(figures);
     heatmap_->setGrid(std::move(grid), std::move(figures));
@@ -223,11 +229,7 @@ void RankOverviewPage::showStep(const std::optional<int64_t> &step)
     step_ = step;
     const std::vector<RankFile> files = folder_.filesOfStep(step);
     // A step the heatmap has summarised already is shown from its figures.
-    std::vector<RankFigures> known;
-    for (const RankFile &f : files) {
-        if (auto it = dumpFigures_.find(f.path); it != dumpFigures_.end())
-            known.push_back(it->second);
-    }
+    std::vector<RankFigures> known = knownFigures(files);
     if (!files.empty() && known.size() == files.size()) {
         publish(std::move(known));
         return;

@@ -65,6 +65,8 @@ private:
     // Summarises the dumps the heatmap has no figures for yet, then redraws it.
     void summarizeGrid();
     void publishGrid();
+    // The figures already summarised of those of `files` that have them, in their order.
+    std::vector<RankFigures> knownFigures(const std::vector<RankFile> &files) const;
     void lookForDumps();
     std::vector<size_t> selectedRows() const;
 
