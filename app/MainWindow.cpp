@@ -261,22 +261,16 @@ RankOverviewPage *MainWindow::openFolder(const QString &path, bool watch)
     connect(page, &RankOverviewPage::dumpsLanded, this, [this](const QString &folder, const std::vector<int> &ranks) {
         // Stitched runs of these ranks take the new dumps; the tab the user is on stays current.
         for (int rank : ranks) {
-            const QString name = QString::fromStdString(stitchedRunName(folder.toStdString(), rank));
-            for (int i = 0; i < tabs_->count(); ++i) {
-                if (auto *view = qobject_cast<DocumentView *>(tabs_->widget(i)); view && view->path() == name)
-                    view->refreshStitched(folder, rank);
-            }
+            if (const int i = documentTabOf(QString::fromStdString(stitchedRunName(folder.toStdString(), rank))); i >= 0)
+                qobject_cast<DocumentView *>(tabs_->widget(i))->refreshStitched(folder, rank);
         }
     });
     connect(page, &RankOverviewPage::openRankRequested, this, [this](const QString &file) {
         // A rank already open is shown, not opened again.
-        for (int i = 0; i < tabs_->count(); ++i) {
-            if (auto *view = qobject_cast<DocumentView *>(tabs_->widget(i)); view && view->path() == file) {
-                tabs_->setCurrentIndex(i);
-                return;
-            }
-        }
-        openFile(file);
+        if (const int i = documentTabOf(file); i >= 0)
+            tabs_->setCurrentIndex(i);
+        else
+            openFile(file);
     });
     connect(page, &RankOverviewPage::compareRanksRequested, this, [this](const QString &a, int da, const QString &b, int db) {
         auto *dialog = new CompareDialog(nullptr, da, this);
@@ -310,15 +304,22 @@ DocumentView *MainWindow::openFile(const QString &path)
 DocumentView *MainWindow::openStitchedRank(const QString &folder, int rank)
 {
     const QString name = QString::fromStdString(stitchedRunName(folder.toStdString(), rank));
-    for (int i = 0; i < tabs_->count(); ++i) {
-        if (auto *view = qobject_cast<DocumentView *>(tabs_->widget(i)); view && view->path() == name) {
-            tabs_->setCurrentIndex(i);
-            return view;
-        }
+    if (const int i = documentTabOf(name); i >= 0) {
+        tabs_->setCurrentIndex(i);
+        return qobject_cast<DocumentView *>(tabs_->widget(i));
     }
     DocumentView *view = addDocumentTab(name, tr("rank %1 (stitched)").arg(rank));
     view->loadStitched(folder, rank);
     return view;
+}
+
+int MainWindow::documentTabOf(const QString &path) const
+{
+    for (int i = 0; i < tabs_->count(); ++i) {
+        if (auto *view = qobject_cast<DocumentView *>(tabs_->widget(i)); view && view->path() == path)
+            return i;
+    }
+    return -1;
 }
 
 DocumentView *MainWindow::addDocumentTab(const QString &path, const QString &title)

@@ -48,6 +48,8 @@ protected:
 private:
     // A tab for a document about to load: its title, its path as the tooltip, the usual wiring.
     DocumentView *addDocumentTab(const QString &path, const QString &title);
+    // The tab of the document view showing `path` (a file, or a stitched run's name), or -1.
+    int documentTabOf(const QString &path) const;
     void createMenus();
     void closeTab(int index);
     void removeView(DocumentView *view);
