@@ -424,17 +424,15 @@ void EstimatorPanel::recompute()
     if (in.gpuBytes)
         text += r.fits ? tr("<br/><span style='color:#2e7d32'>Fits in %1</span>").arg(bytesText(in.gpuBytes))
                        : tr("<br/><span style='color:#dc2828'>Does not fit in %1</span>").arg(bytesText(in.gpuBytes));
-    if (measured_ && measuredCutShort_)
-        text += tr("<br/>Measured in %1: it ran out of memory and needed at least <b>%2</b> (allocated at the OOM plus the failed "
-                   "request; estimate %3 %4)")
-                    .arg(measuredSource_.toHtmlEscaped(), bytesText(*measured_))
-                    .arg(r.peakAllocatedBytes >= *measured_ ? "+" : "−")
-                    .arg(QString::number(100.0 * std::abs(double(r.peakAllocatedBytes) - double(*measured_)) / double(*measured_), 'f', 1) + " %");
-    else if (measured_)
-        text += tr("<br/>Measured in %1: <b>%2</b> (estimate %3 %4)")
-                    .arg(measuredSource_.toHtmlEscaped(), bytesText(*measured_))
-                    .arg(r.peakAllocatedBytes >= *measured_ ? "+" : "−")
-                    .arg(QString::number(100.0 * std::abs(double(r.peakAllocatedBytes) - double(*measured_)) / double(*measured_), 'f', 1) + " %");
+    if (measured_) {
+        const QString deviation = tr("estimate %1 %2")
+                                      .arg(r.peakAllocatedBytes >= *measured_ ? "+" : "−")
+                                      .arg(QString::number(100.0 * std::abs(double(r.peakAllocatedBytes) - double(*measured_)) / double(*measured_), 'f', 1) + " %");
+        text += measuredCutShort_ ? tr("<br/>Measured in %1: it ran out of memory and needed at least <b>%2</b> (allocated at the OOM plus the "
+                                       "failed request; %3)")
+                                        .arg(measuredSource_.toHtmlEscaped(), bytesText(*measured_), deviation)
+                                  : tr("<br/>Measured in %1: <b>%2</b> (%3)").arg(measuredSource_.toHtmlEscaped(), bytesText(*measured_), deviation);
+    }
     if (measuredCategories_) {
         const auto &m = *measuredCategories_;
         text += tr("<br/>At its peak: parameters %1 (estimate %2) · gradients %3 (%4) · optimizer state %5 (%6) · "
