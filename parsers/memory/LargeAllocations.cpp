@@ -8,19 +8,23 @@
 #include <new>
 
 namespace {
-void *allocate(std::size_t bytes)
-{
-    void *p = std::malloc(bytes ? bytes : 1);
-    if (!p)
-        throw std::bad_alloc();
-    memlens::adviseHugePages(p, bytes);
-    return p;
-}
 void *allocateNoThrow(std::size_t bytes) noexcept
 {
     void *p = std::malloc(bytes ? bytes : 1);
     if (p)
         memlens::adviseHugePages(p, bytes);
+    return p;
+}
+// As the standard's operator new: the new-handler gets its chances before bad_alloc.
+void *allocate(std::size_t bytes)
+{
+    void *p;
+    while (!(p = allocateNoThrow(bytes))) {
+        const std::new_handler handler = std::get_new_handler();
+        if (!handler)
+            throw std::bad_alloc();
+        handler();
+    }
     return p;
 }
 } // namespace
