@@ -87,7 +87,7 @@ std::optional<Moment> CommandLine::moment(const std::string &name) const
     return m;
 }
 
-uint32_t eventAt(const DeviceIndex &index, const Moment &at)
+EventId eventAt(const DeviceIndex &index, const Moment &at)
 {
     try {
         return eventOf(index, at);

@@ -36,6 +36,6 @@ private:
 
 // The event `at` names on this device; throws std::invalid_argument "--at oom: device 0 has no
 // OOM entry" when it names none.
-uint32_t eventAt(const DeviceIndex &index, const Moment &at);
+EventId eventAt(const DeviceIndex &index, const Moment &at);
 
 } // namespace memlens

@@ -225,11 +225,11 @@ int runRenderCommand(int argc, char **argv)
                 const double a = std::atof(range->substr(0, colon).c_str()), b = std::atof(range->substr(colon + 1).c_str());
                 if (!(b > a))
                     throw std::invalid_argument("--range: LAST must be greater than FIRST");
-                state.setVisibleRange({state.axis().xOfEvent(static_cast<uint32_t>(a)),
-                                       state.axis().xOfEvent(static_cast<uint32_t>(std::min<double>(b, device->index->eventCount() - 1)))});
+                state.setVisibleRange({state.axis().xOfEvent(EventId(static_cast<uint32_t>(a))),
+                                       state.axis().xOfEvent(EventId(static_cast<uint32_t>(std::min<double>(b, device->index->eventCount() - 1))))});
             }
             if (auto at = cl.moment("at")) {
-                const uint32_t event = eventAt(*device->index, *at);
+                const EventId event = eventAt(*device->index, *at);
                 if (cl.value("range"))
                     state.setSelectedEvent(event);
                 else

@@ -49,7 +49,7 @@ int runSummaryCommand(const std::vector<std::string> &args)
             // Folded stacks of what is live at --at (default the peak), for flamegraph.pl/speedscope.
             for (int d : devices) {
                 DeviceIndex index(*snapshot, d);
-                const uint32_t e = eventAt(index, at.value_or(Moment::peak()));
+                const EventId e = eventAt(index, at.value_or(Moment::peak()));
                 CallTreeOptions options;
                 options.bottomUp = cl.flag("bottom-up");
                 std::cout << CallTree(*snapshot, index, index.liveAt(e), options).folded();

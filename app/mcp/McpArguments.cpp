@@ -67,7 +67,7 @@ std::optional<Moment> momentArgument(const nlohmann::json &args)
         const int64_t e = args["at"].get<int64_t>();
         if (e < 0 || e > int64_t(UINT32_MAX - 2))
             throw McpArgumentError("at: no such event number");
-        return Moment::at(static_cast<uint32_t>(e));
+        return Moment::at(EventId(static_cast<uint32_t>(e)));
     }
     if (args["at"].is_string()) {
         if (const std::optional<Moment> m = Moment::parse(args["at"].get<std::string>()))
@@ -89,7 +89,7 @@ int deviceArgument(const nlohmann::json &args, const Snapshot &snapshot)
     return int(*d);
 }
 
-uint32_t eventArgument(const DeviceIndex &index, const Moment &moment)
+EventId eventArgument(const DeviceIndex &index, const Moment &moment)
 {
     try {
         return eventOf(index, moment);

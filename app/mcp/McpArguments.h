@@ -22,6 +22,6 @@ std::optional<Moment> momentArgument(const nlohmann::json &args);
 // `device`: one the snapshot has; the first without the argument.
 int deviceArgument(const nlohmann::json &args, const Snapshot &snapshot);
 // The event a moment names on this device, or an error naming `at`.
-uint32_t eventArgument(const DeviceIndex &index, const Moment &moment);
+EventId eventArgument(const DeviceIndex &index, const Moment &moment);
 
 } // namespace memlens

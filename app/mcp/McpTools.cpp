@@ -52,7 +52,7 @@ Opened open(const json &args, McpToolContext &context, const std::string &argume
 }
 
 // The device's `summary --json` object, as the CLI prints it.
-json deviceSummary(const Opened &o, size_t top, std::optional<uint32_t> at = std::nullopt)
+json deviceSummary(const Opened &o, size_t top, std::optional<EventId> at = std::nullopt)
 {
     DeviceReport report{summarizeDevice(*o.snapshot, *o.index, top), std::nullopt, std::nullopt};
     if (at)
@@ -98,28 +98,28 @@ McpToolResult liveAtTool(const json &args, McpToolContext &context)
     const size_t limit = limitArgument(args);
     const Opened o = open(args, context);
     const Moment m = momentArgument(args).value_or(Moment::peak());
-    const uint32_t e = eventArgument(*o.index, m);
+    const EventId e = eventArgument(*o.index, m);
     json at = deviceSummary(o, limit, e)["at"];
     std::ostringstream text;
     text << "at " << m.text() << " (event " << at["index"].dump() << "): " << formatBytes(at["active_bytes"].get<uint64_t>()) << " active in "
          << at["live_blocks"].dump() << " blocks, " << formatBytes(at["reserved_bytes"].get<uint64_t>()) << " reserved";
     if (!at["top_live"].empty())
         text << "; largest " << formatBytes(at["top_live"][0]["size"].get<uint64_t>());
-    return {answer(json{{"file", o.file}, {"device", o.device}, {"at", m.text()}, {"event", e}, {"live", at}}, limit), text.str()};
+    return {answer(json{{"file", o.file}, {"device", o.device}, {"at", m.text()}, {"event", e.index()}, {"live", at}}, limit), text.str()};
 }
 
 McpToolResult allocatorStateTool(const json &args, McpToolContext &context)
 {
     const Opened o = open(args, context);
     const Moment m = momentArgument(args).value_or(Moment::peak());
-    const uint32_t e = eventArgument(*o.index, m);
+    const EventId e = eventArgument(*o.index, m);
     const json at = deviceSummary(o, 1, e)["at"];
     const json &a = at["allocator"];
     std::ostringstream text;
-    text << "at " << m.text() << " (event " << e << "): " << a["segments"].dump() << " segments, " << formatBytes(a["reserved_bytes"].get<uint64_t>())
+    text << "at " << m.text() << " (event " << e.index() << "): " << a["segments"].dump() << " segments, " << formatBytes(a["reserved_bytes"].get<uint64_t>())
          << " reserved, " << formatBytes(a["allocated_bytes"].get<uint64_t>()) << " allocated, " << formatBytes(a["free_bytes"].get<uint64_t>())
          << " free, largest free block " << formatBytes(a["largest_free_bytes"].get<uint64_t>());
-    return {answer(json{{"file", o.file}, {"device", o.device}, {"at", m.text()}, {"event", e}, {"allocator", a}}, 100), text.str()};
+    return {answer(json{{"file", o.file}, {"device", o.device}, {"at", m.text()}, {"event", e.index()}, {"allocator", a}}, 100), text.str()};
 }
 
 McpToolResult stacksTool(const json &args, McpToolContext &context)
@@ -127,7 +127,7 @@ McpToolResult stacksTool(const json &args, McpToolContext &context)
     const size_t limit = limitArgument(args);
     const Opened o = open(args, context);
     const Moment m = momentArgument(args).value_or(Moment::peak());
-    const uint32_t e = eventArgument(*o.index, m);
+    const EventId e = eventArgument(*o.index, m);
     CallTreeOptions options;
     options.bottomUp = flagArgument(args, "bottom_up");
     const CallTree tree(*o.snapshot, *o.index, o.index->liveAt(e), options);
@@ -142,7 +142,7 @@ McpToolResult stacksTool(const json &args, McpToolContext &context)
     std::stable_sort(paths.begin(), paths.end(), [](const auto &x, const auto &y) { return x.first > y.first; });
     json list = json::array();
     std::ostringstream text;
-    text << formatBytes(tree.root().bytes) << " live at " << m.text() << " (event " << e << ") in " << paths.size() << " call paths";
+    text << formatBytes(tree.root().bytes) << " live at " << m.text() << " (event " << e.index() << ") in " << paths.size() << " call paths";
     for (size_t i = 0; i < paths.size() && i < limit; ++i) {
         json frames = json::array();
         std::istringstream parts(paths[i].second);
@@ -152,7 +152,7 @@ McpToolResult stacksTool(const json &args, McpToolContext &context)
             text << "; " << formatBytes(paths[i].first) << " at " << (frames.empty() ? std::string("?") : frames.back().get<std::string>());
         list.push_back({{"bytes", paths[i].first}, {"frames", frames}});
     }
-    json j = {{"file", o.file}, {"device", o.device}, {"at", m.text()}, {"event", e}, {"live_bytes", tree.root().bytes},
+    json j = {{"file", o.file}, {"device", o.device}, {"at", m.text()}, {"event", e.index()}, {"live_bytes", tree.root().bytes},
               {"paths", list}, {"paths_count", paths.size()}, {"bottom_up", options.bottomUp}};
     return {answer(std::move(j), limit), text.str()};
 }
@@ -174,7 +174,7 @@ McpToolResult adviseTool(const json &args, McpToolContext &context)
     const AllocationCategories categories(*o.snapshot, *o.index);
     const Advice advice = advise(*o.snapshot, *o.index, categories, options);
     std::ostringstream text;
-    text << "at the " << (advice.oom ? "OOM" : "peak") << " (event " << advice.event << "): " << formatBytes(advice.peakBytes) << " allocated";
+    text << "at the " << (advice.oom ? "OOM" : "peak") << " (event " << advice.event.index() << "): " << formatBytes(advice.peakBytes) << " allocated";
     for (size_t i = 0; i < advice.fixes.size() && i < 3; ++i)
         text << "; " << advice.fixes[i].technique << " saves " << formatBytes(uint64_t(advice.fixes[i].savesBytes))
              << (advice.fixes[i].fits ? (*advice.fixes[i].fits ? " (fits)" : " (does not fit)") : "");
@@ -198,7 +198,7 @@ McpToolResult replayTool(const json &args, McpToolContext &context)
     const ReplayResult r = replayTrace(*o.snapshot, *o.index, options);
     std::ostringstream text;
     text << "under " << (conf ? *conf : std::string("the file's own setting")) << ": predicted reserved peak " << formatBytes(r.predicted.peakReservedBytes)
-         << " (recorded " << formatBytes(r.recorded.peakReservedBytes) << ")" << (r.predicted.oomAt ? ", OOM at event " + std::to_string(*r.predicted.oomAt) : ", no OOM");
+         << " (recorded " << formatBytes(r.recorded.peakReservedBytes) << ")" << (r.predicted.oomAt ? ", OOM at event " + std::to_string(r.predicted.oomAt->index()) : ", no OOM");
     return {answer(replayJson(o.file, r), limit), text.str()};
 }
 
@@ -276,13 +276,13 @@ McpToolResult searchTool(const json &args, McpToolContext &context)
     if (needle.empty())
         throw McpArgumentError("text: empty");
     const AllocationSearch search(*o.snapshot, *o.index, needle);
-    std::vector<uint32_t> hits;
-    for (uint32_t id = 0; id < o.index->allocationCount(); ++id) {
-        if (search.matches(id))
-            hits.push_back(id);
+    std::vector<AllocationId> hits;
+    for (uint32_t i = 0; i < o.index->allocationCount(); ++i) {
+        if (search.matches(AllocationId(i)))
+            hits.push_back(AllocationId(i));
     }
     // The largest first: what an agent asks about next.
-    std::stable_sort(hits.begin(), hits.end(), [&](uint32_t x, uint32_t y) { return o.index->detail(x).size > o.index->detail(y).size; });
+    std::stable_sort(hits.begin(), hits.end(), [&](AllocationId x, AllocationId y) { return o.index->detail(x).size > o.index->detail(y).size; });
     json list = json::array();
     for (size_t i = 0; i < hits.size() && i < limit; ++i) {
         const Allocation &a = o.index->allocation(hits[i]);
@@ -294,8 +294,8 @@ McpToolResult searchTool(const json &args, McpToolContext &context)
         addr << "0x" << std::hex << d.addr;
         list.push_back({{"address", addr.str()},
                         {"size_bytes", d.size},
-                        {"alloc_event", a.allocEvent == kBeforeTrace ? json(nullptr) : json(a.allocEvent)},
-                        {"free_event", a.freeCompleted == kNever ? json(nullptr) : json(a.freeCompleted)},
+                        {"alloc_event", a.allocEvent == kBeforeTrace ? json(nullptr) : json(a.allocEvent.index())},
+                        {"free_event", a.freeCompleted == kNever ? json(nullptr) : json(a.freeCompleted.index())},
                         {"frames", frames}});
     }
     std::ostringstream text;

@@ -6,7 +6,7 @@
 
 namespace memlens {
 
-std::vector<Fix> allocatorFixes(const Snapshot &snapshot, const DeviceIndex &index, uint32_t event, bool oom,
+std::vector<Fix> allocatorFixes(const Snapshot &snapshot, const DeviceIndex &index, EventId event, bool oom,
                                 std::optional<uint64_t> capacity)
 {
     const AllocatorConfig recorded = AllocatorConfig::recorded(snapshot);
@@ -14,7 +14,7 @@ std::vector<Fix> allocatorFixes(const Snapshot &snapshot, const DeviceIndex &ind
         return {};
     uint64_t needed = index.peakReservedBytes();
     if (oom) {
-        const uint64_t request = CachingAllocatorModel::roundSize(index.events().size[event], recorded);
+        const uint64_t request = CachingAllocatorModel::roundSize(index.events().size[event.index()], recorded);
         needed = index.reservedAfter(event) + CachingAllocatorModel::allocationSize(request);
     }
 

@@ -17,7 +17,7 @@ namespace memlens {
 // plus the failed request's new segment) minus the replay's reserved peak, and only a replay
 // that gets through the whole trace without an OOM is a fix. Otherwise it saves the difference
 // of the reserved peaks over the whole run.
-std::vector<Fix> allocatorFixes(const Snapshot &snapshot, const DeviceIndex &index, uint32_t event, bool oom,
+std::vector<Fix> allocatorFixes(const Snapshot &snapshot, const DeviceIndex &index, EventId event, bool oom,
                                 std::optional<uint64_t> capacity);
 
 } // namespace memlens

@@ -117,9 +117,9 @@ Inferred<int> runGpus(std::optional<int> given, const std::string &source, const
 Advice advise(const Snapshot &snapshot, const DeviceIndex &index, const AllocationCategories &categories, const AdviceOptions &options)
 {
     Advice a;
-    const std::vector<uint32_t> ooms = index.oomEvents();
-    a.event = eventOf(index, options.at.value_or(ooms.empty() ? Moment::peak() : Moment::oom()));
-    a.oom = a.event != kBeforeTrace && a.event < index.eventCount() && index.events().action[a.event] == Action::Oom;
+    const bool hasOom = !index.oomEvents().empty();
+    a.event = eventOf(index, options.at.value_or(hasOom ? Moment::oom() : Moment::peak()));
+    a.oom = a.event != kBeforeTrace && a.event.index() < index.eventCount() && index.events().action[a.event.index()] == Action::Oom;
     a.setup = inferSetup(snapshot, index, categories, a.event, options.gpus);
     const EstimateInput &setup = a.setup.input;
 
@@ -128,7 +128,7 @@ Advice advise(const Snapshot &snapshot, const DeviceIndex &index, const Allocati
     const uint64_t tokens = a.setup.tokens.value.value_or(0);
     const std::vector<bool> attentionStack =
         stacksWithFrame(snapshot, [&](const Frame &f) { return isAttentionFunction(snapshot.strings.at(f.name)); });
-    auto bucketOf = [&](uint32_t id) {
+    auto bucketOf = [&](AllocationId id) {
         if (!a.setup.hasShape || !tokens || shape.isImage())
             return Bucket::None;
         const uint64_t size = index.detail(id).size;
@@ -150,7 +150,7 @@ Advice advise(const Snapshot &snapshot, const DeviceIndex &index, const Allocati
     const std::vector<RunSample> samples = sampleRun(snapshot, index, categories, bucketOf, a.event);
     const auto atSample = std::find_if(samples.begin(), samples.end(), [&](const RunSample &s) { return s.event == a.event; });
     const RunSample here = atSample != samples.end() ? *atSample : samples.back();
-    const int64_t request = a.oom ? static_cast<int64_t>(index.events().size[a.event]) : 0;
+    const int64_t request = a.oom ? static_cast<int64_t>(index.events().size[a.event.index()]) : 0;
     for (size_t k = 0; k < kCategoryCount; ++k)
         a.categories[k] = static_cast<uint64_t>(std::max<int64_t>(0, here.categories[k]));
     a.logitsBytes = static_cast<uint64_t>(std::max<int64_t>(0, here.logits));
@@ -168,7 +168,7 @@ Advice advise(const Snapshot &snapshot, const DeviceIndex &index, const Allocati
         a.capacityHow = guess.how;
     }
     if (a.oom && options.deviceTotal) {
-        a.outsideAllocatorBytes = outsideAllocatorBytes(options.deviceTotal, index.events().addr[a.event], a.reservedBytes);
+        a.outsideAllocatorBytes = outsideAllocatorBytes(options.deviceTotal, index.events().addr[a.event.index()], a.reservedBytes);
         if (a.outsideAllocatorBytes && a.capacity && *a.outsideAllocatorBytes < *a.capacity) {
             a.capacity = *a.capacity - *a.outsideAllocatorBytes;
             a.capacityHow += ", less " + formatBytes(*a.outsideAllocatorBytes) +

@@ -49,7 +49,7 @@ struct AdviceOptions {
 
 struct Advice {
     InferredSetup setup;
-    uint32_t event = kBeforeTrace;
+    EventId event = kBeforeTrace;
     bool oom = false;
     uint64_t peakBytes = 0;     // allocated at the event, plus the failed request at an OOM
     uint64_t reservedBytes = 0; // reserved at the event

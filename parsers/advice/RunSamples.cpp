@@ -10,27 +10,27 @@ int64_t RunSample::total() const
 }
 
 std::vector<RunSample> sampleRun(const Snapshot &snapshot, const DeviceIndex &index, const AllocationCategories &categories,
-                                 const std::function<Bucket(uint32_t allocation)> &bucketOf, uint32_t mustInclude, size_t count)
+                                 const std::function<Bucket(AllocationId allocation)> &bucketOf, EventId mustInclude, size_t count)
 {
     const EventTable &ev = index.events();
     std::vector<Bucket> buckets(index.allocationCount());
     for (uint32_t id = 0; id < buckets.size(); ++id)
-        buckets[id] = bucketOf(id);
+        buckets[id] = bucketOf(AllocationId(id));
     RunSample running;
-    auto add = [&](uint32_t id, int64_t bytes) {
+    auto add = [&](AllocationId id, int64_t bytes) {
         running.categories[static_cast<size_t>(categories.of(id))] += bytes;
-        if (buckets[id] == Bucket::Logits)
+        if (buckets[id.index()] == Bucket::Logits)
             running.logits += bytes;
-        else if (buckets[id] == Bucket::Scores)
+        else if (buckets[id.index()] == Bucket::Scores)
             running.scores += bytes;
     };
-    for (uint32_t id : index.liveAt(kBeforeTrace))
+    for (AllocationId id : index.liveAt(kBeforeTrace))
         add(id, static_cast<int64_t>(index.detail(id).size));
     // Which events are sampled is known beforehand, so only they are placed in a phase.
     const uint32_t every = static_cast<uint32_t>(std::max<size_t>(1, ev.count() / std::max<size_t>(1, count)));
     std::vector<uint32_t> sampled;
     for (uint32_t e = 0; e < ev.count(); ++e)
-        if (e % every == every - 1 || e == mustInclude || e + 1 == ev.count())
+        if (e % every == every - 1 || EventId(e) == mustInclude || e + 1 == ev.count())
             sampled.push_back(e);
     const Phases phases(snapshot, index.device());
     const std::vector<int32_t> samplePhase = phases.classifyEvents(ev, sampled);
@@ -39,9 +39,9 @@ std::vector<RunSample> sampleRun(const Snapshot &snapshot, const DeviceIndex &in
         out.push_back(running);
     size_t k = 0;
     for (uint32_t e = 0; e < ev.count(); ++e) {
-        index.forEachLiveChange(e, add);
+        index.forEachLiveChange(EventId(e), add);
         if (k < sampled.size() && sampled[k] == e) {
-            running.event = e;
+            running.event = EventId(e);
             running.part = k < samplePhase.size() ? phases.kind(samplePhase[k]) : StepPart::None;
             out.push_back(running);
             ++k;

@@ -116,7 +116,7 @@ template <typename Ids, typename Keep>
 std::optional<uint64_t> largestQuotient(const DeviceIndex &index, const Ids &ids, const Keep &keep, uint64_t unit, uint64_t maxQuotient)
 {
     std::optional<uint64_t> best;
-    for (uint32_t id : ids) {
+    for (AllocationId id : ids) {
         if (!keep(id))
             continue;
         const uint64_t size = index.detail(id).size;
@@ -131,7 +131,7 @@ template <typename Ids>
 std::optional<uint64_t> commonQuotient(const DeviceIndex &index, const Ids &ids, uint64_t unit, uint64_t maxQuotient)
 {
     std::map<uint64_t, int> counts;
-    for (uint32_t id : ids) {
+    for (AllocationId id : ids) {
         const uint64_t size = index.detail(id).size;
         if (size >= unit && size % unit == 0 && size / unit <= maxQuotient)
             ++counts[size / unit];
@@ -151,7 +151,7 @@ std::optional<uint64_t> commonQuotient(const DeviceIndex &index, const Ids &ids,
 struct AllocationIds {
     struct Iterator {
         uint32_t id;
-        uint32_t operator*() const { return id; }
+        AllocationId operator*() const { return AllocationId(id); }
         Iterator &operator++()
         {
             ++id;
@@ -171,7 +171,7 @@ AllocationIds allAllocations(const DeviceIndex &index)
 
 } // namespace
 
-InferredSetup inferSetup(const Snapshot &snapshot, const DeviceIndex &index, const AllocationCategories &categories, uint32_t at,
+InferredSetup inferSetup(const Snapshot &snapshot, const DeviceIndex &index, const AllocationCategories &categories, EventId at,
                          const Inferred<int> &gpus)
 {
     InferredSetup out;
@@ -186,7 +186,7 @@ InferredSetup inferSetup(const Snapshot &snapshot, const DeviceIndex &index, con
     std::vector<uint64_t> allParamSizes;
     std::vector<uint32_t> stateStacks;
     std::unordered_set<uint32_t> seenStacks;
-    for (uint32_t id = 0; id < index.allocationCount(); ++id) {
+    for (AllocationId id : allAllocations(index)) {
         const Category c = categories.of(id);
         const AllocationDetail d = index.detail(id);
         if (c == Category::Parameter && d.size >= (1u << 20))
@@ -197,12 +197,12 @@ InferredSetup inferSetup(const Snapshot &snapshot, const DeviceIndex &index, con
             stateStacks.push_back(d.stack);
     }
     for (uint32_t e = 0; e < index.eventCount(); e += AllocationCategories::kCheckpointEvery) {
-        const auto t = categories.totalsAfter(e);
+        const auto t = categories.totalsAfter(EventId(e));
         gradBytes = std::max(gradBytes, t[size_t(Category::Gradient)]);
         stateBytes = std::max(stateBytes, t[size_t(Category::OptimizerState)]);
     }
     if (index.eventCount()) {
-        const auto t = categories.totalsAfter(static_cast<uint32_t>(index.eventCount() - 1));
+        const auto t = categories.totalsAfter(EventId(static_cast<uint32_t>(index.eventCount() - 1)));
         gradBytes = std::max(gradBytes, t[size_t(Category::Gradient)]);
         stateBytes = std::max(stateBytes, t[size_t(Category::OptimizerState)]);
     }
@@ -211,7 +211,7 @@ InferredSetup inferSetup(const Snapshot &snapshot, const DeviceIndex &index, con
     size_t halfCopies = 0;
     if (!paramSizes.empty()) {
         std::unordered_set<uint64_t> halved;
-        for (uint32_t id = 0; id < index.allocationCount(); ++id) {
+        for (AllocationId id : allAllocations(index)) {
             const Category c = categories.of(id);
             const uint64_t size = index.detail(id).size;
             if ((c == Category::Activation || c == Category::Temporary) && paramSizes.count(size * 2))
@@ -345,7 +345,7 @@ InferredSetup inferSetup(const Snapshot &snapshot, const DeviceIndex &index, con
 
     // Tokens per micro-batch: the loss works on batch × sequence × vocabulary fp32 logits.
     out.optimizerStack = stacksWithFrame(snapshot, [&](const Frame &f) { return contains(snapshot.strings.at(f.file), "torch/optim/"); });
-    auto maybeLogits = [&](uint32_t id) { return out.mayBeLogits(categories.of(id), index.detail(id).stack); };
+    auto maybeLogits = [&](AllocationId id) { return out.mayBeLogits(categories.of(id), index.detail(id).stack); };
     if (shape && !shape->isImage() && shape->vocab > 0) {
         const uint64_t unit = uint64_t(shape->vocab) * 4;
         auto tokens = largestQuotient(index, index.liveAt(at), maybeLogits, unit, 1u << 24);

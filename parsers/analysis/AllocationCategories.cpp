@@ -59,14 +59,15 @@ AllocationCategories::AllocationCategories(const Snapshot &snapshot, const Devic
     const Phases phases(snapshot, index.device());
     const std::vector<int32_t> eventPhase = phases.classifyEvents(ev);
     const bool phased = phases.classified();
-    auto phaseAt = [&](uint32_t e) { return phased && e < ev.count() ? phases.kind(eventPhase[e]) : StepPart::None; };
+    auto phaseAt = [&](EventId e) { return phased && e.index() < ev.count() ? phases.kind(eventPhase[e.index()]) : StepPart::None; };
 
     // A snapshot dumped at an OOM cut a step short: what it still holds was not yet freed.
     const bool cutShort = !index.oomEvents().empty();
     std::vector<int8_t> known(snapshot.stacks.size(), 0);
     std::vector<StackFacts> facts(snapshot.stacks.size());
     categories_.assign(index.allocationCount(), Category::Unknown);
-    for (uint32_t id = 0; id < index.allocationCount(); ++id) {
+    for (uint32_t i = 0; i < index.allocationCount(); ++i) {
+        const AllocationId id(i);
         const Allocation &a = index.allocation(id);
         const AllocationDetail d = index.detail(id);
         if (!known[d.stack]) {
@@ -79,7 +80,7 @@ AllocationCategories::AllocationCategories(const Snapshot &snapshot, const Devic
         const StepPart bornIn = born ? phaseAt(a.allocEvent) : StepPart::None;
         const StepPart freedIn = a.freeCompleted != kNever ? phaseAt(a.freeCompleted) : StepPart::None;
         const bool outlivesPhase = born && bornIn != StepPart::None &&
-                                   (neverFreed || ev.timeUs[a.freeCompleted] > phases.end(eventPhase[a.allocEvent]));
+                                   (neverFreed || ev.timeUs[a.freeCompleted.index()] > phases.end(eventPhase[a.allocEvent.index()]));
         Category c = Category::Unknown;
         if (f.optim) {
             // State is created once and kept; everything else an optimizer step allocates
@@ -107,54 +108,55 @@ AllocationCategories::AllocationCategories(const Snapshot &snapshot, const Devic
         } else if (born && !neverFreed && !outlivesPhase && bornIn != StepPart::None) {
             c = Category::Temporary;
         }
-        categories_[id] = c;
+        categories_[i] = c;
     }
     buildTotals();
 }
 
-void AllocationCategories::applyEvent(std::array<int64_t, kCategoryCount> &totals, uint32_t e) const
+void AllocationCategories::applyEvent(std::array<int64_t, kCategoryCount> &totals, EventId e) const
 {
-    index_.forEachLiveChange(e, [&](uint32_t id, int64_t bytes) { totals[static_cast<size_t>(categories_[id])] += bytes; });
+    index_.forEachLiveChange(e, [&](AllocationId id, int64_t bytes) { totals[static_cast<size_t>(of(id))] += bytes; });
 }
 
 void AllocationCategories::buildTotals()
 {
     const EventTable &ev = index_.events();
     std::array<int64_t, kCategoryCount> totals{};
-    for (uint32_t id : index_.liveAt(kBeforeTrace))
-        totals[static_cast<size_t>(categories_[id])] += static_cast<int64_t>(index_.detail(id).size);
+    for (AllocationId id : index_.liveAt(kBeforeTrace))
+        totals[static_cast<size_t>(of(id))] += static_cast<int64_t>(index_.detail(id).size);
     for (uint32_t e = 0; e < ev.count(); ++e) {
         if (e % kCheckpointEvery == 0)
             checkpoints_.push_back(totals);
-        applyEvent(totals, e);
+        applyEvent(totals, EventId(e));
     }
     if (checkpoints_.empty())
         checkpoints_.push_back(totals);
 }
 
-std::array<uint64_t, kCategoryCount> AllocationCategories::totalsAfter(uint32_t e) const
+std::array<uint64_t, kCategoryCount> AllocationCategories::totalsAfter(EventId at) const
 {
     const EventTable &ev = index_.events();
     std::array<uint64_t, kCategoryCount> out{};
-    if (e == kBeforeTrace || ev.count() == 0) {
+    if (at == kBeforeTrace || ev.count() == 0) {
         for (int c = 0; c < kCategoryCount; ++c)
             out[static_cast<size_t>(c)] = static_cast<uint64_t>(std::max<int64_t>(0, checkpoints_.front()[static_cast<size_t>(c)]));
         return out;
     }
+    const uint32_t e = at.index();
     const uint32_t k = e / kCheckpointEvery;
     std::array<int64_t, kCategoryCount> totals = checkpoints_[k];
     for (uint32_t j = k * kCheckpointEvery; j <= e; ++j)
-        applyEvent(totals, j);
+        applyEvent(totals, EventId(j));
     for (int c = 0; c < kCategoryCount; ++c)
         out[static_cast<size_t>(c)] = static_cast<uint64_t>(std::max<int64_t>(0, totals[static_cast<size_t>(c)]));
     return out;
 }
 
-std::array<uint64_t, kCategoryCount> AllocationCategories::bytesAt(const DeviceIndex &index, uint32_t e) const
+std::array<uint64_t, kCategoryCount> AllocationCategories::bytesAt(const DeviceIndex &index, EventId e) const
 {
     std::array<uint64_t, kCategoryCount> bytes{};
-    for (uint32_t id : index.liveAt(e))
-        bytes[static_cast<size_t>(categories_[id])] += index.detail(id).size;
+    for (AllocationId id : index.liveAt(e))
+        bytes[static_cast<size_t>(of(id))] += index.detail(id).size;
     return bytes;
 }
 

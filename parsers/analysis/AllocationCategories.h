@@ -19,19 +19,19 @@ std::string_view categoryName(Category c);
 class AllocationCategories {
 public:
     AllocationCategories(const Snapshot &snapshot, const DeviceIndex &index);
-    Category of(uint32_t allocation) const { return categories_[allocation]; }
+    Category of(AllocationId allocation) const { return categories_[allocation.index()]; }
     // Bytes per category among the allocations alive after event e.
-    std::array<uint64_t, kCategoryCount> bytesAt(const DeviceIndex &index, uint32_t e) const;
+    std::array<uint64_t, kCategoryCount> bytesAt(const DeviceIndex &index, EventId e) const;
 
     // The same, fast: running totals kept every kCheckpointEvery events.
-    std::array<uint64_t, kCategoryCount> totalsAfter(uint32_t e) const;
+    std::array<uint64_t, kCategoryCount> totalsAfter(EventId e) const;
 
     static constexpr uint32_t kCheckpointEvery = 1024;
 
 private:
     void buildTotals();
     // Adds event e's change to the running totals.
-    void applyEvent(std::array<int64_t, kCategoryCount> &totals, uint32_t e) const;
+    void applyEvent(std::array<int64_t, kCategoryCount> &totals, EventId e) const;
 
     const DeviceIndex &index_;
     std::vector<Category> categories_;

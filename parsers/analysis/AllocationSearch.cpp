@@ -50,7 +50,7 @@ bool AllocationSearch::stackMatches(uint32_t stack) const
     return it->second;
 }
 
-bool AllocationSearch::matches(uint32_t allocation) const
+bool AllocationSearch::matches(AllocationId allocation) const
 {
     if (needle_.empty())
         return true;
@@ -59,7 +59,7 @@ bool AllocationSearch::matches(uint32_t allocation) const
         return true;
     const EventTable &ev = index_.events();
     for (const auto &[id, event] : index_.annotationsOf(allocation))
-        if (contains(snapshot_.strings.at(EventTable::sparseValueAt(ev.userMetadata, event))))
+        if (contains(snapshot_.strings.at(EventTable::sparseValueAt(ev.userMetadata, event.index()))))
             return true;
     for (const uint32_t text : {index_.userMetadataOf(allocation), index_.compileContextOf(allocation)})
         if (text && contains(snapshot_.strings.at(text)))
@@ -67,18 +67,18 @@ bool AllocationSearch::matches(uint32_t allocation) const
     return stackMatches(d.stack);
 }
 
-uint32_t AllocationSearch::next(uint32_t after) const
+AllocationId AllocationSearch::next(AllocationId after) const
 {
     const auto n = static_cast<uint32_t>(index_.allocationCount());
     if (n == 0)
-        return UINT32_MAX;
-    const uint32_t start = after >= n ? 0 : after + 1;
+        return AllocationId::none();
+    const uint32_t start = after.index() >= n ? 0 : after.index() + 1; // none is beyond every id
     for (uint32_t k = 0; k < n; ++k) {
-        const uint32_t id = (start + k) % n;
+        const AllocationId id((start + k) % n);
         if (matches(id))
             return id;
     }
-    return UINT32_MAX;
+    return AllocationId::none();
 }
 
 } // namespace memlens

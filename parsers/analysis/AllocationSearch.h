@@ -17,10 +17,10 @@ public:
     AllocationSearch(const Snapshot &snapshot, const DeviceIndex &index, std::string_view text);
 
     bool empty() const { return needle_.empty(); }
-    bool matches(uint32_t allocation) const;
+    bool matches(AllocationId allocation) const;
     // The first matching allocation after `after` in id order (trace allocations are in event
-    // order), wrapping around; UINT32_MAX when none matches.
-    uint32_t next(uint32_t after) const;
+    // order), wrapping around; none when none matches.
+    AllocationId next(AllocationId after) const;
 
 private:
     bool contains(std::string_view haystack) const;

@@ -29,7 +29,7 @@ BlockSizes::BlockSizes(const Snapshot &snapshot, const DeviceIndex &index) : ind
     }
 }
 
-uint64_t BlockSizes::of(uint32_t allocation) const
+uint64_t BlockSizes::of(AllocationId allocation) const
 {
     const AllocationDetail d = index_.detail(allocation);
     if (index_.allocation(allocation).freeCompleted == kNever)
@@ -38,13 +38,12 @@ uint64_t BlockSizes::of(uint32_t allocation) const
     return roundedBlockSize(d.size);
 }
 
-AllocatorState allocatorStateAt(const Snapshot &snapshot, const DeviceIndex &index, uint32_t event)
+AllocatorState allocatorStateAt(const Snapshot &snapshot, const DeviceIndex &index, EventId event)
 {
     AllocatorState state;
     state.event = event;
-    const auto &lives = index.segmentLives();
-    for (uint32_t id : index.segmentsAt(event)) {
-        const SegmentLife &life = lives[id];
+    for (SegmentLifeId id : index.segmentsAt(event)) {
+        const SegmentLife &life = index.segmentLife(id);
         StateSegment seg;
         seg.life = id;
         seg.addr = life.addr;
@@ -82,7 +81,7 @@ AllocatorState allocatorStateAt(const Snapshot &snapshot, const DeviceIndex &ind
         auto hole = [&](uint64_t from, uint64_t to) {
             if (to <= from)
                 return;
-            seg.blocks.push_back({from, to - from, 0, BlockState::Inactive, UINT32_MAX});
+            seg.blocks.push_back({from, to - from, 0, BlockState::Inactive, AllocationId::none()});
             seg.free += to - from;
             seg.largestFree = std::max(seg.largestFree, to - from);
         };
@@ -117,13 +116,13 @@ AllocatorState allocatorStateAt(const Snapshot &snapshot, const DeviceIndex &ind
     return state;
 }
 
-OomDiagnosis diagnoseOom(const DeviceIndex &index, uint32_t oomEvent, const AllocatorState &state)
+OomDiagnosis diagnoseOom(const DeviceIndex &index, EventId oomEvent, const AllocatorState &state)
 {
     OomDiagnosis d;
     d.event = oomEvent;
-    d.requested = index.events().size[oomEvent];
-    d.deviceFree = index.events().addr[oomEvent];
-    d.timeUs = index.events().timeUs[oomEvent];
+    d.requested = index.events().size[oomEvent.index()];
+    d.deviceFree = index.events().addr[oomEvent.index()];
+    d.timeUs = index.events().timeUs[oomEvent.index()];
     const bool wantsLarge = d.requested > kSmallRequest;
     for (const StateSegment &seg : state.segments) {
         d.reservedFree += seg.free;

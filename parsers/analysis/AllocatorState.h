@@ -19,11 +19,11 @@ struct StateBlock {
     uint64_t size = 0;      // bytes the block occupies in its segment
     uint64_t requested = 0; // 0 for free space
     BlockState state = BlockState::Inactive;
-    uint32_t allocation = UINT32_MAX; // DeviceIndex allocation id; UINT32_MAX for free space
+    AllocationId allocation; // none for free space
 };
 
 struct StateSegment {
-    uint32_t life = 0; // index into DeviceIndex::segmentLives()
+    SegmentLifeId life;
     uint64_t addr = 0;
     uint64_t size = 0;
     uint64_t stream = 0;
@@ -39,7 +39,7 @@ struct StateSegment {
 };
 
 struct AllocatorState {
-    uint32_t event = kBeforeTrace;
+    EventId event = kBeforeTrace;
     std::vector<StateSegment> segments; // by pool (default first), then stream, then address
     uint64_t reserved = 0;
     uint64_t allocated = 0;
@@ -56,14 +56,14 @@ struct AllocatorState {
     uint64_t roundingWaste() const { return waste; }
 };
 
-AllocatorState allocatorStateAt(const Snapshot &snapshot, const DeviceIndex &index, uint32_t event);
+AllocatorState allocatorStateAt(const Snapshot &snapshot, const DeviceIndex &index, EventId event);
 
 // The size of the block an allocation occupies: exact for blocks still in use in the final
 // snapshot, otherwise its request rounded as the allocator rounds it.
 class BlockSizes {
 public:
     BlockSizes(const Snapshot &snapshot, const DeviceIndex &index);
-    uint64_t of(uint32_t allocation) const;
+    uint64_t of(AllocationId allocation) const;
 
 private:
     const DeviceIndex &index_;
@@ -95,7 +95,7 @@ inline bool stoppedByProcessLimit(uint64_t deviceFree, uint64_t request)
 inline constexpr std::string_view kProcessLimitFinding = "a per-process limit (set_per_process_memory_fraction) stopped the run, not the device";
 
 struct OomDiagnosis {
-    uint32_t event = 0;
+    EventId event;
     uint64_t requested = 0;
     uint64_t deviceFree = 0;
     int64_t timeUs = 0;
@@ -114,6 +114,6 @@ struct OomDiagnosis {
 };
 
 // `state` is the allocator state at `oomEvent`. Computed once per OOM, when the summary is built.
-OomDiagnosis diagnoseOom(const DeviceIndex &index, uint32_t oomEvent, const AllocatorState &state);
+OomDiagnosis diagnoseOom(const DeviceIndex &index, EventId oomEvent, const AllocatorState &state);
 
 } // namespace memlens

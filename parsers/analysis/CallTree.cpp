@@ -60,7 +60,7 @@ std::vector<uint32_t> treeFrames(const Snapshot &snapshot, uint32_t stack, const
     return frames;
 }
 
-uint32_t CallTree::groupOf(const DeviceIndex &index, uint32_t allocation, StackGrouping grouping) const
+uint32_t CallTree::groupOf(const DeviceIndex &index, AllocationId allocation, StackGrouping grouping) const
 {
     switch (grouping) {
     case StackGrouping::CompiledRegion: return index.compileContextOf(allocation);
@@ -71,7 +71,7 @@ uint32_t CallTree::groupOf(const DeviceIndex &index, uint32_t allocation, StackG
     return 0;
 }
 
-CallTree::CallTree(const Snapshot &snapshot, const DeviceIndex &index, const std::vector<uint32_t> &allocations,
+CallTree::CallTree(const Snapshot &snapshot, const DeviceIndex &index, const std::vector<AllocationId> &allocations,
                    const CallTreeOptions &options, const AllocationCategories *categories)
     : snapshot_(snapshot), grouping_(options.grouping)
 {
@@ -107,7 +107,7 @@ CallTree::CallTree(const Snapshot &snapshot, const DeviceIndex &index, const std
         nodes_[parent].children.push_back(created);
         return created;
     };
-    for (uint32_t id : allocations) {
+    for (AllocationId id : allocations) {
         const AllocationDetail d = index.detail(id);
         auto it = framesOf.find(d.stack);
         if (it == framesOf.end()) {
@@ -201,12 +201,12 @@ std::string CallTree::folded() const
     return out;
 }
 
-std::vector<SiteDiff> diffBySite(const Snapshot &a, const DeviceIndex &ia, uint32_t ea, const Snapshot &b,
-                                 const DeviceIndex &ib, uint32_t eb)
+std::vector<SiteDiff> diffBySite(const Snapshot &a, const DeviceIndex &ia, EventId ea, const Snapshot &b,
+                                 const DeviceIndex &ib, EventId eb)
 {
     std::map<std::string, SiteDiff> sites;
-    auto add = [&](const Snapshot &s, const DeviceIndex &index, uint32_t e, bool second) {
-        for (uint32_t id : index.liveAt(e)) {
+    auto add = [&](const Snapshot &s, const DeviceIndex &index, EventId e, bool second) {
+        for (AllocationId id : index.liveAt(e)) {
             const AllocationDetail d = index.detail(id);
             const auto frames = stackFrames(s, d.stack, true);
             const std::string site = frames.empty() ? std::string("(no stack recorded)") : s.frameText(frames.front());

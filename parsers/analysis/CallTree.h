@@ -50,7 +50,7 @@ public:
     static constexpr uint32_t kNoStack = UINT32_MAX - 1; // frame of the node for stackless allocations
     static constexpr uint32_t kGroup = UINT32_MAX - 2;
 
-    CallTree(const Snapshot &snapshot, const DeviceIndex &index, const std::vector<uint32_t> &allocations,
+    CallTree(const Snapshot &snapshot, const DeviceIndex &index, const std::vector<AllocationId> &allocations,
              const CallTreeOptions &options, const AllocationCategories *categories = nullptr);
 
     const CallTreeNode &node(uint32_t id) const { return nodes_[id]; }
@@ -66,7 +66,7 @@ public:
     std::string folded() const;
 
 private:
-    uint32_t groupOf(const DeviceIndex &index, uint32_t allocation, StackGrouping grouping) const;
+    uint32_t groupOf(const DeviceIndex &index, AllocationId allocation, StackGrouping grouping) const;
 
     const Snapshot &snapshot_;
     StackGrouping grouping_;
@@ -86,7 +86,7 @@ struct SiteDiff {
     int64_t bytesB = 0;
     int64_t change() const { return bytesB - bytesA; }
 };
-std::vector<SiteDiff> diffBySite(const Snapshot &a, const DeviceIndex &ia, uint32_t ea, const Snapshot &b,
-                                 const DeviceIndex &ib, uint32_t eb);
+std::vector<SiteDiff> diffBySite(const Snapshot &a, const DeviceIndex &ia, EventId ea, const Snapshot &b,
+                                 const DeviceIndex &ib, EventId eb);
 
 } // namespace memlens

@@ -28,9 +28,9 @@ DeviceIndex::DeviceIndex(const Snapshot &snapshot, int device, const std::atomic
     buildCheckpoints(cancel);
 }
 
-uint32_t DeviceIndex::newInitialAllocation(uint64_t addr, uint64_t size, uint16_t stream, uint32_t stack)
+AllocationId DeviceIndex::newInitialAllocation(uint64_t addr, uint64_t size, uint16_t stream, uint32_t stack)
 {
-    const auto id = static_cast<uint32_t>(allocations_.size());
+    const AllocationId id(static_cast<uint32_t>(allocations_.size()));
     allocations_.push_back(Allocation{});
     const uint64_t streamValue = stream < snapshot_.streams.size() ? snapshot_.streams[stream] : 0;
     initialDetails_.emplace_back(id, AllocationDetail{addr, size, streamValue, stack});
@@ -46,59 +46,64 @@ void DeviceIndex::pairAllocations(const std::atomic<bool> *cancel)
     // Sized once: growing it by doubling copied it, and touched twice its memory, on a long run.
     allocations_.reserve(static_cast<size_t>(std::count(ev.action.begin(), ev.action.end(), Action::Alloc)) + 64);
     int64_t delta = 0; // relative to the (not yet known) bytes alive before the trace
-    auto sizeOf = [&](uint32_t id) {
-        const Allocation &a = allocations_[id];
-        return a.allocEvent == kBeforeTrace ? detail(id).size : ev.size[a.allocEvent];
+    auto sizeOf = [&](AllocationId id) {
+        const Allocation &a = allocations_[id.index()];
+        return a.allocEvent == kBeforeTrace ? detail(id).size : ev.size[a.allocEvent.index()];
+    };
+    // AddressMap holds allocation indices.
+    auto openAt = [&](uint64_t addr) {
+        const uint32_t found = open.find(addr);
+        return found == AddressMap::kNone ? AllocationId::none() : AllocationId(found);
     };
     for (uint32_t i = 0; i < n; ++i) {
         if ((i & 0x3FFFF) == 0)
             poll(cancel);
         switch (ev.action[i]) {
         case Action::Alloc: {
-            if (uint32_t prev = open.find(ev.addr[i]); prev != AddressMap::kNone) {
+            if (const AllocationId prev = openAt(ev.addr[i]); !prev.isNone()) {
                 // The free was not recorded (skip_actions or a lost entry): end it here.
-                allocations_[prev].freeCompleted = i;
-                implicitEnds_.emplace_back(i, prev);
+                allocations_[prev.index()].freeCompleted = EventId(i);
+                implicitEnds_.emplace_back(EventId(i), prev);
                 delta -= static_cast<int64_t>(sizeOf(prev));
             }
             const auto id = static_cast<uint32_t>(allocations_.size());
-            allocations_.push_back(Allocation{i, kNever, kNever});
+            allocations_.push_back(Allocation{EventId(i), kNever, kNever});
             open.set(ev.addr[i], id);
             eventOwner_[i] = id;
             delta += static_cast<int64_t>(ev.size[i]);
             break;
         }
         case Action::FreeRequested: {
-            uint32_t id = open.find(ev.addr[i]);
-            if (id == AddressMap::kNone) {
+            AllocationId id = openAt(ev.addr[i]);
+            if (id.isNone()) {
                 id = newInitialAllocation(ev.addr[i], ev.size[i], ev.stream[i], StackTable::kEmpty);
-                open.set(ev.addr[i], id);
+                open.set(ev.addr[i], id.index());
             }
-            allocations_[id].freeRequested = i;
-            eventOwner_[i] = id;
+            allocations_[id.index()].freeRequested = EventId(i);
+            eventOwner_[i] = id.index();
             break;
         }
         case Action::FreeCompleted: {
-            uint32_t id = open.find(ev.addr[i]);
-            if (id == AddressMap::kNone)
+            AllocationId id = openAt(ev.addr[i]);
+            if (id.isNone())
                 id = newInitialAllocation(ev.addr[i], ev.size[i], ev.stream[i], StackTable::kEmpty);
             else
                 open.erase(ev.addr[i]);
-            allocations_[id].freeCompleted = i;
-            eventOwner_[i] = id;
+            allocations_[id.index()].freeCompleted = EventId(i);
+            eventOwner_[i] = id.index();
             delta -= static_cast<int64_t>(sizeOf(id));
             break;
         }
         case Action::Annotate: {
             // It labels the allocation live at addr; one older than the trace is alive from the start.
-            uint32_t id = open.find(ev.addr[i]);
-            if (id == AddressMap::kNone) {
+            AllocationId id = openAt(ev.addr[i]);
+            if (id.isNone()) {
                 id = newInitialAllocation(ev.addr[i], ev.size[i], ev.stream[i], StackTable::kEmpty);
-                open.set(ev.addr[i], id);
+                open.set(ev.addr[i], id.index());
             }
-            annotations_.emplace_back(id, i);
-            annotateEvents_.push_back(i);
-            eventOwner_[i] = id;
+            annotations_.emplace_back(id, EventId(i));
+            annotateEvents_.push_back(EventId(i));
+            eventOwner_[i] = id.index();
             break;
         }
         default:
@@ -115,11 +120,11 @@ void DeviceIndex::pairAllocations(const std::atomic<bool> *cancel)
             if (block.state != BlockState::ActiveAllocated && block.state != BlockState::ActivePendingFree)
                 continue;
             const uint32_t poolIndex = snapshot_.poolIndex(seg.pool);
-            if (const uint32_t known = open.find(block.address); known != AddressMap::kNone) {
+            if (const AllocationId known = openAt(block.address); !known.isNone()) {
                 // Known only from an annotate entry: the final block has its stack.
-                if (allocations_[known].allocEvent == kBeforeTrace && allocations_[known].freeCompleted == kNever) {
+                if (allocation(known).allocEvent == kBeforeTrace && allocation(known).freeCompleted == kNever) {
                     auto it = std::lower_bound(initialDetails_.begin(), initialDetails_.end(), known,
-                                               [](const auto &entry, uint32_t key) { return entry.first < key; });
+                                               [](const auto &entry, AllocationId key) { return entry.first < key; });
                     if (it != initialDetails_.end() && it->first == known && it->second.stack == StackTable::kEmpty)
                         it->second.stack = block.stack;
                     if (poolIndex != 0)
@@ -127,12 +132,12 @@ void DeviceIndex::pairAllocations(const std::atomic<bool> *cancel)
                 }
                 continue;
             }
-            const auto id = static_cast<uint32_t>(allocations_.size());
+            const AllocationId id(static_cast<uint32_t>(allocations_.size()));
             allocations_.push_back(Allocation{});
             initialDetails_.emplace_back(id, AllocationDetail{block.address, block.requestedSize, seg.stream, block.stack});
             if (poolIndex != 0)
                 pools_.emplace_back(id, poolIndex);
-            open.set(block.address, id);
+            open.set(block.address, id.index());
         }
     }
     if (!ev.allocatedAfter.empty() && n > 0) {
@@ -146,7 +151,7 @@ void DeviceIndex::pairAllocations(const std::atomic<bool> *cancel)
         for (const auto &[id, d] : initialDetails_)
             explained += d.size;
         if (before > explained) {
-            preProfile_ = static_cast<uint32_t>(allocations_.size());
+            preProfile_ = AllocationId(static_cast<uint32_t>(allocations_.size()));
             allocations_.push_back(Allocation{});
             initialDetails_.emplace_back(preProfile_, AllocationDetail{0, before - explained, 0, StackTable::kEmpty});
         }
@@ -172,7 +177,7 @@ void DeviceIndex::computeTotals()
         active_[i] = value < 0 ? 0 : static_cast<uint64_t>(value);
         if (active_[i] > peakActive_ && ev.action[i] == Action::Alloc) {
             peakActive_ = active_[i];
-            peakIndex_ = i;
+            peakIndex_ = EventId(i);
         }
     }
 
@@ -182,7 +187,7 @@ void DeviceIndex::computeTotals()
         peakReserved_ = startReserved_;
         for (uint32_t i = 0; i < n; ++i) {
             if (i == 0 || ev.reservedAfter[i] != ev.reservedAfter[i - 1])
-                reservedChanges_.emplace_back(i, ev.reservedAfter[i]);
+                reservedChanges_.emplace_back(EventId(i), ev.reservedAfter[i]);
             peakReserved_ = std::max(peakReserved_, ev.reservedAfter[i]);
         }
         return;
@@ -198,28 +203,28 @@ void DeviceIndex::buildCheckpoints(const std::atomic<bool> *cancel)
 {
     const EventTable &ev = *events_;
     const auto n = static_cast<uint32_t>(ev.count());
-    std::vector<uint32_t> live;
-    std::vector<uint32_t> position(allocations_.size(), UINT32_MAX);
-    auto add = [&](uint32_t id) {
-        if (position[id] != UINT32_MAX)
+    std::vector<AllocationId> live;
+    std::vector<uint32_t> position(allocations_.size(), UINT32_MAX); // in `live`, by allocation
+    auto add = [&](AllocationId id) {
+        if (position[id.index()] != UINT32_MAX)
             return;
-        position[id] = static_cast<uint32_t>(live.size());
+        position[id.index()] = static_cast<uint32_t>(live.size());
         live.push_back(id);
     };
-    auto remove = [&](uint32_t id) {
-        const uint32_t p = position[id];
+    auto remove = [&](AllocationId id) {
+        const uint32_t p = position[id.index()];
         if (p == UINT32_MAX)
             return;
         live[p] = live.back();
-        position[live[p]] = p;
+        position[live[p].index()] = p;
         live.pop_back();
-        position[id] = UINT32_MAX;
+        position[id.index()] = UINT32_MAX;
     };
     for (const auto &[id, d] : initialDetails_)
         add(id);
     size_t nextImplicit = 0;
     auto snapshotLive = [&] {
-        std::vector<uint32_t> sorted = live;
+        std::vector<AllocationId> sorted = live;
         std::sort(sorted.begin(), sorted.end());
         checkpoints_.push_back(std::move(sorted));
     };
@@ -228,9 +233,9 @@ void DeviceIndex::buildCheckpoints(const std::atomic<bool> *cancel)
             poll(cancel);
             snapshotLive();
         }
-        const uint32_t owner = eventOwner_[i];
+        const AllocationId owner(eventOwner_[i]);
         if (ev.action[i] == Action::Alloc) {
-            while (nextImplicit < implicitEnds_.size() && implicitEnds_[nextImplicit].first == i)
+            while (nextImplicit < implicitEnds_.size() && implicitEnds_[nextImplicit].first == EventId(i))
                 remove(implicitEnds_[nextImplicit++].second);
             add(owner);
         } else if (ev.action[i] == Action::FreeCompleted) {
@@ -245,119 +250,120 @@ void DeviceIndex::buildCheckpoints(const std::atomic<bool> *cancel)
 
 namespace memlens {
 
-AllocationDetail DeviceIndex::detail(uint32_t id) const
+AllocationDetail DeviceIndex::detail(AllocationId id) const
 {
-    const Allocation &a = allocations_[id];
+    const Allocation &a = allocation(id);
     if (a.allocEvent == kBeforeTrace) {
         auto it = std::lower_bound(initialDetails_.begin(), initialDetails_.end(), id,
-                                   [](const auto &entry, uint32_t key) { return entry.first < key; });
+                                   [](const auto &entry, AllocationId key) { return entry.first < key; });
         return it != initialDetails_.end() && it->first == id ? it->second : AllocationDetail{};
     }
     const EventTable &ev = *events_;
-    const uint32_t e = a.allocEvent;
+    const uint32_t e = a.allocEvent.index();
     const uint64_t stream = ev.stream[e] < snapshot_.streams.size() ? snapshot_.streams[ev.stream[e]] : 0;
     return {ev.addr[e], ev.size[e], stream, ev.stack[e]};
 }
 
-uint64_t DeviceIndex::reservedAfter(uint32_t e) const
+uint64_t DeviceIndex::reservedAfter(EventId e) const
 {
     if (e == kBeforeTrace || reservedChanges_.empty() || reservedChanges_.front().first > e)
         return startReserved_;
     auto it = std::upper_bound(reservedChanges_.begin(), reservedChanges_.end(), e,
-                               [](uint32_t key, const auto &change) { return key < change.first; });
+                               [](EventId key, const auto &change) { return key < change.first; });
     return std::prev(it)->second;
 }
 
-bool DeviceIndex::aliveAfter(uint32_t id, uint32_t e) const
+bool DeviceIndex::aliveAfter(AllocationId id, EventId e) const
 {
-    const Allocation &a = allocations_[id];
+    const Allocation &a = allocation(id);
     const bool born = a.allocEvent == kBeforeTrace || (e != kBeforeTrace && a.allocEvent <= e);
     const bool dead = a.freeCompleted != kNever && e != kBeforeTrace && a.freeCompleted <= e;
     return born && !dead;
 }
 
-std::vector<uint32_t> DeviceIndex::liveAt(uint32_t e) const
+std::vector<AllocationId> DeviceIndex::liveAt(EventId at) const
 {
-    if (e == kBeforeTrace || eventCount() == 0)
+    if (at == kBeforeTrace || eventCount() == 0)
         return checkpoints_.front();
-    e = std::min<uint32_t>(e, static_cast<uint32_t>(eventCount()) - 1);
-    const uint32_t c = (e + 1) / kCheckpointEvery;
-    std::vector<uint32_t> result;
-    for (uint32_t id : checkpoints_[c]) {
+    const EventId e = std::min(at, EventId(static_cast<uint32_t>(eventCount()) - 1));
+    const uint32_t c = (e.index() + 1) / kCheckpointEvery;
+    std::vector<AllocationId> result;
+    for (AllocationId id : checkpoints_[c]) {
         if (aliveAfter(id, e))
             result.push_back(id);
     }
     const EventTable &ev = *events_;
-    for (uint32_t j = c * kCheckpointEvery; j <= e; ++j) {
-        if (ev.action[j] == Action::Alloc && aliveAfter(eventOwner_[j], e))
-            result.push_back(eventOwner_[j]);
+    for (uint32_t j = c * kCheckpointEvery; j <= e.index(); ++j) {
+        const AllocationId born(eventOwner_[j]);
+        if (ev.action[j] == Action::Alloc && aliveAfter(born, e))
+            result.push_back(born);
     }
     std::sort(result.begin(), result.end());
     return result;
 }
 
-std::vector<BlockAt> DeviceIndex::blocksAt(uint32_t e) const
+std::vector<BlockAt> DeviceIndex::blocksAt(EventId e) const
 {
     std::vector<BlockAt> blocks;
-    for (uint32_t id : liveAt(e)) {
-        const Allocation &a = allocations_[id];
+    for (AllocationId id : liveAt(e)) {
+        const Allocation &a = allocation(id);
         const bool pending = a.freeRequested != kNever && e != kBeforeTrace && a.freeRequested <= e;
         blocks.push_back({id, pending});
     }
     return blocks;
 }
 
-std::vector<uint32_t> DeviceIndex::segmentsAt(uint32_t e) const
+std::vector<SegmentLifeId> DeviceIndex::segmentsAt(EventId e) const
 {
-    std::vector<uint32_t> result;
+    std::vector<SegmentLifeId> result;
     for (uint32_t id = 0; id < segments_.lives.size(); ++id) {
         const SegmentLife &s = segments_.lives[id];
         const bool born = s.createdEvent == kBeforeTrace || (e != kBeforeTrace && s.createdEvent <= e);
         const bool gone = s.releasedEvent != kNever && e != kBeforeTrace && s.releasedEvent <= e;
         if (born && !gone)
-            result.push_back(id);
+            result.push_back(SegmentLifeId(id));
     }
     return result;
 }
 
-std::span<const std::pair<uint32_t, uint32_t>> DeviceIndex::endedBy(uint32_t allocEvent) const
+std::span<const std::pair<EventId, AllocationId>> DeviceIndex::endedBy(EventId allocEvent) const
 {
-    const auto [first, last] = std::equal_range(implicitEnds_.begin(), implicitEnds_.end(), std::make_pair(allocEvent, 0u),
+    const auto [first, last] = std::equal_range(implicitEnds_.begin(), implicitEnds_.end(), std::make_pair(allocEvent, AllocationId()),
                                                 [](const auto &a, const auto &b) { return a.first < b.first; });
     return {first, last};
 }
 
-std::span<const std::pair<uint32_t, uint32_t>> DeviceIndex::annotationsOf(uint32_t id) const
+std::span<const std::pair<AllocationId, EventId>> DeviceIndex::annotationsOf(AllocationId id) const
 {
-    const auto [first, last] = std::equal_range(annotations_.begin(), annotations_.end(), std::make_pair(id, 0u),
+    const auto [first, last] = std::equal_range(annotations_.begin(), annotations_.end(), std::make_pair(id, EventId()),
                                                 [](const auto &a, const auto &b) { return a.first < b.first; });
     return {first, last};
 }
 
-std::vector<std::string> DeviceIndex::labelsOf(uint32_t id) const
+std::vector<std::string> DeviceIndex::labelsOf(AllocationId id) const
 {
     std::vector<std::string> labels;
     for (const auto &[allocation, event] : annotationsOf(id))
-        labels.emplace_back(snapshot_.strings.at(EventTable::sparseValueAt(events_->userMetadata, event)));
+        labels.emplace_back(snapshot_.strings.at(EventTable::sparseValueAt(events_->userMetadata, event.index())));
     return labels;
 }
 
-uint32_t DeviceIndex::latestLabelOf(uint32_t id) const
+uint32_t DeviceIndex::latestLabelOf(AllocationId id) const
 {
     const auto notes = annotationsOf(id);
-    return notes.empty() ? 0 : EventTable::sparseValueAt(events_->userMetadata, notes.back().second);
+    return notes.empty() ? 0 : EventTable::sparseValueAt(events_->userMetadata, notes.back().second.index());
 }
 
-uint32_t DeviceIndex::userMetadataOf(uint32_t id) const
+uint32_t DeviceIndex::userMetadataOf(AllocationId id) const
 {
-    const uint32_t e = allocations_[id].allocEvent;
-    return e == kBeforeTrace ? 0 : EventTable::sparseValueAt(events_->userMetadata, e);
+    const EventId e = allocation(id).allocEvent;
+    return e == kBeforeTrace ? 0 : EventTable::sparseValueAt(events_->userMetadata, e.index());
 }
 
-uint32_t DeviceIndex::compileContextOf(uint32_t id) const
+uint32_t DeviceIndex::compileContextOf(AllocationId id) const
 {
-    const uint32_t e = allocations_[id].allocEvent;
-    return e == kBeforeTrace ? 0 : EventTable::sparseValueAt(events_->compileContext, e);
+    const EventId e = allocation(id).allocEvent;
+    return e == kBeforeTrace ? 0 : EventTable::sparseValueAt(events_->compileContext, e.index());
 }
 
 void DeviceIndex::poolsFromFinalSegments()
@@ -381,36 +387,38 @@ void DeviceIndex::poolsFromFinalSegments()
     for (uint32_t id = 0; id < allocations_.size(); ++id) {
         if (allocations_[id].allocEvent == kBeforeTrace)
             continue; // placed from their final block already
-        const uint64_t addr = events_->addr[allocations_[id].allocEvent];
+        const uint64_t addr = events_->addr[allocations_[id].allocEvent.index()];
         auto it = std::upper_bound(ranges.begin(), ranges.end(), addr, [](uint64_t a, const Range &r) { return a < r.begin; });
         if (it != ranges.begin() && addr < std::prev(it)->end)
-            pools_.emplace_back(id, std::prev(it)->pool);
+            pools_.emplace_back(AllocationId(id), std::prev(it)->pool);
     }
 }
 
-uint32_t DeviceIndex::segmentPoolOf(uint32_t life) const
+uint32_t DeviceIndex::segmentPoolOf(SegmentLifeId life) const
 {
-    const SegmentLife &s = segments_.lives[life];
-    if (s.finalSegment != UINT32_MAX)
-        return snapshot_.poolIndex(snapshot_.segments[s.finalSegment].pool);
-    return events_->poolOf(s.createdEvent != kBeforeTrace ? s.createdEvent : s.releasedEvent);
+    if (life.isNone())
+        return 0; // an entry of 0 bytes changes no segment
+    const SegmentLife &s = segmentLife(life);
+    if (!s.finalSegment.isNone())
+        return snapshot_.poolIndex(snapshot_.segments[s.finalSegment.index()].pool);
+    return events_->poolOf((s.createdEvent != kBeforeTrace ? s.createdEvent : s.releasedEvent).index());
 }
 
-uint32_t DeviceIndex::poolOf(uint32_t id) const
+uint32_t DeviceIndex::poolOf(AllocationId id) const
 {
-    const Allocation &a = allocations_[id];
+    const Allocation &a = allocation(id);
     if (a.allocEvent != kBeforeTrace && snapshot_.facts.hasPoolIds)
-        return events_->poolOf(a.allocEvent);
+        return events_->poolOf(a.allocEvent.index());
     auto it = std::lower_bound(pools_.begin(), pools_.end(), std::make_pair(id, 0u));
     return it != pools_.end() && it->first == id ? it->second : 0;
 }
 
-std::vector<uint32_t> DeviceIndex::oomEvents() const
+std::vector<EventId> DeviceIndex::oomEvents() const
 {
-    std::vector<uint32_t> result;
+    std::vector<EventId> result;
     for (uint32_t i = 0; i < eventCount(); ++i) {
         if (events_->action[i] == Action::Oom)
-            result.push_back(i);
+            result.push_back(EventId(i));
     }
     return result;
 }

@@ -18,9 +18,9 @@
 namespace memlens {
 
 struct Allocation {
-    uint32_t allocEvent = kBeforeTrace; // kBeforeTrace: alive when recording began
-    uint32_t freeRequested = kNever;
-    uint32_t freeCompleted = kNever;
+    EventId allocEvent = kBeforeTrace; // kBeforeTrace: alive when recording began
+    EventId freeRequested = kNever;
+    EventId freeCompleted = kNever;
 };
 
 struct AllocationDetail {
@@ -31,7 +31,7 @@ struct AllocationDetail {
 };
 
 struct BlockAt {
-    uint32_t allocation;
+    AllocationId allocation;
     bool pendingFree; // freed by the user, still in use on another stream
 };
 
@@ -46,73 +46,82 @@ public:
 
     // Allocations: ids are stable; those alive before the trace have allocEvent == kBeforeTrace.
     size_t allocationCount() const { return allocations_.size(); }
-    const Allocation &allocation(uint32_t id) const { return allocations_[id]; }
-    AllocationDetail detail(uint32_t id) const;
-    // The allocation or segment life an event belongs to; UINT32_MAX for other actions.
-    uint32_t ownerOfEvent(uint32_t event) const { return eventOwner_[event]; }
+    const Allocation &allocation(AllocationId id) const { return allocations_[id.index()]; }
+    AllocationDetail detail(AllocationId id) const;
+    // The allocation an alloc, free or annotate entry belongs to; none for other actions.
+    AllocationId allocationOfEvent(EventId event) const
+    {
+        return isAllocationAction(events_->action[event.index()]) ? AllocationId(eventOwner_[event.index()]) : AllocationId::none();
+    }
+    // The segment life a segment entry creates or ends; none for other actions.
+    SegmentLifeId segmentLifeOfEvent(EventId event) const
+    {
+        return isSegmentAction(events_->action[event.index()]) ? SegmentLifeId(eventOwner_[event.index()]) : SegmentLifeId::none();
+    }
 
     uint64_t initialBytes() const { return initialBytes_; }
     uint32_t initialBlocks() const { return initialBlocks_; }
     // Active bytes after event e (e == kBeforeTrace: before the first event).
-    uint64_t activeAfter(uint32_t e) const { return e == kBeforeTrace ? initialBytes_ : active_[e]; }
+    uint64_t activeAfter(EventId e) const { return e == kBeforeTrace ? initialBytes_ : active_[e.index()]; }
     uint64_t peakActiveBytes() const { return peakActive_; }
-    uint32_t peakIndex() const { return peakIndex_; } // kBeforeTrace when nothing exceeds the start
+    EventId peakIndex() const { return peakIndex_; } // kBeforeTrace when nothing exceeds the start
 
     uint64_t startReservedBytes() const { return startReserved_; }
     uint64_t peakReservedBytes() const { return peakReserved_; }
-    uint64_t reservedAfter(uint32_t e) const;
+    uint64_t reservedAfter(EventId e) const;
     // Every change of reserved bytes: (event, reserved after it), in event order.
-    std::span<const std::pair<uint32_t, uint64_t>> reservedChanges() const { return reservedChanges_; }
+    std::span<const std::pair<EventId, uint64_t>> reservedChanges() const { return reservedChanges_; }
 
     const std::vector<SegmentLife> &segmentLives() const { return segments_.lives; }
+    const SegmentLife &segmentLife(SegmentLifeId id) const { return segments_.lives[id.index()]; }
     // Segment entries and final segments the trace and the final state disagree on (0 and 0 for
     // a consistent file).
     uint64_t unexplainedSegmentEntries() const { return segments_.unexplainedEntries; }
     uint64_t unmatchedFinalSegments() const { return segments_.unmatchedFinalSegments; }
 
     // Allocations alive after event e, in id order.
-    std::vector<uint32_t> liveAt(uint32_t e) const;
+    std::vector<AllocationId> liveAt(EventId e) const;
     // Segment lives alive after event e, and the live blocks with their state.
-    std::vector<uint32_t> segmentsAt(uint32_t e) const;
-    std::vector<BlockAt> blocksAt(uint32_t e) const;
+    std::vector<SegmentLifeId> segmentsAt(EventId e) const;
+    std::vector<BlockAt> blocksAt(EventId e) const;
 
-    std::vector<uint32_t> oomEvents() const;
+    std::vector<EventId> oomEvents() const;
     // Allocs at an address that was still in use (the earlier allocation's free was never recorded).
     size_t implicitEndCount() const { return implicitEnds_.size(); }
     // Profiler traces: bytes allocated before profiling began that no recorded free accounts for,
-    // held by one synthetic allocation at address 0 (UINT32_MAX when there is none).
-    uint32_t preProfileAllocation() const { return preProfile_; }
+    // held by one synthetic allocation at address 0 (none when there is none).
+    AllocationId preProfileAllocation() const { return preProfile_; }
 
     // `annotate` entries on allocation `id`, oldest first (their user_metadata is the label).
-    std::span<const std::pair<uint32_t, uint32_t>> annotationsOf(uint32_t id) const;
-    std::vector<std::string> labelsOf(uint32_t id) const;
-    uint32_t latestLabelOf(uint32_t id) const; // string id of the newest label, 0 when none
+    std::span<const std::pair<AllocationId, EventId>> annotationsOf(AllocationId id) const;
+    std::vector<std::string> labelsOf(AllocationId id) const;
+    uint32_t latestLabelOf(AllocationId id) const; // string id of the newest label, 0 when none
     // String ids from the allocation's alloc entry: 0 when unset or when the trace has no alloc
     // entry for it.
-    uint32_t userMetadataOf(uint32_t id) const;
-    uint32_t compileContextOf(uint32_t id) const;
+    uint32_t userMetadataOf(AllocationId id) const;
+    uint32_t compileContextOf(AllocationId id) const;
     bool hasAnnotations() const { return !annotateEvents_.empty(); }
-    std::span<const uint32_t> annotateEvents() const { return annotateEvents_; } // in event order
+    std::span<const EventId> annotateEvents() const { return annotateEvents_; } // in event order
     // The mempool (index into Snapshot::pools) allocation `id` belongs to: its alloc entry's
     // pool_id, or (blocks older than the trace, files without pool_id) the pool of the final
     // segment holding it.
-    uint32_t poolOf(uint32_t id) const;
-    // The mempool of segment life `life`: its final segment's, else its entries' pool_id.
-    uint32_t segmentPoolOf(uint32_t life) const;
+    uint32_t poolOf(AllocationId id) const;
+    // The mempool of segment life `life`: its final segment's, else its entries' pool_id; 0 for none.
+    uint32_t segmentPoolOf(SegmentLifeId life) const;
     // (event, allocation) pairs: the allocations an alloc event ended because their free was never
     // recorded (usually none). A view into the index; nothing is allocated.
-    std::span<const std::pair<uint32_t, uint32_t>> endedBy(uint32_t allocEvent) const;
+    std::span<const std::pair<EventId, AllocationId>> endedBy(EventId allocEvent) const;
     // What event e changes in the live bytes: f(allocation, signed bytes) for each allocation it
     // starts or ends. The one replay rule for running totals kept outside the index.
     template <typename F>
-    void forEachLiveChange(uint32_t e, F &&f) const
+    void forEachLiveChange(EventId e, F &&f) const
     {
-        const uint32_t owner = eventOwner_[e];
-        if (events_->action[e] == Action::Alloc) {
+        const AllocationId owner(eventOwner_[e.index()]);
+        if (events_->action[e.index()] == Action::Alloc) {
             for (const auto &[event, ended] : endedBy(e))
                 f(ended, -static_cast<int64_t>(detail(ended).size));
-            f(owner, static_cast<int64_t>(events_->size[e]));
-        } else if (events_->action[e] == Action::FreeCompleted && owner != UINT32_MAX) {
+            f(owner, static_cast<int64_t>(events_->size[e.index()]));
+        } else if (events_->action[e.index()] == Action::FreeCompleted && !owner.isNone()) {
             f(owner, -static_cast<int64_t>(detail(owner).size));
         }
     }
@@ -124,31 +133,33 @@ private:
     void computeTotals();
     void buildCheckpoints(const std::atomic<bool> *cancel);
     void poolsFromFinalSegments();
-    uint32_t newInitialAllocation(uint64_t addr, uint64_t size, uint16_t stream, uint32_t stack);
-    bool aliveAfter(uint32_t id, uint32_t e) const;
+    AllocationId newInitialAllocation(uint64_t addr, uint64_t size, uint16_t stream, uint32_t stack);
+    bool aliveAfter(AllocationId id, EventId e) const;
 
     const Snapshot &snapshot_;
     const EventTable *events_;
     EventTable empty_;
     int device_;
     PodArray<Allocation> allocations_;
-    std::vector<std::pair<uint32_t, AllocationDetail>> initialDetails_; // sorted by allocation id
+    std::vector<std::pair<AllocationId, AllocationDetail>> initialDetails_; // sorted by allocation id
+    // Per event, the index of the allocation or segment life it belongs to (by its action),
+    // UINT32_MAX for none: one column for both keeps the index small on long runs.
     PodArray<uint32_t> eventOwner_;
     PodArray<uint64_t> active_;
     uint64_t initialBytes_ = 0;
     uint32_t initialBlocks_ = 0;
     uint64_t peakActive_ = 0;
-    uint32_t peakIndex_ = kBeforeTrace;
+    EventId peakIndex_ = kBeforeTrace;
     uint64_t startReserved_ = 0;
     uint64_t peakReserved_ = 0;
-    std::vector<std::pair<uint32_t, uint64_t>> reservedChanges_; // (event, reserved after it)
+    std::vector<std::pair<EventId, uint64_t>> reservedChanges_; // (event, reserved after it)
     SegmentLives segments_;
-    std::vector<std::pair<uint32_t, uint32_t>> implicitEnds_; // (alloc event, allocation it ended)
-    uint32_t preProfile_ = UINT32_MAX;
-    std::vector<std::pair<uint32_t, uint32_t>> annotations_;  // (allocation, annotate event), sorted
-    std::vector<uint32_t> annotateEvents_;
-    std::vector<std::pair<uint32_t, uint32_t>> pools_; // (allocation, pool index) not known from its entry, private pools only
-    std::vector<std::vector<uint32_t>> checkpoints_; // live allocations before event c*K
+    std::vector<std::pair<EventId, AllocationId>> implicitEnds_; // (alloc event, allocation it ended)
+    AllocationId preProfile_;
+    std::vector<std::pair<AllocationId, EventId>> annotations_; // (allocation, annotate event), sorted
+    std::vector<EventId> annotateEvents_;
+    std::vector<std::pair<AllocationId, uint32_t>> pools_; // (allocation, pool index) not known from its entry, private pools only
+    std::vector<std::vector<AllocationId>> checkpoints_; // live allocations before event c*K
 };
 
 } // namespace memlens

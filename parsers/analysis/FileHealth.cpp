@@ -40,13 +40,15 @@ UnmatchedFrees unmatchedFrees(const DeviceIndex &index)
     const EventTable &ev = index.events();
     // Frees that the index could not pair: their allocation is one it made up at the free.
     std::unordered_map<uint64_t, uint32_t> freedAt; // address → first such free event
-    for (uint32_t id = 0; id < index.allocationCount(); ++id) {
+    for (uint32_t i = 0; i < index.allocationCount(); ++i) {
+        const AllocationId id(i);
         const Allocation &a = index.allocation(id);
         if (a.allocEvent != kBeforeTrace || id == index.preProfileAllocation())
             continue;
-        const uint32_t free = a.freeRequested != kNever ? a.freeRequested : a.freeCompleted;
-        if (free == kNever)
+        const EventId freeEvent = a.freeRequested != kNever ? a.freeRequested : a.freeCompleted;
+        if (freeEvent == kNever)
             continue;
+        const uint32_t free = freeEvent.index();
         auto [it, inserted] = freedAt.emplace(ev.addr[free], free);
         if (!inserted) { // freed twice with no alloc between
             ++result.doubleFrees;
@@ -78,7 +80,8 @@ TraceCoverage traceCoverage(const Snapshot &snapshot, const DeviceIndex &index, 
 {
     TraceCoverage c;
     const EventTable &ev = index.events();
-    for (uint32_t id = 0; id < index.allocationCount(); ++id) {
+    for (uint32_t i = 0; i < index.allocationCount(); ++i) {
+        const AllocationId id(i);
         if (index.allocation(id).allocEvent == kBeforeTrace && id != index.preProfileAllocation()) {
             ++c.ghostBlocks;
             c.ghostBytes += index.detail(id).size;
@@ -98,7 +101,7 @@ TraceCoverage traceCoverage(const Snapshot &snapshot, const DeviceIndex &index, 
         if (s.createdEvent != kBeforeTrace)
             continue;
         const bool released = s.releasedEvent != kNever &&
-                              (ev.action[s.releasedEvent] == Action::SegmentFree || ev.action[s.releasedEvent] == Action::SegmentUnmap);
+                              (ev.action[s.releasedEvent.index()] == Action::SegmentFree || ev.action[s.releasedEvent.index()] == Action::SegmentUnmap);
         ++(released ? segmentsFreed : segmentsOlder);
     }
     if (segmentsFreed)

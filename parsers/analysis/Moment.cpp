@@ -15,20 +15,20 @@ constexpr EnumNames<Moment::Kind, 3> kMomentNames{{{{Moment::Kind::Peak, "peak"}
 std::optional<Moment> Moment::parse(std::string_view text)
 {
     if (const auto kind = kMomentNames.find(text))
-        return Moment{*kind, 0};
+        return Moment{*kind, {}};
     uint32_t value = 0;
     auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
     if (text.empty() || ec != std::errc() || ptr != text.data() + text.size())
         return std::nullopt;
-    return at(value);
+    return at(EventId(value));
 }
 
 std::string Moment::text() const
 {
-    return kind == Kind::Event ? std::to_string(event) : std::string(kMomentNames.name(kind));
+    return kind == Kind::Event ? std::to_string(event.index()) : std::string(kMomentNames.name(kind));
 }
 
-uint32_t eventOf(const DeviceIndex &index, const Moment &m)
+EventId eventOf(const DeviceIndex &index, const Moment &m)
 {
     const std::string device = "device " + std::to_string(index.device());
     switch (m.kind) {
@@ -43,11 +43,11 @@ uint32_t eventOf(const DeviceIndex &index, const Moment &m)
     case Moment::Kind::End:
         if (index.eventCount() == 0)
             throw std::invalid_argument(device + " has no trace entries");
-        return static_cast<uint32_t>(index.eventCount() - 1);
+        return EventId(static_cast<uint32_t>(index.eventCount() - 1));
     case Moment::Kind::Event:
         break;
     }
-    if (m.event >= index.eventCount())
+    if (m.event.index() >= index.eventCount())
         throw std::invalid_argument(device + " has " + std::to_string(index.eventCount()) + " events");
     return m.event;
 }

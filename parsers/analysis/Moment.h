@@ -14,12 +14,12 @@ namespace memlens {
 struct Moment {
     enum class Kind : uint8_t { Peak, Oom, End, Event };
     Kind kind = Kind::Peak;
-    uint32_t event = 0; // Kind::Event only
+    EventId event; // Kind::Event only
 
-    static Moment peak() { return {Kind::Peak, 0}; }
-    static Moment oom() { return {Kind::Oom, 0}; }
-    static Moment end() { return {Kind::End, 0}; }
-    static Moment at(uint32_t event) { return {Kind::Event, event}; }
+    static Moment peak() { return {Kind::Peak, {}}; }
+    static Moment oom() { return {Kind::Oom, {}}; }
+    static Moment end() { return {Kind::End, {}}; }
+    static Moment at(EventId event) { return {Kind::Event, event}; }
     // "peak", "oom", "end" or an event number; nothing for any other text.
     static std::optional<Moment> parse(std::string_view text);
     std::string text() const;
@@ -28,6 +28,6 @@ struct Moment {
 
 // The event `m` names on this device. Throws std::invalid_argument saying why it names none
 // ("device 0 has no OOM entry", "device 0 has 612 events").
-uint32_t eventOf(const DeviceIndex &index, const Moment &m);
+EventId eventOf(const DeviceIndex &index, const Moment &m);
 
 } // namespace memlens

@@ -5,11 +5,11 @@
 
 namespace memlens {
 
-uint64_t ByteSeries::at(uint32_t event) const
+uint64_t ByteSeries::at(EventId event) const
 {
     if (event == kBeforeTrace || changes.empty() || changes.front().first > event)
         return start;
-    auto it = std::upper_bound(changes.begin(), changes.end(), event, [](uint32_t e, const auto &c) { return e < c.first; });
+    auto it = std::upper_bound(changes.begin(), changes.end(), event, [](EventId e, const auto &c) { return e < c.first; });
     return std::prev(it)->second;
 }
 
@@ -49,7 +49,7 @@ std::vector<PoolUsage> privatePools(const Snapshot &snapshot, const DeviceIndex 
         const bool grows = a == Action::SegmentAlloc || a == Action::SegmentMap;
         if (!grows && a != Action::SegmentFree && a != Action::SegmentUnmap)
             continue;
-        if (const uint32_t pool = index.segmentPoolOf(index.ownerOfEvent(e))) {
+        if (const uint32_t pool = index.segmentPoolOf(index.segmentLifeOfEvent(EventId(e)))) {
             PoolUsage &u = usage(pool, streamValue(ev.stream[e]));
             net[static_cast<size_t>(&u - pools.data())] += grows ? static_cast<int64_t>(ev.size[e]) : -static_cast<int64_t>(ev.size[e]);
         }
@@ -62,10 +62,11 @@ std::vector<PoolUsage> privatePools(const Snapshot &snapshot, const DeviceIndex 
     }
     // Active: each allocation's bytes go to its pool's series.
     std::vector<int32_t> slot(index.allocationCount(), -1);
-    for (uint32_t id = 0; id < index.allocationCount(); ++id) {
+    for (uint32_t i = 0; i < index.allocationCount(); ++i) {
+        const AllocationId id(i);
         if (const uint32_t pool = index.poolOf(id)) {
             PoolUsage &u = usage(pool, index.detail(id).stream);
-            slot[id] = static_cast<int32_t>(&u - pools.data());
+            slot[i] = static_cast<int32_t>(&u - pools.data());
             ++u.allocations;
             if (index.allocation(id).allocEvent == kBeforeTrace)
                 u.active.start += index.detail(id).size;
@@ -78,7 +79,7 @@ std::vector<PoolUsage> privatePools(const Snapshot &snapshot, const DeviceIndex 
         envelope[i] = std::max(active[i], reserved[i]);
         pools[i].envelope.start = static_cast<uint64_t>(envelope[i]);
     }
-    auto record = [&](size_t i, uint32_t e) {
+    auto record = [&](size_t i, EventId e) {
         auto push = [e](ByteSeries &s, int64_t v) {
             const uint64_t value = v < 0 ? 0 : static_cast<uint64_t>(v);
             if (!s.changes.empty() && s.changes.back().first == e)
@@ -94,18 +95,18 @@ std::vector<PoolUsage> privatePools(const Snapshot &snapshot, const DeviceIndex 
     for (uint32_t e = 0; e < ev.count(); ++e) {
         const Action a = ev.action[e];
         if (a == Action::SegmentAlloc || a == Action::SegmentMap || a == Action::SegmentFree || a == Action::SegmentUnmap) {
-            if (const uint32_t pool = index.segmentPoolOf(index.ownerOfEvent(e))) {
+            if (const uint32_t pool = index.segmentPoolOf(index.segmentLifeOfEvent(EventId(e)))) {
                 const size_t i = keys.at({pool, streamValue(ev.stream[e])});
                 const bool grows = a == Action::SegmentAlloc || a == Action::SegmentMap;
                 reserved[i] += grows ? static_cast<int64_t>(ev.size[e]) : -static_cast<int64_t>(ev.size[e]);
-                record(i, e);
+                record(i, EventId(e));
             }
             continue;
         }
-        index.forEachLiveChange(e, [&](uint32_t id, int64_t bytes) {
-            if (slot[id] >= 0) {
-                active[static_cast<size_t>(slot[id])] += bytes;
-                record(static_cast<size_t>(slot[id]), e);
+        index.forEachLiveChange(EventId(e), [&](AllocationId id, int64_t bytes) {
+            if (const int32_t s = slot[id.index()]; s >= 0) {
+                active[static_cast<size_t>(s)] += bytes;
+                record(static_cast<size_t>(s), EventId(e));
             }
         });
     }
@@ -126,11 +127,11 @@ uint64_t stackedPeakBytes(const DeviceIndex &index, std::span<const PoolUsage> p
     for (const PoolUsage &p : pools) {
         for (const auto *series : {&p.active, &p.envelope})
             for (const auto &[event, value] : series->changes)
-                points.push_back(event);
+                points.push_back(event.index());
     }
     std::sort(points.begin(), points.end());
     points.erase(std::unique(points.begin(), points.end()), points.end());
-    auto stackAt = [&](uint32_t e) {
+    auto stackAt = [&](EventId e) {
         int64_t top = static_cast<int64_t>(index.activeAfter(e));
         for (const PoolUsage &p : pools)
             top += static_cast<int64_t>(p.envelope.at(e)) - static_cast<int64_t>(p.active.at(e));
@@ -145,12 +146,12 @@ uint64_t stackedPeakBytes(const DeviceIndex &index, std::span<const PoolUsage> p
     for (uint32_t point : points) {
         uint32_t best = from;
         for (uint32_t e = from; e < std::min(point, n); ++e)
-            if (index.activeAfter(e) > index.activeAfter(best))
+            if (index.activeAfter(EventId(e)) > index.activeAfter(EventId(best)))
                 best = e;
         if (from < std::min(point, n))
-            peak = std::max(peak, stackAt(best));
+            peak = std::max(peak, stackAt(EventId(best)));
         if (point < n)
-            peak = std::max(peak, stackAt(point));
+            peak = std::max(peak, stackAt(EventId(point)));
         from = point + 1;
     }
     return peak;

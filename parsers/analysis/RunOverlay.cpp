@@ -25,9 +25,10 @@ std::vector<std::optional<double>> positions(const OverlayInput &run, OverlayAli
     case OverlayAlignment::Step:
         for (size_t i = 0; i < run.steps->size(); ++i) {
             const StepSummary &s = (*run.steps)[i];
-            const double width = static_cast<double>(s.lastEvent - s.firstEvent + 1);
-            for (uint32_t e = s.firstEvent; e <= s.lastEvent && e < n; ++e)
-                x[e] = static_cast<double>(i) + static_cast<double>(e - s.firstEvent) / width;
+            const uint32_t first = s.firstEvent.index(), last = s.lastEvent.index();
+            const double width = static_cast<double>(last - first + 1);
+            for (uint32_t e = first; e <= last && e < n; ++e)
+                x[e] = static_cast<double>(i) + static_cast<double>(e - first) / width;
         }
         break;
     }
@@ -47,8 +48,9 @@ OverlayRun sample(const OverlayInput &run, const std::vector<std::optional<doubl
         if (!x[e])
             continue;
         const auto c = std::min(columns - 1, static_cast<size_t>(std::max(0.0, *x[e] / xMax * static_cast<double>(columns))));
-        const uint64_t active = run.index->activeAfter(static_cast<uint32_t>(e));
-        const uint64_t reserved = run.index->reservedAfter(static_cast<uint32_t>(e));
+        const EventId event(static_cast<uint32_t>(e));
+        const uint64_t active = run.index->activeAfter(event);
+        const uint64_t reserved = run.index->reservedAfter(event);
         out.active[c] = std::max(out.active[c].value_or(0), active);
         out.reserved[c] = std::max(out.reserved[c].value_or(0), reserved);
         after[c] = {active, reserved};

@@ -15,7 +15,7 @@ struct Range {
     uint64_t stream = 0;
     bool expandable = false;
     bool large = true;
-    uint32_t life = UINT32_MAX;
+    SegmentLifeId life;
 };
 
 // Reserved ranges by start address, none overlapping.
@@ -83,11 +83,6 @@ public:
         return start;
     }
 };
-
-bool isSegmentAction(Action a)
-{
-    return a == Action::SegmentAlloc || a == Action::SegmentFree || a == Action::SegmentMap || a == Action::SegmentUnmap;
-}
 
 class Builder {
 public:
@@ -165,8 +160,8 @@ private:
             if (a == Action::SegmentFree) {
                 auto it = set_.ranges.find(addr);
                 if (it != set_.ranges.end() && it->second.size == size && !it->second.expandable) {
-                    owner_[i] = it->second.life;
-                    retire(it->second, i);
+                    owner_[i] = it->second.life.index();
+                    retire(it->second, EventId(i));
                     set_.ranges.erase(it);
                 } else {
                     ++out_.unexplainedEntries;
@@ -182,15 +177,15 @@ private:
                 // A cudaMalloc'd segment joins nothing; a mapped range joins its neighbours.
                 uint64_t start = addr;
                 if (r.expandable)
-                    start = set_.placeJoined(addr, r, [&](RangeSet::Map::iterator it) { retire(it->second, i); });
+                    start = set_.placeJoined(addr, r, [&](RangeSet::Map::iterator it) { retire(it->second, EventId(i)); });
                 else
                     set_.ranges[addr] = r;
                 Range &placed = set_.ranges[start];
                 current_ += placed.size;
-                placed.life = newLife(start, placed, i);
-                owner_[i] = placed.life;
+                placed.life = newLife(start, placed, EventId(i));
+                owner_[i] = placed.life.index();
             }
-            out_.reservedChanges.emplace_back(i, current_);
+            out_.reservedChanges.emplace_back(EventId(i), current_);
         }
     }
 
@@ -201,11 +196,11 @@ private:
         auto hit = set_.overlapping(addr, size);
         for (auto it : hit) {
             if (owner_[e] == UINT32_MAX)
-                owner_[e] = it->second.life;
-            retire(it->second, e);
+                owner_[e] = it->second.life.index();
+            retire(it->second, EventId(e));
             for (auto &[at, piece] : set_.cut(it, addr, size)) {
                 current_ += piece.size;
-                piece.life = newLife(at, piece, e);
+                piece.life = newLife(at, piece, EventId(e));
                 set_.ranges[at] = piece;
             }
         }
@@ -213,16 +208,16 @@ private:
     }
 
     // The range's life ends at event e and its bytes are no longer reserved.
-    void retire(const Range &r, uint32_t e)
+    void retire(const Range &r, EventId e)
     {
-        out_.lives[r.life].releasedEvent = e;
+        out_.lives[r.life.index()].releasedEvent = e;
         current_ -= r.size;
     }
 
-    uint32_t newLife(uint64_t addr, const Range &r, uint32_t created)
+    SegmentLifeId newLife(uint64_t addr, const Range &r, EventId created)
     {
-        out_.lives.push_back({addr, r.size, r.stream, created, kNever, UINT32_MAX, r.expandable, r.large});
-        return static_cast<uint32_t>(out_.lives.size() - 1);
+        out_.lives.push_back({addr, r.size, r.stream, created, kNever, SegmentId::none(), r.expandable, r.large});
+        return SegmentLifeId(static_cast<uint32_t>(out_.lives.size() - 1));
     }
 
     void matchFinalSegments()
@@ -236,8 +231,8 @@ private:
                 ++out_.unmatchedFinalSegments;
                 continue;
             }
-            SegmentLife &life = out_.lives[it->second.life];
-            life.finalSegment = s;
+            SegmentLife &life = out_.lives[it->second.life.index()];
+            life.finalSegment = SegmentId(s);
             life.large = seg.large;
             life.expandable = seg.expandable || life.expandable;
         }

@@ -4,6 +4,7 @@
 // expandable segment form one segment, and unmapping a range splits or shrinks the segment that
 // holds it. The ranges before the first entry are the final snapshot's segments run backwards
 // through the trace, so a map or unmap inside memory reserved before the trace is no surprise.
+#include "model/Ids.h"
 #include "model/PodArray.h"
 #include "model/Snapshot.h"
 
@@ -13,18 +14,15 @@
 
 namespace memlens {
 
-constexpr uint32_t kBeforeTrace = UINT32_MAX; // an event index "before the first event"
-constexpr uint32_t kNever = UINT32_MAX - 1;   // "not within the trace" for a free
-
 // One segment as it stood between two events: a map next to it, or an unmap inside it, ends it
 // and starts the segment it becomes.
 struct SegmentLife {
     uint64_t addr = 0;
     uint64_t size = 0;
     uint64_t stream = 0;
-    uint32_t createdEvent = kBeforeTrace;
-    uint32_t releasedEvent = kNever;
-    uint32_t finalSegment = UINT32_MAX; // index in Snapshot::segments when alive at the end
+    EventId createdEvent = kBeforeTrace;
+    EventId releasedEvent = kNever;
+    SegmentId finalSegment; // when alive at the end
     bool expandable = false;
     bool large = true;
 };
@@ -32,7 +30,7 @@ struct SegmentLife {
 struct SegmentLives {
     std::vector<SegmentLife> lives;
     uint64_t startReserved = 0;
-    std::vector<std::pair<uint32_t, uint64_t>> reservedChanges; // (event, reserved after it)
+    std::vector<std::pair<EventId, uint64_t>> reservedChanges; // (event, reserved after it)
     // Segment entries the final snapshot cannot explain: a segment_free or unmap of nothing
     // reserved, a segment_alloc or map over memory already reserved, or (run backwards) the
     // same at the end. Zero for a consistent file.
@@ -41,8 +39,8 @@ struct SegmentLives {
     uint64_t unmatchedFinalSegments = 0;
 };
 
-// `owner[e]` is set, for each segment entry e, to the life it creates (alloc, map) or ends
-// (free, unmap).
+// `owner[e]` is set, for each segment entry e, to the index of the life it creates (alloc, map)
+// or ends (free, unmap).
 SegmentLives buildSegmentLives(const Snapshot &snapshot, int device, const EventTable &events, PodArray<uint32_t> &owner);
 
 } // namespace memlens

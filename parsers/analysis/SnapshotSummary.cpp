@@ -36,15 +36,15 @@ FinalState finalState(const Snapshot &snapshot, int device)
     return s;
 }
 
-std::vector<LiveBlockInfo> largestLive(const DeviceIndex &index, uint32_t e, size_t k, uint64_t *liveCount,
+std::vector<LiveBlockInfo> largestLive(const DeviceIndex &index, EventId e, size_t k, uint64_t *liveCount,
                                        const AllocationCategories *categories)
 {
-    std::vector<uint32_t> live = index.liveAt(e);
+    std::vector<AllocationId> live = index.liveAt(e);
     if (liveCount)
         *liveCount = live.size();
     std::vector<LiveBlockInfo> infos;
     infos.reserve(live.size());
-    for (uint32_t id : live) {
+    for (AllocationId id : live) {
         const AllocationDetail d = index.detail(id);
         // Labels and metadata are filled in below, for the rows kept.
         infos.push_back({id, d.addr, d.size, d.stream, d.stack, index.allocation(id).allocEvent,
@@ -84,16 +84,16 @@ DeviceSummary summarizeDeviceWithoutCategories(const Snapshot &snapshot, const D
     s.initialBytes = index.initialBytes();
     s.initialBlocks = index.initialBlocks();
     s.peakActiveBytes = index.peakActiveBytes();
-    const uint32_t peak = index.peakIndex();
+    const EventId peak = index.peakIndex();
     if (peak != kBeforeTrace) {
         s.peakIndex = peak;
         if (snapshot.facts.hasTimes)
-            s.peakTimeUs = ev.timeUs[peak];
+            s.peakTimeUs = ev.timeUs[peak.index()];
     }
     s.peakReservedBytes = index.peakReservedBytes();
     s.startReservedBytes = index.startReservedBytes();
     s.final = finalState(snapshot, s.device);
-    for (uint32_t e : index.oomEvents()) {
+    for (EventId e : index.oomEvents()) {
         s.ooms.push_back(diagnoseOom(index, e, allocatorStateAt(snapshot, index, e)));
     }
     s.phases = phaseRanges(snapshot, s.device);
@@ -111,7 +111,7 @@ DeviceSummary summarizeDeviceWithoutCategories(const Snapshot &snapshot, const D
         for (uint32_t i = 0; i < ev.count(); ++i) {
             if (ev.allocatedAfter[i] > t.peakAllocated) {
                 t.peakAllocated = ev.allocatedAfter[i];
-                t.peakIndex = i;
+                t.peakIndex = EventId(i);
             }
         }
         t.finalAllocated = ev.allocatedAfter[ev.count() - 1];
@@ -123,7 +123,7 @@ DeviceSummary summarizeDeviceWithoutCategories(const Snapshot &snapshot, const D
 
 void addCategoryFigures(DeviceSummary &s, const DeviceIndex &index, size_t topK, const AllocationCategories &categories)
 {
-    const uint32_t peak = index.peakIndex();
+    const EventId peak = index.peakIndex();
     s.topLiveAtPeak = largestLive(index, peak, topK, &s.liveBlocksAtPeak, &categories);
     s.categoryBytesAtPeak = categories.bytesAt(index, peak);
 }
@@ -168,12 +168,12 @@ CategorySummary summarizeCategories(const CategoryTimeline &timeline)
     return s;
 }
 
-PointSummary summarizePoint(const Snapshot &snapshot, const DeviceIndex &index, uint32_t e, size_t topK)
+PointSummary summarizePoint(const Snapshot &snapshot, const DeviceIndex &index, EventId e, size_t topK)
 {
     PointSummary p;
     if (e != kBeforeTrace) {
         p.index = e;
-        p.timeUs = index.events().timeUs[e];
+        p.timeUs = index.events().timeUs[e.index()];
     }
     p.activeBytes = index.activeAfter(e);
     p.reservedBytes = index.reservedAfter(e);

@@ -17,12 +17,12 @@
 namespace memlens {
 
 struct LiveBlockInfo {
-    uint32_t allocation = 0;
+    AllocationId allocation;
     uint64_t addr = 0;
     uint64_t size = 0; // requested
     uint64_t stream = 0;
     uint32_t stack = 0;
-    uint32_t allocEvent = kBeforeTrace;
+    EventId allocEvent = kBeforeTrace;
     Category category = Category::Unknown;
     std::vector<std::string> labels; // from annotate entries, oldest first
     uint32_t userMetadata = 0;       // string ids from the alloc entry, 0 when unset
@@ -44,7 +44,7 @@ struct FinalState {
 // What a profiler trace states itself about the allocator (absent for snapshots).
 struct TraceTotals {
     uint64_t peakAllocated = 0; // maximum of "Total Allocated"
-    uint32_t peakIndex = 0;
+    EventId peakIndex;
     uint64_t finalAllocated = 0;
     uint64_t finalReserved = 0;
 };
@@ -67,7 +67,7 @@ struct DeviceSummary {
     uint64_t initialBytes = 0;
     uint64_t initialBlocks = 0;
     uint64_t peakActiveBytes = 0;
-    std::optional<uint32_t> peakIndex;
+    std::optional<EventId> peakIndex;
     std::optional<int64_t> peakTimeUs;
     uint64_t liveBlocksAtPeak = 0;
     std::vector<LiveBlockInfo> topLiveAtPeak;
@@ -97,7 +97,7 @@ struct AllocatorFigures {
 };
 
 struct PointSummary {
-    std::optional<uint32_t> index;
+    std::optional<EventId> index;
     std::optional<int64_t> timeUs;
     uint64_t activeBytes = 0;
     uint64_t reservedBytes = 0;
@@ -108,13 +108,13 @@ struct PointSummary {
 
 FinalState finalState(const Snapshot &snapshot, int device);
 // Largest allocations alive after event e, largest first (ties: lower address first).
-std::vector<LiveBlockInfo> largestLive(const DeviceIndex &index, uint32_t e, size_t k, uint64_t *liveCount = nullptr,
+std::vector<LiveBlockInfo> largestLive(const DeviceIndex &index, EventId e, size_t k, uint64_t *liveCount = nullptr,
                                        const AllocationCategories *categories = nullptr);
 // `categories` may be given when the caller keeps them anyway; otherwise they are built here, on
 // another core while this one makes the rest of the summary, and handed to `made` when given.
 DeviceSummary summarizeDevice(const Snapshot &snapshot, const DeviceIndex &index, size_t topK,
                               const AllocationCategories *categories = nullptr,
                               std::unique_ptr<const AllocationCategories> *made = nullptr);
-PointSummary summarizePoint(const Snapshot &snapshot, const DeviceIndex &index, uint32_t e, size_t topK);
+PointSummary summarizePoint(const Snapshot &snapshot, const DeviceIndex &index, EventId e, size_t topK);
 
 } // namespace memlens

@@ -34,7 +34,7 @@ uint64_t activeBefore(const DeviceIndex &index, int64_t t)
 {
     const auto &times = index.events().timeUs;
     const auto at = std::lower_bound(times.begin(), times.end(), t);
-    return at == times.begin() ? index.initialBytes() : index.activeAfter(static_cast<uint32_t>(at - times.begin() - 1));
+    return at == times.begin() ? index.initialBytes() : index.activeAfter(EventId(static_cast<uint32_t>(at - times.begin() - 1)));
 }
 
 // The pattern that opens each step (see the header), or empty: none repeats. `cutOff` are the
@@ -161,20 +161,21 @@ std::vector<StepSummary> findSteps(const Snapshot &snapshot, const DeviceIndex &
     uint64_t reservedNow = index.startReservedBytes();
     // Allocated bytes as the allocator counts them, in block sizes.
     const BlockSizes blockSizes(snapshot, index);
-    auto blockBytes = [&](uint32_t allocation) { return blockSizes.of(allocation); };
+    auto blockBytes = [&](AllocationId allocation) { return blockSizes.of(allocation); };
     uint64_t allocated = 0;
-    for (uint32_t id : index.liveAt(kBeforeTrace))
+    for (AllocationId id : index.liveAt(kBeforeTrace))
         allocated += blockBytes(id);
     size_t s = 0;
     for (uint32_t e = 0; e < ev.count() && s < spans.size(); ++e) {
-        while (change < reserved.size() && reserved[change].first <= e)
+        const EventId event(e);
+        while (change < reserved.size() && reserved[change].first <= event)
             reservedNow = reserved[change++].second;
         if (ev.action[e] == Action::Alloc) {
-            for (const auto &[event, ended] : index.endedBy(e))
+            for (const auto &[at, ended] : index.endedBy(event))
                 allocated -= blockBytes(ended);
-            allocated += blockBytes(index.ownerOfEvent(e));
-        } else if (ev.action[e] == Action::FreeCompleted && index.ownerOfEvent(e) != UINT32_MAX) {
-            allocated -= blockBytes(index.ownerOfEvent(e));
+            allocated += blockBytes(index.allocationOfEvent(event));
+        } else if (const AllocationId freed = index.allocationOfEvent(event); ev.action[e] == Action::FreeCompleted && !freed.isNone()) {
+            allocated -= blockBytes(freed);
         }
         const int64_t t = ev.timeUs[e];
         while (s < spans.size() && t >= spans[s].end)
@@ -184,19 +185,19 @@ std::vector<StepSummary> findSteps(const Snapshot &snapshot, const DeviceIndex &
         if (steps.empty() || steps.back().index != s) {
             StepSummary step;
             step.index = static_cast<uint32_t>(s);
-            step.firstEvent = e;
+            step.firstEvent = event;
             step.startUs = spans[s].start == INT64_MIN ? ev.timeUs[e] : spans[s].start;
             step.partial = spans[s].partial;
             step.endUs = spans[s].end == INT64_MAX ? ev.timeUs[ev.count() - 1] : spans[s].end;
-            step.peakEvent = e;
+            step.peakEvent = event;
             steps.push_back(step);
         }
         StepSummary &step = steps.back();
-        step.lastEvent = e;
-        const uint64_t active = index.activeAfter(e);
+        step.lastEvent = event;
+        const uint64_t active = index.activeAfter(event);
         if (active > step.peakActiveBytes) {
             step.peakActiveBytes = active;
-            step.peakEvent = e;
+            step.peakEvent = event;
         }
         step.endActiveBytes = active;
         step.endAllocatedBytes = allocated;
@@ -218,9 +219,9 @@ const StepSummary &highestStep(const std::vector<StepSummary> &steps)
     return *std::max_element(steps.begin(), steps.end(), [](const StepSummary &a, const StepSummary &b) { return a.peakActiveBytes < b.peakActiveBytes; });
 }
 
-int stepOfEvent(const std::vector<StepSummary> &steps, uint32_t event)
+int stepOfEvent(const std::vector<StepSummary> &steps, EventId event)
 {
-    auto it = std::upper_bound(steps.begin(), steps.end(), event, [](uint32_t e, const StepSummary &s) { return e < s.firstEvent; });
+    auto it = std::upper_bound(steps.begin(), steps.end(), event, [](EventId e, const StepSummary &s) { return e < s.firstEvent; });
     if (it == steps.begin())
         return -1;
     --it;
@@ -233,7 +234,8 @@ std::vector<LeakSuspect> findLeakSuspects(const DeviceIndex &index, const std::v
     if (steps.size() < 2)
         return suspects;
     std::map<uint32_t, LeakSuspect> byStack;
-    for (uint32_t id = 0; id < index.allocationCount(); ++id) {
+    for (uint32_t i = 0; i < index.allocationCount(); ++i) {
+        const AllocationId id(i);
         const Allocation &a = index.allocation(id);
         if (a.allocEvent == kBeforeTrace || a.freeCompleted != kNever)
             continue;

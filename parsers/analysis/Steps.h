@@ -24,10 +24,10 @@ namespace memlens {
 
 struct StepSummary {
     uint32_t index = 0;
-    uint32_t firstEvent = 0, lastEvent = 0;
+    EventId firstEvent{0}, lastEvent{0};
     int64_t startUs = 0, endUs = 0;
     uint64_t peakActiveBytes = 0;
-    uint32_t peakEvent = 0;
+    EventId peakEvent{0};
     uint64_t endActiveBytes = 0;    // active (requested) bytes after the step's last event
     uint64_t endAllocatedBytes = 0; // the same in the allocator's rounded block sizes, as
                                     // torch.cuda.memory_allocated() counts them
@@ -58,6 +58,6 @@ size_t wholeStepCount(const std::vector<StepSummary> &steps);
 const StepSummary &highestStep(const std::vector<StepSummary> &steps);
 
 // The step an event belongs to (its position in `steps`), or -1.
-int stepOfEvent(const std::vector<StepSummary> &steps, uint32_t event);
+int stepOfEvent(const std::vector<StepSummary> &steps, EventId event);
 
 } // namespace memlens

@@ -9,11 +9,14 @@ namespace {
 // Larger size first, then lower id: a strict order, so that equal sizes are kept stably.
 struct Larger {
     const std::vector<uint64_t> &size;
-    bool operator()(uint32_t a, uint32_t b) const { return size[a] != size[b] ? size[a] > size[b] : a < b; }
+    bool operator()(AllocationId a, AllocationId b) const
+    {
+        return size[a.index()] != size[b.index()] ? size[a.index()] > size[b.index()] : a < b;
+    }
 };
 
 // Keeps the k largest of `ids` (which has no duplicates), in no particular order.
-void trimLargest(std::vector<uint32_t> &ids, size_t k, const std::vector<uint64_t> &size)
+void trimLargest(std::vector<AllocationId> &ids, size_t k, const std::vector<uint64_t> &size)
 {
     if (ids.size() > k) {
         std::nth_element(ids.begin(), ids.begin() + static_cast<long>(k), ids.end(), Larger{size});
@@ -23,8 +26,8 @@ void trimLargest(std::vector<uint32_t> &ids, size_t k, const std::vector<uint64_
 
 // The k largest of two lists of the k largest, largest first: one linear merge (an allocation
 // in both lists is adjacent in the merged order), not a sort.
-void mergeLargest(const std::vector<uint32_t> &a, const std::vector<uint32_t> &b, size_t k, const std::vector<uint64_t> &size,
-                  std::vector<uint32_t> &out)
+void mergeLargest(const std::vector<AllocationId> &a, const std::vector<AllocationId> &b, size_t k, const std::vector<uint64_t> &size,
+                  std::vector<AllocationId> &out)
 {
     out.resize(a.size() + b.size());
     out.erase(std::unique(out.begin(), std::merge(a.begin(), a.end(), b.begin(), b.end(), out.begin(), Larger{size})), out.end());
@@ -33,19 +36,19 @@ void mergeLargest(const std::vector<uint32_t> &a, const std::vector<uint32_t> &b
 }
 } // namespace
 
-bool TimelineLayout::aliveRange(uint32_t id, uint32_t &first, uint32_t &last) const
+bool TimelineLayout::aliveRange(AllocationId id, uint32_t &first, uint32_t &last) const
 {
     const Allocation &a = index_.allocation(id);
     const auto n = static_cast<uint32_t>(index_.eventCount());
     if (n == 0)
         return false;
-    first = a.allocEvent == kBeforeTrace ? 0 : a.allocEvent;
+    first = a.allocEvent == kBeforeTrace ? 0 : a.allocEvent.index();
     if (a.freeCompleted == kNever)
         last = n - 1;
-    else if (a.freeCompleted == 0)
+    else if (a.freeCompleted == EventId(0))
         return false; // alive only before the first event
     else
-        last = a.freeCompleted - 1;
+        last = a.freeCompleted.index() - 1;
     return first <= last;
 }
 
@@ -58,14 +61,15 @@ TimelineLayout::TimelineLayout(const DeviceIndex &index) : index_(index)
         nodes <<= 1;
     tree_.assign(2 * nodes, {});
     std::vector<uint64_t> size(index.allocationCount());
-    for (uint32_t id = 0; id < index.allocationCount(); ++id)
-        size[id] = index.detail(id).size;
+    for (uint32_t i = 0; i < index.allocationCount(); ++i)
+        size[i] = index.detail(AllocationId(i)).size;
     // Leaves: every allocation in each leaf it meets, trimmed as they fill up.
-    for (uint32_t id = 0; id < index.allocationCount(); ++id) {
+    for (uint32_t i = 0; i < index.allocationCount(); ++i) {
+        const AllocationId id(i);
         if (const Allocation &a = index.allocation(id); a.allocEvent == kBeforeTrace) {
-            ghosts_.add(a.freeCompleted, size[id]);
+            ghosts_.add(a.freeCompleted, size[i]);
             if (index.poolOf(id) == 0)
-                defaultPoolGhosts_.add(a.freeCompleted, size[id]);
+                defaultPoolGhosts_.add(a.freeCompleted, size[i]);
         }
         uint32_t start, end;
         if (!aliveRange(id, start, end))
@@ -88,14 +92,14 @@ TimelineLayout::TimelineLayout(const DeviceIndex &index) : index_(index)
     for (uint32_t b = 0; b * kMaxBlock < n; ++b) {
         uint32_t best = b * kMaxBlock;
         for (uint32_t e = best; e < std::min(n, (b + 1) * kMaxBlock); ++e) {
-            if (index.activeAfter(e) > index.activeAfter(best))
+            if (index.activeAfter(EventId(e)) > index.activeAfter(EventId(best)))
                 best = e;
         }
         blockPeak_.push_back(best);
     }
 }
 
-void TimelineLayout::GhostBytes::add(uint32_t event, uint64_t size)
+void TimelineLayout::GhostBytes::add(EventId event, uint64_t size)
 {
     frees.emplace_back(event, size);
     total += size;
@@ -108,17 +112,17 @@ void TimelineLayout::GhostBytes::finish()
         frees[i].second += frees[i - 1].second;
 }
 
-uint64_t TimelineLayout::GhostBytes::aliveAfter(uint32_t e) const
+uint64_t TimelineLayout::GhostBytes::aliveAfter(EventId e) const
 {
     if (e == kBeforeTrace)
         return total;
     // Alive after e: freed by a later event, or never.
-    const auto freedBy = std::upper_bound(frees.begin(), frees.end(), e, [](uint32_t event, const auto &f) { return event < f.first; });
+    const auto freedBy = std::upper_bound(frees.begin(), frees.end(), e, [](EventId event, const auto &f) { return event < f.first; });
     return freedBy == frees.begin() ? total : total - std::prev(freedBy)->second;
 }
 
 void TimelineLayout::collect(size_t node, uint32_t lo, uint32_t hi, uint32_t first, uint32_t last, size_t k,
-                             std::vector<uint32_t> &out) const
+                             std::vector<AllocationId> &out) const
 {
     // [lo, hi] are leaf indices covered by `node`; [first, last] are leaf indices queried. A
     // node's list is largest first, so its first k are all it can add to the k largest.
@@ -134,9 +138,10 @@ void TimelineLayout::collect(size_t node, uint32_t lo, uint32_t hi, uint32_t fir
     collect(2 * node + 1, mid + 1, hi, first, last, k, out);
 }
 
-std::vector<uint32_t> TimelineLayout::largestIn(uint32_t first, uint32_t last, size_t k) const
+std::vector<AllocationId> TimelineLayout::largestIn(EventId firstEvent, EventId lastEvent, size_t k) const
 {
-    std::vector<uint32_t> candidates;
+    const uint32_t first = firstEvent.index(), last = lastEvent.index();
+    std::vector<AllocationId> candidates;
     const size_t nodes = tree_.size() / 2;
     // Leaves wholly inside the window come from the tree; the partial leaves at its ends are
     // read exactly (what is live at their start plus what is born in them), so the answer is
@@ -144,11 +149,11 @@ std::vector<uint32_t> TimelineLayout::largestIn(uint32_t first, uint32_t last, s
     const uint32_t fullFirst = (first + kLeafEvents - 1) / kLeafEvents;
     const uint32_t fullEnd = (last + 1) / kLeafEvents; // one past the last full leaf
     auto exact = [&](uint32_t a, uint32_t b) {
-        for (uint32_t id : index_.liveAt(a))
+        for (AllocationId id : index_.liveAt(EventId(a)))
             candidates.push_back(id);
         for (uint32_t e = a + 1; e <= b; ++e) {
             if (index_.events().action[e] == Action::Alloc)
-                candidates.push_back(index_.ownerOfEvent(e));
+                candidates.push_back(index_.allocationOfEvent(EventId(e)));
         }
     };
     if (fullFirst < fullEnd) {
@@ -160,8 +165,8 @@ std::vector<uint32_t> TimelineLayout::largestIn(uint32_t first, uint32_t last, s
     } else {
         exact(first, last);
     }
-    std::vector<uint32_t> result;
-    for (uint32_t id : candidates) {
+    std::vector<AllocationId> result;
+    for (AllocationId id : candidates) {
         uint32_t start, end;
         if (aliveRange(id, start, end) && start <= last && end >= first)
             result.push_back(id);
@@ -170,7 +175,7 @@ std::vector<uint32_t> TimelineLayout::largestIn(uint32_t first, uint32_t last, s
     result.erase(std::unique(result.begin(), result.end()), result.end());
     // Sizes looked up once (each lookup is a random read in a 12 M-row table), then only the
     // k largest are sorted.
-    std::vector<std::pair<uint64_t, uint32_t>> sized(result.size());
+    std::vector<std::pair<uint64_t, AllocationId>> sized(result.size());
     for (size_t i = 0; i < result.size(); ++i)
         sized[i] = {index_.detail(result[i]).size, result[i]};
     auto larger = [](const auto &a, const auto &b) { return a.first != b.first ? a.first > b.first : a.second < b.second; };
@@ -185,36 +190,38 @@ std::vector<uint32_t> TimelineLayout::largestIn(uint32_t first, uint32_t last, s
     return result;
 }
 
-uint32_t TimelineLayout::peakIn(uint32_t first, uint32_t last) const
+EventId TimelineLayout::peakIn(EventId firstEvent, EventId lastEvent) const
 {
-    uint32_t best = first;
-    uint32_t e = first;
+    const uint32_t last = lastEvent.index();
+    EventId best = firstEvent;
+    uint32_t e = firstEvent.index();
     while (e <= last) {
         if (e % kMaxBlock == 0 && e + kMaxBlock - 1 <= last) {
-            const uint32_t candidate = blockPeak_[e / kMaxBlock];
+            const EventId candidate(blockPeak_[e / kMaxBlock]);
             if (index_.activeAfter(candidate) > index_.activeAfter(best))
                 best = candidate;
             e += kMaxBlock;
         } else {
-            if (index_.activeAfter(e) > index_.activeAfter(best))
-                best = e;
+            if (index_.activeAfter(EventId(e)) > index_.activeAfter(best))
+                best = EventId(e);
             ++e;
         }
     }
     return best;
 }
 
-TimelineFrame TimelineLayout::layout(uint32_t first, uint32_t last, int columns, size_t maxBands,
+TimelineFrame TimelineLayout::layout(EventId firstEvent, EventId lastEvent, int columns, size_t maxBands,
                                      std::span<const PoolUsage> pools) const
 {
     std::vector<ColumnRange> ranges;
-    if (columns < 1 || index_.eventCount() == 0 || first > last)
+    if (columns < 1 || index_.eventCount() == 0 || firstEvent > lastEvent)
         return {};
+    const uint32_t first = firstEvent.index(), last = lastEvent.index();
     const double span = static_cast<double>(last - first + 1);
     for (int c = 0; c < columns; ++c) {
         const auto lo = first + static_cast<uint32_t>(span * c / columns);
         const auto next = first + static_cast<uint32_t>(span * (c + 1) / columns);
-        ranges.emplace_back(lo, std::max(lo, next == 0 ? 0 : next - 1));
+        ranges.emplace_back(EventId(lo), EventId(std::max(lo, next == 0 ? 0 : next - 1)));
     }
     return layoutColumns(ranges, maxBands, pools);
 }
@@ -231,23 +238,23 @@ TimelineFrame TimelineLayout::layoutColumns(const std::vector<ColumnRange> &rang
     frame.reserved.assign(columns, 0);
     frame.otherBottom.assign(columns, 0);
     frame.otherTop.assign(columns, 0);
-    const auto lastEvent = static_cast<uint32_t>(index_.eventCount() - 1);
+    const EventId lastEvent(static_cast<uint32_t>(index_.eventCount() - 1));
     for (size_t c = 0; c < columns; ++c) {
-        const uint32_t lo = std::min(ranges[c].first, lastEvent);
-        const uint32_t hi = std::clamp(ranges[c].second, lo, lastEvent);
-        const uint32_t e = peakIn(lo, hi);
+        const EventId lo = std::min(ranges[c].first, lastEvent);
+        const EventId hi = std::clamp(ranges[c].second, lo, lastEvent);
+        const EventId e = peakIn(lo, hi);
         frame.columnEvent[c] = e;
         frame.total[c] = index_.activeAfter(e);
         frame.reserved[c] = index_.reservedAfter(e);
     }
     if (!std::is_sorted(frame.columnEvent.begin(), frame.columnEvent.end()))
         throw std::invalid_argument("timeline columns out of order");
-    const uint32_t first = std::min(ranges.front().first, lastEvent);
-    const uint32_t last = std::clamp(ranges.back().second, first, lastEvent);
+    const EventId first = std::min(ranges.front().first, lastEvent);
+    const EventId last = std::clamp(ranges.back().second, first, lastEvent);
     // A size class (the allocations of one size) is drawn whole or folded whole. Were the band
     // budget to cut through one, its members with the lower ids would be coloured and the rest
     // folded, and identical steps would look different in two places of one view.
-    std::vector<uint32_t> chosen = largestIn(first, last, maxBands + 1);
+    std::vector<AllocationId> chosen = largestIn(first, last, maxBands + 1);
     if (chosen.size() > maxBands) {
         const uint64_t cut = index_.detail(chosen[maxBands]).size;
         while (!chosen.empty() && index_.detail(chosen.back()).size == cut)
@@ -255,7 +262,7 @@ TimelineFrame TimelineLayout::layoutColumns(const std::vector<ColumnRange> &rang
     }
     // Stacked oldest at the bottom: blocks alive before the trace (ghost blocks, memory from before
     // profiling) first, whose ids come after the trace's own, then in allocation order.
-    auto older = [&](uint32_t a, uint32_t b) {
+    auto older = [&](AllocationId a, AllocationId b) {
         const bool bornA = index_.allocation(a).allocEvent != kBeforeTrace, bornB = index_.allocation(b).allocEvent != kBeforeTrace;
         return bornA != bornB ? bornB : a < b;
     };
@@ -268,8 +275,8 @@ TimelineFrame TimelineLayout::layoutColumns(const std::vector<ColumnRange> &rang
         uint32_t start = 0, end = 0;
         if (!aliveRange(chosen[i], start, end))
             continue;
-        const auto from = std::lower_bound(frame.columnEvent.begin(), frame.columnEvent.end(), start);
-        const auto to = std::upper_bound(from, frame.columnEvent.end(), end);
+        const auto from = std::lower_bound(frame.columnEvent.begin(), frame.columnEvent.end(), EventId(start));
+        const auto to = std::upper_bound(from, frame.columnEvent.end(), EventId(end));
         band.firstColumn = static_cast<size_t>(from - frame.columnEvent.begin());
         band.bottom.resize(static_cast<size_t>(to - from));
     }

@@ -17,7 +17,7 @@ namespace memlens {
 // alive in are one run: [firstColumn, firstColumn + bottom.size()).
 struct TimelineBand {
     static constexpr uint32_t kDefaultPool = UINT32_MAX;
-    uint32_t allocation = 0;
+    AllocationId allocation;
     uint32_t region = kDefaultPool; // the TimelineFrame::pools region it is stacked in
     uint64_t size = 0; // the band's height in bytes
     size_t firstColumn = 0;
@@ -37,7 +37,7 @@ struct TimelinePoolRegion {
 };
 
 struct TimelineFrame {
-    std::vector<uint32_t> columnEvent;  // sample event of each column (kBeforeTrace: none)
+    std::vector<EventId> columnEvent;   // sample event of each column (kBeforeTrace: none)
     std::vector<uint64_t> total;        // active bytes at the sample event
     std::vector<uint64_t> reserved;     // reserved bytes at the sample event
     std::vector<uint64_t> otherBottom;  // the default pool's folded band spans [otherBottom,
@@ -53,22 +53,22 @@ public:
 
     // Columns split [first, last] (event indices, inclusive) evenly; at most `maxBands`
     // allocations are drawn individually.
-    TimelineFrame layout(uint32_t first, uint32_t last, int columns, size_t maxBands,
+    TimelineFrame layout(EventId first, EventId last, int columns, size_t maxBands,
                          std::span<const PoolUsage> pools = {}) const;
     // The same with explicit columns: column c shows events [first, last] (inclusive, never
     // empty; in order, neighbouring columns sharing at most their end event, as when zoomed in
     // past one event per pixel). Throws std::invalid_argument for columns out of order.
     // With `pools` (the device's private pools), each pool's allocations are stacked inside its
     // own region at the bottom, as MemoryViz's "incl. Private Pools" tab does.
-    using ColumnRange = std::pair<uint32_t, uint32_t>;
+    using ColumnRange = std::pair<EventId, EventId>;
     TimelineFrame layoutColumns(const std::vector<ColumnRange> &columns, size_t maxBands,
                                 std::span<const PoolUsage> pools = {}) const;
 
     // The largest allocations whose lifetime meets [first, last], largest first (at most k,
     // up to kPerNode as they are kept per index node).
-    std::vector<uint32_t> largestIn(uint32_t first, uint32_t last, size_t k) const;
+    std::vector<AllocationId> largestIn(EventId first, EventId last, size_t k) const;
     // Event of the highest active bytes in [first, last].
-    uint32_t peakIn(uint32_t first, uint32_t last) const;
+    EventId peakIn(EventId first, EventId last) const;
 
     static constexpr uint32_t kLeafEvents = 16384;
     static constexpr size_t kPerNode = 1024;
@@ -80,21 +80,21 @@ private:
     struct GhostBytes {
         // (free event, its block's bytes); after finish(), in event order, with the bytes freed
         // by that event and all before it. kNever: never freed.
-        std::vector<std::pair<uint32_t, uint64_t>> frees;
+        std::vector<std::pair<EventId, uint64_t>> frees;
         uint64_t total = 0;
-        void add(uint32_t event, uint64_t size);
+        void add(EventId event, uint64_t size);
         void finish();
-        uint64_t aliveAfter(uint32_t e) const;
+        uint64_t aliveAfter(EventId e) const;
     };
 
-    // Events after which the allocation is alive; false when it is alive after none.
-    bool aliveRange(uint32_t id, uint32_t &first, uint32_t &last) const;
+    // Events (indices) after which the allocation is alive; false when it is alive after none.
+    bool aliveRange(AllocationId id, uint32_t &first, uint32_t &last) const;
     void stackPools(TimelineFrame &frame, std::span<const PoolUsage> pools) const;
-    void collect(size_t node, uint32_t lo, uint32_t hi, uint32_t first, uint32_t last, size_t k, std::vector<uint32_t> &out) const;
+    void collect(size_t node, uint32_t lo, uint32_t hi, uint32_t first, uint32_t last, size_t k, std::vector<AllocationId> &out) const;
 
     const DeviceIndex &index_;
     uint32_t leaves_ = 0;
-    std::vector<std::vector<uint32_t>> tree_; // segment tree over leaves, top allocations per node
+    std::vector<std::vector<AllocationId>> tree_; // segment tree over leaves, top allocations per node
     std::vector<uint32_t> blockPeak_;         // argmax of active bytes per kMaxBlock events
     GhostBytes ghosts_;                       // all of them
     GhostBytes defaultPoolGhosts_;            // those stacked with the default pool when private pools are

@@ -33,7 +33,7 @@ bool startsEmptyCache(const DeviceIndex &index, uint32_t e, std::optional<uint64
         return false;
     if (a != Action::SegmentAlloc && a != Action::SegmentMap)
         return true;
-    const uint64_t before = e > 0 ? index.reservedAfter(e - 1) : index.startReservedBytes();
+    const uint64_t before = e > 0 ? index.reservedAfter(EventId(e - 1)) : index.startReservedBytes();
     return !capacity || before + ev.size[next] <= *capacity;
 }
 
@@ -57,9 +57,9 @@ ReplayRun recordedRun(const DeviceIndex &index)
         if (ev.action[e] == Action::SegmentAlloc || ev.action[e] == Action::SegmentMap)
             run.segmentAllocs.push_back(ev.size[e]);
         else if (ev.action[e] == Action::Oom && !run.oomAt)
-            run.oomAt = e;
+            run.oomAt = EventId(e);
     }
-    run.reservedAtEndBytes = ev.count() ? index.reservedAfter(static_cast<uint32_t>(ev.count() - 1)) : index.startReservedBytes();
+    run.reservedAtEndBytes = ev.count() ? index.reservedAfter(EventId(static_cast<uint32_t>(ev.count() - 1))) : index.startReservedBytes();
     return run;
 }
 
@@ -68,21 +68,22 @@ ReplayRun recordedRun(const DeviceIndex &index)
 void seedFromFirstEntry(const DeviceIndex &index, const AllocatorConfig &config, CachingAllocatorModel &model,
                         std::vector<uint32_t> &blockOf, std::vector<std::string> &notes)
 {
-    std::vector<uint32_t> lives;
+    std::vector<SegmentLifeId> lives;
     for (uint32_t i = 0; i < index.segmentLives().size(); ++i) {
         if (index.segmentLives()[i].createdEvent == kBeforeTrace)
-            lives.push_back(i);
+            lives.push_back(SegmentLifeId(i));
     }
-    std::sort(lives.begin(), lives.end(), [&](uint32_t a, uint32_t b) { return index.segmentLives()[a].addr < index.segmentLives()[b].addr; });
-    std::vector<std::vector<std::pair<uint64_t, uint32_t>>> blocksIn(lives.size()); // (addr, allocation)
+    std::sort(lives.begin(), lives.end(), [&](SegmentLifeId a, SegmentLifeId b) { return index.segmentLife(a).addr < index.segmentLife(b).addr; });
+    std::vector<std::vector<std::pair<uint64_t, AllocationId>>> blocksIn(lives.size()); // (addr, allocation)
     size_t outside = 0;
-    for (uint32_t id = 0; id < index.allocationCount(); ++id) {
+    for (uint32_t i = 0; i < index.allocationCount(); ++i) {
+        const AllocationId id(i);
         if (index.allocation(id).allocEvent != kBeforeTrace || id == index.preProfileAllocation())
             continue;
         const uint64_t addr = index.detail(id).addr;
         auto it = std::upper_bound(lives.begin(), lives.end(), addr,
-                                   [&](uint64_t a, uint32_t life) { return a < index.segmentLives()[life].addr; });
-        const SegmentLife *life = it == lives.begin() ? nullptr : &index.segmentLives()[*std::prev(it)];
+                                   [&](uint64_t a, SegmentLifeId life) { return a < index.segmentLife(life).addr; });
+        const SegmentLife *life = it == lives.begin() ? nullptr : &index.segmentLife(*std::prev(it));
         if (!life || addr >= life->addr + life->size) {
             ++outside;
             continue;
@@ -90,7 +91,7 @@ void seedFromFirstEntry(const DeviceIndex &index, const AllocatorConfig &config,
         blocksIn[size_t(std::prev(it) - lives.begin())].emplace_back(addr, id);
     }
     for (size_t k = 0; k < lives.size(); ++k) {
-        const SegmentLife &life = index.segmentLives()[lives[k]];
+        const SegmentLife &life = index.segmentLife(lives[k]);
         CachingAllocatorModel::SeedSegment seg;
         seg.addr = life.addr;
         seg.size = life.size;
@@ -102,7 +103,7 @@ void seedFromFirstEntry(const DeviceIndex &index, const AllocatorConfig &config,
             seg.liveBlocks.emplace_back(addr, CachingAllocatorModel::roundSize(index.detail(id).size, config));
         const std::vector<uint32_t> ids = model.seed(seg);
         for (size_t b = 0; b < ids.size(); ++b)
-            blockOf[blocksIn[k][b].second] = ids[b];
+            blockOf[blocksIn[k][b].second.index()] = ids[b];
     }
     if (outside > 0)
         notes.push_back(std::to_string(outside) + " blocks live at the first entry lie outside every segment reserved then; left out");
@@ -112,12 +113,12 @@ void seedFromFirstEntry(const DeviceIndex &index, const AllocatorConfig &config,
 
 CapacityGuess capacityFromOom(const DeviceIndex &index)
 {
-    const std::vector<uint32_t> ooms = index.oomEvents();
+    const std::vector<EventId> ooms = index.oomEvents();
     if (ooms.empty())
         return {};
-    const uint32_t e = ooms.front();
-    const uint64_t deviceFree = index.events().addr[e]; // an OOM entry's device_free
-    const uint64_t request = index.events().size[e];
+    const EventId e = ooms.front();
+    const uint64_t deviceFree = index.events().addr[e.index()]; // an OOM entry's device_free
+    const uint64_t request = index.events().size[e.index()];
     const uint64_t reserved = index.reservedAfter(e);
     if (stoppedByProcessLimit(deviceFree, request)) {
         uint64_t peak = index.startReservedBytes();
@@ -126,10 +127,10 @@ CapacityGuess capacityFromOom(const DeviceIndex &index)
                 break;
             peak = std::max(peak, bytes);
         }
-        return {peak, "at least " + formatBytes(peak) + ", the reserved peak before the OOM at event " + std::to_string(e) + ": the device still had " +
+        return {peak, "at least " + formatBytes(peak) + ", the reserved peak before the OOM at event " + std::to_string(e.index()) + ": the device still had " +
                           formatBytes(deviceFree) + " free, so " + std::string(kProcessLimitFinding)};
     }
-    return {reserved + deviceFree, "the OOM entry at event " + std::to_string(e) + ": reserved " + formatBytes(reserved) + " plus " +
+    return {reserved + deviceFree, "the OOM entry at event " + std::to_string(e.index()) + ": reserved " + formatBytes(reserved) + " plus " +
                                        formatBytes(deviceFree) + " the device reported free"};
 }
 
@@ -172,10 +173,10 @@ ReplayResult replayTrace(const Snapshot &snapshot, const DeviceIndex &index, con
     ReplayRun &run = result.predicted;
     run.peakReservedBytes = model.reservedBytes();
     uint64_t last = model.reservedBytes();
-    auto freeAllocation = [&](uint32_t id) {
-        if (id < blockOf.size() && blockOf[id] != CachingAllocatorModel::kNone) {
-            model.free(blockOf[id]);
-            blockOf[id] = CachingAllocatorModel::kNone;
+    auto freeAllocation = [&](AllocationId id) {
+        if (id.index() < blockOf.size() && blockOf[id.index()] != CachingAllocatorModel::kNone) {
+            model.free(blockOf[id.index()]);
+            blockOf[id.index()] = CachingAllocatorModel::kNone;
         }
     };
     bool failedRequestFits = false;
@@ -183,18 +184,20 @@ ReplayResult replayTrace(const Snapshot &snapshot, const DeviceIndex &index, con
         if (cancel && (e & 0xffff) == 0 && cancel->load(std::memory_order_relaxed))
             throw ReplayCancelled{};
         const Action a = ev.action[e];
+        const EventId event(e);
         if (a == Action::Alloc) {
-            for (const auto &[event, ended] : index.endedBy(e))
+            for (const auto &[at, ended] : index.endedBy(event))
                 freeAllocation(ended);
-            const uint32_t id = index.ownerOfEvent(e);
-            const uint32_t block = model.malloc(ev.size[e], streamOf(snapshot, ev, e), id < blockOf.size() ? index.poolOf(id) : 0);
+            const AllocationId id = index.allocationOfEvent(event);
+            const bool known = id.index() < blockOf.size();
+            const uint32_t block = model.malloc(ev.size[e], streamOf(snapshot, ev, e), known ? index.poolOf(id) : 0);
             if (block == CachingAllocatorModel::kNone) {
-                run.oomAt = e;
-            } else if (id < blockOf.size()) {
-                blockOf[id] = block;
+                run.oomAt = event;
+            } else if (known) {
+                blockOf[id.index()] = block;
             }
         } else if (a == Action::FreeCompleted) {
-            freeAllocation(index.ownerOfEvent(e));
+            freeAllocation(index.allocationOfEvent(event));
         } else if (releasesSegment(a)) {
             if (startsEmptyCache(index, e, result.capacity.bytes))
                 model.emptyCache();
@@ -203,12 +206,12 @@ ReplayResult replayTrace(const Snapshot &snapshot, const DeviceIndex &index, con
             // at this point and released, since what the program did next is not recorded.
             const uint32_t block = model.malloc(ev.size[e], streamOf(snapshot, ev, e), 0);
             if (block == CachingAllocatorModel::kNone) {
-                run.oomAt = e;
+                run.oomAt = event;
             } else {
                 const uint64_t here = model.reservedBytes();
                 if (here > run.peakReservedBytes) {
                     run.peakReservedBytes = here;
-                    run.peakIndex = e;
+                    run.peakIndex = event;
                 }
                 model.free(block);
                 failedRequestFits = true;
@@ -220,12 +223,12 @@ ReplayResult replayTrace(const Snapshot &snapshot, const DeviceIndex &index, con
         }
         const uint64_t now = model.reservedBytes();
         if (now != last) {
-            result.predictedReserved.emplace_back(e, now);
+            result.predictedReserved.emplace_back(event, now);
             last = now;
         }
         if (now > run.peakReservedBytes) {
             run.peakReservedBytes = now;
-            run.peakIndex = e;
+            run.peakIndex = event;
         }
         if (run.oomAt)
             break; // the program would have stopped here

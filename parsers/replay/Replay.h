@@ -33,9 +33,9 @@ struct ReplayOptions {
 
 struct ReplayRun {
     uint64_t peakReservedBytes = 0;
-    uint32_t peakIndex = kBeforeTrace;
+    EventId peakIndex = kBeforeTrace;
     std::vector<uint64_t> segmentAllocs; // bytes of each segment_alloc / segment_map, in order
-    std::optional<uint32_t> oomAt;
+    std::optional<EventId> oomAt;
     uint64_t reservedAtEndBytes = 0;
 };
 
@@ -49,7 +49,7 @@ struct ReplayResult {
     uint64_t startReservedBytes = 0;
     ReplayRun recorded;
     ReplayRun predicted;
-    std::vector<std::pair<uint32_t, uint64_t>> predictedReserved; // (event, reserved after it), changes only
+    std::vector<std::pair<EventId, uint64_t>> predictedReserved; // (event, reserved after it), changes only
     std::vector<std::string> notes;
 };
 

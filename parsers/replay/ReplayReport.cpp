@@ -61,12 +61,12 @@ std::string replayText(const std::string &file, const ReplayResult &r)
     out << file << " (cuda:" << r.device << ") replayed with " << (conf.empty() ? "torch's default allocator settings" : conf) << '\n';
     out << "  capacity: " << (r.capacity.bytes ? formatBytes(*r.capacity.bytes) + " - " + r.capacity.how : r.capacity.how) << '\n';
     out << "  recorded:  peak reserved " << formatBytes(r.recorded.peakReservedBytes) << ", " << r.recorded.segmentAllocs.size() << " segment allocations"
-        << (r.recorded.oomAt ? ", OOM at event " + std::to_string(*r.recorded.oomAt) : std::string()) << '\n';
+        << (r.recorded.oomAt ? ", OOM at event " + std::to_string(r.recorded.oomAt->index()) : std::string()) << '\n';
     out << "  predicted: peak reserved " << formatBytes(r.predicted.peakReservedBytes);
     if (r.predicted.peakIndex != kBeforeTrace)
-        out << " at event " << r.predicted.peakIndex;
+        out << " at event " << r.predicted.peakIndex.index();
     out << ", " << r.predicted.segmentAllocs.size() << " segment allocations, " << formatBytes(r.predicted.reservedAtEndBytes) << " reserved at the end\n";
-    out << "  " << (r.predicted.oomAt ? "OOM at event " + std::to_string(*r.predicted.oomAt) : std::string("no OOM")) << '\n';
+    out << "  " << (r.predicted.oomAt ? "OOM at event " + std::to_string(r.predicted.oomAt->index()) : std::string("no OOM")) << '\n';
     for (const std::string &note : r.notes)
         out << "  note: " << note << '\n';
     return out.str();

@@ -50,7 +50,7 @@ RunDiff diffRuns(const Snapshot &a, const DeviceIndex &ia, const std::string &na
                  const DeviceIndex &ib, const std::string &nameB, const Moment &at)
 {
     RunDiff d{nameA, nameB, at, {}, {}, {}};
-    const uint32_t ea = eventOf(ia, at), eb = eventOf(ib, at);
+    const EventId ea = eventOf(ia, at), eb = eventOf(ib, at);
     for (auto [run, snap, index, e] : {std::tuple{&d.a, &a, &ia, ea}, std::tuple{&d.b, &b, &ib, eb}}) {
         const DeviceSummary s = summarizeDevice(*snap, *index, 0);
         run->peakActiveBytes = s.peakActiveBytes;

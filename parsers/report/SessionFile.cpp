@@ -61,9 +61,9 @@ void saveSession(const std::string &path, const Session &s, bool compress, const
     if (s.visibleFirst && s.visibleLast)
         j["visible"] = {*s.visibleFirst, *s.visibleLast};
     if (s.selectedEvent)
-        j["selected_event"] = *s.selectedEvent;
+        j["selected_event"] = s.selectedEvent->index();
     if (s.selectedAllocation)
-        j["selected_allocation"] = *s.selectedAllocation;
+        j["selected_allocation"] = s.selectedAllocation->index();
     if (s.segmentBytesPerRow)
         j["segments"] = {{"bytes_per_row", *s.segmentBytesPerRow}};
     if (s.stacks)
@@ -139,9 +139,9 @@ Session parseSession(std::string_view text, const std::string &path)
             s.visibleLast = j["visible"][1].get<double>();
         }
         if (j.contains("selected_event"))
-            s.selectedEvent = integer<uint32_t>(j["selected_event"]);
+            s.selectedEvent = EventId(integer<uint32_t>(j["selected_event"]));
         if (j.contains("selected_allocation"))
-            s.selectedAllocation = integer<uint32_t>(j["selected_allocation"]);
+            s.selectedAllocation = AllocationId(integer<uint32_t>(j["selected_allocation"]));
         // Older sessions called the notes "annotations".
         for (const char *key : {"annotations", "notes"}) {
             if (j.contains(key) && j[key].is_array())

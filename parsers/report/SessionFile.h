@@ -2,6 +2,8 @@
 // A saved session (.memlens): which snapshot (path, size and a checksum), and what was on
 // screen — device, page, visible range, selection, the segment map's scale, the stacks view,
 // the user's notes. JSON, optionally zstd compressed; keys this version does not know are kept and written back.
+#include "model/Ids.h"
+
 #include <cstdint>
 #include <functional>
 #include <nlohmann/json.hpp>
@@ -32,7 +34,8 @@ struct Session {
     std::optional<double> visibleFirst, visibleLast; // x-axis units of the timeline
     bool timeAxis = false;
     std::string color = "allocation"; // how allocations are coloured: allocation, site or category
-    std::optional<uint32_t> selectedEvent, selectedAllocation;
+    std::optional<EventId> selectedEvent;
+    std::optional<AllocationId> selectedAllocation;
     std::optional<uint64_t> segmentBytesPerRow; // the segment map's scale
     std::optional<StacksViewState> stacks;
     nlohmann::json notes = nlohmann::json::array(); // the user's notes, as NoteSet writes them

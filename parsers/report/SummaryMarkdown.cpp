@@ -8,10 +8,10 @@ namespace memlens {
 std::string summaryMarkdown(const Snapshot &snapshot, const DeviceSummary &s, const std::string &fileName)
 {
     std::string md = "**" + fileName + "** (" + s.name + ")\n\n";
-    md += "- Peak active: **" + formatBytes(s.peakActiveBytes) + "**" + (s.peakIndex ? " at event " + std::to_string(*s.peakIndex) : "") + "\n";
+    md += "- Peak active: **" + formatBytes(s.peakActiveBytes) + "**" + (s.peakIndex ? " at event " + std::to_string(s.peakIndex->index()) : "") + "\n";
     md += "- Peak reserved: " + formatBytes(s.peakReservedBytes) + "\n";
     for (const OomDiagnosis &o : s.ooms)
-        md += "- OOM at event " + std::to_string(o.event) + ": " + formatBytes(o.requested) + " requested, " + formatBytes(o.reservedFree) +
+        md += "- OOM at event " + std::to_string(o.event.index()) + ": " + formatBytes(o.requested) + " requested, " + formatBytes(o.reservedFree) +
               " free in reserved segments, largest free block " + formatBytes(o.largestFreeBlock) + " → **" + o.verdict() + "**\n";
     std::string categories;
     for (int c = 0; c < kCategoryCount; ++c) {

@@ -244,7 +244,7 @@ std::string summaryText(const Snapshot &snapshot, const std::string &file, const
         out << '\n';
         out << "  Peak active    " << formatBytes(s.peakActiveBytes) << " (" << groupDigits(s.peakActiveBytes) << " B)";
         if (s.peakIndex)
-            out << " at event " << *s.peakIndex;
+            out << " at event " << s.peakIndex->index();
         else
             out << " before the trace began";
         out << ", " << s.liveBlocksAtPeak << " live blocks\n";
@@ -264,7 +264,7 @@ std::string summaryText(const Snapshot &snapshot, const std::string &file, const
             out << "  Warning        " << w.message << "\n";
         if (s.traceTotals)
             out << "  Trace totals   peak Total Allocated " << formatBytes(s.traceTotals->peakAllocated) << " at event "
-                << s.traceTotals->peakIndex << "; at the end " << formatBytes(s.traceTotals->finalAllocated)
+                << s.traceTotals->peakIndex.index() << "; at the end " << formatBytes(s.traceTotals->finalAllocated)
                 << " allocated, " << formatBytes(s.traceTotals->finalReserved) << " reserved\n";
         else
             out << "  At the end     " << formatBytes(s.final.reserved) << " reserved in " << s.final.segments << " segments, "
@@ -272,7 +272,7 @@ std::string summaryText(const Snapshot &snapshot, const std::string &file, const
             << formatBytes(s.final.inactive) << " free; largest free block " << formatBytes(s.final.largestInactive)
             << ", external fragmentation " << static_cast<int>(s.final.externalFragmentation * 100 + 0.5) << "%\n";
         for (const OomDiagnosis &o : s.ooms) {
-            out << "  OOM at event " << o.event << ": " << formatBytes(o.requested) << " requested, device reported "
+            out << "  OOM at event " << o.event.index() << ": " << formatBytes(o.requested) << " requested, device reported "
                 << formatBytes(o.deviceFree) << " free" << (o.perProcessLimit() ? " (so " + std::string(kProcessLimitFinding) + ")" : std::string())
                 << "; " << formatBytes(o.reservedFree) << " free in reserved segments, largest block " << formatBytes(o.largestFreeBlock) << " -> "
                 << o.verdict() << "\n";
@@ -307,7 +307,7 @@ std::string summaryText(const Snapshot &snapshot, const std::string &file, const
         }
         if (report.at) {
             const PointSummary &p = *report.at;
-            out << "  At event " << (p.index ? std::to_string(*p.index) : std::string("start")) << ": "
+            out << "  At event " << (p.index ? std::to_string(p.index->index()) : std::string("start")) << ": "
                 << formatBytes(p.activeBytes) << " active, " << formatBytes(p.reservedBytes) << " reserved, "
                 << p.liveBlocks << " live blocks; largest:\n";
             writeLive(out, snapshot, p.topLive);

@@ -21,16 +21,16 @@ AllocatorImage finalImage(const Snapshot &dump, int device, IdRemap &remap)
     return image;
 }
 
-AllocatorImage imageBefore(const DeviceIndex &index, uint32_t event, IdRemap &remap)
+AllocatorImage imageBefore(const DeviceIndex &index, EventId event, IdRemap &remap)
 {
     AllocatorImage image;
-    const uint32_t after = event == 0 ? kBeforeTrace : event - 1;
-    for (uint32_t id : index.liveAt(after)) {
+    const EventId after = event == EventId(0) ? kBeforeTrace : EventId(event.index() - 1);
+    for (AllocationId id : index.liveAt(after)) {
         const AllocationDetail d = index.detail(id);
         image.blocks.push_back({d.addr, d.size, d.stream, remap.stack(d.stack)});
     }
-    for (uint32_t life : index.segmentsAt(after)) {
-        const SegmentLife &s = index.segmentLives()[life];
+    for (SegmentLifeId life : index.segmentsAt(after)) {
+        const SegmentLife &s = index.segmentLife(life);
         image.segments.push_back({s.addr, s.size, s.stream, s.expandable});
     }
     return image;

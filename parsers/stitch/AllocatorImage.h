@@ -29,7 +29,7 @@ struct AllocatorImage {
 // After the dump's last entry: its final segments and their active blocks.
 AllocatorImage finalImage(const Snapshot &dump, int device, IdRemap &remap);
 // Before the dump's entry `event` (its final state run back through the trace by the index).
-AllocatorImage imageBefore(const DeviceIndex &index, uint32_t event, IdRemap &remap);
+AllocatorImage imageBefore(const DeviceIndex &index, EventId event, IdRemap &remap);
 
 // Appends, at `timeUs`, frees of the blocks `from` has and `to` has not, releases and
 // reservations of the segments that differ, then allocs of the blocks only `to` has. Returns

@@ -158,7 +158,7 @@ void DumpStitcher::add(const Snapshot &dump, const std::string &file, std::optio
             if (first < n.count()) {
                 const DeviceIndex index(dump, device);
                 StitchGap gap{st.ends[device].file, file, device, last, n.timeUs[first], 0};
-                gap.bridgingEntries = appendBridge(a, st.ends[device].image, imageBefore(index, static_cast<uint32_t>(first), remap), gap.toUs, remap);
+                gap.bridgingEntries = appendBridge(a, st.ends[device].image, imageBefore(index, EventId(static_cast<uint32_t>(first)), remap), gap.toUs, remap);
                 st.result.gaps.push_back(gap);
             }
         }

@@ -2,6 +2,7 @@
 // them (exact figures for small cases), and every corpus file against an independent port of
 // MemoryViz's MemoryView (tests/tools/memoryviz_state.py, which reads the file with CPython).
 #include "CorpusFiles.h"
+#include "IdPrinting.h"
 #include "SyntheticSnapshot.h"
 #include "analysis/AllocatorState.h"
 #include "analysis/DeviceIndex.h"
@@ -48,7 +49,7 @@ SynthSnapshot smallestExpandable(bool truncated)
     return s;
 }
 
-AllocatorFigures figuresAt(const Snapshot &snapshot, const DeviceIndex &index, uint32_t e)
+AllocatorFigures figuresAt(const Snapshot &snapshot, const DeviceIndex &index, EventId e)
 {
     return summarizePoint(snapshot, index, e, 0).allocator;
 }
@@ -68,17 +69,17 @@ void compareFigures(const AllocatorFigures &got, const QJsonObject &want, const 
 }
 
 // Our figures at each event against the oracle's, for one file and device.
-void compareWithMemoryViz(const QString &file, const Snapshot &snapshot, const DeviceIndex &index, const std::vector<uint32_t> &events)
+void compareWithMemoryViz(const QString &file, const Snapshot &snapshot, const DeviceIndex &index, const std::vector<EventId> &events)
 {
     QStringList args{file, QString::number(index.device())};
-    for (uint32_t e : events)
-        args << (e == kBeforeTrace ? QStringLiteral("-1") : QString::number(e));
+    for (EventId e : events)
+        args << (e == kBeforeTrace ? QStringLiteral("-1") : QString::number(e.index()));
     QString error;
     const QJsonArray oracle = QJsonDocument::fromJson(runPythonTool("memoryviz_state.py", args, &error)).array();
     QVERIFY2(oracle.size() == static_cast<int>(events.size()), qPrintable(error));
     for (size_t i = 0; i < events.size(); ++i)
         compareFigures(figuresAt(snapshot, index, events[i]), oracle[static_cast<int>(i)].toObject(),
-                       QStringLiteral("%1 device %2 after event %3").arg(QFileInfo(file).fileName()).arg(index.device()).arg(static_cast<int>(events[i])));
+                       QStringLiteral("%1 device %2 after event %3").arg(QFileInfo(file).fileName()).arg(index.device()).arg(static_cast<int>(events[i].index())));
 }
 
 } // namespace
@@ -94,17 +95,17 @@ private slots:
         const AllocatorFigures before = figuresAt(*snapshot, index, kBeforeTrace);
         QCOMPARE(before.segments, 0u);
         QCOMPARE(before.reserved, 0u);
-        const AllocatorFigures mapped = figuresAt(*snapshot, index, 1);
+        const AllocatorFigures mapped = figuresAt(*snapshot, index, EventId(1));
         QCOMPARE(mapped.segments, 1u); // two adjacent mapped ranges are one segment
         QCOMPARE(mapped.reserved, 4 * MiB);
         QCOMPARE(mapped.free, 4 * MiB);
-        const AllocatorFigures used = figuresAt(*snapshot, index, 2);
+        const AllocatorFigures used = figuresAt(*snapshot, index, EventId(2));
         QCOMPARE(used.segments, 1u);
         QCOMPARE(used.allocated, 3 * MiB);
         QCOMPARE(used.requested, 3 * MiB);
         QCOMPARE(used.free, MiB);
         QCOMPARE(used.largestFree, MiB);
-        const AllocatorFigures end = figuresAt(*snapshot, index, 3);
+        const AllocatorFigures end = figuresAt(*snapshot, index, EventId(3));
         QCOMPARE(end.segments, 1u);
         QCOMPARE(end.reserved, 3 * MiB);
         QCOMPARE(end.allocated, 3 * MiB);
@@ -112,8 +113,8 @@ private slots:
         QCOMPARE(end.largestFree, 0u);
         QCOMPARE(index.startReservedBytes(), 0u);
         QCOMPARE(index.peakReservedBytes(), 4 * MiB);
-        QCOMPARE(index.reservedAfter(3), 3 * MiB);
-        const AllocatorState state = allocatorStateAt(*snapshot, index, 3);
+        QCOMPARE(index.reservedAfter(EventId(3)), 3 * MiB);
+        const AllocatorState state = allocatorStateAt(*snapshot, index, EventId(3));
         QCOMPARE(state.roundingWaste(), 0u);
         QVERIFY(state.segments.front().expandable);
         const FileHealth health = fileHealth(*snapshot, index);
@@ -130,7 +131,7 @@ private slots:
         QCOMPARE(before.segments, 1u);
         QCOMPARE(before.reserved, 4 * MiB);
         QCOMPARE(index.startReservedBytes(), 4 * MiB);
-        const AllocatorFigures end = figuresAt(*snapshot, index, 1);
+        const AllocatorFigures end = figuresAt(*snapshot, index, EventId(1));
         QCOMPARE(end.reserved, 3 * MiB);
         QCOMPARE(end.segments, 1u);
         const FileHealth health = fileHealth(*snapshot, index);
@@ -154,16 +155,16 @@ private slots:
                      entry("segment_map", kBase + 2 * MiB, 2 * MiB, 7)}};
         auto snapshot = loadSnapshotFromMemory(s.pickle(), "split.pickle");
         DeviceIndex index(*snapshot, 0);
-        const AllocatorFigures whole = figuresAt(*snapshot, index, 4);
+        const AllocatorFigures whole = figuresAt(*snapshot, index, EventId(4));
         QCOMPARE(whole.segments, 1u);
         QCOMPARE(whole.reserved, 6 * MiB);
         QCOMPARE(whole.largestFree, 4 * MiB);
-        const AllocatorFigures split = figuresAt(*snapshot, index, 5);
+        const AllocatorFigures split = figuresAt(*snapshot, index, EventId(5));
         QCOMPARE(split.segments, 2u);
         QCOMPARE(split.reserved, 4 * MiB);
         QCOMPARE(split.allocated, 2 * MiB);
         QCOMPARE(split.largestFree, MiB);
-        const AllocatorFigures joined = figuresAt(*snapshot, index, 6);
+        const AllocatorFigures joined = figuresAt(*snapshot, index, EventId(6));
         QCOMPARE(joined.segments, 1u);
         QCOMPARE(joined.reserved, 6 * MiB);
         QCOMPARE(joined.largestFree, 4 * MiB);
@@ -174,7 +175,7 @@ private slots:
         QVERIFY(f.open(QIODevice::WriteOnly));
         f.write(QByteArray::fromStdString(s.pickle()));
         f.close();
-        compareWithMemoryViz(path, *snapshot, index, {kBeforeTrace, 0, 1, 2, 3, 4, 5, 6});
+        compareWithMemoryViz(path, *snapshot, index, {kBeforeTrace, EventId(0), EventId(1), EventId(2), EventId(3), EventId(4), EventId(5), EventId(6)});
     }
 
     void segmentsThatDisagreeWithTheTraceAreReported()
@@ -220,10 +221,10 @@ private slots:
                 const auto n = static_cast<uint32_t>(index.eventCount());
                 if (n == 0)
                     continue;
-                std::vector<uint32_t> events{kBeforeTrace, n / 3, n / 2, n - 1};
+                std::vector<EventId> events{kBeforeTrace, EventId(n / 3), EventId(n / 2), EventId(n - 1)};
                 if (index.peakIndex() != kBeforeTrace)
                     events.push_back(index.peakIndex());
-                for (uint32_t e : index.oomEvents())
+                for (EventId e : index.oomEvents())
                     events.push_back(e);
                 compareWithMemoryViz(file, *snapshot, index, events);
             }

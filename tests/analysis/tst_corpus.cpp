@@ -99,18 +99,18 @@ private slots:
                  qPrintable(QString("peak active %1 more than 1% below torch's %2").arg(index.peakActiveBytes()).arg(peakAllocated)));
         // The peak event is an alloc and the running total there is the peak.
         QVERIFY(index.peakIndex() != kBeforeTrace);
-        QCOMPARE(index.events().action[index.peakIndex()], Action::Alloc);
+        QCOMPARE(index.events().action[index.peakIndex().index()], Action::Alloc);
         QCOMPARE(index.activeAfter(index.peakIndex()), index.peakActiveBytes());
         // Live blocks at the peak add up to the active bytes there.
         uint64_t sum = 0;
-        for (uint32_t id : index.liveAt(index.peakIndex()))
+        for (AllocationId id : index.liveAt(index.peakIndex()))
             sum += index.detail(id).size;
         QCOMPARE(sum, index.peakActiveBytes());
         // Replaying the trace ends with what the final snapshot holds: its active blocks'
         // requested bytes. And those blocks' rounded sizes are what torch's memory_allocated()
         // reported at the end (except in the file dumped from inside the OOM handler).
         const FinalState final = finalState(*snapshot, 0);
-        QCOMPARE(index.activeAfter(static_cast<uint32_t>(index.eventCount() - 1)), final.requested);
+        QCOMPARE(index.activeAfter(EventId(static_cast<uint32_t>(index.eventCount() - 1))), final.requested);
         if (!file.endsWith("/oom_snapshot.pickle"))
             QCOMPARE(final.allocated, static_cast<uint64_t>(truth["end_allocated"].toDouble()));
     }
@@ -206,7 +206,7 @@ private slots:
         QFETCH(QString, file);
         auto snapshot = loadSnapshot(file.toStdString());
         DeviceIndex index(*snapshot, 0);
-        const uint32_t last = static_cast<uint32_t>(index.eventCount() - 1);
+        const EventId last(static_cast<uint32_t>(index.eventCount() - 1));
         const AllocatorState state = allocatorStateAt(*snapshot, index, last);
         std::map<uint64_t, const StateSegment *> replayed;
         for (const StateSegment &s : state.segments)
@@ -262,7 +262,7 @@ private slots:
         // The running totals agree with the live set everywhere.
         const AllocationCategories categories(*snapshot, index);
         for (uint32_t e = 0; e < index.eventCount(); e += 97)
-            QCOMPARE(categories.totalsAfter(e), categories.bytesAt(index, e));
+            QCOMPARE(categories.totalsAfter(EventId(e)), categories.bytesAt(index, EventId(e)));
         QCOMPARE(categories.totalsAfter(index.peakIndex()), s.categoryBytesAtPeak);
     }
 
@@ -316,7 +316,7 @@ private slots:
         auto snapshot = loadSnapshot((dir + "/snapshot.pickle").toStdString());
         DeviceIndex index(*snapshot, 0);
         const AllocationCategories categories(*snapshot, index);
-        const auto atEnd = categories.bytesAt(index, static_cast<uint32_t>(index.eventCount() - 1));
+        const auto atEnd = categories.bytesAt(index, EventId(static_cast<uint32_t>(index.eventCount() - 1)));
         const double paramBytes = truth["params"].toDouble() * 4;
         const double parameters = double(atEnd[size_t(Category::Parameter)]);
         QVERIFY2(parameters >= paramBytes && parameters <= paramBytes * 1.02, qPrintable(QString::number(parameters)));
@@ -333,7 +333,7 @@ private slots:
     {
         auto snapshot = loadSnapshot((corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle").toStdString());
         DeviceIndex index(*snapshot, 0);
-        const auto bytes = AllocationCategories(*snapshot, index).bytesAt(index, static_cast<uint32_t>(index.eventCount() - 1));
+        const auto bytes = AllocationCategories(*snapshot, index).bytesAt(index, EventId(static_cast<uint32_t>(index.eventCount() - 1)));
         QCOMPARE(bytes[size_t(Category::Gradient)], bytes[size_t(Category::Parameter)]);
         QCOMPARE(bytes[size_t(Category::OptimizerState)], 2 * bytes[size_t(Category::Parameter)]);
     }
@@ -345,7 +345,7 @@ private slots:
         const QJsonObject truth = readJsonObject(dir + "/truth.json");
         auto snapshot = loadSnapshot((dir + "/oom_snapshot.pickle").toStdString());
         DeviceIndex index(*snapshot, 0);
-        const uint32_t oom = index.oomEvents().at(0);
+        const EventId oom = index.oomEvents().at(0);
         const OomDiagnosis d = diagnoseOom(index, oom, allocatorStateAt(*snapshot, index, oom));
         QCOMPARE(static_cast<qint64>(d.requested), truth["oom_observer"].toObject()["alloc"].toInteger());
         QCOMPARE(d.verdict(), std::string("fragmentation"));

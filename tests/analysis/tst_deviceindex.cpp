@@ -1,6 +1,7 @@
 // DeviceIndex against a brute-force replay: a random workload with blocks alive before the
 // trace, pending frees and segment churn, spanning several live-set checkpoints.
 #include "CorpusFiles.h"
+#include "IdPrinting.h"
 #include "SyntheticSnapshot.h"
 #include "analysis/DeviceIndex.h"
 #include "analysis/Moment.h"
@@ -163,13 +164,13 @@ private slots:
         QCOMPARE(index.initialBytes(), w.oracle.initialBytes);
         QCOMPARE(index.startReservedBytes(), w.oracle.startReserved);
         uint64_t peak = w.oracle.initialBytes;
-        uint32_t peakIndex = kBeforeTrace;
+        EventId peakIndex = kBeforeTrace;
         for (uint32_t e = 0; e < index.eventCount(); ++e) {
-            QCOMPARE(index.activeAfter(e), w.oracle.active[e]);
-            QCOMPARE(index.reservedAfter(e), w.oracle.reserved[e]);
+            QCOMPARE(index.activeAfter(EventId(e)), w.oracle.active[e]);
+            QCOMPARE(index.reservedAfter(EventId(e)), w.oracle.reserved[e]);
             if (w.oracle.active[e] > peak) {
                 peak = w.oracle.active[e];
-                peakIndex = e;
+                peakIndex = EventId(e);
             }
         }
         QCOMPARE(index.peakActiveBytes(), peak);
@@ -177,7 +178,7 @@ private slots:
         QCOMPARE(index.peakReservedBytes(), *std::max_element(w.oracle.reserved.begin(), w.oracle.reserved.end()));
         for (const auto &[e, expected] : w.oracle.liveAt) {
             std::map<uint64_t, std::pair<uint64_t, bool>> got;
-            for (const BlockAt &b : index.blocksAt(e)) {
+            for (const BlockAt &b : index.blocksAt(EventId(e))) {
                 const AllocationDetail d = index.detail(b.allocation);
                 got[d.addr] = {d.size, b.pendingFree};
             }
@@ -185,7 +186,7 @@ private slots:
         }
         // Before the first event: exactly the blocks that predate the trace.
         uint64_t before = 0;
-        for (uint32_t id : index.liveAt(kBeforeTrace))
+        for (AllocationId id : index.liveAt(kBeforeTrace))
             before += index.detail(id).size;
         QCOMPARE(before, w.oracle.initialBytes);
     }
@@ -197,12 +198,12 @@ private slots:
         s.traces = {{{"alloc", 4096, 100, 0, 0, -1}, {"alloc", 4096, 50, 0, 0, -1}, {"alloc", 8192, 10, 0, 0, -1}}};
         auto snapshot = loadSnapshotFromMemory(s.pickle(), "skip.pickle");
         DeviceIndex index(*snapshot, 0);
-        QCOMPARE(index.activeAfter(0), uint64_t(100));
-        QCOMPARE(index.activeAfter(1), uint64_t(50));
-        QCOMPARE(index.activeAfter(2), uint64_t(60));
-        QCOMPARE(index.liveAt(2).size(), size_t(2));
+        QCOMPARE(index.activeAfter(EventId(0)), uint64_t(100));
+        QCOMPARE(index.activeAfter(EventId(1)), uint64_t(50));
+        QCOMPARE(index.activeAfter(EventId(2)), uint64_t(60));
+        QCOMPARE(index.liveAt(EventId(2)).size(), size_t(2));
         QCOMPARE(index.peakActiveBytes(), uint64_t(100));
-        QCOMPARE(index.peakIndex(), 0u);
+        QCOMPARE(index.peakIndex(), EventId(0));
     }
 
     // The moments a user names: parsed once, resolved against the device, errors that say why.
@@ -212,14 +213,14 @@ private slots:
         s.traces = {{{"alloc", 4096, 100, 0, 0, -1}, {"oom", 123, 999, 0, 0, -1}}};
         auto snapshot = loadSnapshotFromMemory(s.pickle(), "spec.pickle");
         DeviceIndex index(*snapshot, 0);
-        QCOMPARE(eventOf(index, *Moment::parse("peak")), 0u);
-        QCOMPARE(eventOf(index, *Moment::parse("oom")), 1u);
-        QCOMPARE(eventOf(index, *Moment::parse("end")), 1u);
-        QCOMPARE(eventOf(index, *Moment::parse("1")), 1u);
+        QCOMPARE(eventOf(index, *Moment::parse("peak")), EventId(0));
+        QCOMPARE(eventOf(index, *Moment::parse("oom")), EventId(1));
+        QCOMPARE(eventOf(index, *Moment::parse("end")), EventId(1));
+        QCOMPARE(eventOf(index, *Moment::parse("1")), EventId(1));
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, eventOf(index, *Moment::parse("2")));
         for (const char *bad : {"x", "", "-1", "1.5", "peak ", "99999999999"})
             QVERIFY2(!Moment::parse(bad), bad);
-        for (const Moment m : {Moment::peak(), Moment::oom(), Moment::end(), Moment::at(42)})
+        for (const Moment m : {Moment::peak(), Moment::oom(), Moment::end(), Moment::at(EventId(42))})
             QCOMPARE(Moment::parse(m.text()), std::optional<Moment>(m));
         const DeviceSummary summary = summarizeDevice(*snapshot, index, 5);
         QCOMPARE(summary.ooms.size(), size_t(1));
@@ -249,7 +250,7 @@ private slots:
         const auto n = static_cast<uint32_t>(index.eventCount());
         const auto first = static_cast<uint32_t>(from * (n - 1)), last = static_cast<uint32_t>(to * (n - 1));
         const size_t maxBands = 64;
-        const TimelineFrame frame = layout.layout(first, last, columns, maxBands);
+        const TimelineFrame frame = layout.layout(EventId(first), EventId(last), columns, maxBands);
         QCOMPARE(frame.total.size(), size_t(columns));
         // Each column shows its highest point, and the bands add up to it.
         const double span = last - first + 1.0;
@@ -259,11 +260,11 @@ private slots:
             const auto hi = std::max(lo, next - 1);
             uint64_t best = 0;
             for (uint32_t e = lo; e <= std::min(hi, n - 1); ++e)
-                best = std::max(best, index.activeAfter(e));
+                best = std::max(best, index.activeAfter(EventId(e)));
             QCOMPARE(frame.total[c], best);
             uint64_t sum = frame.otherTop[c];
-            const uint32_t e = frame.columnEvent[c];
-            QVERIFY(e >= lo && e <= std::min(hi, n - 1));
+            const EventId e = frame.columnEvent[c];
+            QVERIFY(e >= EventId(lo) && e <= EventId(std::min(hi, n - 1)));
             for (const TimelineBand &b : frame.bands) {
                 // Alive exactly where the column's event lies in the allocation's lifetime.
                 const Allocation &a = index.allocation(b.allocation);
@@ -286,12 +287,13 @@ private slots:
     {
         const auto n = static_cast<uint32_t>(index.eventCount());
         std::vector<uint64_t> sizes;
-        for (uint32_t id = 0; id < index.allocationCount(); ++id) {
+        for (uint32_t i = 0; i < index.allocationCount(); ++i) {
+            const AllocationId id(i);
             const Allocation &a = index.allocation(id);
-            const uint32_t start = a.allocEvent == kBeforeTrace ? 0 : a.allocEvent;
-            if (a.freeCompleted == 0)
+            const uint32_t start = a.allocEvent == kBeforeTrace ? 0 : a.allocEvent.index();
+            if (a.freeCompleted == EventId(0))
                 continue;
-            const uint32_t end = a.freeCompleted == kNever ? n - 1 : a.freeCompleted - 1;
+            const uint32_t end = a.freeCompleted == kNever ? n - 1 : a.freeCompleted.index() - 1;
             if (start <= last && end >= first)
                 sizes.push_back(index.detail(id).size);
         }
@@ -334,12 +336,12 @@ private slots:
         const auto n = static_cast<uint32_t>(index.eventCount());
         const size_t maxBands = 30;
         for (const auto &[first, last] : {std::pair<uint32_t, uint32_t>{0, n - 1}, {0, n / 2}, {n / 3, n - 1}, {10, 60}}) {
-            const TimelineFrame frame = layout.layout(first, last, 400, maxBands);
+            const TimelineFrame frame = layout.layout(EventId(first), EventId(last), 400, maxBands);
             checkWholeSizeClasses(index, frame, first, last, maxBands);
         }
         // The whole run: the weights and the one-of-a-kind allocation of each step are drawn,
         // no 64 MiB activation is (160 of them), so every step shows one band of its own.
-        const TimelineFrame whole = layout.layout(0, n - 1, 400, maxBands);
+        const TimelineFrame whole = layout.layout(EventId(0), EventId(n - 1), 400, maxBands);
         size_t activations = 0;
         for (const TimelineBand &b : whole.bands)
             activations += b.size == (64ull << 20);
@@ -382,16 +384,16 @@ private slots:
             const uint32_t width = w < 10 ? 1 + random.bounded(100) : w < 25 ? random.bounded(20000) : random.bounded(events);
             const uint32_t first = random.bounded(events - width), last = first + width;
             std::vector<uint64_t> alive;
-            for (uint32_t id = 0; id < index.allocationCount(); ++id) {
-                const Allocation &a = index.allocation(id);
-                if (a.allocEvent <= last && (a.freeCompleted == kNever || a.freeCompleted > std::max(first, a.allocEvent)))
-                    alive.push_back(index.detail(id).size);
+            for (uint32_t i = 0; i < index.allocationCount(); ++i) {
+                const Allocation &a = index.allocation(AllocationId(i));
+                if (a.allocEvent <= EventId(last) && (a.freeCompleted == kNever || a.freeCompleted > std::max(EventId(first), a.allocEvent)))
+                    alive.push_back(index.detail(AllocationId(i)).size);
             }
             mostAlive = std::max(mostAlive, alive.size());
             std::sort(alive.rbegin(), alive.rend());
             const size_t k = 300;
             std::vector<uint64_t> drawn;
-            for (uint32_t id : layout.largestIn(first, last, k))
+            for (AllocationId id : layout.largestIn(EventId(first), EventId(last), k))
                 drawn.push_back(index.detail(id).size);
             alive.resize(std::min(alive.size(), k));
             QVERIFY2(drawn == alive, qPrintable(QString("window %1..%2").arg(first).arg(last)));

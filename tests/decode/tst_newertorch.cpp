@@ -2,6 +2,7 @@
 // corpus run by tests/tools/make_newer_snapshot.py and make_inconsistent.py, which also say (by
 // replaying the trace in Python) what a correct reader finds in them.
 #include "CorpusFiles.h"
+#include "IdPrinting.h"
 #include "SnapshotEquality.h"
 
 #include "analysis/AllocationSearch.h"
@@ -27,7 +28,7 @@ QString source()
     return corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle";
 }
 
-const LiveBlockInfo *liveWithAllocEvent(const DeviceSummary &s, uint32_t event)
+const LiveBlockInfo *liveWithAllocEvent(const DeviceSummary &s, EventId event)
 {
     for (const LiveBlockInfo &b : s.topLiveAtPeak)
         if (b.allocEvent == event)
@@ -51,11 +52,11 @@ void checkPoolStacking(const DeviceIndex &index, const std::vector<PoolUsage> &p
 {
     const TimelineLayout layout(index);
     const auto n = static_cast<uint32_t>(index.eventCount());
-    const TimelineFrame frame = layout.layout(0, n - 1, 300, 20000, pools);
+    const TimelineFrame frame = layout.layout(EventId(0), EventId(n - 1), 300, 20000, pools);
     QCOMPARE(frame.pools.size(), pools.size());
     size_t pooled = 0;
     for (size_t c = 0; c < frame.columnEvent.size(); ++c) {
-        const uint32_t e = frame.columnEvent[c];
+        const EventId e = frame.columnEvent[c];
         const TimelinePoolRegion &region = frame.pools[0];
         QCOMPARE(region.base[c], uint64_t(0));
         QCOMPARE(region.top[c], pools[0].envelope.at(e));
@@ -81,8 +82,10 @@ void checkPoolStacking(const DeviceIndex &index, const std::vector<PoolUsage> &p
     QVERIFY(pooled > 0);
     // The plot's height: the stack's highest point, replayed event by event.
     uint64_t top = std::max(index.peakActiveBytes(), index.peakReservedBytes());
-    for (uint32_t e = 0; e < n; ++e)
+    for (uint32_t i = 0; i < n; ++i) {
+        const EventId e(i);
         top = std::max(top, index.activeAfter(e) + pools[0].envelope.at(e) - pools[0].active.at(e));
+    }
     QCOMPARE(stackedPeakBytes(index, pools), top);
     QVERIFY(top > index.peakActiveBytes());
 }
@@ -128,7 +131,7 @@ private slots:
         const QJsonObject labels = newer_["labels"].toObject();
         int labelled = 0;
         for (const LiveBlockInfo &b : s.topLiveAtPeak) {
-            const QJsonArray expected = labels[QString::number(b.allocEvent)].toArray();
+            const QJsonArray expected = labels[QString::number(b.allocEvent.index())].toArray();
             QCOMPARE(int(b.labels.size()), int(expected.size()));
             for (int i = 0; i < expected.size(); ++i)
                 QCOMPARE(QString::fromStdString(b.labels[size_t(i)]), expected[i].toString());
@@ -138,13 +141,13 @@ private slots:
         // Metadata and compile context of the alloc entry.
         const QJsonObject meta = newer_["user_metadata"].toObject(), compiled = newer_["compile_context"].toObject();
         for (const QString &key : meta.keys()) {
-            const LiveBlockInfo *b = liveWithAllocEvent(s, key.toUInt());
+            const LiveBlockInfo *b = liveWithAllocEvent(s, EventId(key.toUInt()));
             QVERIFY(b);
             QCOMPARE(QString::fromStdString(std::string(snapshot->strings.at(b->userMetadata))), meta[key].toString());
             QCOMPARE(b->compileContext, 0u);
         }
         for (const QString &key : compiled.keys()) {
-            const LiveBlockInfo *b = liveWithAllocEvent(s, key.toUInt());
+            const LiveBlockInfo *b = liveWithAllocEvent(s, EventId(key.toUInt()));
             QVERIFY(b);
             QCOMPARE(QString::fromStdString(std::string(snapshot->strings.at(b->compileContext))), compiled[key].toString());
         }
@@ -223,29 +226,29 @@ private slots:
         DeviceIndex index(*snapshot, 0);
         auto hits = [&](const char *text) {
             const AllocationSearch search(*snapshot, index, text);
-            std::vector<uint32_t> out;
+            std::vector<AllocationId> out;
             for (uint32_t id = 0; id < index.allocationCount(); ++id)
-                if (search.matches(id))
-                    out.push_back(id);
+                if (search.matches(AllocationId(id)))
+                    out.push_back(AllocationId(id));
             return out;
         };
-        auto bornAt = [&](const QString &key) { return index.ownerOfEvent(key.toUInt()); };
+        auto bornAt = [&](const QString &key) { return index.allocationOfEvent(EventId(key.toUInt())); };
         const QJsonObject meta = newer_["user_metadata"].toObject(), compiled = newer_["compile_context"].toObject();
         const QJsonObject labels = newer_["labels"].toObject();
         QString logits;
         for (const QString &key : labels.keys())
             if (labels[key].toArray().contains(QJsonValue("logits")))
                 logits = key;
-        QCOMPARE(hits("LOGITS"), std::vector<uint32_t>{bornAt(logits)});
-        QCOMPARE(hits("\"layer\":3"), std::vector<uint32_t>{bornAt(meta.keys().front())});
-        QCOMPARE(hits("compiled region: 0/0"), std::vector<uint32_t>{bornAt(compiled.keys().front())});
-        const uint32_t fx = index.ownerOfEvent(uint32_t(newer_["fx_alloc_index"].toInt()));
-        QCOMPARE(hits("self.net1"), std::vector<uint32_t>{fx});
-        QCOMPARE(hits("addmm_1"), std::vector<uint32_t>{fx});
+        QCOMPARE(hits("LOGITS"), std::vector<AllocationId>{bornAt(logits)});
+        QCOMPARE(hits("\"layer\":3"), std::vector<AllocationId>{bornAt(meta.keys().front())});
+        QCOMPARE(hits("compiled region: 0/0"), std::vector<AllocationId>{bornAt(compiled.keys().front())});
+        const AllocationId fx = index.allocationOfEvent(EventId(uint32_t(newer_["fx_alloc_index"].toInt())));
+        QCOMPARE(hits("self.net1"), std::vector<AllocationId>{fx});
+        QCOMPARE(hits("addmm_1"), std::vector<AllocationId>{fx});
         char address[24];
         std::snprintf(address, sizeof address, "0x%llx", static_cast<unsigned long long>(index.detail(fx).addr));
         QVERIFY(!hits(address).empty());
-        for (uint32_t id : hits(address))
+        for (AllocationId id : hits(address))
             QCOMPARE(index.detail(id).addr, index.detail(fx).addr);
         QVERIFY(AllocationSearch(*snapshot, index, "  ").empty());
     }
@@ -392,7 +395,7 @@ private slots:
         QVERIFY(json["warnings"].isArray() && json["warnings"].toArray().isEmpty());
         // The timeline stacks ghost blocks lowest, as the oldest: in every column each one lies
         // below every allocation born within the trace.
-        const TimelineFrame frame = TimelineLayout(index).layout(0, uint32_t(index.eventCount() - 1), 200, 2000);
+        const TimelineFrame frame = TimelineLayout(index).layout(EventId(0), EventId(uint32_t(index.eventCount() - 1)), 200, 2000);
         size_t ghosts = 0;
         for (size_t c = 0; c < frame.columnEvent.size(); ++c) {
             uint64_t ghostTop = 0, bornBottom = UINT64_MAX;
@@ -416,8 +419,8 @@ private slots:
         // also shown as columns of one event each.
         std::vector<TimelineLayout::ColumnRange> atFrees;
         for (uint32_t id = 0; id < index.allocationCount(); ++id) {
-            const Allocation &a = index.allocation(id);
-            if (a.allocEvent == kBeforeTrace && a.freeCompleted < index.eventCount())
+            const Allocation &a = index.allocation(AllocationId(id));
+            if (a.allocEvent == kBeforeTrace && a.freeCompleted.index() < index.eventCount())
                 atFrees.emplace_back(a.freeCompleted, a.freeCompleted);
         }
         std::sort(atFrees.begin(), atFrees.end());
@@ -427,14 +430,14 @@ private slots:
         uint64_t foldedSeen = 0;
         for (size_t maxBands : {size_t(0), size_t(5), size_t(60)}) {
             const TimelineFrame few = maxBands == 5 ? layout.layoutColumns(atFrees, maxBands)
-                                                    : layout.layout(0, uint32_t(index.eventCount() - 1), 150, maxBands);
+                                                    : layout.layout(EventId(0), EventId(uint32_t(index.eventCount() - 1)), 150, maxBands);
             for (size_t c = 0; c < few.columnEvent.size(); ++c) {
-                const uint32_t e = few.columnEvent[c];
+                const EventId e = few.columnEvent[c];
                 uint64_t alive = 0, drawn = 0;
                 for (uint32_t id = 0; id < index.allocationCount(); ++id) {
-                    const Allocation &a = index.allocation(id);
+                    const Allocation &a = index.allocation(AllocationId(id));
                     if (a.allocEvent == kBeforeTrace && (a.freeCompleted == kNever || a.freeCompleted > e))
-                        alive += index.detail(id).size;
+                        alive += index.detail(AllocationId(id)).size;
                 }
                 for (const TimelineBand &band : few.bands) {
                     if (band.alive(c) && index.allocation(band.allocation).allocEvent == kBeforeTrace)

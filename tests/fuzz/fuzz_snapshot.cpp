@@ -82,9 +82,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             memlens::replayTrace(*snapshot, index, {memlens::AllocatorConfig::recorded(*snapshot), std::nullopt, {}});
             memlens::privatePools(*snapshot, index);
             for (uint32_t id = 0; id < index.allocationCount() && id < 64; ++id)
-                index.labelsOf(id);
+                index.labelsOf(memlens::AllocationId(id));
             if (index.eventCount() > 0)
-                index.blocksAt(static_cast<uint32_t>(index.eventCount() / 2));
+                index.blocksAt(memlens::EventId(static_cast<uint32_t>(index.eventCount() / 2)));
             index.segmentsAt(memlens::kBeforeTrace);
         }
     } catch (const memlens::LoadError &) {

@@ -3,6 +3,7 @@
 // rescaling and cursor moves; mouse editing makes one undo step per drag; the draw tools, the
 // list and sessions work; `memlens render --session` draws them into PNG and SVG.
 #include "CorpusFiles.h"
+#include "IdPrinting.h"
 #include "analysis/CallTree.h"
 #include "notes/NoteEditor.h"
 #include "notes/NotePainter.h"
@@ -114,7 +115,7 @@ class TestNotes : public QObject {
 
     LoadedDocument oomLoaded_;
     std::shared_ptr<const Document> oom_;
-    uint32_t oomEvent_ = 0;
+    EventId oomEvent_;
 
 private slots:
     void initTestCase()
@@ -179,20 +180,20 @@ private slots:
         QVERIFY(editor->create(NoteKind::Note, first.center(), first.center()));
         const Note note = view->notes()->items().last();
         QCOMPARE(note.view, NoteView::Segments);
-        QCOMPARE(note.event, qint64(oomEvent_));
+        QCOMPARE(note.event, qint64(oomEvent_.index()));
         QVERIFY(note.x >= double(block->addr) && note.x < double(block->addr + block->size));
         for (uint64_t bytesPerRow : {map->bytesPerRow() / 4, map->bytesPerRow() * 8}) {
             map->setBytesPerRow(bytesPerRow);
             const auto at = map->headPixel(note);
             QVERIFY(at);
-            uint32_t under = UINT32_MAX;
+            AllocationId under;
             map->describeAt(at->toPoint(), &under);
             QCOMPARE(under, block->allocation); // the map's own hit test finds the same block
         }
         // Event 0: only the first segment exists, so the note's memory is not reserved yet.
-        view->state()->setSelectedEvent(0);
+        view->state()->setSelectedEvent(EventId(0));
         QApplication::processEvents();
-        QCOMPARE(map->state().event, 0u);
+        QCOMPARE(map->state().event, EventId(0));
         QVERIFY(!reserved(map->state(), static_cast<uint64_t>(note.x)));
         QVERIFY(!map->headPixel(note));
         // Jumping to it from the list brings back its event and page.
@@ -211,7 +212,7 @@ private slots:
         QVERIFY(view->addOomNote());
         const Note note = view->notes()->items().last();
         QCOMPARE(note.view, NoteView::Segments);
-        QCOMPARE(note.event, qint64(oomEvent_));
+        QCOMPARE(note.event, qint64(oomEvent_.index()));
         QCOMPARE(view->state()->selectedEvent(), oomEvent_);
         SegmentMapWidget *map = view->segments()->map();
         const auto at = map->headPixel(note);
@@ -407,7 +408,7 @@ private slots:
         const double column = plot->xAxis->coordToPixel(1) - plot->xAxis->coordToPixel(0);
         QVERIFY(std::abs(head.x() - to.x()) <= column + 1);
         QVERIFY(std::abs(head.y() - to.y()) <= 1);
-        QCOMPARE(arrow.x, double(view->state()->axis().eventAt(plot->xAxis->pixelToCoord(to.x()))));
+        QCOMPARE(arrow.x, double(view->state()->axis().eventAt(plot->xAxis->pixelToCoord(to.x())).index()));
         // Esc cancels a tool before anything is drawn.
         view->setNoteTool(NoteKind::Note);
         key(plot, Qt::Key_Escape);

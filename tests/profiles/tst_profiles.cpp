@@ -1,6 +1,7 @@
 // torch.profiler files: the Chrome trace against what the file itself holds (counted by Python's
 // json module), operator attribution, and the memory-timeline exports against each other.
 #include "CorpusFiles.h"
+#include "IdPrinting.h"
 #include "advice/FixRanking.h"
 #include "SnapshotEquality.h"
 #include "decode/ByteSource.h"
@@ -114,11 +115,11 @@ private slots:
                     top = k;
             const auto at = categories.bytesAt(index, *s.peakIndex);
             QCOMPARE(at[size_t(Category::OptimizerState)], torch.bytes[top][1]);
-            QVERIFY(index.preProfileAllocation() != UINT32_MAX);
+            QVERIFY(!index.preProfileAllocation().isNone());
             // What stays unknown beyond that is kept for the whole run (cuBLAS workspaces) or small
             // (an input batch, the loss gradient's seed): under 1 % of the peak.
             uint64_t unknownInTrace = 0;
-            for (uint32_t id : index.liveAt(*s.peakIndex)) {
+            for (AllocationId id : index.liveAt(*s.peakIndex)) {
                 if (categories.of(id) != Category::Unknown || id == index.preProfileAllocation())
                     continue;
                 QVERIFY(index.allocation(id).freeCompleted == kNever || index.detail(id).size < (1u << 20));

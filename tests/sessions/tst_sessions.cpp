@@ -1,6 +1,7 @@
 // Session files: round trip (plain and zstd), unknown fields kept, atomic writes, bad input,
 // and restoring a view from a session.
 #include "CorpusFiles.h"
+#include "IdPrinting.h"
 #include "decode/FileChecksum.h"
 #include "model/LoadError.h"
 #include "report/SessionFile.h"
@@ -31,8 +32,8 @@ private slots:
         s.page = "segments";
         s.visibleFirst = 10.5;
         s.visibleLast = 300;
-        s.selectedEvent = 218;
-        s.selectedAllocation = 7;
+        s.selectedEvent = EventId(218);
+        s.selectedAllocation = AllocationId(7);
         s.notes = nlohmann::json::array({{{"kind", "note"}, {"text", "the peak"}, {"event", 218}}});
         s.segmentBytesPerRow = uint64_t(32) << 20;
         s.color = "category";
@@ -45,8 +46,8 @@ private slots:
         QCOMPARE(t.snapshotChecksum, s.snapshotChecksum);
         QCOMPARE(t.page, std::string("segments"));
         QVERIFY(*t.visibleFirst == 10.5);
-        QCOMPARE(*t.selectedEvent, 218u);
-        QCOMPARE(*t.selectedAllocation, 7u);
+        QCOMPARE(*t.selectedEvent, EventId(218));
+        QCOMPARE(*t.selectedAllocation, AllocationId(7));
         QVERIFY(t.notes == s.notes);
         QCOMPARE(*t.segmentBytesPerRow, uint64_t(32) << 20);
         QCOMPARE(t.color, std::string("category"));
@@ -104,7 +105,7 @@ private slots:
         Session s;
         s.snapshotPath = (corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle").toStdString();
         s.page = "segments";
-        s.selectedEvent = 6075;
+        s.selectedEvent = EventId(6075);
         const std::string path = dir.filePath("oom.memlens").toStdString();
         saveSession(path, s, true);
         QProcess p;

@@ -2,6 +2,7 @@
 // What the viewer's tests share: the corpus files they open, documents loaded the way the GUI
 // loads them, and a shown DocumentView on a page.
 #include "CorpusFiles.h"
+#include "IdPrinting.h"
 #include "SyntheticSnapshot.h"
 #include "MainWindow.h"
 #include "analysis/FrameFilter.h"

@@ -64,7 +64,7 @@ private slots:
                 QTest::qWait(50);
                 QCOMPARE(window.width(), 1280);
             }
-            view->state()->setSelectedEvent(view->document()->devices.begin()->second.summary.peakIndex.value_or(0));
+            view->state()->setSelectedEvent(view->document()->devices.begin()->second.summary.peakIndex.value_or(EventId(0)));
             QTest::qWait(50);
             QCOMPARE(window.width(), 1280);
         }
@@ -111,8 +111,8 @@ private slots:
         view->stacks()->setAllocatedInRange(true);
         const uint64_t whole = view->stacks()->tree()->root().bytes;
         view->state()->zoomTo({100, 401});
-        QCOMPARE(view->state()->visibleFirstEvent(), 100u);
-        QCOMPARE(view->state()->visibleLastEvent(), 400u);
+        QCOMPARE(view->state()->visibleFirstEvent(), EventId(100));
+        QCOMPARE(view->state()->visibleLastEvent(), EventId(400));
         view->showPage(Page::Stacks);
         const EventTable &ev = doc->devices.at(0).index->events();
         uint64_t expected = 0;
@@ -168,7 +168,7 @@ private slots:
         QCOMPARE(page->treeView()->currentIndex().data(CallTreeModel::NodeRole).toUInt(), first);
         // Allocated in a range: what the visible events allocated.
         view->state()->setVisibleRange({0, 999.5});
-        QCOMPARE(view->state()->visibleLastEvent(), 999u);
+        QCOMPARE(view->state()->visibleLastEvent(), EventId(999));
         page->setAllocatedInRange(true);
         uint64_t expected = 0;
         const EventTable &ev = doc->devices.at(0).index->events();
@@ -255,7 +255,7 @@ private slots:
         QVERIFY(page->table()->isVisible());
         // Selecting a row selects the allocation everywhere.
         page->table()->setCurrentIndex(page->table()->model()->index(0, 0));
-        QCOMPARE(view->state()->selectedAllocation(), page->table()->model()->index(0, 0).data(LiveAllocationModel::AllocationRole).toUInt());
+        QCOMPARE(view->state()->selectedAllocation(), AllocationId(page->table()->model()->index(0, 0).data(LiveAllocationModel::AllocationRole).toUInt()));
         // CSV export: a header and one line per live allocation.
         QTemporaryDir dir;
         QVERIFY(page->exportCsv(dir.filePath("live.csv")).isEmpty());
@@ -263,9 +263,9 @@ private slots:
         QVERIFY(f.open(QIODevice::ReadOnly));
         QCOMPARE(f.readAll().count('\n'), static_cast<qsizetype>(s.liveBlocksAtPeak + 1));
         // Moving the cursor updates the table.
-        view->state()->setSelectedEvent(100);
+        view->state()->setSelectedEvent(EventId(100));
         page->setFilter(QString(), 0, 0);
-        QCOMPARE(page->table()->model()->rowCount(), static_cast<int>(doc->devices.at(0).index->liveAt(100).size()));
+        QCOMPARE(page->table()->model()->rowCount(), static_cast<int>(doc->devices.at(0).index->liveAt(EventId(100)).size()));
     }
 
     // The estimator measures the device the user selected, not the first one.

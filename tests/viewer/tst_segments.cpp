@@ -59,7 +59,7 @@ private slots:
         d.categories = std::make_unique<const AllocationCategories>(*snapshot, *d.index);
         d.summary = summarizeDevice(*snapshot, *d.index, 10, d.categories.get());
         QCOMPARE(d.summary.ooms.size(), size_t(1));
-        const uint32_t oom = d.summary.ooms[0].event;
+        const EventId oom = d.summary.ooms[0].event;
         const uint64_t doctored = 4242ull << 20;
         QVERIFY(d.summary.ooms[0].reservedFree != doctored);
         d.summary.ooms[0].reservedFree = doctored;
@@ -81,7 +81,7 @@ private slots:
         QSignalSpy replayed(panel, &WhatIfPanel::replayed);
         panel->setConfig(QString());
         QVERIFY(replayed.wait(30000));
-        const uint32_t oom = doc->devices.at(0).summary.ooms.at(0).event;
+        const uint32_t oom = doc->devices.at(0).summary.ooms.at(0).event.index();
         QVERIFY2(panel->summaryText().contains(QString("Predicted OOM at event %1").arg(oom)), qPrintable(panel->summaryText()));
         // The timeline draws the same replay: its readout names it and the predicted OOM.
         QVERIFY2(view->timeline()->peakReadout().contains(QString("predicted OOM at event %1").arg(oom)), qPrintable(view->timeline()->peakReadout()));
@@ -121,16 +121,16 @@ private slots:
         // second on a 12 M-entry run, before the first timeline frame).
         QCOMPARE(page->eventModel()->rowCount(), 0);
         QCOMPARE(page->map()->state().segments.size(), size_t(0));
-        const uint32_t before = page->shownEvent();
+        const std::optional<EventId> before = page->shownEvent();
         for (uint32_t e : {100u, 200u, 300u})
-            view->state()->setSelectedEvent(e);
+            view->state()->setSelectedEvent(EventId(e));
         QCOMPARE(page->shownEvent(), before);
         view->showPage(Page::Segments);
         QVERIFY(page->isVisible());
-        QCOMPARE(page->shownEvent(), 300u);
+        QCOMPARE(page->shownEvent(), std::optional(EventId(300)));
         QCOMPARE(page->eventModel()->rowCount(), static_cast<int>(doc->devices.at(0).index->eventCount()));
-        view->state()->setSelectedEvent(400);
-        QCOMPARE(page->shownEvent(), 400u); // visible: at once
+        view->state()->setSelectedEvent(EventId(400));
+        QCOMPARE(page->shownEvent(), std::optional(EventId(400))); // visible: at once
 
         // Another document while the page is hidden: it lets the old one go, and shows the new one when shown.
         view->showPage(Page::Timeline);
@@ -149,11 +149,11 @@ private slots:
         SegmentsPage *page = view->segments();
         const DeviceData &d = doc->devices.at(0);
         // Default: the last event.
-        QCOMPARE(page->shownEvent(), static_cast<uint32_t>(d.index->eventCount() - 1));
+        QCOMPARE(page->shownEvent(), std::optional(EventId(static_cast<uint32_t>(d.index->eventCount() - 1))));
         // The shared cursor moves the map; at the OOM the verdict appears.
-        const uint32_t oom = d.summary.ooms.at(0).event;
+        const EventId oom = d.summary.ooms.at(0).event;
         view->state()->setSelectedEvent(oom);
-        QCOMPARE(page->shownEvent(), oom);
+        QCOMPARE(page->shownEvent(), std::optional(oom));
         QCOMPARE(page->map()->state().event, oom);
         QVERIFY2(page->verdictText().contains("fragmentation"), qPrintable(page->verdictText()));
         // The device still had 72 GiB free: both pages say what stopped the run in the same words.
@@ -164,14 +164,14 @@ private slots:
         // The list follows the cursor, and moving in the list moves the cursor.
         QCOMPARE(page->eventModel()->eventAt(page->eventList()->currentIndex().row()), oom);
         page->eventList()->setCurrentIndex(page->eventModel()->index(100, 0));
-        QCOMPARE(view->state()->selectedEvent(), 100u);
-        QCOMPARE(page->shownEvent(), 100u);
+        QCOMPARE(view->state()->selectedEvent(), EventId(100));
+        QCOMPARE(page->shownEvent(), std::optional(EventId(100)));
         // Clicking a block selects its allocation everywhere; hovering describes it.
         view->state()->setSelectedEvent(*d.summary.peakIndex);
         const LiveBlockInfo &largest = d.summary.topLiveAtPeak.front();
         const QRect r = page->map()->rectOfAllocation(largest.allocation);
         QVERIFY(!r.isEmpty());
-        uint32_t under = UINT32_MAX;
+        AllocationId under;
         const QString text = page->map()->describeAt(r.center(), &under);
         QCOMPARE(under, largest.allocation);
         QVERIFY2(text.contains(QString::fromStdString(formatBytes(largest.size))), qPrintable(text));
@@ -179,9 +179,9 @@ private slots:
         QTest::mouseClick(page->map(), Qt::LeftButton, Qt::NoModifier, r.center());
         QCOMPARE(view->state()->selectedAllocation(), largest.allocation);
         // Colour per category on the timeline's menu colours the map's blocks by category too.
-        view->state()->setSelectedAllocation(UINT32_MAX);
+        view->state()->setSelectedAllocation(AllocationId::none());
         const QPoint inside(r.left() + 2, r.center().y());
-        QCOMPARE(page->map()->grab().toImage().pixel(inside), bandColor(largest.allocation).rgb());
+        QCOMPARE(page->map()->grab().toImage().pixel(inside), bandColor(largest.allocation.index()).rgb());
         QComboBox *timelineColors = nullptr;
         for (QComboBox *c : view->timeline()->findChildren<QComboBox *>()) {
             if (c->count() == 3)
@@ -227,10 +227,10 @@ private slots:
         int before = 0;
         for (size_t e = 0; e < 1; ++e)
             before += ev.addr[e] == ev.addr[1];
-        QCOMPARE(model.rowForEvent(1), before);
-        QCOMPARE(model.eventAt(before), 1u);
+        QCOMPARE(model.rowForEvent(EventId(1)), before);
+        QCOMPARE(model.eventAt(before), EventId(1));
         model.setFilter(std::nullopt, std::nullopt);
-        QCOMPARE(model.rowForEvent(42), 42);
+        QCOMPARE(model.rowForEvent(EventId(42)), 42);
     }
 
     void segmentTableModel()
@@ -239,7 +239,7 @@ private slots:
         SegmentTableModel model;
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         const DeviceData &d = doc->devices.at(0);
-        const AllocatorState st = allocatorStateAt(*doc->snapshot, *d.index, static_cast<uint32_t>(d.index->eventCount() - 1));
+        const AllocatorState st = allocatorStateAt(*doc->snapshot, *d.index, EventId(static_cast<uint32_t>(d.index->eventCount() - 1)));
         model.setState(st);
         QCOMPARE(model.rowCount(), static_cast<int>(st.segments.size()));
         qulonglong total = 0;

@@ -54,7 +54,7 @@ private slots:
         const std::vector<int> whole = drawnColumns();
         QVERIFY2(whole.size() <= 2, qPrintable(QString::number(whole.size()))); // the peak marker only
         const StepSummary &step = d.summary.steps[200];
-        view->state()->setVisibleRange({double(step.firstEvent), double(step.lastEvent + 1)});
+        view->state()->setVisibleRange({double(step.firstEvent.index()), double(step.lastEvent.index() + 1)});
         const std::vector<int> zoomed = drawnColumns();
         // A line where each phase after the first starts (a shade would fill every column).
         QVERIFY2(zoomed.size() >= 3 && zoomed.size() <= 12, qPrintable(QString::number(zoomed.size())));
@@ -128,14 +128,14 @@ private slots:
         QCOMPARE(view->state()->visibleFirstEvent(), d.summary.steps[1].firstEvent);
         QCOMPARE(view->state()->visibleLastEvent(), d.summary.steps[1].lastEvent);
 
-        const uint32_t cursor = d.summary.steps[2].lastEvent;
+        const EventId cursor = d.summary.steps[2].lastEvent;
         view->state()->setSelectedEvent(cursor);
         view->showPage(Page::Live);
         view->live()->setEarlierStepOnly(true);
         QTableView *table = view->live()->table();
         int leaks = 0;
         for (int row = 0; row < table->model()->rowCount(); ++row) {
-            const uint32_t id = table->model()->index(row, 0).data(LiveAllocationModel::AllocationRole).toUInt();
+            const AllocationId id(table->model()->index(row, 0).data(LiveAllocationModel::AllocationRole).toUInt());
             const Allocation &a = d.index->allocation(id);
             QCOMPARE(a.freeCompleted, kNever);
             QVERIFY(a.allocEvent < d.summary.steps[2].firstEvent);
@@ -178,8 +178,8 @@ private slots:
         QCOMPARE(timeline->bands()->searchHits(), expected);
         QVERIFY(expected < timeline->bands()->lastFrame().bands.size());
         QTest::keyClick(timeline->searchField(), Qt::Key_Return);
-        const uint32_t first = view->state()->selectedAllocation();
-        QVERIFY(first != UINT32_MAX && search->matches(first));
+        const AllocationId first = view->state()->selectedAllocation();
+        QVERIFY(!first.isNone() && search->matches(first));
         QCOMPARE(view->state()->selectedEvent(), index.allocation(first).allocEvent);
         QTest::keyClick(timeline->searchField(), Qt::Key_Return);
         QVERIFY(view->state()->selectedAllocation() > first);
@@ -198,7 +198,7 @@ private slots:
         timeline->plot()->replot();
         const DeviceSummary &s = doc->devices.at(0).summary;
         QVERIFY(timeline->peakReadout().contains(QString::fromStdString(formatBytes(s.peakActiveBytes))));
-        QVERIFY(timeline->peakReadout().contains(QString("event %1").arg(*s.peakIndex)));
+        QVERIFY(timeline->peakReadout().contains(QString("event %1").arg(s.peakIndex->index())));
         // The column under the peak marker shows the peak.
         AllocationBandsPlottable *bands = timeline->bands();
         const double x = bands->pixelOfEvent(*s.peakIndex);
@@ -234,19 +234,19 @@ private slots:
         QTest::keyClick(plot, Qt::Key_Minus);
         QVERIFY(qAbs(plot->xAxis->range().size() - full.size()) < 1e-6 * full.size());
         // P jumps to the peak, arrows step the cursor, Home/End go to the ends.
-        const uint32_t peak = *doc->devices.at(0).summary.peakIndex;
+        const uint32_t peak = doc->devices.at(0).summary.peakIndex->index();
         QTest::keyClick(plot, Qt::Key_P);
-        QCOMPARE(view->state()->selectedEvent(), peak);
+        QCOMPARE(view->state()->selectedEvent(), EventId(peak));
         QVERIFY(plot->xAxis->range().contains(peak));
         QVERIFY(plot->xAxis->range().size() < full.size());
         QTest::keyClick(plot, Qt::Key_Right);
-        QCOMPARE(view->state()->selectedEvent(), peak + 1);
+        QCOMPARE(view->state()->selectedEvent(), EventId(peak + 1));
         QTest::keyClick(plot, Qt::Key_Left, Qt::ShiftModifier);
-        QCOMPARE(view->state()->selectedEvent(), peak + 1 - 100);
+        QCOMPARE(view->state()->selectedEvent(), EventId(peak + 1 - 100));
         QTest::keyClick(plot, Qt::Key_End);
-        QCOMPARE(view->state()->selectedEvent(), static_cast<uint32_t>(doc->devices.at(0).index->eventCount() - 1));
+        QCOMPARE(view->state()->selectedEvent(), EventId(static_cast<uint32_t>(doc->devices.at(0).index->eventCount() - 1)));
         QTest::keyClick(plot, Qt::Key_Home);
-        QCOMPARE(view->state()->selectedEvent(), 0u);
+        QCOMPARE(view->state()->selectedEvent(), EventId(0));
         // The visible range is shared state.
         QCOMPARE(view->state()->visibleRange().first, plot->xAxis->range().lower);
         QCOMPARE(view->state()->visibleRange().last, plot->xAxis->range().upper);
@@ -266,7 +266,7 @@ private slots:
         auto view = openView(doc, Page::Timeline, QSize(1600, 900));
         TimelineView *timeline = view->timeline();
         const DeviceData &d = doc->devices.at(0);
-        const uint32_t peak = *d.summary.peakIndex;
+        const EventId peak = *d.summary.peakIndex;
         timeline->revealEvent(peak);
         timeline->plot()->replot();
         // The largest allocation live at the peak, under the pointer at the peak column.

@@ -166,8 +166,8 @@ private slots:
     {
         auto doc = load(gpt2());
         auto first = openView(doc, Page::Timeline, QSize(1400, 800));
-        first->timeline()->revealEvent(4403);
-        first->state()->setSelectedAllocation(5);
+        first->timeline()->revealEvent(EventId(4403));
+        first->state()->setSelectedAllocation(AllocationId(5));
         first->showPage(Page::Stacks);
         QTemporaryDir dir;
         const std::string path = dir.filePath("v.memlens").toStdString();
@@ -177,8 +177,8 @@ private slots:
         auto second = openView(doc, Page::Summary, QSize(1400, 800));
         applySession(*second, session);
         QCOMPARE(second->currentPageKind(), Page::Stacks);
-        QCOMPARE(second->state()->selectedEvent(), 4403u);
-        QCOMPARE(second->state()->selectedAllocation(), 5u);
+        QCOMPARE(second->state()->selectedEvent(), EventId(4403));
+        QCOMPARE(second->state()->selectedAllocation(), AllocationId(5));
         QCOMPARE(second->timeline()->plot()->xAxis->range().lower, first->timeline()->plot()->xAxis->range().lower);
         QCOMPARE(second->timeline()->plot()->xAxis->range().upper, first->timeline()->plot()->xAxis->range().upper);
     }

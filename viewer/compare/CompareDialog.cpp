@@ -108,7 +108,7 @@ void CompareDialog::refresh()
         return;
     }
     const Moment at = Moment::parse(at_->currentData().toString().toStdString()).value_or(Moment::end());
-    uint32_t ea, eb;
+    EventId ea, eb;
     try {
         ea = eventOf(*da->index, at);
         eb = eventOf(*db->index, at);

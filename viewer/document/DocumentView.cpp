@@ -142,21 +142,21 @@ DocumentView::DocumentView(QWidget *parent)
         const QSignalBlocker blocker(device_);
         device_->setCurrentIndex(device_->findData(device));
     });
-    connect(summary_, &SummaryPage::showOnTimeline, this, [this](uint32_t event, uint32_t allocation) {
+    connect(summary_, &SummaryPage::showOnTimeline, this, [this](EventId event, AllocationId allocation) {
         tabs_->setCurrentWidget(timeline_);
         timeline_->revealEvent(event);
-        if (allocation != UINT32_MAX)
+        if (!allocation.isNone())
             state_->setSelectedAllocation(allocation);
         timeline_->setFocus();
     });
-    connect(summary_, &SummaryPage::showSegments, this, [this](uint32_t event) {
+    connect(summary_, &SummaryPage::showSegments, this, [this](EventId event) {
         state_->setSelectedEvent(event);
         tabs_->setCurrentWidget(segments_);
     });
     connect(steps_, &StepsView::showTimeline, this, [this] { tabs_->setCurrentWidget(timeline_); });
     connect(summary_, &SummaryPage::showInEstimator, this, &DocumentView::estimatorRequested);
     connect(summary_, &SummaryPage::showSteps, this, [this] { tabs_->setCurrentWidget(steps_); });
-    connect(summary_, &SummaryPage::showLeaks, this, [this](uint32_t event) {
+    connect(summary_, &SummaryPage::showLeaks, this, [this](EventId event) {
         state_->setSelectedEvent(event);
         live_->setEarlierStepOnly(true);
         tabs_->setCurrentWidget(live_);
@@ -331,7 +331,7 @@ ExportFooter DocumentView::exportFooter(const QString &version) const
         return footer;
     footer.file = QString::fromStdString(state_->document()->fileName());
     footer.device = QString::fromStdString(d->summary.name);
-    const uint32_t e = state_->selectedEvent();
+    const EventId e = state_->selectedEvent();
     footer.moment = e != kBeforeTrace ? eventLabel(*d->index, e)
                     : d->summary.peakIndex ? tr("peak at %1").arg(eventLabel(*d->index, *d->summary.peakIndex))
                                            : QString();
@@ -376,11 +376,11 @@ void DocumentView::jumpToNote(int index)
     notes_->setSelected(index);
     if (a.view == NoteView::Timeline) {
         showPage(Page::Timeline);
-        timeline_->revealEvent(static_cast<uint32_t>(std::max(0.0, a.x)));
+        timeline_->revealEvent(EventId(static_cast<uint32_t>(std::max(0.0, a.x))));
         return;
     }
     if (a.event >= 0)
-        state_->setSelectedEvent(static_cast<uint32_t>(a.event));
+        state_->setSelectedEvent(EventId(static_cast<uint32_t>(a.event)));
     if (a.view == NoteView::Segments) {
         showPage(Page::Segments);
         if (const auto at = segments_->map()->headPixel(a))
@@ -404,13 +404,13 @@ void DocumentView::addPeakNote()
     if (!d || !d->summary.peakIndex)
         return;
     const DeviceSummary &s = d->summary;
-    QString text = tr("Peak %1 at event %2").arg(bytesText(s.peakActiveBytes)).arg(*s.peakIndex);
+    QString text = tr("Peak %1 at event %2").arg(bytesText(s.peakActiveBytes)).arg(s.peakIndex->index());
     for (size_t i = 0; i < s.topLiveAtPeak.size() && i < 3; ++i) {
         const auto frames = stackFrames(*state_->document()->snapshot, s.topLiveAtPeak[i].stack, true);
         text += QStringLiteral("\n%1 %2").arg(bytesText(s.topLiveAtPeak[i].size),
                                               frames.empty() ? tr("(no stack)") : QString::fromStdString(state_->document()->snapshot->frameText(frames.front())));
     }
-    notes_->add(timelineNote(text, double(*s.peakIndex), double(s.peakActiveBytes)));
+    notes_->add(timelineNote(text, double(s.peakIndex->index()), double(s.peakActiveBytes)));
 }
 
 bool DocumentView::addOomNote()
@@ -428,7 +428,7 @@ bool DocumentView::addOomNote()
                                   bytesText(chosen->largestFreeBlock),
                                   QString::fromStdString(chosen->verdict()));
     if (currentPageKind() != Page::Segments) {
-        notes_->add(timelineNote(text, double(chosen->event), double(d->index->activeAfter(chosen->event))));
+        notes_->add(timelineNote(text, double(chosen->event.index()), double(d->index->activeAfter(chosen->event))));
         return true;
     }
     // On the segment map the note goes on the largest hole of the pool the request needed.
@@ -437,7 +437,7 @@ bool DocumentView::addOomNote()
     Note a;
     a.view = NoteView::Segments;
     a.text = text;
-    a.event = chosen->event;
+    a.event = chosen->event.index();
     if (chosen->largestFreeBlock > 0) {
         a.x = static_cast<double>(chosen->largestFreeAddress);
         a.text += tr("\nthe largest hole, %1, is here").arg(bytesText(chosen->largestFreeBlock));
@@ -457,16 +457,16 @@ void DocumentView::addNoteAtCursor(const QString &text)
     const DeviceData *d = state_->deviceData();
     if (!d || d->index->eventCount() == 0)
         return;
-    uint32_t e = state_->selectedEvent();
+    EventId e = state_->selectedEvent();
     if (e == kBeforeTrace)
-        e = d->summary.peakIndex.value_or(0);
-    notes_->add(timelineNote(text, double(e), double(d->index->activeAfter(e))));
+        e = d->summary.peakIndex.value_or(EventId(0));
+    notes_->add(timelineNote(text, double(e.index()), double(d->index->activeAfter(e))));
 }
 
-void DocumentView::showAllocation(uint32_t allocation)
+void DocumentView::showAllocation(AllocationId allocation)
 {
     const DeviceData *d = state_->deviceData();
-    if (!d || allocation == UINT32_MAX || allocation >= d->index->allocationCount()) {
+    if (!d || allocation.index() >= d->index->allocationCount()) { // none is beyond every allocation
         details_->clear();
         return;
     }

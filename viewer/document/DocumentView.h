@@ -97,7 +97,7 @@ private:
     // Stage 1: what needs only the indices (summary) shows while the timeline is prepared.
     void showDocument(std::shared_ptr<const Document> doc);
     void enablePages(); // stage 2 arrived
-    void showAllocation(uint32_t allocation);
+    void showAllocation(AllocationId allocation);
     void fillDevices();
 
     QString path_;

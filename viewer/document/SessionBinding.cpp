@@ -26,7 +26,7 @@ Session captureSession(const DocumentView &view)
     s.visibleLast = state.visibleRange().last;
     if (state.selectedEvent() != kBeforeTrace)
         s.selectedEvent = state.selectedEvent();
-    if (state.selectedAllocation() != UINT32_MAX)
+    if (!state.selectedAllocation().isNone())
         s.selectedAllocation = state.selectedAllocation();
     s.segmentBytesPerRow = view.segments()->map()->bytesPerRow();
     const CallTreeOptions o = view.stacks()->options();

@@ -33,25 +33,25 @@ void EventListModel::setFilter(std::optional<Action> action, std::optional<uint6
                 continue;
             if (address && (ev.addr[e] != *address || ev.action[e] == Action::Oom))
                 continue;
-            rows_.push_back(e);
+            rows_.push_back(EventId(e));
         }
     }
     endResetModel();
 }
 
-int EventListModel::rowForEvent(uint32_t event) const
+int EventListModel::rowForEvent(EventId event) const
 {
     if (!device_ || event == kBeforeTrace)
         return -1;
     if (!filtered_)
-        return event < device_->index->eventCount() ? static_cast<int>(event) : -1;
+        return event.index() < device_->index->eventCount() ? static_cast<int>(event.index()) : -1;
     auto it = std::upper_bound(rows_.begin(), rows_.end(), event);
     return it == rows_.begin() ? -1 : static_cast<int>(it - rows_.begin() - 1);
 }
 
-uint32_t EventListModel::eventAt(int row) const
+EventId EventListModel::eventAt(int row) const
 {
-    return filtered_ ? rows_[static_cast<size_t>(row)] : static_cast<uint32_t>(row);
+    return filtered_ ? rows_[static_cast<size_t>(row)] : EventId(static_cast<uint32_t>(row));
 }
 
 int EventListModel::rowCount(const QModelIndex &parent) const
@@ -71,7 +71,7 @@ QVariant EventListModel::data(const QModelIndex &index, int role) const
 {
     if (!index.isValid() || !device_ || index.row() >= rowCount())
         return {};
-    const uint32_t e = eventAt(index.row());
+    const uint32_t e = eventAt(index.row()).index();
     const EventTable &ev = device_->index->events();
     const Action action = ev.action[e];
     if (role == EventRole)

@@ -22,8 +22,8 @@ public:
     // Only events with this action (nullopt: all) and, if set, at this address.
     void setFilter(std::optional<Action> action, std::optional<uint64_t> address);
     // Row showing `event`, or the row of the last shown event before it; -1 when none.
-    int rowForEvent(uint32_t event) const;
-    uint32_t eventAt(int row) const;
+    int rowForEvent(EventId event) const;
+    EventId eventAt(int row) const;
 
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
@@ -34,7 +34,7 @@ private:
     std::shared_ptr<const Document> doc_;
     const DeviceData *device_ = nullptr;
     bool filtered_ = false;
-    std::vector<uint32_t> rows_; // event of each row when filtered
+    std::vector<EventId> rows_; // event of each row when filtered
 };
 
 } // namespace memlens

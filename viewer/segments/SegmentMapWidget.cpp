@@ -30,7 +30,7 @@ void SegmentMapWidget::setState(std::shared_ptr<const Document> doc, const Devic
     relayout();
 }
 
-void SegmentMapWidget::setSelectedAllocation(uint32_t allocation)
+void SegmentMapWidget::setSelectedAllocation(AllocationId allocation)
 {
     selected_ = allocation;
     update();
@@ -144,7 +144,7 @@ void SegmentMapWidget::paintEvent(QPaintEvent *event)
                 p.drawRect(piece.rect.adjusted(0, 0, -0.5, -0.5));
                 continue;
             }
-            const QColor color = device_ ? allocationColor(*device_, block.allocation, colorMode_) : bandColor(block.allocation);
+            const QColor color = device_ ? allocationColor(*device_, block.allocation, colorMode_) : bandColor(block.allocation.index());
             p.fillRect(piece.rect, color);
             // Rounding waste: the tail of the block the user did not ask for.
             if (block.size > block.requested && block.size > 0) {
@@ -303,10 +303,10 @@ const SegmentMapWidget::Piece *SegmentMapWidget::pieceAt(const QPointF &pos) con
     return nullptr;
 }
 
-QString SegmentMapWidget::describeAt(const QPoint &pos, uint32_t *allocation) const
+QString SegmentMapWidget::describeAt(const QPoint &pos, AllocationId *allocation) const
 {
     if (allocation)
-        *allocation = UINT32_MAX;
+        *allocation = AllocationId::none();
     const Piece *piece = pieceAt(pos);
     if (!piece)
         return {};
@@ -333,7 +333,7 @@ QString SegmentMapWidget::describeAt(const QPoint &pos, uint32_t *allocation) co
     return text + "\n" + segmentText;
 }
 
-QRect SegmentMapWidget::rectOfAllocation(uint32_t allocation) const
+QRect SegmentMapWidget::rectOfAllocation(AllocationId allocation) const
 {
     for (const auto &row : rows_) {
         for (const Piece &piece : row) {
@@ -355,7 +355,7 @@ void SegmentMapWidget::mouseMoveEvent(QMouseEvent *event)
 
 void SegmentMapWidget::mousePressEvent(QMouseEvent *event)
 {
-    uint32_t allocation = UINT32_MAX;
+    AllocationId allocation;
     describeAt(event->pos(), &allocation);
     emit allocationClicked(allocation);
 }

@@ -22,17 +22,17 @@ public:
     explicit SegmentMapWidget(QWidget *parent = nullptr);
 
     void setState(std::shared_ptr<const Document> doc, const DeviceData *device, AllocatorState state);
-    void setSelectedAllocation(uint32_t allocation);
+    void setSelectedAllocation(AllocationId allocation);
     void setColorMode(ColorMode mode);
     static constexpr uint64_t kMinBytesPerRow = 1ull << 20, kMaxBytesPerRow = 16ull << 30;
     void setBytesPerRow(uint64_t bytes); // clamped to [kMinBytesPerRow, kMaxBytesPerRow]
     uint64_t bytesPerRow() const { return bytesPerRow_; }
     const AllocatorState &state() const { return state_; }
 
-    // What is under a point: tooltip text and the allocation (UINT32_MAX: free space or none).
-    QString describeAt(const QPoint &pos, uint32_t *allocation = nullptr) const;
+    // What is under a point: tooltip text and the allocation (none: free space or nothing).
+    QString describeAt(const QPoint &pos, AllocationId *allocation = nullptr) const;
     // Where a block is drawn (its first piece), for tests and "scroll to".
-    QRect rectOfAllocation(uint32_t allocation) const;
+    QRect rectOfAllocation(AllocationId allocation) const;
 
     QSize sizeHint() const override;
 
@@ -51,7 +51,7 @@ public:
     void refreshNotes() override { update(); }
 
 signals:
-    void allocationClicked(uint32_t allocation);
+    void allocationClicked(memlens::AllocationId allocation);
     void bytesPerRowChanged(uint64_t bytes);
 
 protected:
@@ -78,7 +78,7 @@ private:
     std::shared_ptr<const Document> doc_;
     const DeviceData *device_ = nullptr;
     AllocatorState state_;
-    uint32_t selected_ = UINT32_MAX;
+    AllocationId selected_;
     ColorMode colorMode_ = ColorMode::Allocation;
     uint64_t bytesPerRow_ = 64ull << 20;
     std::vector<std::vector<Piece>> rows_; // pieces per row of pixels (rowHeight each)

@@ -51,7 +51,7 @@ SegmentsPage::SegmentsPage(ViewState *state, QWidget *parent) : QWidget(parent),
             else if (moment == Moment::Oom && !s.ooms.empty())
                 state_->setSelectedEvent(s.ooms.front().event);
             else if (moment == Moment::End && d->index->eventCount() > 0)
-                state_->setSelectedEvent(static_cast<uint32_t>(d->index->eventCount() - 1));
+                state_->setSelectedEvent(EventId(static_cast<uint32_t>(d->index->eventCount() - 1)));
         });
     }
     scale_ = new QComboBox(this);
@@ -174,7 +174,7 @@ SegmentsPage::SegmentsPage(ViewState *state, QWidget *parent) : QWidget(parent),
 void SegmentsPage::release()
 {
     device_ = nullptr;
-    shown_ = UINT32_MAX;
+    shown_.reset();
     eventModel_->setDevice(nullptr, 0);
     segmentModel_->setState({});
     map_->setState(nullptr, nullptr, {});
@@ -197,7 +197,7 @@ void SegmentsPage::rebuild()
             sizeWidth = std::max(sizeWidth, fm.horizontalAdvance(bytesText(widest)) + margin);
         events_->setColumnWidth(EventListModel::Size, sizeWidth);
     }
-    shown_ = UINT32_MAX;
+    shown_.reset();
     if (!device_)
         return;
     // About 40 rows for the largest the allocator ever reserved on this device.
@@ -210,8 +210,8 @@ void SegmentsPage::rebuild()
         }
     }
     scale_->setCurrentIndex(pick);
-    const uint32_t e = state_->selectedEvent();
-    showState(e != kBeforeTrace ? e : device_->index->eventCount() ? static_cast<uint32_t>(device_->index->eventCount() - 1) : kBeforeTrace);
+    const EventId e = state_->selectedEvent();
+    showState(e != kBeforeTrace ? e : device_->index->eventCount() ? EventId(static_cast<uint32_t>(device_->index->eventCount() - 1)) : kBeforeTrace);
 }
 
 void SegmentsPage::applyFilter()
@@ -229,12 +229,12 @@ void SegmentsPage::applyFilter()
             address = value;
     }
     eventModel_->setFilter(action, address);
-    const int row = eventModel_->rowForEvent(shown_);
+    const int row = shown_ ? eventModel_->rowForEvent(*shown_) : -1;
     if (row >= 0)
         events_->scrollTo(eventModel_->index(row, 0), QAbstractItemView::PositionAtCenter);
 }
 
-void SegmentsPage::showState(uint32_t event)
+void SegmentsPage::showState(EventId event)
 {
     if (!device_ || event == shown_)
         return;

@@ -6,6 +6,7 @@
 #include "pipeline/Document.h"
 
 #include <memory>
+#include <optional>
 #include <QWidget>
 
 class QComboBox;
@@ -34,7 +35,7 @@ public:
     EventListModel *eventModel() const { return eventModel_; }
     QString figuresText() const;
     QString verdictText() const;
-    uint32_t shownEvent() const { return shown_; }
+    std::optional<EventId> shownEvent() const { return shown_; } // none until a state is shown
     // Scrolls the map so that a point of it is in view.
     void revealMapPoint(const QPointF &point);
     // Scrolls to the first note on the map (a session or render opening on this page).
@@ -46,12 +47,12 @@ signals:
 private:
     void rebuild();
     void release();
-    void showState(uint32_t event);
+    void showState(EventId event);
     void applyFilter();
 
     ViewState *state_;
     const DeviceData *device_ = nullptr; // the state's device, as of the last rebuild
-    uint32_t shown_ = UINT32_MAX;
+    std::optional<EventId> shown_;
     bool deviceStale_ = false; // the device changed while the page was hidden
     bool syncingList_ = false; // moving the list to the cursor, not the cursor to the list
     QLabel *title_;

@@ -17,11 +17,11 @@ namespace memlens {
 namespace {
 
 // Reserved bytes as a staircase over event numbers: (event, bytes after it) changes.
-void setSteps(QCPGraph *graph, uint64_t start, const std::vector<std::pair<uint32_t, uint64_t>> &changes, double end)
+void setSteps(QCPGraph *graph, uint64_t start, const std::vector<std::pair<EventId, uint64_t>> &changes, double end)
 {
     QVector<double> x{-1}, y{double(start)};
     for (const auto &[event, bytes] : changes) {
-        x << double(event);
+        x << double(event.index());
         y << double(bytes);
     }
     x << end;
@@ -161,7 +161,7 @@ void WhatIfPanel::showResult()
     }
     const QColor accent = palette().color(QPalette::Highlight);
     setSteps(plot_->graph(1), r->startReservedBytes, r->predictedReserved,
-             double(r->predicted.oomAt ? *r->predicted.oomAt : std::max<size_t>(state_->deviceData()->index->eventCount(), 1)));
+             double(r->predicted.oomAt ? r->predicted.oomAt->index() : std::max<size_t>(state_->deviceData()->index->eventCount(), 1)));
     plot_->graph(1)->setPen(QPen(accent, 2));
     const double top = double(std::max(r->predicted.peakReservedBytes, r->recorded.peakReservedBytes));
     plot_->yAxis->setRange(0, top * 1.15 + 1);
@@ -174,15 +174,16 @@ void WhatIfPanel::showResult()
     const QColor red(220, 40, 40);
     if (r->predicted.oomAt) {
         auto *line = new QCPItemStraightLine(plot_);
-        line->point1->setCoords(double(*r->predicted.oomAt), 0);
-        line->point2->setCoords(double(*r->predicted.oomAt), 1);
+        const double oomX = r->predicted.oomAt->index();
+        line->point1->setCoords(oomX, 0);
+        line->point2->setCoords(oomX, 1);
         line->setPen(QPen(red, 1.5));
         auto *label = new QCPItemText(plot_);
-        label->position->setCoords(double(*r->predicted.oomAt), top * 1.08);
+        label->position->setCoords(oomX, top * 1.08);
         label->setPositionAlignment(Qt::AlignRight | Qt::AlignVCenter);
         label->setText(tr("predicted OOM "));
         label->setColor(red);
-        text += tr("<span style='color:%1'><b>Predicted OOM at event %2</b></span>").arg(red.name()).arg(*r->predicted.oomAt);
+        text += tr("<span style='color:%1'><b>Predicted OOM at event %2</b></span>").arg(red.name()).arg(r->predicted.oomAt->index());
     } else {
         text += r->capacity.bytes ? tr("No OOM within %1.").arg(bytesText(*r->capacity.bytes)) : tr("No OOM (no capacity known).");
     }

@@ -163,12 +163,12 @@ void StacksPage::rebuild()
     std::shared_ptr<const CallTree> tree;
     if (scope_->currentIndex() == 1) {
         const auto n = static_cast<uint32_t>(d->index->eventCount());
-        const uint32_t first = std::min(state_->visibleFirstEvent(), n ? n - 1 : 0);
-        const uint32_t last = std::min(state_->visibleLastEvent(), n ? n - 1 : 0);
-        std::vector<uint32_t> born;
-        for (uint32_t e = first; n && e <= last; ++e) {
+        const EventId first = std::min(state_->visibleFirstEvent(), EventId(n ? n - 1 : 0));
+        const EventId last = std::min(state_->visibleLastEvent(), EventId(n ? n - 1 : 0));
+        std::vector<AllocationId> born;
+        for (uint32_t e = first.index(); n && e <= last.index(); ++e) {
             if (d->index->events().action[e] == Action::Alloc)
-                born.push_back(d->index->ownerOfEvent(e));
+                born.push_back(d->index->allocationOfEvent(EventId(e)));
         }
         tree = std::make_shared<const CallTree>(*state_->document()->snapshot, *d->index, born, options(), d->categories.get());
         title_->setText(tr("<b>%1 allocated in %2 allocations from %3 to %4</b>%5")
@@ -176,8 +176,8 @@ void StacksPage::rebuild()
                             .arg(born.size())
                             .arg(eventLabel(*d->index, first), eventLabel(*d->index, last), groupingText()));
     } else {
-        uint32_t e = state_->selectedEvent();
-        if (e == kBeforeTrace || e >= d->index->eventCount())
+        EventId e = state_->selectedEvent();
+        if (e == kBeforeTrace || e.index() >= d->index->eventCount())
             e = d->index->peakIndex();
         tree = std::make_shared<const CallTree>(*state_->document()->snapshot, *d->index, d->index->liveAt(e), options(), d->categories.get());
         title_->setText(tr("<b>%1 live after %2</b>%3%4")

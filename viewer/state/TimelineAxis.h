@@ -14,15 +14,15 @@ public:
     TimelineAxis(const DeviceIndex *index, bool time);
 
     bool isTime() const { return time_; }
-    double xOfEvent(uint32_t event) const;
+    double xOfEvent(EventId event) const;
     double xOfTime(int64_t timeUs) const; // in event mode: the first event at or after it
     double xMin() const { return 0; }
     double xMax() const;
     // The events each of `columns` equal slices of [x0, x1] shows: every event whose state
-    // (which lasts from it to the next event) overlaps the slice.
-    std::vector<std::pair<uint32_t, uint32_t>> columnRanges(double x0, double x1, int columns) const;
+    // (which lasts from it to the next event) overlaps the slice, first and last.
+    std::vector<std::pair<EventId, EventId>> columnRanges(double x0, double x1, int columns) const;
     // The event whose state is shown at x.
-    uint32_t eventAt(double x) const;
+    EventId eventAt(double x) const; // event 0 when the trace is empty
 
 private:
     const DeviceIndex *index_ = nullptr;

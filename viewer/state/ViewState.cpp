@@ -40,7 +40,7 @@ void ViewState::resetDevice(int device)
     const DeviceData *d = deviceData();
     axis_ = TimelineAxis(d ? d->index.get() : nullptr, wantTime_);
     event_ = kBeforeTrace;
-    allocation_ = UINT32_MAX;
+    allocation_ = AllocationId::none();
     zoomHistory_.clear();
     range_ = fullRange();
     whatIf_.reset();
@@ -63,7 +63,7 @@ void ViewState::setDevice(int device)
     emit visibleRangeChanged(range_);
 }
 
-void ViewState::setSelectedEvent(uint32_t event)
+void ViewState::setSelectedEvent(EventId event)
 {
     if (event == event_)
         return;
@@ -71,7 +71,7 @@ void ViewState::setSelectedEvent(uint32_t event)
     emit selectedEventChanged(event);
 }
 
-void ViewState::setSelectedAllocation(uint32_t allocation)
+void ViewState::setSelectedAllocation(AllocationId allocation)
 {
     if (allocation == allocation_)
         return;
@@ -87,7 +87,7 @@ void ViewState::setTimeAxis(bool time)
     if (axis.isTime() == axis_.isTime())
         return;
     const bool whole = range_ == fullRange();
-    const uint32_t first = visibleFirstEvent(), last = visibleLastEvent();
+    const EventId first = visibleFirstEvent(), last = visibleLastEvent();
     axis_ = axis;
     zoomHistory_.clear();
     range_ = whole ? fullRange() : clamped(rangeOfEvents(first, last));
@@ -108,7 +108,7 @@ VisibleRange ViewState::fullRange() const
     return {axis_.xMin(), std::max(axis_.xMin() + 1e-9, axis_.xMax() + (axis_.isTime() ? 0.0 : 1.0))};
 }
 
-VisibleRange ViewState::rangeOfEvents(uint32_t first, uint32_t last) const
+VisibleRange ViewState::rangeOfEvents(EventId first, EventId last) const
 {
     // On the event axis an event's column is one unit wide; on the time axis it is an instant.
     return {axis_.xOfEvent(first), axis_.xOfEvent(last) + (axis_.isTime() ? 0.0 : 1.0)};
@@ -124,12 +124,12 @@ VisibleRange ViewState::clamped(VisibleRange r) const
     return {start, start + width};
 }
 
-uint32_t ViewState::visibleFirstEvent() const
+EventId ViewState::visibleFirstEvent() const
 {
     return axis_.eventAt(range_.first);
 }
 
-uint32_t ViewState::visibleLastEvent() const
+EventId ViewState::visibleLastEvent() const
 {
     // The range's end is exclusive: an event whose column starts there is not shown.
     return std::max(visibleFirstEvent(), axis_.eventAt(std::nextafter(range_.last, range_.first)));

@@ -40,14 +40,14 @@ public:
     const DeviceData *deviceData() const; // the selected device; null when the document has none
     const TimelineLayout *deviceLayout() const;
     const TimelineAxis &axis() const { return axis_; }
-    uint32_t selectedEvent() const { return event_; }
-    uint32_t selectedAllocation() const { return allocation_; }
+    EventId selectedEvent() const { return event_; }
+    AllocationId selectedAllocation() const { return allocation_; }
     bool timeAxis() const { return axis_.isTime(); }
     ColorMode colorMode() const { return colorMode_; }
 
     void setDevice(int device);
-    void setSelectedEvent(uint32_t event);
-    void setSelectedAllocation(uint32_t allocation); // UINT32_MAX: none
+    void setSelectedEvent(EventId event);
+    void setSelectedAllocation(AllocationId allocation);
     void setTimeAxis(bool time);                     // keeps the same events in view
     void setColorMode(ColorMode mode);
 
@@ -58,8 +58,8 @@ public:
 
     VisibleRange visibleRange() const { return range_; }
     // The events the visible range shows, whatever the x axis is.
-    uint32_t visibleFirstEvent() const;
-    uint32_t visibleLastEvent() const;
+    EventId visibleFirstEvent() const;
+    EventId visibleLastEvent() const;
     // Pans and wheel zooms: clamped to the trace, not remembered.
     void setVisibleRange(VisibleRange range);
     // A deliberate zoom (a dragged range, a jump to an event): Zoom Out returns from it.
@@ -68,7 +68,7 @@ public:
     void showAll();
     VisibleRange fullRange() const;
     // The range that shows exactly events `first` to `last`, in the current axis.
-    VisibleRange rangeOfEvents(uint32_t first, uint32_t last) const;
+    VisibleRange rangeOfEvents(EventId first, EventId last) const;
 
 signals:
     // A new document is always followed by deviceChanged (and visibleRangeChanged), so views
@@ -76,8 +76,8 @@ signals:
     void documentChanged();
     void timelineChanged();
     void deviceChanged(int device);
-    void selectedEventChanged(uint32_t event);
-    void selectedAllocationChanged(uint32_t allocation);
+    void selectedEventChanged(memlens::EventId event);
+    void selectedAllocationChanged(memlens::AllocationId allocation);
     void timeAxisChanged(bool time);
     void colorModeChanged(ColorMode mode);
     void visibleRangeChanged(VisibleRange range);
@@ -94,8 +94,8 @@ private:
     int device_ = 0;
     bool wantTime_ = false;
     TimelineAxis axis_;
-    uint32_t event_ = kBeforeTrace;
-    uint32_t allocation_ = UINT32_MAX;
+    EventId event_ = kBeforeTrace;
+    AllocationId allocation_;
     ColorMode colorMode_ = ColorMode::Allocation;
     VisibleRange range_;
     std::vector<VisibleRange> zoomHistory_;

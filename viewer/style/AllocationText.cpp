@@ -25,7 +25,7 @@ QString lifetime(const DeviceIndex &index, const Allocation &a)
 }
 
 // What the trace says about an allocation beyond size and stack: (label, value) pairs.
-QList<std::pair<QString, QString>> notes(const Snapshot &snapshot, const DeviceIndex &index, uint32_t allocation)
+QList<std::pair<QString, QString>> notes(const Snapshot &snapshot, const DeviceIndex &index, AllocationId allocation)
 {
     QList<std::pair<QString, QString>> out;
     for (const std::string &label : index.labelsOf(allocation))
@@ -55,19 +55,19 @@ QString snapshotText(const Snapshot &snapshot, uint32_t id)
     return QString::fromUtf8(v.data(), static_cast<qsizetype>(v.size()));
 }
 
-QString eventLabel(const DeviceIndex &index, uint32_t event)
+QString eventLabel(const DeviceIndex &index, EventId event)
 {
     if (event == kBeforeTrace)
         return QObject::tr("start");
-    QString text = QObject::tr("event %1").arg(event);
-    const int64_t t = index.events().timeUs[event];
+    QString text = QObject::tr("event %1").arg(event.index());
+    const int64_t t = index.events().timeUs[event.index()];
     const int64_t t0 = index.eventCount() ? index.events().timeUs[0] : 0;
     if (t != 0)
         text += QObject::tr(" (+%1 s)").arg(static_cast<double>(t - t0) / 1e6, 0, 'f', 3);
     return text;
 }
 
-QString allocationTooltip(const Document &doc, const DeviceIndex &index, uint32_t allocation, int frames)
+QString allocationTooltip(const Document &doc, const DeviceIndex &index, AllocationId allocation, int frames)
 {
     const AllocationDetail d = index.detail(allocation);
     const Allocation &a = index.allocation(allocation);
@@ -90,7 +90,7 @@ QString allocationTooltip(const Document &doc, const DeviceIndex &index, uint32_
     return lines.join('\n');
 }
 
-QString allocationDetailsHtml(const Document &doc, const DeviceIndex &index, uint32_t allocation, bool allFrames)
+QString allocationDetailsHtml(const Document &doc, const DeviceIndex &index, AllocationId allocation, bool allFrames)
 {
     const AllocationDetail d = index.detail(allocation);
     const Allocation &a = index.allocation(allocation);

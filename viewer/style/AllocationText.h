@@ -7,10 +7,10 @@
 namespace memlens {
 
 // Short multi-line text for a tooltip: size, address, stream, lifetime, top frames.
-QString allocationTooltip(const Document &doc, const DeviceIndex &index, uint32_t allocation, int frames = 4);
+QString allocationTooltip(const Document &doc, const DeviceIndex &index, AllocationId allocation, int frames = 4);
 // Rich text with the full stack (noise frames hidden unless `allFrames`).
-QString allocationDetailsHtml(const Document &doc, const DeviceIndex &index, uint32_t allocation, bool allFrames);
-QString eventLabel(const DeviceIndex &index, uint32_t event);
+QString allocationDetailsHtml(const Document &doc, const DeviceIndex &index, AllocationId allocation, bool allFrames);
+QString eventLabel(const DeviceIndex &index, EventId event);
 // A string of the snapshot's string table (labels, metadata, frame names), as the UI shows it.
 QString snapshotText(const Snapshot &snapshot, uint32_t id);
 

@@ -14,17 +14,17 @@ QColor bandColor(uint64_t key)
     return QColor::fromHsv(hue, saturation, value);
 }
 
-QColor allocationColor(const DeviceData &device, uint32_t allocation, ColorMode mode)
+QColor allocationColor(const DeviceData &device, AllocationId allocation, ColorMode mode)
 {
     switch (mode) {
     case ColorMode::CallSite:
         return bandColor(0x5171E000ull + device.index->detail(allocation).stack);
     case ColorMode::Category:
-        return device.categories ? categoryColor(static_cast<int>(device.categories->of(allocation))) : bandColor(allocation);
+        return device.categories ? categoryColor(static_cast<int>(device.categories->of(allocation))) : bandColor(allocation.index());
     case ColorMode::Allocation:
         break;
     }
-    return bandColor(allocation);
+    return bandColor(allocation.index());
 }
 
 QColor foldedBandColor(bool dark)

@@ -2,6 +2,7 @@
 // Stable colours: the same allocation (or call site) gets the same colour in every view and
 // every session, readable on light and dark backgrounds.
 #include "model/EnumNames.h"
+#include "model/Ids.h"
 
 #include <cstdint>
 #include <QColor>
@@ -29,7 +30,7 @@ constexpr std::optional<ColorMode> colorModeFromName(std::string_view name)
 }
 
 QColor bandColor(uint64_t key);
-QColor allocationColor(const DeviceData &device, uint32_t allocation, ColorMode mode);
+QColor allocationColor(const DeviceData &device, AllocationId allocation, ColorMode mode);
 QColor foldedBandColor(bool dark);
 // A private pool's reserved but unused room (its envelope above what it holds).
 QColor poolEnvelopeColor(bool dark);

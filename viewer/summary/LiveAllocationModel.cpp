@@ -10,7 +10,7 @@ namespace memlens {
 LiveAllocationModel::LiveAllocationModel(QObject *parent) : QAbstractTableModel(parent) {}
 
 void LiveAllocationModel::setAllocations(std::shared_ptr<const Document> doc, int device, std::vector<LiveBlockInfo> rows,
-                                         uint64_t total, uint32_t atEvent)
+                                         uint64_t total, EventId atEvent)
 {
     beginResetModel();
     atEvent_ = atEvent;
@@ -40,7 +40,7 @@ QVariant LiveAllocationModel::data(const QModelIndex &index, int role) const
         return {};
     const LiveBlockInfo &r = rows_[static_cast<size_t>(index.row())];
     if (role == AllocationRole)
-        return r.allocation;
+        return r.allocation.index();
     if (role == FractionRole)
         return largest_ ? static_cast<double>(r.size) / static_cast<double>(largest_) : 0.0;
     if (role == Qt::ToolTipRole) {
@@ -67,11 +67,11 @@ QVariant LiveAllocationModel::data(const QModelIndex &index, int role) const
             return {};
         if (r.allocEvent == kBeforeTrace)
             return role == Qt::EditRole ? QVariant::fromValue<qlonglong>(-1) : QVariant(tr("from before the trace"));
-        const qlonglong events = qlonglong(atEvent_) - qlonglong(r.allocEvent);
+        const qlonglong events = qlonglong(atEvent_.index()) - qlonglong(r.allocEvent.index());
         if (role == Qt::EditRole)
             return events;
         const DeviceData *d = doc_->device(device_);
-        const double seconds = d ? double(d->index->events().timeUs[atEvent_] - d->index->events().timeUs[r.allocEvent]) / 1e6 : 0.0;
+        const double seconds = d ? double(d->index->events().timeUs[atEvent_.index()] - d->index->events().timeUs[r.allocEvent.index()]) / 1e6 : 0.0;
         return tr("%1 events, %2 s").arg(events).arg(seconds, 0, 'f', 3);
     }
     case CategoryColumn:
@@ -118,7 +118,7 @@ QString LiveAllocationModel::csv() const
                    .arg(QString::fromLatin1(categoryName(r.category).data(), static_cast<qsizetype>(categoryName(r.category).size())))
                    .arg(r.addr, 0, 16)
                    .arg(r.stream)
-                   .arg(r.allocEvent == kBeforeTrace ? QString() : QString::number(r.allocEvent))
+                   .arg(r.allocEvent == kBeforeTrace ? QString() : QString::number(r.allocEvent.index()))
                    .arg(notes, frame);
     }
     return out;

@@ -19,7 +19,7 @@ public:
 
     // `atEvent`: the moment the rows are live at (for their age).
     void setAllocations(std::shared_ptr<const Document> doc, int device, std::vector<LiveBlockInfo> rows, uint64_t total,
-                        uint32_t atEvent = kBeforeTrace);
+                        EventId atEvent = kBeforeTrace);
     const std::vector<LiveBlockInfo> &rows() const { return rows_; }
     QString csv() const; // every row and column, for export
     // Labels (annotate entries), user metadata and compiled region of a row, "; "-separated.
@@ -36,7 +36,7 @@ private:
     std::vector<LiveBlockInfo> rows_;
     uint64_t total_ = 0;
     uint64_t largest_ = 0;
-    uint32_t atEvent_ = kBeforeTrace;
+    EventId atEvent_ = kBeforeTrace;
 };
 
 } // namespace memlens

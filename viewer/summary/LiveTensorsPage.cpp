@@ -28,7 +28,7 @@ namespace memlens {
 class LiveFilterProxy : public QSortFilterProxyModel {
 public:
     using QSortFilterProxyModel::QSortFilterProxyModel;
-    void set(std::shared_ptr<const Document> doc, const DeviceData *device, uint32_t cursor, const QString &text, uint64_t minBytes,
+    void set(std::shared_ptr<const Document> doc, const DeviceData *device, EventId cursor, const QString &text, uint64_t minBytes,
              uint64_t maxBytes, bool earlierStepOnly)
     {
         doc_ = std::move(doc);
@@ -152,7 +152,7 @@ LiveTensorsPage::LiveTensorsPage(ViewState *state, QWidget *parent) : QWidget(pa
     });
     connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex &current) {
         if (current.isValid())
-            state_->setSelectedAllocation(current.data(LiveAllocationModel::AllocationRole).toUInt());
+            state_->setSelectedAllocation(AllocationId(current.data(LiveAllocationModel::AllocationRole).toUInt()));
     });
     connect(state_, &ViewState::selectedEventChanged, new RefreshWhenShown(this, [this] { rebuild(); }), &RefreshWhenShown::request);
     connect(state_, &ViewState::deviceChanged, this, &LiveTensorsPage::rebuild);
@@ -183,8 +183,8 @@ void LiveTensorsPage::rebuild()
         model_->setAllocations(state_->document(), 0, {}, 0);
         return;
     }
-    uint32_t e = state_->selectedEvent();
-    if (e == kBeforeTrace || e >= d->index->eventCount())
+    EventId e = state_->selectedEvent();
+    if (e == kBeforeTrace || e.index() >= d->index->eventCount())
         e = d->index->peakIndex();
     uint64_t count = 0;
     std::vector<LiveBlockInfo> rows = largestLive(*d->index, e, SIZE_MAX, &count, d->categories.get());

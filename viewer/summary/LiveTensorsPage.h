@@ -44,7 +44,7 @@ private:
     QTableView *table_;
     QLineEdit *text_, *minSize_, *maxSize_;
     QCheckBox *earlierStep_;
-    uint32_t cursor_ = kBeforeTrace; // the event whose live allocations are shown
+    EventId cursor_ = kBeforeTrace; // the event whose live allocations are shown
     QLabel *title_, *totals_, *empty_;
     QStackedWidget *results_;
 };

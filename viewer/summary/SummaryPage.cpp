@@ -44,16 +44,16 @@ SummaryPage::SummaryPage(ViewState *state, QWidget *parent) : QWidget(parent), s
     table_->verticalHeader()->hide();
     table_->setAlternatingRowColors(true);
     connect(table_, &QTableView::doubleClicked, this, [this](const QModelIndex &index) {
-        const uint32_t allocation = index.data(LiveAllocationModel::AllocationRole).toUInt();
+        const AllocationId allocation(index.data(LiveAllocationModel::AllocationRole).toUInt());
         const DeviceData *d = state_->deviceData();
         if (!d)
             return;
-        const uint32_t born = d->index->allocation(allocation).allocEvent;
+        const EventId born = d->index->allocation(allocation).allocEvent;
         emit showOnTimeline(d->summary.peakIndex.value_or(born), allocation);
     });
     connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex &current) {
         if (current.isValid())
-            state_->setSelectedAllocation(current.data(LiveAllocationModel::AllocationRole).toUInt());
+            state_->setSelectedAllocation(AllocationId(current.data(LiveAllocationModel::AllocationRole).toUInt()));
     });
     fixHeading_ = new QLabel(this);
     fixHeading_->setTextFormat(Qt::RichText);
@@ -125,7 +125,7 @@ void SummaryPage::refresh()
     const QString phase = QString::fromStdString(s.peakPhase);
     QString peak = s.peakIndex ? QStringLiteral("<a href='event:%3'>%1</a> at %2")
                                      .arg(bytesText(s.peakActiveBytes), eventLabel(*d->index, *s.peakIndex).toHtmlEscaped())
-                                     .arg(*s.peakIndex)
+                                     .arg(s.peakIndex->index())
                                : tr("%1 before the trace began").arg(bytesText(s.peakActiveBytes));
     if (!phase.isEmpty())
         peak += tr(", during <i>%1</i>").arg(phase.toHtmlEscaped());
@@ -153,7 +153,7 @@ void SummaryPage::refresh()
     for (const OomDiagnosis &o : s.ooms)
         row(tr("Out of memory"), tr("<a href='oom:%1'>%2 requested</a> at %3; the device reported %4 free%8; %5 free inside "
                                     "reserved segments, largest free block %6 — <a href='segments:%1'><b>%7</b></a>")
-                                      .arg(o.event)
+                                      .arg(o.event.index())
                                       .arg(bytesText(o.requested), eventLabel(*d->index, o.event).toHtmlEscaped(), bytesText(o.deviceFree), bytesText(o.reservedFree),
                                            bytesText(o.largestFreeBlock), o.fragmentation ? tr("fragmentation") : tr("capacity"),
                                            o.perProcessLimit() ? tr(", so %1").arg(QString::fromLatin1(kProcessLimitFinding)) : QString()));
@@ -192,7 +192,7 @@ void SummaryPage::refresh()
         row(tr("Allocator totals"), tr("Total Allocated peaked at %1 (event %2); at the end %3 allocated, %4 reserved. "
                                        "A profiler trace records no segments or blocks.")
                                         .arg(bytesText(s.traceTotals->peakAllocated))
-                                        .arg(s.traceTotals->peakIndex)
+                                        .arg(s.traceTotals->peakIndex.index())
                                         .arg(bytesText(s.traceTotals->finalAllocated), bytesText(s.traceTotals->finalReserved)));
     } else {
         row(tr("At the end"), tr("%1 reserved in %2 segments; %3 allocated; %4 free in reserved, largest free block %5 "
@@ -269,15 +269,15 @@ void SummaryPage::onLink(const QString &link)
         return;
     }
     if (link.startsWith("event:"))
-        emit showOnTimeline(link.mid(6).toUInt(), UINT32_MAX);
+        emit showOnTimeline(EventId(link.mid(6).toUInt()), AllocationId::none());
     else if (link.startsWith("oom:"))
-        emit showOnTimeline(link.mid(4).toUInt(), UINT32_MAX);
+        emit showOnTimeline(EventId(link.mid(4).toUInt()), AllocationId::none());
     else if (link.startsWith("segments:"))
-        emit showSegments(link.mid(9).toUInt());
+        emit showSegments(EventId(link.mid(9).toUInt()));
     else if (link == "steps")
         emit showSteps();
     else if (link == "leaks" && d->index->eventCount() > 0)
-        emit showLeaks(static_cast<uint32_t>(d->index->eventCount() - 1));
+        emit showLeaks(EventId(static_cast<uint32_t>(d->index->eventCount() - 1)));
 }
 
 } // namespace memlens

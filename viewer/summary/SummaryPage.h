@@ -28,12 +28,12 @@ public:
 
 signals:
     // The user asked to see an event on the timeline (peak, OOM, an allocation).
-    void showOnTimeline(uint32_t event, uint32_t allocation);
+    void showOnTimeline(memlens::EventId event, memlens::AllocationId allocation);
     // …or the allocator's state there (the OOM verdict).
-    void showSegments(uint32_t event);
+    void showSegments(memlens::EventId event);
     void showSteps();
     // What was created in earlier steps and never freed, at `event` (the end).
-    void showLeaks(uint32_t event);
+    void showLeaks(memlens::EventId event);
     // A fix of the current device's advice (-1: the inferred setup alone), in the estimator.
     void showInEstimator(int fix);
 

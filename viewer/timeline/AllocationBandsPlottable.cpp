@@ -50,16 +50,16 @@ QCPRange AllocationBandsPlottable::getValueRange(bool &foundRange, QCP::SignDoma
 
 double AllocationBandsPlottable::selectTest(const QPointF &pos, bool, QVariant *) const
 {
-    return allocationAtPixel(pos) != UINT32_MAX ? 0 : -1;
+    return allocationAtPixel(pos).isNone() ? -1 : 0;
 }
 
-uint32_t AllocationBandsPlottable::allocationAtPixel(const QPointF &pixel, uint32_t *event) const
+AllocationId AllocationBandsPlottable::allocationAtPixel(const QPointF &pixel, EventId *event) const
 {
     if (frame_.total.empty() || !device())
-        return UINT32_MAX;
+        return AllocationId::none();
     const long c = columnAtPixel(pixel.x());
     if (c < 0)
-        return UINT32_MAX;
+        return AllocationId::none();
     if (event)
         *event = frame_.columnEvent[static_cast<size_t>(c)];
     const double value = mValueAxis->pixelToCoord(pixel.y());
@@ -71,7 +71,7 @@ uint32_t AllocationBandsPlottable::allocationAtPixel(const QPointF &pixel, uint3
         if (value >= bottom && value < top)
             return band.allocation;
     }
-    return UINT32_MAX;
+    return AllocationId::none();
 }
 
 long AllocationBandsPlottable::columnAtPixel(double x) const
@@ -80,7 +80,7 @@ long AllocationBandsPlottable::columnAtPixel(double x) const
     return c >= 0 && c < static_cast<long>(frame_.total.size()) ? c : -1;
 }
 
-double AllocationBandsPlottable::pixelOfEvent(uint32_t event) const
+double AllocationBandsPlottable::pixelOfEvent(EventId event) const
 {
     if (!device() || event == kBeforeTrace)
         return -1;
@@ -231,7 +231,7 @@ void AllocationBandsPlottable::draw(QCPPainter *painter)
 QPointF AllocationBandsPlottable::anchorPixel(double eventX, double bytes) const
 {
     const auto n = device() ? device()->index->eventCount() : 0;
-    const auto e = static_cast<uint32_t>(std::clamp(eventX, 0.0, n ? double(n - 1) : 0.0));
+    const EventId e(static_cast<uint32_t>(std::clamp(eventX, 0.0, n ? double(n - 1) : 0.0)));
     return {mKeyAxis->coordToPixel(axis().xOfEvent(e) + (axis().isTime() ? 0.0 : 0.5)), mValueAxis->coordToPixel(bytes)};
 }
 
@@ -253,7 +253,7 @@ bool AllocationBandsPlottable::pin(double &x, double &y, const QPointF &pixel) c
 {
     if (!device() || device()->index->eventCount() == 0)
         return false;
-    x = axis().eventAt(mKeyAxis->pixelToCoord(pixel.x()));
+    x = axis().eventAt(mKeyAxis->pixelToCoord(pixel.x())).index();
     y = std::max(0.0, mValueAxis->pixelToCoord(pixel.y()));
     return true;
 }
@@ -278,7 +278,7 @@ void AllocationBandsPlottable::refreshNotes()
     mParentPlot->replot(QCustomPlot::rpQueuedReplot);
 }
 
-void AllocationBandsPlottable::drawMarker(QCPPainter *painter, uint32_t event, const QString &label, const QColor &color, int row)
+void AllocationBandsPlottable::drawMarker(QCPPainter *painter, EventId event, const QString &label, const QColor &color, int row)
 {
     const double x = pixelOfEvent(event);
     const QRect area = clipRect();
@@ -315,8 +315,8 @@ void AllocationBandsPlottable::drawPhases(QCPPainter *painter, const QRect &area
     if (summary.phases.empty() || ev.count() == 0)
         return;
     // The visible stretch of time: phases outside it cost one comparison each.
-    const int64_t tA = ev.timeUs[axis().eventAt(mKeyAxis->pixelToCoord(area.left()))];
-    const int64_t tB = ev.timeUs[axis().eventAt(mKeyAxis->pixelToCoord(area.right()))];
+    const int64_t tA = ev.timeUs[axis().eventAt(mKeyAxis->pixelToCoord(area.left())).index()];
+    const int64_t tB = ev.timeUs[axis().eventAt(mKeyAxis->pixelToCoord(area.right())).index()];
     const QFontMetrics fm(painter->font());
     const int h = fm.height() + 4;
     auto pixelOf = [&](int64_t t) { return mKeyAxis->coordToPixel(axis().xOfTime(t)); };
@@ -447,10 +447,10 @@ void AllocationBandsPlottable::drawLabels(QCPPainter *painter, const QRect &area
     painter->setPen(color);
     painter->setBrush(color);
     double freeFrom = -1e9;
-    const uint32_t first = frame_.columnEvent.front() == kBeforeTrace ? 0 : frame_.columnEvent.front();
+    const EventId first = frame_.columnEvent.front() == kBeforeTrace ? EventId(0) : frame_.columnEvent.front();
     const auto events = index.annotateEvents();
     for (auto it = std::lower_bound(events.begin(), events.end(), first); it != events.end(); ++it) {
-        const uint32_t e = *it;
+        const EventId e = *it;
         if (frame_.columnEvent.back() != kBeforeTrace && e > frame_.columnEvent.back())
             break;
         const double x = pixelOfEvent(e);
@@ -460,7 +460,7 @@ void AllocationBandsPlottable::drawLabels(QCPPainter *painter, const QRect &area
         painter->drawPolygon(QPolygonF({QPointF(x, bottom - 7), QPointF(x - 4, bottom), QPointF(x + 4, bottom)}));
         if (x < freeFrom)
             continue;
-        const QString text = snapshotText(snapshot, EventTable::sparseValueAt(ev.userMetadata, e)).left(40);
+        const QString text = snapshotText(snapshot, EventTable::sparseValueAt(ev.userMetadata, e.index())).left(40);
         const double width = painter->fontMetrics().horizontalAdvance(text);
         painter->drawText(QPointF(x + 5, bottom - 9), text);
         freeFrom = x + width + 12;

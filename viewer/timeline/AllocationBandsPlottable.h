@@ -44,13 +44,13 @@ public:
     void refreshNotes() override;
 
     // What lies under a pixel position of the last drawn frame: an allocation id, or
-    // UINT32_MAX (folded band, or nothing). `event` receives the column's sample event.
-    uint32_t allocationAtPixel(const QPointF &pixel, uint32_t *event = nullptr) const;
+    // none (folded band, or nothing). `event` receives the column's sample event.
+    AllocationId allocationAtPixel(const QPointF &pixel, EventId *event = nullptr) const;
     const TimelineFrame &lastFrame() const { return frame_; }
     // The column of the last drawn frame under pixel x (-1: none).
     long columnAtPixel(double x) const;
     // Pixel x of the centre of the column showing `event`, in the last drawn frame (-1: none).
-    double pixelOfEvent(uint32_t event) const;
+    double pixelOfEvent(EventId event) const;
 
     double selectTest(const QPointF &pos, bool onlySelectable, QVariant *details = nullptr) const override;
     QCPRange getKeyRange(bool &foundRange, QCP::SignDomain inSignDomain = QCP::sdBoth) const override;
@@ -71,7 +71,7 @@ private:
     QPolygonF bandOutline(const TimelineBand &band, double left) const;
     void drawLabels(QCPPainter *painter, const QRect &area);
     void drawGaps(QCPPainter *painter, const QRect &area);
-    void drawMarker(QCPPainter *painter, uint32_t event, const QString &label, const QColor &color, int row);
+    void drawMarker(QCPPainter *painter, EventId event, const QString &label, const QColor &color, int row);
     bool pin(double &x, double &y, const QPointF &pixel) const;
 
     const DeviceData *device() const;

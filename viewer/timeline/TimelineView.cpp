@@ -178,17 +178,17 @@ void TimelineView::nextSearchHit()
     const AllocationSearch *search = bands_->search();
     if (!device || !search || search->empty())
         return;
-    const uint32_t hit = search->next(state_->selectedAllocation());
-    if (hit == UINT32_MAX) {
+    const AllocationId hit = search->next(state_->selectedAllocation());
+    if (hit.isNone()) {
         searchHits_->setText(tr("no match in the run"));
         return;
     }
     state_->setSelectedAllocation(hit);
-    const uint32_t born = device->index->allocation(hit).allocEvent;
-    revealEvent(born == kBeforeTrace ? 0 : born);
+    const EventId born = device->index->allocation(hit).allocEvent;
+    revealEvent(born == kBeforeTrace ? EventId(0) : born);
 }
 
-void TimelineView::revealEvent(uint32_t event)
+void TimelineView::revealEvent(EventId event)
 {
     if (!state_->deviceData() || event == kBeforeTrace)
         return;
@@ -243,9 +243,9 @@ QString TimelineView::tooltipAt(const QPoint &pixel) const
     const DeviceData *device = state_->deviceData();
     if (!device)
         return {};
-    uint32_t event = kBeforeTrace;
-    const uint32_t allocation = bands_->allocationAtPixel(pixel, &event);
-    if (allocation != UINT32_MAX)
+    EventId event = kBeforeTrace;
+    const AllocationId allocation = bands_->allocationAtPixel(pixel, &event);
+    if (!allocation.isNone())
         return allocationTooltip(*state_->document(), *device->index, allocation);
     const long c = bands_->columnAtPixel(pixel.x());
     if (event == kBeforeTrace || c < 0)
@@ -275,8 +275,8 @@ QString TimelineView::tooltipAt(const QPoint &pixel) const
 
 void TimelineView::clickAt(const QPoint &pixel)
 {
-    uint32_t event = kBeforeTrace;
-    const uint32_t allocation = bands_->allocationAtPixel(pixel, &event);
+    EventId event = kBeforeTrace;
+    const AllocationId allocation = bands_->allocationAtPixel(pixel, &event);
     if (event != kBeforeTrace)
         state_->setSelectedEvent(event);
     state_->setSelectedAllocation(allocation);
@@ -325,8 +325,8 @@ void TimelineView::stepCursor(int delta)
     if (!device || device->index->eventCount() == 0)
         return;
     const auto n = static_cast<int64_t>(device->index->eventCount());
-    const int64_t current = state_->selectedEvent() == kBeforeTrace ? 0 : state_->selectedEvent();
-    const auto next = static_cast<uint32_t>(std::clamp<int64_t>(current + delta, 0, n - 1));
+    const int64_t current = state_->selectedEvent() == kBeforeTrace ? 0 : state_->selectedEvent().index();
+    const EventId next(static_cast<uint32_t>(std::clamp<int64_t>(current + delta, 0, n - 1)));
     state_->setSelectedEvent(next);
     const VisibleRange r = state_->visibleRange();
     const double x = state_->axis().xOfEvent(next);
@@ -339,7 +339,7 @@ void TimelineView::nextOom()
     const DeviceData *device = state_->deviceData();
     if (!device || device->summary.ooms.empty())
         return;
-    const uint32_t current = state_->selectedEvent();
+    const EventId current = state_->selectedEvent();
     for (const OomDiagnosis &o : device->summary.ooms) {
         if (current == kBeforeTrace || o.event > current) {
             revealEvent(o.event);

@@ -31,7 +31,7 @@ public:
     ~TimelineView() override;
 
     // Shows `event` (centred, zooming in if the whole trace is shown) and moves the cursor there.
-    void revealEvent(uint32_t event);
+    void revealEvent(EventId event);
     void fit();
     void zoomBy(double factor);
     void setNotes(const NoteSet *notes);

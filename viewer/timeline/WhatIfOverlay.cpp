@@ -59,7 +59,7 @@ QString WhatIfOverlay::update(const ViewState &state)
         oomLabel_->position->setCoords(at, 0.02);
         oom_->setVisible(true);
         oomLabel_->setVisible(true);
-        text += QObject::tr(" · <span style='color:%1'>predicted OOM at event %2</span>").arg(kOom.name()).arg(*r->predicted.oomAt);
+        text += QObject::tr(" · <span style='color:%1'>predicted OOM at event %2</span>").arg(kOom.name()).arg(r->predicted.oomAt->index());
     }
     return text;
 }

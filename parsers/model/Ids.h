@@ -1,0 +1,54 @@
+#pragma once
+// Indices into a snapshot's tables, each its own type, so that an event index cannot be passed
+// where an allocation index is meant (as Perfetto's and heaptrack's ids are). Each has an explicit
+// "none": UINT32_MAX underneath, which no table reaches, so ids order as their indices do and
+// none after all of them.
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+
+namespace memlens {
+
+template <typename Tag>
+class Id {
+public:
+    constexpr Id() = default; // none
+    constexpr explicit Id(uint32_t index) : index_(index) {}
+    static constexpr Id none() { return Id(); }
+    constexpr bool isNone() const { return index_ == kNoneIndex; }
+    constexpr uint32_t index() const { return index_; }
+    // Spelt out rather than <=>: moc cannot read <compare>.
+    constexpr bool operator==(const Id &) const = default;
+    constexpr bool operator<(Id other) const { return index_ < other.index_; }
+    constexpr bool operator>(Id other) const { return index_ > other.index_; }
+    constexpr bool operator<=(Id other) const { return index_ <= other.index_; }
+    constexpr bool operator>=(Id other) const { return index_ >= other.index_; }
+
+private:
+    static constexpr uint32_t kNoneIndex = UINT32_MAX;
+    uint32_t index_ = kNoneIndex;
+};
+
+// An entry of one device's trace.
+using EventId = Id<struct EventTag>;
+// An allocation of one device's DeviceIndex (blocks alive before the trace included).
+using AllocationId = Id<struct AllocationTag>;
+// A segment as it stood between two events (DeviceIndex::segmentLives()).
+using SegmentLifeId = Id<struct SegmentLifeTag>;
+// A segment of the final state (Snapshot::segments).
+using SegmentId = Id<struct SegmentTag>;
+// A frame of the snapshot's FrameTable.
+using FrameId = Id<struct FrameTag>;
+
+// An event's none is the moment before the first entry: an allocation alive when recording
+// began was allocated then, and "after kBeforeTrace" is the state the trace starts from.
+inline constexpr EventId kBeforeTrace = EventId::none();
+// A free the trace does not hold: the allocation outlived it.
+inline constexpr EventId kNever{UINT32_MAX - 1};
+
+} // namespace memlens
+
+template <typename Tag>
+struct std::hash<memlens::Id<Tag>> {
+    size_t operator()(memlens::Id<Tag> id) const noexcept { return std::hash<uint32_t>()(id.index()); }
+};
