@@ -288,7 +288,7 @@ McpToolResult searchTool(const json &args, McpToolContext &context)
         const Allocation &a = o.index->allocation(hits[i]);
         const AllocationDetail d = o.index->detail(hits[i]);
         json frames = json::array();
-        for (uint32_t f : stackFrames(*o.snapshot, d.stack, true))
+        for (FrameId f : stackFrames(*o.snapshot, d.stack, true))
             frames.push_back(o.snapshot->frameText(f));
         std::ostringstream addr;
         addr << "0x" << std::hex << d.addr;

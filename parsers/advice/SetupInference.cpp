@@ -54,7 +54,7 @@ FrameFacts frameFacts(const Snapshot &s)
     };
     FrameFacts f;
     for (size_t i = 0; i < s.frames.size(); ++i) {
-        const std::string_view file = s.strings.at(s.frames.at(static_cast<uint32_t>(i)).file);
+        const std::string_view file = s.strings.at(s.frames.at(FrameId(static_cast<uint32_t>(i))).file);
         f.python = f.python || file.ends_with(".py");
         f.checkpoint = f.checkpoint || contains(file, "torch/utils/checkpoint.py");
         f.autocast = f.autocast || contains(file, "torch/amp/autocast_mode.py");
@@ -77,7 +77,7 @@ std::optional<Optimizer> optimizerOfStacks(const Snapshot &s, const std::vector<
         {"torch/optim/sgd.py", Optimizer::Sgd},  {"adafactor", Optimizer::Adafactor},          {"lion", Optimizer::Lion},
     };
     for (uint32_t stack : stacks) {
-        for (uint32_t id : s.stacks.at(stack)) {
+        for (FrameId id : s.stacks.at(stack)) {
             const std::string_view f = s.strings.at(s.frames.at(id).file);
             for (const auto &[part, optimizer] : kOptimizers) {
                 if (contains(f, part)) {

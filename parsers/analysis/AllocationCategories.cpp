@@ -28,7 +28,7 @@ struct StackFacts {
 StackFacts factsOf(const Snapshot &s, uint32_t stack)
 {
     StackFacts f;
-    for (uint32_t id : s.stacks.at(stack)) {
+    for (FrameId id : s.stacks.at(stack)) {
         const Frame &fr = s.frames.at(id);
         const std::string_view name = s.strings.at(fr.name), file = s.strings.at(fr.file);
         f.python = f.python || file.ends_with(".py");

@@ -36,7 +36,7 @@ bool AllocationSearch::stackMatches(uint32_t stack) const
     auto [it, inserted] = stacks_.emplace(stack, false);
     if (!inserted)
         return it->second;
-    for (uint32_t id : snapshot_.stacks.at(stack)) {
+    for (FrameId id : snapshot_.stacks.at(stack)) {
         const Frame &f = snapshot_.frames.at(id);
         bool hit = contains(snapshot_.strings.at(f.file)) || contains(snapshot_.strings.at(f.name));
         if (const FxFrame *fx = snapshot_.fxFrame(id); !hit && fx)

@@ -45,10 +45,10 @@ std::string fxOriginalLine(std::string_view trace)
     return text;
 }
 
-std::vector<uint32_t> treeFrames(const Snapshot &snapshot, uint32_t stack, const CallTreeOptions &options)
+std::vector<FrameId> treeFrames(const Snapshot &snapshot, uint32_t stack, const CallTreeOptions &options)
 {
-    std::vector<uint32_t> frames;
-    for (uint32_t id : stackFrames(snapshot, stack, options.hideNoise)) {
+    std::vector<FrameId> frames;
+    for (FrameId id : stackFrames(snapshot, stack, options.hideNoise)) {
         if (options.pythonOnly && !snapshot.strings.at(snapshot.frames.at(id).file).ends_with(".py"))
             continue;
         if (options.foldRecursion && !frames.empty() && frames.back() == id)
@@ -78,12 +78,12 @@ CallTree::CallTree(const Snapshot &snapshot, const DeviceIndex &index, const std
     nodes_.emplace_back();
     // Children looked up by (parent, frame); frame lists are shared, so cache them per stack.
     std::unordered_map<uint64_t, uint32_t> child;
-    std::unordered_map<uint32_t, std::vector<uint32_t>> framesOf;
+    std::unordered_map<uint32_t, std::vector<FrameId>> framesOf;
     std::unordered_map<uint32_t, uint32_t> groupNode;
     // FX frames of generated code with the same original model line are one node: the model's line
     // is what the user wrote, the generated file a compiler's detail.
-    std::unordered_map<uint32_t, uint32_t> byOriginalLine;
-    auto canonical = [&](uint32_t frame) {
+    std::unordered_map<uint32_t, FrameId> byOriginalLine;
+    auto canonical = [&](FrameId frame) {
         const FxFrame *fx = snapshot.fxFrame(frame);
         if (!fx || fx->originalTrace == 0)
             return frame;
@@ -97,7 +97,7 @@ CallTree::CallTree(const Snapshot &snapshot, const DeviceIndex &index, const std
         if (label && n.labels.size() < CallTreeNode::kMaxLabels && std::find(n.labels.begin(), n.labels.end(), label) == n.labels.end())
             n.labels.push_back(label);
     };
-    auto newNode = [&](uint32_t parent, uint32_t frame, uint32_t text) {
+    auto newNode = [&](uint32_t parent, FrameId frame, uint32_t text) {
         const auto created = static_cast<uint32_t>(nodes_.size());
         CallTreeNode n;
         n.frame = frame;
@@ -111,12 +111,12 @@ CallTree::CallTree(const Snapshot &snapshot, const DeviceIndex &index, const std
         const AllocationDetail d = index.detail(id);
         auto it = framesOf.find(d.stack);
         if (it == framesOf.end()) {
-            std::vector<uint32_t> frames = treeFrames(snapshot, d.stack, options);
-            for (uint32_t &f : frames)
+            std::vector<FrameId> frames = treeFrames(snapshot, d.stack, options);
+            for (FrameId &f : frames)
                 f = canonical(f);
             it = framesOf.emplace(d.stack, std::move(frames)).first;
         }
-        std::vector<uint32_t> path = it->second;
+        std::vector<FrameId> path = it->second;
         if (path.empty())
             path.push_back(kNoStack);
         const auto category = static_cast<size_t>(categories ? categories->of(id) : Category::Unknown);
@@ -131,8 +131,8 @@ CallTree::CallTree(const Snapshot &snapshot, const DeviceIndex &index, const std
             at = g->second;
             visit(at, d.size, category, label);
         }
-        for (uint32_t frame : path) {
-            const uint64_t key = (uint64_t(at) << 32) | frame;
+        for (FrameId frame : path) {
+            const uint64_t key = (uint64_t(at) << 32) | frame.index();
             auto c = child.find(key);
             if (c == child.end())
                 c = child.emplace(key, newNode(at, frame, 0)).first;

@@ -32,9 +32,9 @@ struct CallTreeOptions {
 };
 
 struct CallTreeNode {
-    // UINT32_MAX: the root; kNoStack: "no stack recorded"; kGroup: a grouping node named by `text`.
+    // None: the root; kNoStack: "no stack recorded"; kGroup: a grouping node named by `text`.
     // An FX frame stands for every frame with the same original model line.
-    uint32_t frame = UINT32_MAX;
+    FrameId frame;
     uint32_t text = 0; // string id of a group's value, 0 for "(none)"
     uint64_t bytes = 0;
     uint64_t count = 0;
@@ -47,8 +47,8 @@ struct CallTreeNode {
 
 class CallTree {
 public:
-    static constexpr uint32_t kNoStack = UINT32_MAX - 1; // frame of the node for stackless allocations
-    static constexpr uint32_t kGroup = UINT32_MAX - 2;
+    static constexpr FrameId kNoStack{UINT32_MAX - 1}; // frame of the node for stackless allocations
+    static constexpr FrameId kGroup{UINT32_MAX - 2};
 
     CallTree(const Snapshot &snapshot, const DeviceIndex &index, const std::vector<AllocationId> &allocations,
              const CallTreeOptions &options, const AllocationCategories *categories = nullptr);
@@ -77,7 +77,7 @@ private:
 std::string fxOriginalLine(std::string_view trace);
 
 // The frames of one stack after the options' filters, in tree order.
-std::vector<uint32_t> treeFrames(const Snapshot &snapshot, uint32_t stack, const CallTreeOptions &options);
+std::vector<FrameId> treeFrames(const Snapshot &snapshot, uint32_t stack, const CallTreeOptions &options);
 
 // Live bytes by call site (innermost visible frame, as text) in two snapshots.
 struct SiteDiff {

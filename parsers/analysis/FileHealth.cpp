@@ -137,7 +137,7 @@ std::vector<FileWarning> fileWarnings(const Snapshot &snapshot, const DeviceInde
         if (seg.device != device)
             continue;
         ranges.emplace_back(seg.address, seg.address + seg.totalSize);
-        if (std::binary_search(snapshot.implausibleSegments.begin(), snapshot.implausibleSegments.end(), s) && !implausible++)
+        if (std::binary_search(snapshot.implausibleSegments.begin(), snapshot.implausibleSegments.end(), SegmentId(s)) && !implausible++)
             implausibleAt = formatAddress(seg.address);
         std::vector<std::pair<uint64_t, uint64_t>> blocks;
         uint64_t sum = 0;

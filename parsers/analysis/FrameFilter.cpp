@@ -35,10 +35,10 @@ bool isNoiseFrame(std::string_view name, std::string_view file)
     return false;
 }
 
-std::vector<uint32_t> stackFrames(const Snapshot &snapshot, uint32_t stackId, bool hideNoise)
+std::vector<FrameId> stackFrames(const Snapshot &snapshot, uint32_t stackId, bool hideNoise)
 {
-    std::vector<uint32_t> result;
-    for (uint32_t id : snapshot.stacks.at(stackId)) {
+    std::vector<FrameId> result;
+    for (FrameId id : snapshot.stacks.at(stackId)) {
         const Frame &f = snapshot.frames.at(id);
         if (hideNoise && isNoiseFrame(snapshot.strings.at(f.name), snapshot.strings.at(f.file)))
             continue;

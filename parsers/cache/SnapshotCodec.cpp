@@ -148,14 +148,14 @@ uint64_t encodeSnapshot(const Snapshot &s, const EncodingSink &sink)
         w.text(s.strings.at(id));
     w.pod(static_cast<uint64_t>(s.frames.size()));
     for (uint32_t id = 0; id < s.frames.size(); ++id) {
-        const Frame &fr = s.frames.at(id);
+        const Frame &fr = s.frames.at(FrameId(id));
         w.pod(fr.name);
         w.pod(fr.file);
         w.pod(fr.line);
     }
     w.pod(static_cast<uint64_t>(s.fxFrames.size()));
     for (const auto &[frame, fx] : s.fxFrames) {
-        for (uint32_t v : {frame, fx.op, fx.node, fx.target, fx.originalTrace})
+        for (uint32_t v : {frame.index(), fx.op, fx.node, fx.target, fx.originalTrace})
             w.pod(v);
     }
     w.pod(static_cast<uint64_t>(s.pools.size()));
@@ -265,14 +265,15 @@ std::unique_ptr<Snapshot> decodeSnapshot(uint64_t size, PayloadSource &source)
         fr.file = r.pod<uint32_t>();
         fr.line = r.pod<int64_t>();
         check(fr.name < strings && fr.file < strings, "a frame names an unknown string");
-        check(s->frames.intern(fr) == id, "a frame is stored twice");
+        check(s->frames.intern(fr) == FrameId(static_cast<uint32_t>(id)), "a frame is stored twice");
     }
     const size_t fxCount = r.count(5 * 4);
     s->fxFrames.resize(fxCount);
     for (auto &[frame, fx] : s->fxFrames) {
-        for (uint32_t *v : {&frame, &fx.op, &fx.node, &fx.target, &fx.originalTrace})
+        frame = FrameId(r.pod<uint32_t>());
+        for (uint32_t *v : {&fx.op, &fx.node, &fx.target, &fx.originalTrace})
             *v = r.pod<uint32_t>();
-        check(frame < frames && fx.op < strings && fx.node < strings && fx.target < strings && fx.originalTrace < strings,
+        check(frame.index() < frames && fx.op < strings && fx.node < strings && fx.target < strings && fx.originalTrace < strings,
               "an FX frame names an unknown frame or string");
     }
     for (size_t i = 1; i < fxCount; ++i)
@@ -287,12 +288,12 @@ std::unique_ptr<Snapshot> decodeSnapshot(uint64_t size, PayloadSource &source)
     check(s->pools.front() == std::pair<int64_t, int64_t>{0, 0}, "the first pool is not the default pool");
     const size_t stacks = r.count(8);
     check(stacks >= 1, "no stack table");
-    PodArray<uint32_t> ids;
+    PodArray<FrameId> ids; // stored as their indices
     for (size_t id = 1; id < stacks; ++id) {
         r.column(ids);
-        for (uint32_t frame : std::span<const uint32_t>(ids.data(), ids.size()))
-            check(frame < frames, "a stack names an unknown frame");
-        check(s->stacks.intern(std::span<const uint32_t>(ids.data(), ids.size())) == id, "a stack is stored twice");
+        for (FrameId frame : std::span<const FrameId>(ids.data(), ids.size()))
+            check(frame.index() < frames, "a stack names an unknown frame");
+        check(s->stacks.intern(std::span<const FrameId>(ids.data(), ids.size())) == id, "a stack is stored twice");
     }
     const size_t streams = r.count(8);
     s->streams.resize(streams);
@@ -347,10 +348,10 @@ std::unique_ptr<Snapshot> decodeSnapshot(uint64_t size, PayloadSource &source)
         check(seg.firstBlock <= blocks && seg.blockCount <= blocks - seg.firstBlock, "a segment's blocks are missing");
     }
     {
-        PodArray<uint32_t> implausible;
+        PodArray<SegmentId> implausible; // stored as their indices
         r.column(implausible);
         for (size_t i = 0; i < implausible.size(); ++i)
-            check(implausible[i] < segments && (i == 0 || implausible[i - 1] < implausible[i]), "an unknown implausible segment");
+            check(implausible[i].index() < segments && (i == 0 || implausible[i - 1] < implausible[i]), "an unknown implausible segment");
         s->implausibleSegments.assign(implausible.begin(), implausible.end());
     }
     const size_t settings = r.count(8);

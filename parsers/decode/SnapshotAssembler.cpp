@@ -147,17 +147,17 @@ uint16_t SnapshotAssembler::streamIndex(uint64_t stream)
     return static_cast<uint16_t>(streams.size() - 1);
 }
 
-bool SnapshotAssembler::frameOf(const Value &frame, uint32_t &id)
+bool SnapshotAssembler::frameOf(const Value &frame, FrameId &id)
 {
     if (frame.kind == Kind::Frame) {
-        id = frame.u;
+        id = FrameId(frame.u);
         return true;
     }
     if (frame.kind != Kind::Node)
         return false;
     Node &n = arena_.at(frame.u);
     if (n.converted) {
-        id = n.result.u;
+        id = FrameId(n.result.u);
         return n.result.kind == Kind::Frame;
     }
     const Value *name = field(n, k_.name);
@@ -170,11 +170,11 @@ bool SnapshotAssembler::frameOf(const Value &frame, uint32_t &id)
     id = out_.frames.intern(f);
     if (n.items.size() > 6) // more keys than name, filename and line: FX augmentation
         readFxFields(n, id);
-    arena_.markConverted(frame.u, Value::ref(Kind::Frame, id));
+    arena_.markConverted(frame.u, Value::ref(Kind::Frame, id.index()));
     return true;
 }
 
-void SnapshotAssembler::readFxFields(const Node &frame, uint32_t frameId)
+void SnapshotAssembler::readFxFields(const Node &frame, FrameId frameId)
 {
     auto textOf = [&](uint32_t key) {
         const Value *v = field(frame, key);
@@ -184,7 +184,7 @@ void SnapshotAssembler::readFxFields(const Node &frame, uint32_t frameId)
     if (!fx.op && !fx.node && !fx.target && !fx.originalTrace)
         return;
     auto &all = out_.fxFrames;
-    auto it = std::lower_bound(all.begin(), all.end(), frameId, [](const auto &e, uint32_t key) { return e.first < key; });
+    auto it = std::lower_bound(all.begin(), all.end(), frameId, [](const auto &e, FrameId key) { return e.first < key; });
     if (it == all.end() || it->first != frameId)
         all.insert(it, {frameId, fx});
     out_.facts.hasFxFrames = true;
@@ -213,10 +213,10 @@ uint32_t SnapshotAssembler::stackOf(const Value &frames)
     const uint32_t listId = frames.u;
     if (arena_.at(listId).converted)
         return arena_.at(listId).result.kind == Kind::Stack ? arena_.at(listId).result.u : StackTable::kEmpty;
-    std::vector<uint32_t> ids;
+    std::vector<FrameId> ids;
     ids.reserve(arena_.at(listId).items.size());
     for (size_t i = 0; i < arena_.at(listId).items.size(); ++i) {
-        uint32_t id;
+        FrameId id;
         if (frameOf(arena_.at(listId).items[i], id))
             ids.push_back(id);
     }

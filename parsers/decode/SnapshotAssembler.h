@@ -33,8 +33,8 @@ public:
 private:
     uint32_t convertEntry(uint32_t dictId);
     uint32_t stackOf(const Value &frames);
-    bool frameOf(const Value &frame, uint32_t &id);
-    void readFxFields(const Node &frame, uint32_t frameId);
+    bool frameOf(const Value &frame, FrameId &id);
+    void readFxFields(const Node &frame, FrameId frameId);
     uint32_t joinedText(const Value &lines);
     uint32_t poolIndex(const Value &pool); // index into Snapshot::pools of a (a, b) tuple
     // hostDevice ≥ 0: a host segment, given that device number.

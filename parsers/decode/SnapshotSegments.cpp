@@ -112,7 +112,7 @@ void SnapshotAssembler::convertSegment(const Value &segment, int hostDevice)
         }
     }
     if (implausible)
-        out_.implausibleSegments.push_back(static_cast<uint32_t>(out_.segments.size()));
+        out_.implausibleSegments.push_back(SegmentId(static_cast<uint32_t>(out_.segments.size())));
     out_.segments.push_back(seg);
 }
 

@@ -13,7 +13,7 @@ int64_t traceThreadId(std::string_view text)
     return static_cast<int64_t>(std::hash<std::string_view>{}(text) & 0x7FFFFFFFFFFF);
 }
 
-uint32_t TraceEventSink::frameFor(const TraceEvent &e)
+FrameId TraceEventSink::frameFor(const TraceEvent &e)
 {
     if (auto it = frameOfName_.find(e.name); it != frameOfName_.end())
         return it->second;
@@ -28,7 +28,7 @@ uint32_t TraceEventSink::frameFor(const TraceEvent &e)
         f.name = out_.strings.intern(e.name);
         f.file = out_.strings.intern("<" + std::string(e.cat) + ">");
     }
-    const uint32_t id = out_.frames.intern(f);
+    const FrameId id = out_.frames.intern(f);
     frameOfName_.emplace(std::string(e.name), id);
     return id;
 }
@@ -114,7 +114,7 @@ void TraceEventSink::finish(bool sawEvents, uint64_t offset)
         return nextAddress;
     };
     bool cpu = false;
-    std::vector<uint32_t> frames;
+    std::vector<FrameId> frames;
     for (const MemoryEvent &m : memory_) {
         auto &stack = open[m.tid];
         if (auto it = ops_.find(m.tid); it != ops_.end()) {

@@ -57,19 +57,19 @@ private:
     struct OpInterval {
         double start;
         double end;
-        uint32_t frame;
+        FrameId frame;
     };
 
     struct StringHash {
         using is_transparent = void;
         size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
     };
-    uint32_t frameFor(const TraceEvent &e);
+    FrameId frameFor(const TraceEvent &e);
 
     Snapshot &out_;
     std::vector<MemoryEvent> memory_;
     std::unordered_map<int64_t, std::vector<OpInterval>> ops_; // by thread
-    std::unordered_map<std::string, uint32_t, StringHash, std::equal_to<>> frameOfName_;
+    std::unordered_map<std::string, FrameId, StringHash, std::equal_to<>> frameOfName_;
     std::vector<std::pair<uint32_t, TimedRange>> annotations_; // user annotations: (name, range)
     OperatorRanges structure_;
 };

@@ -27,11 +27,11 @@ size_t FrameTable::Hash::operator()(const Frame &f) const
     return static_cast<size_t>(h ^ (h >> 29));
 }
 
-uint32_t FrameTable::intern(const Frame &frame)
+FrameId FrameTable::intern(const Frame &frame)
 {
     if (auto it = ids_.find(frame); it != ids_.end())
         return it->second;
-    const auto id = static_cast<uint32_t>(frames_.size());
+    const FrameId id(static_cast<uint32_t>(frames_.size()));
     frames_.push_back(frame);
     ids_.emplace(frame, id);
     return id;
@@ -43,13 +43,13 @@ StackTable::StackTable()
     offsets_.push_back(0); // stack 0: empty
 }
 
-uint32_t StackTable::intern(std::span<const uint32_t> frameIds)
+uint32_t StackTable::intern(std::span<const FrameId> frameIds)
 {
     if (frameIds.empty())
         return kEmpty;
     uint64_t h = 0xCBF29CE484222325ull;
-    for (uint32_t id : frameIds)
-        h = (h ^ id) * 0x100000001B3ull;
+    for (FrameId id : frameIds)
+        h = (h ^ id.index()) * 0x100000001B3ull;
     auto [first, last] = byHash_.equal_range(h);
     for (auto it = first; it != last; ++it) {
         auto existing = at(it->second);
@@ -57,7 +57,7 @@ uint32_t StackTable::intern(std::span<const uint32_t> frameIds)
             return it->second;
     }
     const auto id = static_cast<uint32_t>(size());
-    for (uint32_t f : frameIds)
+    for (FrameId f : frameIds)
         frameIds_.push_back(f);
     offsets_.push_back(static_cast<uint32_t>(frameIds_.size()));
     byHash_.emplace(h, id);

@@ -1,6 +1,7 @@
 #pragma once
 // Strings, frames and stacks are stored once and referred to by 32-bit ids, so a trace of
 // millions of entries that repeat the same few thousand call stacks stays small.
+#include "model/Ids.h"
 #include "model/PodArray.h"
 
 #include <cstdint>
@@ -37,8 +38,8 @@ struct Frame {
 
 class FrameTable {
 public:
-    uint32_t intern(const Frame &frame);
-    const Frame &at(uint32_t id) const { return frames_[id]; }
+    FrameId intern(const Frame &frame);
+    const Frame &at(FrameId id) const { return frames_[id.index()]; }
     size_t size() const { return frames_.size(); }
     bool operator==(const FrameTable &other) const { return frames_ == other.frames_; } // the index follows
 
@@ -47,15 +48,15 @@ private:
         size_t operator()(const Frame &f) const;
     };
     std::vector<Frame> frames_;
-    std::unordered_map<Frame, uint32_t, Hash> ids_;
+    std::unordered_map<Frame, FrameId, Hash> ids_;
 };
 
 // Stack id 0 is the empty stack (no frames recorded). Frames are innermost first.
 class StackTable {
 public:
     StackTable();
-    uint32_t intern(std::span<const uint32_t> frameIds);
-    std::span<const uint32_t> at(uint32_t id) const
+    uint32_t intern(std::span<const FrameId> frameIds);
+    std::span<const FrameId> at(uint32_t id) const
     {
         return {frameIds_.data() + offsets_[id], offsets_[id + 1] - offsets_[id]};
     }
@@ -64,7 +65,7 @@ public:
     bool operator==(const StackTable &other) const { return frameIds_ == other.frameIds_ && offsets_ == other.offsets_; } // the index follows
 
 private:
-    PodArray<uint32_t> frameIds_;
+    PodArray<FrameId> frameIds_;
     PodArray<uint32_t> offsets_;
     std::unordered_multimap<uint64_t, uint32_t> byHash_;
 };

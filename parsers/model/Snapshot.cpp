@@ -93,13 +93,13 @@ StepPart stepPartOfName(std::string_view name)
     return StepPart::None;
 }
 
-const FxFrame *Snapshot::fxFrame(uint32_t frameId) const
+const FxFrame *Snapshot::fxFrame(FrameId frameId) const
 {
-    auto it = std::lower_bound(fxFrames.begin(), fxFrames.end(), frameId, [](const auto &e, uint32_t id) { return e.first < id; });
+    auto it = std::lower_bound(fxFrames.begin(), fxFrames.end(), frameId, [](const auto &e, FrameId id) { return e.first < id; });
     return it != fxFrames.end() && it->first == frameId ? &it->second : nullptr;
 }
 
-std::string Snapshot::frameText(uint32_t frameId) const
+std::string Snapshot::frameText(FrameId frameId) const
 {
     const Frame &f = frames.at(frameId);
     std::string_view file = strings.at(f.file);

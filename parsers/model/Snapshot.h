@@ -182,12 +182,12 @@ struct Snapshot {
     std::vector<PhaseMark> phaseMarks;
     std::optional<CategoryTimeline> categories; // memory-timeline files
     std::vector<std::pair<int64_t, int64_t>> pools{{0, 0}}; // mempool ids; index 0 is the default pool
-    std::vector<std::pair<uint32_t, FxFrame>> fxFrames;     // by frame id, ascending
+    std::vector<std::pair<FrameId, FxFrame>> fxFrames;      // by frame id, ascending
     // Segments whose size or a block's was beyond kMaxPlausibleBytes (read as 0), ascending.
-    std::vector<uint32_t> implausibleSegments;
+    std::vector<SegmentId> implausibleSegments;
     std::vector<TraceGap> gaps; // by device, then time
 
-    const FxFrame *fxFrame(uint32_t frameId) const;
+    const FxFrame *fxFrame(FrameId frameId) const;
     // The index of a mempool id in `pools`; 0, the default pool, when it is not a pool the file
     // names (every reader wants "private or not", so an unknown id is not private).
     uint32_t poolIndex(const std::pair<int64_t, int64_t> &id) const;
@@ -196,7 +196,7 @@ struct Snapshot {
 
     // Devices that have segments or trace entries, ascending.
     std::vector<int> devices() const;
-    std::string frameText(uint32_t frameId) const; // "file:line:name", file without directories
+    std::string frameText(FrameId frameId) const; // "file:line:name", file without directories
     // Every field: what a copy (the cache's) must keep.
     bool operator==(const Snapshot &) const = default;
 };

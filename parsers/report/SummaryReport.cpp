@@ -22,7 +22,7 @@ using nlohmann::json;
 json framesJson(const Snapshot &snapshot, uint32_t stack)
 {
     json frames = json::array();
-    for (uint32_t f : stackFrames(snapshot, stack, true))
+    for (FrameId f : stackFrames(snapshot, stack, true))
         frames.push_back(snapshot.frameText(f));
     return frames;
 }

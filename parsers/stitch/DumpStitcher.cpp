@@ -83,7 +83,7 @@ DeviceEnd endOf(const Snapshot &dump, const std::string &file, int device, IdRem
         Segment seg = dump.segments[i];
         if (seg.device != device)
             continue;
-        if (std::binary_search(dump.implausibleSegments.begin(), dump.implausibleSegments.end(), i))
+        if (std::binary_search(dump.implausibleSegments.begin(), dump.implausibleSegments.end(), SegmentId(i)))
             end.implausible.push_back(static_cast<uint32_t>(end.segments.size()));
         seg.stack = remap.stack(seg.stack);
         remap.pool(dump.poolIndex(seg.pool)); // the run names the segment's mempool too
@@ -195,7 +195,7 @@ StitchedRun DumpStitcher::finish()
         }
         run.blocks.insert(run.blocks.end(), end.blocks.begin(), end.blocks.end());
         for (uint32_t i : end.implausible)
-            run.implausibleSegments.push_back(segmentBase + i);
+            run.implausibleSegments.push_back(SegmentId(segmentBase + i));
     }
     std::stable_sort(run.phaseMarks.begin(), run.phaseMarks.end(), [](const PhaseMark &a, const PhaseMark &b) { return a.timeUs < b.timeUs; });
     for (const StitchGap &g : st.result.gaps)

@@ -6,8 +6,8 @@
 namespace memlens {
 
 IdRemap::IdRemap(const Snapshot &from, Snapshot &to)
-    : from_(from), to_(to), strings_(from.strings.size(), kUnset), frames_(from.frames.size(), kUnset), stacks_(from.stacks.size(), kUnset),
-      streams_(from.streams.size(), kUnset), pools_(from.pools.size(), kUnset)
+    : from_(from), to_(to), strings_(from.strings.size(), kUnset), stacks_(from.stacks.size(), kUnset), streams_(from.streams.size(), kUnset),
+      pools_(from.pools.size(), kUnset), frames_(from.frames.size())
 {
 }
 
@@ -19,10 +19,10 @@ uint32_t IdRemap::string(uint32_t id)
     return to;
 }
 
-uint32_t IdRemap::frame(uint32_t id)
+FrameId IdRemap::frame(FrameId id)
 {
-    uint32_t &to = frames_.at(id);
-    if (to != kUnset)
+    FrameId &to = frames_.at(id.index());
+    if (!to.isNone())
         return to;
     const Frame &f = from_.frames.at(id);
     const size_t before = to_.frames.size();
@@ -41,8 +41,8 @@ uint32_t IdRemap::stack(uint32_t id)
     uint32_t &to = stacks_.at(id);
     if (to != kUnset)
         return to;
-    std::vector<uint32_t> frames;
-    for (uint32_t f : from_.stacks.at(id))
+    std::vector<FrameId> frames;
+    for (FrameId f : from_.stacks.at(id))
         frames.push_back(frame(f));
     to = to_.stacks.intern(frames);
     return to;

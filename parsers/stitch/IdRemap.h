@@ -13,7 +13,7 @@ public:
     IdRemap(const Snapshot &from, Snapshot &to);
 
     uint32_t string(uint32_t id);
-    uint32_t frame(uint32_t id);
+    FrameId frame(FrameId id);
     uint32_t stack(uint32_t id);
     uint16_t stream(uint16_t index); // index into Snapshot::streams
     uint16_t streamOf(uint64_t value); // the target's index of a stream value
@@ -23,7 +23,8 @@ private:
     static constexpr uint32_t kUnset = UINT32_MAX;
     const Snapshot &from_;
     Snapshot &to_;
-    std::vector<uint32_t> strings_, frames_, stacks_, streams_, pools_;
+    std::vector<uint32_t> strings_, stacks_, streams_, pools_;
+    std::vector<FrameId> frames_; // none: not yet remapped
 };
 
 } // namespace memlens

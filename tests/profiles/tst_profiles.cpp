@@ -170,7 +170,7 @@ private slots:
         const DeviceSummary s = summarizeDevice(*snapshot, index, 5);
         bool softmax = false;
         for (const LiveBlockInfo &b : s.topLiveAtPeak) {
-            for (uint32_t f : snapshot->stacks.at(b.stack))
+            for (FrameId f : snapshot->stacks.at(b.stack))
                 softmax = softmax || snapshot->strings.at(snapshot->frames.at(f).name).find("log_softmax") != std::string_view::npos;
         }
         QVERIFY(softmax);

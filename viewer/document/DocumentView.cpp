@@ -236,7 +236,7 @@ void DocumentView::fillDevices()
     // C++ frames mean the run recorded stacks="all"; looked up once, not per status update.
     cppFrames_ = false;
     for (size_t id = 0; id < doc.snapshot->frames.size() && !cppFrames_; ++id) {
-        const std::string_view file = doc.snapshot->strings.at(doc.snapshot->frames.at(static_cast<uint32_t>(id)).file);
+        const std::string_view file = doc.snapshot->strings.at(doc.snapshot->frames.at(FrameId(static_cast<uint32_t>(id))).file);
         cppFrames_ = file.ends_with(".cpp") || file.ends_with(".h") || file == "??";
     }
     const QSignalBlocker blocker(device_);

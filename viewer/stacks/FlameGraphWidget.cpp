@@ -84,7 +84,7 @@ void FlameGraphWidget::paintEvent(QPaintEvent *)
         const QString label = box.node == 0 ? tr("all live: %1").arg(bytesText(tree_->root().bytes))
                                             : QString::fromStdString(tree_->label(box.node));
         const bool hit = !search_.isEmpty() && label.contains(search_, Qt::CaseInsensitive);
-        QColor c = hit ? QColor(255, 0, 200) : bandColor(0xF1A3E000ull + tree_->node(box.node).frame);
+        QColor c = hit ? QColor(255, 0, 200) : bandColor(0xF1A3E000ull + tree_->node(box.node).frame.index());
         c.setHsv(c.hue(), hit ? 200 : 90, 235);
         p.fillRect(box.rect, c);
         if (box.rect.width() > 30) {

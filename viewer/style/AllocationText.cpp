@@ -110,7 +110,7 @@ QString allocationDetailsHtml(const Document &doc, const DeviceIndex &index, All
         row(label, value);
     html += "<h4>" + QObject::tr("Stack (innermost first)") + "</h4><ol>";
     const auto ids = stackFrames(*doc.snapshot, d.stack, !allFrames);
-    for (uint32_t id : ids) {
+    for (FrameId id : ids) {
         const Frame &f = doc.snapshot->frames.at(id);
         if (const FxFrame *fx = doc.snapshot->fxFrame(id)) {
             // FX-generated code: the graph node, and the model line it was traced from.
