@@ -59,7 +59,7 @@ bool AllocationSearch::matches(AllocationId allocation) const
         return true;
     const EventTable &ev = index_.events();
     for (const auto &[id, event] : index_.annotationsOf(allocation))
-        if (contains(snapshot_.strings.at(EventTable::sparseValueAt(ev.userMetadata, event.index()))))
+        if (contains(snapshot_.strings.at(EventTable::sparseValueAt(ev.userMetadata, event))))
             return true;
     for (const uint32_t text : {index_.userMetadataOf(allocation), index_.compileContextOf(allocation)})
         if (text && contains(snapshot_.strings.at(text)))

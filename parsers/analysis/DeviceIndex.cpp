@@ -344,26 +344,26 @@ std::vector<std::string> DeviceIndex::labelsOf(AllocationId id) const
 {
     std::vector<std::string> labels;
     for (const auto &[allocation, event] : annotationsOf(id))
-        labels.emplace_back(snapshot_.strings.at(EventTable::sparseValueAt(events_->userMetadata, event.index())));
+        labels.emplace_back(snapshot_.strings.at(EventTable::sparseValueAt(events_->userMetadata, event)));
     return labels;
 }
 
 uint32_t DeviceIndex::latestLabelOf(AllocationId id) const
 {
     const auto notes = annotationsOf(id);
-    return notes.empty() ? 0 : EventTable::sparseValueAt(events_->userMetadata, notes.back().second.index());
+    return notes.empty() ? 0 : EventTable::sparseValueAt(events_->userMetadata, notes.back().second);
 }
 
 uint32_t DeviceIndex::userMetadataOf(AllocationId id) const
 {
     const EventId e = allocation(id).allocEvent;
-    return e == kBeforeTrace ? 0 : EventTable::sparseValueAt(events_->userMetadata, e.index());
+    return e == kBeforeTrace ? 0 : EventTable::sparseValueAt(events_->userMetadata, e);
 }
 
 uint32_t DeviceIndex::compileContextOf(AllocationId id) const
 {
     const EventId e = allocation(id).allocEvent;
-    return e == kBeforeTrace ? 0 : EventTable::sparseValueAt(events_->compileContext, e.index());
+    return e == kBeforeTrace ? 0 : EventTable::sparseValueAt(events_->compileContext, e);
 }
 
 void DeviceIndex::poolsFromFinalSegments()
@@ -401,14 +401,14 @@ uint32_t DeviceIndex::segmentPoolOf(SegmentLifeId life) const
     const SegmentLife &s = segmentLife(life);
     if (!s.finalSegment.isNone())
         return snapshot_.poolIndex(snapshot_.segments[s.finalSegment.index()].pool);
-    return events_->poolOf((s.createdEvent != kBeforeTrace ? s.createdEvent : s.releasedEvent).index());
+    return events_->poolOf(s.createdEvent != kBeforeTrace ? s.createdEvent : s.releasedEvent);
 }
 
 uint32_t DeviceIndex::poolOf(AllocationId id) const
 {
     const Allocation &a = allocation(id);
     if (a.allocEvent != kBeforeTrace && snapshot_.facts.hasPoolIds)
-        return events_->poolOf(a.allocEvent.index());
+        return events_->poolOf(a.allocEvent);
     auto it = std::lower_bound(pools_.begin(), pools_.end(), std::make_pair(id, 0u));
     return it != pools_.end() && it->first == id ? it->second : 0;
 }

@@ -28,10 +28,10 @@ Action actionFromName(std::string_view name)
     return Action::Other;
 }
 
-uint32_t EventTable::sparseValueAt(const std::vector<std::pair<uint32_t, uint32_t>> &column, uint32_t event)
+uint32_t EventTable::sparseValueAt(const std::vector<std::pair<uint32_t, uint32_t>> &column, EventId event)
 {
-    auto it = std::lower_bound(column.begin(), column.end(), std::make_pair(event, 0u));
-    return it != column.end() && it->first == event ? it->second : 0;
+    auto it = std::lower_bound(column.begin(), column.end(), std::make_pair(event.index(), 0u));
+    return it != column.end() && it->first == event.index() ? it->second : 0;
 }
 
 std::string_view blockStateName(BlockState state)

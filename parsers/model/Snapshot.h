@@ -2,6 +2,7 @@
 // The decoded content of a memory snapshot: immutable after loading. Indices built on top of
 // it (lifetimes, running totals, live sets) live in DeviceIndex.
 #include "model/FileKinds.h"
+#include "model/Ids.h"
 #include "model/InternTables.h"
 #include "model/PodArray.h"
 
@@ -44,7 +45,8 @@ constexpr bool isSegmentAction(Action a)
 // No GPU or host has a petabyte: a size beyond this is a damaged file, read as 0 and reported.
 constexpr uint64_t kMaxPlausibleBytes = 1ull << 50;
 
-// One device's trace entries, oldest first, as a struct of arrays.
+// One device's trace entries, oldest first, as a struct of arrays. The columns are indexed by
+// position (the decoders, the cache and stitching move rows); lookups take an EventId.
 struct EventTable {
     PodArray<Action> action;
     PodArray<uint64_t> addr; // for `oom` entries: device_free
@@ -69,8 +71,8 @@ struct EventTable {
     size_t count() const { return action.size(); }
     bool operator==(const EventTable &) const = default;
     // The string id a sparse column holds for `event`, 0 ("") when none.
-    static uint32_t sparseValueAt(const std::vector<std::pair<uint32_t, uint32_t>> &column, uint32_t event);
-    uint32_t poolOf(uint32_t event) const { return sparseValueAt(pool, event); } // index into Snapshot::pools
+    static uint32_t sparseValueAt(const std::vector<std::pair<uint32_t, uint32_t>> &column, EventId event);
+    uint32_t poolOf(EventId event) const { return sparseValueAt(pool, event); } // index into Snapshot::pools
 };
 
 enum class BlockState : uint8_t { ActiveAllocated, ActivePendingFree, Inactive, Unknown };

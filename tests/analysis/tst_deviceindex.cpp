@@ -143,6 +143,19 @@ class TestDeviceIndex : public QObject {
     Q_OBJECT
 
 private slots:
+    // Ids of different tables do not mix, nor pass for bare numbers; none orders after every
+    // index (readers rely on `id.index() >= count` for none), and kNever before kBeforeTrace.
+    void idsAreTheirOwnTypes()
+    {
+        static_assert(!std::is_convertible_v<EventId, AllocationId> && !std::is_convertible_v<AllocationId, EventId>);
+        static_assert(!std::is_convertible_v<SegmentLifeId, SegmentId> && !std::is_convertible_v<FrameId, uint32_t>);
+        static_assert(!std::is_convertible_v<uint32_t, EventId> && sizeof(EventId) == sizeof(uint32_t));
+        QVERIFY(AllocationId().isNone() && !AllocationId(0).isNone());
+        QVERIFY(AllocationId(UINT32_MAX - 1) < AllocationId::none());
+        QVERIFY(EventId(0) < kNever && kNever < kBeforeTrace && kBeforeTrace == EventId::none());
+        QCOMPARE(std::hash<FrameId>()(FrameId(7)), std::hash<uint32_t>()(7));
+    }
+
     void againstReplay_data()
     {
         QTest::addColumn<uint>("seed");

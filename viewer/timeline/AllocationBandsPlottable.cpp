@@ -460,7 +460,7 @@ void AllocationBandsPlottable::drawLabels(QCPPainter *painter, const QRect &area
         painter->drawPolygon(QPolygonF({QPointF(x, bottom - 7), QPointF(x - 4, bottom), QPointF(x + 4, bottom)}));
         if (x < freeFrom)
             continue;
-        const QString text = snapshotText(snapshot, EventTable::sparseValueAt(ev.userMetadata, e.index())).left(40);
+        const QString text = snapshotText(snapshot, EventTable::sparseValueAt(ev.userMetadata, e)).left(40);
         const double width = painter->fontMetrics().horizontalAdvance(text);
         painter->drawText(QPointF(x + 5, bottom - 9), text);
         freeFrom = x + width + 12;
