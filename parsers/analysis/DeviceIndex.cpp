@@ -18,11 +18,11 @@ DeviceIndex::DeviceIndex(const Snapshot &snapshot, int device, const std::atomic
     : snapshot_(snapshot), device_(device)
 {
     events_ = device >= 0 && static_cast<size_t>(device) < snapshot.traces.size() ? &snapshot.traces[device] : &empty_;
-    eventOwner_.resizeForOverwrite(events_->count());
-    std::fill(eventOwner_.begin(), eventOwner_.end(), UINT32_MAX);
+    eventAllocation_.resizeForOverwrite(events_->count());
+    std::fill(eventAllocation_.begin(), eventAllocation_.end(), AllocationId::none());
     pairAllocations(cancel);
     poll(cancel);
-    segments_ = buildSegmentLives(snapshot, device_, *events_, eventOwner_);
+    segments_ = buildSegmentLives(snapshot, device_, *events_);
     computeTotals();
     poll(cancel);
     buildCheckpoints(cancel);
@@ -69,7 +69,7 @@ void DeviceIndex::pairAllocations(const std::atomic<bool> *cancel)
             const auto id = static_cast<uint32_t>(allocations_.size());
             allocations_.push_back(Allocation{EventId(i), kNever, kNever});
             open.set(ev.addr[i], id);
-            eventOwner_[i] = id;
+            eventAllocation_[i] = AllocationId(id);
             delta += static_cast<int64_t>(ev.size[i]);
             break;
         }
@@ -80,7 +80,7 @@ void DeviceIndex::pairAllocations(const std::atomic<bool> *cancel)
                 open.set(ev.addr[i], id.index());
             }
             allocations_[id.index()].freeRequested = EventId(i);
-            eventOwner_[i] = id.index();
+            eventAllocation_[i] = id;
             break;
         }
         case Action::FreeCompleted: {
@@ -90,7 +90,7 @@ void DeviceIndex::pairAllocations(const std::atomic<bool> *cancel)
             else
                 open.erase(ev.addr[i]);
             allocations_[id.index()].freeCompleted = EventId(i);
-            eventOwner_[i] = id.index();
+            eventAllocation_[i] = id;
             delta -= static_cast<int64_t>(sizeOf(id));
             break;
         }
@@ -103,7 +103,7 @@ void DeviceIndex::pairAllocations(const std::atomic<bool> *cancel)
             }
             annotations_.emplace_back(id, EventId(i));
             annotateEvents_.push_back(EventId(i));
-            eventOwner_[i] = id.index();
+            eventAllocation_[i] = id;
             break;
         }
         default:
@@ -233,7 +233,7 @@ void DeviceIndex::buildCheckpoints(const std::atomic<bool> *cancel)
             poll(cancel);
             snapshotLive();
         }
-        const AllocationId owner(eventOwner_[i]);
+        const AllocationId owner = eventAllocation_[i];
         if (ev.action[i] == Action::Alloc) {
             while (nextImplicit < implicitEnds_.size() && implicitEnds_[nextImplicit].first == EventId(i))
                 remove(implicitEnds_[nextImplicit++].second);
@@ -294,7 +294,7 @@ std::vector<AllocationId> DeviceIndex::liveAt(EventId at) const
     }
     const EventTable &ev = *events_;
     for (uint32_t j = c * kCheckpointEvery; j <= e.index(); ++j) {
-        const AllocationId born(eventOwner_[j]);
+        const AllocationId born = eventAllocation_[j];
         if (ev.action[j] == Action::Alloc && aliveAfter(born, e))
             result.push_back(born);
     }
@@ -311,6 +311,13 @@ std::vector<BlockAt> DeviceIndex::blocksAt(EventId e) const
         blocks.push_back({id, pending});
     }
     return blocks;
+}
+
+SegmentLifeId DeviceIndex::segmentLifeOfEvent(EventId event) const
+{
+    const auto &lives = segments_.lifeOfEvent;
+    auto it = std::lower_bound(lives.begin(), lives.end(), event, [](const auto &entry, EventId key) { return entry.first < key; });
+    return it != lives.end() && it->first == event ? it->second : SegmentLifeId::none();
 }
 
 std::vector<SegmentLifeId> DeviceIndex::segmentsAt(EventId e) const

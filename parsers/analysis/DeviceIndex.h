@@ -49,15 +49,9 @@ public:
     const Allocation &allocation(AllocationId id) const { return allocations_[id.index()]; }
     AllocationDetail detail(AllocationId id) const;
     // The allocation an alloc, free or annotate entry belongs to; none for other actions.
-    AllocationId allocationOfEvent(EventId event) const
-    {
-        return isAllocationAction(events_->action[event.index()]) ? AllocationId(eventOwner_[event.index()]) : AllocationId::none();
-    }
+    AllocationId allocationOfEvent(EventId event) const { return eventAllocation_[event.index()]; }
     // The segment life a segment entry creates or ends; none for other actions.
-    SegmentLifeId segmentLifeOfEvent(EventId event) const
-    {
-        return isSegmentAction(events_->action[event.index()]) ? SegmentLifeId(eventOwner_[event.index()]) : SegmentLifeId::none();
-    }
+    SegmentLifeId segmentLifeOfEvent(EventId event) const;
 
     uint64_t initialBytes() const { return initialBytes_; }
     uint32_t initialBlocks() const { return initialBlocks_; }
@@ -116,7 +110,7 @@ public:
     template <typename F>
     void forEachLiveChange(EventId e, F &&f) const
     {
-        const AllocationId owner(eventOwner_[e.index()]);
+        const AllocationId owner = eventAllocation_[e.index()];
         if (events_->action[e.index()] == Action::Alloc) {
             for (const auto &[event, ended] : endedBy(e))
                 f(ended, -static_cast<int64_t>(detail(ended).size));
@@ -142,9 +136,7 @@ private:
     int device_;
     PodArray<Allocation> allocations_;
     std::vector<std::pair<AllocationId, AllocationDetail>> initialDetails_; // sorted by allocation id
-    // Per event, the index of the allocation or segment life it belongs to (by its action),
-    // UINT32_MAX for none: one column for both keeps the index small on long runs.
-    PodArray<uint32_t> eventOwner_;
+    PodArray<AllocationId> eventAllocation_; // per event: allocationOfEvent
     PodArray<uint64_t> active_;
     uint64_t initialBytes_ = 0;
     uint32_t initialBlocks_ = 0;

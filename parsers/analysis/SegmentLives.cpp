@@ -15,7 +15,7 @@ struct Range {
     uint64_t stream = 0;
     bool expandable = false;
     bool large = true;
-    SegmentLifeId life;
+    SegmentLifeId life = SegmentLifeId::none();
 };
 
 // Reserved ranges by start address, none overlapping.
@@ -86,8 +86,7 @@ public:
 
 class Builder {
 public:
-    Builder(const Snapshot &snapshot, int device, const EventTable &events, PodArray<uint32_t> &owner)
-        : snapshot_(snapshot), device_(device), ev_(events), owner_(owner)
+    Builder(const Snapshot &snapshot, int device, const EventTable &events) : snapshot_(snapshot), device_(device), ev_(events)
     {
     }
 
@@ -160,7 +159,7 @@ private:
             if (a == Action::SegmentFree) {
                 auto it = set_.ranges.find(addr);
                 if (it != set_.ranges.end() && it->second.size == size && !it->second.expandable) {
-                    owner_[i] = it->second.life.index();
+                    setLife(i, it->second.life, true);
                     retire(it->second, EventId(i));
                     set_.ranges.erase(it);
                 } else {
@@ -183,7 +182,7 @@ private:
                 Range &placed = set_.ranges[start];
                 current_ += placed.size;
                 placed.life = newLife(start, placed, EventId(i));
-                owner_[i] = placed.life.index();
+                setLife(i, placed.life, true);
             }
             out_.reservedChanges.emplace_back(EventId(i), current_);
         }
@@ -195,8 +194,7 @@ private:
     {
         auto hit = set_.overlapping(addr, size);
         for (auto it : hit) {
-            if (owner_[e] == UINT32_MAX)
-                owner_[e] = it->second.life.index();
+            setLife(e, it->second.life, false);
             retire(it->second, EventId(e));
             for (auto &[at, piece] : set_.cut(it, addr, size)) {
                 current_ += piece.size;
@@ -205,6 +203,16 @@ private:
             }
         }
         return !hit.empty();
+    }
+
+    // Entry e's life: the one it creates replaces one it ended; of several it ended, the first.
+    void setLife(uint32_t e, SegmentLifeId life, bool creates)
+    {
+        auto &lives = out_.lifeOfEvent;
+        if (lives.empty() || lives.back().first != EventId(e))
+            lives.emplace_back(EventId(e), life);
+        else if (creates)
+            lives.back().second = life;
     }
 
     // The range's life ends at event e and its bytes are no longer reserved.
@@ -241,7 +249,6 @@ private:
     const Snapshot &snapshot_;
     const int device_;
     const EventTable &ev_;
-    PodArray<uint32_t> &owner_;
     SegmentLives out_;
     RangeSet set_;
     uint64_t current_ = 0;
@@ -249,9 +256,9 @@ private:
 
 } // namespace
 
-SegmentLives buildSegmentLives(const Snapshot &snapshot, int device, const EventTable &events, PodArray<uint32_t> &owner)
+SegmentLives buildSegmentLives(const Snapshot &snapshot, int device, const EventTable &events)
 {
-    return Builder(snapshot, device, events, owner).build();
+    return Builder(snapshot, device, events).build();
 }
 
 } // namespace memlens

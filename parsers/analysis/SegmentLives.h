@@ -31,6 +31,8 @@ struct SegmentLives {
     std::vector<SegmentLife> lives;
     uint64_t startReserved = 0;
     std::vector<std::pair<EventId, uint64_t>> reservedChanges; // (event, reserved after it)
+    // (segment entry, the life it creates (alloc, map) or ends (free, unmap)), in event order.
+    std::vector<std::pair<EventId, SegmentLifeId>> lifeOfEvent;
     // Segment entries the final snapshot cannot explain: a segment_free or unmap of nothing
     // reserved, a segment_alloc or map over memory already reserved, or (run backwards) the
     // same at the end. Zero for a consistent file.
@@ -39,8 +41,6 @@ struct SegmentLives {
     uint64_t unmatchedFinalSegments = 0;
 };
 
-// `owner[e]` is set, for each segment entry e, to the index of the life it creates (alloc, map)
-// or ends (free, unmap).
-SegmentLives buildSegmentLives(const Snapshot &snapshot, int device, const EventTable &events, PodArray<uint32_t> &owner);
+SegmentLives buildSegmentLives(const Snapshot &snapshot, int device, const EventTable &events);
 
 } // namespace memlens

@@ -174,8 +174,9 @@ std::vector<StepSummary> findSteps(const Snapshot &snapshot, const DeviceIndex &
             for (const auto &[at, ended] : index.endedBy(event))
                 allocated -= blockBytes(ended);
             allocated += blockBytes(index.allocationOfEvent(event));
-        } else if (const AllocationId freed = index.allocationOfEvent(event); ev.action[e] == Action::FreeCompleted && !freed.isNone()) {
-            allocated -= blockBytes(freed);
+        } else if (ev.action[e] == Action::FreeCompleted) {
+            if (const AllocationId freed = index.allocationOfEvent(event); !freed.isNone())
+                allocated -= blockBytes(freed);
         }
         const int64_t t = ev.timeUs[e];
         while (s < spans.size() && t >= spans[s].end)

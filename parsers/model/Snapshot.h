@@ -32,11 +32,7 @@ enum class Action : uint8_t {
 constexpr int kActionCount = 11;
 std::string_view actionName(Action action);
 Action actionFromName(std::string_view name);
-// Entries about one allocation (it is born, freed or labelled), and entries about reserved memory.
-constexpr bool isAllocationAction(Action a)
-{
-    return a == Action::Alloc || a == Action::FreeRequested || a == Action::FreeCompleted || a == Action::Annotate;
-}
+// Entries about reserved memory (the rest are about allocations, or markers).
 constexpr bool isSegmentAction(Action a)
 {
     return a == Action::SegmentAlloc || a == Action::SegmentFree || a == Action::SegmentMap || a == Action::SegmentUnmap;

@@ -116,7 +116,7 @@ void DumpStitcher::add(const Snapshot &dump, const std::string &file, std::optio
 {
     State &st = *state_;
     Snapshot &run = *st.run;
-    if (dump.categories || dump.facts.format != FileFormat::Pickle && dump.facts.format != FileFormat::Json)
+    if (dump.categories || (dump.facts.format != FileFormat::Pickle && dump.facts.format != FileFormat::Json))
         throw std::invalid_argument(file + ": only snapshots can be stitched, not profiler traces or memory timelines");
     if (!dump.facts.hasTimes)
         throw std::invalid_argument(file + ": its entries have no times, so its place among the dumps is unknown");
