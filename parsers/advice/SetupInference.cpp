@@ -202,7 +202,7 @@ InferredSetup inferSetup(const Snapshot &snapshot, const DeviceIndex &index, con
         stateBytes = std::max(stateBytes, t[size_t(Category::OptimizerState)]);
     }
     if (index.eventCount()) {
-        const auto t = categories.totalsAfter(EventId(static_cast<uint32_t>(index.eventCount() - 1)));
+        const auto t = categories.totalsAfter(index.lastEvent());
         gradBytes = std::max(gradBytes, t[size_t(Category::Gradient)]);
         stateBytes = std::max(stateBytes, t[size_t(Category::OptimizerState)]);
     }

@@ -43,6 +43,8 @@ public:
     int device() const { return device_; }
     const EventTable &events() const { return *events_; }
     size_t eventCount() const { return events_->count(); }
+    // The last entry; kBeforeTrace when there is none (the state after it is then the start).
+    EventId lastEvent() const { return eventCount() ? EventId(static_cast<uint32_t>(eventCount() - 1)) : kBeforeTrace; }
 
     // Allocations: ids are stable; those alive before the trace have allocEvent == kBeforeTrace.
     size_t allocationCount() const { return allocations_.size(); }

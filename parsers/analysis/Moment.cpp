@@ -43,7 +43,7 @@ EventId eventOf(const DeviceIndex &index, const Moment &m)
     case Moment::Kind::End:
         if (index.eventCount() == 0)
             throw std::invalid_argument(device + " has no trace entries");
-        return EventId(static_cast<uint32_t>(index.eventCount() - 1));
+        return index.lastEvent();
     case Moment::Kind::Event:
         break;
     }

@@ -238,7 +238,7 @@ TimelineFrame TimelineLayout::layoutColumns(const std::vector<ColumnRange> &rang
     frame.reserved.assign(columns, 0);
     frame.otherBottom.assign(columns, 0);
     frame.otherTop.assign(columns, 0);
-    const EventId lastEvent(static_cast<uint32_t>(index_.eventCount() - 1));
+    const EventId lastEvent = index_.lastEvent();
     for (size_t c = 0; c < columns; ++c) {
         const EventId lo = std::min(ranges[c].first, lastEvent);
         const EventId hi = std::clamp(ranges[c].second, lo, lastEvent);

@@ -59,7 +59,7 @@ ReplayRun recordedRun(const DeviceIndex &index)
         else if (ev.action[e] == Action::Oom && !run.oomAt)
             run.oomAt = EventId(e);
     }
-    run.reservedAtEndBytes = ev.count() ? index.reservedAfter(EventId(static_cast<uint32_t>(ev.count() - 1))) : index.startReservedBytes();
+    run.reservedAtEndBytes = index.reservedAfter(index.lastEvent()); // the start when there are no entries
     return run;
 }
 

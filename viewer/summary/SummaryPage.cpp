@@ -277,7 +277,7 @@ void SummaryPage::onLink(const QString &link)
     else if (link == "steps")
         emit showSteps();
     else if (link == "leaks" && d->index->eventCount() > 0)
-        emit showLeaks(EventId(static_cast<uint32_t>(d->index->eventCount() - 1)));
+        emit showLeaks(d->index->lastEvent());
 }
 
 } // namespace memlens
