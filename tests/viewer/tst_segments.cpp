@@ -207,6 +207,30 @@ private slots:
         QCOMPARE(scale->currentData().toULongLong(), before / 2);
     }
 
+    // Peak, OOM and End go where `--at peak|oom|end` goes; OOM on a run without one stays put.
+    void momentButtonsMoveTheCursor()
+    {
+        for (const QString &file : {corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle", gpt2()}) {
+            auto doc = load(file);
+            auto view = openView(doc, Page::Segments, QSize(1400, 900));
+            const DeviceData &d = doc->devices.at(0);
+            auto click = [&](const QString &text) {
+                for (QPushButton *b : view->segments()->findChildren<QPushButton *>())
+                    if (b->text() == text)
+                        QTest::mouseClick(b, Qt::LeftButton);
+                return view->state()->selectedEvent();
+            };
+            QCOMPARE(click("Peak"), *d.summary.peakIndex);
+            QCOMPARE(click("End"), EventId(static_cast<uint32_t>(d.index->eventCount() - 1)));
+            const uint32_t ooms = static_cast<uint32_t>(std::count(d.index->events().action.begin(), d.index->events().action.end(), Action::Oom));
+            if (ooms > 0)
+                QCOMPARE(click("OOM"), d.summary.ooms.at(0).event);
+            else
+                QCOMPARE(click("OOM"), EventId(static_cast<uint32_t>(d.index->eventCount() - 1)));
+            QCOMPARE(view->state()->selectedEvent(), view->segments()->shownEvent().value_or(kNever));
+        }
+    }
+
     void eventListFilter()
     {
         auto doc = load(corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle");

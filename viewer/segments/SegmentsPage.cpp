@@ -1,5 +1,6 @@
 #include "segments/SegmentsPage.h"
 
+#include "analysis/Moment.h"
 #include "state/RefreshWhenShown.h"
 #include "state/ViewState.h"
 #include "segments/EventListModel.h"
@@ -22,6 +23,7 @@
 #include <QStyle>
 #include <QTableView>
 #include <QVBoxLayout>
+#include <stdexcept>
 #include <tuple>
 #include <utility>
 
@@ -34,10 +36,9 @@ SegmentsPage::SegmentsPage(ViewState *state, QWidget *parent) : QWidget(parent),
     auto *bar = new QHBoxLayout;
     title_ = new QLabel(this);
     bar->addWidget(title_, 1);
-    enum class Moment { Peak, Oom, End };
-    for (const auto &[moment, label, tip] : {std::tuple{Moment::Peak, tr("Peak"), tr("The state at the peak (P on the timeline)")},
-                                             std::tuple{Moment::Oom, tr("OOM"), tr("The state at the first out-of-memory error")},
-                                             std::tuple{Moment::End, tr("End"), tr("The state when the snapshot was taken")}}) {
+    for (const auto &[moment, label, tip] : {std::tuple{Moment::peak(), tr("Peak"), tr("The state at the peak (P on the timeline)")},
+                                             std::tuple{Moment::oom(), tr("OOM"), tr("The state at the first out-of-memory error")},
+                                             std::tuple{Moment::end(), tr("End"), tr("The state when the snapshot was taken")}}) {
         auto *button = new QPushButton(label, this);
         button->setToolTip(tip);
         bar->addWidget(button);
@@ -45,13 +46,13 @@ SegmentsPage::SegmentsPage(ViewState *state, QWidget *parent) : QWidget(parent),
             const DeviceData *d = state_->deviceData();
             if (!d)
                 return;
-            const DeviceSummary &s = d->summary;
-            if (moment == Moment::Peak && s.peakIndex)
-                state_->setSelectedEvent(*s.peakIndex);
-            else if (moment == Moment::Oom && !s.ooms.empty())
-                state_->setSelectedEvent(s.ooms.front().event);
-            else if (moment == Moment::End && d->index->eventCount() > 0)
-                state_->setSelectedEvent(EventId(static_cast<uint32_t>(d->index->eventCount() - 1)));
+            try {
+                // A peak before the trace is its start, which the cursor cannot name.
+                if (const EventId e = eventOf(*d->index, moment); e != kBeforeTrace)
+                    state_->setSelectedEvent(e);
+            } catch (const std::invalid_argument &) {
+                // The device has no OOM entry, or no entries at all: nothing to go to.
+            }
         });
     }
     scale_ = new QComboBox(this);
@@ -211,7 +212,7 @@ void SegmentsPage::rebuild()
     }
     scale_->setCurrentIndex(pick);
     const EventId e = state_->selectedEvent();
-    showState(e != kBeforeTrace ? e : device_->index->eventCount() ? EventId(static_cast<uint32_t>(device_->index->eventCount() - 1)) : kBeforeTrace);
+    showState(e != kBeforeTrace ? e : device_->index->lastEvent());
 }
 
 void SegmentsPage::applyFilter()
