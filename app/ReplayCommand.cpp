@@ -26,6 +26,9 @@ int runReplayCommand(const std::vector<std::string> &args)
         const CapacityOption capacity = capacityOption(cl);
         options.capacity = capacity.bytes;
         options.capacitySource = capacity.source;
+        options.deviceTotal = capacity.deviceTotal;
+        if (config && config->perProcessMemoryFraction && !capacity.deviceTotal)
+            throw std::invalid_argument("--alloc-conf per_process_memory_fraction is a share of the device: give --gpu PRESET for its total memory");
 
         const std::optional<CachedSnapshot> loaded = loadForCommand(file, cl.flag("no-cache"));
         if (!loaded)

@@ -113,6 +113,19 @@ AllocatorConfig AllocatorConfig::parse(const std::string &conf)
             if (mb * MiB <= 20 * MiB)
                 throw std::invalid_argument("alloc conf: max_split_size_mb must be above 20, not " + value);
             c.maxSplitSize = mb * MiB;
+        } else if (key == "max_non_split_rounding_mb") {
+            const uint64_t mb = positive(key, value);
+            if (mb <= 20 || mb > std::numeric_limits<uint64_t>::max() / MiB)
+                throw std::invalid_argument("alloc conf: max_non_split_rounding_mb must be above 20, not " + value);
+            c.maxNonSplitRounding = mb * MiB;
+        } else if (key == "per_process_memory_fraction") {
+            double f = -1;
+            auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), f);
+            if (ec != std::errc() || ptr != value.data() + value.size() || !(f >= 0.0 && f <= 1.0))
+                throw std::invalid_argument("alloc conf: per_process_memory_fraction takes a number from 0 to 1, not '" + value + "'");
+            c.perProcessMemoryFraction = f;
+        } else if (key == "throw_on_cudamalloc_oom") {
+            c.throwOnCudaMallocOom = boolean(key, value);
         } else if (key == "garbage_collection_threshold") {
             double t = 0;
             auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), t);
@@ -137,7 +150,7 @@ AllocatorConfig AllocatorConfig::parse(const std::string &conf)
 AllocatorConfig AllocatorConfig::recorded(const Snapshot &snapshot)
 {
     for (const auto &[key, value] : snapshot.allocatorSettings) {
-        if (key == "PYTORCH_CUDA_ALLOC_CONF" && !value.empty() && value != "None") {
+        if ((key == "PYTORCH_CUDA_ALLOC_CONF" || key == "PYTORCH_ALLOC_CONF") && !value.empty() && value != "None") {
             try {
                 return parse(value);
             } catch (const std::invalid_argument &) {
@@ -179,6 +192,15 @@ std::string AllocatorConfig::text() const
         add("expandable_segments:True");
     if (maxSplitSize != std::numeric_limits<uint64_t>::max())
         add("max_split_size_mb:" + std::to_string(maxSplitSize / MiB));
+    if (maxNonSplitRounding != 20 * MiB)
+        add("max_non_split_rounding_mb:" + std::to_string(maxNonSplitRounding / MiB));
+    if (perProcessMemoryFraction) {
+        char digits[32];
+        const auto end = std::to_chars(digits, digits + sizeof digits, *perProcessMemoryFraction).ptr; // shortest that reads back the same
+        add("per_process_memory_fraction:" + std::string(digits, end));
+    }
+    if (throwOnCudaMallocOom)
+        add("throw_on_cudamalloc_oom:True");
     if (garbageCollectionThreshold > 0) {
         std::ostringstream t;
         t << garbageCollectionThreshold; // "0.8", as written
@@ -195,6 +217,14 @@ std::string AllocatorConfig::text() const
         add("roundup_power2_divisions:[" + list + "]");
     }
     return out;
+}
+
+std::optional<uint64_t> AllocatorConfig::fractionCapacity(uint64_t deviceTotal) const
+{
+    if (!perProcessMemoryFraction)
+        return std::nullopt;
+    // DeviceCachingAllocator::setMemoryFraction: allowed_memory_maximum = fraction * total, truncated.
+    return static_cast<uint64_t>(*perProcessMemoryFraction * static_cast<double>(deviceTotal));
 }
 
 uint64_t AllocatorConfig::divisionsFor(uint64_t size) const

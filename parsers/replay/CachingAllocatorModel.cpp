@@ -185,8 +185,8 @@ bool CachingAllocatorModel::getFreeBlock(Request &r)
     const uint64_t maxSplit = config_.maxSplitSize;
     if (r.size < maxSplit && blocks_[*it].size >= maxSplit)
         return false; // no oversize block for a request that could split
-    if (r.size >= maxSplit && blocks_[*it].size >= r.size + kLargeBuffer)
-        return false;
+    if (r.size >= maxSplit && blocks_[*it].size >= r.size + config_.maxNonSplitRounding)
+        return false; // oversized, beyond max_non_split_rounding_mb
     r.block = *it;
     pool.blocks.erase(it);
     return true;

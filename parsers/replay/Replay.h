@@ -29,6 +29,9 @@ struct ReplayOptions {
     AllocatorConfig config;
     std::optional<uint64_t> capacity; // none: capacityFromOom, else unlimited
     std::string capacitySource;       // what gave `capacity`
+    // The device's whole memory (--gpu): with per_process_memory_fraction, the capacity is that
+    // share of it instead.
+    std::optional<uint64_t> deviceTotal;
 };
 
 struct ReplayRun {

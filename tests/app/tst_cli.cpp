@@ -113,6 +113,18 @@ private slots:
         const Run bad = memlens({"replay", oom, "--alloc-conf", "max_split_size_mb:huge"});
         QCOMPARE(bad.exitCode, 2);
         QVERIFY2(bad.err.contains("max_split_size_mb") && bad.err.count('\n') == 1, bad.err.constData());
+        // The run's 6 GiB cap as per_process_memory_fraction of an H100 (--gpu): the recorded OOM.
+        const QString fraction = QString::number(double(6ull << 30) / 85017493504.0, 'g', 17);
+        r = memlens({"replay", oom, "--json", "--alloc-conf", "per_process_memory_fraction:" + fraction, "--gpu", "h100-80"});
+        QVERIFY2(r.exitCode == 0, r.err.constData());
+        j = QJsonDocument::fromJson(r.out).object();
+        QCOMPARE(j["predicted"].toObject()["oom_at"].toInteger(), j["recorded"].toObject()["oom_at"].toInteger());
+        QVERIFY(j["capacity_how"].toString().startsWith("per_process_memory_fraction"));
+        const Run noTotal = memlens({"replay", oom, "--alloc-conf", "per_process_memory_fraction:0.5"});
+        QCOMPARE(noTotal.exitCode, 2);
+        QVERIFY2(noTotal.err.contains("--gpu") && noTotal.err.count('\n') == 1, noTotal.err.constData());
+        // PYTORCH_ALLOC_CONF's other keys of today are accepted.
+        QCOMPARE(memlens({"replay", oom, "--alloc-conf", "max_non_split_rounding_mb:512,throw_on_cudamalloc_oom:True"}).exitCode, 0);
         // render draws the same replay on the timeline or the Segments page.
         QTemporaryDir dir;
         const QString png = dir.filePath("whatif.png");

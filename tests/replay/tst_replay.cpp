@@ -68,8 +68,18 @@ private slots:
         QCOMPARE(conf("roundup_power2_divisions:[64:2,1024:4]").divisionsFor(300 * MiB), uint64_t(0)); // a gap stays unset
         QCOMPARE(AllocatorConfig::parse(c.text()).text(), c.text());
         QCOMPARE(conf("roundup_power2_divisions:4").divisionsFor(MiB), uint64_t(4));
+        // Today's keys (c10/cuda/CUDAAllocatorConfig.cpp): a fraction in [0, 1], the rounding above 20 MiB.
+        const AllocatorConfig today = conf("per_process_memory_fraction:0.25,throw_on_cudamalloc_oom:True,max_non_split_rounding_mb:512");
+        QCOMPARE(*today.perProcessMemoryFraction, 0.25);
+        QVERIFY(today.throwOnCudaMallocOom);
+        QCOMPARE(today.maxNonSplitRounding, 512 * MiB);
+        QCOMPARE(*today.fractionCapacity(80 * 1024 * MiB), 20 * 1024 * MiB);
+        QCOMPARE(AllocatorConfig::parse(today.text()).text(), today.text());
+        QCOMPARE(AllocatorConfig().maxNonSplitRounding, 20 * MiB); // kLargeBuffer
         for (const char *bad : {"max_split_size_mb:20", "expandable_segments:yes", "garbage_collection_threshold:1.5",
-                                "roundup_power2_divisions:3", "no_such_key:1", "expandable_segments"}) {
+                                "roundup_power2_divisions:3", "no_such_key:1", "expandable_segments",
+                                "per_process_memory_fraction:1.5", "per_process_memory_fraction:-0.1", "max_non_split_rounding_mb:20",
+                                "throw_on_cudamalloc_oom:maybe"}) {
             bool threw = false;
             try {
                 AllocatorConfig::parse(bad);
@@ -129,6 +139,49 @@ private slots:
         const uint32_t whole = capped.malloc(190 * MiB, 0, 0);
         QCOMPARE(capped.reservedBytes(), 350 * MiB); // within 20 MiB: the 200 MiB block, unsplit
         QCOMPARE(capped.blockSize(whole), 200 * MiB);
+    }
+
+    // max_non_split_rounding_mb: "a 1024MB cached block can be re-used for a 512MB allocation
+    // request" once the rounding allowed reaches it; by default only blocks within 20 MiB are.
+    void nonSplitRoundingLetsLargerBlocksServe()
+    {
+        for (const auto &[text, reserved] : {std::pair{"max_split_size_mb:256", 1536 * MiB}, std::pair{"max_split_size_mb:256,max_non_split_rounding_mb:1024", 1024 * MiB}}) {
+            CachingAllocatorModel m(conf(text), std::nullopt);
+            m.free(m.malloc(1024 * MiB, 0, 0));
+            const uint32_t b = m.malloc(512 * MiB, 0, 0);
+            QVERIFY(b != kNone);
+            QCOMPARE(m.reservedBytes(), reserved);
+        }
+    }
+
+    // The corpus OOM ran under torch.cuda.set_per_process_memory_fraction with a 6 GiB cap: the
+    // same cap given as per_process_memory_fraction F of an 80 GB H100 predicts the recorded OOM
+    // event, and the fraction without the device's total changes nothing (with a note).
+    void memoryFractionPredictsTheRecordedOom()
+    {
+        const QString file = corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle";
+        const QJsonObject truth = readJsonObject(corpusDir() + "/snapshots/oom_gpt2_medium_6gib/truth.json");
+        const uint64_t cap = uint64_t(truth["budget_bytes"].toInteger());
+        QCOMPARE(cap, 6ull << 30);
+        const uint64_t h100 = 85'017'493'504; // the h100-80 preset: what torch.cuda reports for an H100 80GB
+        const auto snapshot = loadSnapshot(file.toStdString());
+        const DeviceIndex index(*snapshot, 0);
+        ReplayOptions options;
+        options.config = AllocatorConfig::recorded(*snapshot);
+        options.config.perProcessMemoryFraction = double(cap) / double(h100);
+        options.deviceTotal = h100;
+        const ReplayResult r = replayTrace(*snapshot, index, options);
+        QVERIFY(r.recorded.oomAt);
+        QVERIFY(r.capacity.bytes && std::llabs(int64_t(*r.capacity.bytes) - int64_t(cap)) <= 1);
+        QVERIFY(r.predicted.oomAt);
+        QCOMPARE(r.predicted.oomAt->index(), r.recorded.oomAt->index());
+        // A quarter of the device is room enough: no OOM.
+        options.config.perProcessMemoryFraction = 0.25;
+        QVERIFY(!replayTrace(*snapshot, index, options).predicted.oomAt);
+        options.deviceTotal.reset();
+        const ReplayResult noTotal = replayTrace(*snapshot, index, options);
+        QCOMPARE(noTotal.predicted.oomAt->index(), r.recorded.oomAt->index()); // the capacity the OOM shows, as before
+        QVERIFY(!noTotal.notes.empty() && noTotal.notes.back().find("per_process_memory_fraction") != std::string::npos);
     }
 
     // Expandable segments grow in 20 MiB pages (2 MiB for the small pool) at the end of one
