@@ -164,7 +164,7 @@ int runRenderCommand(int argc, char **argv)
         if (view == "estimator") {
             // The estimator with the chosen device's measured peak beside the prediction.
             EstimatorPanel panel;
-            const DeviceData *measured = deviceOption ? doc.device(*deviceOption) : doc.devices.empty() ? nullptr : &doc.devices.begin()->second;
+            const DeviceData *measured = doc.device(deviceOption.value_or(doc.openingDevice()));
             if (measured) {
                 panel.setMeasurement(*measured, QString::fromStdString(doc.fileName()));
                 panel.setInferred(measured->advice.setup);
@@ -183,7 +183,7 @@ int runRenderCommand(int argc, char **argv)
             return 0;
         }
         if (auto other = cl.value("compare"))
-            return renderComparison(loaded.document, deviceOption.value_or(doc.devices.empty() ? 0 : doc.devices.begin()->first), *other,
+            return renderComparison(loaded.document, deviceOption.value_or(doc.openingDevice()), *other,
                                     cl.value("align").value_or("step"), size, out, cl.flag("no-cache"));
         DocumentView documentView;
         documentView.setDocument(loaded);

@@ -5,6 +5,7 @@
 #include "analysis/AllocationSearch.h"
 #include "analysis/CallTree.h"
 #include "analysis/FrameFilter.h"
+#include "report/SiteJson.h"
 #include "analysis/SnapshotSummary.h"
 #include "estimator/EstimatorPresets.h"
 #include "mcp/McpArguments.h"
@@ -195,6 +196,7 @@ McpToolResult replayTool(const json &args, McpToolContext &context)
     const CapacityOption capacity = capacityArguments(args);
     options.capacity = capacity.bytes;
     options.capacitySource = capacity.source;
+    options.deviceTotal = capacity.deviceTotal;
     const ReplayResult r = replayTrace(*o.snapshot, *o.index, options);
     std::ostringstream text;
     text << "under " << (conf ? *conf : std::string("the file's own setting")) << ": predicted reserved peak " << formatBytes(r.predicted.peakReservedBytes)
@@ -297,6 +299,7 @@ McpToolResult searchTool(const json &args, McpToolContext &context)
                         {"alloc_event", a.allocEvent == kBeforeTrace ? json(nullptr) : json(a.allocEvent.index())},
                         {"free_event", a.freeCompleted == kNever ? json(nullptr) : json(a.freeCompleted.index())},
                         {"frames", frames}});
+        addSiteJson(list.back(), *o.snapshot, allocationSite(*o.snapshot, d.stack));
     }
     std::ostringstream text;
     text << hits.size() << " allocations match '" << needle << "'";

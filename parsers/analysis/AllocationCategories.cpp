@@ -1,6 +1,8 @@
 #include "analysis/AllocationCategories.h"
 
+#include "analysis/FrameFilter.h"
 #include "analysis/Phases.h"
+#include "attribution/FrameRole.h"
 
 #include <algorithm>
 
@@ -19,19 +21,24 @@ struct StackFacts {
     bool optim = false;     // a frame in torch/optim
     bool optimInit = false; // where optimizers create their state (Adam's _init_group, …)
     bool moduleTo = false;  // Module.to / _apply / convert, parameter initialisation
+    bool gathered = false;  // a sharded parameter gathered whole for its layer (FSDP, ZeRO-3)
     bool forward = false;   // inside a module's forward
     bool backward = false;  // autograd engine frames or a backward function
     bool accumulate = false; // AccumulateGrad
     bool python = false;    // any Python frame at all
 };
 
+// The frames the site rule reads (attribution/): mixed C++ / Python stacks carry dozens of
+// allocator, dispatcher and interpreter frames that say nothing of what the memory is for.
 StackFacts factsOf(const Snapshot &s, uint32_t stack)
 {
     StackFacts f;
-    for (FrameId id : s.stacks.at(stack)) {
+    for (FrameId id : stackFrames(s, stack, true)) {
         const Frame &fr = s.frames.at(id);
         const std::string_view name = s.strings.at(fr.name), file = s.strings.at(fr.file);
-        f.python = f.python || file.ends_with(".py");
+        f.python = f.python || isPythonRole(frameRole(name, file));
+        f.gathered = f.gathered || ((contains(file, "/fsdp/") || contains(file, "deepspeed/runtime/zero")) &&
+                                    (contains(name, "all_gather") || contains(name, "unshard") || contains(name, "fetch")));
         // A profiler trace without Python stacks still names the step's record_function range:
         // "Optimizer.step#AdamW.step" (torch/optim/optimizer.py's profile_hook_step).
         f.optim = f.optim || contains(file, "torch/optim/") || name.starts_with("Optimizer.step#");
@@ -39,7 +46,7 @@ StackFacts factsOf(const Snapshot &s, uint32_t stack)
         f.moduleTo = f.moduleTo || (contains(file, "torch/nn/modules/module.py") && (name == "convert" || name == "_apply" || name == "to")) ||
                      contains(file, "torch/nn/init.py") || name == "reset_parameters" || name == "_load_from_state_dict";
         f.forward = f.forward || name == "forward";
-        f.backward = f.backward || contains(name, "Engine::evaluate_function") || contains(name, "backward") || contains(file, "torch/autograd/");
+        f.backward = f.backward || !autogradNodeName(name).empty() || contains(name, "backward");
         f.accumulate = f.accumulate || contains(name, "AccumulateGrad") || contains(name, "accumulateGrad");
     }
     return f;
@@ -65,16 +72,31 @@ AllocationCategories::AllocationCategories(const Snapshot &snapshot, const Devic
     const bool cutShort = !index.oomEvents().empty();
     std::vector<int8_t> known(snapshot.stacks.size(), 0);
     std::vector<StackFacts> facts(snapshot.stacks.size());
+    auto factsFor = [&](uint32_t stack) -> const StackFacts & {
+        if (!known[stack]) {
+            facts[stack] = factsOf(snapshot, stack);
+            known[stack] = 1;
+        }
+        return facts[stack];
+    };
+    // Outside the pass phases (a run marked per layer only, FSDP's hooks) the stacks tell the
+    // passes apart: backward runs autograd's nodes, on a thread without Python frames.
+    auto backwardStack = [](const StackFacts &f) { return f.backward || !f.python; };
+    std::vector<uint32_t> backwardAllocs; // alloc entries made by backward, in event order
+    for (uint32_t e = 0; e < ev.count(); ++e) {
+        if (ev.action[e] == Action::Alloc && phaseAt(EventId(e)) == StepPart::None && backwardStack(factsFor(ev.stack[e])))
+            backwardAllocs.push_back(e);
+    }
+    auto backwardBetween = [&](EventId from, EventId to) {
+        const auto it = std::upper_bound(backwardAllocs.begin(), backwardAllocs.end(), from.index());
+        return it != backwardAllocs.end() && *it < to.index();
+    };
     categories_.assign(index.allocationCount(), Category::Unknown);
     for (uint32_t i = 0; i < index.allocationCount(); ++i) {
         const AllocationId id(i);
         const Allocation &a = index.allocation(id);
         const AllocationDetail d = index.detail(id);
-        if (!known[d.stack]) {
-            facts[d.stack] = factsOf(snapshot, d.stack);
-            known[d.stack] = 1;
-        }
-        const StackFacts &f = facts[d.stack];
+        const StackFacts &f = factsFor(d.stack);
         const bool neverFreed = a.freeCompleted == kNever;
         const bool born = a.allocEvent != kBeforeTrace;
         const StepPart bornIn = born ? phaseAt(a.allocEvent) : StepPart::None;
@@ -89,24 +111,30 @@ AllocationCategories::AllocationCategories(const Snapshot &snapshot, const Devic
             c = kept && (f.optimInit || !cutShort) ? Category::OptimizerState : Category::Temporary;
         } else if (f.moduleTo) {
             c = neverFreed ? Category::Parameter : Category::Temporary;
+        } else if (f.gathered) {
+            c = Category::Parameter; // freed again after its layer, but parameters all the same
         } else if (neverFreed && !f.python && !f.accumulate && d.size == kCublasWorkspace) {
             c = Category::Unknown; // cuBLAS's workspace, created by the first matmul and kept
-        } else if (f.accumulate || (born && (bornIn == StepPart::Backward || (!phased && !f.python)) &&
-                                    (neverFreed || freedIn == StepPart::Optimizer || outlivesPhase))) {
+        } else if (f.accumulate ||
+                   (born && (bornIn == StepPart::Backward || (bornIn == StepPart::None && backwardStack(f))) &&
+                    (neverFreed || freedIn == StepPart::Optimizer || outlivesPhase))) {
             // Autograd's gradient accumulation, or what backward creates and the optimizer step
             // still uses (gradients live until zero_grad).
             c = Category::Gradient;
-        } else if (born && (bornIn == StepPart::Forward || (!phased && f.forward))) {
+        } else if (born && (bornIn == StepPart::Forward || (bornIn == StepPart::None && f.forward && !f.backward))) {
             // Kept for backward: freed in it, or still alive when the dump cut a step short.
             // Forward allocations that outlive every step are caches (masks, rotary tables).
             if (neverFreed)
                 c = cutShort ? Category::Activation : Category::Unknown;
-            else if (freedIn == StepPart::Backward || (!phased && !f.python) || outlivesPhase)
+            else if (freedIn == StepPart::Backward || (!phased && !f.python) || outlivesPhase ||
+                     (bornIn == StepPart::None && backwardBetween(a.allocEvent, a.freeCompleted)))
                 c = Category::Activation;
             else
                 c = Category::Temporary;
         } else if (born && !neverFreed && !outlivesPhase && bornIn != StepPart::None) {
             c = Category::Temporary;
+        } else if (born && !neverFreed && bornIn == StepPart::None && backwardStack(f)) {
+            c = Category::Temporary; // freed by backward itself, before the optimizer
         }
         categories_[i] = c;
     }

@@ -1,6 +1,8 @@
 #include "analysis/CallTree.h"
 
 #include "analysis/FrameFilter.h"
+#include "attribution/AllocationSite.h"
+#include "attribution/FrameRole.h"
 
 #include <algorithm>
 #include <map>
@@ -49,7 +51,8 @@ std::vector<FrameId> treeFrames(const Snapshot &snapshot, uint32_t stack, const 
 {
     std::vector<FrameId> frames;
     for (FrameId id : stackFrames(snapshot, stack, options.hideNoise)) {
-        if (options.pythonOnly && !snapshot.strings.at(snapshot.frames.at(id).file).ends_with(".py"))
+        const Frame &f = snapshot.frames.at(id);
+        if (options.pythonOnly && !isPythonRole(frameRole(snapshot.strings.at(f.name), snapshot.strings.at(f.file))))
             continue;
         if (options.foldRecursion && !frames.empty() && frames.back() == id)
             continue;
@@ -206,10 +209,10 @@ std::vector<SiteDiff> diffBySite(const Snapshot &a, const DeviceIndex &ia, Event
 {
     std::map<std::string, SiteDiff> sites;
     auto add = [&](const Snapshot &s, const DeviceIndex &index, EventId e, bool second) {
+        SiteCache cache(s);
         for (AllocationId id : index.liveAt(e)) {
             const AllocationDetail d = index.detail(id);
-            const auto frames = stackFrames(s, d.stack, true);
-            const std::string site = frames.empty() ? std::string("(no stack recorded)") : s.frameText(frames.front());
+            const std::string site = siteText(s, cache.of(d.stack));
             SiteDiff &entry = sites[site];
             entry.site = site;
             (second ? entry.bytesB : entry.bytesA) += static_cast<int64_t>(d.size);

@@ -27,7 +27,7 @@ struct CallTreeOptions {
     StackGrouping grouping = StackGrouping::None;
     bool bottomUp = false;
     bool hideNoise = true;   // the frames MemoryViz hides
-    bool pythonOnly = false; // only frames from .py files
+    bool pythonOnly = false; // only Python frames (FrameRole.h: .py files, frozen and FX-generated modules)
     bool foldRecursion = false; // a frame repeated directly below itself counts once
 };
 
@@ -79,7 +79,7 @@ std::string fxOriginalLine(std::string_view trace);
 // The frames of one stack after the options' filters, in tree order.
 std::vector<FrameId> treeFrames(const Snapshot &snapshot, uint32_t stack, const CallTreeOptions &options);
 
-// Live bytes by call site (innermost visible frame, as text) in two snapshots.
+// Live bytes by call site (attribution/AllocationSite, as text) in two snapshots.
 struct SiteDiff {
     std::string site;
     int64_t bytesA = 0;

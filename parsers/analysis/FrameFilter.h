@@ -1,6 +1,6 @@
 #pragma once
-// Frames that are noise for users (unwinder, CPython eval loop, dispatcher boxing), hidden by
-// default exactly as PyTorch's MemoryViz hides them.
+// "Hide noise frames": the machinery every allocation passes through (unwinder, caching
+// allocator, dispatcher, Python bindings, interpreter; FrameRole.h) folded out of a stack.
 #include "model/Snapshot.h"
 
 #include <string_view>

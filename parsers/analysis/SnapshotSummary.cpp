@@ -93,6 +93,7 @@ DeviceSummary summarizeDeviceWithoutCategories(const Snapshot &snapshot, const D
     s.peakReservedBytes = index.peakReservedBytes();
     s.startReservedBytes = index.startReservedBytes();
     s.final = finalState(snapshot, s.device);
+    s.poolsAtEnd = poolSharesAtEnd(snapshot, index);
     for (EventId e : index.oomEvents()) {
         s.ooms.push_back(diagnoseOom(index, e, allocatorStateAt(snapshot, index, e)));
     }
@@ -105,6 +106,7 @@ DeviceSummary summarizeDeviceWithoutCategories(const Snapshot &snapshot, const D
     s.warnings = std::move(health.warnings);
     s.steps = findSteps(snapshot, index, s.phases, s.coverage.truncated);
     s.leakSuspects = findLeakSuspects(index, s.steps);
+    s.whyNoLeakSuspects = whyNoLeakSuspects(s.phases, s.steps, s.leakSuspects.size());
     s.name = snapshot.deviceName(s.device);
     if (!ev.allocatedAfter.empty()) {
         TraceTotals t;
@@ -180,6 +182,7 @@ PointSummary summarizePoint(const Snapshot &snapshot, const DeviceIndex &index, 
     p.topLive = largestLive(index, e, topK, &p.liveBlocks);
     const AllocatorState state = allocatorStateAt(snapshot, index, e);
     p.allocator = {state.segments.size(), state.reserved, state.allocated, state.requested, state.free, state.largestFree};
+    p.pools = poolSharesAt(snapshot, index, state);
     return p;
 }
 

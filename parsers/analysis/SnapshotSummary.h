@@ -5,6 +5,7 @@
 #include "analysis/DeviceIndex.h"
 #include "analysis/FileHealth.h"
 #include "analysis/Phases.h"
+#include "analysis/PoolShares.h"
 #include "analysis/Steps.h"
 #include "model/Snapshot.h"
 
@@ -74,11 +75,13 @@ struct DeviceSummary {
     uint64_t peakReservedBytes = 0;
     uint64_t startReservedBytes = 0;
     FinalState final;
+    std::vector<PoolShare> poolsAtEnd; // the final segments by pool, the default pool first
     std::vector<OomDiagnosis> ooms;
     std::vector<PhaseRange> phases;
     std::string peakPhase; // the innermost phase at the peak ("" when none)
     std::vector<StepSummary> steps;
     std::vector<LeakSuspect> leakSuspects;
+    std::string whyNoLeakSuspects; // "" when there are suspects
     std::optional<TraceTotals> traceTotals;
     std::array<uint64_t, kCategoryCount> categoryBytesAtPeak{};
     TraceCoverage coverage;
@@ -104,6 +107,7 @@ struct PointSummary {
     uint64_t liveBlocks = 0;
     std::vector<LiveBlockInfo> topLive;
     AllocatorFigures allocator;
+    std::vector<PoolShare> pools; // the allocator's segments there by pool
 };
 
 FinalState finalState(const Snapshot &snapshot, int device);

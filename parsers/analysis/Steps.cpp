@@ -11,9 +11,14 @@ namespace memlens {
 namespace {
 
 // "ProfilerStep#12" and "ProfilerStep#13", or a script's own "step0" and "step1", repeat one
-// pattern: a trailing iteration number (after '#', '_', ' ' or nothing) is not part of it.
+// pattern: a trailing iteration number (after '#', '_', ' ' or nothing) is not part of it, nor
+// the module a framework names its per-layer marks by ("FSDP::pre_forward (layers.3)").
 std::string_view patternName(std::string_view name)
 {
+    if (name.ends_with(')')) {
+        if (const size_t open = name.rfind(" ("); open != std::string_view::npos && open > 0)
+            name = name.substr(0, open);
+    }
     size_t digits = name.size();
     while (digits > 0 && name[digits - 1] >= '0' && name[digits - 1] <= '9')
         --digits;
@@ -37,21 +42,66 @@ uint64_t activeBefore(const DeviceIndex &index, int64_t t)
     return at == times.begin() ? index.initialBytes() : index.activeAfter(EventId(static_cast<uint32_t>(at - times.begin() - 1)));
 }
 
+// When the optimizer stepped: torch.optim's own "Optimizer.step#AdamW.step" ranges (any optimizer
+// derived from torch.optim.Optimizer records them), else the script's own optimizer phases
+// (zero_grad is not a step), outermost only. Sorted.
+std::vector<int64_t> optimizerSteps(const std::vector<PhaseRange> &phases)
+{
+    std::vector<int64_t> times;
+    for (const PhaseRange &p : phases) {
+        if (p.startUs && p.name.starts_with("Optimizer.step#"))
+            times.push_back(*p.startUs);
+    }
+    if (times.empty()) {
+        int64_t openUntil = INT64_MIN;
+        std::vector<const PhaseRange *> started;
+        for (const PhaseRange &p : phases) {
+            if (p.startUs && stepPartOfName(p.name) == StepPart::Optimizer && p.name.find("zero_grad") == std::string::npos)
+                started.push_back(&p);
+        }
+        std::stable_sort(started.begin(), started.end(), [](auto *a, auto *b) { return *a->startUs < *b->startUs; });
+        for (const PhaseRange *p : started) {
+            if (*p->startUs >= openUntil)
+                times.push_back(*p->startUs);
+            openUntil = std::max(openUntil, p->endUs.value_or(INT64_MAX));
+        }
+    }
+    std::sort(times.begin(), times.end());
+    return times;
+}
+
+// A training step holds one optimizer step: a pattern that starts again before the optimizer
+// stepped (a per-layer mark, a micro-batch's forward) is not a step's beginning.
+bool oncePerOptimizerStep(const std::vector<int64_t> &starts, const std::vector<int64_t> &optimizer)
+{
+    for (size_t i = 1; i < starts.size(); ++i) {
+        const auto at = std::lower_bound(optimizer.begin(), optimizer.end(), starts[i - 1]);
+        if (at == optimizer.end() || *at >= starts[i])
+            return false;
+    }
+    return true;
+}
+
 // The pattern that opens each step (see the header), or empty: none repeats. `cutOff` are the
 // phases whose START fell out of the window: they count as occurrences, without a start.
-std::string_view openingPattern(const std::vector<const PhaseRange *> &top, const std::vector<const PhaseRange *> &cutOff, const DeviceIndex &index)
+std::string_view openingPattern(const std::vector<const PhaseRange *> &top, const std::vector<const PhaseRange *> &cutOff,
+                                const std::vector<int64_t> &optimizer, const DeviceIndex &index)
 {
     for (const PhaseRange *p : top) {
         if (patternName(p->name).starts_with("ProfilerStep"))
             return patternName(p->name);
     }
+    if (optimizer.empty())
+        return {};
     std::map<std::string_view, std::vector<uint64_t>> activeAtStarts;
+    std::map<std::string_view, std::vector<int64_t>> startsOf;
     std::vector<std::string_view> order; // by first start
     for (const PhaseRange *p : top) {
         auto &values = activeAtStarts[patternName(p->name)];
         if (values.empty())
             order.push_back(patternName(p->name));
         values.push_back(activeBefore(index, *p->startUs));
+        startsOf[patternName(p->name)].push_back(*p->startUs);
     }
     std::map<std::string_view, size_t> occurrences;
     for (const auto &[pattern, values] : activeAtStarts)
@@ -64,7 +114,7 @@ std::string_view openingPattern(const std::vector<const PhaseRange *> &top, cons
     uint64_t bestMedian = UINT64_MAX;
     for (std::string_view pattern : order) {
         auto &values = activeAtStarts[pattern];
-        if (occurrences[pattern] < 2)
+        if (occurrences[pattern] < 2 || !oncePerOptimizerStep(startsOf[pattern], optimizer))
             continue;
         std::nth_element(values.begin(), values.begin() + values.size() / 2, values.end());
         if (values[values.size() / 2] < bestMedian) {
@@ -91,7 +141,7 @@ std::vector<Span> stepSpans(const std::vector<PhaseRange> &phases, const DeviceI
         top.push_back(p);
         openUntil = p->endUs.value_or(INT64_MAX);
     }
-    const std::string_view pattern = openingPattern(top, cutOff, index);
+    const std::string_view pattern = openingPattern(top, cutOff, optimizerSteps(phases), index);
     std::vector<Span> spans;
     if (pattern.empty())
         return spans;
@@ -108,8 +158,14 @@ std::vector<Span> stepSpans(const std::vector<PhaseRange> &phases, const DeviceI
     std::vector<std::vector<std::string_view>> patternsOf; // each step's top-level patterns
     bool openPhase = false;                                  // in the last step
     int64_t lastEnd = INT64_MIN;
-    for (const PhaseRange *p : top) {
-        if (patternName(p->name) == pattern) {
+    // When only the optimizer's own phases qualify (a run marked per layer, or not at all), a
+    // step is what lies between two optimizer steps: it opens with the first phase after one.
+    const bool afterOptimizer = stepPartOfName(pattern) == StepPart::Optimizer;
+    const auto isOptimizer = [](const PhaseRange *p) { return stepPartOfName(p->name) == StepPart::Optimizer; };
+    for (size_t i = 0; i < top.size(); ++i) {
+        const PhaseRange *p = top[i];
+        const bool opens = afterOptimizer ? !isOptimizer(p) && (i == 0 || isOptimizer(top[i - 1])) : patternName(p->name) == pattern;
+        if (opens) {
             if (!spans.empty())
                 spans.back().end = *p->startUs;
             spans.push_back({*p->startUs, INT64_MAX});
@@ -122,6 +178,8 @@ std::vector<Span> stepSpans(const std::vector<PhaseRange> &phases, const DeviceI
         openPhase = openPhase || !p->endUs;
         lastEnd = std::max(lastEnd, p->endUs.value_or(INT64_MAX));
     }
+    if (spans.empty())
+        return spans;
     spans.back().end = lastEnd == INT64_MAX ? INT64_MAX : lastEnd + 1;
     if (patternsOf.size() >= 2) {
         const auto &before = patternsOf[patternsOf.size() - 2];
@@ -136,7 +194,9 @@ std::vector<Span> stepSpans(const std::vector<PhaseRange> &phases, const DeviceI
         const int64_t at = p.startUs ? *p.startUs : p.endUs.value_or(INT64_MAX);
         return at < spans.front().start && inCycle(p.name);
     });
-    if (cutAtStart)
+    if (afterOptimizer && (truncated || !cutOff.empty()))
+        spans.front().partial = true; // its first phases may have fallen out of the window
+    else if (cutAtStart)
         spans.insert(spans.begin(), Span{INT64_MIN, spans.front().start, true});
     // A step that opened before the first entry of a window that dropped older entries lost some.
     else if (truncated && index.eventCount() && spans.front().start < index.events().timeUs[0])
@@ -146,6 +206,9 @@ std::vector<Span> stepSpans(const std::vector<PhaseRange> &phases, const DeviceI
             return g.device == index.device() && g.fromUs < span.end && g.toUs > span.start;
         });
     }
+    // One whole cycle is not yet a loop: its marks could as well be a single pass's.
+    if (std::count_if(spans.begin(), spans.end(), [](const Span &span) { return !span.partial; }) < 2)
+        spans.clear();
     return spans;
 }
 
@@ -232,7 +295,7 @@ int stepOfEvent(const std::vector<StepSummary> &steps, EventId event)
 std::vector<LeakSuspect> findLeakSuspects(const DeviceIndex &index, const std::vector<StepSummary> &steps)
 {
     std::vector<LeakSuspect> suspects;
-    if (steps.size() < 2)
+    if (wholeStepCount(steps) < kLeakSuspectSteps)
         return suspects;
     std::map<uint32_t, LeakSuspect> byStack;
     for (uint32_t i = 0; i < index.allocationCount(); ++i) {
@@ -262,6 +325,24 @@ std::vector<LeakSuspect> findLeakSuspects(const DeviceIndex &index, const std::v
     }
     std::stable_sort(suspects.begin(), suspects.end(), [](const LeakSuspect &a, const LeakSuspect &b) { return a.bytes > b.bytes; });
     return suspects;
+}
+
+std::string whyNoLeakSuspects(const std::vector<PhaseRange> &phases, const std::vector<StepSummary> &steps, size_t suspects)
+{
+    if (suspects > 0)
+        return {};
+    if (phases.empty())
+        return "no record_function phases to tell training steps by";
+    if (steps.empty()) {
+        const bool profilerSteps = std::any_of(phases.begin(), phases.end(), [](const PhaseRange &p) { return p.name.starts_with("ProfilerStep"); });
+        if (!profilerSteps && optimizerSteps(phases).empty())
+            return "no training steps: the trace holds no optimizer step (torch.optim's Optimizer.step#…) or ProfilerStep to tell "
+                   "a step from per-layer marks";
+        return "fewer than two whole training steps (a ProfilerStep, or a cycle with one optimizer step)";
+    }
+    if (const size_t whole = wholeStepCount(steps); whole < kLeakSuspectSteps)
+        return std::to_string(whole) + " whole steps; telling growth from a step's own memory takes " + std::to_string(kLeakSuspectSteps);
+    return "nothing allocated in one step was still alive at the end and grew in the steps after it";
 }
 
 } // namespace memlens

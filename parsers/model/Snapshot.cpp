@@ -84,6 +84,11 @@ uint32_t Snapshot::poolIndex(const std::pair<int64_t, int64_t> &id) const
 StepPart stepPartOfName(std::string_view name)
 {
     auto contains = [name](std::string_view part) { return name.find(part) != std::string_view::npos; };
+    // Hooks around one layer (FSDP's FSDP::pre_forward (layers.3), a module's pre/post hooks) run
+    // before or after its work, not during it: they say nothing of the pass an event is in.
+    if (name.starts_with("FSDP::") || contains("pre_forward") || contains("post_forward") || contains("pre_backward") ||
+        contains("post_backward") || contains("_hook") || (contains("forward") && contains("backward")))
+        return StepPart::None; // and a range over both passes ("forward-backward") is neither
     if (contains("ptimizer") || contains("optim"))
         return StepPart::Optimizer;
     if (contains("backward"))
@@ -105,13 +110,14 @@ std::string Snapshot::frameText(FrameId frameId) const
     std::string_view file = strings.at(f.file);
     if (file.starts_with('<')) // a profiler operator such as "<cpu_op>": its name says it all
         return std::string(strings.at(f.name));
-    if (auto slash = file.rfind('/'); slash != std::string_view::npos)
+    if (auto slash = file.find_last_of("/\\"); slash != std::string_view::npos) // Windows paths too
         file.remove_prefix(slash + 1);
     std::string text(file);
     text += ':';
     text += std::to_string(f.line);
     text += ':';
-    text += strings.at(f.name);
+    // No tree row or list entry without a name: the unwinder found no symbol there.
+    text += strings.at(f.name).empty() ? std::string_view("(unknown function)") : strings.at(f.name);
     return text;
 }
 

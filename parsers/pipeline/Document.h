@@ -41,6 +41,9 @@ struct Document {
     // has it, else its first device (d when it has none).
     int deviceMatching(int d) const { return device(d) || devices.empty() ? d : devices.begin()->first; }
     std::string fileName() const; // the path without directories
+    // The device a view opens on: the first that ran out of memory, else the one with the
+    // highest peak (the lowest number of equal ones); 0 when there is none.
+    int openingDevice() const;
 };
 
 // Stage 2: the timeline's index per device. Keeps its document alive, since each layout

@@ -15,6 +15,21 @@ std::string Document::fileName() const
     return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
+int Document::openingDevice() const
+{
+    const DeviceData *best = nullptr;
+    int bestDevice = 0;
+    for (const auto &[d, data] : devices) {
+        if (!data.summary.ooms.empty())
+            return d;
+        if (!best || data.summary.peakActiveBytes > best->summary.peakActiveBytes) {
+            best = &data;
+            bestDevice = d;
+        }
+    }
+    return bestDevice;
+}
+
 std::string_view loadStageName(LoadStage stage)
 {
     switch (stage) {

@@ -1,6 +1,6 @@
 #include "report/SummaryMarkdown.h"
 
-#include "analysis/FrameFilter.h"
+#include "attribution/AllocationSite.h"
 #include "model/ByteFormat.h"
 
 namespace memlens {
@@ -23,9 +23,8 @@ std::string summaryMarkdown(const Snapshot &snapshot, const DeviceSummary &s, co
     md += "\n| size | category | allocated at |\n|---:|---|---|\n";
     for (size_t i = 0; i < s.topLiveAtPeak.size() && i < 5; ++i) {
         const LiveBlockInfo &l = s.topLiveAtPeak[i];
-        const auto frames = stackFrames(snapshot, l.stack, true);
         md += "| " + formatBytes(l.size) + " | " + std::string(categoryName(l.category)) + " | `" +
-              (frames.empty() ? std::string("(no stack recorded)") : snapshot.frameText(frames.front())) + "` |\n";
+              siteLine(snapshot, allocationSite(snapshot, l.stack)) + "` |\n";
     }
     return md;
 }

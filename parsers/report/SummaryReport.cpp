@@ -3,7 +3,9 @@
 #include "analysis/FrameFilter.h"
 #include "model/ByteFormat.h"
 #include "report/OptionalJson.h"
+#include "report/SiteJson.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -27,6 +29,20 @@ json framesJson(const Snapshot &snapshot, uint32_t stack)
     return frames;
 }
 
+json poolsJson(const std::vector<PoolShare> &pools)
+{
+    json list = json::array();
+    for (const PoolShare &p : pools) {
+        list.push_back({{"pool_id", {p.pool.first, p.pool.second}},
+                        {"segments", p.segments},
+                        {"reserved_bytes", p.reserved},
+                        {"allocated_bytes", p.allocated}});
+        if (p.isPrivate())
+            list.back()["made_by"] = p.madeBy;
+    }
+    return list;
+}
+
 json liveJson(const Snapshot &snapshot, const std::vector<LiveBlockInfo> &blocks)
 {
     json list = json::array();
@@ -38,6 +54,7 @@ json liveJson(const Snapshot &snapshot, const std::vector<LiveBlockInfo> &blocks
                         {"category", categoryName(b.category)},
                         {"frames", framesJson(snapshot, b.stack)},
                         {"labels", b.labels}});
+        addSiteJson(list.back(), snapshot, allocationSite(snapshot, b.stack));
         if (b.userMetadata)
             list.back()["user_metadata"] = snapshot.strings.at(b.userMetadata);
         if (b.compileContext)
@@ -84,12 +101,14 @@ json deviceJson(const Snapshot &snapshot, const DeviceReport &report)
                          {"peak_reserved_bytes", st.peakReservedBytes},
                          {"partial", st.partial}});
     json suspects = json::array();
-    for (const LeakSuspect &l : s.leakSuspects)
+    for (const LeakSuspect &l : s.leakSuspects) {
         suspects.push_back({{"frames", framesJson(snapshot, l.stack)},
                             {"bytes", l.bytes},
                             {"allocations", l.allocations},
                             {"steps", l.steps},
                             {"per_step_bytes", l.perStepBytes}});
+        addSiteJson(suspects.back(), snapshot, allocationSite(snapshot, l.stack));
+    }
     json d = {
         {key::device, s.device},
         {"name", s.name},
@@ -112,10 +131,12 @@ json deviceJson(const Snapshot &snapshot, const DeviceReport &report)
         {"largest_inactive_block", s.final.largestInactive},
         {"external_fragmentation", s.final.externalFragmentation},
         {"blocks", s.final.blocks},
+        {"pools", poolsJson(s.poolsAtEnd)},
         {key::ooms, ooms},
         {"phases", phases},
         {"steps", steps},
         {"leak_suspects", suspects},
+        {"no_leak_suspects_because", s.whyNoLeakSuspects.empty() ? json(nullptr) : json(s.whyNoLeakSuspects)},
     };
     d[key::categories] = categoryBytesJson(s.categoryBytesAtPeak);
     d["truncated"] = s.coverage.truncated;
@@ -147,21 +168,34 @@ json deviceJson(const Snapshot &snapshot, const DeviceReport &report)
                      {"allocated_bytes", p.allocator.allocated},
                      {"requested_bytes", p.allocator.requested},
                      {"free_bytes", p.allocator.free},
-                     {"largest_free_bytes", p.allocator.largestFree}}}};
+                     {"largest_free_bytes", p.allocator.largestFree},
+                     {"pools", poolsJson(p.pools)}}}};
     }
     return d;
+}
+
+// Only when a private pool exists: a default pool alone is what "reserved" already says.
+void writePools(std::ostringstream &out, const std::vector<PoolShare> &pools, const char *when)
+{
+    if (std::none_of(pools.begin(), pools.end(), [](const PoolShare &p) { return p.isPrivate(); }))
+        return;
+    out << "  Pools " << when << '\n';
+    for (const PoolShare &p : pools) {
+        out << "    " << (p.isPrivate() ? "(" + std::to_string(p.pool.first) + ", " + std::to_string(p.pool.second) + ")" : std::string("default")) << ": "
+            << formatBytes(p.reserved) << " reserved in " << p.segments << " segments, " << formatBytes(p.allocated) << " allocated";
+        if (p.isPrivate())
+            out << "; " << p.madeBy;
+        out << '\n';
+    }
 }
 
 void writeLive(std::ostringstream &out, const Snapshot &snapshot, const std::vector<LiveBlockInfo> &blocks)
 {
     for (const LiveBlockInfo &b : blocks) {
-        auto frames = stackFrames(snapshot, b.stack, true);
         out << "    " << formatBytes(b.size);
         for (size_t pad = formatBytes(b.size).size(); pad < 11; ++pad)
             out << ' ';
-        out << (frames.empty() ? std::string("(no stack recorded)") : snapshot.frameText(frames.front()));
-        if (frames.size() > 1)
-            out << "  ← " << snapshot.frameText(frames[1]);
+        out << siteLine(snapshot, allocationSite(snapshot, b.stack));
         for (const std::string &label : b.labels)
             out << "  [" << label << "]";
         out << '\n';
@@ -186,14 +220,19 @@ std::string summaryJson(const Snapshot &snapshot, const std::string &file, const
 json summaryJsonObject(const Snapshot &snapshot, const std::string &file, const std::vector<DeviceReport> &devices)
 {
     json devicesJson = json::array();
-    for (const DeviceReport &d : devices)
+    json oomDevices = json::array();
+    for (const DeviceReport &d : devices) {
         devicesJson.push_back(deviceJson(snapshot, d));
+        if (!d.summary.ooms.empty())
+            oomDevices.push_back(d.summary.device);
+    }
     json root = {
         {key::file, file},
         {"format", kFileFormatNames.name(snapshot.facts.format)},
         {"compression", kCompressionNames.name(snapshot.facts.compression)},
         {"pickle_protocol", snapshot.facts.pickleProtocol ? json(snapshot.facts.pickleProtocol) : json(nullptr)},
         {key::devices, devicesJson},
+        {"oom_devices", oomDevices},
     };
     // What this kind of file cannot tell, so scripts do not mistake zeros for measurements.
     if (snapshot.facts.format == FileFormat::ChromeTrace) {
@@ -236,6 +275,13 @@ std::string summaryText(const Snapshot &snapshot, const std::string &file, const
     } else if (devices.empty()) {
         out << "No device has segments or trace entries.\n";
     }
+    std::string oomDevices;
+    for (const DeviceReport &report : devices) {
+        if (!report.summary.ooms.empty())
+            oomDevices += (oomDevices.empty() ? "" : ", ") + report.summary.name;
+    }
+    if (devices.size() > 1 && !oomDevices.empty())
+        out << "Ran out of memory on " << oomDevices << " (of " << devices.size() << " devices)\n";
     for (const DeviceReport &report : devices) {
         const DeviceSummary &s = report.summary;
         out << "\nDevice " << s.name << ": " << groupDigits(s.entries) << " trace entries";
@@ -271,6 +317,7 @@ std::string summaryText(const Snapshot &snapshot, const std::string &file, const
             << formatBytes(s.final.allocated) << " allocated (" << formatBytes(s.final.requested) << " requested), "
             << formatBytes(s.final.inactive) << " free; largest free block " << formatBytes(s.final.largestInactive)
             << ", external fragmentation " << static_cast<int>(s.final.externalFragmentation * 100 + 0.5) << "%\n";
+        writePools(out, s.poolsAtEnd, "at the end");
         for (const OomDiagnosis &o : s.ooms) {
             out << "  OOM at event " << o.event.index() << ": " << formatBytes(o.requested) << " requested, device reported "
                 << formatBytes(o.deviceFree) << " free" << (o.perProcessLimit() ? " (so " + std::string(kProcessLimitFinding) + ")" : std::string())
@@ -297,10 +344,11 @@ std::string summaryText(const Snapshot &snapshot, const std::string &file, const
                 << formatBytes(s.steps.back().endActiveBytes) << "\n";
         }
         for (const LeakSuspect &l : s.leakSuspects) {
-            const auto frames = stackFrames(snapshot, l.stack, true);
             out << "  Leak suspect   " << formatBytes(l.bytes) << " in " << l.allocations << " allocations, grew in " << l.steps << " steps, at "
-                << (frames.empty() ? std::string("(no stack recorded)") : snapshot.frameText(frames.front())) << "\n";
+                << siteLine(snapshot, allocationSite(snapshot, l.stack)) << "\n";
         }
+        if (!s.whyNoLeakSuspects.empty())
+            out << "  Leak suspects  none: " << s.whyNoLeakSuspects << "\n";
         if (!s.topLiveAtPeak.empty()) {
             out << "  Largest allocations live at the peak:\n";
             writeLive(out, snapshot, s.topLiveAtPeak);
@@ -311,6 +359,7 @@ std::string summaryText(const Snapshot &snapshot, const std::string &file, const
                 << formatBytes(p.activeBytes) << " active, " << formatBytes(p.reservedBytes) << " reserved, "
                 << p.liveBlocks << " live blocks; largest:\n";
             writeLive(out, snapshot, p.topLive);
+            writePools(out, p.pools, "there");
         }
     }
     return out.str();

@@ -112,6 +112,107 @@ private slots:
         QCOMPARE(snapshot->frameText(snapshot->stacks.at(first.stack).front()), std::string("train.py:42:leaky"));
     }
 
+    // Growth needs three whole steps to be told from one step's own memory: the same leak planted
+    // in a two-step run is no suspect, and the summary says why.
+    void twoStepsAreNoEvidence()
+    {
+        QTemporaryDir dir;
+        const QString out = dir.filePath("leak.pickle");
+        QString error;
+        runPythonTool("plant_leak.py", {snapshotIn("tinyllama_bf16_ckpt_cpp_stacks"), out, "--size", QString::number(4 << 20)}, &error);
+        QVERIFY2(error.isEmpty() && QFile::exists(out), qPrintable(error));
+        auto snapshot = loadSnapshot(out.toStdString());
+        DeviceIndex index(*snapshot, 0);
+        const DeviceSummary s = summarizeDevice(*snapshot, index, 5);
+        QCOMPARE(wholeStepCount(s.steps), size_t(2));
+        QVERIFY(s.leakSuspects.empty());
+        QVERIFY2(s.whyNoLeakSuspects.find("2 whole steps") != std::string::npos, s.whyNoLeakSuspects.c_str());
+    }
+
+    // Large jobs mark every layer (FSDP2's FSDP::pre_forward (layers.N), Megatron's and
+    // DeepSpeed's per-layer ranges). A first-iteration OOM so marked has no step and no suspect
+    // (memlens once found 34 "steps" and 16 "leaks" in one forward pass); its memory at the OOM
+    // is still told by category, not "unknown".
+    void perLayerMarksFirstIterationOom_data()
+    {
+        QTest::addColumn<QString>("framework");
+        QTest::addColumn<bool>("dropUserMarks");
+        for (const char *framework : {"fsdp2", "megatron", "deepspeed"}) {
+            QTest::newRow(qPrintable(QString(framework) + ", marks of its own only")) << QString(framework) << true;
+            QTest::newRow(qPrintable(QString(framework) + ", and the script's")) << QString(framework) << false;
+        }
+    }
+    void perLayerMarksFirstIterationOom()
+    {
+        QFETCH(QString, framework);
+        QFETCH(bool, dropUserMarks);
+        QTemporaryDir dir;
+        const QString out = dir.filePath("oom.pickle");
+        QStringList args{snapshotIn("tinyllama_bf16_ckpt_cpp_stacks"), out, "--framework", framework, "--oom-in-first-step"};
+        if (dropUserMarks)
+            args << "--drop-user-marks";
+        QString error;
+        runPythonTool("make_layer_marks.py", args, &error);
+        QVERIFY2(error.isEmpty() && QFile::exists(out), qPrintable(error));
+        auto snapshot = loadSnapshot(out.toStdString());
+        DeviceIndex index(*snapshot, 0);
+        const DeviceSummary s = summarizeDevice(*snapshot, index, 5);
+        QVERIFY(s.phases.size() > 40);
+        QVERIFY(!s.ooms.empty());
+        QVERIFY(s.steps.size() <= 1);
+        QVERIFY(s.leakSuspects.empty());
+        QVERIFY(!s.whyNoLeakSuspects.empty());
+        const uint64_t unknown = s.categoryBytesAtPeak[size_t(Category::Unknown)];
+        QVERIFY2(unknown * 10 < s.peakActiveBytes, qPrintable(QString("%1 of %2 unknown").arg(unknown).arg(s.peakActiveBytes)));
+    }
+
+    // The same marks over whole runs: the steps are the training steps torch marked, each ending
+    // at the bytes torch.cuda.memory_allocated() reported, whether the script marks its passes or not.
+    void perLayerMarksKeepTheSteps_data()
+    {
+        QTest::addColumn<QString>("run");
+        QTest::addColumn<QString>("framework");
+        QTest::addColumn<bool>("dropUserMarks");
+        QTest::newRow("gpt2, fsdp2") << QString("gpt2_fp32_adamw") << QString("fsdp2") << true;
+        QTest::newRow("gpt2, megatron") << QString("gpt2_fp32_adamw") << QString("megatron") << true;
+        QTest::newRow("gpt2, deepspeed") << QString("gpt2_fp32_adamw") << QString("deepspeed") << true;
+        QTest::newRow("tinyllama, fsdp2") << QString("tinyllama_bf16_ckpt_cpp_stacks") << QString("fsdp2") << true;
+        QTest::newRow("tinyllama, deepspeed, with the script's") << QString("tinyllama_bf16_ckpt_cpp_stacks") << QString("deepspeed") << false;
+        QTest::newRow("varying lengths, fsdp2") << QString("frag_varlen_gpt2") << QString("fsdp2") << true;
+    }
+    void perLayerMarksKeepTheSteps()
+    {
+        QFETCH(QString, run);
+        QFETCH(QString, framework);
+        QFETCH(bool, dropUserMarks);
+        QTemporaryDir dir;
+        const QString out = dir.filePath("marked.pickle");
+        QStringList args{snapshotIn(run), out, "--framework", framework};
+        if (dropUserMarks)
+            args << "--drop-user-marks";
+        QString error;
+        runPythonTool("make_layer_marks.py", args, &error);
+        QVERIFY2(error.isEmpty() && QFile::exists(out), qPrintable(error));
+        QList<qint64> allocated;
+        for (const QJsonValue &m : readJsonObject(corpusDir() + "/snapshots/" + run + "/truth.json")["marks"].toArray()) {
+            if (m["tag"].toString().startsWith("step"))
+                allocated << m["allocated"].toInteger();
+        }
+        auto snapshot = loadSnapshot(out.toStdString());
+        DeviceIndex index(*snapshot, 0);
+        const DeviceSummary s = summarizeDevice(*snapshot, index, 5);
+        QCOMPARE(qsizetype(s.steps.size()), allocated.size());
+        QCOMPARE(qsizetype(wholeStepCount(s.steps)), allocated.size());
+        for (size_t k = 0; k < s.steps.size(); ++k) {
+            const double error = std::abs(double(s.steps[k].endAllocatedBytes) - double(allocated[qsizetype(k)])) / double(allocated[qsizetype(k)]);
+            QVERIFY2(error < 0.01, qPrintable(QString("step %1: %2 vs torch %3").arg(k).arg(s.steps[k].endAllocatedBytes).arg(allocated[qsizetype(k)])));
+        }
+        uint64_t suspected = 0;
+        for (const LeakSuspect &l : s.leakSuspects)
+            suspected += l.bytes;
+        QVERIFY(suspected <= s.peakActiveBytes / 1000);
+    }
+
     // Parameters, optimizer state, caches and the cuBLAS workspace are created once and kept:
     // the unmodified runs have no suspect of significant size.
     void noFalseSuspects_data()

@@ -159,6 +159,10 @@ private slots:
                 // The OOM is diagnosed once, by the summary (analysis/SnapshotSummary).
                 if (layer == "parsers" && !f.path.startsWith("parsers/analysis/AllocatorState.") && !f.path.endsWith("analysis/SnapshotSummary.cpp"))
                     QVERIFY2(!f.text.contains("diagnoseOom("), qPrintable(f.path + " diagnoses an OOM again"));
+                // Who allocated it is attribution/AllocationSite's rule: nobody takes a stack's first
+                // frame (on C++ stacks the caching allocator's) as its site.
+                QVERIFY2(!f.text.contains("frameText(frames.front())") && !f.text.contains("frameText(frames[0])"),
+                         qPrintable(f.path + " names a site by the first frame"));
                 // One checksum names a snapshot file, for the cache and sessions alike.
                 if (!f.path.startsWith("parsers/decode/FileChecksum."))
                     QVERIFY2(!f.text.contains("std::string snapshotChecksum("), qPrintable(f.path + " defines a file checksum itself"));

@@ -2,7 +2,6 @@
 
 #include "stitch/RankStitch.h"
 
-#include "analysis/FrameFilter.h"
 #include "jobs/DocumentLoader.h"
 #include "state/ViewState.h"
 #include "export/ViewExport.h"
@@ -406,9 +405,7 @@ void DocumentView::addPeakNote()
     const DeviceSummary &s = d->summary;
     QString text = tr("Peak %1 at event %2").arg(bytesText(s.peakActiveBytes)).arg(s.peakIndex->index());
     for (size_t i = 0; i < s.topLiveAtPeak.size() && i < 3; ++i) {
-        const auto frames = stackFrames(*state_->document()->snapshot, s.topLiveAtPeak[i].stack, true);
-        text += QStringLiteral("\n%1 %2").arg(bytesText(s.topLiveAtPeak[i].size),
-                                              frames.empty() ? tr("(no stack)") : QString::fromStdString(state_->document()->snapshot->frameText(frames.front())));
+        text += QStringLiteral("\n%1 %2").arg(bytesText(s.topLiveAtPeak[i].size), siteLabel(*state_->document()->snapshot, s.topLiveAtPeak[i].stack));
     }
     notes_->add(timelineNote(text, double(s.peakIndex->index()), double(s.peakActiveBytes)));
 }

@@ -1,6 +1,5 @@
 #include "segments/EventListModel.h"
 
-#include "analysis/FrameFilter.h"
 #include "style/AllocationText.h"
 #include "style/ByteText.h"
 
@@ -106,8 +105,7 @@ QVariant EventListModel::data(const QModelIndex &index, int role) const
         if (action == Action::Oom)
             return tr("requested %1, device had %2 free")
                 .arg(bytesText(ev.size[e]), bytesText(ev.addr[e]));
-        const auto frames = stackFrames(*doc_->snapshot, ev.stack[e], true);
-        return frames.empty() ? QString() : QString::fromStdString(doc_->snapshot->frameText(frames.front()));
+        return doc_->snapshot->stacks.at(ev.stack[e]).empty() ? QString() : siteLabel(*doc_->snapshot, ev.stack[e]);
     }
     default:
         return {};

@@ -41,6 +41,8 @@ StacksPage::StacksPage(ViewState *state, QWidget *parent) : QWidget(parent), sta
     direction_->setToolTip(tr("Top-down starts at the outermost frame; bottom-up at the allocation site"));
     hideNoise_ = new QCheckBox(tr("Hide noise frames"), this);
     hideNoise_->setChecked(true);
+    hideNoise_->setToolTip(tr("Fold the frames every allocation passes through: the unwinder, the caching allocator, the "
+                              "dispatcher and autograd's layers, the Python bindings and the interpreter"));
     pythonOnly_ = new QCheckBox(tr("Python only"), this);
     foldRecursion_ = new QCheckBox(tr("Fold recursion"), this);
     search_ = new QLineEdit(this);

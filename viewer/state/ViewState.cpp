@@ -9,7 +9,7 @@ void ViewState::setDocument(std::shared_ptr<const Document> document)
 {
     document_ = std::move(document);
     timeline_.reset();
-    resetDevice(document_ && !document_->devices.empty() ? document_->devices.begin()->first : 0);
+    resetDevice(document_ ? document_->openingDevice() : 0);
     emit documentChanged();
     emit deviceChanged(device_);
     emit visibleRangeChanged(range_);

@@ -1,6 +1,7 @@
 #include "style/AllocationText.h"
 
 #include "analysis/FrameFilter.h"
+#include "attribution/AllocationSite.h"
 #include "style/ByteText.h"
 
 #include <QObject>
@@ -80,9 +81,8 @@ QString allocationTooltip(const Document &doc, const DeviceIndex &index, Allocat
     lines << lifetime(index, a);
     for (const auto &[label, value] : notes(*doc.snapshot, index, allocation))
         lines << label + ": " + value.left(200);
+    lines << QObject::tr("allocated at %1").arg(siteLabel(*doc.snapshot, d.stack));
     const auto ids = stackFrames(*doc.snapshot, d.stack, true);
-    if (ids.empty())
-        lines << QObject::tr("(no stack recorded)");
     for (size_t i = 0; i < ids.size() && static_cast<int>(i) < frames; ++i)
         lines << QString::fromStdString(doc.snapshot->frameText(ids[i]));
     if (static_cast<int>(ids.size()) > frames)
@@ -108,6 +108,7 @@ QString allocationDetailsHtml(const Document &doc, const DeviceIndex &index, All
     row(QObject::tr("Freed"), a.freeCompleted == kNever ? QObject::tr("still live at the end") : eventLabel(index, a.freeCompleted));
     for (const auto &[label, value] : notes(*doc.snapshot, index, allocation))
         row(label, value);
+    row(QObject::tr("Allocated at"), siteLabel(*doc.snapshot, d.stack));
     html += "<h4>" + QObject::tr("Stack (innermost first)") + "</h4><ol>";
     const auto ids = stackFrames(*doc.snapshot, d.stack, !allFrames);
     for (FrameId id : ids) {
@@ -129,6 +130,11 @@ QString allocationDetailsHtml(const Document &doc, const DeviceIndex &index, All
     if (ids.empty())
         html += QObject::tr("<p>No stack was recorded for this allocation.</p>");
     return html;
+}
+
+QString siteLabel(const Snapshot &snapshot, uint32_t stack)
+{
+    return QString::fromStdString(siteLine(snapshot, allocationSite(snapshot, stack)));
 }
 
 } // namespace memlens

@@ -11,6 +11,8 @@ QString allocationTooltip(const Document &doc, const DeviceIndex &index, Allocat
 // Rich text with the full stack (noise frames hidden unless `allFrames`).
 QString allocationDetailsHtml(const Document &doc, const DeviceIndex &index, AllocationId allocation, bool allFrames);
 QString eventLabel(const DeviceIndex &index, EventId event);
+// Who allocated it (attribution/AllocationSite): "model.py:340:forward → torch.nn.functional.linear, aten::mm".
+QString siteLabel(const Snapshot &snapshot, uint32_t stack);
 // A string of the snapshot's string table (labels, metadata, frame names), as the UI shows it.
 QString snapshotText(const Snapshot &snapshot, uint32_t id);
 

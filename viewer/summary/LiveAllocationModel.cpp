@@ -1,7 +1,6 @@
 #include "summary/LiveAllocationModel.h"
 
 #include "analysis/AllocatorState.h"
-#include "analysis/FrameFilter.h"
 #include "style/AllocationText.h"
 #include "style/ByteText.h"
 
@@ -82,10 +81,8 @@ QVariant LiveAllocationModel::data(const QModelIndex &index, int role) const
         return QString::number(r.stream);
     case Notes:
         return notesText(r);
-    case TopFrame: {
-        const auto frames = stackFrames(*doc_->snapshot, r.stack, true);
-        return frames.empty() ? tr("(no stack recorded)") : QString::fromStdString(doc_->snapshot->frameText(frames.front()));
-    }
+    case TopFrame:
+        return siteLabel(*doc_->snapshot, r.stack);
     default:
         return {};
     }

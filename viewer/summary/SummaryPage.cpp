@@ -1,6 +1,5 @@
 #include "summary/SummaryPage.h"
 
-#include "analysis/FrameFilter.h"
 #include "state/ViewState.h"
 #include "stacks/CostBarDelegate.h"
 #include "summary/FixList.h"
@@ -15,6 +14,8 @@
 #include <QSortFilterProxyModel>
 #include <QTableView>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace memlens {
 
@@ -132,6 +133,23 @@ void SummaryPage::refresh()
     peak += tr(", %1 live blocks").arg(s.liveBlocksAtPeak);
     row(tr("Peak active"), peak);
     row(tr("Peak reserved"), bytesText(s.peakReservedBytes));
+    if (std::any_of(s.poolsAtEnd.begin(), s.poolsAtEnd.end(), [](const PoolShare &p) { return p.isPrivate(); })) {
+        QStringList pools;
+        for (const PoolShare &p : s.poolsAtEnd) {
+            const QString id = p.isPrivate() ? QStringLiteral("(%1, %2)").arg(p.pool.first).arg(p.pool.second) : tr("default");
+            pools << tr("<b>%1</b>: %2 reserved, %3 allocated%4")
+                         .arg(id, bytesText(p.reserved), bytesText(p.allocated),
+                              p.isPrivate() ? " — " + QString::fromStdString(p.madeBy).toHtmlEscaped() : QString());
+        }
+        row(tr("Memory pools"), pools.join(QStringLiteral("<br/>")));
+    }
+    QStringList oomDevices;
+    for (const auto &[number, device] : doc->devices) {
+        if (!device.summary.ooms.empty())
+            oomDevices << QString::fromStdString(doc->snapshot->deviceName(number));
+    }
+    if (doc->devices.size() > 1 && !oomDevices.isEmpty())
+        row(tr("Ran out of memory on"), tr("%1 (of %2 devices)").arg(oomDevices.join(", ")).arg(doc->devices.size()));
     row(tr("Before the trace"), tr("%1 in %2 blocks, %3 reserved").arg(bytesText(s.initialBytes)).arg(s.initialBlocks).arg(bytesText(s.startReservedBytes)));
     if (s.coverage.truncated)
         row(tr("Truncated trace"), tr("the trace does not reach back to the start of recording; it covers from %1. "
@@ -180,14 +198,15 @@ void SummaryPage::refresh()
         QStringList suspects;
         for (size_t i = 0; i < s.leakSuspects.size() && i < 3; ++i) {
             const LeakSuspect &l = s.leakSuspects[i];
-            const auto frames = stackFrames(*doc->snapshot, l.stack, true);
-            const QString site = frames.empty() ? tr("(no stack recorded)") : QString::fromStdString(doc->snapshot->frameText(frames.front()));
+            const QString site = siteLabel(*doc->snapshot, l.stack);
             suspects << tr("%1 from <code>%2</code>, grew in %3 of %4 steps").arg(bytesText(l.bytes), site.toHtmlEscaped()).arg(l.steps).arg(s.steps.size());
         }
         if (s.leakSuspects.size() > 3)
             suspects << tr("%n more", nullptr, static_cast<int>(s.leakSuspects.size() - 3));
         row(tr("Leak suspects"), suspects.join(QStringLiteral("<br/>")) + tr(" — <a href='leaks'>show what piled up</a>"));
     }
+    if (!s.whyNoLeakSuspects.empty())
+        row(tr("Leak suspects"), tr("none: %1").arg(QString::fromStdString(s.whyNoLeakSuspects).toHtmlEscaped()));
     if (s.traceTotals) {
         row(tr("Allocator totals"), tr("Total Allocated peaked at %1 (event %2); at the end %3 allocated, %4 reserved. "
                                        "A profiler trace records no segments or blocks.")
