@@ -6,6 +6,7 @@
 #include "advice/AdviceReport.h"
 #include "analysis/AllocationCategories.h"
 #include "analysis/DeviceIndex.h"
+#include "report/JsonText.h"
 
 #include <algorithm>
 #include <iostream>
@@ -46,7 +47,7 @@ int runAdviseCommand(const std::vector<std::string> &args)
                                                   : nullptr;
         if (nothing) {
             if (cl.flag("json"))
-                std::cout << nlohmann::json{{"file", file}, {"nothing_to_advise", nothing}}.dump(2) << '\n';
+                std::cout << jsonText(nlohmann::json{{"file", file}, {"nothing_to_advise", nothing}}, 2) << '\n';
             else
                 std::cout << file << ": nothing to advise: " << nothing << '\n';
             return 0;
@@ -59,7 +60,7 @@ int runAdviseCommand(const std::vector<std::string> &args)
             eventAt(index, *options.at); // the --at error, worded for the command line
         const AllocationCategories categories(snapshot, index);
         const Advice advice = advise(snapshot, index, categories, options);
-        std::cout << (cl.flag("json") ? adviceJson(file, device, advice).dump(2) + "\n" : adviceText(file, device, advice));
+        std::cout << (cl.flag("json") ? jsonText(adviceJson(file, device, advice), 2) + "\n" : adviceText(file, device, advice));
         return 0;
     } catch (const std::invalid_argument &e) {
         std::cerr << "memlens advise: " << e.what() << '\n';

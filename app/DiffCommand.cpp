@@ -5,6 +5,7 @@
 #include "analysis/SnapshotSummary.h"
 #include "model/ByteFormat.h"
 #include "report/RunDiff.h"
+#include "report/JsonText.h"
 
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -42,7 +43,7 @@ int runDiffCommand(const std::vector<std::string> &args)
         const double peakGrowth = growthPercent(d.a.peakActiveBytes, d.b.peakActiveBytes);
         const double reservedGrowth = growthPercent(d.a.peakReservedBytes, d.b.peakReservedBytes);
         if (cl.flag("json")) {
-            std::cout << diffJson(d, device, top).dump(2) << '\n';
+            std::cout << jsonText(diffJson(d, device, top), 2) << '\n';
         } else if (cl.flag("markdown")) {
             std::cout << diffMarkdown(d, top);
         } else {

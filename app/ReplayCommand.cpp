@@ -5,6 +5,7 @@
 #include "CommandSnapshot.h"
 #include "analysis/DeviceIndex.h"
 #include "replay/ReplayReport.h"
+#include "report/JsonText.h"
 
 #include <algorithm>
 #include <iostream>
@@ -53,7 +54,7 @@ int runReplayCommand(const std::vector<std::string> &args)
         options.config = config ? *config : AllocatorConfig::recorded(snapshot);
         const DeviceIndex index(snapshot, device);
         const ReplayResult result = replayTrace(snapshot, index, options);
-        std::cout << (cl.flag("json") ? replayJson(file, result).dump(2) + "\n" : replayText(file, result));
+        std::cout << (cl.flag("json") ? jsonText(replayJson(file, result), 2) + "\n" : replayText(file, result));
         return 0;
     } catch (const std::invalid_argument &e) {
         std::cerr << "memlens replay: " << e.what() << '\n';

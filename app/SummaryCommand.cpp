@@ -46,14 +46,15 @@ int runSummaryCommand(const std::vector<std::string> &args)
             devices = {static_cast<int>(*device)};
         }
         if (cl.flag("folded")) {
-            // Folded stacks of what is live at --at (default the peak), for flamegraph.pl/speedscope.
-            for (int d : devices) {
-                DeviceIndex index(*snapshot, d);
-                const EventId e = eventAt(index, at.value_or(Moment::peak()));
-                CallTreeOptions options;
-                options.bottomUp = cl.flag("bottom-up");
-                std::cout << CallTree(*snapshot, index, index.liveAt(e), options).folded();
-            }
+            // Folded stacks of what is live at --at (default the peak), for flamegraph.pl/speedscope:
+            // one device's (a folded file has no place to say which), the first unless --device.
+            if (devices.empty())
+                throw std::invalid_argument(file + ": no device has segments or trace entries");
+            DeviceIndex index(*snapshot, devices.front());
+            const EventId e = eventAt(index, at.value_or(Moment::peak()));
+            CallTreeOptions options;
+            options.bottomUp = cl.flag("bottom-up");
+            std::cout << CallTree(*snapshot, index, index.liveAt(e), options).folded();
             return 0;
         }
         std::vector<DeviceReport> reports;

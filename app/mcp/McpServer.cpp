@@ -1,4 +1,5 @@
 #include "mcp/McpServer.h"
+#include "report/JsonText.h"
 
 namespace memlens {
 
@@ -26,18 +27,22 @@ McpServer::McpServer(McpToolContext context)
 {
 }
 
+std::string McpServer::tooLongReply()
+{
+    return jsonText(errorResponse(nullptr, kInvalidRequest, "a request longer than " + std::to_string(kMaxRequestBytes) + " bytes"));
+}
+
 std::optional<std::string> McpServer::handleLine(const std::string &line)
 {
     json message;
     try {
         message = json::parse(line);
     } catch (const json::parse_error &) {
-        return errorResponse(nullptr, kParseError, "not JSON").dump();
+        return jsonText(errorResponse(nullptr, kParseError, "not JSON"));
     }
     if (!message.is_object() || message.value("jsonrpc", "") != "2.0" || !message.contains("method") || !message["method"].is_string())
-        return errorResponse(message.is_object() && message.contains("id") ? message["id"] : json(nullptr), kInvalidRequest,
-                             "not a JSON-RPC 2.0 request")
-            .dump();
+        return jsonText(errorResponse(message.is_object() && message.contains("id") ? message["id"] : json(nullptr), kInvalidRequest,
+                                      "not a JSON-RPC 2.0 request"));
     const bool notification = !message.contains("id");
     const json id = notification ? json(nullptr) : message["id"];
     const json params = message.contains("params") ? message["params"] : json::object();
@@ -47,13 +52,13 @@ std::optional<std::string> McpServer::handleLine(const std::string &line)
         json result = dispatch(message["method"].get<std::string>(), params);
         if (notification)
             return std::nullopt;
-        return json{{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}}.dump();
+        return jsonText(json{{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}});
     } catch (const RpcError &e) {
-        return notification ? std::nullopt : std::optional(errorResponse(id, e.code, e.message).dump());
+        return notification ? std::nullopt : std::optional(jsonText(errorResponse(id, e.code, e.message)));
     } catch (const McpArgumentError &e) {
-        return notification ? std::nullopt : std::optional(errorResponse(id, kInvalidParams, e.what()).dump());
+        return notification ? std::nullopt : std::optional(jsonText(errorResponse(id, kInvalidParams, e.what())));
     } catch (const std::exception &e) {
-        return notification ? std::nullopt : std::optional(errorResponse(id, kInternalError, e.what()).dump());
+        return notification ? std::nullopt : std::optional(jsonText(errorResponse(id, kInternalError, e.what())));
     }
 }
 

@@ -18,6 +18,10 @@ public:
     std::optional<std::string> handleLine(const std::string &line);
 
     static constexpr const char *kProtocolVersion = "2025-06-18";
+    // No tool takes more than a few paths and numbers: a longer request is refused unread.
+    static constexpr size_t kMaxRequestBytes = 1 << 20;
+    // The error answering a request longer than kMaxRequestBytes (its id unread).
+    static std::string tooLongReply();
 
 private:
     nlohmann::json dispatch(const std::string &method, const nlohmann::json &params);

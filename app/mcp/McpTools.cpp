@@ -19,6 +19,7 @@
 #include "report/StitchedReport.h"
 #include "report/SummaryReport.h"
 #include "stitch/RankStitch.h"
+#include "report/JsonText.h"
 
 #include <algorithm>
 #include <sstream>
@@ -31,6 +32,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
+constexpr size_t kMaxSearchText = 1000;
+
 // One device of a file, opened and indexed for a tool.
 struct Opened {
     std::string file;
@@ -42,9 +45,7 @@ struct Opened {
 Opened open(const json &args, McpToolContext &context, const std::string &argument = "path")
 {
     Opened o;
-    const fs::path path = context.allowedPath(requiredString(args, argument), argument);
-    if (fs::is_directory(path))
-        throw McpArgumentError(argument + ": " + path.string() + " is a folder; this tool reads one snapshot file");
+    const fs::path path = context.allowedPath(requiredString(args, argument), argument, McpToolContext::PathKind::File);
     o.file = path.string();
     o.snapshot = context.snapshot(path, argument);
     o.device = deviceArgument(args, *o.snapshot);
@@ -76,7 +77,7 @@ McpToolResult summaryTool(const json &args, McpToolContext &context)
     const size_t limit = limitArgument(args);
     const fs::path path = context.allowedPath(requiredString(args, "path"), "path");
     if (fs::is_directory(path)) {
-        RankFolder folder = findRankFiles(path.string());
+        RankFolder folder = context.rankFolder(path);
         if (folder.files.empty())
             throw McpArgumentError("path: " + path.string() + " holds no snapshots");
         const std::optional<int64_t> step = folder.latestStep();
@@ -89,7 +90,7 @@ McpToolResult summaryTool(const json &args, McpToolContext &context)
     json d = deviceSummary(o, limit);
     std::ostringstream text;
     text << o.file << " device " << o.device << ": peak active " << formatBytes(d["peak_active_bytes"].get<uint64_t>()) << " at event "
-         << d["peak_index"].dump() << ", peak reserved " << formatBytes(d["peak_reserved_bytes"].get<uint64_t>()) << ", "
+         << jsonText(d["peak_index"]) << ", peak reserved " << formatBytes(d["peak_reserved_bytes"].get<uint64_t>()) << ", "
          << d["oom_entries"].size() << " OOM entries, " << d["steps"].size() << " steps";
     return {answer(json{{"file", o.file}, {"device", d}}, limit), text.str()};
 }
@@ -102,8 +103,8 @@ McpToolResult liveAtTool(const json &args, McpToolContext &context)
     const EventId e = eventArgument(*o.index, m);
     json at = deviceSummary(o, limit, e)["at"];
     std::ostringstream text;
-    text << "at " << m.text() << " (event " << at["index"].dump() << "): " << formatBytes(at["active_bytes"].get<uint64_t>()) << " active in "
-         << at["live_blocks"].dump() << " blocks, " << formatBytes(at["reserved_bytes"].get<uint64_t>()) << " reserved";
+    text << "at " << m.text() << " (event " << jsonText(at["index"]) << "): " << formatBytes(at["active_bytes"].get<uint64_t>()) << " active in "
+         << jsonText(at["live_blocks"]) << " blocks, " << formatBytes(at["reserved_bytes"].get<uint64_t>()) << " reserved";
     if (!at["top_live"].empty())
         text << "; largest " << formatBytes(at["top_live"][0]["size"].get<uint64_t>());
     return {answer(json{{"file", o.file}, {"device", o.device}, {"at", m.text()}, {"event", e.index()}, {"live", at}}, limit), text.str()};
@@ -117,7 +118,7 @@ McpToolResult allocatorStateTool(const json &args, McpToolContext &context)
     const json at = deviceSummary(o, 1, e)["at"];
     const json &a = at["allocator"];
     std::ostringstream text;
-    text << "at " << m.text() << " (event " << e.index() << "): " << a["segments"].dump() << " segments, " << formatBytes(a["reserved_bytes"].get<uint64_t>())
+    text << "at " << m.text() << " (event " << e.index() << "): " << jsonText(a["segments"]) << " segments, " << formatBytes(a["reserved_bytes"].get<uint64_t>())
          << " reserved, " << formatBytes(a["allocated_bytes"].get<uint64_t>()) << " allocated, " << formatBytes(a["free_bytes"].get<uint64_t>())
          << " free, largest free block " << formatBytes(a["largest_free_bytes"].get<uint64_t>());
     return {answer(json{{"file", o.file}, {"device", o.device}, {"at", m.text()}, {"event", e.index()}, {"allocator", a}}, 100), text.str()};
@@ -243,13 +244,11 @@ McpToolResult stepsAndLeaksTool(const json &args, McpToolContext &context)
 McpToolResult stitchRankTool(const json &args, McpToolContext &context)
 {
     const size_t limit = limitArgument(args);
-    const fs::path path = context.allowedPath(requiredString(args, "path"), "path");
-    if (!fs::is_directory(path))
-        throw McpArgumentError("path: " + path.string() + " is not a folder of dumps");
+    const fs::path path = context.allowedPath(requiredString(args, "path"), "path", McpToolContext::PathKind::Folder);
     const std::optional<int64_t> rank = integerArgument(args, "rank", 0, INT32_MAX);
     if (!rank)
         throw McpArgumentError("rank: required");
-    const RankFolder folder = findRankFiles(path.string());
+    const RankFolder folder = context.rankFolder(path);
     if (dumpsOfRank(folder, static_cast<int>(*rank)).empty())
         throw McpArgumentError("rank: " + path.string() + " holds no dumps of rank " + std::to_string(*rank));
     const SnapshotCache cache;
@@ -277,6 +276,9 @@ McpToolResult searchTool(const json &args, McpToolContext &context)
     const std::string needle = requiredString(args, "text");
     if (needle.empty())
         throw McpArgumentError("text: empty");
+    // Matched against every frame, label and address: a bounded needle bounds the work.
+    if (needle.size() > kMaxSearchText)
+        throw McpArgumentError("text: longer than " + std::to_string(kMaxSearchText) + " bytes");
     const AllocationSearch search(*o.snapshot, *o.index, needle);
     std::vector<AllocationId> hits;
     for (uint32_t i = 0; i < o.index->allocationCount(); ++i) {

@@ -3,6 +3,7 @@
 // and a handler giving a structured answer (the CLI's JSON figures, lists capped) and a short
 // text. Files are opened by path, only below the roots given; opened snapshots are kept.
 #include "pipeline/CachedSnapshot.h"
+#include "ranks/RankFiles.h"
 
 #include <filesystem>
 #include <map>
@@ -23,8 +24,14 @@ class McpToolContext {
 public:
     explicit McpToolContext(std::vector<std::filesystem::path> roots);
 
-    // The path below a root, canonical; throws McpArgumentError naming `argument` otherwise.
-    std::filesystem::path allowedPath(const std::string &path, const std::string &argument) const;
+    // The path below a root, canonical, a regular file or a folder as `kind` asks; throws
+    // McpArgumentError naming `argument` otherwise (a NUL in the path, a FIFO, a device).
+    enum class PathKind { File, Folder, Either };
+    std::filesystem::path allowedPath(const std::string &path, const std::string &argument, PathKind kind = PathKind::Either) const;
+    // Whether a path (a file found in a folder) resolves below a root.
+    bool withinRoots(const std::filesystem::path &path) const;
+    // The folder's files that resolve below a root, the others named in its notes.
+    RankFolder rankFolder(const std::filesystem::path &folder) const;
     // The snapshot at `path`, decoded once per modification (and through the disk cache).
     std::shared_ptr<const Snapshot> snapshot(const std::filesystem::path &path, const std::string &argument);
     const std::vector<std::filesystem::path> &roots() const { return roots_; }
@@ -33,8 +40,7 @@ private:
     std::vector<std::filesystem::path> roots_;
     SnapshotCache cache_;
     struct Opened {
-        std::filesystem::file_time_type modified;
-        uint64_t size = 0;
+        CacheKey key; // as the disk cache keys a file: a copy with the same size and time differs in content
         std::shared_ptr<const Snapshot> snapshot;
     };
     std::map<std::filesystem::path, Opened> opened_; // the last few, oldest dropped

@@ -5,6 +5,10 @@
 #include "decode/FileChecksum.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cerrno>
+#include <csignal>
+#include <charconv>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -201,6 +205,27 @@ bool SnapshotCache::write(const CacheKey &key, const Snapshot &snapshot) const
     return true;
 }
 
+namespace {
+
+// "….mlcache.tmp<PID>" whose writer is gone, or a day old whatever its PID says (PIDs are reused).
+bool isStaleTemporary(const fs::path &path)
+{
+    const std::string name = path.filename().string();
+    const size_t at = name.rfind(".mlcache.tmp");
+    if (at == std::string::npos)
+        return false;
+    const std::string digits = name.substr(at + 12);
+    pid_t pid = 0;
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), pid);
+    if (ec != std::errc() || end != digits.data() + digits.size() || pid <= 0)
+        return false;
+    std::error_code error;
+    const auto age = fs::file_time_type::clock::now() - fs::last_write_time(path, error);
+    return pid != ::getpid() && ((::kill(pid, 0) != 0 && errno == ESRCH) || (!error && age > std::chrono::hours(24)));
+}
+
+} // namespace
+
 void SnapshotCache::evict() const
 {
     std::error_code ec;
@@ -212,6 +237,10 @@ void SnapshotCache::evict() const
     std::vector<Entry> entries;
     uint64_t total = 0;
     for (const auto &e : fs::directory_iterator(dir_, ec)) {
+        if (isStaleTemporary(e.path())) {
+            fs::remove(e.path(), ec); // a writer killed mid-entry (kill -9, power loss) left it
+            continue;
+        }
         if (e.path().extension() != ".mlcache")
             continue;
         const uint64_t size = e.file_size(ec);

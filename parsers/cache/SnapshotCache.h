@@ -2,9 +2,10 @@
 // Decoded snapshots kept on disk so that opening a file again skips decoding: one entry per
 // file in $XDG_CACHE_HOME/memlens (default ~/.cache/memlens), keyed by the file's path, size,
 // modification time and content checksum, zstd-compressed behind a header with a format
-// version. Entries are written atomically (temporary file + rename); the oldest are evicted
-// past a size cap. An entry is untrusted input: a corrupt, truncated, stale or foreign one is
-// ignored (the file is read again), never believed.
+// version. Entries are written atomically (temporary file + rename; a killed writer's temporary
+// is swept by the next eviction); the oldest are evicted past a size cap. An entry is untrusted
+// input: a corrupt, truncated, stale or foreign one is ignored (the file is read again), never
+// believed.
 #include "model/Snapshot.h"
 
 #include <cstdint>
@@ -20,6 +21,7 @@ struct CacheKey {
     uint64_t size = 0;
     int64_t mtimeNs = 0;
     std::string checksum; // snapshotChecksum(): size and the first and last MiB
+    bool operator==(const CacheKey &) const = default;
 };
 
 class SnapshotCache {

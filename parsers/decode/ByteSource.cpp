@@ -6,7 +6,10 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <fcntl.h>
 #include <filesystem>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <vector>
 #include <zlib.h>
 #include <zstd.h>
@@ -216,9 +219,23 @@ OpenedSource openByteSource(const std::string &path)
         throw LoadError(path, LoadError::kNoOffset, "no such file");
     if (std::filesystem::is_directory(status))
         throw LoadError(path, LoadError::kNoOffset, "is a directory, not a file");
-    std::FILE *file = std::fopen(path.c_str(), "rb");
-    if (!file)
+    // A FIFO, a device or a socket would block the read (or never end): refused before opening,
+    // and again on what was opened, without blocking, in case the path changed in between.
+    if (!std::filesystem::is_regular_file(status))
+        throw LoadError(path, LoadError::kNoOffset, "not a regular file (a FIFO, a device or a socket)");
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
         throw LoadError(path, LoadError::kNoOffset, std::string("cannot open: ") + std::strerror(errno));
+    struct stat opened {};
+    if (::fstat(fd, &opened) != 0 || !S_ISREG(opened.st_mode) || ::fcntl(fd, F_SETFL, 0) != 0) {
+        ::close(fd);
+        throw LoadError(path, LoadError::kNoOffset, "not a regular file (a FIFO, a device or a socket)");
+    }
+    std::FILE *file = ::fdopen(fd, "rb");
+    if (!file) {
+        ::close(fd);
+        throw LoadError(path, LoadError::kNoOffset, std::string("cannot open: ") + std::strerror(errno));
+    }
 
     return detectCompression(std::make_unique<FileSource>(file), std::filesystem::file_size(path, ec), path);
 }

@@ -1,6 +1,7 @@
 #include "estimator/EstimateReport.h"
 
 #include "model/ByteFormat.h"
+#include "report/JsonText.h"
 
 #include <nlohmann/json.hpp>
 #include <iomanip>
@@ -53,7 +54,7 @@ std::string estimateJson(const EstimateInput &in, const EstimateResult &r, const
     }
     if (fit)
         j["fit"] = {{"what", fit->what}, {"value", fit->value}};
-    return j.dump(2) + "\n";
+    return jsonText(j, 2) + "\n";
 }
 
 std::string estimateText(const EstimateInput &in, const EstimateResult &r, const std::optional<FitAnswer> &fit)

@@ -6,6 +6,7 @@
 #include "pipeline/CachedSnapshot.h"
 #include "report/OptionalJson.h"
 #include "report/SummaryReport.h"
+#include "report/JsonText.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -176,7 +177,7 @@ std::string rankOverviewJson(const RankFolder &folder, const std::optional<int64
                        {"ranks", list},
                        {"median_peak_active_bytes", c.medianPeak},
                        {"imbalance", c.imbalance}};
-    return root.dump(2) + "\n";
+    return jsonText(root, 2) + "\n";
 }
 
 std::string rankOverviewText(const RankFolder &folder, const std::optional<int64_t> &step, const std::vector<RankFigures> &ranks)

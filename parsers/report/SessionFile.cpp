@@ -3,6 +3,7 @@
 #include "decode/ByteReader.h"
 #include "decode/ByteSource.h"
 #include "model/LoadError.h"
+#include "report/JsonText.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -71,7 +72,7 @@ void saveSession(const std::string &path, const Session &s, bool compress, const
                        {"fold_recursion", s.stacks->foldRecursion}, {"allocated_in_range", s.stacks->allocatedInRange},
                        {"flame_zoom", s.stacks->flameZoom}, {"group_by", s.stacks->groupBy}};
     j["notes"] = s.notes;
-    std::string bytes = j.dump(2) + "\n";
+    std::string bytes = jsonText(j, 2) + "\n";
     if (compress) {
         std::string packed(ZSTD_compressBound(bytes.size()), '\0');
         const size_t n = ZSTD_compress(packed.data(), packed.size(), bytes.data(), bytes.size(), 3);

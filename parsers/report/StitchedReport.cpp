@@ -2,6 +2,7 @@
 
 #include "model/ByteFormat.h"
 #include "report/OptionalJson.h"
+#include "report/JsonText.h"
 
 #include <sstream>
 
@@ -36,7 +37,7 @@ std::string stitchedSummaryJson(const StitchedRun &run, const std::string &name,
     root["dumps"] = dumps;
     root["gaps"] = gaps;
     root["stitch_warnings"] = run.warnings;
-    return root.dump(2) + "\n";
+    return jsonText(root, 2) + "\n";
 }
 
 std::string stitchedSummaryText(const StitchedRun &run, const std::string &name, const std::vector<DeviceReport> &devices)

@@ -4,6 +4,7 @@
 #include "model/ByteFormat.h"
 #include "report/OptionalJson.h"
 #include "report/SiteJson.h"
+#include "report/JsonText.h"
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
@@ -214,7 +215,7 @@ json categoryBytesJson(const std::array<uint64_t, kCategoryCount> &bytes)
 
 std::string summaryJson(const Snapshot &snapshot, const std::string &file, const std::vector<DeviceReport> &devices)
 {
-    return summaryJsonObject(snapshot, file, devices).dump(2) + "\n";
+    return jsonText(summaryJsonObject(snapshot, file, devices), 2) + "\n";
 }
 
 json summaryJsonObject(const Snapshot &snapshot, const std::string &file, const std::vector<DeviceReport> &devices)

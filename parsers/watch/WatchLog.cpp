@@ -2,6 +2,7 @@
 
 #include "model/ByteFormat.h"
 #include "report/OptionalJson.h"
+#include "report/JsonText.h"
 
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -64,7 +65,7 @@ std::string watchLineText(const WatchLine &line)
 std::string watchLineJson(const WatchLine &line)
 {
     const RankFigures &f = line.figures;
-    return nlohmann::json{{"file", f.file.path},
+    return jsonText(nlohmann::json{{"file", f.file.path},
                           {"rank", f.file.rank},
                           {"step", optionalJson(f.file.step)},
                           {"device", f.device},
@@ -73,8 +74,7 @@ std::string watchLineJson(const WatchLine &line)
                           {"oom_entries", f.oomEntries},
                           {"previous_step", optionalJson(line.previousStep)},
                           {"change_percent", optionalJson(line.changePercent)},
-                          {"growth_percent", optionalJson(line.growthPercent)}}
-        .dump();
+                          {"growth_percent", optionalJson(line.growthPercent)}});
 }
 
 bool peakGrewPast(const WatchLine &line, double percent)

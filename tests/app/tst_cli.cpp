@@ -8,6 +8,8 @@
 #include <QSet>
 #include <QTemporaryDir>
 
+#include <sys/stat.h>
+
 namespace {
 
 struct Run {
@@ -41,6 +43,72 @@ class TestCli : public QObject {
     Q_OBJECT
 
 private slots:
+    // A FIFO is refused at once (it blocked forever); the end of a file without trace entries is
+    // its final segments (it was exit 2, while --at peak worked); --folded prints one device's
+    // stacks (it printed every device's one after another, with no marker).
+    void carelessUsage()
+    {
+        QTemporaryDir dir;
+        const QString fifo = dir.filePath("live.pickle");
+        QVERIFY(::mkfifo(fifo.toLocal8Bit().constData(), 0600) == 0);
+        const Run blocked = memlens({"summary", fifo, "--no-cache"});
+        QCOMPARE(blocked.exitCode, 1);
+        QVERIFY2(blocked.err.contains("not a regular file") && blocked.err.count('\n') == 1, blocked.err.constData());
+
+        const QString bare = dir.filePath("legacy_segments.pickle"); // a bare list of segments: no trace
+        QString error;
+        runPythonTool("rewrite_snapshot.py", {corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle", dir.path()}, &error);
+        QVERIFY2(QFile::exists(bare), qPrintable(error));
+        const Run end = memlens({"summary", bare, "--at", "end", "--json", "--no-cache"});
+        QVERIFY2(end.exitCode == 0, end.err.constData());
+        const QJsonObject device = QJsonDocument::fromJson(end.out).object()["devices"].toArray()[0].toObject();
+        QCOMPARE(device["at"].toObject()["reserved_bytes"].toInteger(), device["reserved_bytes"].toInteger());
+        QVERIFY(device["at"].toObject()["index"].isNull());
+
+        const QString pools = dir.filePath("two.pickle");
+        runPythonTool("make_private_pools.py", {corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle", pools, "--second-device"}, &error);
+        QVERIFY2(QFile::exists(pools), qPrintable(error));
+        const Run all = memlens({"summary", pools, "--folded", "--no-cache"});
+        const Run first = memlens({"summary", pools, "--folded", "--device", "0", "--no-cache"});
+        const Run second = memlens({"summary", pools, "--folded", "--device", "1", "--no-cache"});
+        QVERIFY(all.exitCode == 0 && !all.out.isEmpty());
+        QCOMPARE(all.out, first.out);
+        QVERIFY(first.out != second.out);
+    }
+
+    // Names that are not UTF-8 (a Latin-1 file name, one corrupt byte in a frame's name) are
+    // written as U+FFFD in every JSON output; they aborted the process before (type_error.316).
+    void jsonOutputsSurviveBytesThatAreNotUtf8()
+    {
+        QTemporaryDir dir;
+        QFile source(corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle");
+        QVERIFY(source.open(QIODevice::ReadOnly));
+        QByteArray bytes = source.readAll();
+        const qsizetype at = bytes.indexOf("lm_steps");
+        QVERIFY(at > 0);
+        bytes[at] = char(0xe9); // inside a frame's name, still a valid pickle
+        QFile corrupt(dir.filePath("frame.pickle"));
+        QVERIFY(corrupt.open(QIODevice::WriteOnly) && corrupt.write(bytes) == bytes.size());
+        corrupt.close();
+        const QString binary = QString::fromUtf8(MEMLENS_BINARY_DIR) + "/bin/memlens";
+        for (const QString command : {"summary", "advise", "replay"}) {
+            for (const QString &name : {QString("frame.pickle"), QString("$(printf 'caf\\351.pickle')")}) {
+                QProcess p;
+                p.setWorkingDirectory(dir.path());
+                p.start("/bin/sh", {"-c", QString("cp frame.pickle \"$(printf 'caf\\351.pickle')\" && \"%1\" %2 \"%3\" --json --no-cache").arg(binary, command, name)});
+                QVERIFY(p.waitForFinished(120000));
+                QVERIFY2(p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0, p.readAllStandardError().constData());
+                const QByteArray out = p.readAllStandardOutput();
+                QJsonParseError error;
+                QJsonDocument::fromJson(out, &error);
+                QVERIFY2(error.error == QJsonParseError::NoError, qPrintable(command + ": " + error.errorString()));
+                if (command == "summary" || name != "frame.pickle") // advise and replay name no frames
+                    QVERIFY2(out.contains("\xef\xbf\xbd"), qPrintable(command + " " + name)); // U+FFFD where the byte was
+            }
+        }
+        QProcess::execute("/bin/sh", {"-c", QString("rm -f \"%1\"/caf*.pickle").arg(dir.path())}); // Qt cannot name it to remove it
+    }
+
     // The CI gate: exit 3 when B's peak grows by more than PCT over A's, 0 otherwise; 1 for an
     // unreadable file, 2 for wrong usage. --markdown prints tables for a pull-request comment.
     void diffGate()

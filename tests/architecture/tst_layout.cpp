@@ -163,6 +163,10 @@ private slots:
                 // frame (on C++ stacks the caching allocator's) as its site.
                 QVERIFY2(!f.text.contains("frameText(frames.front())") && !f.text.contains("frameText(frames[0])"),
                          qPrintable(f.path + " names a site by the first frame"));
+                // JSON becomes text in one place, which writes bytes that are not UTF-8 as U+FFFD
+                // instead of throwing from nlohmann's strict dump (report/JsonText).
+                if (!f.path.endsWith("report/JsonText.cpp"))
+                    QVERIFY2(!f.text.contains(".dump("), qPrintable(f.path + " turns JSON into text itself"));
                 // One checksum names a snapshot file, for the cache and sessions alike.
                 if (!f.path.startsWith("parsers/decode/FileChecksum."))
                     QVERIFY2(!f.text.contains("std::string snapshotChecksum("), qPrintable(f.path + " defines a file checksum itself"));

@@ -12,7 +12,10 @@
 
 #include <QFile>
 #include <QTemporaryDir>
+#include <QProcess>
 #include <QTest>
+
+#include <unistd.h>
 #include <filesystem>
 #include <fstream>
 
@@ -215,6 +218,30 @@ private slots:
         writeAll(notADir, "x");
         QVERIFY(!SnapshotCache(notADir).write(*key, *loadSnapshot(file)));
         QCOMPARE(readAll(notADir), std::string("x"));
+    }
+
+    // A writer killed mid-entry (kill -9) leaves *.mlcache.tmp<PID>; eviction only looked at
+    // *.mlcache and kept it forever. A dead writer's temporary, or a day-old one, is swept; a
+    // living writer's is left to finish.
+    void staleTemporariesAreSwept()
+    {
+        QTemporaryDir dir;
+        QProcess finished;
+        finished.start("/bin/true");
+        QVERIFY(finished.waitForFinished());
+        const qint64 deadPid = finished.processId() ? finished.processId() : 999999;
+        const std::string dead = dir.filePath(QString("0123456789abcdef.mlcache.tmp%1").arg(deadPid)).toStdString();
+        const std::string living = dir.filePath(QString("1123456789abcdef.mlcache.tmp%1").arg(::getppid())).toStdString();
+        const std::string old = dir.filePath(QString("2123456789abcdef.mlcache.tmp%1").arg(::getppid())).toStdString();
+        const std::string other = dir.filePath("notes.tmp123").toStdString();
+        for (const std::string &f : {dead, living, old, other})
+            writeAll(f, "half an entry");
+        std::filesystem::last_write_time(old, std::filesystem::file_time_type::clock::now() - std::chrono::hours(30));
+        SnapshotCache(dir.path().toStdString()).evict();
+        QVERIFY(!std::filesystem::exists(dead));
+        QVERIFY(!std::filesystem::exists(old));
+        QVERIFY(std::filesystem::exists(living));
+        QVERIFY(std::filesystem::exists(other)); // not the cache's
     }
 
     // Past the cap, the entries used longest ago go first.

@@ -10,6 +10,10 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <cstdio>
+#include <sys/stat.h>
+#include <unistd.h>
+
 namespace {
 
 QString binary()
@@ -212,6 +216,72 @@ private slots:
         s.send({{"jsonrpc", "2.0"}, {"id", 99}}); // no method
         QCOMPARE(s.receive()["error"].toObject()["code"].toInt(), -32600);
         QVERIFY(s.request("ping")["result"].isObject());
+    }
+
+    // What a hostile or careless client tries: every path is resolved against the root (each file
+    // of a folder too), a NUL, a FIFO, an oversized request or search text, a file rewritten
+    // with the same size and time, a path that is not UTF-8. Each gets a JSON-RPC error (or the
+    // fresh answer) and the server keeps answering.
+    void hostileRequests()
+    {
+        QTemporaryDir root, outside;
+        const QString gpt2 = corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle";
+        const QString oom = corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle";
+        QVERIFY(QDir(root.path()).mkpath("ranks"));
+        QVERIFY(QFile::copy(gpt2, root.filePath("ranks/rank0_memory_snapshot.pickle")));
+        QVERIFY(QFile::copy(oom, outside.filePath("secret.pickle")));
+        QVERIFY(QFile::link(outside.filePath("secret.pickle"), root.filePath("ranks/rank1_memory_snapshot.pickle")));
+        QVERIFY(::mkfifo(root.filePath("fifo.pickle").toLocal8Bit().constData(), 0600) == 0);
+        const std::string latin1 = root.filePath("caf").toStdString() + "\xe9.pickle"; // under the root, loads as nothing
+        std::FILE *f = std::fopen(latin1.c_str(), "wb");
+        QVERIFY(f);
+        std::fputs("not a snapshot", f);
+        std::fclose(f);
+        QVERIFY(QDir(root.path()).mkpath("linked"));
+        QVERIFY(::symlink(latin1.c_str(), root.filePath("linked/link.pickle").toLocal8Bit().constData()) == 0);
+
+        Session s(root.path());
+        s.request("initialize", {{"protocolVersion", "2025-06-18"}, {"capabilities", QJsonObject()}, {"clientInfo", QJsonObject{{"name", "t"}, {"version", "1"}}}});
+        // The folder's symlink to a file outside the root is left out, and said so.
+        const QJsonObject ranks = s.structured("summary", {{"path", root.filePath("ranks")}});
+        QCOMPARE(ranks["ranks"].toArray().size(), 1);
+        QVERIFY(QJsonDocument(ranks["notes"].toArray()).toJson().contains("left out"));
+        QVERIFY(!QJsonDocument(ranks).toJson().contains("secret"));
+        QVERIFY(s.call("stitch_rank", {{"path", root.filePath("ranks")}, {"rank", 1}})["error"].toObject()["message"].toString().contains("no dumps of rank 1"));
+        // A NUL inside the path: refused, not cut short.
+        s.sendRaw("{\"jsonrpc\":\"2.0\",\"id\":500,\"method\":\"tools/call\",\"params\":{\"name\":\"summary\",\"arguments\":{\"path\":\"" +
+                  root.filePath("ranks/rank0_memory_snapshot.pickle").toUtf8() + "\\u0000.txt\"}}}\n");
+        QVERIFY(s.receive()["error"].toObject()["message"].toString().contains("NUL"));
+        // A FIFO would block the server: refused before it is opened.
+        const QJsonObject fifo = s.call("summary", {{"path", root.filePath("fifo.pickle")}});
+        QVERIFY2(fifo["error"].toObject()["message"].toString().contains("not a regular file"), qPrintable(QJsonDocument(fifo).toJson()));
+        QVERIFY(s.request("ping")["result"].isObject());
+        // A file that fails to load through a symlink to a name that is not UTF-8: an error, well formed.
+        const QJsonObject latin = s.call("summary", {{"path", root.filePath("linked/link.pickle")}});
+        QCOMPARE(latin["error"].toObject()["code"].toInt(), -32602);
+        QVERIFY(latin["error"].toObject()["message"].toString().contains(QChar(0xfffd)));
+        // Oversized: a 2 MiB request line, a search text of 2,000 bytes.
+        s.sendRaw(QByteArray(2 << 20, 'x') + "\n");
+        QCOMPARE(s.receive()["error"].toObject()["code"].toInt(), -32600);
+        const QJsonObject search = s.call("search", {{"path", root.filePath("ranks/rank0_memory_snapshot.pickle")}, {"text", QString(2000, 'a')}});
+        QVERIFY(search["error"].toObject()["message"].toString().startsWith("text:"));
+        QVERIFY(s.request("ping")["result"].isObject());
+        // Rewritten in place with the same size and modification time (cp -p, rsync -t): decoded again.
+        const QString copy = root.filePath("copy.pickle");
+        QVERIFY(QFile::copy(gpt2, copy));
+        QCOMPARE(s.structured("search", {{"path", copy}, {"text", "xm_steps"}})["matches"].toInt(), 0);
+        QFile in(gpt2);
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        QByteArray bytes = in.readAll();
+        bytes.replace("lm_steps", "xm_steps");
+        const QDateTime modified = QFileInfo(copy).lastModified();
+        QFile out(copy);
+        QVERIFY(out.open(QIODevice::WriteOnly | QIODevice::Truncate) && out.write(bytes) == bytes.size());
+        QVERIFY(out.setFileTime(modified, QFileDevice::FileModificationTime));
+        out.close();
+        QCOMPARE(QFileInfo(copy).size(), QFileInfo(gpt2).size());
+        QVERIFY(s.structured("search", {{"path", copy}, {"text", "xm_steps"}})["matches"].toInt() > 0);
+        std::remove(latin1.c_str()); // Qt cannot name it to remove it
     }
 
     // stitch_rank answers what `summary DIR --rank R --stitch --json` prints.
