@@ -121,6 +121,48 @@ TraceCoverage traceCoverage(const Snapshot &snapshot, const DeviceIndex &index, 
     return c;
 }
 
+// The trace's end against the final state: what is alive after the last entry sits in an
+// allocated block of the final segments, and every allocated block holds something alive. A
+// trimmed snapshot (segments cut away or emptied) or a file put together from two dumps fails it.
+FileWarning endStateWarning(const Snapshot &snapshot, const DeviceIndex &index)
+{
+    FileWarning w{"allocations_disagree_with_segments", {}, 0};
+    if (index.eventCount() == 0 || snapshot.facts.format == FileFormat::ChromeTrace || snapshot.categories)
+        return w;
+    std::unordered_map<uint64_t, uint64_t> held; // address → size of the final allocated blocks
+    for (const Segment &seg : snapshot.segments) {
+        if (seg.device != index.device())
+            continue;
+        for (uint32_t b = seg.firstBlock; b < seg.firstBlock + seg.blockCount; ++b) {
+            const Block &block = snapshot.blocks[b];
+            if (block.state == BlockState::ActiveAllocated || block.state == BlockState::ActivePendingFree)
+                held.emplace(block.address, block.size);
+        }
+    }
+    uint64_t missing = 0, missingBytes = 0, firstMissing = 0;
+    for (AllocationId id : index.liveAt(index.lastEvent())) {
+        const AllocationDetail d = index.detail(id);
+        if (held.erase(d.addr))
+            continue;
+        if (!missing++)
+            firstMissing = d.addr;
+        missingBytes += d.size;
+    }
+    uint64_t strayBytes = 0;
+    for (const auto &[addr, size] : held)
+        strayBytes += size;
+    w.count = missing + held.size();
+    if (missing)
+        w.message = "the trace ends with " + formatBytes(missingBytes) + " in " + plural(missing, "allocation", "allocations") +
+                    " that the final segments do not hold as allocated, first at " + formatAddress(firstMissing);
+    if (!held.empty())
+        w.message += (missing ? "; and the segments hold " : "the segments hold ") + formatBytes(strayBytes) + " in " +
+                     plural(held.size(), "allocated block", "allocated blocks") + " that nothing alive at the trace's end holds";
+    if (w.count)
+        w.message += ": the file's parts come from different moments (a trimmed or merged snapshot); figures follow the trace";
+    return w;
+}
+
 std::vector<FileWarning> fileWarnings(const Snapshot &snapshot, const DeviceIndex &index, const UnmatchedFrees &frees)
 {
     std::vector<FileWarning> warnings;
@@ -191,6 +233,11 @@ std::vector<FileWarning> fileWarnings(const Snapshot &snapshot, const DeviceInde
         plural(index.unexplainedSegmentEntries(), "segment entry", "segment entries") + " and " +
             plural(index.unmatchedFinalSegments(), "final segment", "final segments") +
             " that the trace and the final snapshot do not agree on; reserved bytes follow the trace");
+    if (FileWarning end = endStateWarning(snapshot, index); end.count)
+        warnings.push_back(std::move(end));
+    add("malformed_memory_events", snapshot.facts.malformedMemoryEvents,
+        plural(snapshot.facts.malformedMemoryEvents, "[memory] event", "[memory] events") +
+            " of the trace lack Bytes or a Device Type (or give them as other than numbers) and are left out");
     add("no_addresses", snapshot.facts.noAddresses ? 1 : 0,
         "the trace's memory events have no addresses (torch <= 1.9): blocks cannot be told apart, so each free is paired with the "
         "latest allocation of its size; totals and the peak are the running sum of Bytes, single blocks' lifetimes are a guess");

@@ -28,7 +28,9 @@ constexpr char kMagic[8] = {'M', 'L', 'C', 'A', 'C', 'H', 'E', '\n'};
 // written by an older memlens would otherwise keep its older reading of the file.
 // 2: annotate, pool ids, host memory, FX frames. 3: profiler traces' inferred phases.
 // 4: large event columns in zstd frames of their own.
-constexpr uint32_t kFormatVersion = 6;
+// 7: profiler traces' malformed [memory] events counted; hook marks (FSDP::pre_forward …) are no
+// pass in the inferred phases.
+constexpr uint32_t kFormatVersion = 7;
 // A decoded snapshot is at most this many times its entry's compressed size; more is a
 // decompression bomb, not a snapshot.
 constexpr uint64_t kMaxExpansion = 64;

@@ -143,6 +143,7 @@ uint64_t encodeSnapshot(const Snapshot &s, const EncodingSink &sink)
                           f.noAddresses};
     for (bool b : flags)
         w.pod(static_cast<uint8_t>(b));
+    w.pod(f.malformedMemoryEvents);
     w.pod(static_cast<uint64_t>(s.strings.size()));
     for (uint32_t id = 1; id < s.strings.size(); ++id) // id 0 is "" in every table
         w.text(s.strings.at(id));
@@ -253,6 +254,7 @@ std::unique_ptr<Snapshot> decodeSnapshot(uint64_t size, PayloadSource &source)
                      &f.noAddresses};
     for (bool *b : flags)
         *b = flag(r);
+    f.malformedMemoryEvents = r.pod<uint64_t>();
     // Interning again rebuilds the lookup maps; a duplicate would shift every later id.
     const size_t strings = r.count(4);
     check(strings >= 1, "no string table");

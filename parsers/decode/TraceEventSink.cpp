@@ -57,8 +57,14 @@ void TraceEventSink::add(const TraceEvent &e)
         return;
     const bool memory = e.name == "[memory]";
     const bool oom = e.name == "[OutOfMemory]";
-    if (!(memory || oom) || !e.haveBytes)
+    if (!(memory || oom))
         return;
+    // A [memory] event without its Bytes or its Device Type (absent, or not a number) says
+    // nothing reliable: left out and counted, for the summary's warning.
+    if (!e.haveBytes || e.deviceType < 0) {
+        ++out_.facts.malformedMemoryEvents;
+        return;
+    }
     // Device Type 1 is CUDA; everything else (0 = CPU) is counted as CPU memory.
     int device;
     if (e.deviceType == 1) {

@@ -145,6 +145,8 @@ struct FileFacts {
     // apart; each free is paired with the latest open allocation of its size, which keeps every
     // total exact (the running sum of `Bytes`) but not which block lived how long.
     bool noAddresses = false;
+    // Profiler traces: `[memory]` events left out for lacking Bytes or a Device Type.
+    uint64_t malformedMemoryEvents = 0;
     bool operator==(const FileFacts &) const = default;
 };
 

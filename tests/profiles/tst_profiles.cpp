@@ -332,6 +332,50 @@ private slots:
         QVERIFY(advice.setup.optimizer.value == Optimizer::AdamW);
     }
 
+    // [memory] events without their Bytes or Device Type (absent, or a string) are left out and
+    // warned of, by both readers alike; before, one without a Device Type counted as CPU memory
+    // and the file loaded with no warning.
+    void malformedMemoryEventsWarn()
+    {
+        QJsonObject trace = QJsonDocument::fromJson(gunzip(profileDir() + "/trace.pt.trace.json.gz")).object();
+        QJsonArray events = trace["traceEvents"].toArray();
+        int broken = 0;
+        for (qsizetype i = 0; i < events.size() && broken < 3; ++i) {
+            QJsonObject e = events[i].toObject();
+            if (e["name"].toString() != "[memory]")
+                continue;
+            QJsonObject args = e["args"].toObject();
+            if (broken == 0)
+                args.remove("Bytes");
+            else if (broken == 1)
+                args.remove("Device Type");
+            else
+                args["Device Type"] = "cuda";
+            e["args"] = args;
+            events[i] = e;
+            ++broken;
+        }
+        trace["traceEvents"] = events;
+        const QByteArray bytes = QJsonDocument(trace).toJson(QJsonDocument::Compact);
+        QTemporaryDir dir;
+        QFile out(dir.filePath("trace.json"));
+        QVERIFY(out.open(QIODevice::WriteOnly) && out.write(bytes) == bytes.size());
+        out.close();
+        for (auto decoder : {decodeProfilerTrace, decodeProfilerTraceReference}) {
+            OpenedSource opened = openByteSource(out.fileName().toStdString());
+            ByteReader reader(*opened.source, opened.fileSize, {});
+            Snapshot snapshot;
+            decoder(reader, snapshot);
+            QCOMPARE(snapshot.facts.malformedMemoryEvents, uint64_t(3));
+            const DeviceIndex index(snapshot, snapshot.devices().front());
+            const DeviceSummary s = summarizeDevice(snapshot, index, 1);
+            QVERIFY(std::any_of(s.warnings.begin(), s.warnings.end(), [](const FileWarning &w) { return w.kind == "malformed_memory_events" && w.count == 3; }));
+        }
+        // The unbroken trace has none.
+        const auto good = loadSnapshot((profileDir() + "/trace.pt.trace.json.gz").toStdString());
+        QCOMPARE(good->facts.malformedMemoryEvents, uint64_t(0));
+    }
+
     void badTraces()
     {
         const QByteArray good = gunzip(profileDir() + "/trace.pt.trace.json.gz");

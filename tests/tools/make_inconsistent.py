@@ -102,6 +102,28 @@ def double_free(data):
     trace.insert(i + 1, dict(trace[i]))
 
 
+def trimmed_segments(data):
+    """Segments dumped at another moment than the trace's end (a trimmed snapshot): none of the
+    final blocks is allocated, while the trace ends with allocations alive."""
+    for seg in data['segments']:
+        for block in seg['blocks']:
+            block['state'] = 'inactive'
+            block['requested_size'] = 0
+        seg['allocated_size'] = seg['active_size'] = seg['requested_size'] = 0
+
+
+def segments_cut_away(data):
+    """The segments holding the trace's last allocations cut out of the file."""
+    trace = data['device_traces'][0]
+    live = {}
+    for e in trace:
+        if e['action'] == 'alloc':
+            live[e['addr']] = True
+        elif e['action'] == 'free_completed':
+            live.pop(e['addr'], None)
+    data['segments'] = [s for s in data['segments'] if not any(s['address'] <= a < s['address'] + s['total_size'] for a in live)]
+
+
 CASES = {
     'block_outside_segment': block_outside,
     'blocks_overlap': blocks_overlap,
@@ -112,6 +134,8 @@ CASES = {
     'allocated_twice': allocated_twice,
     'allocated_twice_skip_actions': no_free_completed,
     'unexplained_frees': double_free,
+    'allocations_disagree_with_segments': trimmed_segments,
+    'allocations_disagree_with_segments_cut': segments_cut_away,
 }
 
 
@@ -125,7 +149,7 @@ def main(source, outdir):
         path = os.path.join(outdir, name + '.pickle')
         with open(path, 'wb') as f:
             pickle.dump(data, f, protocol=4)
-        facts[name] = {'kind': name.replace('_skip_actions', ''), 'peak_at_most': peak(data['device_traces'][0]) + tolerance,
+        facts[name] = {'kind': name.replace('_skip_actions', '').replace('_cut', ''), 'peak_at_most': peak(data['device_traces'][0]) + tolerance,
                        'skip_actions': name.endswith('_skip_actions')}
     # skip_actions=['free_requested']: nothing is inconsistent, the figures are the original's.
     data = copy.deepcopy(original)
