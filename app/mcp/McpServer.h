@@ -1,7 +1,7 @@
 #pragma once
 // The Model Context Protocol over JSON-RPC 2.0 (protocol version 2025-06-18): initialize,
 // notifications/initialized, ping, tools/list, tools/call. One message in, at most one out;
-// the transport (stdin/stdout lines) is McpCommand's.
+// the transport (stdin/stdout lines, tool calls on a worker) is McpSession's.
 #include "mcp/McpTools.h"
 
 #include <nlohmann/json.hpp>

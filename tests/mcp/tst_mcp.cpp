@@ -284,6 +284,28 @@ private slots:
         std::remove(latin1.c_str()); // Qt cannot name it to remove it
     }
 
+    // A tool call runs on its own: a ping sent after it is answered first, and a call cancelled
+    // before it started is never answered (a ping waited for the whole tool before).
+    void answersWhileAToolRuns()
+    {
+        const QString frag = corpusDir() + "/snapshots/frag_varlen_gpt2/snapshot.pickle.zst";
+        Session s;
+        s.request("initialize", {{"protocolVersion", "2025-06-18"}, {"capabilities", QJsonObject()}, {"clientInfo", QJsonObject{{"name", "t"}, {"version", "1"}}}});
+        auto call = [](int id, const QString &tool, const QJsonObject &arguments) {
+            return QJsonObject{{"jsonrpc", "2.0"}, {"id", id}, {"method", "tools/call"}, {"params", QJsonObject{{"name", tool}, {"arguments", arguments}}}};
+        };
+        s.send(call(900, "advise", {{"path", frag}, {"capacity", qint64(8000000000)}}));
+        s.send(call(901, "summary", {{"path", frag}}));
+        s.send({{"jsonrpc", "2.0"}, {"method", "notifications/cancelled"}, {"params", QJsonObject{{"requestId", 901}}}});
+        s.send({{"jsonrpc", "2.0"}, {"id", 902}, {"method", "ping"}});
+        QCOMPARE(s.receive()["id"].toInt(), 902);
+        const QJsonObject advised = s.receive();
+        QCOMPARE(advised["id"].toInt(), 900);
+        QVERIFY(advised.contains("result"));
+        s.send({{"jsonrpc", "2.0"}, {"id", 903}, {"method", "ping"}});
+        QCOMPARE(s.receive()["id"].toInt(), 903); // nothing for 901 came in between
+    }
+
     // stitch_rank answers what `summary DIR --rank R --stitch --json` prints.
     void stitchRank()
     {
