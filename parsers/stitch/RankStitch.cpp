@@ -4,6 +4,7 @@
 #include "pipeline/CachedSnapshot.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <tuple>
 
 namespace memlens {
@@ -12,7 +13,21 @@ std::vector<RankFile> dumpsOfRank(const RankFolder &folder, int rank)
 {
     std::vector<RankFile> files;
     std::copy_if(folder.files.begin(), folder.files.end(), std::back_inserter(files), [rank](const RankFile &f) { return f.rank == rank; });
-    std::stable_sort(files.begin(), files.end(), [](const RankFile &a, const RankFile &b) { return std::tie(a.step, a.path) < std::tie(b.step, b.path); });
+    // Of two dumps of one step, the larger first: it holds the longer window (its older entries
+    // may fill the gap before the step), and the shorter one's entries are then all shared. In
+    // path order the shorter could come first, and the longer was left out as "sharing no entries".
+    std::vector<std::pair<RankFile, uint64_t>> sized;
+    for (RankFile &f : files) {
+        std::error_code ec;
+        const uint64_t size = std::filesystem::file_size(f.path, ec);
+        sized.emplace_back(std::move(f), ec ? 0 : size);
+    }
+    std::stable_sort(sized.begin(), sized.end(), [](const auto &a, const auto &b) {
+        return std::tie(a.first.step, b.second, a.first.path) < std::tie(b.first.step, a.second, b.first.path);
+    });
+    files.clear();
+    for (auto &[f, size] : sized)
+        files.push_back(std::move(f));
     return files;
 }
 

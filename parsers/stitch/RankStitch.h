@@ -11,7 +11,8 @@
 
 namespace memlens {
 
-// The rank's files in the order they are stitched: by step (unnamed steps first), then path.
+// The rank's files in the order they are stitched: by step (unnamed steps first), the larger
+// first within a step (the longer window), then path.
 std::vector<RankFile> dumpsOfRank(const RankFolder &folder, int rank);
 
 // A dump that cannot be read is left out with a warning naming it; throws std::invalid_argument

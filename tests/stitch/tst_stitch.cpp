@@ -255,6 +255,30 @@ private slots:
         QVERIFY(checkWholeSteps(stitched, complete) > 100);
     }
 
+    // Two dumps of one step, the second with a longer window whose older entries reach into the
+    // gap before the step: named so that it sorts after the shorter one, it was left out with a
+    // false "shares no entries" warning. Now the longer goes first, fills the gap, and the
+    // shorter one's entries are all shared.
+    void longerWindowOfTheSameStepFillsTheGap()
+    {
+        QTemporaryDir dir, longer;
+        const QString source = snapshotIn("frag_varlen_gpt2");
+        const std::vector<Cut> cuts = cutDumps(source, dir.path(), 5, 6000);
+        const size_t gapsBefore = stitchFolder(dir.path()).gaps.size();
+        QVERIFY(gapsBefore >= 2);
+        QVERIFY(!cutDumps(source, longer.path(), 5, 16000).empty());
+        QVERIFY(QFile::copy(longer.filePath("iteration_10/rank0_memory_snapshot.pickle"), dir.filePath("iteration_10/rank0_memory_snapshot.v2.pickle")));
+        const StitchedRun run = stitchFolder(dir.path());
+        QVERIFY2(run.warnings.empty(), run.warnings.empty() ? "" : run.warnings.front().c_str());
+        QCOMPARE(run.gaps.size(), gapsBefore - 1);
+        QCOMPARE(run.dumps.size(), cuts.size() + 1);
+        const auto shorter = std::find_if(run.dumps.begin(), run.dumps.end(), [](const StitchedDump &d) {
+            return d.file.ends_with("iteration_10/rank0_memory_snapshot.pickle");
+        });
+        QVERIFY(shorter != run.dumps.end() && shorter->newEntries == 0);
+        QVERIFY(summaryOf(*run.snapshot).warnings.empty());
+    }
+
     // A dump that cannot be read (half written) is left out with a warning naming it.
     void unreadableDumpLeftOut()
     {
