@@ -54,14 +54,16 @@ FUZZ_SECONDS ?= 600
 fuzz: deps
 	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends clang >/dev/null
 	cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ -DMEMLENS_FUZZ=ON
-	cmake --build build-fuzz --target fuzz_snapshot fuzz_session fuzz_cache fuzz_rank_summary
+	cmake --build build-fuzz --target fuzz_snapshot fuzz_session fuzz_cache fuzz_rank_summary fuzz_mcp
 	tests/fuzz/run_fuzzer.sh build-fuzz $(FUZZ_SECONDS)
 
-# The core and its tests under AddressSanitizer + UndefinedBehaviorSanitizer.
+# Everything (the core, the GUI and the CLI its tests run, the MCP server) under AddressSanitizer
+# + UndefinedBehaviorSanitizer; leaks inside Qt's and fontconfig's own caches are not ours.
 sanitize: deps
-	cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DMEMLENS_CORE_ONLY=ON -DMEMLENS_SANITIZE=ON
+	cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DMEMLENS_SANITIZE=ON
 	cmake --build build-asan
-	cd build-asan && QT_QPA_PLATFORM=offscreen ctest --output-on-failure
+	cd build-asan && QT_QPA_PLATFORM=offscreen LSAN_OPTIONS=suppressions=$(CURDIR)/tests/sanitize/lsan.supp \
+	  ctest --output-on-failure
 
 clean:
 	rm -rf $(BUILD) build-fuzz build-asan

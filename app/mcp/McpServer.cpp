@@ -40,7 +40,10 @@ std::optional<std::string> McpServer::handleLine(const std::string &line)
     } catch (const json::parse_error &) {
         return jsonText(errorResponse(nullptr, kParseError, "not JSON"));
     }
-    if (!message.is_object() || message.value("jsonrpc", "") != "2.0" || !message.contains("method") || !message["method"].is_string())
+    // Every member is checked for its type before it is read: nlohmann's value() and get() throw
+    // on another type ("jsonrpc": 4 ended the server, found by fuzz_mcp).
+    if (!message.is_object() || !message.contains("jsonrpc") || message["jsonrpc"] != "2.0" || !message.contains("method") ||
+        !message["method"].is_string())
         return jsonText(errorResponse(message.is_object() && message.contains("id") ? message["id"] : json(nullptr), kInvalidRequest,
                                       "not a JSON-RPC 2.0 request"));
     const bool notification = !message.contains("id");

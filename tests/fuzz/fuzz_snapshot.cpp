@@ -4,6 +4,7 @@
 // PYTORCH_CUDA_ALLOC_CONF text is parsed as torch parses it).
 // A pickle is also decoded with the tokenizer on a thread of its own, which must change nothing;
 // a profiler trace is also read by the reference trace reader, which must agree.
+// The summary's and replay's JSON writers run on every accepted file, named by input bytes.
 // Build: cmake -DMEMLENS_FUZZ=ON -DCMAKE_CXX_COMPILER=clang++
 #include "PickleDecoding.h"
 #include "advice/FixRanking.h"
@@ -16,7 +17,13 @@
 #include "decode/SnapshotLoader.h"
 #include "model/LoadError.h"
 #include "replay/Replay.h"
+#include "replay/ReplayReport.h"
+#include "report/JsonText.h"
+#include "report/SummaryReport.h"
 
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -62,6 +69,12 @@ void checkTraceReaders(std::string_view bytes)
     if (!fast.empty() && !reference.empty() && fast != reference)
         std::abort();
 }
+// What a JSON writer produced reads back as JSON.
+void checkJson(const std::string &text)
+{
+    if (!nlohmann::json::accept(text))
+        std::abort();
+}
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -74,12 +87,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (int device : snapshot->devices()) {
             memlens::DeviceIndex index(*snapshot, device);
             const memlens::AllocationCategories categories(*snapshot, index);
-            memlens::summarizeDevice(*snapshot, index, 5, &categories);
+            // The JSON writers with whatever bytes the file holds as names (frames, labels) and
+            // bytes from the input as the file's name: always JSON, never an exception.
+            const memlens::DeviceSummary summary = memlens::summarizeDevice(*snapshot, index, 5, &categories);
+            const std::string name(reinterpret_cast<const char *>(data), std::min<size_t>(size, 24));
+            checkJson(memlens::summaryJson(*snapshot, name, {memlens::DeviceReport{summary, std::nullopt, std::nullopt}}));
             memlens::advise(*snapshot, index, categories, {}); // the GUI runs it on every load
             memlens::AdviceOptions limited;
             limited.capacity = 1ull << 30; // prices every allocator setting, gc included
             memlens::advise(*snapshot, index, categories, limited);
-            memlens::replayTrace(*snapshot, index, {memlens::AllocatorConfig::recorded(*snapshot), std::nullopt, {}});
+            checkJson(memlens::jsonText(memlens::replayJson(name, memlens::replayTrace(*snapshot, index, {memlens::AllocatorConfig::recorded(*snapshot), std::nullopt, {}}))));
             memlens::privatePools(*snapshot, index);
             for (uint32_t id = 0; id < index.allocationCount() && id < 64; ++id)
                 index.labelsOf(memlens::AllocationId(id));

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs fuzz_snapshot over seeds made from the corpus for SECONDS, then fuzz_session for a
+# Runs fuzz_snapshot over seeds made from the corpus for SECONDS, then fuzz_session, fuzz_cache,
+# fuzz_rank_summary and fuzz_mcp (the MCP server's request lines) each for a
 # tenth of that; crashes land in tests/fuzz/corpus-work/crashes (copy them to
 # tests/data/fuzz-regressions as regression inputs).
 set -euo pipefail
@@ -119,3 +120,21 @@ PY
 "$build/bin/fuzz_rank_summary" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
   -max_total_time="$(( seconds / 10 > 10 ? seconds / 10 : 10 ))" -artifact_prefix="$work/crashes/" -print_final_stats=1 \
   "$work/rank-live" "$work/rank-seeds"
+# The MCP server's request handling: seeds are a session as a client opens it and tool calls on
+# the snapshot below the fuzzer's root (s.pickle), one JSON-RPC message a line.
+mkdir -p "$work/mcp-seeds" "$work/mcp-live"
+python3 - "$work/mcp-seeds" <<'PY'
+import json, os, sys
+root = os.path.join(os.environ.get('TMPDIR', '/tmp'), 'memlens-fuzz-mcp')
+lines = [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}}},
+         {"jsonrpc": "2.0", "method": "notifications/initialized"},
+         {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+         {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "summary", "arguments": {"path": root + "/s.pickle"}}},
+         {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "search", "arguments": {"path": root + "/s.pickle", "text": "f"}}},
+         {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "live_at", "arguments": {"path": root + "/s.pickle", "at": "peak"}}},
+         {"jsonrpc": "2.0", "id": 6, "method": "ping"}]
+open(os.path.join(sys.argv[1], 'session'), 'w').write('\n'.join(json.dumps(l) for l in lines) + '\n')
+PY
+"$build/bin/fuzz_mcp" -max_len=4096 -timeout=20 -rss_limit_mb=2048 \
+  -max_total_time="$(( seconds / 10 > 10 ? seconds / 10 : 10 ))" -artifact_prefix="$work/crashes/" -print_final_stats=1 \
+  "$work/mcp-live" "$work/mcp-seeds"
