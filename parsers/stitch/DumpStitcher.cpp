@@ -99,6 +99,28 @@ DeviceEnd endOf(const Snapshot &dump, const std::string &file, int device, IdRem
     return end;
 }
 
+// Bytes of `before`'s live blocks that `after` still has at the same address and size. One run
+// keeps its parameters and optimizer state across any gap (empty_cache releases segments, not
+// allocations); a dump of another run (a restart) shares none of them.
+uint64_t carriedBytes(const AllocatorImage &before, const AllocatorImage &after)
+{
+    std::set<std::pair<uint64_t, uint64_t>> kept;
+    for (const ImageBlock &b : after.blocks)
+        kept.emplace(b.addr, b.size);
+    uint64_t carried = 0;
+    for (const ImageBlock &b : before.blocks)
+        carried += kept.contains({b.addr, b.size}) ? b.size : 0;
+    return carried;
+}
+
+uint64_t liveBytes(const AllocatorImage &image)
+{
+    uint64_t bytes = 0;
+    for (const ImageBlock &b : image.blocks)
+        bytes += b.size;
+    return bytes;
+}
+
 } // namespace
 
 struct DumpStitcher::State {
@@ -158,7 +180,13 @@ void DumpStitcher::add(const Snapshot &dump, const std::string &file, std::optio
             if (first < n.count()) {
                 const DeviceIndex index(dump, device);
                 StitchGap gap{st.ends[device].file, file, device, last, n.timeUs[first], 0};
-                gap.bridgingEntries = appendBridge(a, st.ends[device].image, imageBefore(index, EventId(static_cast<uint32_t>(first)), remap), gap.toUs, remap);
+                const AllocatorImage after = imageBefore(index, EventId(static_cast<uint32_t>(first)), remap);
+                const AllocatorImage &before = st.ends[device].image;
+                if (liveBytes(before) > 0 && liveBytes(after) > 0 && carriedBytes(before, after) == 0)
+                    st.result.warnings.push_back(file + " keeps none of the memory " + st.ends[device].file + " left live on " +
+                                                 run.deviceName(device) + " across the " + std::to_string((gap.toUs - gap.fromUs) / 1000000) +
+                                                 " s between them (no allocation of the same address and size): a dump of another run?");
+                gap.bridgingEntries = appendBridge(a, before, after, gap.toUs, remap);
                 st.result.gaps.push_back(gap);
             }
         }

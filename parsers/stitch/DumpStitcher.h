@@ -10,6 +10,8 @@
 //   entries at the gap's end (frees and segment releases of what is gone, allocs and segment
 //   reservations of what is new), so the run reads as one consistent trace and every figure
 //   the summary computes holds across the gap.
+//   A gap across which none of the live allocations survives (same address and size) is warned
+//   of: one run keeps its parameters across any gap, so the later dump is likely another run's.
 // - The final segments are those of the dump that ends the run.
 // Only one dump is read at a time, during add().
 #include "model/Snapshot.h"

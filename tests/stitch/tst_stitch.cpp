@@ -279,6 +279,30 @@ private slots:
         QVERIFY(summaryOf(*run.snapshot).warnings.empty());
     }
 
+    // Another run's dump placed before this run's (an earlier job's iteration_1 beside a later
+    // one's iteration_5): stitched with a gap of tens of seconds, and now a warning that none of
+    // its live memory survives the gap. Dumps of one run keep their parameters across every gap.
+    void anotherRunsDumpIsWarnedOf()
+    {
+        QTemporaryDir earlier, later, folder;
+        QVERIFY(!cutDumps(snapshotIn("gpt2_fp32_adamw"), earlier.path(), 1, 3000).empty());
+        QVERIFY(!cutDumps(snapshotIn("frag_varlen_gpt2"), later.path(), 5, 6000).empty());
+        QVERIFY(QDir(folder.path()).mkpath("iteration_1") && QDir(folder.path()).mkpath("iteration_5"));
+        QVERIFY(QFile::copy(earlier.filePath("iteration_1/rank0_memory_snapshot.pickle"), folder.filePath("iteration_1/rank0_memory_snapshot.pickle")));
+        QVERIFY(QFile::copy(later.filePath("iteration_5/rank0_memory_snapshot.pickle"), folder.filePath("iteration_5/rank0_memory_snapshot.pickle")));
+        const StitchedRun run = stitchFolder(folder.path());
+        QCOMPARE(run.gaps.size(), size_t(1));
+        QVERIFY(run.gaps.front().toUs - run.gaps.front().fromUs > 10'000'000); // the runs were recorded 40 s apart
+        QCOMPARE(run.warnings.size(), size_t(1));
+        QVERIFY2(run.warnings.front().find("another run") != std::string::npos, run.warnings.front().c_str());
+        // The same run's own dumps, gaps and all: no such warning.
+        QTemporaryDir same;
+        cutDumps(snapshotIn("frag_varlen_gpt2"), same.path(), 5, 6000);
+        const StitchedRun own = stitchFolder(same.path());
+        QVERIFY(!own.gaps.empty());
+        QVERIFY(own.warnings.empty());
+    }
+
     // A dump that cannot be read (half written) is left out with a warning naming it.
     void unreadableDumpLeftOut()
     {
