@@ -226,6 +226,15 @@ std::string operatorName(std::string_view name, std::string_view file)
 
 std::string autogradNodeName(std::string_view name)
 {
+    // A profiler trace names the node as an operator of its own ("NllLossBackward0") inside
+    // "autograd::engine::evaluate_function: NllLossBackward0".
+    constexpr std::string_view kEvaluate = "autograd::engine::evaluate_function: ";
+    if (name.starts_with(kEvaluate))
+        return std::string(name.substr(kEvaluate.size()));
+    const size_t backward = name.rfind("Backward");
+    if (backward != std::string_view::npos && backward > 0 && name.find_first_of(":( ") == std::string_view::npos &&
+        std::all_of(name.begin() + static_cast<std::ptrdiff_t>(backward + 8), name.end(), [](char c) { return c >= '0' && c <= '9'; }))
+        return std::string(name);
     constexpr std::string_view kGenerated = "torch::autograd::generated::";
     if (!name.starts_with(kGenerated))
         return {};
