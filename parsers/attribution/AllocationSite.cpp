@@ -26,8 +26,8 @@ AllocationSite allocationSite(const Snapshot &snapshot, uint32_t stack)
         if (isPythonRole(roles[i]))
             at = i;
     }
-    // Not every stack has Python frames (backward runs on autograd's threads): then the first
-    // C++ frame that does work of its own, a kernel or an autograd node, else the operator.
+    // Not every stack has Python frames (backward runs on autograd's threads): then the
+    // innermost C++ frame that is not machinery, a kernel or the operator itself.
     for (size_t i = 0; i < frames.size() && at == frames.size(); ++i) {
         if (roles[i] == FrameRole::NativeCode || roles[i] == FrameRole::Operator)
             at = i;
