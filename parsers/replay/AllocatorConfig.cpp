@@ -194,11 +194,8 @@ std::string AllocatorConfig::text() const
         add("max_split_size_mb:" + std::to_string(maxSplitSize / MiB));
     if (maxNonSplitRounding != 20 * MiB)
         add("max_non_split_rounding_mb:" + std::to_string(maxNonSplitRounding / MiB));
-    if (perProcessMemoryFraction) {
-        char digits[32];
-        const auto end = std::to_chars(digits, digits + sizeof digits, *perProcessMemoryFraction).ptr; // shortest that reads back the same
-        add("per_process_memory_fraction:" + std::string(digits, end));
-    }
+    if (perProcessMemoryFraction)
+        add("per_process_memory_fraction:" + fractionText());
     if (throwOnCudaMallocOom)
         add("throw_on_cudamalloc_oom:True");
     if (garbageCollectionThreshold > 0) {
@@ -225,6 +222,15 @@ std::optional<uint64_t> AllocatorConfig::fractionCapacity(uint64_t deviceTotal) 
         return std::nullopt;
     // DeviceCachingAllocator::setMemoryFraction: allowed_memory_maximum = fraction * total, truncated.
     return static_cast<uint64_t>(*perProcessMemoryFraction * static_cast<double>(deviceTotal));
+}
+
+std::string AllocatorConfig::fractionText() const
+{
+    if (!perProcessMemoryFraction)
+        return {};
+    char digits[32];
+    const auto end = std::to_chars(digits, digits + sizeof digits, *perProcessMemoryFraction).ptr;
+    return std::string(digits, end);
 }
 
 uint64_t AllocatorConfig::divisionsFor(uint64_t size) const

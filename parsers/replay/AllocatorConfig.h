@@ -39,6 +39,8 @@ struct AllocatorConfig {
     // The most the allocator may reserve on a device of `deviceTotal` bytes under
     // per_process_memory_fraction, as torch computes it; none without a fraction.
     std::optional<uint64_t> fractionCapacity(uint64_t deviceTotal) const;
+    // per_process_memory_fraction as text, the shortest that reads back the same ("" without one).
+    std::string fractionText() const;
 };
 
 } // namespace memlens

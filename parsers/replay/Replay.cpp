@@ -5,7 +5,6 @@
 #include "replay/CachingAllocatorModel.h"
 
 #include <algorithm>
-#include <charconv>
 
 namespace memlens {
 
@@ -142,11 +141,10 @@ ReplayResult replayTrace(const Snapshot &snapshot, const DeviceIndex &index, con
     result.device = index.device();
     result.config = options.config;
     result.capacity = options.capacity ? CapacityGuess{options.capacity, options.capacitySource} : capacityFromOom(index);
-    if (const auto fraction = options.config.perProcessMemoryFraction) {
+    if (options.config.perProcessMemoryFraction) {
         if (const auto limited = options.deviceTotal ? options.config.fractionCapacity(*options.deviceTotal) : std::nullopt) {
-            char share[32];
-            const auto end = std::to_chars(share, share + sizeof share, *fraction).ptr;
-            result.capacity = {limited, "per_process_memory_fraction " + std::string(share, end) + " of " + formatBytes(*options.deviceTotal) +
+            result.capacity = {limited, "per_process_memory_fraction " + options.config.fractionText() + " of " +
+                                            formatBytes(*options.deviceTotal) +
                                             (options.capacitySource.empty() ? std::string() : " (" + options.capacitySource + ")")};
         } else {
             result.notes.push_back("per_process_memory_fraction needs the device's total memory (--gpu) to limit the replay; not applied");

@@ -16,6 +16,7 @@ void LiveAllocationModel::setAllocations(std::shared_ptr<const Document> doc, in
     doc_ = std::move(doc);
     device_ = device;
     rows_ = std::move(rows);
+    sites_.clear();
     total_ = total;
     largest_ = 0;
     for (const LiveBlockInfo &r : rows_)
@@ -81,8 +82,12 @@ QVariant LiveAllocationModel::data(const QModelIndex &index, int role) const
         return QString::number(r.stream);
     case Notes:
         return notesText(r);
-    case TopFrame:
-        return siteLabel(*doc_->snapshot, r.stack);
+    case TopFrame: {
+        auto it = sites_.find(r.stack);
+        if (it == sites_.end())
+            it = sites_.emplace(r.stack, siteLabel(*doc_->snapshot, r.stack)).first;
+        return it->second;
+    }
     default:
         return {};
     }

@@ -3,6 +3,7 @@
 #include "pipeline/Document.h"
 
 #include <memory>
+#include <unordered_map>
 #include <QAbstractTableModel>
 
 namespace memlens {
@@ -37,6 +38,9 @@ private:
     uint64_t total_ = 0;
     uint64_t largest_ = 0;
     EventId atEvent_ = kBeforeTrace;
+    // "Allocated at" per stack, made on first display: sorting by it asks every row many times,
+    // and a C++ stack's site reads a hundred frames.
+    mutable std::unordered_map<uint32_t, QString> sites_;
 };
 
 } // namespace memlens
