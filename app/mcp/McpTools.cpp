@@ -1,6 +1,6 @@
 #include "mcp/McpTools.h"
 
-#include "CapacityOption.h"
+#include "cli/CapacityOption.h"
 #include "advice/AdviceReport.h"
 #include "analysis/AllocationSearch.h"
 #include "analysis/CallTree.h"
@@ -8,6 +8,7 @@
 #include "report/SiteJson.h"
 #include "analysis/SnapshotSummary.h"
 #include "estimator/EstimatorPresets.h"
+#include "ranks/RunGpus.h"
 #include "mcp/McpArguments.h"
 #include "mcp/McpAnswers.h"
 #include "model/ByteFormat.h"
@@ -16,9 +17,9 @@
 #include "replay/Replay.h"
 #include "replay/ReplayReport.h"
 #include "report/RunDiff.h"
-#include "report/StitchedReport.h"
+#include "stitch/StitchedReport.h"
 #include "report/SummaryReport.h"
-#include "stitch/RankStitch.h"
+#include "pipeline/RankStitch.h"
 #include "report/JsonText.h"
 
 #include <algorithm>

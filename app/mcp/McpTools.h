@@ -2,7 +2,7 @@
 // The tools `memlens mcp` serves: each a name, a description, a JSON Schema for its arguments
 // and a handler giving a structured answer (the CLI's JSON figures, lists capped) and a short
 // text. Files are opened by path, only below the roots given; opened snapshots are kept.
-#include "pipeline/CachedSnapshot.h"
+#include "cache/CachedSnapshot.h"
 #include "ranks/RankFiles.h"
 
 #include <filesystem>

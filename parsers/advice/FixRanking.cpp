@@ -8,7 +8,6 @@
 #include "estimator/Techniques.h"
 #include "replay/Replay.h"
 #include "model/ByteFormat.h"
-#include "ranks/RankFiles.h"
 
 #include <algorithm>
 #include <cctype>
@@ -104,15 +103,6 @@ std::vector<std::string> affected(const Change &c)
 }
 
 } // namespace
-
-Inferred<int> runGpus(std::optional<int> given, const std::string &source, const std::string &snapshotPath)
-{
-    if (given)
-        return {given, source, Confidence::High};
-    if (const std::optional<WorldSize> beside = worldSizeBeside(snapshotPath))
-        return {beside->ranks, beside->how, Confidence::Medium};
-    return {};
-}
 
 Advice advise(const Snapshot &snapshot, const DeviceIndex &index, const AllocationCategories &categories, const AdviceOptions &options)
 {

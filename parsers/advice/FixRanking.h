@@ -38,9 +38,9 @@ struct AdviceOptions {
     // the capacity.
     std::optional<uint64_t> deviceTotal;
     // The run's GPUs (ZeRO / FSDP shard over them), when the user or the rank files beside the
-    // snapshot say; a snapshot alone does not. Without it a sharding fix names the fewest GPUs
-    // that bring the peak under the capacity (8 without a capacity, as an example) and is never
-    // marked as fitting.
+    // snapshot say (the caller asks ranks/RunGpus); a snapshot alone does not. Without it a
+    // sharding fix names the fewest GPUs that bring the peak under the capacity (8 without a
+    // capacity, as an example) and is never marked as fitting.
     Inferred<int> gpus;
     // Fixes that fit first, least effort first, then by bytes saved; then those that do not fit
     // (or cannot be told to), by bytes saved. `bySaves`: by bytes saved alone.
@@ -61,10 +61,6 @@ struct Advice {
     std::optional<uint64_t> outsideAllocatorBytes; // at the OOM, with the device's total
     std::vector<Fix> fixes; // ordered as AdviceOptions::bySaves says; only fixes that save something
 };
-
-// The run's GPU count for AdviceOptions::gpus: the one the user gave (`source` names where),
-// else the rank snapshots beside `snapshotPath` (ranks/worldSizeBeside), else none.
-Inferred<int> runGpus(std::optional<int> given, const std::string &source, const std::string &snapshotPath);
 
 // Throws std::invalid_argument when `at` names no event.
 Advice advise(const Snapshot &snapshot, const DeviceIndex &index, const AllocationCategories &categories, const AdviceOptions &options);

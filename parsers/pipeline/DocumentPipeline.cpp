@@ -1,8 +1,9 @@
 #include "pipeline/DocumentPipeline.h"
 
 #include "decode/SnapshotLoader.h"
-#include "pipeline/CachedSnapshot.h"
+#include "cache/CachedSnapshot.h"
 #include "model/LoadError.h"
+#include "ranks/RunGpus.h"
 
 #include <future>
 #include <map>
@@ -59,10 +60,10 @@ void runDocumentPipeline(const std::string &path, const std::atomic<bool> *cance
     }
     // The cache entry is written on another thread while the stages run.
     CachedSnapshot loaded = loadSnapshotCached(path, control, cache, [&](double fraction) { report(fraction, LoadStage::ReadingCache); });
-    runDocumentStages(path, std::move(loaded.snapshot), path, cancel, sink, stopAfter);
+    runDocumentStages(path, std::move(loaded.snapshot), runGpus(std::nullopt, {}, path), cancel, sink, stopAfter);
 }
 
-void runDocumentStages(const std::string &name, std::shared_ptr<const Snapshot> snapshot, const std::string &gpusBeside,
+void runDocumentStages(const std::string &name, std::shared_ptr<const Snapshot> snapshot, const Inferred<int> &gpus,
                        const std::atomic<bool> *cancel, const PipelineSink &sink, StopAfter stopAfter)
 {
     auto report = [&](double fraction, LoadStage stage) {
@@ -76,7 +77,7 @@ void runDocumentStages(const std::string &name, std::shared_ptr<const Snapshot> 
     // this one does the summary and the advice (the task shares ownership of the index).
     std::map<int, std::future<std::unique_ptr<const TimelineLayout>>> timeline;
     AdviceOptions adviceOptions; // the GPU count, as `advise` takes it without --gpus
-    adviceOptions.gpus = runGpus(std::nullopt, {}, gpusBeside);
+    adviceOptions.gpus = gpus;
     for (size_t i = 0; i < devices.size(); ++i) {
         // Each device's share of the bar moves through its stages (their usual shares of the time).
         auto at = [&](double part) { return (static_cast<double>(i) + part) / static_cast<double>(devices.size()); };

@@ -34,8 +34,8 @@ void runDocumentPipeline(const std::string &path, const std::atomic<bool> *cance
                          StopAfter stopAfter = StopAfter::Timeline, const SnapshotCache *cache = nullptr);
 
 // The stages after reading, for a snapshot made in memory (a stitched run): `name` becomes the
-// document's path, `gpusBeside` is the file whose sibling ranks give the GPU count.
-void runDocumentStages(const std::string &name, std::shared_ptr<const Snapshot> snapshot, const std::string &gpusBeside,
+// document's path, `gpus` the run's GPU count for the advice (ranks/RunGpus).
+void runDocumentStages(const std::string &name, std::shared_ptr<const Snapshot> snapshot, const Inferred<int> &gpus,
                        const std::atomic<bool> *cancel, const PipelineSink &sink, StopAfter stopAfter = StopAfter::Timeline);
 
 // Stage 2 alone, for a document built earlier (tests adopt StopAfter::Document results).

@@ -3,7 +3,7 @@
 #include "analysis/DeviceIndex.h"
 #include "analysis/SnapshotSummary.h"
 #include "model/ByteFormat.h"
-#include "pipeline/CachedSnapshot.h"
+#include "cache/CachedSnapshot.h"
 #include "report/OptionalJson.h"
 #include "report/SummaryReport.h"
 #include "report/JsonText.h"

@@ -7,6 +7,8 @@
 #include <QRegularExpression>
 #include <QTest>
 
+#include <functional>
+
 namespace {
 
 QString sourceDir()
@@ -45,6 +47,100 @@ bool existsIn(const QString &layer, const QString &include)
     return QFile::exists(sourceDir() + "/" + layer + "/" + include);
 }
 
+// The folder ("." at the root) a file lives in, given its path relative to its layer, at `depth`
+// levels: 1 for the layer's own folders, 0 for the whole path.
+QString folderOf(const QString &relativeToLayer, int depth)
+{
+    QStringList parts = relativeToLayer.split('/');
+    parts.removeLast();
+    if (parts.isEmpty())
+        return QStringLiteral(".");
+    return depth ? parts.mid(0, depth).join('/') : parts.join('/');
+}
+
+// The includes between folders of one layer, as folder → folders it includes. An include is
+// resolved beside the including file first, then from the layer's root, as the compiler does.
+QMap<QString, QSet<QString>> folderGraph(const QString &layer, int depth)
+{
+    QMap<QString, QSet<QString>> graph;
+    const QString root = sourceDir() + "/" + layer + "/";
+    for (const SourceFile &f : sources(layer)) {
+        const QString rel = f.path.mid(layer.size() + 1);
+        const QString from = folderOf(rel, depth);
+        graph[from];
+        const QString dir = rel.contains('/') ? rel.section('/', 0, -2) + "/" : QString();
+        for (const QString &inc : quotedIncludes(f.text)) {
+            QString target;
+            if (QFile::exists(root + dir + inc))
+                target = QDir::cleanPath(dir + inc);
+            else if (QFile::exists(root + inc))
+                target = inc;
+            else
+                continue; // another layer's, or a system header
+            const QString to = folderOf(target, depth);
+            if (to != from)
+                graph[from].insert(to);
+        }
+    }
+    return graph;
+}
+
+// A loop in `graph` as "a → b → a", or empty.
+QString findLoop(const QMap<QString, QSet<QString>> &graph)
+{
+    QMap<QString, int> state; // 1: on the path, 2: done
+    QStringList path;
+    std::function<QString(const QString &)> visit = [&](const QString &node) -> QString {
+        state[node] = 1;
+        path << node;
+        QStringList next(graph.value(node).begin(), graph.value(node).end());
+        next.sort();
+        for (const QString &to : next) {
+            if (state.value(to) == 1)
+                return (path.mid(path.indexOf(to)) << to).join(" → ");
+            if (!state.value(to)) {
+                if (const QString loop = visit(to); !loop.isEmpty())
+                    return loop;
+            }
+        }
+        state[node] = 2;
+        path.removeLast();
+        return {};
+    };
+    for (auto it = graph.begin(); it != graph.end(); ++it) {
+        if (!state.value(it.key())) {
+            if (const QString loop = visit(it.key()); !loop.isEmpty())
+                return loop;
+        }
+    }
+    return {};
+}
+
+// The core's floors as docs/DESIGN.md lists them, top floor first: folder → floor (0 the ground).
+QMap<QString, int> coreFloors()
+{
+    QFile design(sourceDir() + "/docs/DESIGN.md");
+    if (!design.open(QIODevice::ReadOnly))
+        return {};
+    const QString text = QString::fromUtf8(design.readAll());
+    const qsizetype marker = text.indexOf("<!-- floors:");
+    const qsizetype open = text.indexOf("```\n", marker);
+    const qsizetype close = text.indexOf("```", open + 4);
+    if (marker < 0 || open < 0 || close < 0)
+        return {};
+    const QStringList lines = text.mid(open + 4, close - open - 4).split('\n', Qt::SkipEmptyParts);
+    QMap<QString, int> floors;
+    static const QRegularExpression folders(QStringLiteral("^([a-z]+(?:, [a-z]+)*)\\s"));
+    for (qsizetype i = 0; i < lines.size(); ++i) {
+        const auto m = folders.match(lines[i]);
+        if (!m.hasMatch())
+            return {};
+        for (const QString &folder : m.captured(1).split(", "))
+            floors.insert(folder, int(lines.size() - 1 - i));
+    }
+    return floors;
+}
+
 } // namespace
 
 class TestLayout : public QObject {
@@ -62,6 +158,45 @@ private slots:
             for (const QString &inc : quotedIncludes(f.text))
                 QVERIFY2(existsIn("viewer", inc) || existsIn("parsers", inc), qPrintable(f.path + " includes " + inc + ", which is above viewer/"));
         }
+    }
+
+    // The core's folders stand on the floors docs/DESIGN.md lists: each includes only folders on
+    // lower floors. Every folder of parsers/ has a floor and every floor's folder exists.
+    void coreIncludesOnlyFloorsBelow()
+    {
+        const QMap<QString, int> floors = coreFloors();
+        QVERIFY2(!floors.isEmpty(), "docs/DESIGN.md has no readable floors table");
+        const QStringList folders = QDir(sourceDir() + "/parsers").entryList(QDir::Dirs | QDir::NoDotAndDotDot);
+        for (const QString &folder : folders)
+            QVERIFY2(floors.contains(folder), qPrintable("parsers/" + folder + " has no floor in docs/DESIGN.md"));
+        for (auto it = floors.begin(); it != floors.end(); ++it)
+            QVERIFY2(folders.contains(it.key()), qPrintable("docs/DESIGN.md names a floor for parsers/" + it.key() + ", which does not exist"));
+        const QMap<QString, QSet<QString>> graph = folderGraph("parsers", 1);
+        for (auto it = graph.begin(); it != graph.end(); ++it) {
+            for (const QString &to : it.value())
+                QVERIFY2(floors.value(to) < floors.value(it.key()),
+                         qPrintable("parsers/" + it.key() + " includes parsers/" + to + ", which is not on a floor below it"));
+        }
+    }
+
+    // No layer's folders (and no folders inside them) include each other round in a loop.
+    void noFolderLoops()
+    {
+        for (const QString layer : {"parsers", "viewer", "app"}) {
+            for (const int depth : {1, 0}) {
+                const QString loop = findLoop(folderGraph(layer, depth));
+                QVERIFY2(loop.isEmpty(), qPrintable(layer + "/: its folders include each other in a loop: " + loop));
+            }
+        }
+    }
+
+    // The check above finds a loop where there is one.
+    void loopFinderFindsLoops()
+    {
+        QMap<QString, QSet<QString>> graph{{"a", {"b"}}, {"b", {"c"}}, {"c", {"a"}}, {"d", {"a"}}};
+        QCOMPARE(findLoop(graph), QStringLiteral("a → b → c → a"));
+        graph["c"] = {};
+        QVERIFY(findLoop(graph).isEmpty());
     }
 
     // Inside viewer/, the shell (document/) holds every page and nothing below it includes the

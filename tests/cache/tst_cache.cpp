@@ -5,7 +5,7 @@
 #include "cache/SnapshotCache.h"
 #include "cache/SnapshotCodec.h"
 #include "decode/SnapshotLoader.h"
-#include "pipeline/CachedSnapshot.h"
+#include "cache/CachedSnapshot.h"
 #include "pipeline/DocumentPipeline.h"
 #include "report/SummaryReport.h"
 #include "analysis/SnapshotSummary.h"

@@ -8,7 +8,7 @@
 #include "cache/SnapshotCodec.h"
 #include "decode/SnapshotLoader.h"
 #include "ranks/RankFiles.h"
-#include "stitch/RankStitch.h"
+#include "pipeline/RankStitch.h"
 
 #include <QJsonArray>
 #include <QTemporaryDir>

@@ -4,7 +4,7 @@
 #include "CorpusFiles.h"
 #include "IdPrinting.h"
 #include "SyntheticSnapshot.h"
-#include "MainWindow.h"
+#include "gui/MainWindow.h"
 #include "analysis/FrameFilter.h"
 #include "compare/CompareDialog.h"
 #include "compare/RunNames.h"

@@ -4,7 +4,7 @@
 // 6,000 entries each, so each two are apart by a gap).
 #include "ViewerTestSupport.h"
 #include "ranks/RankStepHeatmap.h"
-#include "stitch/RankStitch.h"
+#include "pipeline/RankStitch.h"
 
 using namespace memlens;
 

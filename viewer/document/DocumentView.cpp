@@ -1,6 +1,6 @@
 #include "document/DocumentView.h"
 
-#include "stitch/RankStitch.h"
+#include "pipeline/RankStitch.h"
 
 #include "jobs/DocumentLoader.h"
 #include "state/ViewState.h"

@@ -1,7 +1,7 @@
 #include "jobs/DocumentLoader.h"
 
 #include "model/LoadError.h"
-#include "stitch/RankStitch.h"
+#include "pipeline/RankStitch.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>

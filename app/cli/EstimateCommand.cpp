@@ -1,6 +1,6 @@
-#include "EstimateCommand.h"
+#include "cli/EstimateCommand.h"
 
-#include "CommandLine.h"
+#include "cli/CommandLine.h"
 #include "estimator/EstimateReport.h"
 
 #include <cstdlib>

@@ -1,11 +1,11 @@
-#include "RankSummaryCommand.h"
+#include "cli/RankSummaryCommand.h"
 
-#include "CommandLine.h"
+#include "cli/CommandLine.h"
 #include "cache/SnapshotCache.h"
 #include "analysis/DeviceIndex.h"
 #include "ranks/RankSummary.h"
-#include "report/StitchedReport.h"
-#include "stitch/RankStitch.h"
+#include "stitch/StitchedReport.h"
+#include "pipeline/RankStitch.h"
 
 #include <iostream>
 #include <thread>

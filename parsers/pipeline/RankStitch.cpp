@@ -1,7 +1,8 @@
-#include "stitch/RankStitch.h"
+#include "pipeline/RankStitch.h"
 
 #include "model/LoadError.h"
-#include "pipeline/CachedSnapshot.h"
+#include "ranks/RunGpus.h"
+#include "cache/CachedSnapshot.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -78,7 +79,7 @@ void runStitchedPipeline(const std::string &folder, int rank, const std::atomic<
     StitchedRun run = stitchRank(findRankFiles(folder), rank, cache, cancel, progress);
     if (cancel && cancel->load())
         throw LoadCancelled();
-    runDocumentStages(stitchedRunName(folder, rank), std::move(run.snapshot), run.dumps.back().file, cancel, sink, stopAfter);
+    runDocumentStages(stitchedRunName(folder, rank), std::move(run.snapshot), runGpus(std::nullopt, {}, run.dumps.back().file), cancel, sink, stopAfter);
 }
 
 LoadedDocument loadStitchedDocument(const std::string &folder, int rank, const SnapshotCache *cache)

@@ -1,6 +1,6 @@
-#include "ListCommand.h"
+#include "cli/ListCommand.h"
 
-#include "RenderCommand.h"
+#include "cli/RenderCommand.h"
 #include "estimator/EstimatorPresets.h"
 
 #include <iostream>

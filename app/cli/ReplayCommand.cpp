@@ -1,8 +1,8 @@
-#include "ReplayCommand.h"
+#include "cli/ReplayCommand.h"
 
-#include "CapacityOption.h"
-#include "CommandLine.h"
-#include "CommandSnapshot.h"
+#include "cli/CapacityOption.h"
+#include "cli/CommandLine.h"
+#include "cli/CommandSnapshot.h"
 #include "analysis/DeviceIndex.h"
 #include "replay/ReplayReport.h"
 #include "report/JsonText.h"

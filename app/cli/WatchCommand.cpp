@@ -1,6 +1,6 @@
-#include "WatchCommand.h"
+#include "cli/WatchCommand.h"
 
-#include "CommandLine.h"
+#include "cli/CommandLine.h"
 #include "cache/SnapshotCache.h"
 #include "watch/DumpFolderWatch.h"
 #include "watch/WatchLog.h"

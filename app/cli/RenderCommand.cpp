@@ -1,8 +1,8 @@
-#include "RenderCommand.h"
+#include "cli/RenderCommand.h"
 
-#include "Application.h"
-#include "stitch/RankStitch.h"
-#include "CommandLine.h"
+#include "gui/Application.h"
+#include "pipeline/RankStitch.h"
+#include "cli/CommandLine.h"
 #include "analysis/SnapshotSummary.h"
 #include "compare/RunOverlayView.h"
 #include "document/DocumentView.h"

@@ -1,7 +1,7 @@
 #pragma once
 // The subcommands' way of opening a snapshot: through the cache unless --no-cache, and on
 // failure the one-line error on stderr.
-#include "pipeline/CachedSnapshot.h"
+#include "cache/CachedSnapshot.h"
 
 #include <optional>
 #include <string>

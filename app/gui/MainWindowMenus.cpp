@@ -1,7 +1,7 @@
 // MainWindow's menus and their shortcuts (the rest of the window is in MainWindow.cpp).
-#include "MainWindow.h"
+#include "gui/MainWindow.h"
 
-#include "ExampleSnapshot.h"
+#include "gui/ExampleSnapshot.h"
 #include "decode/FileChecksum.h"
 #include "document/DocumentView.h"
 #include "document/SessionBinding.h"
@@ -15,7 +15,7 @@
 #include "segments/SegmentsPage.h"
 #include "compare/CompareDialog.h"
 #include "ranks/RankOverviewPage.h"
-#include "stitch/RankStitch.h"
+#include "pipeline/RankStitch.h"
 #include "timeline/TimelineView.h"
 
 #include <QAction>

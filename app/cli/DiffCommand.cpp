@@ -1,7 +1,7 @@
-#include "DiffCommand.h"
+#include "cli/DiffCommand.h"
 
-#include "CommandLine.h"
-#include "CommandSnapshot.h"
+#include "cli/CommandLine.h"
+#include "cli/CommandSnapshot.h"
 #include "analysis/SnapshotSummary.h"
 #include "model/ByteFormat.h"
 #include "report/RunDiff.h"

@@ -1,4 +1,4 @@
-#include "report/StitchedReport.h"
+#include "stitch/StitchedReport.h"
 
 #include "model/ByteFormat.h"
 #include "report/OptionalJson.h"

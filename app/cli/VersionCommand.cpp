@@ -1,4 +1,4 @@
-#include "VersionCommand.h"
+#include "cli/VersionCommand.h"
 
 #include "cache/SnapshotCache.h"
 

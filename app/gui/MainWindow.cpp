@@ -1,6 +1,6 @@
-#include "MainWindow.h"
+#include "gui/MainWindow.h"
 
-#include "ExampleSnapshot.h"
+#include "gui/ExampleSnapshot.h"
 #include "decode/FileChecksum.h"
 #include "document/DocumentView.h"
 #include "document/SessionBinding.h"
@@ -14,7 +14,7 @@
 #include "segments/SegmentsPage.h"
 #include "compare/CompareDialog.h"
 #include "ranks/RankOverviewPage.h"
-#include "stitch/RankStitch.h"
+#include "pipeline/RankStitch.h"
 #include "timeline/TimelineView.h"
 
 #include <QAction>

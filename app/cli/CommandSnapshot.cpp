@@ -1,4 +1,4 @@
-#include "CommandSnapshot.h"
+#include "cli/CommandSnapshot.h"
 
 #include "model/LoadError.h"
 

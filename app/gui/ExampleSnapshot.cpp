@@ -1,4 +1,4 @@
-#include "ExampleSnapshot.h"
+#include "gui/ExampleSnapshot.h"
 
 #include <QDir>
 #include <QFile>

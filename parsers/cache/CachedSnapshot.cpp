@@ -1,4 +1,4 @@
-#include "pipeline/CachedSnapshot.h"
+#include "cache/CachedSnapshot.h"
 
 #include "cache/SnapshotCodec.h"
 #include "decode/SnapshotLoader.h"

@@ -1,4 +1,4 @@
-#include "CapacityOption.h"
+#include "cli/CapacityOption.h"
 
 #include "estimator/EstimatorPresets.h"
 
