@@ -60,8 +60,9 @@ int main(int argc, char **argv)
                "\n"
                "       memlens render FILE --view VIEW -o OUT.png|OUT.svg [--at peak|oom|end|EVENT] [--range A:B]\n"
                "           [--search TEXT]  (timeline: outline the allocations whose frames, labels, metadata or address match)\n"
-               "           [--device N] [--size WxH] [--theme light|dark] [--color allocation|site|category]\n"
-               "           [--footer] [--session S.memlens] [--no-cache] [--compare B [--align time|event|step]]\n"
+               "           [--device N] [--rank R (FILE: a folder of dumps, R's stitched)] [--size WxH] [--theme light|dark]\n"
+               "           [--color allocation|site|category] [--footer] [--session S.memlens] [--no-cache]\n"
+               "           [--compare B [--align time|event|step]]\n"
                "           [--fix TECHNIQUE]  (estimator: one of `memlens advise`'s fixes, applied)\n"
                "           [--what-if CONF]  (timeline, segments: the replay under PYTORCH_CUDA_ALLOC_CONF=CONF)\n"
                "           VIEW: " << memlens::renderViewNames(", ") << "\n"
@@ -94,8 +95,8 @@ int main(int argc, char **argv)
                "\n"
                "       memlens --version | -V\n"
                "           the version, with Qt's, zstd's and the snapshot cache's format\n"
-               "       memlens --list views|models|gpus\n"
-               "           the names --view, --model and --gpu take, one per line (for shell completion)\n"
+               "       memlens --list views|models|gpus|options COMMAND\n"
+               "           the names --view, --model and --gpu take, or a command's options, one per line (for shell completion)\n"
                "\n"
                "--no-cache: neither read nor write the decoded-snapshot cache ($XDG_CACHE_HOME/memlens)\n"
                "Exit codes: 0 done, 1 a file could not be read, 2 wrong usage, 3 (diff) over a --fail-if limit.\n"
@@ -113,7 +114,7 @@ int main(int argc, char **argv)
         std::vector<std::string> ours;
         for (const QString &a : remaining)
             ours.push_back(a.toStdString());
-        memlens::CommandLine cl(ours, {"theme"}, {"no-cache"});
+        memlens::CommandLine cl(ours, std::set<std::string>{"theme"}, std::set<std::string>{"no-cache"});
         if (!memlens::applyTheme(*app, QString::fromStdString(cl.value("theme").value_or("system"))))
             throw std::invalid_argument("--theme takes light, dark or system");
         memlens::MainWindow window;

@@ -18,7 +18,7 @@ namespace memlens {
 int runAdviseCommand(const std::vector<std::string> &args)
 {
     try {
-        CommandLine cl(args, {"device", "at", "gpu", "capacity", "gpus", "sort"}, {"json", "no-cache"});
+        CommandLine cl(args, commandSpec("advise"));
         if (cl.positional().size() != 1)
             throw std::invalid_argument("usage: memlens advise FILE [--device N] [--at peak|oom|end|EVENT] [--gpu PRESET | --capacity BYTES] "
                                         "[--gpus N] [--sort effort|saves] [--json] [--no-cache]");

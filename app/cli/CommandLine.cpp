@@ -6,6 +6,20 @@
 
 namespace memlens {
 
+namespace {
+
+std::set<std::string> asSet(const std::vector<std::string> &names)
+{
+    return {names.begin(), names.end()};
+}
+
+} // namespace
+
+CommandLine::CommandLine(const std::vector<std::string> &args, const CommandSpec &spec, std::string_view form)
+    : CommandLine(args, asSet(valuedOptions(spec, form)), asSet(flagOptions(spec, form)))
+{
+}
+
 CommandLine::CommandLine(const std::vector<std::string> &args, const std::set<std::string> &valued,
                          const std::set<std::string> &flags)
 {

@@ -1,6 +1,7 @@
 #pragma once
 // A small option parser for the headless subcommands: "--name value", "--name=value", flags.
 #include "analysis/Moment.h"
+#include "questions/CommandOptions.h"
 
 #include <map>
 #include <optional>
@@ -16,6 +17,8 @@ public:
     // `valued` options take a value, `flags` do not; anything else starting with "--" is an error.
     CommandLine(const std::vector<std::string> &args, const std::set<std::string> &valued,
                 const std::set<std::string> &flags);
+    // The options questions/CommandOptions lists for `spec` (for the operand `form`, if given).
+    CommandLine(const std::vector<std::string> &args, const CommandSpec &spec, std::string_view form = {});
 
     const std::vector<std::string> &positional() const { return positional_; }
     bool flag(const std::string &name) const { return flags_.count(name) > 0; }

@@ -15,15 +15,14 @@ namespace memlens {
 int runDiffCommand(const std::vector<std::string> &args)
 {
     try {
-        CommandLine cl(args, {"at", "device", "top", "fail-if-peak-grows", "fail-if-reserved-grows"}, {"json", "markdown", "no-cache"});
+        CommandLine cl(args, commandSpec("diff"));
         if (cl.positional().size() != 2 || (cl.flag("json") && cl.flag("markdown")))
             throw std::invalid_argument("usage: memlens diff A B [--at peak|oom|end|EVENT] [--device N] [--top K] [--json | --markdown] "
                                         "[--fail-if-peak-grows PCT] [--fail-if-reserved-grows PCT] [--no-cache]");
         const int device = static_cast<int>(cl.integer("device").value_or(0));
         const Moment at = cl.moment("at").value_or(Moment::peak());
         const auto top = static_cast<size_t>(cl.integer("top").value_or(20));
-        const auto peakLimit = cl.number("fail-if-peak-grows", "a percentage");
-        const auto reservedLimit = cl.number("fail-if-reserved-grows", "a percentage");
+        const DiffLimits limits{cl.number("fail-if-peak-grows", "a percentage"), cl.number("fail-if-reserved-grows", "a percentage")};
         const std::optional<CachedSnapshot> loadedA = loadForCommand(cl.positional()[0], cl.flag("no-cache"));
         if (!loadedA)
             return 1;
@@ -40,8 +39,6 @@ int runDiffCommand(const std::vector<std::string> &args)
         eventAt(ia, at); // the --at error, worded for the command line
         eventAt(ib, at);
         const RunDiff d = diffRuns(*a, ia, cl.positional()[0], *b, ib, cl.positional()[1], at);
-        const double peakGrowth = growthPercent(d.a.peakActiveBytes, d.b.peakActiveBytes);
-        const double reservedGrowth = growthPercent(d.a.peakReservedBytes, d.b.peakReservedBytes);
         if (cl.flag("json")) {
             std::cout << jsonText(diffJson(d, device, top), 2) << '\n';
         } else if (cl.flag("markdown")) {
@@ -60,16 +57,13 @@ int runDiffCommand(const std::vector<std::string> &args)
         }
         std::cout.flush();
         // The gate: the report above is printed either way, the verdict goes to stderr.
-        bool failed = false;
-        if (peakLimit && peakGrowth > *peakLimit) {
-            std::cerr << "memlens diff: peak active grew " << peakGrowth << " %, more than the allowed " << *peakLimit << " %\n";
-            failed = true;
-        }
-        if (reservedLimit && reservedGrowth > *reservedLimit) {
-            std::cerr << "memlens diff: peak reserved grew " << reservedGrowth << " %, more than the allowed " << *reservedLimit << " %\n";
-            failed = true;
-        }
-        return failed ? 3 : 0;
+        const DiffGate gate = diffGate(d, limits);
+        if (gate.peakOver)
+            std::cerr << "memlens diff: peak active grew " << gate.peakGrowth << " %, more than the allowed " << *limits.peakGrowsPercent << " %\n";
+        if (gate.reservedOver)
+            std::cerr << "memlens diff: peak reserved grew " << gate.reservedGrowth << " %, more than the allowed " << *limits.reservedGrowsPercent
+                      << " %\n";
+        return gate.passed() ? 0 : 3;
     } catch (const std::invalid_argument &e) {
         std::cerr << "memlens diff: " << e.what() << '\n';
         return 2;

@@ -31,11 +31,7 @@ std::string presetList()
 int runEstimateCommand(const std::vector<std::string> &args)
 {
     try {
-        CommandLine cl(args,
-                       {"model", "mode", "precision", "optimizer", "batch", "seq", "image-size", "checkpointing", "attention",
-                        "lora-r", "lora-targets", "lora-dropout", "zero", "gpus", "new-tokens", "gpu", "fit", "grad-accum", "layers", "hidden",
-                        "heads", "kv-heads", "intermediate", "vocab", "mlp"},
-                       {"json", "qlora", "fused", "offload-optimizer", "tied"});
+        CommandLine cl(args, commandSpec("estimate"));
         if (!cl.positional().empty())
             throw std::invalid_argument("unexpected argument '" + cl.positional().front() + "'");
         EstimateInput in;

@@ -37,7 +37,7 @@ int printStitchedRank(const RankFolder &folder, int rank, const CommandLine &cl)
 int runRankSummaryCommand(const std::vector<std::string> &args)
 {
     try {
-        CommandLine cl(args, {"step", "threads", "rank", "top"}, {"json", "no-cache", "stitch"});
+        CommandLine cl(args, commandSpec("summary"), "DIR");
         if (cl.positional().size() != 1 || cl.flag("stitch") != cl.integer("rank").has_value())
             throw std::invalid_argument("usage: memlens summary DIR [--step N] [--threads N] [--json] [--no-cache]\n"
                                         "       memlens summary DIR --rank R --stitch [--top K] [--json] [--no-cache]");

@@ -111,7 +111,7 @@ int runRenderCommand(int argc, char **argv)
 {
     std::vector<std::string> args(argv + 2, argv + argc);
     try {
-        CommandLine cl(args, {"view", "at", "range", "size", "theme", "device", "color", "session", "o", "compare", "align", "fix", "search", "what-if", "rank"}, {"footer", "no-cache"});
+        CommandLine cl(args, commandSpec("render"));
         std::optional<Session> session;
         if (auto path = cl.value("session")) {
             try {

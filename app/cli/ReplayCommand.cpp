@@ -16,7 +16,7 @@ namespace memlens {
 int runReplayCommand(const std::vector<std::string> &args)
 {
     try {
-        CommandLine cl(args, {"device", "alloc-conf", "gpu", "capacity"}, {"json", "no-cache"});
+        CommandLine cl(args, commandSpec("replay"));
         if (cl.positional().size() != 1)
             throw std::invalid_argument("usage: memlens replay FILE [--device N] [--alloc-conf CONF] [--gpu PRESET | --capacity BYTES] [--json] [--no-cache]");
         const std::string file = cl.positional().front();

@@ -24,7 +24,7 @@ int runSummaryCommand(const std::vector<std::string> &args)
             return runRankSummaryCommand(args);
     }
     try {
-        CommandLine cl(args, {"device", "top", "at", "gpu"}, {"json", "folded", "bottom-up", "no-cache"});
+        CommandLine cl(args, commandSpec("summary"), "FILE");
         if (cl.positional().size() != 1)
             throw std::invalid_argument("usage: memlens summary FILE [--device N] [--top K] [--at peak|oom|end|EVENT] [--gpu PRESET] "
                                         "[--json | --folded [--bottom-up]] [--no-cache]");
@@ -60,9 +60,10 @@ int runSummaryCommand(const std::vector<std::string> &args)
         std::vector<DeviceReport> reports;
         for (int d : devices) {
             DeviceIndex index(*snapshot, d);
-            DeviceReport report{summarizeDevice(*snapshot, index, top), std::nullopt, deviceTotal};
+            std::unique_ptr<const AllocationCategories> categories;
+            DeviceReport report{summarizeDevice(*snapshot, index, top, nullptr, &categories), std::nullopt, deviceTotal};
             if (at)
-                report.at = summarizePoint(*snapshot, index, eventAt(index, *at), top);
+                report.at = summarizePoint(*snapshot, index, eventAt(index, *at), top, categories.get());
             reports.push_back(std::move(report));
         }
         std::cout << (cl.flag("json") ? summaryJson(*snapshot, file, reports) : summaryText(*snapshot, file, reports));

@@ -15,7 +15,7 @@ namespace memlens {
 int runWatchCommand(const std::vector<std::string> &args)
 {
     try {
-        CommandLine cl(args, {"fail-if-peak-grows", "interval"}, {"json-lines", "no-cache"});
+        CommandLine cl(args, commandSpec("watch"));
         if (cl.positional().size() != 1)
             throw std::invalid_argument("usage: memlens watch DIR [--json-lines] [--fail-if-peak-grows PCT] [--interval SECONDS] [--no-cache]");
         const auto limit = cl.number("fail-if-peak-grows", "a percentage");

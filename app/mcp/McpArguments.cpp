@@ -54,9 +54,9 @@ bool flagArgument(const nlohmann::json &args, const std::string &name)
     return args[name].get<bool>();
 }
 
-size_t limitArgument(const nlohmann::json &args)
+size_t topArgument(const nlohmann::json &args)
 {
-    return static_cast<size_t>(integerArgument(args, "limit", 1, 100).value_or(10));
+    return static_cast<size_t>(integerArgument(args, "top", 1, 100).value_or(10));
 }
 
 std::optional<Moment> momentArgument(const nlohmann::json &args)

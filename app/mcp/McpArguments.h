@@ -15,8 +15,9 @@ std::string requiredString(const nlohmann::json &args, const std::string &name);
 std::optional<int64_t> integerArgument(const nlohmann::json &args, const std::string &name, int64_t min, int64_t max);
 std::optional<double> numberArgument(const nlohmann::json &args, const std::string &name, double min, double max);
 bool flagArgument(const nlohmann::json &args, const std::string &name);
-// `limit`: every list in an answer is cut to it (default 10, at most 100).
-size_t limitArgument(const nlohmann::json &args);
+// `top`: every list in an answer is cut to it (default 10, at most 100), as `--top K` cuts the
+// command line's lists.
+size_t topArgument(const nlohmann::json &args);
 // `at`: "peak", "oom", "end" or an event number.
 std::optional<Moment> momentArgument(const nlohmann::json &args);
 // `device`: one the snapshot has; the first without the argument.

@@ -54,6 +54,9 @@ struct McpToolResult {
 
 struct McpTool {
     std::string name;
+    // The command it answers as (its arguments are that command's flags, named alike); empty
+    // for a tool no command matches (search).
+    std::string command;
     std::string description;
     nlohmann::json inputSchema;
     McpToolResult (*run)(const nlohmann::json &arguments, McpToolContext &context);

@@ -183,23 +183,36 @@ std::vector<uint32_t> CallTree::heaviestPath() const
     return path;
 }
 
-std::string CallTree::folded() const
+std::vector<CallTree::FoldedPath> CallTree::foldedPaths() const
 {
-    // A node's own bytes (not passed on to children) form one line.
-    std::string out;
-    std::vector<std::pair<uint32_t, std::string>> work{{0, std::string()}};
+    std::vector<FoldedPath> out;
+    std::vector<std::string> path; // the labels from the root's child down to the node at hand
+    std::vector<std::pair<uint32_t, size_t>> work{{0, 0}}; // a node and its parent's depth
     while (!work.empty()) {
-        auto [id, prefix] = work.back();
+        const auto [id, depth] = work.back();
         work.pop_back();
+        path.resize(depth);
+        if (id != 0)
+            path.push_back(label(id));
         const CallTreeNode &n = nodes_[id];
         uint64_t inChildren = 0;
         for (uint32_t c : n.children)
             inChildren += nodes_[c].bytes;
-        const std::string path = id == 0 ? std::string() : prefix.empty() ? label(id) : prefix + ";" + label(id);
         if (id != 0 && n.bytes > inChildren)
-            out += path + " " + std::to_string(n.bytes - inChildren) + "\n";
+            out.push_back({path, n.bytes - inChildren});
         for (auto it = n.children.rbegin(); it != n.children.rend(); ++it)
-            work.emplace_back(*it, path);
+            work.emplace_back(*it, path.size());
+    }
+    return out;
+}
+
+std::string CallTree::folded() const
+{
+    std::string out;
+    for (const FoldedPath &p : foldedPaths()) {
+        for (size_t i = 0; i < p.frames.size(); ++i)
+            out += (i ? ";" : "") + p.frames[i];
+        out += " " + std::to_string(p.bytes) + "\n";
     }
     return out;
 }

@@ -62,6 +62,13 @@ public:
     std::string label(uint32_t id) const;
     // The path from the root to the heaviest leaf.
     std::vector<uint32_t> heaviestPath() const;
+    // Each node's own bytes (those not passed on to its children) with its path from the root,
+    // depth first; the folded lines.
+    struct FoldedPath {
+        std::vector<std::string> frames; // labels, outermost first
+        uint64_t bytes = 0;
+    };
+    std::vector<FoldedPath> foldedPaths() const;
     // "frame;frame;frame bytes" lines (outermost first), as flamegraph.pl and speedscope read.
     std::string folded() const;
 

@@ -36,6 +36,23 @@ FinalState finalState(const Snapshot &snapshot, int device)
     return s;
 }
 
+namespace {
+
+LiveBlockInfo rowOf(const DeviceIndex &index, AllocationId id, const AllocationCategories *categories)
+{
+    const AllocationDetail d = index.detail(id);
+    return {id, d.addr, d.size, d.stream, d.stack, index.allocation(id).allocEvent, categories ? categories->of(id) : Category::Unknown, {}, 0, 0};
+}
+
+void addLabels(const DeviceIndex &index, LiveBlockInfo &info)
+{
+    info.labels = index.labelsOf(info.allocation);
+    info.userMetadata = index.userMetadataOf(info.allocation);
+    info.compileContext = index.compileContextOf(info.allocation);
+}
+
+} // namespace
+
 std::vector<LiveBlockInfo> largestLive(const DeviceIndex &index, EventId e, size_t k, uint64_t *liveCount,
                                        const AllocationCategories *categories)
 {
@@ -44,12 +61,8 @@ std::vector<LiveBlockInfo> largestLive(const DeviceIndex &index, EventId e, size
         *liveCount = live.size();
     std::vector<LiveBlockInfo> infos;
     infos.reserve(live.size());
-    for (AllocationId id : live) {
-        const AllocationDetail d = index.detail(id);
-        // Labels and metadata are filled in below, for the rows kept.
-        infos.push_back({id, d.addr, d.size, d.stream, d.stack, index.allocation(id).allocEvent,
-                         categories ? categories->of(id) : Category::Unknown, {}, 0, 0});
-    }
+    for (AllocationId id : live)
+        infos.push_back(rowOf(index, id, categories)); // labels and metadata below, for the rows kept
     auto larger = [](const LiveBlockInfo &a, const LiveBlockInfo &b) {
         return a.size != b.size ? a.size > b.size : a.addr < b.addr;
     };
@@ -59,12 +72,16 @@ std::vector<LiveBlockInfo> largestLive(const DeviceIndex &index, EventId e, size
     } else {
         std::sort(infos.begin(), infos.end(), larger);
     }
-    for (LiveBlockInfo &info : infos) {
-        info.labels = index.labelsOf(info.allocation);
-        info.userMetadata = index.userMetadataOf(info.allocation);
-        info.compileContext = index.compileContextOf(info.allocation);
-    }
+    for (LiveBlockInfo &info : infos)
+        addLabels(index, info);
     return infos;
+}
+
+LiveBlockInfo liveBlockInfo(const DeviceIndex &index, AllocationId id, const AllocationCategories *categories)
+{
+    LiveBlockInfo info = rowOf(index, id, categories);
+    addLabels(index, info);
+    return info;
 }
 
 namespace {
@@ -170,7 +187,7 @@ CategorySummary summarizeCategories(const CategoryTimeline &timeline)
     return s;
 }
 
-PointSummary summarizePoint(const Snapshot &snapshot, const DeviceIndex &index, EventId e, size_t topK)
+PointSummary summarizePoint(const Snapshot &snapshot, const DeviceIndex &index, EventId e, size_t topK, const AllocationCategories *categories)
 {
     PointSummary p;
     if (e != kBeforeTrace) {
@@ -179,7 +196,7 @@ PointSummary summarizePoint(const Snapshot &snapshot, const DeviceIndex &index, 
     }
     p.activeBytes = index.activeAfter(e);
     p.reservedBytes = index.reservedAfter(e);
-    p.topLive = largestLive(index, e, topK, &p.liveBlocks);
+    p.topLive = largestLive(index, e, topK, &p.liveBlocks, categories);
     const AllocatorState state = allocatorStateAt(snapshot, index, e);
     p.allocator = {state.segments.size(), state.reserved, state.allocated, state.requested, state.free, state.largestFree};
     p.pools = poolSharesAt(snapshot, index, state);

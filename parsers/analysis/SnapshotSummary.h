@@ -111,6 +111,8 @@ struct PointSummary {
 };
 
 FinalState finalState(const Snapshot &snapshot, int device);
+// One allocation's row, labels and metadata included (`categories` may be null: unknown).
+LiveBlockInfo liveBlockInfo(const DeviceIndex &index, AllocationId id, const AllocationCategories *categories);
 // Largest allocations alive after event e, largest first (ties: lower address first).
 std::vector<LiveBlockInfo> largestLive(const DeviceIndex &index, EventId e, size_t k, uint64_t *liveCount = nullptr,
                                        const AllocationCategories *categories = nullptr);
@@ -119,6 +121,8 @@ std::vector<LiveBlockInfo> largestLive(const DeviceIndex &index, EventId e, size
 DeviceSummary summarizeDevice(const Snapshot &snapshot, const DeviceIndex &index, size_t topK,
                               const AllocationCategories *categories = nullptr,
                               std::unique_ptr<const AllocationCategories> *made = nullptr);
-PointSummary summarizePoint(const Snapshot &snapshot, const DeviceIndex &index, EventId e, size_t topK);
+// `categories`: the device's, for the live blocks' categories ("unknown" without them).
+PointSummary summarizePoint(const Snapshot &snapshot, const DeviceIndex &index, EventId e, size_t topK,
+                            const AllocationCategories *categories = nullptr);
 
 } // namespace memlens

@@ -145,6 +145,11 @@ RankComparison compareRanks(const std::vector<RankFigures> &ranks)
 
 std::string rankOverviewJson(const RankFolder &folder, const std::optional<int64_t> &step, const std::vector<RankFigures> &ranks)
 {
+    return jsonText(rankOverviewJsonObject(folder, step, ranks), 2) + "\n";
+}
+
+json rankOverviewJsonObject(const RankFolder &folder, const std::optional<int64_t> &step, const std::vector<RankFigures> &ranks)
+{
     const RankComparison c = compareRanks(ranks);
     json list = json::array();
     for (size_t i = 0; i < ranks.size(); ++i) {
@@ -167,7 +172,7 @@ std::string rankOverviewJson(const RankFolder &folder, const std::optional<int64
     json steps = json::array();
     for (const auto &s : folder.steps)
         steps.push_back(optionalJson(s));
-    const json root = {{"folder", folder.folder},
+    return {{"folder", folder.folder},
                        {"step", optionalJson(step)},
                        {"steps", steps},
                        {"rank_source", std::all_of(ranks.begin(), ranks.end(), [](const RankFigures &r) { return r.file.rankFromName; })
@@ -177,7 +182,6 @@ std::string rankOverviewJson(const RankFolder &folder, const std::optional<int64
                        {"ranks", list},
                        {"median_peak_active_bytes", c.medianPeak},
                        {"imbalance", c.imbalance}};
-    return jsonText(root, 2) + "\n";
 }
 
 std::string rankOverviewText(const RankFolder &folder, const std::optional<int64_t> &step, const std::vector<RankFigures> &ranks)

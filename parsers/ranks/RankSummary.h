@@ -8,6 +8,7 @@
 #include <array>
 #include <atomic>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -57,7 +58,9 @@ struct RankComparison {
 };
 RankComparison compareRanks(const std::vector<RankFigures> &ranks);
 
-// `memlens summary DIR --json` (keys documented in README.md).
+// `memlens summary DIR --json` (keys documented in README.md), and its text.
+nlohmann::json rankOverviewJsonObject(const RankFolder &folder, const std::optional<int64_t> &step,
+                                      const std::vector<RankFigures> &ranks);
 std::string rankOverviewJson(const RankFolder &folder, const std::optional<int64_t> &step,
                              const std::vector<RankFigures> &ranks);
 std::string rankOverviewText(const RankFolder &folder, const std::optional<int64_t> &step,

@@ -62,6 +62,21 @@ RunDiff diffRuns(const Snapshot &a, const DeviceIndex &ia, const std::string &na
     return d;
 }
 
+DiffGate diffGate(const RunDiff &diff, const DiffLimits &limits)
+{
+    DiffGate g;
+    g.peakGrowth = growthPercent(diff.a.peakActiveBytes, diff.b.peakActiveBytes);
+    g.reservedGrowth = growthPercent(diff.a.peakReservedBytes, diff.b.peakReservedBytes);
+    g.peakOver = limits.peakGrowsPercent && g.peakGrowth > *limits.peakGrowsPercent;
+    g.reservedOver = limits.reservedGrowsPercent && g.reservedGrowth > *limits.reservedGrowsPercent;
+    return g;
+}
+
+nlohmann::json gateJson(const DiffGate &gate)
+{
+    return {{"peak_active_growth_percent", gate.peakGrowth}, {"peak_reserved_growth_percent", gate.reservedGrowth}, {"passed", gate.passed()}};
+}
+
 double growthPercent(uint64_t before, uint64_t after)
 {
     if (before == 0)

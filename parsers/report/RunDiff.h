@@ -34,6 +34,23 @@ RunDiff diffRuns(const Snapshot &a, const DeviceIndex &ia, const std::string &na
 // How much larger `after` is than `before`, in percent (before 0: 0 when after is 0, else +inf).
 double growthPercent(uint64_t before, uint64_t after);
 
+// The CI gate (`diff --fail-if-peak-grows PCT --fail-if-reserved-grows PCT`): each limit a
+// percentage the peak may grow by from A to B.
+struct DiffLimits {
+    std::optional<double> peakGrowsPercent;
+    std::optional<double> reservedGrowsPercent;
+};
+struct DiffGate {
+    double peakGrowth = 0;     // percent, A → B
+    double reservedGrowth = 0; // percent, A → B
+    bool peakOver = false;
+    bool reservedOver = false;
+    bool passed() const { return !peakOver && !reservedOver; }
+};
+DiffGate diffGate(const RunDiff &diff, const DiffLimits &limits);
+// {"peak_active_growth_percent", "peak_reserved_growth_percent", "passed"}
+nlohmann::json gateJson(const DiffGate &gate);
+
 // What `diff --json` prints: totals, categories at each peak, the first `topSites` sites.
 nlohmann::json diffJson(const RunDiff &diff, int device, size_t topSites);
 

@@ -47,20 +47,8 @@ json poolsJson(const std::vector<PoolShare> &pools)
 json liveJson(const Snapshot &snapshot, const std::vector<LiveBlockInfo> &blocks)
 {
     json list = json::array();
-    for (const LiveBlockInfo &b : blocks) {
-        list.push_back({{"addr", b.addr},
-                        {"size", b.size},
-                        {"stream", b.stream},
-                        {"alloc_index", b.allocEvent == kBeforeTrace ? json(nullptr) : json(b.allocEvent)},
-                        {"category", categoryName(b.category)},
-                        {"frames", framesJson(snapshot, b.stack)},
-                        {"labels", b.labels}});
-        addSiteJson(list.back(), snapshot, allocationSite(snapshot, b.stack));
-        if (b.userMetadata)
-            list.back()["user_metadata"] = snapshot.strings.at(b.userMetadata);
-        if (b.compileContext)
-            list.back()["compile_context"] = snapshot.strings.at(b.compileContext);
-    }
+    for (const LiveBlockInfo &b : blocks)
+        list.push_back(liveBlockJson(snapshot, b));
     return list;
 }
 
@@ -204,6 +192,23 @@ void writeLive(std::ostringstream &out, const Snapshot &snapshot, const std::vec
 }
 
 } // namespace
+
+json liveBlockJson(const Snapshot &snapshot, const LiveBlockInfo &b)
+{
+    json j = {{"addr", b.addr},
+              {"size", b.size},
+              {"stream", b.stream},
+              {"alloc_index", b.allocEvent == kBeforeTrace ? json(nullptr) : json(b.allocEvent)},
+              {"category", categoryName(b.category)},
+              {"frames", framesJson(snapshot, b.stack)},
+              {"labels", b.labels}};
+    addSiteJson(j, snapshot, allocationSite(snapshot, b.stack));
+    if (b.userMetadata)
+        j["user_metadata"] = snapshot.strings.at(b.userMetadata);
+    if (b.compileContext)
+        j["compile_context"] = snapshot.strings.at(b.compileContext);
+    return j;
+}
 
 json categoryBytesJson(const std::array<uint64_t, kCategoryCount> &bytes)
 {

@@ -19,6 +19,10 @@ struct DeviceReport {
 // Bytes per category as the JSON key `category_bytes_at_peak` holds them: {"parameter": …, …}.
 nlohmann::json categoryBytesJson(const std::array<uint64_t, kCategoryCount> &bytes);
 
+// One allocation as `summary --json` names it (addr, size, stream, alloc_index, category,
+// frames, labels, site…): top_live's entries, and every other answer that names an allocation.
+nlohmann::json liveBlockJson(const Snapshot &snapshot, const LiveBlockInfo &block);
+
 std::string summaryJson(const Snapshot &snapshot, const std::string &file, const std::vector<DeviceReport> &devices);
 nlohmann::json summaryJsonObject(const Snapshot &snapshot, const std::string &file, const std::vector<DeviceReport> &devices);
 

@@ -16,6 +16,11 @@ using nlohmann::json;
 
 std::string stitchedSummaryJson(const StitchedRun &run, const std::string &name, int rank, const std::vector<DeviceReport> &devices)
 {
+    return jsonText(stitchedSummaryJsonObject(run, name, rank, devices), 2) + "\n";
+}
+
+json stitchedSummaryJsonObject(const StitchedRun &run, const std::string &name, int rank, const std::vector<DeviceReport> &devices)
+{
     json root = summaryJsonObject(*run.snapshot, name, devices);
     json dumps = json::array();
     for (const StitchedDump &d : run.dumps)
@@ -37,7 +42,7 @@ std::string stitchedSummaryJson(const StitchedRun &run, const std::string &name,
     root["dumps"] = dumps;
     root["gaps"] = gaps;
     root["stitch_warnings"] = run.warnings;
-    return jsonText(root, 2) + "\n";
+    return root;
 }
 
 std::string stitchedSummaryText(const StitchedRun &run, const std::string &name, const std::vector<DeviceReport> &devices)

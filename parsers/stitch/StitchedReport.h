@@ -10,6 +10,7 @@
 namespace memlens {
 
 // `name`: how the run is named in the output ("DIR rank R").
+nlohmann::json stitchedSummaryJsonObject(const StitchedRun &run, const std::string &name, int rank, const std::vector<DeviceReport> &devices);
 std::string stitchedSummaryJson(const StitchedRun &run, const std::string &name, int rank, const std::vector<DeviceReport> &devices);
 std::string stitchedSummaryText(const StitchedRun &run, const std::string &name, const std::vector<DeviceReport> &devices);
 

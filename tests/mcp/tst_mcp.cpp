@@ -8,6 +8,7 @@
 #include <QJsonObject>
 #include <QProcess>
 #include <QTemporaryDir>
+#include <QRegularExpression>
 #include <QTest>
 
 #include <cstdio>
@@ -130,7 +131,7 @@ private slots:
 
         // live_at / allocator_state: summary --at.
         const QJsonObject cliAt = cliJson({"summary", oom, "--json", "--at", "oom"})["devices"].toArray()[0].toObject()["at"].toObject();
-        const QJsonObject live = s.structured("live_at", {{"path", oom}, {"at", "oom"}, {"limit", 3}});
+        const QJsonObject live = s.structured("live_at", {{"path", oom}, {"at", "oom"}, {"top", 3}});
         QCOMPARE(live["event"], cliAt["index"]);
         QCOMPARE(live["live"].toObject()["active_bytes"], cliAt["active_bytes"]);
         QCOMPARE(live["live"].toObject()["top_live"].toArray().size(), 3);
@@ -140,7 +141,7 @@ private slots:
             QVERIFY2(allocator[key] == cliAt["allocator"][key], key);
 
         // stacks: the paths' bytes add up to what is live there.
-        const QJsonObject stacks = s.structured("stacks", {{"path", oom}, {"at", "oom"}, {"limit", 100}});
+        const QJsonObject stacks = s.structured("stacks", {{"path", oom}, {"at", "oom"}, {"top", 100}});
         qint64 sum = 0;
         for (const QJsonValue &p : stacks["paths"].toArray())
             sum += p["bytes"].toInteger();
@@ -189,13 +190,23 @@ private slots:
 
         // steps and leaks, search.
         const QJsonObject cliSteps = cliJson({"summary", gpt2, "--json"})["devices"].toArray()[0].toObject();
-        const QJsonObject steps = s.structured("steps_and_leaks", {{"path", gpt2}, {"limit", 100}});
+        const QJsonObject steps = s.structured("steps_and_leaks", {{"path", gpt2}, {"top", 100}});
         QCOMPARE(steps["steps"].toArray().size(), cliSteps["steps"].toArray().size());
         QCOMPARE(steps["steps"].toArray()[0].toObject()["peak_active_bytes"], cliSteps["steps"].toArray()[0].toObject()["peak_active_bytes"]);
-        const QJsonObject search = s.structured("search", {{"path", oom}, {"text", "_init_group"}, {"limit", 2}});
+        const QJsonObject search = s.structured("search", {{"path", oom}, {"text", "_init_group"}, {"top", 2}});
         QVERIFY(search["matches"].toInt() > 2);
         QCOMPARE(search["allocations"].toArray().size(), 2);
         QVERIFY(search["allocations"].toArray()[0].toObject()["frames"].toArray().size() > 0);
+        // A hit names the allocation as summary --json's top_live does, and the largest live
+        // block at the OOM is found by its address with the same fields.
+        const QJsonObject largest = cliAt["top_live"].toArray()[0].toObject();
+        const QString address = "0x" + QString::number(largest["addr"].toInteger(), 16);
+        const QJsonArray byAddress = s.structured("search", {{"path", oom}, {"text", address}, {"top", 100}})["allocations"].toArray();
+        const auto same = std::find_if(byAddress.begin(), byAddress.end(), [&](const QJsonValue &hit) { return hit["alloc_index"] == largest["alloc_index"]; });
+        QVERIFY2(same != byAddress.end(), qPrintable(address));
+        for (auto it = largest.begin(); it != largest.end(); ++it)
+            QVERIFY2((*same)[it.key()] == it.value(), qPrintable(it.key()));
+        QVERIFY((*same).toObject().contains("free_index"));
 
         // A path outside the root, a bad argument, an unknown argument, tool and method: JSON-RPC errors naming them.
         const QJsonObject outside = s.call("summary", {{"path", "/etc/hostname"}});
@@ -204,8 +215,8 @@ private slots:
         const QJsonObject badAt = s.call("live_at", {{"path", oom}, {"at", "later"}});
         QCOMPARE(badAt["error"].toObject()["code"].toInt(), -32602);
         QVERIFY(badAt["error"].toObject()["message"].toString().startsWith("at:"));
-        const QJsonObject badLimit = s.call("stacks", {{"path", oom}, {"limit", 1000}});
-        QVERIFY(badLimit["error"].toObject()["message"].toString().startsWith("limit:"));
+        const QJsonObject badTop = s.call("stacks", {{"path", oom}, {"top", 1000}});
+        QVERIFY(badTop["error"].toObject()["message"].toString().startsWith("top:"));
         const QJsonObject unknownArgument = s.call("summary", {{"path", oom}, {"colour", "red"}});
         QVERIFY(unknownArgument["error"].toObject()["message"].toString().startsWith("colour:"));
         QCOMPARE(s.call("nonesuch", {})["error"].toObject()["code"].toInt(), -32602);
@@ -224,6 +235,53 @@ private slots:
             QVERIFY2(s.receive().contains("error"), line.constData());
         }
         QVERIFY(s.request("ping")["result"].isObject());
+    }
+
+    // Each tool answers as a command does and takes that command's flags under the same names:
+    // every argument of a tool (but its operands: path, a, b) is a flag `--help` lists for the
+    // command (live_at, allocator_state, stacks, steps_and_leaks and stitch_rank are `summary`'s
+    // --at, --folded and DIR forms; search is no command's).
+    void argumentsAreTheCommandsFlags()
+    {
+        QProcess help;
+        help.start(binary(), {"--help"});
+        QVERIFY(help.waitForFinished(30000));
+        const QStringList lines = QString::fromUtf8(help.readAllStandardOutput()).split('\n');
+        auto helpOf = [&](const QString &command) {
+            QString section;
+            bool in = false;
+            for (const QString &line : lines) {
+                if (line.trimmed().startsWith("memlens "))
+                    in = line.trimmed().startsWith("memlens " + command + " ");
+                if (in)
+                    section += line + "\n";
+            }
+            return section;
+        };
+        const QMap<QString, QString> commandOf{{"summary", "summary"}, {"live_at", "summary"}, {"allocator_state", "summary"},
+                                               {"stacks", "summary"}, {"steps_and_leaks", "summary"}, {"stitch_rank", "summary"},
+                                               {"advise", "advise"}, {"replay", "replay"}, {"diff", "diff"}};
+        Session s;
+        const QJsonArray tools = s.request("tools/list")["result"].toObject()["tools"].toArray();
+        int checked = 0;
+        for (const QJsonValue &t : tools) {
+            const QString tool = t["name"].toString();
+            if (tool == "search")
+                continue;
+            QVERIFY2(commandOf.contains(tool), qPrintable(tool + " answers as no command this test knows"));
+            const QString section = helpOf(commandOf[tool]);
+            QVERIFY2(!section.isEmpty(), qPrintable(commandOf[tool]));
+            const QJsonObject properties = t["inputSchema"].toObject()["properties"].toObject();
+            for (auto it = properties.begin(); it != properties.end(); ++it) {
+                if (it.key() == "path" || it.key() == "a" || it.key() == "b")
+                    continue;
+                const QString flag = "--" + QString(it.key()).replace('_', '-');
+                const QRegularExpression listed("\\[" + QRegularExpression::escape(flag) + "[\\] |]|\\s" + QRegularExpression::escape(flag) + " ");
+                QVERIFY2(section.contains(listed), qPrintable(tool + "'s argument " + it.key() + " is not " + commandOf[tool] + "'s flag " + flag));
+                ++checked;
+            }
+        }
+        QVERIFY(checked >= 25);
     }
 
     // What a hostile or careless client tries: every path is resolved against the root (each file

@@ -38,11 +38,21 @@ expect "memlens wa" "watch"
 expect "memlens watch dir --js" "--json-lines"
 expect "memlens summary dir --st" "--step --stitch"
 
-# Every option the script offers for a subcommand is in --help.
+# Every option the script offers for a subcommand is in that subcommand's part of --help (the
+# lines from "memlens COMMAND" to the next command's), and every option listed there is offered.
 help=$(memlens --help)
+section_of() { awk -v c="memlens $1 " '$1 == "memlens" || $1 == "usage:" { inside = (index($0, c) > 0) } inside' <<<"$help"; }
 for command in summary watch render diff advise replay estimate; do
-  for option in $(complete_line "memlens $command x --"); do
-    grep -q -- "$option\b" <<<"$help" || { echo "FAIL: $command $option is offered but not in --help"; failures=$((failures + 1)); }
+  section=$(section_of "$command")
+  for option in $(complete_line "memlens $command x -"); do
+    grep -qE -- "(^|[[ ])$option\b" <<<"$section" || { echo "FAIL: $command $option is offered but not in its --help"; failures=$((failures + 1)); }
+  done
+done
+for command in summary watch render diff advise replay estimate; do
+  offered=" $(complete_line "memlens $command x -") "
+  section=$(section_of "$command")
+  for option in $(grep -oE -- '(^|[[ ])--?[a-z][a-z-]*' <<<"$section" | sed 's/^[[ ]//' | sort -u); do
+    [[ $offered == *" $option "* ]] || { echo "FAIL: --help lists $command $option, which completion does not offer"; failures=$((failures + 1)); }
   done
 done
 [ "$failures" = 0 ] && echo "completion: all cases pass"

@@ -1,0 +1,193 @@
+#include "questions/CommandOptions.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace memlens {
+
+namespace {
+
+using K = OptionKind;
+
+// Options several commands share, worded once.
+const CommandOption kDevice{"device", K::Integer, "N", "the CUDA device"};
+const CommandOption kAt{"at", K::Moment, "peak|oom|end|EVENT", "peak (default), oom (the first OOM entry), end, or an event number"};
+const CommandOption kTop{"top", K::Integer, "K", "most items per list", 1, 100};
+const CommandOption kGpu{"gpu", K::Text, "PRESET", "a GPU preset (h100-80, a100-80, …): the capacity, and the device's total"};
+const CommandOption kCapacity{"capacity", K::Integer, "BYTES", "bytes the allocator may reserve", 1};
+const CommandOption kGpus{"gpus", K::Integer, "N", "the run's GPU count, for sharding fixes", 1, 1 << 20};
+const CommandOption kJson{"json", K::Flag, "", "JSON instead of text", 0, 0, {}, false};
+const CommandOption kNoCache{"no_cache", K::Flag, "", "neither read nor write the decoded-snapshot cache", 0, 0, {}, false};
+const CommandOption kPeakGrows{"fail_if_peak_grows", K::Number, "PCT", "percent the peak may grow by before the gate fails"};
+
+CommandOption only(CommandOption option, std::string_view form)
+{
+    option.form = form;
+    return option;
+}
+
+std::vector<CommandSpec> makeSpecs()
+{
+    return {
+        {"summary",
+         "FILE|DIR",
+         {only(kDevice, "FILE"), kTop, only(kAt, "FILE"), only(kGpu, "FILE"), kJson, kNoCache,
+          {"folded", K::Flag, "", "the live stacks as folded lines", 0, 0, {}, false, "FILE"},
+          {"bottom_up", K::Flag, "", "stacks from the allocating frame outwards", 0, 0, {}, true, "FILE"},
+          {"step", K::Integer, "N", "a folder's dumps of this step (default the latest)", 0, std::numeric_limits<int64_t>::max(), {}, true, "DIR"},
+          {"threads", K::Integer, "N", "files summarised at once", 1, 1024, {}, false, "DIR"},
+          {"rank", K::Integer, "R", "one rank's dumps in a folder", 0, std::numeric_limits<int32_t>::max(), {}, true, "DIR"},
+          {"stitch", K::Flag, "", "a rank's dumps as one run", 0, 0, {}, false, "DIR"}}},
+        {"diff",
+         "A B",
+         {kAt, kDevice, kTop, kJson,
+          {"markdown", K::Flag, "", "Markdown for a pull-request comment", 0, 0, {}, false},
+          kPeakGrows,
+          {"fail_if_reserved_grows", K::Number, "PCT", "percent the reserved peak may grow by before the gate fails"},
+          kNoCache}},
+        {"advise",
+         "FILE",
+         {kDevice, kAt, kGpu, kCapacity, kGpus,
+          {"sort", K::Choice, "effort|saves", "fixes that fit first, least effort first; or by bytes saved", 0, 0, {"effort", "saves"}},
+          kJson, kNoCache}},
+        {"replay",
+         "FILE",
+         {kDevice, {"alloc_conf", K::Text, "CONF", "a PYTORCH_CUDA_ALLOC_CONF setting, e.g. expandable_segments:True; the file's own without it"},
+          kGpu, kCapacity, kJson, kNoCache}},
+        {"render",
+         "FILE",
+         {{"view", K::Text, "VIEW", "the page to draw"},
+          {"o", K::Text, "OUT.png|OUT.svg", "the image to write"},
+          kAt,
+          {"range", K::Text, "A:B", "the events shown"},
+          {"search", K::Text, "TEXT", "outline the allocations whose frames, labels, metadata or address match"},
+          kDevice,
+          {"size", K::Text, "WxH", "the image's size"},
+          {"theme", K::Choice, "light|dark", "colours", 0, 0, {"light", "dark"}},
+          {"color", K::Choice, "allocation|site|category", "what the timeline's colours say", 0, 0, {"allocation", "site", "category"}},
+          {"footer", K::Flag, "", "the file and moment under the image"},
+          {"session", K::Text, "S.memlens", "a saved session's view and notes"},
+          kNoCache,
+          {"compare", K::Text, "B", "a second run beside the first"},
+          {"align", K::Choice, "time|event|step", "how the two runs line up", 0, 0, {"time", "event", "step"}},
+          {"fix", K::Text, "TECHNIQUE", "one of `memlens advise`'s fixes, applied (estimator)"},
+          {"what_if", K::Text, "CONF", "the replay under PYTORCH_CUDA_ALLOC_CONF=CONF (timeline, segments)"},
+          {"rank", K::Integer, "R", "one rank's dumps in a folder, stitched"}}},
+        {"watch",
+         "DIR",
+         {{"json_lines", K::Flag, "", "one JSON object per line"},
+          kPeakGrows,
+          {"interval", K::Number, "SECONDS", "how often the folder is looked at"},
+          kNoCache}},
+        {"estimate",
+         "",
+         {{"model", K::Text, "PRESET", "a model preset"},
+          {"layers", K::Integer, "L", "transformer layers"},
+          {"hidden", K::Integer, "H", "hidden size"},
+          {"heads", K::Integer, "A", "attention heads"},
+          {"vocab", K::Integer, "V", "vocabulary size"},
+          {"kv_heads", K::Integer, "K", "key/value heads"},
+          {"intermediate", K::Integer, "I", "MLP width"},
+          {"mlp", K::Choice, "gelu|swiglu", "the MLP's kind", 0, 0, {"gelu", "swiglu"}},
+          {"tied", K::Flag, "", "input and output embeddings shared"},
+          {"mode", K::Choice, "train|inference", "training or inference", 0, 0, {"train", "inference"}},
+          {"precision", K::Choice, "fp32|amp-bf16|bf16|fp16-amp", "weights' and activations' precision", 0, 0, {"fp32", "amp-bf16", "bf16", "fp16-amp"}},
+          {"optimizer", K::Choice, "adamw|adamw8bit|sgd|adafactor|lion|none", "the optimizer", 0, 0, {"adamw", "adamw8bit", "sgd", "adafactor", "lion", "none"}},
+          {"fused", K::Flag, "", "a fused optimizer step"},
+          {"batch", K::Integer, "B", "micro-batch size"},
+          {"seq", K::Integer, "S", "sequence length"},
+          {"image_size", K::Integer, "N", "image side, for vision models"},
+          {"new_tokens", K::Integer, "N", "tokens generated (inference)"},
+          {"grad_accum", K::Integer, "N", "gradient accumulation steps"},
+          {"checkpointing", K::Choice, "none|selective|full", "activation checkpointing", 0, 0, {"none", "selective", "full"}},
+          {"attention", K::Choice, "sdpa|flash|eager", "the attention kernel", 0, 0, {"sdpa", "flash", "eager"}},
+          {"lora_r", K::Integer, "R", "LoRA rank"},
+          {"lora_targets", K::Choice, "attention|all-linear", "the layers LoRA adapts", 0, 0, {"attention", "all-linear"}},
+          {"lora_dropout", K::Number, "P", "LoRA dropout"},
+          {"qlora", K::Flag, "", "4-bit base weights"},
+          {"zero", K::Integer, "0-3", "ZeRO stage", 0, 3},
+          kGpus,
+          {"offload_optimizer", K::Flag, "", "optimizer state in host memory"},
+          kGpu,
+          {"fit", K::Choice, "batch|seq", "the largest batch or sequence that fits", 0, 0, {"batch", "seq"}},
+          kJson}},
+    };
+}
+
+} // namespace
+
+const CommandOption *CommandSpec::option(std::string_view optionName) const
+{
+    const auto it = std::find_if(options.begin(), options.end(), [&](const CommandOption &o) { return o.name == optionName; });
+    return it == options.end() ? nullptr : &*it;
+}
+
+const std::vector<CommandSpec> &commandSpecs()
+{
+    static const std::vector<CommandSpec> specs = makeSpecs();
+    return specs;
+}
+
+const CommandSpec &commandSpec(std::string_view name)
+{
+    for (const CommandSpec &s : commandSpecs()) {
+        if (s.name == name)
+            return s;
+    }
+    throw std::out_of_range("no command " + std::string(name));
+}
+
+std::string flagOf(std::string_view name)
+{
+    std::string flag(name.size() == 1 ? "-" : "--");
+    for (char c : name)
+        flag += c == '_' ? '-' : c;
+    return flag;
+}
+
+namespace {
+
+std::vector<std::string> optionsWhere(const CommandSpec &spec, bool valued, std::string_view form)
+{
+    std::vector<std::string> out;
+    for (const CommandOption &o : spec.options) {
+        if ((o.kind != OptionKind::Flag) == valued && (form.empty() || o.form.empty() || o.form == form))
+            out.push_back(flagOf(o.name).substr(o.name.size() == 1 ? 1 : 2));
+    }
+    return out;
+}
+
+} // namespace
+
+std::vector<std::string> valuedOptions(const CommandSpec &spec, std::string_view form)
+{
+    return optionsWhere(spec, true, form);
+}
+
+std::vector<std::string> flagOptions(const CommandSpec &spec, std::string_view form)
+{
+    return optionsWhere(spec, false, form);
+}
+
+nlohmann::json optionSchema(const CommandOption &option)
+{
+    nlohmann::json j;
+    switch (option.kind) {
+    case OptionKind::Flag: j = {{"type", "boolean"}}; break;
+    case OptionKind::Integer:
+        j = {{"type", "integer"}, {"minimum", option.min}};
+        if (option.max != std::numeric_limits<int64_t>::max())
+            j["maximum"] = option.max;
+        break;
+    case OptionKind::Number: j = {{"type", "number"}}; break;
+    case OptionKind::Text: j = {{"type", "string"}}; break;
+    case OptionKind::Moment:
+        j = {{"oneOf", nlohmann::json::array({{{"type", "string"}, {"enum", {"peak", "oom", "end"}}}, {{"type", "integer"}, {"minimum", 0}}})}};
+        break;
+    case OptionKind::Choice: j = {{"type", "string"}, {"enum", option.choices}}; break;
+    }
+    j["description"] = option.help;
+    return j;
+}
+
+} // namespace memlens
