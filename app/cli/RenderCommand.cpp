@@ -7,6 +7,7 @@
 #include "compare/RunOverlayView.h"
 #include "document/DocumentView.h"
 #include "document/SessionBinding.h"
+#include "replay/ReplayAdmission.h"
 #include "replay/Replay.h"
 #include "state/Page.h"
 #include "state/ViewState.h"
@@ -213,6 +214,8 @@ int runRenderCommand(int argc, char **argv)
             // The replay under another allocator setting, drawn by the timeline and the Segments page.
             if (!device || (view != "timeline" && view != "segments"))
                 throw std::invalid_argument("--what-if draws on --view timeline or segments");
+            if (const std::optional<std::string> why = whyNotReplayable(*state.document()->snapshot, device->index->device()))
+                throw std::invalid_argument("--what-if: " + why.value());
             ReplayOptions options;
             options.config = AllocatorConfig::parse(*conf);
             state.setWhatIf(std::make_shared<const ReplayResult>(replayTrace(*state.document()->snapshot, *device->index, options)));

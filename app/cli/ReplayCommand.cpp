@@ -4,6 +4,7 @@
 #include "cli/CommandLine.h"
 #include "cli/CommandSnapshot.h"
 #include "analysis/DeviceIndex.h"
+#include "replay/ReplayAdmission.h"
 #include "replay/ReplayReport.h"
 #include "report/JsonText.h"
 
@@ -35,22 +36,13 @@ int runReplayCommand(const std::vector<std::string> &args)
         if (!loaded)
             return 1;
         const Snapshot &snapshot = *loaded->snapshot;
-        std::vector<int> devices;
-        for (int d : snapshot.devices()) {
-            if (size_t(d) < snapshot.traces.size() && snapshot.traces[size_t(d)].count() > 0)
-                devices.push_back(d);
-        }
-        if (snapshot.categories || devices.empty()) {
-            std::cerr << "memlens replay: " << file << ": no allocator trace to replay (a memory-timeline file, or a snapshot without trace entries)\n";
+        if (const std::optional<std::string> why = whyNotReplayable(snapshot)) {
+            std::cerr << "memlens replay: " << file << ": " << *why << "\n";
             return 1;
         }
-        if (snapshot.facts.format == FileFormat::ChromeTrace) {
-            std::cerr << "memlens replay: " << file << ": a profiler trace records allocations, not the allocator's segments; replay needs a snapshot\n";
-            return 1;
-        }
-        const int device = static_cast<int>(cl.integer("device").value_or(devices.front()));
-        if (std::find(devices.begin(), devices.end(), device) == devices.end())
-            throw std::invalid_argument(file + ": device " + std::to_string(device) + " has no trace entries");
+        const int device = static_cast<int>(cl.integer("device").value_or(replayableDevices(snapshot).front()));
+        if (const std::optional<std::string> why = whyNotReplayable(snapshot, device))
+            throw std::invalid_argument(file + ": " + *why);
         options.config = config ? *config : AllocatorConfig::recorded(snapshot);
         const DeviceIndex index(snapshot, device);
         const ReplayResult result = replayTrace(snapshot, index, options);

@@ -16,6 +16,7 @@
 #include "ranks/RankFiles.h"
 #include "ranks/RankSummary.h"
 #include "replay/Replay.h"
+#include "replay/ReplayAdmission.h"
 #include "replay/ReplayReport.h"
 #include "report/RunDiff.h"
 #include "stitch/StitchedReport.h"
@@ -180,6 +181,8 @@ McpToolResult adviseTool(const json &args, McpToolContext &context)
 McpToolResult replayTool(const json &args, McpToolContext &context)
 {
     const Opened o = open(args, context);
+    if (const std::optional<std::string> why = whyNotReplayable(*o.snapshot, o.device))
+        throw McpArgumentError("path: " + o.file + ": " + *why);
     ReplayOptions options;
     const std::optional<std::string> conf = stringArgument(args, "alloc_conf");
     try {

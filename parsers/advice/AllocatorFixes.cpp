@@ -3,6 +3,7 @@
 #include "model/ByteFormat.h"
 #include "replay/CachingAllocatorModel.h"
 #include "replay/Replay.h"
+#include "replay/ReplayAdmission.h"
 
 namespace memlens {
 
@@ -10,7 +11,7 @@ std::vector<Fix> allocatorFixes(const Snapshot &snapshot, const DeviceIndex &ind
                                 std::optional<uint64_t> capacity)
 {
     const AllocatorConfig recorded = AllocatorConfig::recorded(snapshot);
-    if (index.eventCount() == 0 || snapshot.facts.format == FileFormat::ChromeTrace)
+    if (whyNotReplayable(snapshot, index.device()))
         return {};
     uint64_t needed = index.peakReservedBytes();
     if (oom) {

@@ -174,6 +174,10 @@ private slots:
         const QJsonObject replay = s.structured("replay", {{"path", oom}, {"alloc_conf", "expandable_segments:True"}});
         QCOMPARE(replay["predicted"].toObject()["peak_reserved_bytes"], cliReplay["predicted"].toObject()["peak_reserved_bytes"]);
         QVERIFY(!replay["predicted"].toObject()["peak_reserved_bytes"].isUndefined());
+        // A profiler trace is refused, as `memlens replay` refuses it.
+        const QString trace = corpusDir() + "/profiles/gpt2_bf16_adamw/trace.pt.trace.json.gz";
+        const QString traceRefused = s.call("replay", {{"path", trace}})["error"].toObject()["message"].toString();
+        QVERIFY2(traceRefused.startsWith("path:") && traceRefused.contains("profiler trace"), qPrintable(traceRefused));
 
         // diff with the gate: B's peak grew past the limit, so the gate fails, as `diff` exits 3.
         const QJsonObject cliDiff = cliJson({"diff", oom, gpt2, "--json"});

@@ -109,6 +109,28 @@ private slots:
         QVERIFY(!panel->isReplaying());
     }
 
+    // A profiler trace records allocations but not the allocator's segments: the What-if panel
+    // says so and offers no setting, as `memlens replay` refuses it and the advice prices no
+    // allocator fix (replay/ReplayAdmission decides for all of them).
+    void whatIfRefusesProfilerTraces()
+    {
+        auto doc = load(corpusDir() + "/profiles/gpt2_bf16_adamw/trace.pt.trace.json.gz");
+        auto view = openView(doc, Page::Segments, QSize(1600, 1100));
+        WhatIfPanel *panel = view->segments()->whatIf();
+        QVERIFY2(panel->summaryText().contains("profiler trace"), qPrintable(panel->summaryText()));
+        QSignalSpy replayed(panel, &WhatIfPanel::replayed);
+        panel->setConfig("expandable_segments:True");
+        QTest::qWait(200);
+        QCOMPARE(replayed.size(), 0);
+        QVERIFY(!panel->isReplaying());
+        QVERIFY(!view->state()->whatIf());
+        // A snapshot again: the panel replays.
+        view->state()->setDocument(load(gpt2()));
+        QVERIFY2(!panel->summaryText().contains("No replay"), qPrintable(panel->summaryText()));
+        panel->setConfig("expandable_segments:True");
+        QVERIFY(replayed.wait(30000));
+    }
+
     // Hidden pages do not follow every cursor move: the Segments page recomputes once, when
     // it is shown, and then shows the cursor's event.
     void hiddenPagesCatchUpWhenShown()

@@ -1,5 +1,6 @@
 #include "segments/WhatIfPanel.h"
 
+#include "replay/ReplayAdmission.h"
 #include "state/ViewState.h"
 #include "style/ByteText.h"
 #include "style/PlotPalette.h"
@@ -92,6 +93,9 @@ void WhatIfPanel::rebuild()
     drawRecorded();
     plot_->graph(1)->data()->clear();
     summary_->setText(tr("Pick a setting to see the reserved memory torch's allocator would have needed."));
+    if (const std::optional<std::string> why = notReplayable())
+        summary_->setText(tr("No replay here: %1.").arg(QString::fromStdString(*why).toHtmlEscaped()));
+    conf_->setEnabled(!notReplayable());
     plot_->replot();
 }
 
@@ -111,10 +115,18 @@ void WhatIfPanel::drawRecorded()
     plot_->yAxis->setRange(0, double(index.peakReservedBytes()) * 1.15 + 1);
 }
 
-void WhatIfPanel::start()
+std::optional<std::string> WhatIfPanel::notReplayable() const
 {
     const DeviceData *d = state_->deviceData();
     if (!d)
+        return std::nullopt;
+    return whyNotReplayable(*state_->document()->snapshot, d->index->device());
+}
+
+void WhatIfPanel::start()
+{
+    const DeviceData *d = state_->deviceData();
+    if (!d || notReplayable())
         return;
     QString text = conf_->currentText().trimmed();
     if (conf_->currentIndex() >= 0 && conf_->itemText(conf_->currentIndex()) == text)

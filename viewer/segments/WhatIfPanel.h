@@ -9,6 +9,8 @@
 #include "replay/Replay.h"
 
 #include <memory>
+#include <optional>
+#include <string>
 #include <QWidget>
 
 class QComboBox;
@@ -37,6 +39,8 @@ signals:
 private:
     void rebuild();
     void start();
+    // Why the device shown cannot be replayed (replay/ReplayAdmission); empty when it can.
+    std::optional<std::string> notReplayable() const;
     void showResult();
     void drawRecorded();
 
