@@ -102,54 +102,49 @@ std::vector<std::string> affected(const Change &c)
     return out;
 }
 
-} // namespace
+// Logits and score matrices, by their shapes: tokens × vocabulary, and batch × heads × seq².
+class ShapeBuckets {
+public:
+    ShapeBuckets(const Snapshot &snapshot, const DeviceIndex &index, const AllocationCategories &categories, const InferredSetup &setup)
+        : index_(index), categories_(categories), setup_(setup), tokens_(setup.tokens.value.value_or(0)),
+          attentionStack_(stacksWithFrame(snapshot, [&](const Frame &f) { return isAttentionFunction(snapshot.strings.at(f.name)); }))
+    {
+    }
 
-Advice advise(const Snapshot &snapshot, const DeviceIndex &index, const AllocationCategories &categories, const AdviceOptions &options)
-{
-    Advice a;
-    const bool hasOom = !index.oomEvents().empty();
-    a.event = eventOf(index, options.at.value_or(hasOom ? Moment::oom() : Moment::peak()));
-    a.oom = a.event != kBeforeTrace && a.event.index() < index.eventCount() && index.events().action[a.event.index()] == Action::Oom;
-    a.setup = inferSetup(snapshot, index, categories, a.event, options.gpus);
-    const EstimateInput &setup = a.setup.input;
-
-    // Logits and score matrices, by their shapes: tokens × vocabulary, and batch × heads × seq².
-    const ModelShape &shape = setup.model;
-    const uint64_t tokens = a.setup.tokens.value.value_or(0);
-    const std::vector<bool> attentionStack =
-        stacksWithFrame(snapshot, [&](const Frame &f) { return isAttentionFunction(snapshot.strings.at(f.name)); });
-    auto bucketOf = [&](AllocationId id) {
-        if (!a.setup.hasShape || !tokens || shape.isImage())
+    Bucket operator()(AllocationId id) const
+    {
+        const ModelShape &shape = setup_.input.model;
+        if (!setup_.hasShape || !tokens_ || shape.isImage())
             return Bucket::None;
-        const uint64_t size = index.detail(id).size;
-        if (!a.setup.mayBeLogits(categories.of(id), index.detail(id).stack))
+        const uint64_t size = index_.detail(id).size;
+        if (!setup_.mayBeLogits(categories_.of(id), index_.detail(id).stack))
             return Bucket::None;
-        if (shape.vocab && (size == tokens * uint64_t(shape.vocab) * 4 || size == tokens * uint64_t(shape.vocab) * 2))
+        if (shape.vocab && (size == tokens_ * uint64_t(shape.vocab) * 4 || size == tokens_ * uint64_t(shape.vocab) * 2))
             return Bucket::Logits;
         for (uint64_t e : {2u, 4u}) {
-            const uint64_t unit = tokens * uint64_t(shape.heads) * e;
+            const uint64_t unit = tokens_ * uint64_t(shape.heads) * e;
             if (unit && size % unit == 0) {
                 const uint64_t seq = size / unit;
                 // Wider than two heads' values, so not the attention output (tokens × heads × head size).
-                if (seq > 2 * uint64_t(shape.dHead()) && tokens % seq == 0 && attentionStack[index.detail(id).stack])
+                if (seq > 2 * uint64_t(shape.dHead()) && tokens_ % seq == 0 && attentionStack_[index_.detail(id).stack])
                     return Bucket::Scores;
             }
         }
         return Bucket::None;
-    };
-    const std::vector<RunSample> samples = sampleRun(snapshot, index, categories, bucketOf, a.event);
-    const auto atSample = std::find_if(samples.begin(), samples.end(), [&](const RunSample &s) { return s.event == a.event; });
-    const RunSample here = atSample != samples.end() ? *atSample : samples.back();
-    const int64_t request = a.oom ? static_cast<int64_t>(index.events().size[a.event.index()]) : 0;
-    for (size_t k = 0; k < kCategoryCount; ++k)
-        a.categories[k] = static_cast<uint64_t>(std::max<int64_t>(0, here.categories[k]));
-    a.logitsBytes = static_cast<uint64_t>(std::max<int64_t>(0, here.logits));
-    a.attentionScoreBytes = static_cast<uint64_t>(std::max<int64_t>(0, here.scores));
-    a.peakBytes = static_cast<uint64_t>(std::max<int64_t>(0, here.total() + request));
-    a.reservedBytes = index.reservedAfter(a.event);
-    const double slack = double(a.reservedBytes) - double(here.total());
+    }
 
-    // Capacity: given, or what the OOM entry says the device had.
+private:
+    const DeviceIndex &index_;
+    const AllocationCategories &categories_;
+    const InferredSetup &setup_;
+    uint64_t tokens_;
+    std::vector<bool> attentionStack_;
+};
+
+// Capacity: given, or what the OOM entry says the device had; at an OOM with the device's
+// total, less what it held outside the allocator.
+void findCapacity(Advice &a, const DeviceIndex &index, const AdviceOptions &options)
+{
     a.capacity = options.capacity;
     a.capacityHow = options.capacitySource;
     if (!a.capacity && a.oom) {
@@ -165,95 +160,148 @@ Advice advise(const Snapshot &snapshot, const DeviceIndex &index, const Allocati
                              " the OOM shows held outside PyTorch's allocator (CUDA context, NCCL, other processes)";
         }
     }
-    auto fitsWith = [&](double peakAfter, double slackAfter) -> std::optional<bool> {
-        if (!a.capacity)
-            return std::nullopt;
-        // Never "fits" above capacity, whatever the reserve would give back.
-        return peakAfter <= double(*a.capacity) && peakAfter + std::max(0.0, slackAfter) <= double(*a.capacity);
-    };
+}
 
-    int64_t maxGradients = 0;
-    double before = double(a.peakBytes);
-    for (const RunSample &s : samples) {
-        maxGradients = std::max(maxGradients, s.categories[size_t(Category::Gradient)]);
-        before = std::max(before, double(s.total()) + (s.event == a.event ? double(request) : 0));
-    }
-    auto peakAfterOf = [&](const Change &c) {
-        double peakAfter = 0;
-        for (const RunSample &s : samples)
-            peakAfter = std::max(peakAfter, after(s, c, maxGradients) + (s.event == a.event ? double(request) : 0));
-        return peakAfter;
-    };
-    auto addFix = [&](const std::string &technique, Effort effort, const Change &c, std::string why, std::optional<EstimateInput> applied,
-                      bool canFit = true) {
-        const double peakAfter = peakAfterOf(c);
-        const double saves = before - peakAfter;
-        if (saves < before * 0.005) // half a percent: noise of the rules, not a fix
-            return;
-        Fix f{technique, effort, static_cast<int64_t>(saves), static_cast<uint64_t>(peakAfter),
-              canFit ? fitsWith(peakAfter, slack) : std::nullopt, std::move(why), affected(c),
-              std::move(applied)};
-        a.fixes.push_back(std::move(f));
-    };
-
-    // The estimator's techniques, as ratios for this setup. Without a model shape the estimator
-    // has no figures to take ratios of, so there are none. What the setup already uses is not
-    // offered (Technique::applies); a fix priced on a guessed value says so.
-    const std::optional<int> gpus = a.setup.gpus.value;
-    const bool dtypeGuessed = a.setup.paramDtype.confidence == Confidence::Low;
-    const bool optimizerGuessed = a.setup.optimizer.confidence == Confidence::Low;
-    if (!setup.inference && a.setup.hasShape) {
-        for (const Technique &t : techniques()) {
-            if (!t.applies(setup) || (t.shards && gpus && *gpus < 2))
-                continue;
-            EstimateInput alt = setup;
-            t.apply(alt);
-            std::string name(t.name);
-            std::string guessed;
-            if (t.shards) {
-                alt.gpus = gpus.value_or(8);
-                if (!gpus && a.capacity) {
-                    // The fewest GPUs that bring the peak under the capacity.
-                    for (int n = 2; n <= 1024; n *= 2) {
-                        alt.gpus = n;
-                        if (peakAfterOf(changeOf(setup, alt)) <= double(*a.capacity))
-                            break;
-                    }
-                }
-                name += " over " + std::to_string(alt.gpus) + " GPUs";
-                if (!gpus)
-                    guessed = a.capacity ? " (the file does not say how many GPUs the run had: " + std::to_string(alt.gpus) +
-                                               " is the fewest that bring the peak under the capacity; give --gpus N)"
-                                         : " (the file does not say how many GPUs the run had: 8 is an example; give --gpus N)";
-            }
-            const Change c = changeOf(setup, alt);
-            std::string why = std::string(t.reason) + guessed;
-            if (dtypeGuessed)
-                why += " (priced on a guessed weight dtype: " + a.setup.paramDtype.how + ")";
-            if (optimizerGuessed && t.effort == Effort::Numerics)
-                why += " (priced on a guessed optimizer: " + a.setup.optimizer.how + ")";
-            if (const std::string d = deltas(here, c); !d.empty())
-                why += "; at the " + std::string(a.oom ? "OOM" : "peak") + ": " + d;
-            addFix(name, t.effort, c, why, alt, !t.shards || gpus.has_value());
+// Prices a change over the whole run: the peak after it, whether that fits, and adds it as a fix
+// when it saves more than the rules' noise.
+class FixPricer {
+public:
+    FixPricer(Advice &a, const std::vector<RunSample> &samples, int64_t request, double slack)
+        : a_(a), samples_(samples), request_(request), slack_(slack), before_(double(a.peakBytes))
+    {
+        for (const RunSample &s : samples) {
+            maxGradients_ = std::max(maxGradients_, s.categories[size_t(Category::Gradient)]);
+            before_ = std::max(before_, double(s.total()) + (s.event == a.event ? double(request) : 0));
         }
     }
 
-    // Measured directly: logits where they dominate, live score matrices, stranded reserve.
+    double peakAfter(const Change &c) const
+    {
+        double peak = 0;
+        for (const RunSample &s : samples_)
+            peak = std::max(peak, after(s, c, maxGradients_) + (s.event == a_.event ? double(request_) : 0));
+        return peak;
+    }
+
+    void add(const std::string &technique, Effort effort, const Change &c, std::string why, std::optional<EstimateInput> applied, bool canFit = true)
+    {
+        const double peak = peakAfter(c);
+        const double saves = before_ - peak;
+        if (saves < before_ * 0.005) // half a percent: noise of the rules, not a fix
+            return;
+        a_.fixes.push_back({technique, effort, static_cast<int64_t>(saves), static_cast<uint64_t>(peak), canFit ? fits(peak) : std::nullopt,
+                            std::move(why), affected(c), std::move(applied)});
+    }
+
+private:
+    std::optional<bool> fits(double peak) const
+    {
+        if (!a_.capacity)
+            return std::nullopt;
+        // Never "fits" above capacity, whatever the reserve would give back.
+        return peak <= double(*a_.capacity) && peak + std::max(0.0, slack_) <= double(*a_.capacity);
+    }
+
+    Advice &a_;
+    const std::vector<RunSample> &samples_;
+    int64_t request_;
+    double slack_;
+    double before_;
+    int64_t maxGradients_ = 0;
+};
+
+// The estimator's techniques, as ratios for this setup. Without a model shape the estimator has
+// no figures to take ratios of, so there are none. What the setup already uses is not offered
+// (Technique::applies); a fix priced on a guessed value says so.
+void addTechniqueFixes(Advice &a, FixPricer &pricer, const RunSample &here)
+{
+    const EstimateInput &setup = a.setup.input;
+    const std::optional<int> gpus = a.setup.gpus.value;
+    const bool dtypeGuessed = a.setup.paramDtype.confidence == Confidence::Low;
+    const bool optimizerGuessed = a.setup.optimizer.confidence == Confidence::Low;
+    if (setup.inference || !a.setup.hasShape)
+        return;
+    for (const Technique &t : techniques()) {
+        if (!t.applies(setup) || (t.shards && gpus && *gpus < 2))
+            continue;
+        EstimateInput alt = setup;
+        t.apply(alt);
+        std::string name(t.name);
+        std::string guessed;
+        if (t.shards) {
+            alt.gpus = gpus.value_or(8);
+            if (!gpus && a.capacity) {
+                // The fewest GPUs that bring the peak under the capacity.
+                for (int n = 2; n <= 1024; n *= 2) {
+                    alt.gpus = n;
+                    if (pricer.peakAfter(changeOf(setup, alt)) <= double(*a.capacity))
+                        break;
+                }
+            }
+            name += " over " + std::to_string(alt.gpus) + " GPUs";
+            if (!gpus)
+                guessed = a.capacity ? " (the file does not say how many GPUs the run had: " + std::to_string(alt.gpus) +
+                                           " is the fewest that bring the peak under the capacity; give --gpus N)"
+                                     : " (the file does not say how many GPUs the run had: 8 is an example; give --gpus N)";
+        }
+        const Change c = changeOf(setup, alt);
+        std::string why = std::string(t.reason) + guessed;
+        if (dtypeGuessed)
+            why += " (priced on a guessed weight dtype: " + a.setup.paramDtype.how + ")";
+        if (optimizerGuessed && t.effort == Effort::Numerics)
+            why += " (priced on a guessed optimizer: " + a.setup.optimizer.how + ")";
+        if (const std::string d = deltas(here, c); !d.empty())
+            why += "; at the " + std::string(a.oom ? "OOM" : "peak") + ": " + d;
+        pricer.add(name, t.effort, c, why, alt, !t.shards || gpus.has_value());
+    }
+}
+
+// Measured directly: logits where they dominate, live score matrices.
+void addMeasuredFixes(const Advice &a, FixPricer &pricer)
+{
     if (a.logitsBytes * 20 >= a.peakBytes && a.logitsBytes > 0) {
         Change c;
         c.logitsKept = 1.0 / 8;
-        addFix("chunked-cross-entropy", Effort::Loop, c,
-               "a fused or chunked linear cross-entropy (e.g. Liger's) computes the loss in chunks instead of materialising " +
-                   formatBytes(a.logitsBytes) + " of logits and their fp32 copies",
-               std::nullopt);
+        pricer.add("chunked-cross-entropy", Effort::Loop, c,
+                   "a fused or chunked linear cross-entropy (e.g. Liger's) computes the loss in chunks instead of materialising " +
+                       formatBytes(a.logitsBytes) + " of logits and their fp32 copies",
+                   std::nullopt);
     }
     if (a.attentionScoreBytes > 0) {
         Change c;
         c.scoresKept = 0;
-        addFix("flash-attention", Effort::Loop, c,
-               formatBytes(a.attentionScoreBytes) + " of batch × heads × seq² attention scores is live; FlashAttention (SDPA with bf16/fp16 inputs) keeps none",
-               std::nullopt);
+        pricer.add("flash-attention", Effort::Loop, c,
+                   formatBytes(a.attentionScoreBytes) +
+                       " of batch × heads × seq² attention scores is live; FlashAttention (SDPA with bf16/fp16 inputs) keeps none",
+                   std::nullopt);
     }
+}
+
+} // namespace
+
+Advice advise(const Snapshot &snapshot, const DeviceIndex &index, const AllocationCategories &categories, const AdviceOptions &options)
+{
+    Advice a;
+    const bool hasOom = !index.oomEvents().empty();
+    a.event = eventOf(index, options.at.value_or(hasOom ? Moment::oom() : Moment::peak()));
+    a.oom = a.event != kBeforeTrace && a.event.index() < index.eventCount() && index.events().action[a.event.index()] == Action::Oom;
+    a.setup = inferSetup(snapshot, index, categories, a.event, options.gpus);
+
+    const std::vector<RunSample> samples = sampleRun(snapshot, index, categories, ShapeBuckets(snapshot, index, categories, a.setup), a.event);
+    const auto atSample = std::find_if(samples.begin(), samples.end(), [&](const RunSample &s) { return s.event == a.event; });
+    const RunSample here = atSample != samples.end() ? *atSample : samples.back();
+    const int64_t request = a.oom ? static_cast<int64_t>(index.events().size[a.event.index()]) : 0;
+    for (size_t k = 0; k < kCategoryCount; ++k)
+        a.categories[k] = static_cast<uint64_t>(std::max<int64_t>(0, here.categories[k]));
+    a.logitsBytes = static_cast<uint64_t>(std::max<int64_t>(0, here.logits));
+    a.attentionScoreBytes = static_cast<uint64_t>(std::max<int64_t>(0, here.scores));
+    a.peakBytes = static_cast<uint64_t>(std::max<int64_t>(0, here.total() + request));
+    a.reservedBytes = index.reservedAfter(a.event);
+    findCapacity(a, index, options);
+
+    FixPricer pricer(a, samples, request, double(a.reservedBytes) - double(here.total()));
+    addTechniqueFixes(a, pricer, here);
+    addMeasuredFixes(a, pricer);
     // A replay per setting costs about a second per 10 M entries: only where fitting is the
     // question (an OOM, or a capacity to fit); the Segments page replays any setting on demand.
     if (a.oom || options.capacity) {

@@ -169,52 +169,53 @@ AllocationIds allAllocations(const DeviceIndex &index)
     return {static_cast<uint32_t>(index.allocationCount())};
 }
 
-} // namespace
-
-InferredSetup inferSetup(const Snapshot &snapshot, const DeviceIndex &index, const AllocationCategories &categories, EventId at,
-                         const Inferred<int> &gpus)
-{
-    InferredSetup out;
-    const FrameFacts facts = frameFacts(snapshot);
-    out.family = facts.family;
-
-    // Bytes per category: parameters where the advice looks, gradients and optimizer state at
-    // their largest over the run (an OOM in the first step may come before either exists).
-    const auto here = categories.totalsAfter(at);
-    uint64_t paramBytes = here[size_t(Category::Parameter)], gradBytes = 0, stateBytes = 0;
-    std::unordered_set<uint64_t> paramSizes;
+// What the trace measured per category, for the evidence below.
+struct Measured {
+    uint64_t paramBytes = 0; // at the moment asked about
+    uint64_t gradBytes = 0;  // gradients and optimizer state at their largest over the run (an
+    uint64_t stateBytes = 0; // OOM in the first step may come before either exists)
+    std::unordered_set<uint64_t> paramSizes; // of weights of 1 MiB and more
     std::vector<uint64_t> allParamSizes;
-    std::vector<uint32_t> stateStacks;
+    std::vector<uint32_t> stateStacks; // the first 64 distinct stacks that made optimizer state
+};
+
+Measured measure(const DeviceIndex &index, const AllocationCategories &categories, EventId at)
+{
+    Measured m;
+    m.paramBytes = categories.totalsAfter(at)[size_t(Category::Parameter)];
     std::unordered_set<uint32_t> seenStacks;
     for (AllocationId id : allAllocations(index)) {
         const Category c = categories.of(id);
         const AllocationDetail d = index.detail(id);
         if (c == Category::Parameter && d.size >= (1u << 20))
-            paramSizes.insert(d.size);
+            m.paramSizes.insert(d.size);
         if (c == Category::Parameter)
-            allParamSizes.push_back(d.size);
-        if (c == Category::OptimizerState && seenStacks.insert(d.stack).second && stateStacks.size() < 64)
-            stateStacks.push_back(d.stack);
+            m.allParamSizes.push_back(d.size);
+        if (c == Category::OptimizerState && seenStacks.insert(d.stack).second && m.stateStacks.size() < 64)
+            m.stateStacks.push_back(d.stack);
     }
-    for (uint32_t e = 0; e < index.eventCount(); e += AllocationCategories::kCheckpointEvery) {
-        const auto t = categories.totalsAfter(EventId(e));
-        gradBytes = std::max(gradBytes, t[size_t(Category::Gradient)]);
-        stateBytes = std::max(stateBytes, t[size_t(Category::OptimizerState)]);
-    }
-    if (index.eventCount()) {
-        const auto t = categories.totalsAfter(index.lastEvent());
-        gradBytes = std::max(gradBytes, t[size_t(Category::Gradient)]);
-        stateBytes = std::max(stateBytes, t[size_t(Category::OptimizerState)]);
-    }
+    auto widen = [&](EventId e) {
+        const auto t = categories.totalsAfter(e);
+        m.gradBytes = std::max(m.gradBytes, t[size_t(Category::Gradient)]);
+        m.stateBytes = std::max(m.stateBytes, t[size_t(Category::OptimizerState)]);
+    };
+    for (uint32_t e = 0; e < index.eventCount(); e += AllocationCategories::kCheckpointEvery)
+        widen(EventId(e));
+    if (index.eventCount())
+        widen(index.lastEvent());
+    return m;
+}
 
-    // Autocast: its decorator in the stacks, or forward-time copies of exactly half a weight's size.
+// Autocast: its decorator in the stacks, or forward-time copies of exactly half a weight's size.
+Inferred<bool> inferAutocast(const FrameFacts &facts, const DeviceIndex &index, const AllocationCategories &categories, const Measured &m)
+{
     size_t halfCopies = 0;
-    if (!paramSizes.empty()) {
+    if (!m.paramSizes.empty()) {
         std::unordered_set<uint64_t> halved;
         for (AllocationId id : allAllocations(index)) {
             const Category c = categories.of(id);
             const uint64_t size = index.detail(id).size;
-            if ((c == Category::Activation || c == Category::Temporary) && paramSizes.count(size * 2))
+            if ((c == Category::Activation || c == Category::Temporary) && m.paramSizes.count(size * 2))
                 halved.insert(size * 2);
         }
         halfCopies = halved.size();
@@ -222,97 +223,110 @@ InferredSetup inferSetup(const Snapshot &snapshot, const DeviceIndex &index, con
     // autocast's __exit__ frees its cast cache, so its frames are recorded only when it cast
     // something. Half-size copies alone can be activations of a coincident shape (a run of
     // varying sequence lengths has many), so they count only when nearly every weight size has one.
-    const bool halfCopyEvidence = paramSizes.size() >= 4 && halfCopies * 4 >= paramSizes.size() * 3;
-    out.autocast.value = facts.autocast || halfCopyEvidence;
-    out.autocast.confidence = facts.autocast ? Confidence::High : Confidence::Medium;
-    out.autocast.how = (facts.autocast ? "autocast's __exit__ (torch/amp/autocast_mode.py) freed cast copies; " : "") +
-                       std::to_string(halfCopies) + " of " + std::to_string(paramSizes.size()) +
-                       " weight sizes have a half-size copy made during the step";
+    const bool halfCopyEvidence = m.paramSizes.size() >= 4 && halfCopies * 4 >= m.paramSizes.size() * 3;
+    return {facts.autocast || halfCopyEvidence,
+            (facts.autocast ? "autocast's __exit__ (torch/amp/autocast_mode.py) freed cast copies; " : "") + std::to_string(halfCopies) + " of " +
+                std::to_string(m.paramSizes.size()) + " weight sizes have a half-size copy made during the step",
+            facts.autocast ? Confidence::High : Confidence::Medium};
+}
 
-    // Weight dtype: from the tensors' shapes (WeightWidth), under autocast fp32, and a preset's
-    // exact count at that width confirms; a preset's count alone is one kind of evidence.
-    const ModelShape *preset = nullptr;
-    double bytesPerParam = 4;
-    const std::optional<WeightWidth> width = paramBytes > 0 ? weightWidthFromShapes(allParamSizes) : std::nullopt;
-    if (paramBytes > 0) {
-        const ModelShape *p32 = presetOfSize(paramBytes / 4.0, facts.family), *p16 = presetOfSize(paramBytes / 2.0, facts.family);
-        auto confirmedBy = [&](const ModelShape *p, int bytes) {
-            return p ? "; " + gib(double(paramBytes)) + " of parameters is " + p->name + "'s count at " + std::to_string(bytes) + " bytes each" : std::string();
-        };
-        if (*out.autocast.value) {
-            preset = p32;
-            const bool agrees = width && width->bytes == 4;
-            out.paramDtype = {Precision::Fp32, "autocast runs on fp32 weights" + (agrees ? "; " + width->how : std::string()),
-                              facts.autocast || agrees ? Confidence::High : Confidence::Medium};
-        } else if (width) {
-            bytesPerParam = width->bytes;
-            preset = width->bytes == 4 ? p32 : p16;
-            out.paramDtype = {width->bytes == 4 ? Precision::Fp32 : Precision::Bf16,
-                              width->how + (width->bytes == 2 ? " (bf16 and fp16 are the same size; bf16 assumed)" : "") +
-                                  confirmedBy(preset, width->bytes),
-                              preset ? Confidence::High : Confidence::Medium};
-        } else if (p32 || p16) {
-            preset = p32 ? p32 : p16;
-            bytesPerParam = p32 ? 4 : 2;
-            out.paramDtype = {p32 ? Precision::Fp32 : Precision::Bf16, confirmedBy(preset, int(bytesPerParam)).substr(2) + "; the tensor shapes do not say",
-                              Confidence::Medium};
-        } else {
-            out.paramDtype = {Precision::Fp32, "assumed: neither the tensor shapes nor a preset's count tell the width", Confidence::Low};
-        }
-        out.params = {static_cast<uint64_t>(std::llround(paramBytes / bytesPerParam)),
-                      gib(double(paramBytes)) + " alive from Module.to / parameter initialisation, at " + std::to_string(int(bytesPerParam)) +
-                          " bytes each",
-                      out.paramDtype.confidence};
-    } else {
+// Weight dtype and count: from the tensors' shapes (WeightWidth), under autocast fp32, and a
+// preset's exact count at that width confirms; a preset's count alone is one kind of evidence.
+// Returns the preset matched, and the bytes per parameter in `bytesPerParam`.
+const ModelShape *inferWeights(InferredSetup &out, const FrameFacts &facts, const Measured &m, const std::optional<WeightWidth> &width,
+                               double &bytesPerParam)
+{
+    bytesPerParam = 4;
+    if (m.paramBytes == 0) {
         out.params = {std::nullopt, "no parameter allocations in the trace (created before recording began?)", Confidence::Low};
         out.paramDtype = {std::nullopt, "no parameters to measure", Confidence::Low};
+        return nullptr;
     }
-
-    // The optimizer: who created the state, and its size per trainable parameter.
-    std::string stateFile;
-    const std::optional<Optimizer> byStack = optimizerOfStacks(snapshot, stateStacks, stateFile);
-    const double params = out.params.value ? double(*out.params.value) : 0;
-    const double ratio = params > 0 ? double(stateBytes) / (params * bytesPerParam) : 0;
-    if (stateBytes == 0) {
-        out.optimizer = gradBytes ? Inferred<Optimizer>{std::nullopt, "gradients but no optimizer state yet (stopped before the first step?)", Confidence::Low}
-                                  : Inferred<Optimizer>{Optimizer::None, "neither gradients nor optimizer state in the trace", Confidence::High};
-    } else if (byStack) {
-        out.optimizer = {byStack, "state created in " + stateFile + ", " + gib(double(stateBytes)) + " of it", Confidence::High};
+    const ModelShape *preset = nullptr;
+    const ModelShape *p32 = presetOfSize(m.paramBytes / 4.0, facts.family), *p16 = presetOfSize(m.paramBytes / 2.0, facts.family);
+    auto confirmedBy = [&](const ModelShape *p, int bytes) {
+        return p ? "; " + gib(double(m.paramBytes)) + " of parameters is " + p->name + "'s count at " + std::to_string(bytes) + " bytes each" : std::string();
+    };
+    if (*out.autocast.value) {
+        preset = p32;
+        const bool agrees = width && width->bytes == 4;
+        out.paramDtype = {Precision::Fp32, "autocast runs on fp32 weights" + (agrees ? "; " + width->how : std::string()),
+                          facts.autocast || agrees ? Confidence::High : Confidence::Medium};
+    } else if (width) {
+        bytesPerParam = width->bytes;
+        preset = width->bytes == 4 ? p32 : p16;
+        out.paramDtype = {width->bytes == 4 ? Precision::Fp32 : Precision::Bf16,
+                          width->how + (width->bytes == 2 ? " (bf16 and fp16 are the same size; bf16 assumed)" : "") + confirmedBy(preset, width->bytes),
+                          preset ? Confidence::High : Confidence::Medium};
+    } else if (p32 || p16) {
+        preset = p32 ? p32 : p16;
+        bytesPerParam = p32 ? 4 : 2;
+        out.paramDtype = {p32 ? Precision::Fp32 : Precision::Bf16, confirmedBy(preset, int(bytesPerParam)).substr(2) + "; the tensor shapes do not say",
+                          Confidence::Medium};
     } else {
-        const std::string r = std::to_string(ratio).substr(0, 4);
-        out.optimizer = ratio > 1.5   ? Inferred<Optimizer>{Optimizer::AdamW, "state is " + r + "× the parameters (two moments)", Confidence::Medium}
-                        : ratio > 0.8 ? Inferred<Optimizer>{Optimizer::Sgd, "state is " + r + "× the parameters (one momentum buffer)", Confidence::Medium}
-                                      : Inferred<Optimizer>{std::nullopt, "state is " + r + "× the parameters", Confidence::Low};
+        out.paramDtype = {Precision::Fp32, "assumed: neither the tensor shapes nor a preset's count tell the width", Confidence::Low};
     }
+    out.params = {static_cast<uint64_t>(std::llround(m.paramBytes / bytesPerParam)),
+                  gib(double(m.paramBytes)) + " alive from Module.to / parameter initialisation, at " + std::to_string(int(bytesPerParam)) + " bytes each",
+                  out.paramDtype.confidence};
+    return preset;
+}
 
-    // Trainable parameters: from the state per parameter of that optimizer, else the gradients.
-    // Far fewer than all (LoRA) means fp32 adapters, which PEFT upcasts even on a bf16 model.
+// The optimizer: who created the state, and its size per trainable parameter.
+Inferred<Optimizer> inferOptimizer(const Snapshot &snapshot, const Measured &m, double params, double bytesPerParam)
+{
+    std::string stateFile;
+    const std::optional<Optimizer> byStack = optimizerOfStacks(snapshot, m.stateStacks, stateFile);
+    const double ratio = params > 0 ? double(m.stateBytes) / (params * bytesPerParam) : 0;
+    if (m.stateBytes == 0)
+        return m.gradBytes ? Inferred<Optimizer>{std::nullopt, "gradients but no optimizer state yet (stopped before the first step?)", Confidence::Low}
+                           : Inferred<Optimizer>{Optimizer::None, "neither gradients nor optimizer state in the trace", Confidence::High};
+    if (byStack)
+        return {byStack, "state created in " + stateFile + ", " + gib(double(m.stateBytes)) + " of it", Confidence::High};
+    const std::string r = std::to_string(ratio).substr(0, 4);
+    return ratio > 1.5   ? Inferred<Optimizer>{Optimizer::AdamW, "state is " + r + "× the parameters (two moments)", Confidence::Medium}
+           : ratio > 0.8 ? Inferred<Optimizer>{Optimizer::Sgd, "state is " + r + "× the parameters (one momentum buffer)", Confidence::Medium}
+                         : Inferred<Optimizer>{std::nullopt, "state is " + r + "× the parameters", Confidence::Low};
+}
+
+// Trainable parameters: from the state per parameter of that optimizer, else the gradients.
+// Far fewer than all (LoRA) means fp32 adapters, which PEFT upcasts even on a bf16 model; the
+// parameter count then counts them once.
+void inferTrainable(InferredSetup &out, const Measured &m, double params, double bytesPerParam)
+{
     const std::optional<Optimizer> opt = out.optimizer.value;
     const double statePerValue = opt == Optimizer::AdamW ? 2 : opt == Optimizer::Sgd || opt == Optimizer::Lion ? 1 : 0;
     if (statePerValue > 0 && params > 0) {
-        double trainable = stateBytes / (statePerValue * bytesPerParam);
+        double trainable = m.stateBytes / (statePerValue * bytesPerParam);
         if (trainable < 0.5 * params)
-            trainable = stateBytes / (statePerValue * 4);
+            trainable = m.stateBytes / (statePerValue * 4);
         out.trainableParams = {static_cast<uint64_t>(std::llround(std::min(trainable, params))),
-                               gib(double(stateBytes)) + " of " + optimizerName(*opt) + " state, " + std::to_string(int(statePerValue)) +
+                               gib(double(m.stateBytes)) + " of " + optimizerName(*opt) + " state, " + std::to_string(int(statePerValue)) +
                                    " value(s) per trainable parameter",
                                std::min(out.optimizer.confidence, out.params.confidence)};
         // 16-bit weights with fp32 adapters: the adapters' 4 bytes each are not two parameters.
         if (bytesPerParam == 2 && trainable < 0.5 * params) {
-            const double base = (double(paramBytes) - 4 * trainable) / 2;
+            const double base = (double(m.paramBytes) - 4 * trainable) / 2;
             out.params.value = static_cast<uint64_t>(std::llround(base + trainable));
             out.params.how += ", of which " + groupDigits(*out.trainableParams.value) + " trainable adapters at 4 bytes (PEFT keeps them fp32)";
         }
-    } else if (gradBytes > 0 && params > 0) {
-        out.trainableParams = {static_cast<uint64_t>(std::llround(std::min(gradBytes / bytesPerParam, params))),
-                               "the largest gradient total, " + gib(double(gradBytes)), out.params.confidence};
+    } else if (m.gradBytes > 0 && params > 0) {
+        out.trainableParams = {static_cast<uint64_t>(std::llround(std::min(m.gradBytes / bytesPerParam, params))),
+                               "the largest gradient total, " + gib(double(m.gradBytes)), out.params.confidence};
     } else if (opt == Optimizer::None && params > 0) {
         out.trainableParams = {0, "nothing is trained: no gradients", Confidence::High};
     } else {
         out.trainableParams = {std::nullopt, "no optimizer state of a known layout and no gradients", Confidence::Low};
     }
+}
 
-    // The preset, or the family's closest one as the shape the estimator's rules work on.
+// The preset, or the family's closest one as the shape the estimator's rules work on. A
+// template's width and vocabulary are another model's: the measured hidden size replaces it, and
+// the vocabulary comes from the largest weight (the embedding or the output layer, vocab × hidden),
+// written to `measuredShape`.
+const ModelShape *inferShape(InferredSetup &out, const FrameFacts &facts, const ModelShape *preset, double params, const Measured &m,
+                             const std::optional<WeightWidth> &width, ModelShape &measuredShape)
+{
     const ModelShape *shape = preset;
     if (preset) {
         out.preset = {preset->name, "parameter count within 1 % of " + preset->name + "'s", out.paramDtype.confidence};
@@ -320,30 +334,33 @@ InferredSetup inferSetup(const Snapshot &snapshot, const DeviceIndex &index, con
         out.preset.confidence = Confidence::Low;
         out.preset.how = facts.family ? "no preset of this family within 1 % of the parameter count" : "model family not recognised from the stacks";
         double bestRatio = 1e300;
-        for (const ModelShape &m : modelPresets()) {
-            const double r = params > 0 ? std::abs(std::log(double(parameterCount(m)) / params)) : 0;
-            if (facts.family && m.family == *facts.family && r < bestRatio) {
+        for (const ModelShape &p : modelPresets()) {
+            const double r = params > 0 ? std::abs(std::log(double(parameterCount(p)) / params)) : 0;
+            if (facts.family && p.family == *facts.family && r < bestRatio) {
                 bestRatio = r;
-                shape = &m;
+                shape = &p;
             }
         }
         out.shapeFromTemplate = shape != nullptr;
     }
-    // A template's width and vocabulary are another model's: take the measured hidden size, and
-    // the vocabulary from the largest weight (the embedding or the output layer, vocab × hidden).
-    ModelShape measuredShape;
     if (out.shapeFromTemplate && width && !shape->isImage()) {
         measuredShape = *shape;
         measuredShape.hidden = static_cast<int>(width->hidden);
-        const uint64_t largest = *std::max_element(allParamSizes.begin(), allParamSizes.end());
+        const uint64_t largest = *std::max_element(m.allParamSizes.begin(), m.allParamSizes.end());
         const uint64_t row = width->hidden * uint64_t(width->bytes);
         if (largest % row == 0 && largest / row > width->hidden && largest / row < (1u << 20))
             measuredShape.vocab = static_cast<int>(largest / row);
         measuredShape.name = shape->name + " (hidden " + std::to_string(measuredShape.hidden) + ", vocabulary " + std::to_string(measuredShape.vocab) + ")";
         shape = &measuredShape;
     }
+    return shape;
+}
 
-    // Tokens per micro-batch: the loss works on batch × sequence × vocabulary fp32 logits.
+// Tokens per micro-batch: the loss works on batch × sequence × vocabulary fp32 logits; images:
+// the batch from the input images' size.
+void inferTokens(InferredSetup &out, const Snapshot &snapshot, const DeviceIndex &index, const AllocationCategories &categories, EventId at,
+                 const ModelShape *shape, bool fromPreset)
+{
     out.optimizerStack = stacksWithFrame(snapshot, [&](const Frame &f) { return contains(snapshot.strings.at(f.file), "torch/optim/"); });
     auto maybeLogits = [&](AllocationId id) { return out.mayBeLogits(categories.of(id), index.detail(id).stack); };
     if (shape && !shape->isImage() && shape->vocab > 0) {
@@ -352,9 +369,8 @@ InferredSetup inferSetup(const Snapshot &snapshot, const DeviceIndex &index, con
         if (!tokens)
             tokens = largestQuotient(index, allAllocations(index), maybeLogits, unit, 1u << 24);
         if (tokens)
-            out.tokens = {*tokens,
-                          "fp32 logits of " + std::to_string(*tokens) + " × " + std::to_string(shape->vocab) + " (" + shape->name + "'s vocabulary)",
-                          preset ? Confidence::Medium : Confidence::Low};
+            out.tokens = {*tokens, "fp32 logits of " + std::to_string(*tokens) + " × " + std::to_string(shape->vocab) + " (" + shape->name + "'s vocabulary)",
+                          fromPreset ? Confidence::Medium : Confidence::Low};
         else
             out.tokens = {std::nullopt, "no allocation the size of fp32 logits over " + shape->name + "'s vocabulary", Confidence::Low};
     } else if (shape && shape->isImage()) {
@@ -364,7 +380,11 @@ InferredSetup inferSetup(const Snapshot &snapshot, const DeviceIndex &index, con
     } else {
         out.tokens = {std::nullopt, "no model shape to find the logits by", Confidence::Low};
     }
+}
 
+// Checkpointing, sharding and the GPU count, from the frames and the caller.
+void inferRun(InferredSetup &out, const FrameFacts &facts, const Inferred<int> &gpus)
+{
     if (!facts.python) {
         out.checkpointing = {std::nullopt, "no Python frames recorded", Confidence::Low};
         out.parallelism = {Parallelism{}, "no Python frames recorded: assumed one GPU without sharding", Confidence::Low};
@@ -381,8 +401,12 @@ InferredSetup inferSetup(const Snapshot &snapshot, const DeviceIndex &index, con
         out.gpus.how = facts.parallelism.distributed ? "a distributed run, of a size the file does not say (give --gpus N)"
                                                      : "not in the file (give --gpus N)";
     }
+}
 
-    // The estimator input.
+// The estimator input the findings make.
+void makeEstimateInput(InferredSetup &out, const ModelShape *shape, double params, double bytesPerParam)
+{
+    const std::optional<Optimizer> opt = out.optimizer.value;
     EstimateInput &in = out.input;
     if (shape) {
         in.model = *shape;
@@ -414,6 +438,30 @@ InferredSetup inferSetup(const Snapshot &snapshot, const DeviceIndex &index, con
             --in.seq;
         in.batch = static_cast<int>(t / uint64_t(in.seq));
     }
+}
+
+} // namespace
+
+InferredSetup inferSetup(const Snapshot &snapshot, const DeviceIndex &index, const AllocationCategories &categories, EventId at,
+                         const Inferred<int> &gpus)
+{
+    InferredSetup out;
+    const FrameFacts facts = frameFacts(snapshot);
+    out.family = facts.family;
+    const Measured m = measure(index, categories, at);
+    out.autocast = inferAutocast(facts, index, categories, m);
+    const std::optional<WeightWidth> width = m.paramBytes > 0 ? weightWidthFromShapes(m.allParamSizes) : std::nullopt;
+    double bytesPerParam = 4;
+    const ModelShape *preset = inferWeights(out, facts, m, width, bytesPerParam);
+    // The count before LoRA's adapters are counted once (inferTrainable), as the rest reads it.
+    const double params = out.params.value ? double(*out.params.value) : 0;
+    out.optimizer = inferOptimizer(snapshot, m, params, bytesPerParam);
+    inferTrainable(out, m, params, bytesPerParam);
+    ModelShape measuredShape;
+    const ModelShape *shape = inferShape(out, facts, preset, params, m, width, measuredShape);
+    inferTokens(out, snapshot, index, categories, at, shape, preset != nullptr);
+    inferRun(out, facts, gpus);
+    makeEstimateInput(out, shape, params, bytesPerParam);
     return out;
 }
 

@@ -7,6 +7,7 @@
 #include <QRegularExpression>
 #include <QTest>
 
+#include <algorithm>
 #include <functional>
 
 namespace {
@@ -141,6 +142,88 @@ QMap<QString, int> coreFloors()
     return floors;
 }
 
+// The text without comments, string and character literals (their lines kept), so braces
+// count as the compiler sees them.
+QString codeOnly(const QString &text)
+{
+    QString out;
+    out.reserve(text.size());
+    for (qsizetype i = 0; i < text.size(); ++i) {
+        const QChar c = text[i];
+        const QChar next = i + 1 < text.size() ? text[i + 1] : QChar();
+        if (c == '/' && next == '/') {
+            while (i < text.size() && text[i] != '\n')
+                ++i;
+            out += '\n';
+        } else if (c == '/' && next == '*') {
+            const qsizetype end = text.indexOf("*/", i + 2);
+            const qsizetype stop = end < 0 ? text.size() : end + 2;
+            out += QString(text.mid(i, stop - i).count('\n'), '\n');
+            i = stop - 1;
+        } else if (c == 'R' && next == '"') {
+            const qsizetype open = text.indexOf('(', i);
+            const QString close = ")" + text.mid(i + 2, open - i - 2) + "\"";
+            const qsizetype end = text.indexOf(close, open);
+            const qsizetype stop = end < 0 ? text.size() : end + close.size();
+            out += "\"\"" + QString(text.mid(i, stop - i).count('\n'), '\n');
+            i = stop - 1;
+        } else if (c == '"' || (c == '\'' && !(i > 0 && text[i - 1].isLetterOrNumber()))) {
+            qsizetype j = i + 1;
+            while (j < text.size() && text[j] != c && text[j] != '\n')
+                j += text[j] == '\\' ? 2 : 1;
+            out += QString(2, c);
+            i = j;
+        } else {
+            out += c;
+        }
+    }
+    return out;
+}
+
+// Functions with bodies longer than `limit` lines, as "path:line name (N lines)". A body opens
+// with a brace after a parameter list, outside any other function.
+QStringList longFunctions(const SourceFile &f, int limit)
+{
+    static const QRegularExpression signature(QStringLiteral(R"(\)\s*(const|noexcept|override|final|mutable|->[^{;]*|\s)*$)"));
+    static const QRegularExpression control(QStringLiteral(R"(\b(if|for|while|switch|catch)\s*\()"));
+    static const QRegularExpression scope(QStringLiteral(R"(\b(namespace|class|struct|union|enum)\b[^;{}()]*$|^extern\s)"));
+    const QString code = codeOnly(f.text);
+    struct Open {
+        bool function;
+        bool container; // a namespace or class: functions may open inside it
+        int line;
+        QString head;
+    };
+    QList<Open> open;
+    QStringList found;
+    int line = 1;
+    qsizetype last = 0;
+    for (qsizetype i = 0; i < code.size(); ++i) {
+        const QChar c = code[i];
+        if (c == '\n') {
+            ++line;
+        } else if (c == '{') {
+            const QString head = code.mid(last, i - last).trimmed();
+            const QString headLine = head.section('\n', -1).trimmed();
+            const bool container = head.contains(scope);
+            const bool outside = std::all_of(open.begin(), open.end(), [](const Open &o) { return o.container; });
+            const bool function = !container && outside && head.contains(signature) && !headLine.contains(control);
+            open.append({function, container, line, headLine.left(90)});
+            last = i + 1;
+        } else if (c == '}') {
+            if (!open.isEmpty()) {
+                const Open o = open.takeLast();
+                if (o.function && line - o.line + 1 > limit)
+                    found << QString("%1:%2 %3 (%4 lines)").arg(f.path).arg(o.line).arg(o.head).arg(line - o.line + 1);
+            }
+            last = i + 1;
+        } else if (c == ';') {
+            last = i + 1;
+        }
+    }
+    return found;
+}
+
 } // namespace
 
 class TestLayout : public QObject {
@@ -239,6 +322,31 @@ private slots:
                 QVERIFY2(lines <= 500, qPrintable(QString("%1 has %2 lines (at most 500)").arg(f.path).arg(lines)));
             }
         }
+    }
+
+    // Functions do one thing: none in parsers/ or app/ runs over 100 lines (tests may keep longer
+    // table-driven cases).
+    void functionsStayShort()
+    {
+        QStringList found;
+        for (const QString layer : {"parsers", "app"}) {
+            for (const SourceFile &f : sources(layer))
+                found << longFunctions(f, 100);
+        }
+        QVERIFY2(found.isEmpty(), qPrintable("\n" + found.join('\n')));
+    }
+
+    // The check above finds a long function, and not a long class or namespace.
+    void longFunctionFinderFindsThem()
+    {
+        QString body;
+        for (int i = 0; i < 101; ++i)
+            body += "    x += \"}{\"; // {\n";
+        const SourceFile sample{"sample.cpp", "namespace a {\nstruct S {\nint f(int x) const\n{\n" + body + "    return x;\n}\n};\n}\n"};
+        QCOMPARE(longFunctions(sample, 100).size(), 1);
+        QVERIFY(longFunctions(sample, 110).isEmpty());
+        const SourceFile shortOnes{"short.cpp", "namespace a {\nvoid g()\n{\n    if (x) {\n" + body + "    }\n}\n}\n"};
+        QCOMPARE(longFunctions(shortOnes, 100).size(), 1); // the function, not its if block
     }
 
     // A clone of the repository alone builds and tests: build files, tests and scripts name no
