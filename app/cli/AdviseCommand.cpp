@@ -1,7 +1,7 @@
 #include "cli/AdviseCommand.h"
 
-#include "cli/CapacityOption.h"
-#include "cli/CommandLine.h"
+#include "options/CapacityOption.h"
+#include "options/CommandLine.h"
 #include "cli/CommandSnapshot.h"
 #include "advice/AdviceReport.h"
 #include "ranks/RunGpus.h"

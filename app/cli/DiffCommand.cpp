@@ -1,6 +1,6 @@
 #include "cli/DiffCommand.h"
 
-#include "cli/CommandLine.h"
+#include "options/CommandLine.h"
 #include "cli/CommandSnapshot.h"
 #include "analysis/SnapshotSummary.h"
 #include "model/ByteFormat.h"

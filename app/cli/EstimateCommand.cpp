@@ -1,6 +1,6 @@
 #include "cli/EstimateCommand.h"
 
-#include "cli/CommandLine.h"
+#include "options/CommandLine.h"
 #include "estimator/EstimateReport.h"
 
 #include <cstdlib>

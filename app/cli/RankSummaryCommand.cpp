@@ -1,6 +1,6 @@
 #include "cli/RankSummaryCommand.h"
 
-#include "cli/CommandLine.h"
+#include "options/CommandLine.h"
 #include "cache/SnapshotCache.h"
 #include "analysis/DeviceIndex.h"
 #include "ranks/RankSummary.h"

@@ -2,7 +2,7 @@
 
 #include "gui/Application.h"
 #include "pipeline/RankStitch.h"
-#include "cli/CommandLine.h"
+#include "options/CommandLine.h"
 #include "analysis/SnapshotSummary.h"
 #include "compare/RunOverlayView.h"
 #include "document/DocumentView.h"

@@ -1,7 +1,7 @@
 #include "cli/ReplayCommand.h"
 
-#include "cli/CapacityOption.h"
-#include "cli/CommandLine.h"
+#include "options/CapacityOption.h"
+#include "options/CommandLine.h"
 #include "cli/CommandSnapshot.h"
 #include "analysis/DeviceIndex.h"
 #include "replay/ReplayAdmission.h"

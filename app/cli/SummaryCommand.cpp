@@ -1,7 +1,7 @@
 #include "cli/SummaryCommand.h"
 
-#include "cli/CapacityOption.h"
-#include "cli/CommandLine.h"
+#include "options/CapacityOption.h"
+#include "options/CommandLine.h"
 #include "cli/CommandSnapshot.h"
 #include "cli/RankSummaryCommand.h"
 #include "analysis/CallTree.h"

@@ -1,6 +1,6 @@
 #include "cli/WatchCommand.h"
 
-#include "cli/CommandLine.h"
+#include "options/CommandLine.h"
 #include "cache/SnapshotCache.h"
 #include "watch/DumpFolderWatch.h"
 #include "watch/WatchLog.h"

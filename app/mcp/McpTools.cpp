@@ -1,6 +1,6 @@
 #include "mcp/McpTools.h"
 
-#include "cli/CapacityOption.h"
+#include "options/CapacityOption.h"
 #include "advice/AdviceReport.h"
 #include "analysis/AllocationSearch.h"
 #include "analysis/CallTree.h"

@@ -1,7 +1,7 @@
 #pragma once
 // A GPU preset or a capacity in bytes: the command line's `--gpu PRESET | --capacity BYTES` (advise,
 // replay, summary) and the MCP tools' `gpu` / `capacity` arguments, read by one rule.
-#include "cli/CommandLine.h"
+#include "options/CommandLine.h"
 
 #include <cstdint>
 #include <optional>

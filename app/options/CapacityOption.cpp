@@ -1,4 +1,4 @@
-#include "cli/CapacityOption.h"
+#include "options/CapacityOption.h"
 
 #include "estimator/EstimatorPresets.h"
 

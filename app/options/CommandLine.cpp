@@ -1,4 +1,4 @@
-#include "cli/CommandLine.h"
+#include "options/CommandLine.h"
 
 #include <cctype>
 #include <charconv>
