@@ -98,6 +98,193 @@ int renderComparison(std::shared_ptr<const Document> a, int device, const std::s
     return 0;
 }
 
+// A file that cannot be read: "memlens: MESSAGE", exit 1.
+struct UnreadableFile {
+    std::string message;
+};
+
+std::optional<Session> sessionOption(const CommandLine &cl)
+{
+    const auto path = cl.value("session");
+    if (!path)
+        return std::nullopt;
+    Session session;
+    try {
+        session = loadSession(*path);
+    } catch (const LoadError &e) {
+        throw UnreadableFile{e.what()};
+    }
+    if (cl.positional().empty() && !std::filesystem::exists(session.snapshotPath))
+        throw UnreadableFile{*path + ": the session's snapshot " + session.snapshotPath + " is missing (give its new path as FILE)"};
+    return session;
+}
+
+LoadedDocument loadForRender(const std::string &file, const CommandLine &cl)
+{
+    try {
+        const SnapshotCache cache;
+        const SnapshotCache *useCache = cl.flag("no-cache") ? nullptr : &cache;
+        // A folder and a rank: that rank's dumps stitched into one run.
+        if (const auto rank = cl.integer("rank"))
+            return loadStitchedDocument(file, static_cast<int>(*rank), useCache);
+        return loadDocument(file, StopAfter::Timeline, useCache);
+    } catch (const LoadError &e) {
+        throw UnreadableFile{e.what()};
+    }
+}
+
+// The estimator with the chosen device's measured peak beside the prediction (and --fix applied).
+void renderEstimator(const Document &doc, std::optional<int> deviceOption, const CommandLine &cl, QSize size, const QString &out)
+{
+    EstimatorPanel panel;
+    if (const DeviceData *measured = doc.device(deviceOption.value_or(doc.openingDevice()))) {
+        panel.setMeasurement(*measured, QString::fromStdString(doc.fileName()));
+        panel.setInferred(measured->advice.setup);
+        if (auto name = cl.value("fix")) {
+            const auto &fixes = measured->advice.fixes;
+            const auto fix = std::find_if(fixes.begin(), fixes.end(), [&](const Fix &f) { return f.technique == *name; });
+            if (fix == fixes.end())
+                throw std::invalid_argument("--fix " + *name + ": not among this snapshot's fixes (see memlens advise)");
+            panel.showFix(*fix);
+        }
+    }
+    panel.setFixedSize(size);
+    panel.show();
+    QApplication::processEvents();
+    writeImage(panel, out);
+}
+
+// --what-if: the replay under another allocator setting, drawn by the timeline and the Segments page.
+void applyWhatIf(ViewState &state, const DeviceData *device, const std::string &view, const std::string &conf)
+{
+    if (!device || (view != "timeline" && view != "segments"))
+        throw std::invalid_argument("--what-if draws on --view timeline or segments");
+    if (const std::optional<std::string> why = whyNotReplayable(*state.document()->snapshot, device->index->device()))
+        throw std::invalid_argument("--what-if: " + why.value());
+    ReplayOptions options;
+    options.config = AllocatorConfig::parse(conf);
+    state.setWhatIf(std::make_shared<const ReplayResult>(replayTrace(*state.document()->snapshot, *device->index, options)));
+}
+
+// The timeline's --range, --at and --search.
+void applyTimelineOptions(DocumentView &documentView, const DeviceData &device, const CommandLine &cl)
+{
+    ViewState &state = *documentView.state();
+    if (auto range = cl.value("range")) {
+        const auto colon = range->find(':');
+        if (colon == std::string::npos)
+            throw std::invalid_argument("--range takes FIRST:LAST event numbers");
+        const double a = std::atof(range->substr(0, colon).c_str()), b = std::atof(range->substr(colon + 1).c_str());
+        if (!(b > a))
+            throw std::invalid_argument("--range: LAST must be greater than FIRST");
+        state.setVisibleRange({state.axis().xOfEvent(EventId(static_cast<uint32_t>(a))),
+                               state.axis().xOfEvent(EventId(static_cast<uint32_t>(std::min<double>(b, device.index->eventCount() - 1))))});
+    }
+    if (auto at = cl.moment("at")) {
+        const EventId event = eventAt(*device.index, *at);
+        if (cl.value("range"))
+            state.setSelectedEvent(event);
+        else
+            documentView.timeline()->revealEvent(event);
+    }
+    if (auto search = cl.value("search"))
+        documentView.timeline()->setSearchText(QString::fromStdString(*search));
+    documentView.timeline()->plot()->replot();
+}
+
+// Everything the command line sets on the view: the moment, colours, the what-if, the timeline's options.
+void applyViewOptions(DocumentView &documentView, const std::string &view, const CommandLine &cl)
+{
+    ViewState &state = *documentView.state();
+    const DeviceData *device = state.deviceData();
+    if (device && (view == "segments" || view == "stacks" || view == "flamegraph" || view == "live")) {
+        if (auto at = cl.moment("at"))
+            state.setSelectedEvent(eventAt(*device->index, *at));
+    }
+    if (auto color = cl.value("color")) {
+        const auto mode = colorModeFromName(*color);
+        if (!mode)
+            throw std::invalid_argument("--color takes allocation, site or category");
+        state.setColorMode(*mode);
+    }
+    if (auto conf = cl.value("what-if"))
+        applyWhatIf(state, device, view, *conf);
+    if (device && view == "timeline")
+        applyTimelineOptions(documentView, *device, cl);
+    QApplication::processEvents();
+    if (view == "segments")
+        documentView.segments()->revealNotes();
+}
+
+// The page as asked: the flame graph alone, the page with a footer, or the whole view.
+void writeView(DocumentView &documentView, const std::string &view, bool footer, QSize size, const QString &out)
+{
+    if (view == "flamegraph") {
+        FlameGraphWidget *flame = documentView.stacks()->flameGraph();
+        flame->setParent(nullptr);
+        flame->setFixedSize(size);
+        flame->show();
+        QApplication::processEvents();
+        writeImage(*flame, out);
+        flame->setParent(documentView.stacks());
+    } else if (footer) {
+        // As the GUI exports: the page plus a footer naming file, device, moment and version.
+        writeImage(*documentView.currentPage(), out, documentView.exportFooter(QString::fromUtf8(MEMLENS_VERSION)));
+    } else {
+        writeImage(documentView, out);
+    }
+}
+
+int render(int argc, char **argv, const CommandLine &cl)
+{
+    const std::optional<Session> session = sessionOption(cl);
+    if ((cl.positional().size() != 1 && !(session && cl.positional().empty())) || !cl.value("o"))
+        throw std::invalid_argument("usage: memlens render FILE --view " + viewList() + " [--at peak|oom|end|EVENT] [--device N] "
+                                    "[--rank R (FILE: a folder of dumps, R's stitched)] [--range A:B] [--search TEXT] [--size WxH] [--theme light|dark] [--color allocation|site|category] [--footer] [--session S.memlens] [--no-cache] [--compare B [--align time|event|step]] [--what-if CONF] -o OUT.png|OUT.svg");
+    const std::string view = cl.value("view").value_or(session ? session->page : "timeline");
+    if (const auto views = renderViews(); std::find(views.begin(), views.end(), view) == views.end())
+        throw std::invalid_argument("--view " + view + " is not available (" + viewList() + ")");
+    const QString out = QString::fromStdString(*cl.value("o"));
+    if (!out.endsWith(".png", Qt::CaseInsensitive) && !out.endsWith(".svg", Qt::CaseInsensitive))
+        throw std::invalid_argument("-o must name a .png or .svg file");
+    const QSize size = parseSize(cl.value("size").value_or("1600x900"));
+
+    auto app = createApplication(argc, argv, true);
+    if (!applyTheme(*app, QString::fromStdString(cl.value("theme").value_or("light"))))
+        throw std::invalid_argument("--theme takes light or dark");
+    const std::string file = cl.positional().empty() ? session->snapshotPath : cl.positional().front();
+    const LoadedDocument loaded = loadForRender(file, cl);
+    const Document &doc = *loaded.document;
+    std::optional<int> deviceOption;
+    if (auto device = cl.integer("device")) {
+        if (!doc.device(static_cast<int>(*device)))
+            throw std::invalid_argument(file + ": device " + std::to_string(*device) + " has no segments or trace entries");
+        deviceOption = static_cast<int>(*device);
+    }
+    if (view == "estimator") {
+        renderEstimator(doc, deviceOption, cl, size, out);
+        return 0;
+    }
+    if (auto other = cl.value("compare"))
+        return renderComparison(loaded.document, deviceOption.value_or(doc.openingDevice()), *other, cl.value("align").value_or("step"), size, out,
+                                cl.flag("no-cache"));
+    DocumentView documentView;
+    documentView.setDocument(loaded);
+    if (deviceOption)
+        documentView.state()->setDevice(*deviceOption);
+    if (session)
+        applySession(documentView, *session);
+    documentView.showPage(view == "flamegraph" ? Page::Stacks : pageFromName(view).value_or(Page::Timeline));
+    // A picture of the view itself: no empty details panel, and exactly the size asked for.
+    documentView.setDetailsVisible(false);
+    documentView.setFixedSize(size);
+    documentView.show();
+    QApplication::processEvents();
+    applyViewOptions(documentView, view, cl);
+    writeView(documentView, view, cl.flag("footer"), size, out);
+    return 0;
+}
+
 } // namespace
 
 std::string renderViewNames(const std::string &separator)
@@ -110,159 +297,12 @@ std::string renderViewNames(const std::string &separator)
 
 int runRenderCommand(int argc, char **argv)
 {
-    std::vector<std::string> args(argv + 2, argv + argc);
     try {
-        CommandLine cl(args, commandSpec("render"));
-        std::optional<Session> session;
-        if (auto path = cl.value("session")) {
-            try {
-                session = loadSession(*path);
-            } catch (const LoadError &e) {
-                std::cerr << "memlens: " << e.what() << '\n';
-                return 1;
-            }
-        }
-        if (session && cl.positional().empty() && !std::filesystem::exists(session->snapshotPath)) {
-            std::cerr << "memlens: " << *cl.value("session") << ": the session's snapshot " << session->snapshotPath
-                      << " is missing (give its new path as FILE)\n";
-            return 1;
-        }
-        if ((cl.positional().size() != 1 && !(session && cl.positional().empty())) || !cl.value("o"))
-            throw std::invalid_argument("usage: memlens render FILE --view " + viewList() + " [--at peak|oom|end|EVENT] [--device N] "
-                                        "[--rank R (FILE: a folder of dumps, R's stitched)] [--range A:B] [--search TEXT] [--size WxH] [--theme light|dark] [--color allocation|site|category] [--footer] [--session S.memlens] [--no-cache] [--compare B [--align time|event|step]] [--what-if CONF] -o OUT.png|OUT.svg");
-        const std::string view = cl.value("view").value_or(session ? session->page : "timeline");
-        if (const auto views = renderViews(); std::find(views.begin(), views.end(), view) == views.end())
-            throw std::invalid_argument("--view " + view + " is not available (" + viewList() + ")");
-        const QString out = QString::fromStdString(*cl.value("o"));
-        if (!out.endsWith(".png", Qt::CaseInsensitive) && !out.endsWith(".svg", Qt::CaseInsensitive))
-            throw std::invalid_argument("-o must name a .png or .svg file");
-        const QSize size = parseSize(cl.value("size").value_or("1600x900"));
-
-        auto app = createApplication(argc, argv, true);
-        if (!applyTheme(*app, QString::fromStdString(cl.value("theme").value_or("light"))))
-            throw std::invalid_argument("--theme takes light or dark");
-        const QString file = QString::fromStdString(cl.positional().empty() ? session->snapshotPath : cl.positional().front());
-        LoadedDocument loaded;
-        try {
-            const SnapshotCache cache;
-            const SnapshotCache *useCache = cl.flag("no-cache") ? nullptr : &cache;
-            // A folder and a rank: that rank's dumps stitched into one run.
-            if (const auto rank = cl.integer("rank"))
-                loaded = loadStitchedDocument(file.toStdString(), static_cast<int>(*rank), useCache);
-            else
-                loaded = loadDocument(file.toStdString(), StopAfter::Timeline, useCache);
-        } catch (const LoadError &e) {
-            std::cerr << "memlens: " << e.what() << '\n';
-            return 1;
-        }
-        const Document &doc = *loaded.document;
-        std::optional<int> deviceOption;
-        if (auto device = cl.integer("device")) {
-            if (!doc.device(static_cast<int>(*device)))
-                throw std::invalid_argument(file.toStdString() + ": device " + std::to_string(*device) + " has no segments or trace entries");
-            deviceOption = static_cast<int>(*device);
-        }
-        if (view == "estimator") {
-            // The estimator with the chosen device's measured peak beside the prediction.
-            EstimatorPanel panel;
-            const DeviceData *measured = doc.device(deviceOption.value_or(doc.openingDevice()));
-            if (measured) {
-                panel.setMeasurement(*measured, QString::fromStdString(doc.fileName()));
-                panel.setInferred(measured->advice.setup);
-                if (auto name = cl.value("fix")) {
-                    const auto &fixes = measured->advice.fixes;
-                    const auto fix = std::find_if(fixes.begin(), fixes.end(), [&](const Fix &f) { return f.technique == *name; });
-                    if (fix == fixes.end())
-                        throw std::invalid_argument("--fix " + *name + ": not among this snapshot's fixes (see memlens advise)");
-                    panel.showFix(*fix);
-                }
-            }
-            panel.setFixedSize(size);
-            panel.show();
-            QApplication::processEvents();
-            writeImage(panel, out);
-            return 0;
-        }
-        if (auto other = cl.value("compare"))
-            return renderComparison(loaded.document, deviceOption.value_or(doc.openingDevice()), *other,
-                                    cl.value("align").value_or("step"), size, out, cl.flag("no-cache"));
-        DocumentView documentView;
-        documentView.setDocument(loaded);
-        ViewState &state = *documentView.state();
-        if (deviceOption)
-            state.setDevice(*deviceOption);
-        if (session)
-            applySession(documentView, *session);
-        documentView.showPage(view == "flamegraph" ? Page::Stacks : pageFromName(view).value_or(Page::Timeline));
-        // A picture of the view itself: no empty details panel, and exactly the size asked for.
-        documentView.setDetailsVisible(false);
-        documentView.setFixedSize(size);
-        documentView.show();
-        QApplication::processEvents();
-        const DeviceData *device = state.deviceData();
-        if (device && (view == "segments" || view == "stacks" || view == "flamegraph" || view == "live")) {
-            if (auto at = cl.moment("at"))
-                state.setSelectedEvent(eventAt(*device->index, *at));
-        }
-        if (auto color = cl.value("color")) {
-            const auto mode = colorModeFromName(*color);
-            if (!mode)
-                throw std::invalid_argument("--color takes allocation, site or category");
-            state.setColorMode(*mode);
-        }
-        if (auto conf = cl.value("what-if")) {
-            // The replay under another allocator setting, drawn by the timeline and the Segments page.
-            if (!device || (view != "timeline" && view != "segments"))
-                throw std::invalid_argument("--what-if draws on --view timeline or segments");
-            if (const std::optional<std::string> why = whyNotReplayable(*state.document()->snapshot, device->index->device()))
-                throw std::invalid_argument("--what-if: " + why.value());
-            ReplayOptions options;
-            options.config = AllocatorConfig::parse(*conf);
-            state.setWhatIf(std::make_shared<const ReplayResult>(replayTrace(*state.document()->snapshot, *device->index, options)));
-        }
-        if (device && view == "timeline") {
-            if (auto range = cl.value("range")) {
-                const auto colon = range->find(':');
-                if (colon == std::string::npos)
-                    throw std::invalid_argument("--range takes FIRST:LAST event numbers");
-                const double a = std::atof(range->substr(0, colon).c_str()), b = std::atof(range->substr(colon + 1).c_str());
-                if (!(b > a))
-                    throw std::invalid_argument("--range: LAST must be greater than FIRST");
-                state.setVisibleRange({state.axis().xOfEvent(EventId(static_cast<uint32_t>(a))),
-                                       state.axis().xOfEvent(EventId(static_cast<uint32_t>(std::min<double>(b, device->index->eventCount() - 1))))});
-            }
-            if (auto at = cl.moment("at")) {
-                const EventId event = eventAt(*device->index, *at);
-                if (cl.value("range"))
-                    state.setSelectedEvent(event);
-                else
-                    documentView.timeline()->revealEvent(event);
-            }
-            if (auto search = cl.value("search"))
-                documentView.timeline()->setSearchText(QString::fromStdString(*search));
-            documentView.timeline()->plot()->replot();
-        }
-        QApplication::processEvents();
-        if (view == "segments")
-            documentView.segments()->revealNotes();
-        if (view == "flamegraph") {
-            // The flame graph alone, at the requested size.
-            FlameGraphWidget *flame = documentView.stacks()->flameGraph();
-            flame->setParent(nullptr);
-            flame->setFixedSize(size);
-            flame->show();
-            QApplication::processEvents();
-            writeImage(*flame, out);
-            flame->setParent(documentView.stacks());
-            return 0;
-        }
-        if (cl.flag("footer")) {
-            // As the GUI exports: the page plus a footer naming file, device, moment and version.
-            writeImage(*documentView.currentPage(), out, documentView.exportFooter(QString::fromUtf8(MEMLENS_VERSION)));
-            return 0;
-        }
-        writeImage(documentView, out);
-        return 0;
+        const CommandLine cl(std::vector<std::string>(argv + 2, argv + argc), commandSpec("render"));
+        return render(argc, argv, cl);
+    } catch (const UnreadableFile &e) {
+        std::cerr << "memlens: " << e.message << '\n';
+        return 1;
     } catch (const std::invalid_argument &e) {
         std::cerr << "memlens render: " << e.what() << '\n';
         return 2;

@@ -333,10 +333,10 @@ private slots:
     {
         const QMap<QString, int> notYetSplit{
             {"parsers/cache/SnapshotCodec.cpp decodeSnapshot", 159}, {"parsers/estimator/MemoryEstimator.cpp estimateWithoutSavings", 150},
-            {"app/cli/RenderCommand.cpp runRenderCommand", 162},     {"parsers/analysis/DeviceIndex.cpp DeviceIndex::pairAllocations", 127},
             {"app/gui/MainWindowMenus.cpp MainWindow::createMenus", 127}, {"parsers/replay/Replay.cpp replayTrace", 112},
             {"parsers/decode/TraceEventSink.cpp TraceEventSink::finish", 111},
             {"parsers/analysis/TimelineLayout.cpp TimelineLayout::layoutColumns", 102},
+            {"parsers/analysis/DeviceIndex.cpp DeviceIndex::pairAllocations", 127},
         };
         static const QRegularExpression entry(QStringLiteral(R"(^(\S+):\d+ (\S+)\(\) \((\d+) lines\)$)"));
         QStringList found;
