@@ -212,6 +212,186 @@ uint64_t encodeSnapshot(const Snapshot &s, const EncodingSink &sink)
     return w.finish();
 }
 
+namespace {
+
+// The sizes of the tables later parts refer to, for their checks.
+struct TableSizes {
+    size_t strings = 0, frames = 0, pools = 0, stacks = 0, streams = 0;
+};
+
+void readFacts(Reader &r, FileFacts &f)
+{
+    const auto format = kFileFormatNames.find(r.text());
+    check(format.has_value(), "an unknown file format");
+    f.format = *format;
+    const auto compression = kCompressionNames.find(r.text());
+    check(compression.has_value(), "an unknown compression");
+    f.compression = *compression;
+    f.pickleProtocol = r.pod<int32_t>();
+    f.cpuDevice = r.pod<int32_t>();
+    f.hostDevice = r.pod<int32_t>();
+    check(f.hostDevice >= -1 && f.hostDevice < static_cast<int>(kMaxDevices), "a host device out of range");
+    bool *flags[] = {&f.hasTimes,           &f.hasFrames,          &f.hasCompileContext, &f.hasUserMetadata, &f.hasPhases,
+                     &f.hasAllocatorSettings, &f.legacyBlockHistory, &f.legacySegmentList, &f.hasPoolIds,     &f.hasFxFrames,
+                     &f.noAddresses};
+    for (bool *b : flags)
+        *b = flag(r);
+    f.malformedMemoryEvents = r.pod<uint64_t>();
+}
+
+// Strings, frames and FX frames. Interning again rebuilds the lookup maps; a duplicate would
+// shift every later id.
+void readNames(Reader &r, Snapshot &s, TableSizes &n)
+{
+    n.strings = r.count(4);
+    check(n.strings >= 1, "no string table");
+    for (size_t id = 1; id < n.strings; ++id)
+        check(s.strings.intern(r.text()) == id, "a string is stored twice");
+    n.frames = r.count(16);
+    for (size_t id = 0; id < n.frames; ++id) {
+        Frame fr;
+        fr.name = r.pod<uint32_t>();
+        fr.file = r.pod<uint32_t>();
+        fr.line = r.pod<int64_t>();
+        check(fr.name < n.strings && fr.file < n.strings, "a frame names an unknown string");
+        check(s.frames.intern(fr) == FrameId(static_cast<uint32_t>(id)), "a frame is stored twice");
+    }
+    const size_t fxCount = r.count(5 * 4);
+    s.fxFrames.resize(fxCount);
+    for (auto &[frame, fx] : s.fxFrames) {
+        frame = FrameId(r.pod<uint32_t>());
+        for (uint32_t *v : {&fx.op, &fx.node, &fx.target, &fx.originalTrace})
+            *v = r.pod<uint32_t>();
+        check(frame.index() < n.frames && fx.op < n.strings && fx.node < n.strings && fx.target < n.strings && fx.originalTrace < n.strings,
+              "an FX frame names an unknown frame or string");
+    }
+    for (size_t i = 1; i < fxCount; ++i)
+        check(s.fxFrames[i - 1].first < s.fxFrames[i].first, "FX frames out of order");
+}
+
+// Pools, stacks and streams.
+void readTables(Reader &r, Snapshot &s, TableSizes &n)
+{
+    n.pools = r.count(16);
+    check(n.pools >= 1, "no default pool");
+    s.pools.resize(n.pools);
+    for (auto &[a, b] : s.pools) {
+        a = r.pod<int64_t>();
+        b = r.pod<int64_t>();
+    }
+    check(s.pools.front() == std::pair<int64_t, int64_t>{0, 0}, "the first pool is not the default pool");
+    n.stacks = r.count(8);
+    check(n.stacks >= 1, "no stack table");
+    PodArray<FrameId> ids; // stored as their indices
+    for (size_t id = 1; id < n.stacks; ++id) {
+        r.column(ids);
+        for (FrameId frame : std::span<const FrameId>(ids.data(), ids.size()))
+            check(frame.index() < n.frames, "a stack names an unknown frame");
+        check(s.stacks.intern(std::span<const FrameId>(ids.data(), ids.size())) == id, "a stack is stored twice");
+    }
+    n.streams = r.count(8);
+    s.streams.resize(n.streams);
+    for (uint64_t &v : s.streams)
+        v = r.pod<uint64_t>();
+}
+
+// One device's entries: the columns, then the sparse notes (in entry order, naming known
+// entries, strings and pools), then the allocator's totals when the file had them.
+void readTrace(Reader &r, EventTable &t, const TableSizes &n)
+{
+    r.eventColumn(t.action);
+    const size_t count = t.action.size();
+    r.eventColumn(t.addr);
+    r.eventColumn(t.size);
+    r.eventColumn(t.stream);
+    r.eventColumn(t.timeUs);
+    r.eventColumn(t.stack);
+    check(t.addr.size() == count && t.size.size() == count && t.stream.size() == count && t.timeUs.size() == count && t.stack.size() == count,
+          "trace columns of different lengths");
+    for (auto *sparse : {&t.otherNames, &t.compileContext, &t.userMetadata, &t.internalMetadata, &t.forwardFrames}) {
+        readPairs(r, *sparse);
+        for (const auto &[event, text] : *sparse)
+            check(event < count && text < n.strings, "a note on an unknown entry or string");
+    }
+    readPairs(r, t.pool);
+    for (const auto &[event, pool] : t.pool)
+        check(event < count && pool < n.pools, "a pool id on an unknown entry or pool");
+    readPairs(r, t.implausibleSizes);
+    for (const auto &[event, text] : t.implausibleSizes)
+        check(event < count && text < n.strings, "an implausible size on an unknown entry");
+    // Lookups binary-search these columns: they must be in entry order.
+    for (const auto *sparse : {&t.otherNames, &t.compileContext, &t.userMetadata, &t.internalMetadata, &t.forwardFrames, &t.pool, &t.implausibleSizes})
+        for (size_t i = 1; i < sparse->size(); ++i)
+            check((*sparse)[i - 1].first < (*sparse)[i].first, "notes out of entry order");
+    r.eventColumn(t.allocatedAfter);
+    r.eventColumn(t.reservedAfter);
+    check((t.allocatedAfter.empty() || t.allocatedAfter.size() == count) && (t.reservedAfter.empty() || t.reservedAfter.size() == count),
+          "allocator totals of another length");
+}
+
+// The final segments and blocks, and the segments whose sizes were implausible.
+void readFinalState(Reader &r, Snapshot &s, const TableSizes &n)
+{
+    const size_t segments = r.count(kSegmentBytes);
+    s.segments.resize(segments);
+    for (Segment &seg : s.segments)
+        seg = readSegment(r);
+    const size_t blocks = r.count(kBlockBytes);
+    s.blocks.resize(blocks);
+    for (Block &b : s.blocks) {
+        b = readBlock(r);
+        check(b.stack < n.stacks, "a block names an unknown stack");
+    }
+    for (const Segment &seg : s.segments) {
+        check(seg.device >= 0 && static_cast<size_t>(seg.device) < kMaxDevices && seg.stack < n.stacks, "a segment is inconsistent");
+        check(seg.firstBlock <= blocks && seg.blockCount <= blocks - seg.firstBlock, "a segment's blocks are missing");
+    }
+    PodArray<SegmentId> implausible; // stored as their indices
+    r.column(implausible);
+    for (size_t i = 0; i < implausible.size(); ++i)
+        check(implausible[i].index() < segments && (i == 0 || implausible[i - 1] < implausible[i]), "an unknown implausible segment");
+    s.implausibleSegments.assign(implausible.begin(), implausible.end());
+}
+
+// Allocator settings, phase marks and the gaps between stitched dumps.
+void readSettingsMarksGaps(Reader &r, Snapshot &s, const TableSizes &n)
+{
+    const size_t settings = r.count(8);
+    s.allocatorSettings.resize(settings);
+    for (auto &[k, v] : s.allocatorSettings) {
+        k = r.text();
+        v = r.text();
+    }
+    const size_t marks = r.count(kMarkBytes);
+    s.phaseMarks.resize(marks);
+    for (PhaseMark &m : s.phaseMarks) {
+        m = readMark(r);
+        check(m.name < n.strings && m.device >= 0 && static_cast<size_t>(m.device) < kMaxDevices, "a phase mark is inconsistent");
+    }
+    s.gaps.resize(r.count(kGapBytes));
+    for (TraceGap &g : s.gaps) {
+        g.device = r.pod<int32_t>();
+        g.fromUs = r.pod<int64_t>();
+        g.toUs = r.pod<int64_t>();
+        check(g.device >= 0 && static_cast<size_t>(g.device) < kMaxDevices && g.fromUs <= g.toUs, "a trace gap is inconsistent");
+    }
+}
+
+// The entries' own values, once every column has arrived.
+void checkEntries(const Snapshot &s, const TableSizes &n)
+{
+    for (const EventTable &t : s.traces) {
+        for (size_t e = 0; e < t.count(); ++e) {
+            check(static_cast<int>(t.action[e]) < kActionCount, "an unknown action");
+            check(t.stream[e] < n.streams && t.stack[e] < n.stacks, "an entry names an unknown stream or stack");
+        }
+        for (const auto &[event, text] : t.implausibleSizes)
+            check(t.size[event] == 0, "an implausible size with a size");
+    }
+}
+
+} // namespace
+
 std::unique_ptr<Snapshot> decodeSnapshot(std::string_view bytes)
 {
     struct Memory final : PayloadSource {
@@ -238,153 +418,20 @@ std::unique_ptr<Snapshot> decodeSnapshot(uint64_t size, PayloadSource &source)
         PayloadSource &source;
         ~Abandon() { source.abandon(); }
     } abandon{source};
-    FileFacts &f = s->facts;
-    const auto format = kFileFormatNames.find(r.text());
-    check(format.has_value(), "an unknown file format");
-    f.format = *format;
-    const auto compression = kCompressionNames.find(r.text());
-    check(compression.has_value(), "an unknown compression");
-    f.compression = *compression;
-    f.pickleProtocol = r.pod<int32_t>();
-    f.cpuDevice = r.pod<int32_t>();
-    f.hostDevice = r.pod<int32_t>();
-    check(f.hostDevice >= -1 && f.hostDevice < static_cast<int>(kMaxDevices), "a host device out of range");
-    bool *flags[] = {&f.hasTimes,           &f.hasFrames,          &f.hasCompileContext, &f.hasUserMetadata, &f.hasPhases,
-                     &f.hasAllocatorSettings, &f.legacyBlockHistory, &f.legacySegmentList, &f.hasPoolIds,     &f.hasFxFrames,
-                     &f.noAddresses};
-    for (bool *b : flags)
-        *b = flag(r);
-    f.malformedMemoryEvents = r.pod<uint64_t>();
-    // Interning again rebuilds the lookup maps; a duplicate would shift every later id.
-    const size_t strings = r.count(4);
-    check(strings >= 1, "no string table");
-    for (size_t id = 1; id < strings; ++id)
-        check(s->strings.intern(r.text()) == id, "a string is stored twice");
-    const size_t frames = r.count(16);
-    for (size_t id = 0; id < frames; ++id) {
-        Frame fr;
-        fr.name = r.pod<uint32_t>();
-        fr.file = r.pod<uint32_t>();
-        fr.line = r.pod<int64_t>();
-        check(fr.name < strings && fr.file < strings, "a frame names an unknown string");
-        check(s->frames.intern(fr) == FrameId(static_cast<uint32_t>(id)), "a frame is stored twice");
-    }
-    const size_t fxCount = r.count(5 * 4);
-    s->fxFrames.resize(fxCount);
-    for (auto &[frame, fx] : s->fxFrames) {
-        frame = FrameId(r.pod<uint32_t>());
-        for (uint32_t *v : {&fx.op, &fx.node, &fx.target, &fx.originalTrace})
-            *v = r.pod<uint32_t>();
-        check(frame.index() < frames && fx.op < strings && fx.node < strings && fx.target < strings && fx.originalTrace < strings,
-              "an FX frame names an unknown frame or string");
-    }
-    for (size_t i = 1; i < fxCount; ++i)
-        check(s->fxFrames[i - 1].first < s->fxFrames[i].first, "FX frames out of order");
-    const size_t pools = r.count(16);
-    check(pools >= 1, "no default pool");
-    s->pools.resize(pools);
-    for (auto &[a, b] : s->pools) {
-        a = r.pod<int64_t>();
-        b = r.pod<int64_t>();
-    }
-    check(s->pools.front() == std::pair<int64_t, int64_t>{0, 0}, "the first pool is not the default pool");
-    const size_t stacks = r.count(8);
-    check(stacks >= 1, "no stack table");
-    PodArray<FrameId> ids; // stored as their indices
-    for (size_t id = 1; id < stacks; ++id) {
-        r.column(ids);
-        for (FrameId frame : std::span<const FrameId>(ids.data(), ids.size()))
-            check(frame.index() < frames, "a stack names an unknown frame");
-        check(s->stacks.intern(std::span<const FrameId>(ids.data(), ids.size())) == id, "a stack is stored twice");
-    }
-    const size_t streams = r.count(8);
-    s->streams.resize(streams);
-    for (uint64_t &v : s->streams)
-        v = r.pod<uint64_t>();
+    TableSizes n;
+    readFacts(r, s->facts);
+    readNames(r, *s, n);
+    readTables(r, *s, n);
     const size_t devices = r.count(6 * 8);
     check(devices <= kMaxDevices, "too many devices");
     s->traces.resize(devices);
-    for (EventTable &t : s->traces) {
-        r.eventColumn(t.action);
-        const size_t n = t.action.size();
-        r.eventColumn(t.addr);
-        r.eventColumn(t.size);
-        r.eventColumn(t.stream);
-        r.eventColumn(t.timeUs);
-        r.eventColumn(t.stack);
-        check(t.addr.size() == n && t.size.size() == n && t.stream.size() == n && t.timeUs.size() == n && t.stack.size() == n,
-              "trace columns of different lengths");
-        for (auto *sparse : {&t.otherNames, &t.compileContext, &t.userMetadata, &t.internalMetadata, &t.forwardFrames}) {
-            readPairs(r, *sparse);
-            for (const auto &[event, text] : *sparse)
-                check(event < n && text < strings, "a note on an unknown entry or string");
-        }
-        readPairs(r, t.pool);
-        for (const auto &[event, pool] : t.pool)
-            check(event < n && pool < pools, "a pool id on an unknown entry or pool");
-        readPairs(r, t.implausibleSizes);
-        for (const auto &[event, text] : t.implausibleSizes)
-            check(event < n && text < strings, "an implausible size on an unknown entry");
-        // Lookups binary-search these columns: they must be in entry order.
-        for (const auto *sparse : {&t.otherNames, &t.compileContext, &t.userMetadata, &t.internalMetadata, &t.forwardFrames, &t.pool,
-                                    &t.implausibleSizes})
-            for (size_t i = 1; i < sparse->size(); ++i)
-                check((*sparse)[i - 1].first < (*sparse)[i].first, "notes out of entry order");
-        r.eventColumn(t.allocatedAfter);
-        r.eventColumn(t.reservedAfter);
-        check((t.allocatedAfter.empty() || t.allocatedAfter.size() == n) && (t.reservedAfter.empty() || t.reservedAfter.size() == n),
-              "allocator totals of another length");
-    }
-    const size_t segments = r.count(kSegmentBytes);
-    s->segments.resize(segments);
-    for (Segment &seg : s->segments)
-        seg = readSegment(r);
-    const size_t blocks = r.count(kBlockBytes);
-    s->blocks.resize(blocks);
-    for (Block &b : s->blocks) {
-        b = readBlock(r);
-        check(b.stack < stacks, "a block names an unknown stack");
-    }
-    for (const Segment &seg : s->segments) {
-        check(seg.device >= 0 && static_cast<size_t>(seg.device) < kMaxDevices && seg.stack < stacks, "a segment is inconsistent");
-        check(seg.firstBlock <= blocks && seg.blockCount <= blocks - seg.firstBlock, "a segment's blocks are missing");
-    }
-    {
-        PodArray<SegmentId> implausible; // stored as their indices
-        r.column(implausible);
-        for (size_t i = 0; i < implausible.size(); ++i)
-            check(implausible[i].index() < segments && (i == 0 || implausible[i - 1] < implausible[i]), "an unknown implausible segment");
-        s->implausibleSegments.assign(implausible.begin(), implausible.end());
-    }
-    const size_t settings = r.count(8);
-    s->allocatorSettings.resize(settings);
-    for (auto &[k, v] : s->allocatorSettings) {
-        k = r.text();
-        v = r.text();
-    }
-    const size_t marks = r.count(kMarkBytes);
-    s->phaseMarks.resize(marks);
-    for (PhaseMark &m : s->phaseMarks) {
-        m = readMark(r);
-        check(m.name < strings && m.device >= 0 && static_cast<size_t>(m.device) < kMaxDevices, "a phase mark is inconsistent");
-    }
-    s->gaps.resize(r.count(kGapBytes));
-    for (TraceGap &g : s->gaps) {
-        g.device = r.pod<int32_t>();
-        g.fromUs = r.pod<int64_t>();
-        g.toUs = r.pod<int64_t>();
-        check(g.device >= 0 && static_cast<size_t>(g.device) < kMaxDevices && g.fromUs <= g.toUs, "a trace gap is inconsistent");
-    }
+    for (EventTable &t : s->traces)
+        readTrace(r, t, n);
+    readFinalState(r, *s, n);
+    readSettingsMarksGaps(r, *s, n);
     check(r.atEnd(), "bytes after the end");
     r.settle();
-    for (const EventTable &t : s->traces) {
-        for (size_t e = 0; e < t.count(); ++e) {
-            check(static_cast<int>(t.action[e]) < kActionCount, "an unknown action");
-            check(t.stream[e] < streams && t.stack[e] < stacks, "an entry names an unknown stream or stack");
-        }
-        for (const auto &[event, text] : t.implausibleSizes)
-            check(t.size[event] == 0, "an implausible size with a size");
-    }
+    checkEntries(*s, n);
     return s;
 }
 
