@@ -174,125 +174,153 @@ std::string_view estimatePhaseName(EstimatePhase phase)
     return kNames.name(phase);
 }
 
-EstimateResult estimateWithoutSavings(const EstimateInput &in)
+namespace {
+
+// Parameters, gradients and optimizer states, sharded as ZeRO shards them.
+struct ModelState {
+    double weights = 0;        // bytes, after sharding
+    double gradients = 0;      // bytes, after sharding
+    double states = 0;         // bytes, after sharding and offload
+    double trainableBytes = 0; // per trainable value
+    uint64_t trainable = 0;
+};
+
+ModelState modelState(const EstimateInput &in, const Policy &p, EstimateResult &r)
 {
-    EstimateResult r;
     const ModelShape &m = in.model;
-    const Policy p = policyOf(in.precision);
-    const double b = std::max(1, in.batch);
-    const int seq = std::max(1, in.seq);
     const int n = std::max(1, in.gpus);
+    ModelState st;
     r.params = parameterCount(m);
     const bool lora = in.loraRank > 0 || in.qlora;
     const int rank = in.loraRank > 0 ? in.loraRank : 16;
     // PEFT keeps adapters in fp32 even on a bf16 model (autocast_adapter_dtype), and with them
     // their gradients and optimizer states.
-    const double trainableBytes = lora ? 4.0 : p.weight;
-
-    // Parameters, gradients, optimizer states.
-    double weightBytes = double(r.params) * p.weight;
-    uint64_t trainable = r.params;
+    st.trainableBytes = lora ? 4.0 : p.weight;
+    st.weights = double(r.params) * p.weight;
+    st.trainable = r.params;
     if (lora) {
         // r·(d_in + d_out) for each adapted matrix: q, k, v, o (and the MLP's for all-linear).
         const double h = m.hidden, q = double(m.heads) * m.dHead(), kvd = double(m.kvHeads) * m.dHead(), I = m.intermediate;
         double dims = (h + q) + 2 * (h + kvd) + (q + h);
         if (in.loraAllLinear)
             dims += (m.family == ModelFamily::Llama ? 3 : 2) * (h + I);
-        trainable = static_cast<uint64_t>(rank * dims * m.layers);
-        weightBytes += double(trainable) * trainableBytes;
+        st.trainable = static_cast<uint64_t>(rank * dims * m.layers);
+        st.weights += double(st.trainable) * st.trainableBytes;
         // Loading in 4 bit quantises every decoder Linear, whatever LoRA targets (transformers
         // skips only the output layer): NF4 with its block scales is 0.516 bytes per value.
         if (in.qlora)
-            weightBytes -= double(linearParameters(m)) * (p.weight - 0.516);
+            st.weights -= double(linearParameters(m)) * (p.weight - 0.516);
     }
-    r.trainableParams = trainable;
+    r.trainableParams = st.trainable;
     if (in.zeroStage >= 3)
-        weightBytes /= n;
-    r.parametersBytes = static_cast<uint64_t>(weightBytes);
-    double grads = in.inference ? 0 : double(trainable) * trainableBytes;
+        st.weights /= n;
+    r.parametersBytes = static_cast<uint64_t>(st.weights);
+    st.gradients = in.inference ? 0 : double(st.trainable) * st.trainableBytes;
     if (in.zeroStage >= 2)
-        grads /= n;
-    double states = 0;
+        st.gradients /= n;
     if (!in.inference) {
+        const double t = double(st.trainable);
         switch (in.optimizer) {
-        case Optimizer::AdamW: states = 2.0 * trainableBytes * trainable; break;
-        case Optimizer::AdamW8bit: states = 2.03 * trainable; break;
-        case Optimizer::Sgd: states = trainableBytes * trainable; break;
-        case Optimizer::Lion: states = trainableBytes * trainable; break;
-        case Optimizer::Adafactor: states = trainableBytes * (lora ? 2.0 * trainable / std::max(1, rank) : adafactorStateElements(m)); break;
-        case Optimizer::None: states = 0; break;
+        case Optimizer::AdamW: st.states = 2.0 * st.trainableBytes * t; break;
+        case Optimizer::AdamW8bit: st.states = 2.03 * t; break;
+        case Optimizer::Sgd: st.states = st.trainableBytes * t; break;
+        case Optimizer::Lion: st.states = st.trainableBytes * t; break;
+        case Optimizer::Adafactor: st.states = st.trainableBytes * (lora ? 2.0 * t / std::max(1, rank) : adafactorStateElements(m)); break;
+        case Optimizer::None: st.states = 0; break;
         }
         if (in.zeroStage >= 1)
-            states /= n;
+            st.states /= n;
         if (in.offloadOptimizer)
-            states = 0;
+            st.states = 0;
     }
-    r.gradientsBytes = static_cast<uint64_t>(grads);
-    r.optimizerBytes = static_cast<uint64_t>(states);
-    // Autocast keeps a low-precision copy of each weight it casts (the Linear/conv weights and a
-    // tied head) for as long as backward needs it.
-    if (p.autocast && !in.inference) {
-        double cast = double(linearParameters(m)) + (m.family == ModelFamily::Gpt2 || m.family == ModelFamily::Bert ? double(m.vocab) * m.hidden : 0);
-        if (m.family == ModelFamily::ResNet50)
-            cast = double(r.params);
-        if (m.family == ModelFamily::Llama)
-            cast += double(m.vocab) * m.hidden;
-        r.masterWeightsBytes = static_cast<uint64_t>(cast * 2 / (in.zeroStage >= 3 ? n : 1));
-    }
+    r.gradientsBytes = static_cast<uint64_t>(st.gradients);
+    r.optimizerBytes = static_cast<uint64_t>(st.states);
+    return st;
+}
 
+// Autocast keeps a low-precision copy of each weight it casts (the Linear/conv weights and a
+// tied head) for as long as backward needs it.
+void autocastCopies(const EstimateInput &in, const Policy &p, EstimateResult &r)
+{
+    const ModelShape &m = in.model;
+    if (!p.autocast || in.inference)
+        return;
+    double cast = double(linearParameters(m)) + (m.family == ModelFamily::Gpt2 || m.family == ModelFamily::Bert ? double(m.vocab) * m.hidden : 0);
+    if (m.family == ModelFamily::ResNet50)
+        cast = double(r.params);
+    if (m.family == ModelFamily::Llama)
+        cast += double(m.vocab) * m.hidden;
+    r.masterWeightsBytes = static_cast<uint64_t>(cast * 2 / (in.zeroStage >= 3 ? std::max(1, in.gpus) : 1));
+}
+
+// Prefill of the prompt: weights, the KV cache so far, one layer's transient tensors; then
+// decoding grows the cache to prompt + new tokens.
+void inferencePhases(const EstimateInput &in, const Policy &p, const ModelState &st, EstimateResult &r)
+{
+    const ModelShape &m = in.model;
+    const double b = std::max(1, in.batch), V = m.vocab;
+    const int seq = std::max(1, in.seq);
+    const double kvd = double(m.kvHeads) * m.dHead();
+    const double kvPrompt = 2.0 * m.layers * b * seq * kvd * p.compute;
+    const double kvFull = 2.0 * m.layers * b * (seq + in.newTokens) * kvd * p.compute;
+    const double mlpTransient = (m.family == ModelFamily::Llama ? 3.0 * m.intermediate : 4.0 * 4 * m.hidden) * p.compute;
+    const double prefill = st.weights + kvPrompt + b * seq * (mlpTransient + 2.0 * m.hidden * p.compute) + b * V * 4;
+    const double decode = st.weights + kvFull + kvFull / m.layers + b * V * 4;
+    r.kvCacheBytes = static_cast<uint64_t>(kvFull);
+    r.activationsBytes = static_cast<uint64_t>(b * seq * (mlpTransient + 2.0 * m.hidden * p.compute));
+    r.logitsBytes = static_cast<uint64_t>(b * V * 4);
+    r.phases[EstimatePhase::Prefill] = static_cast<uint64_t>(prefill);
+    r.phases[EstimatePhase::Decode] = static_cast<uint64_t>(decode);
+}
+
+// Forward and loss, the optimizer step, and the recompute of a checkpointed layer.
+void trainingPhases(const EstimateInput &in, const Policy &p, const ModelState &st, EstimateResult &r)
+{
+    const ModelShape &m = in.model;
+    const double b = std::max(1, in.batch), V = m.vocab;
+    const int seq = std::max(1, in.seq);
+    const bool lora = in.loraRank > 0 || in.qlora;
     const double tokens = m.isImage() ? b * (m.family == ModelFamily::Vit ? double((seq / m.patch) * (seq / m.patch) + 1) : 1) : b * seq;
-    const double V = m.vocab;
-
-    if (in.inference) {
-        // Prefill of the prompt: weights, the KV cache so far, one layer's transient tensors;
-        // then decoding grows the cache to prompt + new tokens.
-        const double kvd = double(m.kvHeads) * m.dHead();
-        const double kvPrompt = 2.0 * m.layers * b * seq * kvd * p.compute;
-        const double kvFull = 2.0 * m.layers * b * (seq + in.newTokens) * kvd * p.compute;
-        const double mlpTransient = (m.family == ModelFamily::Llama ? 3.0 * m.intermediate : 4.0 * 4 * m.hidden) * p.compute;
-        const double prefill = weightBytes + kvPrompt + b * seq * (mlpTransient + 2.0 * m.hidden * p.compute) + b * V * 4;
-        const double decode = weightBytes + kvFull + kvFull / m.layers + b * V * 4;
-        r.kvCacheBytes = static_cast<uint64_t>(kvFull);
-        r.activationsBytes = static_cast<uint64_t>(b * seq * (mlpTransient + 2.0 * m.hidden * p.compute));
-        r.logitsBytes = static_cast<uint64_t>(b * V * 4);
-        r.phases[EstimatePhase::Prefill] = static_cast<uint64_t>(prefill);
-        r.phases[EstimatePhase::Decode] = static_cast<uint64_t>(decode);
+    double activations = 0, layer = 0, logits = 0;
+    if (m.family == ModelFamily::ResNet50) {
+        const double perImage = resnet50ActivationElements(seq) * p.compute + 64.0 * (seq / 4.0) * (seq / 4.0) * 8 /* max-pool indices */ +
+                                3.0 * seq * seq * p.compute;
+        activations = b * perImage;
+        layer = activations / 16; // the largest stage's gradients during backward
     } else {
-        double activations = 0, layer = 0, logits = 0;
-        if (m.family == ModelFamily::ResNet50) {
-            const double perImage = resnet50ActivationElements(seq) * p.compute + 64.0 * (seq / 4.0) * (seq / 4.0) * 8 /* max-pool indices */ +
-                                    3.0 * seq * seq * p.compute;
-            activations = b * perImage;
-            layer = activations / 16; // the largest stage's gradients during backward
-        } else {
-            layer = tokens * layerBytesPerToken(m, p, in, lora, seq);
-            const double full = layer * m.layers;
-            const double head = tokens * m.hidden * (p.residual * 2 + p.compute * 2 + 1);
-            if (in.checkpointing == Checkpointing::Full)
-                activations = tokens * m.hidden * p.residual * m.layers + head;
-            else
-                activations = full + head;
-            // Causal-LM / MLM loss: torch's cross_entropy in fp32; at the start of backward the
-            // log-softmax output, the gradient of the loss and that of the log-softmax are alive.
-            if (m.family == ModelFamily::Gpt2 || m.family == ModelFamily::Llama || m.family == ModelFamily::Bert)
-                logits = 3.0 * tokens * V * 4;
-        }
-        r.activationsBytes = static_cast<uint64_t>(activations);
-        r.logitsBytes = static_cast<uint64_t>(logits);
-        const double base = weightBytes + states + double(r.masterWeightsBytes);
-        const double accumulated = in.gradAccumulation > 1 ? grads : 0;
-        r.phases[EstimatePhase::ForwardLoss] = static_cast<uint64_t>(base + accumulated + activations + logits);
-        // The optimizer step: foreach AdamW allocates one parameter-sized temporary (the square
-        // root of exp_avg_sq); SGD with momentum and no weight decay works in place, and 8-bit
-        // Adam runs fused kernels.
-        const bool inPlace = in.fusedOptimizer || in.optimizer == Optimizer::None || in.optimizer == Optimizer::Sgd ||
-                             in.optimizer == Optimizer::AdamW8bit;
-        const double stepTemp = inPlace ? 0 : double(trainable) * trainableBytes;
-        r.phases[EstimatePhase::OptimizerStep] = static_cast<uint64_t>(weightBytes + states + grads + stepTemp);
+        layer = tokens * layerBytesPerToken(m, p, in, lora, seq);
+        const double full = layer * m.layers;
+        const double head = tokens * m.hidden * (p.residual * 2 + p.compute * 2 + 1);
         if (in.checkpointing == Checkpointing::Full)
-            r.phases[EstimatePhase::Recompute] = static_cast<uint64_t>(base + grads + activations + layer * 1.5);
-        r.transientBytes = static_cast<uint64_t>(stepTemp);
+            activations = tokens * m.hidden * p.residual * m.layers + head;
+        else
+            activations = full + head;
+        // Causal-LM / MLM loss: torch's cross_entropy in fp32; at the start of backward the
+        // log-softmax output, the gradient of the loss and that of the log-softmax are alive.
+        if (m.family == ModelFamily::Gpt2 || m.family == ModelFamily::Llama || m.family == ModelFamily::Bert)
+            logits = 3.0 * tokens * V * 4;
     }
+    r.activationsBytes = static_cast<uint64_t>(activations);
+    r.logitsBytes = static_cast<uint64_t>(logits);
+    const double base = st.weights + st.states + double(r.masterWeightsBytes);
+    const double accumulated = in.gradAccumulation > 1 ? st.gradients : 0;
+    r.phases[EstimatePhase::ForwardLoss] = static_cast<uint64_t>(base + accumulated + activations + logits);
+    // The optimizer step: foreach AdamW allocates one parameter-sized temporary (the square
+    // root of exp_avg_sq); SGD with momentum and no weight decay works in place, and 8-bit
+    // Adam runs fused kernels.
+    const bool inPlace = in.fusedOptimizer || in.optimizer == Optimizer::None || in.optimizer == Optimizer::Sgd ||
+                         in.optimizer == Optimizer::AdamW8bit;
+    const double stepTemp = inPlace ? 0 : double(st.trainable) * st.trainableBytes;
+    r.phases[EstimatePhase::OptimizerStep] = static_cast<uint64_t>(st.weights + st.states + st.gradients + stepTemp);
+    if (in.checkpointing == Checkpointing::Full)
+        r.phases[EstimatePhase::Recompute] = static_cast<uint64_t>(base + st.gradients + activations + layer * 1.5);
+    r.transientBytes = static_cast<uint64_t>(stepTemp);
+}
+
+// The peak over the phases (with cuBLAS's workspace), what it is made of, and what the caching
+// allocator and the CUDA context add.
+void peakAndParts(const EstimateInput &in, EstimateResult &r)
+{
     // cuBLAS keeps one workspace per stream through the caching allocator (32 MiB on Hopper).
     r.workspaceBytes = 32 * MiB;
     for (auto &[phase, bytes] : r.phases)
@@ -319,10 +347,24 @@ EstimateResult estimateWithoutSavings(const EstimateInput &in)
     }
     // The caching allocator's slack: rounding, 2/20 MiB segments, fragmentation.
     r.reservedBytes = static_cast<uint64_t>(double(r.peakAllocatedBytes) * 1.08) + 20 * MiB;
-    r.contextBytes = 240 * MiB + (n > 1 ? 600 * MiB : 0);
+    r.contextBytes = 240 * MiB + (std::max(1, in.gpus) > 1 ? 600 * MiB : 0);
     if (in.gpuBytes)
         r.fits = r.reservedBytes + r.contextBytes <= in.gpuBytes;
+}
 
+} // namespace
+
+EstimateResult estimateWithoutSavings(const EstimateInput &in)
+{
+    EstimateResult r;
+    const Policy p = policyOf(in.precision);
+    const ModelState st = modelState(in, p, r);
+    autocastCopies(in, p, r);
+    if (in.inference)
+        inferencePhases(in, p, st, r);
+    else
+        trainingPhases(in, p, st, r);
+    peakAndParts(in, r);
     return r;
 }
 
