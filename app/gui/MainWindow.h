@@ -51,6 +51,10 @@ private:
     // The tab of the document view showing `path` (a file, or a stitched run's name), or -1.
     int documentTabOf(const QString &path) const;
     void createMenus();
+    void createFileMenu();
+    void createViewMenu();
+    void createNotesMenu();
+    void createToolsAndHelpMenus();
     void closeTab(int index);
     void removeView(DocumentView *view);
     void addRecent(const QString &path);

@@ -41,6 +41,14 @@ namespace memlens {
 
 void MainWindow::createMenus()
 {
+    createFileMenu();
+    createViewMenu();
+    createNotesMenu();
+    createToolsAndHelpMenus();
+}
+
+void MainWindow::createFileMenu()
+{
     QMenu *file = menuBar()->addMenu(tr("&File"));
     file->addAction(tr("&Open…"), QKeySequence::Open, this, &MainWindow::chooseFile);
     file->addAction(tr("Open &Folder of Ranks…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F), this, [this] {
@@ -83,7 +91,10 @@ void MainWindow::createMenus()
             closeTab(tabs_->currentIndex());
     });
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+}
 
+void MainWindow::createViewMenu()
+{
     QMenu *view = menuBar()->addMenu(tr("&View"));
     view->addAction(tr("&Summary"), QKeySequence(Qt::CTRL | Qt::Key_1), this, [this] {
         if (DocumentView *d = currentDocument())
@@ -111,7 +122,10 @@ void MainWindow::createMenus()
         if (DocumentView *d = currentDocument())
             d->showPage(Page::Segments);
     });
+}
 
+void MainWindow::createNotesMenu()
+{
     QMenu *notes = menuBar()->addMenu(tr("&Notes"));
     notes->addAction(tr("Add a Note at the &Peak"), this, [this] {
         if (DocumentView *d = currentDocument())
@@ -156,7 +170,10 @@ void MainWindow::createMenus()
     QAction *redo = undo_->createRedoAction(this, tr("&Redo"));
     redo->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z));
     notes->addAction(redo);
+}
 
+void MainWindow::createToolsAndHelpMenus()
+{
     QMenu *tools = menuBar()->addMenu(tr("&Tools"));
     tools->addAction(tr("Memory &Estimator…"), QKeySequence(Qt::CTRL | Qt::Key_E), this, [this] { openEstimator(); });
 

@@ -87,9 +87,6 @@ void TraceEventSink::finish(bool sawEvents, uint64_t offset)
     std::stable_sort(memory_.begin(), memory_.end(), [](const MemoryEvent &a, const MemoryEvent &b) {
         return a.ts != b.ts ? a.ts < b.ts : a.order < b.order;
     });
-    // Per thread: operators sorted by start; a sweep keeps the open ones (they nest) as a stack.
-    std::unordered_map<int64_t, size_t> nextOp;
-    std::unordered_map<int64_t, std::vector<const OpInterval *>> open;
     for (auto &[tid, ops] : ops_)
         std::sort(ops.begin(), ops.end(), [](const OpInterval &a, const OpInterval &b) {
             return a.start != b.start ? a.start < b.start : a.end > b.end;
@@ -105,6 +102,45 @@ void TraceEventSink::finish(bool sawEvents, uint64_t offset)
         noAddresses[static_cast<size_t>(m.device)] |= !m.hasAddr;
         hasTotals[static_cast<size_t>(m.device)] |= m.hasTotals;
     }
+    const bool cpu = appendMemoryEvents(noAddresses);
+    for (size_t device = 0; device < out_.traces.size(); ++device) {
+        out_.facts.noAddresses |= noAddresses[device] != 0;
+        if (!hasTotals[device]) {
+            out_.traces[device].allocatedAfter = {};
+            out_.traces[device].reservedAfter = {};
+        }
+    }
+    if (out_.streams.empty())
+        out_.streams.push_back(0);
+    if (cpu)
+        out_.facts.cpuDevice = 64;
+    addPhaseMarks(maxDevice);
+}
+
+void TraceEventSink::operatorsOpenAt(const MemoryEvent &m, OpenOperators &state, std::vector<FrameId> &frames) const
+{
+    // Per thread: operators sorted by start; a sweep keeps the open ones (they nest) as a stack.
+    auto &stack = state.open[m.tid];
+    if (auto it = ops_.find(m.tid); it != ops_.end()) {
+        size_t &next = state.next[m.tid];
+        while (next < it->second.size() && it->second[next].start <= m.ts) {
+            const OpInterval *op = &it->second[next++];
+            while (!stack.empty() && stack.back()->end < op->start)
+                stack.pop_back();
+            stack.push_back(op);
+        }
+    }
+    while (!stack.empty() && stack.back()->end < m.ts)
+        stack.pop_back();
+    frames.clear();
+    for (auto it = stack.rbegin(); it != stack.rend(); ++it) {
+        if ((*it)->end >= m.ts)
+            frames.push_back((*it)->frame);
+    }
+}
+
+bool TraceEventSink::appendMemoryEvents(const std::vector<char> &noAddresses)
+{
     std::vector<std::unordered_map<uint64_t, std::vector<uint64_t>>> openBySize(out_.traces.size());
     uint64_t nextAddress = 0;
     auto madeUpAddress = [&](const MemoryEvent &m, uint64_t size) {
@@ -120,25 +156,10 @@ void TraceEventSink::finish(bool sawEvents, uint64_t offset)
         return nextAddress;
     };
     bool cpu = false;
+    OpenOperators state;
     std::vector<FrameId> frames;
     for (const MemoryEvent &m : memory_) {
-        auto &stack = open[m.tid];
-        if (auto it = ops_.find(m.tid); it != ops_.end()) {
-            size_t &next = nextOp[m.tid];
-            while (next < it->second.size() && it->second[next].start <= m.ts) {
-                const OpInterval *op = &it->second[next++];
-                while (!stack.empty() && stack.back()->end < op->start)
-                    stack.pop_back();
-                stack.push_back(op);
-            }
-        }
-        while (!stack.empty() && stack.back()->end < m.ts)
-            stack.pop_back();
-        frames.clear();
-        for (auto it = stack.rbegin(); it != stack.rend(); ++it) {
-            if ((*it)->end >= m.ts)
-                frames.push_back((*it)->frame);
-        }
+        operatorsOpenAt(m, state, frames);
         const uint32_t stackId = out_.stacks.intern(frames);
         if (!frames.empty())
             out_.facts.hasFrames = true;
@@ -166,17 +187,11 @@ void TraceEventSink::finish(bool sawEvents, uint64_t offset)
         else
             push(Action::FreeCompleted, addr, magnitude);
     }
-    for (size_t device = 0; device < out_.traces.size(); ++device) {
-        out_.facts.noAddresses |= noAddresses[device] != 0;
-        if (!hasTotals[device]) {
-            out_.traces[device].allocatedAfter = {};
-            out_.traces[device].reservedAfter = {};
-        }
-    }
-    if (out_.streams.empty())
-        out_.streams.push_back(0);
-    if (cpu)
-        out_.facts.cpuDevice = 64;
+    return cpu;
+}
+
+void TraceEventSink::addPhaseMarks(int maxDevice)
+{
     // Every device's memory ran under the same operators, so each gets the phases.
     for (const InferredPhase &p : inferPhases(std::move(structure_)))
         annotations_.push_back({out_.strings.intern(p.name), p.range});

@@ -53,7 +53,7 @@ private:
         bool hasTotals;
         uint32_t order; // position in the file, to keep equal timestamps stable
     };
-    
+
     struct OpInterval {
         double start;
         double end;
@@ -65,6 +65,16 @@ private:
         size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
     };
     FrameId frameFor(const TraceEvent &e);
+
+    // finish()'s parts: the operators open on a memory event's thread (a sweep per thread),
+    // the entries of each device (true when CPU memory is among them), the phases.
+    struct OpenOperators {
+        std::unordered_map<int64_t, size_t> next;                        // per thread: the next operator to open
+        std::unordered_map<int64_t, std::vector<const OpInterval *>> open; // per thread: nested, outermost first
+    };
+    void operatorsOpenAt(const MemoryEvent &m, OpenOperators &state, std::vector<FrameId> &frames) const;
+    bool appendMemoryEvents(const std::vector<char> &noAddresses);
+    void addPhaseMarks(int maxDevice);
 
     Snapshot &out_;
     std::vector<MemoryEvent> memory_;

@@ -109,6 +109,29 @@ void seedFromFirstEntry(const DeviceIndex &index, const AllocatorConfig &config,
         notes.push_back(std::to_string(outside) + " blocks live at the first entry lie outside every segment reserved then; left out");
 }
 
+// A new cudaMalloc'd segment gets the address the recorded run's matching segment got, so best
+// fit breaks ties between equal free blocks as it did.
+class RecordedPlacement {
+public:
+    explicit RecordedPlacement(const EventTable &ev)
+    {
+        for (uint32_t e = 0; e < ev.count(); ++e) {
+            if (ev.action[e] == Action::SegmentAlloc)
+                segments_.emplace_back(ev.addr[e], ev.size[e]);
+        }
+    }
+    uint64_t operator()(uint64_t size)
+    {
+        if (next_ < segments_.size() && segments_[next_].second == size)
+            return segments_[next_++].first;
+        return 0;
+    }
+
+private:
+    std::vector<std::pair<uint64_t, uint64_t>> segments_; // (addr, size)
+    size_t next_ = 0;
+};
+
 } // namespace
 
 CapacityGuess capacityFromOom(const DeviceIndex &index)
@@ -134,12 +157,12 @@ CapacityGuess capacityFromOom(const DeviceIndex &index)
                                        formatBytes(deviceFree) + " the device reported free"};
 }
 
-ReplayResult replayTrace(const Snapshot &snapshot, const DeviceIndex &index, const ReplayOptions &options, const std::atomic<bool> *cancel)
+namespace {
+
+// The capacity the replay runs against: given, a share of the device (per_process_memory_fraction),
+// or the OOM entry's; unlimited without any.
+void chooseCapacity(ReplayResult &result, const DeviceIndex &index, const ReplayOptions &options)
 {
-    const EventTable &ev = index.events();
-    ReplayResult result;
-    result.device = index.device();
-    result.config = options.config;
     result.capacity = options.capacity ? CapacityGuess{options.capacity, options.capacitySource} : capacityFromOom(index);
     if (options.config.perProcessMemoryFraction) {
         if (const auto limited = options.deviceTotal ? options.config.fractionCapacity(*options.deviceTotal) : std::nullopt) {
@@ -150,24 +173,22 @@ ReplayResult replayTrace(const Snapshot &snapshot, const DeviceIndex &index, con
             result.notes.push_back("per_process_memory_fraction needs the device's total memory (--gpu) to limit the replay; not applied");
         }
     }
+}
+
+} // namespace
+
+ReplayResult replayTrace(const Snapshot &snapshot, const DeviceIndex &index, const ReplayOptions &options, const std::atomic<bool> *cancel)
+{
+    const EventTable &ev = index.events();
+    ReplayResult result;
+    result.device = index.device();
+    result.config = options.config;
+    chooseCapacity(result, index, options);
     result.recorded = recordedRun(index);
     if (!result.capacity.bytes)
         result.capacity.how = "unlimited: no --capacity and no OOM entry";
-
-    // A new cudaMalloc'd segment gets the address the recorded run's matching segment got, so
-    // best fit breaks ties between equal free blocks as it did.
-    std::vector<std::pair<uint64_t, uint64_t>> recordedSegments; // (addr, size)
-    for (uint32_t e = 0; e < ev.count(); ++e) {
-        if (ev.action[e] == Action::SegmentAlloc)
-            recordedSegments.emplace_back(ev.addr[e], ev.size[e]);
-    }
-    size_t nextRecorded = 0;
-    auto placeSegment = [&](uint64_t size) -> uint64_t {
-        if (nextRecorded < recordedSegments.size() && recordedSegments[nextRecorded].second == size)
-            return recordedSegments[nextRecorded++].first;
-        return 0;
-    };
-    CachingAllocatorModel model(options.config, result.capacity.bytes, placeSegment);
+    RecordedPlacement placement(ev);
+    CachingAllocatorModel model(options.config, result.capacity.bytes, [&placement](uint64_t size) { return placement(size); });
 
     std::vector<uint32_t> blockOf(index.allocationCount(), CachingAllocatorModel::kNone);
     const bool seeded = index.startReservedBytes() > 0 || index.initialBlocks() > 0;
