@@ -111,7 +111,25 @@ void DeviceIndex::pairAllocations(const std::atomic<bool> *cancel)
         }
         active_[i] = static_cast<uint64_t>(delta);
     }
-    // Blocks in use at the end that no alloc event explains were alive before recording began.
+    addBlocksFromBeforeTrace(open);
+    addPreProfileAllocation();
+    std::stable_sort(annotations_.begin(), annotations_.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
+    if (!snapshot_.facts.hasPoolIds && snapshot_.pools.size() > 1)
+        poolsFromFinalSegments();
+    std::sort(pools_.begin(), pools_.end());
+    for (const auto &[id, d] : initialDetails_) {
+        initialBytes_ += d.size;
+        ++initialBlocks_;
+    }
+}
+
+// Blocks in use at the end that no alloc event explains were alive before recording began.
+void DeviceIndex::addBlocksFromBeforeTrace(AddressMap &open)
+{
+    auto openAt = [&](uint64_t addr) {
+        const uint32_t found = open.find(addr);
+        return found == AddressMap::kNone ? AllocationId::none() : AllocationId(found);
+    };
     for (const Segment &seg : snapshot_.segments) {
         if (seg.device != device_)
             continue;
@@ -140,9 +158,14 @@ void DeviceIndex::pairAllocations(const std::atomic<bool> *cancel)
             open.set(block.address, id.index());
         }
     }
-    if (!ev.allocatedAfter.empty() && n > 0) {
-        // A profiler trace states the allocator's total after each event: what was allocated before
-        // its first event (less what later frees already account for) was there all along.
+}
+
+// A profiler trace states the allocator's total after each event: what was allocated before its
+// first event (less what later frees already account for) was there all along.
+void DeviceIndex::addPreProfileAllocation()
+{
+    const EventTable &ev = *events_;
+    if (!ev.allocatedAfter.empty() && ev.count() > 0) {
         const uint64_t total = ev.allocatedAfter[0];
         const uint64_t before = ev.action[0] == Action::Alloc ? total - std::min(total, ev.size[0])
                                 : ev.action[0] == Action::FreeCompleted ? total + ev.size[0]
@@ -155,14 +178,6 @@ void DeviceIndex::pairAllocations(const std::atomic<bool> *cancel)
             allocations_.push_back(Allocation{});
             initialDetails_.emplace_back(preProfile_, AllocationDetail{0, before - explained, 0, StackTable::kEmpty});
         }
-    }
-    std::stable_sort(annotations_.begin(), annotations_.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
-    if (!snapshot_.facts.hasPoolIds && snapshot_.pools.size() > 1)
-        poolsFromFinalSegments();
-    std::sort(pools_.begin(), pools_.end());
-    for (const auto &[id, d] : initialDetails_) {
-        initialBytes_ += d.size;
-        ++initialBlocks_;
     }
 }
 

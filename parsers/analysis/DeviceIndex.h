@@ -126,6 +126,8 @@ public:
 
 private:
     void pairAllocations(const std::atomic<bool> *cancel);
+    void addBlocksFromBeforeTrace(AddressMap &open);
+    void addPreProfileAllocation();
     void computeTotals();
     void buildCheckpoints(const std::atomic<bool> *cancel);
     void poolsFromFinalSegments();

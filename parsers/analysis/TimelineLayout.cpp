@@ -251,22 +251,7 @@ TimelineFrame TimelineLayout::layoutColumns(const std::vector<ColumnRange> &rang
         throw std::invalid_argument("timeline columns out of order");
     const EventId first = std::min(ranges.front().first, lastEvent);
     const EventId last = std::clamp(ranges.back().second, first, lastEvent);
-    // A size class (the allocations of one size) is drawn whole or folded whole. Were the band
-    // budget to cut through one, its members with the lower ids would be coloured and the rest
-    // folded, and identical steps would look different in two places of one view.
-    std::vector<AllocationId> chosen = largestIn(first, last, maxBands + 1);
-    if (chosen.size() > maxBands) {
-        const uint64_t cut = index_.detail(chosen[maxBands]).size;
-        while (!chosen.empty() && index_.detail(chosen.back()).size == cut)
-            chosen.pop_back();
-    }
-    // Stacked oldest at the bottom: blocks alive before the trace (ghost blocks, memory from before
-    // profiling) first, whose ids come after the trace's own, then in allocation order.
-    auto older = [&](AllocationId a, AllocationId b) {
-        const bool bornA = index_.allocation(a).allocEvent != kBeforeTrace, bornB = index_.allocation(b).allocEvent != kBeforeTrace;
-        return bornA != bornB ? bornB : a < b;
-    };
-    std::sort(chosen.begin(), chosen.end(), older);
+    const std::vector<AllocationId> chosen = bandsIn(first, last, maxBands);
     frame.bands.resize(chosen.size());
     for (size_t i = 0; i < chosen.size(); ++i) {
         TimelineBand &band = frame.bands[i];
@@ -329,6 +314,27 @@ TimelineFrame TimelineLayout::layoutColumns(const std::vector<ColumnRange> &rang
         }
     }
     return frame;
+}
+
+std::vector<AllocationId> TimelineLayout::bandsIn(EventId first, EventId last, size_t maxBands) const
+{
+    // A size class (the allocations of one size) is drawn whole or folded whole. Were the band
+    // budget to cut through one, its members with the lower ids would be coloured and the rest
+    // folded, and identical steps would look different in two places of one view.
+    std::vector<AllocationId> chosen = largestIn(first, last, maxBands + 1);
+    if (chosen.size() > maxBands) {
+        const uint64_t cut = index_.detail(chosen[maxBands]).size;
+        while (!chosen.empty() && index_.detail(chosen.back()).size == cut)
+            chosen.pop_back();
+    }
+    // Stacked oldest at the bottom: blocks alive before the trace (ghost blocks, memory from before
+    // profiling) first, whose ids come after the trace's own, then in allocation order.
+    auto older = [&](AllocationId a, AllocationId b) {
+        const bool bornA = index_.allocation(a).allocEvent != kBeforeTrace, bornB = index_.allocation(b).allocEvent != kBeforeTrace;
+        return bornA != bornB ? bornB : a < b;
+    };
+    std::sort(chosen.begin(), chosen.end(), older);
+    return chosen;
 }
 
 void TimelineLayout::stackPools(TimelineFrame &frame, std::span<const PoolUsage> pools) const

@@ -89,6 +89,8 @@ private:
 
     // Events (indices) after which the allocation is alive; false when it is alive after none.
     bool aliveRange(AllocationId id, uint32_t &first, uint32_t &last) const;
+    // The allocations drawn as bands between two events: the largest, whole size classes, oldest first.
+    std::vector<AllocationId> bandsIn(EventId first, EventId last, size_t maxBands) const;
     void stackPools(TimelineFrame &frame, std::span<const PoolUsage> pools) const;
     void collect(size_t node, uint32_t lo, uint32_t hi, uint32_t first, uint32_t last, size_t k, std::vector<AllocationId> &out) const;
 

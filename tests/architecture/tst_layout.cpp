@@ -327,25 +327,13 @@ private slots:
     }
 
     // Functions do one thing: none in parsers/ or app/ runs over 100 lines (tests may keep longer
-    // table-driven cases). The ones below are still to be split (issue 40); the list may only
-    // shrink, and each may not grow.
+    // table-driven cases).
     void functionsStayShort()
     {
-        const QMap<QString, int> notYetSplit{
-            {"parsers/analysis/TimelineLayout.cpp TimelineLayout::layoutColumns", 102},
-            {"parsers/analysis/DeviceIndex.cpp DeviceIndex::pairAllocations", 127},
-        };
-        static const QRegularExpression entry(QStringLiteral(R"(^(\S+):\d+ (\S+)\(\) \((\d+) lines\)$)"));
         QStringList found;
         for (const QString layer : {"parsers", "app"}) {
-            for (const SourceFile &f : sources(layer)) {
-                for (const QString &hit : longFunctions(f, 100)) {
-                    const auto m = entry.match(hit);
-                    const QString key = m.captured(1) + " " + m.captured(2);
-                    if (!notYetSplit.contains(key) || m.captured(3).toInt() > notYetSplit.value(key))
-                        found << hit;
-                }
-            }
+            for (const SourceFile &f : sources(layer))
+                found << longFunctions(f, 100);
         }
         QVERIFY2(found.isEmpty(), qPrintable("\n" + found.join('\n')));
     }
