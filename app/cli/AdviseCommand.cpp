@@ -5,8 +5,8 @@
 #include "cli/CommandSnapshot.h"
 #include "advice/AdviceReport.h"
 #include "ranks/RunGpus.h"
-#include "analysis/AllocationCategories.h"
-#include "analysis/DeviceIndex.h"
+#include "figures/AllocationCategories.h"
+#include "index/DeviceIndex.h"
 #include "report/JsonText.h"
 
 #include <algorithm>

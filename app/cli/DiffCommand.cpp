@@ -2,7 +2,7 @@
 
 #include "options/CommandLine.h"
 #include "cli/CommandSnapshot.h"
-#include "analysis/SnapshotSummary.h"
+#include "figures/SnapshotSummary.h"
 #include "model/ByteFormat.h"
 #include "report/RunDiff.h"
 #include "report/JsonText.h"

@@ -2,7 +2,7 @@
 
 #include "options/CommandLine.h"
 #include "cache/SnapshotCache.h"
-#include "analysis/DeviceIndex.h"
+#include "index/DeviceIndex.h"
 #include "ranks/RankSummary.h"
 #include "stitch/StitchedReport.h"
 #include "pipeline/RankStitch.h"

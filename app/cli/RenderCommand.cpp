@@ -3,7 +3,7 @@
 #include "gui/Application.h"
 #include "pipeline/RankStitch.h"
 #include "options/CommandLine.h"
-#include "analysis/SnapshotSummary.h"
+#include "figures/SnapshotSummary.h"
 #include "compare/RunOverlayView.h"
 #include "document/DocumentView.h"
 #include "document/SessionBinding.h"

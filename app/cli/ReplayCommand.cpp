@@ -3,7 +3,7 @@
 #include "options/CapacityOption.h"
 #include "options/CommandLine.h"
 #include "cli/CommandSnapshot.h"
-#include "analysis/DeviceIndex.h"
+#include "index/DeviceIndex.h"
 #include "replay/ReplayAdmission.h"
 #include "replay/ReplayReport.h"
 #include "report/JsonText.h"

@@ -4,8 +4,8 @@
 #include "options/CommandLine.h"
 #include "cli/CommandSnapshot.h"
 #include "cli/RankSummaryCommand.h"
-#include "analysis/CallTree.h"
-#include "analysis/DeviceIndex.h"
+#include "views/CallTree.h"
+#include "index/DeviceIndex.h"
 #include "decode/SnapshotLoader.h"
 #include "report/SummaryReport.h"
 

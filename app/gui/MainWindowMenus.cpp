@@ -2,7 +2,7 @@
 #include "gui/MainWindow.h"
 
 #include "gui/ExampleSnapshot.h"
-#include "decode/FileChecksum.h"
+#include "decode/input/FileChecksum.h"
 #include "document/DocumentView.h"
 #include "document/SessionBinding.h"
 #include "document/StartPage.h"

@@ -1,7 +1,7 @@
 #pragma once
 // Reading a tool call's arguments: each reader names the argument in its error.
-#include "analysis/DeviceIndex.h"
-#include "analysis/Moment.h"
+#include "index/DeviceIndex.h"
+#include "index/Moment.h"
 #include "mcp/McpTools.h"
 
 #include <nlohmann/json.hpp>

@@ -1,6 +1,6 @@
 #pragma once
 // A small option parser for the headless subcommands: "--name value", "--name=value", flags.
-#include "analysis/Moment.h"
+#include "index/Moment.h"
 #include "questions/CommandOptions.h"
 
 #include <map>

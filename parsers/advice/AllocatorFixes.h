@@ -5,7 +5,7 @@
 // empty_cache is not among them: torch releases every unsplit cached segment and retries before
 // it raises an OOM, so calling it cannot lower the reserved peak a replay measures.
 #include "advice/FixRanking.h"
-#include "analysis/DeviceIndex.h"
+#include "index/DeviceIndex.h"
 #include "model/Snapshot.h"
 
 #include <optional>

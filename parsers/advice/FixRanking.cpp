@@ -2,9 +2,9 @@
 
 #include "advice/AllocatorFixes.h"
 #include "advice/RunSamples.h"
-#include "analysis/AllocatorState.h"
-#include "analysis/StackMatch.h"
-#include "analysis/SnapshotSummary.h"
+#include "index/AllocatorState.h"
+#include "index/StackMatch.h"
+#include "figures/SnapshotSummary.h"
 #include "estimator/Techniques.h"
 #include "replay/Replay.h"
 #include "model/ByteFormat.h"

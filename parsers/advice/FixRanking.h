@@ -6,9 +6,9 @@
 // difference of the peaks. Logits and attention scores are measured directly; allocator settings
 // are priced by replaying the trace (advice/AllocatorFixes).
 #include "advice/SetupInference.h"
-#include "analysis/AllocationCategories.h"
-#include "analysis/DeviceIndex.h"
-#include "analysis/Moment.h"
+#include "figures/AllocationCategories.h"
+#include "index/DeviceIndex.h"
+#include "index/Moment.h"
 #include "estimator/Techniques.h"
 #include "model/Snapshot.h"
 

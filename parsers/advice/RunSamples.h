@@ -1,9 +1,9 @@
 #pragma once
 // The run as a few thousand points, each with its live bytes per category and, among them,
 // what is logits or attention scores: what a fix scales to find where the peak would be.
-#include "analysis/AllocationCategories.h"
-#include "analysis/DeviceIndex.h"
-#include "analysis/Phases.h"
+#include "figures/AllocationCategories.h"
+#include "index/DeviceIndex.h"
+#include "index/Phases.h"
 #include "model/Snapshot.h"
 
 #include <array>

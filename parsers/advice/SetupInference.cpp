@@ -1,7 +1,7 @@
 #include "advice/SetupInference.h"
 
 #include "advice/WeightWidth.h"
-#include "analysis/StackMatch.h"
+#include "index/StackMatch.h"
 #include "model/ByteFormat.h"
 
 #include <algorithm>

@@ -3,8 +3,8 @@
 // micro-batch, the matching model preset and whether activations are checkpointed, each with
 // how it was inferred. The estimator input built from them is what the advice and the
 // estimator panel start from.
-#include "analysis/AllocationCategories.h"
-#include "analysis/DeviceIndex.h"
+#include "figures/AllocationCategories.h"
+#include "index/DeviceIndex.h"
 #include "estimator/MemoryEstimator.h"
 #include "model/EnumNames.h"
 #include "model/Snapshot.h"

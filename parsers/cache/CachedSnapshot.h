@@ -3,7 +3,7 @@
 // otherwise the file is decoded and its entry written on a second thread while the caller
 // indexes (the thread shares ownership of the snapshot, which nobody changes any more).
 #include "cache/SnapshotCache.h"
-#include "decode/ByteReader.h"
+#include "decode/input/ByteReader.h"
 
 #include <functional>
 #include <memory>

@@ -2,7 +2,7 @@
 
 #include "cache/CachePayload.h"
 #include "cache/SnapshotCodec.h"
-#include "decode/FileChecksum.h"
+#include "decode/input/FileChecksum.h"
 
 #include <algorithm>
 #include <chrono>

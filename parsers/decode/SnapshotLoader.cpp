@@ -1,9 +1,9 @@
 #include "decode/SnapshotLoader.h"
 
-#include "decode/JsonSnapshotDecoder.h"
-#include "decode/MemoryTimelineDecoder.h"
-#include "decode/PickleDecoder.h"
-#include "decode/ProfilerTraceDecoder.h"
+#include "decode/json/JsonSnapshotDecoder.h"
+#include "decode/json/MemoryTimelineDecoder.h"
+#include "decode/pickle/PickleDecoder.h"
+#include "decode/trace/ProfilerTraceDecoder.h"
 #include "model/LoadError.h"
 
 #include <cctype>

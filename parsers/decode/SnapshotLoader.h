@@ -1,6 +1,6 @@
 #pragma once
 // Opening a file: compression and format detection, then the matching decoder.
-#include "decode/ByteReader.h"
+#include "decode/input/ByteReader.h"
 #include "model/Snapshot.h"
 
 #include <memory>

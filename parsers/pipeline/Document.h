@@ -4,11 +4,11 @@
 // summary), then its TimelineLayouts (the timeline's level-of-detail index). Neither is
 // written after it is published.
 #include "advice/FixRanking.h"
-#include "analysis/AllocationCategories.h"
-#include "analysis/DeviceIndex.h"
-#include "analysis/PoolUsage.h"
-#include "analysis/SnapshotSummary.h"
-#include "analysis/TimelineLayout.h"
+#include "figures/AllocationCategories.h"
+#include "index/DeviceIndex.h"
+#include "figures/PoolUsage.h"
+#include "figures/SnapshotSummary.h"
+#include "views/TimelineLayout.h"
 #include "model/Snapshot.h"
 
 #include <map>

@@ -1,7 +1,7 @@
 #include "ranks/RankSummary.h"
 
-#include "analysis/DeviceIndex.h"
-#include "analysis/SnapshotSummary.h"
+#include "index/DeviceIndex.h"
+#include "figures/SnapshotSummary.h"
 #include "model/ByteFormat.h"
 #include "cache/CachedSnapshot.h"
 #include "report/OptionalJson.h"

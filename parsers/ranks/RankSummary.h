@@ -2,7 +2,7 @@
 // Per-rank figures of a distributed run and how the ranks compare: each rank is summarised
 // on its own (its snapshot, or a FILE.summary.json written next to it by `memlens summary FILE
 // --json` when that is newer), in parallel, holding one snapshot per thread at a time.
-#include "analysis/AllocationCategories.h"
+#include "figures/AllocationCategories.h"
 #include "ranks/RankFiles.h"
 
 #include <array>

@@ -1,6 +1,6 @@
 #include "replay/Replay.h"
 
-#include "analysis/AllocatorState.h"
+#include "index/AllocatorState.h"
 #include "model/ByteFormat.h"
 #include "replay/CachingAllocatorModel.h"
 

@@ -2,7 +2,7 @@
 // "Would it fit with this setting?": one device's trace replayed through CachingAllocatorModel.
 // The program's requests (allocs, completed frees, empty_cache calls, the request that failed
 // at a recorded OOM) are the input; segments and reserved bytes are the model's own.
-#include "analysis/DeviceIndex.h"
+#include "index/DeviceIndex.h"
 #include "model/Snapshot.h"
 #include "replay/AllocatorConfig.h"
 

@@ -1,6 +1,6 @@
 #include "report/RunDiff.h"
 
-#include "analysis/SnapshotSummary.h"
+#include "figures/SnapshotSummary.h"
 #include "model/ByteFormat.h"
 
 #include <cmath>

@@ -1,9 +1,9 @@
 #pragma once
 // Two runs compared: the totals, bytes per category at each run's peak, live bytes by call site
 // at a chosen point; what `memlens diff` prints (text, JSON, Markdown) and its CI gate reads.
-#include "analysis/AllocationCategories.h"
-#include "analysis/CallTree.h"
-#include "analysis/Moment.h"
+#include "figures/AllocationCategories.h"
+#include "views/CallTree.h"
+#include "index/Moment.h"
 
 #include <array>
 #include <nlohmann/json.hpp>

@@ -1,7 +1,7 @@
 #include "report/SessionFile.h"
 
-#include "decode/ByteReader.h"
-#include "decode/ByteSource.h"
+#include "decode/input/ByteReader.h"
+#include "decode/input/ByteSource.h"
 #include "model/LoadError.h"
 #include "report/JsonText.h"
 

@@ -1,6 +1,6 @@
 #pragma once
 // A short Markdown summary of one device's key figures, for a chat or a bug report.
-#include "analysis/SnapshotSummary.h"
+#include "figures/SnapshotSummary.h"
 
 #include <string>
 

@@ -1,7 +1,7 @@
 #pragma once
 // `memlens summary` output: the stable JSON object (keys documented in README.md) and the
 // human-readable text.
-#include "analysis/SnapshotSummary.h"
+#include "figures/SnapshotSummary.h"
 
 #include <nlohmann/json.hpp>
 #include <optional>

@@ -1,6 +1,6 @@
 #include "report/SummaryReport.h"
 
-#include "analysis/FrameFilter.h"
+#include "index/FrameFilter.h"
 #include "model/ByteFormat.h"
 #include "report/SiteJson.h"
 

@@ -2,7 +2,7 @@
 // The allocator's state on one device at one moment, as the blocks in use and the segments
 // reserved, in a stitched run's ids; and the trace entries that turn one such state into
 // another (what carries a stitched run across a gap).
-#include "analysis/DeviceIndex.h"
+#include "index/DeviceIndex.h"
 #include "model/Snapshot.h"
 #include "stitch/IdRemap.h"
 

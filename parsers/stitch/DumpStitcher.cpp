@@ -1,6 +1,6 @@
 #include "stitch/DumpStitcher.h"
 
-#include "analysis/DeviceIndex.h"
+#include "index/DeviceIndex.h"
 #include "stitch/AllocatorImage.h"
 #include "stitch/IdRemap.h"
 

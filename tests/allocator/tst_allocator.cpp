@@ -4,10 +4,10 @@
 #include "CorpusFiles.h"
 #include "IdPrinting.h"
 #include "SyntheticSnapshot.h"
-#include "analysis/AllocatorState.h"
-#include "analysis/DeviceIndex.h"
-#include "analysis/FileHealth.h"
-#include "analysis/SnapshotSummary.h"
+#include "index/AllocatorState.h"
+#include "index/DeviceIndex.h"
+#include "figures/FileHealth.h"
+#include "figures/SnapshotSummary.h"
 #include "decode/SnapshotLoader.h"
 
 #include <QFileInfo>

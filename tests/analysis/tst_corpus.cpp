@@ -2,12 +2,12 @@
 // measured during each run (truth.json), with torch's own text views, and with CPython's
 // pickle module reading the same file.
 #include "CorpusFiles.h"
-#include "analysis/AllocationCategories.h"
-#include "analysis/AllocatorState.h"
-#include "analysis/CallTree.h"
-#include "analysis/DeviceIndex.h"
-#include "analysis/FrameFilter.h"
-#include "analysis/SnapshotSummary.h"
+#include "figures/AllocationCategories.h"
+#include "index/AllocatorState.h"
+#include "views/CallTree.h"
+#include "index/DeviceIndex.h"
+#include "index/FrameFilter.h"
+#include "figures/SnapshotSummary.h"
 #include "decode/SnapshotLoader.h"
 
 #include <QJsonArray>

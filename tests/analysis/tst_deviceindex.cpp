@@ -3,10 +3,10 @@
 #include "CorpusFiles.h"
 #include "IdPrinting.h"
 #include "SyntheticSnapshot.h"
-#include "analysis/DeviceIndex.h"
-#include "analysis/Moment.h"
-#include "analysis/SnapshotSummary.h"
-#include "analysis/TimelineLayout.h"
+#include "index/DeviceIndex.h"
+#include "index/Moment.h"
+#include "figures/SnapshotSummary.h"
+#include "views/TimelineLayout.h"
 #include "decode/SnapshotLoader.h"
 
 #include <QRandomGenerator>

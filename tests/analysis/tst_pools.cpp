@@ -2,8 +2,8 @@
 // segments' own segment_pool_id sums (computed by the Python that wrote the file), what made each
 // private pool, and the device a file opens on when several devices recorded.
 #include "CorpusFiles.h"
-#include "analysis/DeviceIndex.h"
-#include "analysis/SnapshotSummary.h"
+#include "index/DeviceIndex.h"
+#include "figures/SnapshotSummary.h"
 #include "decode/SnapshotLoader.h"
 #include "pipeline/DocumentPipeline.h"
 #include "report/SummaryReport.h"

@@ -1,8 +1,8 @@
 // Steps and leak suspects, against what torch measured in the same runs (truth.json marks)
 // and against snapshots with a leak planted in them.
 #include "CorpusFiles.h"
-#include "analysis/DeviceIndex.h"
-#include "analysis/SnapshotSummary.h"
+#include "index/DeviceIndex.h"
+#include "figures/SnapshotSummary.h"
 #include "decode/SnapshotLoader.h"
 #include "model/Snapshot.h"
 

@@ -386,7 +386,7 @@ private slots:
                 // Images are written by export/ViewExport, for the GUI and `render` alike.
                 if (!f.path.contains("/export/"))
                     QVERIFY2(!f.text.contains("QSvgGenerator"), qPrintable(f.path + " writes SVG itself"));
-                // The phase of an event or a time is analysis/Phases' business.
+                // The phase of an event or a time is index/Phases' business.
                 QVERIFY2(!f.text.contains("phaseAt("), qPrintable(f.path + " finds phases itself"));
                 // The OOM diagnosis is made once, with the summary.
                 QVERIFY2(!f.text.contains("diagnoseOom("), qPrintable(f.path + " diagnoses an OOM again"));
@@ -396,13 +396,13 @@ private slots:
         static const QRegularExpression formatText(QStringLiteral(R"re([=!]= "(chrome-trace|pickle|json|none|gzip|zstd)")re"));
         for (const QString layer : {"parsers", "viewer", "app"}) {
             for (const SourceFile &f : sources(layer)) {
-                // Moments (--at) are parsed once, in analysis/Moment.
-                if (!f.path.endsWith("analysis/Moment.cpp"))
+                // Moments (--at) are parsed once, in index/Moment.
+                if (!f.path.endsWith("index/Moment.cpp"))
                     QVERIFY2(!f.text.contains(momentText), qPrintable(f.path + " compares a moment's text"));
                 // File formats and compressions are enums (model/FileKinds); their names are text only.
                 QVERIFY2(!f.text.contains(formatText), qPrintable(f.path + " compares a file format's or compression's name"));
-                // The OOM is diagnosed once, by the summary (analysis/SnapshotSummary).
-                if (layer == "parsers" && !f.path.startsWith("parsers/analysis/AllocatorState.") && !f.path.endsWith("analysis/SnapshotSummary.cpp"))
+                // The OOM is diagnosed once, by the summary (figures/SnapshotSummary).
+                if (layer == "parsers" && !f.path.startsWith("parsers/index/AllocatorState.") && !f.path.endsWith("figures/SnapshotSummary.cpp"))
                     QVERIFY2(!f.text.contains("diagnoseOom("), qPrintable(f.path + " diagnoses an OOM again"));
                 // Who allocated it is attribution/AllocationSite's rule: nobody takes a stack's first
                 // frame (on C++ stacks the caching allocator's) as its site.
@@ -413,7 +413,7 @@ private slots:
                 if (!f.path.endsWith("report/JsonText.cpp"))
                     QVERIFY2(!f.text.contains(".dump("), qPrintable(f.path + " turns JSON into text itself"));
                 // One checksum names a snapshot file, for the cache and sessions alike.
-                if (!f.path.startsWith("parsers/decode/FileChecksum."))
+                if (!f.path.startsWith("parsers/decode/input/FileChecksum."))
                     QVERIFY2(!f.text.contains("std::string snapshotChecksum("), qPrintable(f.path + " defines a file checksum itself"));
             }
         }

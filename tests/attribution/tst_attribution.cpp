@@ -2,9 +2,9 @@
 // (stacks.txt: real ones from the corpus and ones written from torch's sources), and on every
 // corpus file and generated mixed-stack files, no site is machinery.
 #include "CorpusFiles.h"
-#include "analysis/CallTree.h"
-#include "analysis/DeviceIndex.h"
-#include "analysis/SnapshotSummary.h"
+#include "views/CallTree.h"
+#include "index/DeviceIndex.h"
+#include "figures/SnapshotSummary.h"
 #include "attribution/AllocationSite.h"
 #include "attribution/FrameRole.h"
 #include "decode/SnapshotLoader.h"

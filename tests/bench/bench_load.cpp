@@ -1,10 +1,10 @@
 // Load benchmark: decode, index and summarise a snapshot, printing the time of each stage and
 // the peak RSS. Not a test: run it on a large generated file (see run_benchmarks.sh).
-#include "analysis/AllocatorState.h"
-#include "analysis/CallTree.h"
-#include "analysis/DeviceIndex.h"
-#include "analysis/SnapshotSummary.h"
-#include "analysis/TimelineLayout.h"
+#include "index/AllocatorState.h"
+#include "views/CallTree.h"
+#include "index/DeviceIndex.h"
+#include "figures/SnapshotSummary.h"
+#include "views/TimelineLayout.h"
 #include "decode/SnapshotLoader.h"
 
 #include <algorithm>

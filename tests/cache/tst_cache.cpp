@@ -8,7 +8,7 @@
 #include "cache/CachedSnapshot.h"
 #include "pipeline/DocumentPipeline.h"
 #include "report/SummaryReport.h"
-#include "analysis/SnapshotSummary.h"
+#include "figures/SnapshotSummary.h"
 
 #include <QFile>
 #include <QTemporaryDir>

@@ -1,8 +1,8 @@
 #pragma once
 // A pickle decoded with the tokenizer on a chosen thread, or the error it stopped at: what
 // tst_decoding and fuzz_snapshot compare between the two ways (Qt-free, for the fuzzer).
-#include "decode/ByteReader.h"
-#include "decode/PickleDecoder.h"
+#include "decode/input/ByteReader.h"
+#include "decode/pickle/PickleDecoder.h"
 #include "model/LoadError.h"
 
 #include <memory>

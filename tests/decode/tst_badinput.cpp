@@ -2,8 +2,8 @@
 // message names the file, quickly and without a crash (this suite also runs under ASan/UBSan:
 // `make sanitize`). Regression inputs found by the fuzzer live in tests/data/crashers.
 #include "CorpusFiles.h"
-#include "analysis/DeviceIndex.h"
-#include "analysis/SnapshotSummary.h"
+#include "index/DeviceIndex.h"
+#include "figures/SnapshotSummary.h"
 #include "decode/SnapshotLoader.h"
 #include "model/LoadError.h"
 

@@ -4,7 +4,7 @@
 // list and sessions work; `memlens render --session` draws them into PNG and SVG.
 #include "CorpusFiles.h"
 #include "IdPrinting.h"
-#include "analysis/CallTree.h"
+#include "views/CallTree.h"
 #include "notes/NoteEditor.h"
 #include "notes/NotePainter.h"
 #include "notes/NoteSet.h"

@@ -2,9 +2,9 @@
 // them): ranks found and ordered, steps grouped, each rank's figures equal to its file's own
 // summary, the OOM rank marked, FILE.summary.json used only when newer, and two runs on one axis.
 #include "CorpusFiles.h"
-#include "analysis/DeviceIndex.h"
-#include "analysis/RunOverlay.h"
-#include "analysis/SnapshotSummary.h"
+#include "index/DeviceIndex.h"
+#include "views/RunOverlay.h"
+#include "figures/SnapshotSummary.h"
 #include "decode/SnapshotLoader.h"
 #include "ranks/RankSummary.h"
 #include "report/SummaryReport.h"

@@ -2,7 +2,7 @@
 // do, and every corpus file against what torch's allocator itself did in the same run (the
 // recorded segment entries and truth.json's max_memory_reserved).
 #include "CorpusFiles.h"
-#include "analysis/DeviceIndex.h"
+#include "index/DeviceIndex.h"
 #include "decode/SnapshotLoader.h"
 #include "replay/CachingAllocatorModel.h"
 #include "replay/Replay.h"

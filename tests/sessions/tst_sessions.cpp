@@ -2,7 +2,7 @@
 // and restoring a view from a session.
 #include "CorpusFiles.h"
 #include "IdPrinting.h"
-#include "decode/FileChecksum.h"
+#include "decode/input/FileChecksum.h"
 #include "model/LoadError.h"
 #include "report/SessionFile.h"
 

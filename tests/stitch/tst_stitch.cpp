@@ -3,8 +3,8 @@
 // entries, segments and blocks the allocator state at the dump's end by MemoryViz's rule); the
 // stitched run must give the complete run's steps and step peaks, and gaps where the cuts left them.
 #include "CorpusFiles.h"
-#include "analysis/DeviceIndex.h"
-#include "analysis/SnapshotSummary.h"
+#include "index/DeviceIndex.h"
+#include "figures/SnapshotSummary.h"
 #include "cache/SnapshotCodec.h"
 #include "decode/SnapshotLoader.h"
 #include "ranks/RankFiles.h"

@@ -5,7 +5,7 @@
 #include "IdPrinting.h"
 #include "SyntheticSnapshot.h"
 #include "gui/MainWindow.h"
-#include "analysis/FrameFilter.h"
+#include "index/FrameFilter.h"
 #include "compare/CompareDialog.h"
 #include "compare/RunNames.h"
 #include "compare/RunOverlayView.h"

@@ -1,7 +1,7 @@
 #include "compare/CompareDialog.h"
 
-#include "analysis/Moment.h"
-#include "analysis/SnapshotSummary.h"
+#include "index/Moment.h"
+#include "figures/SnapshotSummary.h"
 #include "compare/RunNames.h"
 #include "compare/RunOverlayView.h"
 #include "jobs/DocumentLoader.h"

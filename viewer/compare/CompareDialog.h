@@ -3,7 +3,7 @@
 // site in each at the same moment (peak, OOM or end), sorted by change. B loads in the
 // background. A's device is the one shown when the dialog opened; B's is the same number, or
 // B's first device when B has no such device.
-#include "analysis/CallTree.h"
+#include "views/CallTree.h"
 #include "pipeline/Document.h"
 
 #include <memory>

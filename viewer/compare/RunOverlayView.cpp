@@ -3,7 +3,7 @@
 #include "compare/RunNames.h"
 #include "style/ByteText.h"
 #include "style/PlotPalette.h"
-#include "timeline/BytesPlot.h"
+#include "plots/BytesPlot.h"
 
 #include <cmath>
 #include <QComboBox>

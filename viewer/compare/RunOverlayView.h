@@ -2,7 +2,7 @@
 // Two runs on one axis: both runs' active (solid) and reserved (dashed) bytes, aligned by time,
 // event or step, the gap between the active lines shaded, and each run's bytes per category at
 // its peak below.
-#include "analysis/RunOverlay.h"
+#include "views/RunOverlay.h"
 #include "pipeline/Document.h"
 
 #include <memory>

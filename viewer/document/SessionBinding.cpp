@@ -1,6 +1,6 @@
 #include "document/SessionBinding.h"
 
-#include "decode/FileChecksum.h"
+#include "decode/input/FileChecksum.h"
 #include "document/DocumentView.h"
 #include "state/ViewState.h"
 #include "notes/NoteSet.h"

@@ -4,7 +4,7 @@
 // the largest batch / longest sequence that fits. Given a snapshot's measured peak, shows it
 // beside the prediction.
 #include "advice/FixRanking.h"
-#include "analysis/AllocationCategories.h"
+#include "figures/AllocationCategories.h"
 #include "estimator/MemoryEstimator.h"
 #include "pipeline/Document.h"
 

@@ -1,6 +1,6 @@
 #include "export/ViewExport.h"
 
-#include "analysis/FrameFilter.h"
+#include "index/FrameFilter.h"
 #include "style/ByteText.h"
 
 #include <qcustomplot.h>

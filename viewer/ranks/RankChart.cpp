@@ -1,7 +1,7 @@
 #include "ranks/RankChart.h"
 
 #include "style/PlotPalette.h"
-#include "timeline/BinaryBytesTicker.h"
+#include "plots/BinaryBytesTicker.h"
 
 #include <algorithm>
 #include <cmath>

@@ -5,7 +5,7 @@
 // Only rows inside the visible rectangle are painted, so tens of thousands of segments scroll
 // smoothly. Notes are pinned to device addresses, so they follow a block or segment when
 // the scale changes and disappear at events where that memory is not reserved.
-#include "analysis/AllocatorState.h"
+#include "index/AllocatorState.h"
 #include "notes/NotePlacement.h"
 #include "pipeline/Document.h"
 #include "style/BandColors.h"

@@ -1,7 +1,7 @@
 #pragma once
 // One row per segment of an AllocatorState: address, pool, stream, size, allocated, free,
 // largest free block, blocks, rounding waste. Sortable through a proxy (EditRole holds numbers).
-#include "analysis/AllocatorState.h"
+#include "index/AllocatorState.h"
 
 #include <QAbstractTableModel>
 

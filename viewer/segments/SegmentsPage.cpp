@@ -1,6 +1,6 @@
 #include "segments/SegmentsPage.h"
 
-#include "analysis/Moment.h"
+#include "index/Moment.h"
 #include "state/RefreshWhenShown.h"
 #include "state/ViewState.h"
 #include "segments/EventListModel.h"

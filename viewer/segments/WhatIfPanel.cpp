@@ -4,7 +4,7 @@
 #include "state/ViewState.h"
 #include "style/ByteText.h"
 #include "style/PlotPalette.h"
-#include "timeline/BytesPlot.h"
+#include "plots/BytesPlot.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>

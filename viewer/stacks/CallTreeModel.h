@@ -1,7 +1,7 @@
 #pragma once
 // A CallTree as an item model: frame, bytes (with a cost bar), share of the total, count, the
 // category holding most, and the annotate labels of the allocations below.
-#include "analysis/CallTree.h"
+#include "views/CallTree.h"
 
 #include <memory>
 #include <QAbstractItemModel>

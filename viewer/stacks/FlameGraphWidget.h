@@ -3,7 +3,7 @@
 // Click a frame to zoom into it (click the root bar to reset); search highlights matches.
 // Notes are pinned to a frame path, so they find their frame again in the tree of another
 // event or after zooming; a frame too narrow to draw lends its place to its nearest drawn parent.
-#include "analysis/CallTree.h"
+#include "views/CallTree.h"
 #include "notes/NotePlacement.h"
 
 #include <memory>

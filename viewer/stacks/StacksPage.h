@@ -2,7 +2,7 @@
 // What is live at the selected event (default: the peak), by call stack: a top-down or bottom-up
 // tree with cost bars and a flame graph of the same data; search, the heaviest path, toggles for
 // noise frames, Python-only and recursion folding, and folded-stack export.
-#include "analysis/CallTree.h"
+#include "views/CallTree.h"
 
 #include <memory>
 #include <QWidget>

@@ -2,7 +2,7 @@
 // Maps the timeline's x coordinate to trace events: either the event index itself, or seconds
 // since the first event (time_us). Traces are time-ordered; where a file's times are missing
 // the time axis falls back to events.
-#include "analysis/DeviceIndex.h"
+#include "index/DeviceIndex.h"
 
 #include <vector>
 

@@ -3,7 +3,7 @@
 #include "state/ViewState.h"
 #include "style/ByteText.h"
 #include "style/PlotPalette.h"
-#include "timeline/BytesPlot.h"
+#include "plots/BytesPlot.h"
 
 #include <algorithm>
 #include <cmath>

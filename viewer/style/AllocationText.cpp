@@ -1,6 +1,6 @@
 #include "style/AllocationText.h"
 
-#include "analysis/FrameFilter.h"
+#include "index/FrameFilter.h"
 #include "attribution/AllocationSite.h"
 #include "style/ByteText.h"
 

@@ -1,6 +1,6 @@
 #include "summary/LiveAllocationModel.h"
 
-#include "analysis/AllocatorState.h"
+#include "index/AllocatorState.h"
 #include "style/AllocationText.h"
 #include "style/ByteText.h"
 

@@ -1,6 +1,6 @@
 #include "summary/LiveTensorsPage.h"
 
-#include "analysis/AllocationSearch.h"
+#include "views/AllocationSearch.h"
 #include "state/RefreshWhenShown.h"
 #include "state/ViewState.h"
 #include "stacks/CostBarDelegate.h"

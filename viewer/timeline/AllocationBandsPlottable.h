@@ -3,8 +3,8 @@
 // allocation bands from TimelineLayout (recomputed for the visible range and pixel width at
 // each repaint), the reserved-bytes line, record_function phase bands, and peak/OOM markers.
 // What it shows (device, axis, colours, cursor, selection) it reads from the ViewState.
-#include "analysis/AllocationSearch.h"
-#include "analysis/TimelineLayout.h"
+#include "views/AllocationSearch.h"
+#include "views/TimelineLayout.h"
 #include "notes/NotePlacement.h"
 
 #include <memory>

@@ -1,10 +1,10 @@
 #include "timeline/CategoryTimelineView.h"
 
-#include "analysis/SnapshotSummary.h"
+#include "figures/SnapshotSummary.h"
 #include "state/ViewState.h"
 #include "style/ByteText.h"
 #include "style/PlotPalette.h"
-#include "timeline/BytesPlot.h"
+#include "plots/BytesPlot.h"
 
 #include <qcustomplot.h>
 #include <QLabel>

@@ -8,7 +8,7 @@
 #include "state/ColorModeBox.h"
 #include "style/PlotPalette.h"
 #include "timeline/AllocationBandsPlottable.h"
-#include "timeline/BytesPlot.h"
+#include "plots/BytesPlot.h"
 #include "timeline/TimelineOverview.h"
 #include "timeline/WhatIfOverlay.h"
 

@@ -1,0 +1,16 @@
+#pragma once
+// A pickle reader that understands only data opcodes (protocols 2–5). It never imports or
+// calls anything: an opcode that would is reported as "not a memory snapshot".
+#include "decode/input/ByteReader.h"
+#include "model/Snapshot.h"
+
+namespace memlens {
+
+// Where the pickle's bytes are tokenized: on a second thread for files of a few hundred KB
+// or more (BySize), or always on one or the other (tests compare the two).
+enum class PickleTokenizing { BySize, OnThisThread, OnItsOwnThread };
+
+// Decodes a whole pickle from `reader` into `out`. Throws DecodeError with the byte offset.
+void decodePickle(ByteReader &reader, Snapshot &out, PickleTokenizing tokenizing = PickleTokenizing::BySize);
+
+} // namespace memlens

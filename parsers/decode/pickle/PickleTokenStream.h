@@ -1,0 +1,46 @@
+#pragma once
+// Hands the tokenizer's chunks to the stack machine. For a large file the tokenizer runs
+// ahead on a thread of its own through a small ring of chunks; for a small one (and in the
+// fuzzers) it fills each chunk when asked, on the caller's thread. The chunks a thread
+// has published are not written again until the machine has moved past them.
+#include "decode/pickle/PickleTokenizer.h"
+
+#include <array>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+namespace memlens {
+
+class PickleTokenStream {
+public:
+    PickleTokenStream(ByteReader &in, bool background);
+    // Stops the tokenizer, also when the machine gave up early.
+    ~PickleTokenStream();
+    PickleTokenStream(const PickleTokenStream &) = delete;
+    PickleTokenStream &operator=(const PickleTokenStream &) = delete;
+
+    // The next chunk; the one returned before is given back. Empty after the last one.
+    const TokenChunk &next();
+
+    // Files at least this large are tokenized on a second thread: its start costs tens of
+    // microseconds, decoding such a file milliseconds.
+    static constexpr uint64_t kBackgroundFromBytes = 256u << 10;
+
+private:
+    void produce();
+
+    static constexpr size_t kRing = 4;
+    PickleTokenizer tokenizer_;
+    std::array<TokenChunk, kRing> ring_;
+    TokenChunk empty_;
+    std::mutex mutex_;
+    std::condition_variable changed_;
+    size_t produced_ = 0; // chunks published
+    size_t consumed_ = 0; // chunks handed to the machine
+    bool finished_ = false; // the tokenizer has published its last chunk
+    bool stop_ = false;
+    std::thread thread_;
+};
+
+} // namespace memlens

@@ -1,0 +1,73 @@
+#pragma once
+// Turns the decoders' objects into a Snapshot. Decoders call append()/setItem() as they
+// build containers; trace entries become event rows the moment they are appended to a list,
+// and finish() converts the rest once the top-level object is complete. Shared by the pickle
+// and the JSON decoder, so both read exactly the same fields.
+#include "decode/snapshot/ObjectArena.h"
+#include "model/Snapshot.h"
+
+#include <string_view>
+
+namespace memlens {
+
+class SnapshotAssembler {
+public:
+    SnapshotAssembler(Snapshot &out, ObjectArena &arena);
+
+    Value str(std::string_view text) { return Value::ref(Kind::Str, out_.strings.intern(text)); }
+
+    // Takes over the caller's reference to `item`.
+    void append(uint32_t listId, Value item);
+    // Takes over the caller's references to `key` and `value`.
+    void setItem(uint32_t dictId, Value key, Value value)
+    {
+        const Value pair[2] = {key, value};
+        setItems(dictId, pair, 2);
+    }
+    // The same for `count` values: key, value, key, value…
+    void setItems(uint32_t dictId, const Value *keysAndValues, size_t count);
+    // Converts what streaming did not, fills `out`. Throws DecodeError(offset) when the
+    // object is not a memory snapshot.
+    void finish(const Value &root, uint64_t offset);
+
+private:
+    uint32_t convertEntry(uint32_t dictId);
+    uint32_t stackOf(const Value &frames);
+    bool frameOf(const Value &frame, FrameId &id);
+    void readFxFields(const Node &frame, FrameId frameId);
+    uint32_t joinedText(const Value &lines);
+    uint32_t poolIndex(const Value &pool); // index into Snapshot::pools of a (a, b) tuple
+    // hostDevice ≥ 0: a host segment, given that device number.
+    void convertSegment(const Value &segment, int hostDevice = -1);
+    void convertBlock(const Value &block, Segment &seg, uint64_t offsetInSegment);
+    // `lists[d]`: device d's list of entries (node id), UINT32_MAX for none.
+    void convertTraces(const std::vector<uint32_t> &lists);
+    std::vector<uint32_t> traceLists(const Value *deviceTraces, const Value *hostTraces, int hostDevice);
+    int hostDeviceFor(const Value *deviceTraces, const Value *hostSegments, const Value *hostTraces) const;
+    void convertSettings(const Value &settings);
+    void convertPhaseMarks(const Value &annotations);
+    uint16_t streamIndex(uint64_t stream);
+    Action actionOf(uint32_t stringId);
+    const Value *field(const Node &dict, uint32_t key) const;
+    bool hasAction(const Node &dict) const; // a trace entry
+    uint64_t number(const Value *v, uint64_t fallback = 0) const;
+    std::string text(const Value &v) const;
+    [[noreturn]] void notSnapshot(const std::string &why) const;
+
+    Snapshot &out_;
+    ObjectArena &arena_;
+    EventTable staged_;          // rows of all devices in file order, before finish() splits them
+    std::vector<int8_t> actionByString_;
+    uint64_t finishOffset_ = 0;
+    struct KeyIds {
+        uint32_t action, addr, size, stream, time_us, frames, device_free, compile_context, user_metadata;
+        uint32_t pool_id, internal_metadata, forward_frames;
+        uint32_t name, filename, line, fx_node_op, fx_node_name, fx_node_target, fx_original_trace;
+        uint32_t segments, device_traces, allocator_settings, external_annotations, host_segments, host_traces;
+        uint32_t device, address, total_size, allocated_size, active_size, requested_size, segment_type,
+            segment_pool_id, is_expandable, blocks, state, history, real_size, stage;
+        uint32_t na, start, large, active_allocated, active_pending_free, active_awaiting_free, inactive;
+    } k_;
+};
+
+} // namespace memlens

@@ -1,0 +1,209 @@
+#include "decode/trace/TraceEventSink.h"
+
+#include "decode/input/JsonInput.h"
+#include "decode/trace/ProfilerTraceDecoder.h"
+#include "model/LoadError.h"
+
+#include <algorithm>
+
+namespace memlens {
+
+int64_t traceThreadId(std::string_view text)
+{
+    return static_cast<int64_t>(std::hash<std::string_view>{}(text) & 0x7FFFFFFFFFFF);
+}
+
+FrameId TraceEventSink::frameFor(const TraceEvent &e)
+{
+    if (auto it = frameOfName_.find(e.name); it != frameOfName_.end())
+        return it->second;
+    Frame f;
+    std::string_view file, name;
+    int64_t line = 0;
+    if (e.cat == "python_function" && parsePythonFunctionName(e.name, file, line, name)) {
+        f.name = out_.strings.intern(name);
+        f.file = out_.strings.intern(file);
+        f.line = line;
+    } else {
+        f.name = out_.strings.intern(e.name);
+        f.file = out_.strings.intern("<" + std::string(e.cat) + ">");
+    }
+    const FrameId id = out_.frames.intern(f);
+    frameOfName_.emplace(std::string(e.name), id);
+    return id;
+}
+
+void TraceEventSink::add(const TraceEvent &e)
+{
+    if (std::isnan(e.ts))
+        return;
+    if (e.ph == 'X' && (e.cat == "cpu_op" || e.cat == "python_function" || e.cat == "user_annotation")) {
+        const TimedRange range{e.ts, e.ts + std::max(0.0, e.dur)};
+        ops_[e.tid].push_back({range.start, range.end, frameFor(e)});
+        // record_function ranges (ProfilerStep#N, user labels) become phases, as in snapshots;
+        // module calls and autograd operators say where forward and backward ran.
+        if (e.cat == "user_annotation") {
+            annotations_.push_back({out_.strings.intern(e.name), range});
+            const bool optimizer = stepPartOfName(e.name) == StepPart::Optimizer;
+            (optimizer ? structure_.optimizer : structure_.steps).push_back(range);
+        } else if (e.cat == "python_function" && e.name.starts_with("nn.Module: ")) {
+            structure_.modules.push_back(range);
+        } else if (e.cat == "cpu_op" && e.name.starts_with("autograd::engine::evaluate_function")) {
+            structure_.autograd.push_back(range);
+        }
+        return;
+    }
+    if (e.ph != 'i' && e.ph != 'I')
+        return;
+    const bool memory = e.name == "[memory]";
+    const bool oom = e.name == "[OutOfMemory]";
+    if (!(memory || oom))
+        return;
+    // A [memory] event without its Bytes or its Device Type (absent, or not a number) says
+    // nothing reliable: left out and counted, for the summary's warning.
+    if (!e.haveBytes || e.deviceType < 0) {
+        ++out_.facts.malformedMemoryEvents;
+        return;
+    }
+    // Device Type 1 is CUDA; everything else (0 = CPU) is counted as CPU memory.
+    int device;
+    if (e.deviceType == 1) {
+        if (e.deviceId < 0 || e.deviceId > 63)
+            throw DecodeError(0, "not a memory trace: CUDA device id " + std::to_string(e.deviceId) + " out of range");
+        device = static_cast<int>(e.deviceId);
+    } else {
+        device = 64;
+    }
+    memory_.push_back({e.ts, e.tid, device, e.bytes, e.addr, e.totalAllocated, e.totalReserved, oom, e.haveAddr || oom,
+                       e.haveTotals, static_cast<uint32_t>(memory_.size())});
+}
+
+void TraceEventSink::finish(bool sawEvents, uint64_t offset)
+{
+    if (!sawEvents)
+        throw DecodeError(offset, "not a profiler trace: no traceEvents list");
+    out_.facts.format = FileFormat::ChromeTrace;
+    out_.facts.hasTimes = true;
+    std::stable_sort(memory_.begin(), memory_.end(), [](const MemoryEvent &a, const MemoryEvent &b) {
+        return a.ts != b.ts ? a.ts < b.ts : a.order < b.order;
+    });
+    for (auto &[tid, ops] : ops_)
+        std::sort(ops.begin(), ops.end(), [](const OpInterval &a, const OpInterval &b) {
+            return a.start != b.start ? a.start < b.start : a.end > b.end;
+        });
+    int maxDevice = -1;
+    for (const MemoryEvent &m : memory_)
+        maxDevice = std::max(maxDevice, m.device);
+    out_.traces.resize(static_cast<size_t>(maxDevice + 1));
+    // Devices whose events lack addresses (torch ≤ 1.9) get made-up ones, see FileFacts::noAddresses;
+    // devices whose events state no totals keep no totals columns.
+    std::vector<char> noAddresses(out_.traces.size(), 0), hasTotals(out_.traces.size(), 0);
+    for (const MemoryEvent &m : memory_) {
+        noAddresses[static_cast<size_t>(m.device)] |= !m.hasAddr;
+        hasTotals[static_cast<size_t>(m.device)] |= m.hasTotals;
+    }
+    const bool cpu = appendMemoryEvents(noAddresses);
+    for (size_t device = 0; device < out_.traces.size(); ++device) {
+        out_.facts.noAddresses |= noAddresses[device] != 0;
+        if (!hasTotals[device]) {
+            out_.traces[device].allocatedAfter = {};
+            out_.traces[device].reservedAfter = {};
+        }
+    }
+    if (out_.streams.empty())
+        out_.streams.push_back(0);
+    if (cpu)
+        out_.facts.cpuDevice = 64;
+    addPhaseMarks(maxDevice);
+}
+
+void TraceEventSink::operatorsOpenAt(const MemoryEvent &m, OpenOperators &state, std::vector<FrameId> &frames) const
+{
+    // Per thread: operators sorted by start; a sweep keeps the open ones (they nest) as a stack.
+    auto &stack = state.open[m.tid];
+    if (auto it = ops_.find(m.tid); it != ops_.end()) {
+        size_t &next = state.next[m.tid];
+        while (next < it->second.size() && it->second[next].start <= m.ts) {
+            const OpInterval *op = &it->second[next++];
+            while (!stack.empty() && stack.back()->end < op->start)
+                stack.pop_back();
+            stack.push_back(op);
+        }
+    }
+    while (!stack.empty() && stack.back()->end < m.ts)
+        stack.pop_back();
+    frames.clear();
+    for (auto it = stack.rbegin(); it != stack.rend(); ++it) {
+        if ((*it)->end >= m.ts)
+            frames.push_back((*it)->frame);
+    }
+}
+
+bool TraceEventSink::appendMemoryEvents(const std::vector<char> &noAddresses)
+{
+    std::vector<std::unordered_map<uint64_t, std::vector<uint64_t>>> openBySize(out_.traces.size());
+    uint64_t nextAddress = 0;
+    auto madeUpAddress = [&](const MemoryEvent &m, uint64_t size) {
+        auto &open = openBySize[static_cast<size_t>(m.device)][size];
+        if (m.bytes < 0 && !open.empty()) {
+            const uint64_t addr = open.back();
+            open.pop_back();
+            return addr;
+        }
+        nextAddress += 512;
+        if (m.bytes >= 0)
+            open.push_back(nextAddress);
+        return nextAddress;
+    };
+    bool cpu = false;
+    OpenOperators state;
+    std::vector<FrameId> frames;
+    for (const MemoryEvent &m : memory_) {
+        operatorsOpenAt(m, state, frames);
+        const uint32_t stackId = out_.stacks.intern(frames);
+        if (!frames.empty())
+            out_.facts.hasFrames = true;
+        EventTable &t = out_.traces[static_cast<size_t>(m.device)];
+        if (m.device == 64)
+            cpu = true;
+        const int64_t ts = jsonInt64(std::floor(m.ts));
+        auto push = [&](Action action, uint64_t addr, uint64_t size) {
+            t.action.push_back(action);
+            t.addr.push_back(addr);
+            t.size.push_back(size);
+            t.stream.push_back(0);
+            t.timeUs.push_back(ts);
+            t.stack.push_back(stackId);
+            t.allocatedAfter.push_back(m.totalAllocated);
+            t.reservedAfter.push_back(m.totalReserved);
+        };
+        // The magnitude as unsigned: negating INT64_MIN itself would be undefined.
+        const uint64_t magnitude = m.bytes >= 0 ? static_cast<uint64_t>(m.bytes) : 0 - static_cast<uint64_t>(m.bytes);
+        const uint64_t addr = m.oom || !noAddresses[static_cast<size_t>(m.device)] ? m.addr : madeUpAddress(m, magnitude);
+        if (m.oom)
+            push(Action::Oom, 0, magnitude);
+        else if (m.bytes >= 0)
+            push(Action::Alloc, addr, magnitude);
+        else
+            push(Action::FreeCompleted, addr, magnitude);
+    }
+    return cpu;
+}
+
+void TraceEventSink::addPhaseMarks(int maxDevice)
+{
+    // Every device's memory ran under the same operators, so each gets the phases.
+    for (const InferredPhase &p : inferPhases(std::move(structure_)))
+        annotations_.push_back({out_.strings.intern(p.name), p.range});
+    for (int device = 0; device <= maxDevice; ++device) {
+        if (out_.traces[static_cast<size_t>(device)].count() == 0)
+            continue;
+        for (const auto &[name, range] : annotations_) {
+            out_.phaseMarks.push_back({device, name, true, jsonInt64(std::floor(range.start))});
+            out_.phaseMarks.push_back({device, name, false, jsonInt64(std::floor(range.end))});
+        }
+    }
+    out_.facts.hasPhases = !out_.phaseMarks.empty();
+}
+
+} // namespace memlens

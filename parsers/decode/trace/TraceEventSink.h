@@ -1,0 +1,87 @@
+#pragma once
+// One profiler trace event as either JSON reader sees it, and what becomes of the events: each
+// [memory] event an alloc or a free of its device (CPU memory is a device of its own),
+// [OutOfMemory] an oom entry, and each allocation gets as its "stack" the operators and Python
+// functions open on its thread at that moment. The readers (simdjson for files, nlohmann's SAX
+// parser as the reference the tests and the fuzzer hold it to) only fill TraceEvent.
+#include "decode/trace/ProfilerPhases.h"
+#include "model/Snapshot.h"
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace memlens {
+
+// The fields memlens reads; the views stay valid until the event is handed over.
+struct TraceEvent {
+    char ph = 0;
+    std::string_view name, cat;
+    int64_t tid = 0;
+    double ts = NAN, dur = 0;
+    int64_t deviceType = -1, deviceId = -1, bytes = 0;
+    uint64_t addr = 0, totalAllocated = 0, totalReserved = 0;
+    bool haveBytes = false;
+    bool haveAddr = false;
+    bool haveTotals = false;
+};
+
+// A thread id given as a string, as a number (both readers hash it the same way).
+int64_t traceThreadId(std::string_view text);
+
+class TraceEventSink {
+public:
+    explicit TraceEventSink(Snapshot &out) : out_(out) {}
+    void add(const TraceEvent &e);
+    // `sawEvents`: the file had a traceEvents list; `offset` for the error when it had none.
+    void finish(bool sawEvents, uint64_t offset);
+
+private:
+    struct MemoryEvent {
+        double ts;
+        int64_t tid;
+        int device;
+        int64_t bytes; // < 0: free
+        uint64_t addr;
+        uint64_t totalAllocated;
+        uint64_t totalReserved;
+        bool oom;
+        bool hasAddr;
+        bool hasTotals;
+        uint32_t order; // position in the file, to keep equal timestamps stable
+    };
+
+    struct OpInterval {
+        double start;
+        double end;
+        FrameId frame;
+    };
+
+    struct StringHash {
+        using is_transparent = void;
+        size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+    };
+    FrameId frameFor(const TraceEvent &e);
+
+    // finish()'s parts: the operators open on a memory event's thread (a sweep per thread),
+    // the entries of each device (true when CPU memory is among them), the phases.
+    struct OpenOperators {
+        std::unordered_map<int64_t, size_t> next;                        // per thread: the next operator to open
+        std::unordered_map<int64_t, std::vector<const OpInterval *>> open; // per thread: nested, outermost first
+    };
+    void operatorsOpenAt(const MemoryEvent &m, OpenOperators &state, std::vector<FrameId> &frames) const;
+    bool appendMemoryEvents(const std::vector<char> &noAddresses);
+    void addPhaseMarks(int maxDevice);
+
+    Snapshot &out_;
+    std::vector<MemoryEvent> memory_;
+    std::unordered_map<int64_t, std::vector<OpInterval>> ops_; // by thread
+    std::unordered_map<std::string, FrameId, StringHash, std::equal_to<>> frameOfName_;
+    std::vector<std::pair<uint32_t, TimedRange>> annotations_; // user annotations: (name, range)
+    OperatorRanges structure_;
+};
+
+} // namespace memlens

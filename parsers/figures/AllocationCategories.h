@@ -1,0 +1,41 @@
+#pragma once
+// What each allocation is — parameter, gradient, optimizer state, activation, temporary — inferred
+// from its stack and its lifetime relative to the forward / backward / optimizer phases. The rules
+// (documented in README.md) use record_function phases when the file has them and the stack's
+// shape otherwise.
+#include "index/DeviceIndex.h"
+#include "model/Snapshot.h"
+
+#include <array>
+#include <string_view>
+#include <vector>
+
+namespace memlens {
+
+enum class Category : uint8_t { Parameter, Gradient, OptimizerState, Activation, Temporary, Unknown };
+constexpr int kCategoryCount = 6;
+std::string_view categoryName(Category c);
+
+class AllocationCategories {
+public:
+    AllocationCategories(const Snapshot &snapshot, const DeviceIndex &index);
+    Category of(AllocationId allocation) const { return categories_[allocation.index()]; }
+    // Bytes per category among the allocations alive after event e.
+    std::array<uint64_t, kCategoryCount> bytesAt(const DeviceIndex &index, EventId e) const;
+
+    // The same, fast: running totals kept every kCheckpointEvery events.
+    std::array<uint64_t, kCategoryCount> totalsAfter(EventId e) const;
+
+    static constexpr uint32_t kCheckpointEvery = 1024;
+
+private:
+    void buildTotals();
+    // Adds event e's change to the running totals.
+    void applyEvent(std::array<int64_t, kCategoryCount> &totals, EventId e) const;
+
+    const DeviceIndex &index_;
+    std::vector<Category> categories_;
+    std::vector<std::array<int64_t, kCategoryCount>> checkpoints_; // totals before event k·K
+};
+
+} // namespace memlens

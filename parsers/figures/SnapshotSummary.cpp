@@ -1,0 +1,206 @@
+#include "figures/SnapshotSummary.h"
+
+#include "index/AllocatorState.h"
+
+#include <algorithm>
+#include <charconv>
+#include <future>
+#include <map>
+#include <memory>
+#include <stdexcept>
+
+namespace memlens {
+
+FinalState finalState(const Snapshot &snapshot, int device)
+{
+    FinalState s;
+    for (const Segment &seg : snapshot.segments) {
+        if (seg.device != device)
+            continue;
+        ++s.segments;
+        s.reserved += seg.totalSize;
+        for (uint32_t b = seg.firstBlock; b < seg.firstBlock + seg.blockCount; ++b) {
+            const Block &block = snapshot.blocks[b];
+            ++s.blocks;
+            if (block.state == BlockState::ActiveAllocated) {
+                s.allocated += block.size;
+                s.requested += block.requestedSize;
+            } else if (block.state == BlockState::Inactive) {
+                s.inactive += block.size;
+                s.largestInactive = std::max(s.largestInactive, block.size);
+            }
+        }
+    }
+    s.externalFragmentation =
+        s.inactive == 0 ? 0.0 : 1.0 - static_cast<double>(s.largestInactive) / static_cast<double>(s.inactive);
+    return s;
+}
+
+namespace {
+
+LiveBlockInfo rowOf(const DeviceIndex &index, AllocationId id, const AllocationCategories *categories)
+{
+    const AllocationDetail d = index.detail(id);
+    return {id, d.addr, d.size, d.stream, d.stack, index.allocation(id).allocEvent, categories ? categories->of(id) : Category::Unknown, {}, 0, 0};
+}
+
+void addLabels(const DeviceIndex &index, LiveBlockInfo &info)
+{
+    info.labels = index.labelsOf(info.allocation);
+    info.userMetadata = index.userMetadataOf(info.allocation);
+    info.compileContext = index.compileContextOf(info.allocation);
+}
+
+} // namespace
+
+std::vector<LiveBlockInfo> largestLive(const DeviceIndex &index, EventId e, size_t k, uint64_t *liveCount,
+                                       const AllocationCategories *categories)
+{
+    std::vector<AllocationId> live = index.liveAt(e);
+    if (liveCount)
+        *liveCount = live.size();
+    std::vector<LiveBlockInfo> infos;
+    infos.reserve(live.size());
+    for (AllocationId id : live)
+        infos.push_back(rowOf(index, id, categories)); // labels and metadata below, for the rows kept
+    auto larger = [](const LiveBlockInfo &a, const LiveBlockInfo &b) {
+        return a.size != b.size ? a.size > b.size : a.addr < b.addr;
+    };
+    if (infos.size() > k) {
+        std::partial_sort(infos.begin(), infos.begin() + static_cast<long>(k), infos.end(), larger);
+        infos.resize(k);
+    } else {
+        std::sort(infos.begin(), infos.end(), larger);
+    }
+    for (LiveBlockInfo &info : infos)
+        addLabels(index, info);
+    return infos;
+}
+
+LiveBlockInfo liveBlockInfo(const DeviceIndex &index, AllocationId id, const AllocationCategories *categories)
+{
+    LiveBlockInfo info = rowOf(index, id, categories);
+    addLabels(index, info);
+    return info;
+}
+
+namespace {
+// Everything but the figures that need the categories.
+DeviceSummary summarizeDeviceWithoutCategories(const Snapshot &snapshot, const DeviceIndex &index)
+{
+    DeviceSummary s;
+    s.device = index.device();
+    const EventTable &ev = index.events();
+    s.entries = ev.count();
+    for (size_t i = 0; i < ev.count(); ++i)
+        ++s.actions[static_cast<size_t>(ev.action[i])];
+    std::map<std::string, uint64_t> others;
+    for (const auto &[row, name] : ev.otherNames)
+        ++others[std::string(snapshot.strings.at(name))];
+    s.otherActions.assign(others.begin(), others.end());
+    s.initialBytes = index.initialBytes();
+    s.initialBlocks = index.initialBlocks();
+    s.peakActiveBytes = index.peakActiveBytes();
+    const EventId peak = index.peakIndex();
+    if (peak != kBeforeTrace) {
+        s.peakIndex = peak;
+        if (snapshot.facts.hasTimes)
+            s.peakTimeUs = ev.timeUs[peak.index()];
+    }
+    s.peakReservedBytes = index.peakReservedBytes();
+    s.startReservedBytes = index.startReservedBytes();
+    s.final = finalState(snapshot, s.device);
+    s.poolsAtEnd = poolSharesAtEnd(snapshot, index);
+    for (EventId e : index.oomEvents()) {
+        s.ooms.push_back(diagnoseOom(index, e, allocatorStateAt(snapshot, index, e)));
+    }
+    s.phases = phaseRanges(snapshot, s.device);
+    if (s.peakTimeUs)
+        if (const PhaseRange *p = innermostPhaseAt(s.phases, *s.peakTimeUs))
+            s.peakPhase = p->name;
+    FileHealth health = fileHealth(snapshot, index);
+    s.coverage = std::move(health.coverage);
+    s.warnings = std::move(health.warnings);
+    s.steps = findSteps(snapshot, index, s.phases, s.coverage.truncated);
+    s.leakSuspects = findLeakSuspects(index, s.steps);
+    s.whyNoLeakSuspects = whyNoLeakSuspects(s.phases, s.steps, s.leakSuspects.size());
+    s.name = snapshot.deviceName(s.device);
+    if (!ev.allocatedAfter.empty()) {
+        TraceTotals t;
+        for (uint32_t i = 0; i < ev.count(); ++i) {
+            if (ev.allocatedAfter[i] > t.peakAllocated) {
+                t.peakAllocated = ev.allocatedAfter[i];
+                t.peakIndex = EventId(i);
+            }
+        }
+        t.finalAllocated = ev.allocatedAfter[ev.count() - 1];
+        t.finalReserved = ev.reservedAfter[ev.count() - 1];
+        s.traceTotals = t;
+    }
+    return s;
+}
+
+void addCategoryFigures(DeviceSummary &s, const DeviceIndex &index, size_t topK, const AllocationCategories &categories)
+{
+    const EventId peak = index.peakIndex();
+    s.topLiveAtPeak = largestLive(index, peak, topK, &s.liveBlocksAtPeak, &categories);
+    s.categoryBytesAtPeak = categories.bytesAt(index, peak);
+}
+} // namespace
+
+DeviceSummary summarizeDevice(const Snapshot &snapshot, const DeviceIndex &index, size_t topK,
+                              const AllocationCategories *categories, std::unique_ptr<const AllocationCategories> *made)
+{
+    // Without categories given, they are worked out on the other core while this one does what
+    // does not need them (steps, leaks, file health); both only read the snapshot and the index.
+    std::future<std::unique_ptr<const AllocationCategories>> pending;
+    if (!categories)
+        pending = std::async(std::launch::async, [&] { return std::make_unique<const AllocationCategories>(snapshot, index); });
+    DeviceSummary s = summarizeDeviceWithoutCategories(snapshot, index);
+    std::unique_ptr<const AllocationCategories> own;
+    if (pending.valid()) {
+        own = pending.get();
+        categories = own.get();
+    }
+    addCategoryFigures(s, index, topK, *categories);
+    if (made && own)
+        *made = std::move(own);
+    return s;
+}
+
+CategorySummary summarizeCategories(const CategoryTimeline &timeline)
+{
+    CategorySummary s;
+    s.points = timeline.timeUs.size();
+    for (size_t i = 0; i < timeline.bytes.size(); ++i) {
+        uint64_t total = 0;
+        for (uint64_t b : timeline.bytes[i])
+            total += b;
+        if (total > s.peakTotal || i == 0) {
+            s.peakTotal = total;
+            s.peakTimeUs = timeline.timeUs[i];
+            s.atPeak = timeline.bytes[i];
+        }
+    }
+    if (!timeline.bytes.empty())
+        s.final = timeline.bytes.back();
+    return s;
+}
+
+PointSummary summarizePoint(const Snapshot &snapshot, const DeviceIndex &index, EventId e, size_t topK, const AllocationCategories *categories)
+{
+    PointSummary p;
+    if (e != kBeforeTrace) {
+        p.index = e;
+        p.timeUs = index.events().timeUs[e.index()];
+    }
+    p.activeBytes = index.activeAfter(e);
+    p.reservedBytes = index.reservedAfter(e);
+    p.topLive = largestLive(index, e, topK, &p.liveBlocks, categories);
+    const AllocatorState state = allocatorStateAt(snapshot, index, e);
+    p.allocator = {state.segments.size(), state.reserved, state.allocated, state.requested, state.free, state.largestFree};
+    p.pools = poolSharesAt(snapshot, index, state);
+    return p;
+}
+
+} // namespace memlens

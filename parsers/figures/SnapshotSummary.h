@@ -1,0 +1,128 @@
+#pragma once
+// The figures `memlens summary`, the GUI's summary page and the tests share.
+#include "figures/AllocationCategories.h"
+#include "index/AllocatorState.h"
+#include "index/DeviceIndex.h"
+#include "figures/FileHealth.h"
+#include "index/Phases.h"
+#include "figures/PoolShares.h"
+#include "figures/Steps.h"
+#include "model/Snapshot.h"
+
+#include <array>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace memlens {
+
+struct LiveBlockInfo {
+    AllocationId allocation;
+    uint64_t addr = 0;
+    uint64_t size = 0; // requested
+    uint64_t stream = 0;
+    uint32_t stack = 0;
+    EventId allocEvent = kBeforeTrace;
+    Category category = Category::Unknown;
+    std::vector<std::string> labels; // from annotate entries, oldest first
+    uint32_t userMetadata = 0;       // string ids from the alloc entry, 0 when unset
+    uint32_t compileContext = 0;
+};
+
+// Totals over the final snapshot's segments and blocks of one device.
+struct FinalState {
+    uint64_t segments = 0;
+    uint64_t blocks = 0;
+    uint64_t reserved = 0;
+    uint64_t allocated = 0; // rounded sizes of active_allocated blocks
+    uint64_t requested = 0; // requested sizes of active_allocated blocks
+    uint64_t inactive = 0;
+    uint64_t largestInactive = 0;
+    double externalFragmentation = 0; // 1 − largest inactive ÷ inactive
+};
+
+// What a profiler trace states itself about the allocator (absent for snapshots).
+struct TraceTotals {
+    uint64_t peakAllocated = 0; // maximum of "Total Allocated"
+    EventId peakIndex;
+    uint64_t finalAllocated = 0;
+    uint64_t finalReserved = 0;
+};
+
+struct CategorySummary {
+    size_t points = 0;
+    uint64_t peakTotal = 0;
+    int64_t peakTimeUs = 0;
+    std::array<uint64_t, CategoryTimeline::kCategories> atPeak{};
+    std::array<uint64_t, CategoryTimeline::kCategories> final{};
+};
+CategorySummary summarizeCategories(const CategoryTimeline &timeline);
+
+struct DeviceSummary {
+    int device = 0;
+    std::string name; // "cuda:0", "cpu"
+    uint64_t entries = 0;
+    std::array<uint64_t, kActionCount> actions{};
+    std::vector<std::pair<std::string, uint64_t>> otherActions; // unknown action names
+    uint64_t initialBytes = 0;
+    uint64_t initialBlocks = 0;
+    uint64_t peakActiveBytes = 0;
+    std::optional<EventId> peakIndex;
+    std::optional<int64_t> peakTimeUs;
+    uint64_t liveBlocksAtPeak = 0;
+    std::vector<LiveBlockInfo> topLiveAtPeak;
+    uint64_t peakReservedBytes = 0;
+    uint64_t startReservedBytes = 0;
+    FinalState final;
+    std::vector<PoolShare> poolsAtEnd; // the final segments by pool, the default pool first
+    std::vector<OomDiagnosis> ooms;
+    std::vector<PhaseRange> phases;
+    std::string peakPhase; // the innermost phase at the peak ("" when none)
+    std::vector<StepSummary> steps;
+    std::vector<LeakSuspect> leakSuspects;
+    std::string whyNoLeakSuspects; // "" when there are suspects
+    std::optional<TraceTotals> traceTotals;
+    std::array<uint64_t, kCategoryCount> categoryBytesAtPeak{};
+    TraceCoverage coverage;
+    std::vector<FileWarning> warnings;
+};
+
+// The caching allocator at one event, as the segments view states it (AllocatorState): segments
+// as MemoryViz counts them, allocated = rounded block sizes, free = reserved - allocated.
+struct AllocatorFigures {
+    uint64_t segments = 0;
+    uint64_t reserved = 0;
+    uint64_t allocated = 0;
+    uint64_t requested = 0;
+    uint64_t free = 0;
+    uint64_t largestFree = 0;
+};
+
+struct PointSummary {
+    std::optional<EventId> index;
+    std::optional<int64_t> timeUs;
+    uint64_t activeBytes = 0;
+    uint64_t reservedBytes = 0;
+    uint64_t liveBlocks = 0;
+    std::vector<LiveBlockInfo> topLive;
+    AllocatorFigures allocator;
+    std::vector<PoolShare> pools; // the allocator's segments there by pool
+};
+
+FinalState finalState(const Snapshot &snapshot, int device);
+// One allocation's row, labels and metadata included (`categories` may be null: unknown).
+LiveBlockInfo liveBlockInfo(const DeviceIndex &index, AllocationId id, const AllocationCategories *categories);
+// Largest allocations alive after event e, largest first (ties: lower address first).
+std::vector<LiveBlockInfo> largestLive(const DeviceIndex &index, EventId e, size_t k, uint64_t *liveCount = nullptr,
+                                       const AllocationCategories *categories = nullptr);
+// `categories` may be given when the caller keeps them anyway; otherwise they are built here, on
+// another core while this one makes the rest of the summary, and handed to `made` when given.
+DeviceSummary summarizeDevice(const Snapshot &snapshot, const DeviceIndex &index, size_t topK,
+                              const AllocationCategories *categories = nullptr,
+                              std::unique_ptr<const AllocationCategories> *made = nullptr);
+// `categories`: the device's, for the live blocks' categories ("unknown" without them).
+PointSummary summarizePoint(const Snapshot &snapshot, const DeviceIndex &index, EventId e, size_t topK,
+                            const AllocationCategories *categories = nullptr);
+
+} // namespace memlens

@@ -1,0 +1,77 @@
+#pragma once
+// Training steps, and allocations that pile up across them (leak suspects).
+//
+// A step is one cycle of the whole training loop, opened by one of the `record_function`
+// phases that no other phase contains (top-level phases, in time order):
+// - `ProfilerStep#N` where the trace has it;
+// - otherwise the phase name (a trailing iteration number and a " (module)" suffix ignored) that
+//   repeats, starts again only after the optimizer stepped (torch.optim's `Optimizer.step#…`, or
+//   the script's optimizer phase), and at whose starts active memory is lowest (the median over
+//   its starts): a training loop's cycle begins where the last step's memory is gone and the
+//   next one's not yet made, whichever phase the window happens to open with (a ring-buffered
+//   dump may open after `backward`). Per-layer marks (FSDP's `FSDP::pre_forward (layers.3)`,
+//   Megatron's and DeepSpeed's) and micro-batches repeat between two optimizer steps, so they
+//   never open one; a trace without an optimizer step has no steps. When only the optimizer's
+//   own phases qualify, a step opens with the first top-level phase after an optimizer step.
+// Each opening phase starts a step, which lasts until the next one; the last ends with the last
+// top-level phase that starts in it. A step is partial when the window cuts it: the events before
+// the first opening phase, when the cycle's phases show there (the window opened mid-step), the
+// last step when one of its phases is still open or it lacks a phase the step before had, and any
+// step a stitched run's gap falls in, and a first step that opened before the first entry of a
+// truncated window. Without a repeating phase, or with fewer than two whole steps, a trace has
+// no steps.
+#include "index/DeviceIndex.h"
+#include "index/Phases.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace memlens {
+
+struct StepSummary {
+    uint32_t index = 0;
+    EventId firstEvent{0}, lastEvent{0};
+    int64_t startUs = 0, endUs = 0;
+    uint64_t peakActiveBytes = 0;
+    EventId peakEvent{0};
+    uint64_t endActiveBytes = 0;    // active (requested) bytes after the step's last event
+    uint64_t endAllocatedBytes = 0; // the same in the allocator's rounded block sizes, as
+                                    // torch.cuda.memory_allocated() counts them
+    uint64_t peakReservedBytes = 0;
+    bool partial = false; // cut by the window's start or end or by a gap: not a whole step
+};
+
+// `truncated`: the trace's ring buffer dropped older entries (TraceCoverage), so a step that
+// opened before the first entry lost some.
+std::vector<StepSummary> findSteps(const Snapshot &snapshot, const DeviceIndex &index, const std::vector<PhaseRange> &phases, bool truncated);
+
+// Memory created in one step and still alive at the end, from one call stack, that grew in
+// more than one step.
+struct LeakSuspect {
+    uint32_t stack = 0;
+    uint64_t bytes = 0; // live at the end from that stack
+    uint64_t allocations = 0;
+    uint32_t steps = 0; // how many steps it grew in
+    std::vector<uint64_t> perStepBytes; // one entry per step
+};
+
+// Growth needs this many whole steps to be told from one step's own memory.
+constexpr size_t kLeakSuspectSteps = 3;
+
+// Sorted by bytes, largest first; empty when nothing grows or with fewer than
+// kLeakSuspectSteps whole steps.
+std::vector<LeakSuspect> findLeakSuspects(const DeviceIndex &index, const std::vector<StepSummary> &steps);
+
+size_t wholeStepCount(const std::vector<StepSummary> &steps);
+
+// Why there are no leak suspects, for the summary ("" when there are some).
+std::string whyNoLeakSuspects(const std::vector<PhaseRange> &phases, const std::vector<StepSummary> &steps, size_t suspects);
+
+// The step with the highest peak (the first of equal ones); `steps` must not be empty.
+const StepSummary &highestStep(const std::vector<StepSummary> &steps);
+
+// The step an event belongs to (its position in `steps`), or -1.
+int stepOfEvent(const std::vector<StepSummary> &steps, EventId event);
+
+} // namespace memlens

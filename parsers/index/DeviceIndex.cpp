@@ -1,0 +1,448 @@
+#include "index/DeviceIndex.h"
+
+#include "model/LoadError.h"
+
+#include <algorithm>
+
+namespace memlens {
+
+namespace {
+void poll(const std::atomic<bool> *cancel)
+{
+    if (cancel && cancel->load(std::memory_order_relaxed))
+        throw LoadCancelled();
+}
+} // namespace
+
+DeviceIndex::DeviceIndex(const Snapshot &snapshot, int device, const std::atomic<bool> *cancel)
+    : snapshot_(snapshot), device_(device)
+{
+    events_ = device >= 0 && static_cast<size_t>(device) < snapshot.traces.size() ? &snapshot.traces[device] : &empty_;
+    eventAllocation_.resizeForOverwrite(events_->count());
+    std::fill(eventAllocation_.begin(), eventAllocation_.end(), AllocationId::none());
+    pairAllocations(cancel);
+    poll(cancel);
+    segments_ = buildSegmentLives(snapshot, device_, *events_);
+    computeTotals();
+    poll(cancel);
+    buildCheckpoints(cancel);
+}
+
+AllocationId DeviceIndex::newInitialAllocation(uint64_t addr, uint64_t size, uint16_t stream, uint32_t stack)
+{
+    const AllocationId id(static_cast<uint32_t>(allocations_.size()));
+    allocations_.push_back(Allocation{});
+    const uint64_t streamValue = stream < snapshot_.streams.size() ? snapshot_.streams[stream] : 0;
+    initialDetails_.emplace_back(id, AllocationDetail{addr, size, streamValue, stack});
+    return id;
+}
+
+void DeviceIndex::pairAllocations(const std::atomic<bool> *cancel)
+{
+    const EventTable &ev = *events_;
+    const auto n = static_cast<uint32_t>(ev.count());
+    AddressMap open;
+    active_.resizeForOverwrite(n); // every event's value is written below
+    // Sized once: growing it by doubling copied it, and touched twice its memory, on a long run.
+    allocations_.reserve(static_cast<size_t>(std::count(ev.action.begin(), ev.action.end(), Action::Alloc)) + 64);
+    int64_t delta = 0; // relative to the (not yet known) bytes alive before the trace
+    auto sizeOf = [&](AllocationId id) {
+        const Allocation &a = allocations_[id.index()];
+        return a.allocEvent == kBeforeTrace ? detail(id).size : ev.size[a.allocEvent.index()];
+    };
+    // AddressMap holds allocation indices.
+    auto openAt = [&](uint64_t addr) {
+        const uint32_t found = open.find(addr);
+        return found == AddressMap::kNone ? AllocationId::none() : AllocationId(found);
+    };
+    for (uint32_t i = 0; i < n; ++i) {
+        if ((i & 0x3FFFF) == 0)
+            poll(cancel);
+        switch (ev.action[i]) {
+        case Action::Alloc: {
+            if (const AllocationId prev = openAt(ev.addr[i]); !prev.isNone()) {
+                // The free was not recorded (skip_actions or a lost entry): end it here.
+                allocations_[prev.index()].freeCompleted = EventId(i);
+                implicitEnds_.emplace_back(EventId(i), prev);
+                delta -= static_cast<int64_t>(sizeOf(prev));
+            }
+            const auto id = static_cast<uint32_t>(allocations_.size());
+            allocations_.push_back(Allocation{EventId(i), kNever, kNever});
+            open.set(ev.addr[i], id);
+            eventAllocation_[i] = AllocationId(id);
+            delta += static_cast<int64_t>(ev.size[i]);
+            break;
+        }
+        case Action::FreeRequested: {
+            AllocationId id = openAt(ev.addr[i]);
+            if (id.isNone()) {
+                id = newInitialAllocation(ev.addr[i], ev.size[i], ev.stream[i], StackTable::kEmpty);
+                open.set(ev.addr[i], id.index());
+            }
+            allocations_[id.index()].freeRequested = EventId(i);
+            eventAllocation_[i] = id;
+            break;
+        }
+        case Action::FreeCompleted: {
+            AllocationId id = openAt(ev.addr[i]);
+            if (id.isNone())
+                id = newInitialAllocation(ev.addr[i], ev.size[i], ev.stream[i], StackTable::kEmpty);
+            else
+                open.erase(ev.addr[i]);
+            allocations_[id.index()].freeCompleted = EventId(i);
+            eventAllocation_[i] = id;
+            delta -= static_cast<int64_t>(sizeOf(id));
+            break;
+        }
+        case Action::Annotate: {
+            // It labels the allocation live at addr; one older than the trace is alive from the start.
+            AllocationId id = openAt(ev.addr[i]);
+            if (id.isNone()) {
+                id = newInitialAllocation(ev.addr[i], ev.size[i], ev.stream[i], StackTable::kEmpty);
+                open.set(ev.addr[i], id.index());
+            }
+            annotations_.emplace_back(id, EventId(i));
+            annotateEvents_.push_back(EventId(i));
+            eventAllocation_[i] = id;
+            break;
+        }
+        default:
+            break;
+        }
+        active_[i] = static_cast<uint64_t>(delta);
+    }
+    addBlocksFromBeforeTrace(open);
+    addPreProfileAllocation();
+    std::stable_sort(annotations_.begin(), annotations_.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
+    if (!snapshot_.facts.hasPoolIds && snapshot_.pools.size() > 1)
+        poolsFromFinalSegments();
+    std::sort(pools_.begin(), pools_.end());
+    for (const auto &[id, d] : initialDetails_) {
+        initialBytes_ += d.size;
+        ++initialBlocks_;
+    }
+}
+
+// Blocks in use at the end that no alloc event explains were alive before recording began.
+void DeviceIndex::addBlocksFromBeforeTrace(AddressMap &open)
+{
+    auto openAt = [&](uint64_t addr) {
+        const uint32_t found = open.find(addr);
+        return found == AddressMap::kNone ? AllocationId::none() : AllocationId(found);
+    };
+    for (const Segment &seg : snapshot_.segments) {
+        if (seg.device != device_)
+            continue;
+        for (uint32_t b = seg.firstBlock; b < seg.firstBlock + seg.blockCount; ++b) {
+            const Block &block = snapshot_.blocks[b];
+            if (block.state != BlockState::ActiveAllocated && block.state != BlockState::ActivePendingFree)
+                continue;
+            const uint32_t poolIndex = snapshot_.poolIndex(seg.pool);
+            if (const AllocationId known = openAt(block.address); !known.isNone()) {
+                // Known only from an annotate entry: the final block has its stack.
+                if (allocation(known).allocEvent == kBeforeTrace && allocation(known).freeCompleted == kNever) {
+                    auto it = std::lower_bound(initialDetails_.begin(), initialDetails_.end(), known,
+                                               [](const auto &entry, AllocationId key) { return entry.first < key; });
+                    if (it != initialDetails_.end() && it->first == known && it->second.stack == StackTable::kEmpty)
+                        it->second.stack = block.stack;
+                    if (poolIndex != 0)
+                        pools_.emplace_back(known, poolIndex);
+                }
+                continue;
+            }
+            const AllocationId id(static_cast<uint32_t>(allocations_.size()));
+            allocations_.push_back(Allocation{});
+            initialDetails_.emplace_back(id, AllocationDetail{block.address, block.requestedSize, seg.stream, block.stack});
+            if (poolIndex != 0)
+                pools_.emplace_back(id, poolIndex);
+            open.set(block.address, id.index());
+        }
+    }
+}
+
+// A profiler trace states the allocator's total after each event: what was allocated before its
+// first event (less what later frees already account for) was there all along.
+void DeviceIndex::addPreProfileAllocation()
+{
+    const EventTable &ev = *events_;
+    if (!ev.allocatedAfter.empty() && ev.count() > 0) {
+        const uint64_t total = ev.allocatedAfter[0];
+        const uint64_t before = ev.action[0] == Action::Alloc ? total - std::min(total, ev.size[0])
+                                : ev.action[0] == Action::FreeCompleted ? total + ev.size[0]
+                                                                        : total;
+        uint64_t explained = 0;
+        for (const auto &[id, d] : initialDetails_)
+            explained += d.size;
+        if (before > explained) {
+            preProfile_ = AllocationId(static_cast<uint32_t>(allocations_.size()));
+            allocations_.push_back(Allocation{});
+            initialDetails_.emplace_back(preProfile_, AllocationDetail{0, before - explained, 0, StackTable::kEmpty});
+        }
+    }
+}
+
+void DeviceIndex::computeTotals()
+{
+    const EventTable &ev = *events_;
+    const auto n = static_cast<uint32_t>(ev.count());
+    peakActive_ = initialBytes_;
+    peakIndex_ = kBeforeTrace;
+    for (uint32_t i = 0; i < n; ++i) {
+        const auto value = static_cast<int64_t>(initialBytes_) + static_cast<int64_t>(active_[i]);
+        active_[i] = value < 0 ? 0 : static_cast<uint64_t>(value);
+        if (active_[i] > peakActive_ && ev.action[i] == Action::Alloc) {
+            peakActive_ = active_[i];
+            peakIndex_ = EventId(i);
+        }
+    }
+
+    if (!ev.reservedAfter.empty()) {
+        // Profiler traces carry the allocator's own running total instead of segment events.
+        startReserved_ = n ? ev.reservedAfter[0] : 0;
+        peakReserved_ = startReserved_;
+        for (uint32_t i = 0; i < n; ++i) {
+            if (i == 0 || ev.reservedAfter[i] != ev.reservedAfter[i - 1])
+                reservedChanges_.emplace_back(EventId(i), ev.reservedAfter[i]);
+            peakReserved_ = std::max(peakReserved_, ev.reservedAfter[i]);
+        }
+        return;
+    }
+    startReserved_ = segments_.startReserved;
+    peakReserved_ = startReserved_;
+    reservedChanges_ = std::move(segments_.reservedChanges);
+    for (const auto &[event, reserved] : reservedChanges_)
+        peakReserved_ = std::max(peakReserved_, reserved);
+}
+
+void DeviceIndex::buildCheckpoints(const std::atomic<bool> *cancel)
+{
+    const EventTable &ev = *events_;
+    const auto n = static_cast<uint32_t>(ev.count());
+    std::vector<AllocationId> live;
+    std::vector<uint32_t> position(allocations_.size(), UINT32_MAX); // in `live`, by allocation
+    auto add = [&](AllocationId id) {
+        if (position[id.index()] != UINT32_MAX)
+            return;
+        position[id.index()] = static_cast<uint32_t>(live.size());
+        live.push_back(id);
+    };
+    auto remove = [&](AllocationId id) {
+        const uint32_t p = position[id.index()];
+        if (p == UINT32_MAX)
+            return;
+        live[p] = live.back();
+        position[live[p].index()] = p;
+        live.pop_back();
+        position[id.index()] = UINT32_MAX;
+    };
+    for (const auto &[id, d] : initialDetails_)
+        add(id);
+    size_t nextImplicit = 0;
+    auto snapshotLive = [&] {
+        std::vector<AllocationId> sorted = live;
+        std::sort(sorted.begin(), sorted.end());
+        checkpoints_.push_back(std::move(sorted));
+    };
+    for (uint32_t i = 0; i < n; ++i) {
+        if (i % kCheckpointEvery == 0) {
+            poll(cancel);
+            snapshotLive();
+        }
+        const AllocationId owner = eventAllocation_[i];
+        if (ev.action[i] == Action::Alloc) {
+            while (nextImplicit < implicitEnds_.size() && implicitEnds_[nextImplicit].first == EventId(i))
+                remove(implicitEnds_[nextImplicit++].second);
+            add(owner);
+        } else if (ev.action[i] == Action::FreeCompleted) {
+            remove(owner);
+        }
+    }
+    if (n % kCheckpointEvery == 0)
+        snapshotLive();
+}
+
+} // namespace memlens
+
+namespace memlens {
+
+AllocationDetail DeviceIndex::detail(AllocationId id) const
+{
+    const Allocation &a = allocation(id);
+    if (a.allocEvent == kBeforeTrace) {
+        auto it = std::lower_bound(initialDetails_.begin(), initialDetails_.end(), id,
+                                   [](const auto &entry, AllocationId key) { return entry.first < key; });
+        return it != initialDetails_.end() && it->first == id ? it->second : AllocationDetail{};
+    }
+    const EventTable &ev = *events_;
+    const uint32_t e = a.allocEvent.index();
+    const uint64_t stream = ev.stream[e] < snapshot_.streams.size() ? snapshot_.streams[ev.stream[e]] : 0;
+    return {ev.addr[e], ev.size[e], stream, ev.stack[e]};
+}
+
+uint64_t DeviceIndex::reservedAfter(EventId e) const
+{
+    if (e == kBeforeTrace || reservedChanges_.empty() || reservedChanges_.front().first > e)
+        return startReserved_;
+    auto it = std::upper_bound(reservedChanges_.begin(), reservedChanges_.end(), e,
+                               [](EventId key, const auto &change) { return key < change.first; });
+    return std::prev(it)->second;
+}
+
+bool DeviceIndex::aliveAfter(AllocationId id, EventId e) const
+{
+    const Allocation &a = allocation(id);
+    const bool born = a.allocEvent == kBeforeTrace || (e != kBeforeTrace && a.allocEvent <= e);
+    const bool dead = a.freeCompleted != kNever && e != kBeforeTrace && a.freeCompleted <= e;
+    return born && !dead;
+}
+
+std::vector<AllocationId> DeviceIndex::liveAt(EventId at) const
+{
+    if (at == kBeforeTrace || eventCount() == 0)
+        return checkpoints_.front();
+    const EventId e = std::min(at, EventId(static_cast<uint32_t>(eventCount()) - 1));
+    const uint32_t c = (e.index() + 1) / kCheckpointEvery;
+    std::vector<AllocationId> result;
+    for (AllocationId id : checkpoints_[c]) {
+        if (aliveAfter(id, e))
+            result.push_back(id);
+    }
+    const EventTable &ev = *events_;
+    for (uint32_t j = c * kCheckpointEvery; j <= e.index(); ++j) {
+        const AllocationId born = eventAllocation_[j];
+        if (ev.action[j] == Action::Alloc && aliveAfter(born, e))
+            result.push_back(born);
+    }
+    std::sort(result.begin(), result.end());
+    return result;
+}
+
+std::vector<BlockAt> DeviceIndex::blocksAt(EventId e) const
+{
+    std::vector<BlockAt> blocks;
+    for (AllocationId id : liveAt(e)) {
+        const Allocation &a = allocation(id);
+        const bool pending = a.freeRequested != kNever && e != kBeforeTrace && a.freeRequested <= e;
+        blocks.push_back({id, pending});
+    }
+    return blocks;
+}
+
+SegmentLifeId DeviceIndex::segmentLifeOfEvent(EventId event) const
+{
+    const auto &lives = segments_.lifeOfEvent;
+    auto it = std::lower_bound(lives.begin(), lives.end(), event, [](const auto &entry, EventId key) { return entry.first < key; });
+    return it != lives.end() && it->first == event ? it->second : SegmentLifeId::none();
+}
+
+std::vector<SegmentLifeId> DeviceIndex::segmentsAt(EventId e) const
+{
+    std::vector<SegmentLifeId> result;
+    for (uint32_t id = 0; id < segments_.lives.size(); ++id) {
+        const SegmentLife &s = segments_.lives[id];
+        const bool born = s.createdEvent == kBeforeTrace || (e != kBeforeTrace && s.createdEvent <= e);
+        const bool gone = s.releasedEvent != kNever && e != kBeforeTrace && s.releasedEvent <= e;
+        if (born && !gone)
+            result.push_back(SegmentLifeId(id));
+    }
+    return result;
+}
+
+std::span<const std::pair<EventId, AllocationId>> DeviceIndex::endedBy(EventId allocEvent) const
+{
+    const auto [first, last] = std::equal_range(implicitEnds_.begin(), implicitEnds_.end(), std::make_pair(allocEvent, AllocationId()),
+                                                [](const auto &a, const auto &b) { return a.first < b.first; });
+    return {first, last};
+}
+
+std::span<const std::pair<AllocationId, EventId>> DeviceIndex::annotationsOf(AllocationId id) const
+{
+    const auto [first, last] = std::equal_range(annotations_.begin(), annotations_.end(), std::make_pair(id, EventId()),
+                                                [](const auto &a, const auto &b) { return a.first < b.first; });
+    return {first, last};
+}
+
+std::vector<std::string> DeviceIndex::labelsOf(AllocationId id) const
+{
+    std::vector<std::string> labels;
+    for (const auto &[allocation, event] : annotationsOf(id))
+        labels.emplace_back(snapshot_.strings.at(EventTable::sparseValueAt(events_->userMetadata, event)));
+    return labels;
+}
+
+uint32_t DeviceIndex::latestLabelOf(AllocationId id) const
+{
+    const auto notes = annotationsOf(id);
+    return notes.empty() ? 0 : EventTable::sparseValueAt(events_->userMetadata, notes.back().second);
+}
+
+uint32_t DeviceIndex::userMetadataOf(AllocationId id) const
+{
+    const EventId e = allocation(id).allocEvent;
+    return e == kBeforeTrace ? 0 : EventTable::sparseValueAt(events_->userMetadata, e);
+}
+
+uint32_t DeviceIndex::compileContextOf(AllocationId id) const
+{
+    const EventId e = allocation(id).allocEvent;
+    return e == kBeforeTrace ? 0 : EventTable::sparseValueAt(events_->compileContext, e);
+}
+
+void DeviceIndex::poolsFromFinalSegments()
+{
+    // Files from before pool_id (CUDA graphs before 2026): as MemoryViz does, an allocation
+    // belongs to the pool of the final segment holding its address; one whose segment was
+    // released within the trace cannot be placed and stays in the default pool.
+    struct Range {
+        uint64_t begin, end;
+        uint32_t pool;
+    };
+    std::vector<Range> ranges;
+    for (const Segment &seg : snapshot_.segments) {
+        const uint32_t pool = snapshot_.poolIndex(seg.pool);
+        if (seg.device == device_ && pool != 0)
+            ranges.push_back({seg.address, seg.address + seg.totalSize, pool});
+    }
+    if (ranges.empty())
+        return;
+    std::sort(ranges.begin(), ranges.end(), [](const Range &a, const Range &b) { return a.begin < b.begin; });
+    for (uint32_t id = 0; id < allocations_.size(); ++id) {
+        if (allocations_[id].allocEvent == kBeforeTrace)
+            continue; // placed from their final block already
+        const uint64_t addr = events_->addr[allocations_[id].allocEvent.index()];
+        auto it = std::upper_bound(ranges.begin(), ranges.end(), addr, [](uint64_t a, const Range &r) { return a < r.begin; });
+        if (it != ranges.begin() && addr < std::prev(it)->end)
+            pools_.emplace_back(AllocationId(id), std::prev(it)->pool);
+    }
+}
+
+uint32_t DeviceIndex::segmentPoolOf(SegmentLifeId life) const
+{
+    if (life.isNone())
+        return 0; // an entry of 0 bytes changes no segment
+    const SegmentLife &s = segmentLife(life);
+    if (!s.finalSegment.isNone())
+        return snapshot_.poolIndex(snapshot_.segments[s.finalSegment.index()].pool);
+    return events_->poolOf(s.createdEvent != kBeforeTrace ? s.createdEvent : s.releasedEvent);
+}
+
+uint32_t DeviceIndex::poolOf(AllocationId id) const
+{
+    const Allocation &a = allocation(id);
+    if (a.allocEvent != kBeforeTrace && snapshot_.facts.hasPoolIds)
+        return events_->poolOf(a.allocEvent);
+    auto it = std::lower_bound(pools_.begin(), pools_.end(), std::make_pair(id, 0u));
+    return it != pools_.end() && it->first == id ? it->second : 0;
+}
+
+std::vector<EventId> DeviceIndex::oomEvents() const
+{
+    std::vector<EventId> result;
+    for (uint32_t i = 0; i < eventCount(); ++i) {
+        if (events_->action[i] == Action::Oom)
+            result.push_back(EventId(i));
+    }
+    return result;
+}
+
+} // namespace memlens

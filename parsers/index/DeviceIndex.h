@@ -1,0 +1,161 @@
+#pragma once
+// Indices over one device's trace, built once after loading: allocation lifetimes (including
+// blocks alive before recording began), running active and reserved bytes, the peak, and
+// checkpoints of the live set so "what is live at event e" is answered without a full replay.
+// Definitions follow docs/DESIGN.md.
+#include "index/SegmentLives.h"
+#include "model/AddressMap.h"
+#include "model/PodArray.h"
+#include "model/Snapshot.h"
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace memlens {
+
+struct Allocation {
+    EventId allocEvent = kBeforeTrace; // kBeforeTrace: alive when recording began
+    EventId freeRequested = kNever;
+    EventId freeCompleted = kNever;
+};
+
+struct AllocationDetail {
+    uint64_t addr = 0;
+    uint64_t size = 0; // requested bytes
+    uint64_t stream = 0;
+    uint32_t stack = StackTable::kEmpty;
+};
+
+struct BlockAt {
+    AllocationId allocation;
+    bool pendingFree; // freed by the user, still in use on another stream
+};
+
+class DeviceIndex {
+public:
+    // `cancel` is polled between stages and every few hundred thousand events.
+    DeviceIndex(const Snapshot &snapshot, int device, const std::atomic<bool> *cancel = nullptr);
+
+    int device() const { return device_; }
+    const EventTable &events() const { return *events_; }
+    size_t eventCount() const { return events_->count(); }
+    // The last entry; kBeforeTrace when there is none (the state after it is then the start).
+    EventId lastEvent() const { return eventCount() ? EventId(static_cast<uint32_t>(eventCount() - 1)) : kBeforeTrace; }
+
+    // Allocations: ids are stable; those alive before the trace have allocEvent == kBeforeTrace.
+    size_t allocationCount() const { return allocations_.size(); }
+    const Allocation &allocation(AllocationId id) const { return allocations_[id.index()]; }
+    AllocationDetail detail(AllocationId id) const;
+    // The allocation an alloc, free or annotate entry belongs to; none for other actions.
+    AllocationId allocationOfEvent(EventId event) const { return eventAllocation_[event.index()]; }
+    // The segment life a segment entry creates or ends; none for other actions.
+    SegmentLifeId segmentLifeOfEvent(EventId event) const;
+
+    uint64_t initialBytes() const { return initialBytes_; }
+    uint32_t initialBlocks() const { return initialBlocks_; }
+    // Active bytes after event e (e == kBeforeTrace: before the first event).
+    uint64_t activeAfter(EventId e) const { return e == kBeforeTrace ? initialBytes_ : active_[e.index()]; }
+    uint64_t peakActiveBytes() const { return peakActive_; }
+    EventId peakIndex() const { return peakIndex_; } // kBeforeTrace when nothing exceeds the start
+
+    uint64_t startReservedBytes() const { return startReserved_; }
+    uint64_t peakReservedBytes() const { return peakReserved_; }
+    uint64_t reservedAfter(EventId e) const;
+    // Every change of reserved bytes: (event, reserved after it), in event order.
+    std::span<const std::pair<EventId, uint64_t>> reservedChanges() const { return reservedChanges_; }
+
+    const std::vector<SegmentLife> &segmentLives() const { return segments_.lives; }
+    const SegmentLife &segmentLife(SegmentLifeId id) const { return segments_.lives[id.index()]; }
+    // Segment entries and final segments the trace and the final state disagree on (0 and 0 for
+    // a consistent file).
+    uint64_t unexplainedSegmentEntries() const { return segments_.unexplainedEntries; }
+    uint64_t unmatchedFinalSegments() const { return segments_.unmatchedFinalSegments; }
+
+    // Allocations alive after event e, in id order.
+    std::vector<AllocationId> liveAt(EventId e) const;
+    // Segment lives alive after event e, and the live blocks with their state.
+    std::vector<SegmentLifeId> segmentsAt(EventId e) const;
+    std::vector<BlockAt> blocksAt(EventId e) const;
+
+    std::vector<EventId> oomEvents() const;
+    // Allocs at an address that was still in use (the earlier allocation's free was never recorded).
+    size_t implicitEndCount() const { return implicitEnds_.size(); }
+    // Profiler traces: bytes allocated before profiling began that no recorded free accounts for,
+    // held by one synthetic allocation at address 0 (none when there is none).
+    AllocationId preProfileAllocation() const { return preProfile_; }
+
+    // `annotate` entries on allocation `id`, oldest first (their user_metadata is the label).
+    std::span<const std::pair<AllocationId, EventId>> annotationsOf(AllocationId id) const;
+    std::vector<std::string> labelsOf(AllocationId id) const;
+    uint32_t latestLabelOf(AllocationId id) const; // string id of the newest label, 0 when none
+    // String ids from the allocation's alloc entry: 0 when unset or when the trace has no alloc
+    // entry for it.
+    uint32_t userMetadataOf(AllocationId id) const;
+    uint32_t compileContextOf(AllocationId id) const;
+    bool hasAnnotations() const { return !annotateEvents_.empty(); }
+    std::span<const EventId> annotateEvents() const { return annotateEvents_; } // in event order
+    // The mempool (index into Snapshot::pools) allocation `id` belongs to: its alloc entry's
+    // pool_id, or (blocks older than the trace, files without pool_id) the pool of the final
+    // segment holding it.
+    uint32_t poolOf(AllocationId id) const;
+    // The mempool of segment life `life`: its final segment's, else its entries' pool_id; 0 for none.
+    uint32_t segmentPoolOf(SegmentLifeId life) const;
+    // (event, allocation) pairs: the allocations an alloc event ended because their free was never
+    // recorded (usually none). A view into the index; nothing is allocated.
+    std::span<const std::pair<EventId, AllocationId>> endedBy(EventId allocEvent) const;
+    // What event e changes in the live bytes: f(allocation, signed bytes) for each allocation it
+    // starts or ends. The one replay rule for running totals kept outside the index.
+    template <typename F>
+    void forEachLiveChange(EventId e, F &&f) const
+    {
+        const AllocationId owner = eventAllocation_[e.index()];
+        if (events_->action[e.index()] == Action::Alloc) {
+            for (const auto &[event, ended] : endedBy(e))
+                f(ended, -static_cast<int64_t>(detail(ended).size));
+            f(owner, static_cast<int64_t>(events_->size[e.index()]));
+        } else if (events_->action[e.index()] == Action::FreeCompleted && !owner.isNone()) {
+            f(owner, -static_cast<int64_t>(detail(owner).size));
+        }
+    }
+
+    static constexpr uint32_t kCheckpointEvery = 8192;
+
+private:
+    void pairAllocations(const std::atomic<bool> *cancel);
+    void addBlocksFromBeforeTrace(AddressMap &open);
+    void addPreProfileAllocation();
+    void computeTotals();
+    void buildCheckpoints(const std::atomic<bool> *cancel);
+    void poolsFromFinalSegments();
+    AllocationId newInitialAllocation(uint64_t addr, uint64_t size, uint16_t stream, uint32_t stack);
+    bool aliveAfter(AllocationId id, EventId e) const;
+
+    const Snapshot &snapshot_;
+    const EventTable *events_;
+    EventTable empty_;
+    int device_;
+    PodArray<Allocation> allocations_;
+    std::vector<std::pair<AllocationId, AllocationDetail>> initialDetails_; // sorted by allocation id
+    PodArray<AllocationId> eventAllocation_; // per event: allocationOfEvent
+    PodArray<uint64_t> active_;
+    uint64_t initialBytes_ = 0;
+    uint32_t initialBlocks_ = 0;
+    uint64_t peakActive_ = 0;
+    EventId peakIndex_ = kBeforeTrace;
+    uint64_t startReserved_ = 0;
+    uint64_t peakReserved_ = 0;
+    std::vector<std::pair<EventId, uint64_t>> reservedChanges_; // (event, reserved after it)
+    SegmentLives segments_;
+    std::vector<std::pair<EventId, AllocationId>> implicitEnds_; // (alloc event, allocation it ended)
+    AllocationId preProfile_;
+    std::vector<std::pair<AllocationId, EventId>> annotations_; // (allocation, annotate event), sorted
+    std::vector<EventId> annotateEvents_;
+    std::vector<std::pair<AllocationId, uint32_t>> pools_; // (allocation, pool index) not known from its entry, private pools only
+    std::vector<std::vector<AllocationId>> checkpoints_; // live allocations before event c*K
+};
+
+} // namespace memlens
