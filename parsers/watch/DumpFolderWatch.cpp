@@ -6,14 +6,17 @@
 
 namespace memlens {
 
-DumpFolderWatch::DumpFolderWatch(std::string folder, std::chrono::milliseconds settle) : folder_(std::move(folder)), settle_(settle) {}
+DumpFolderWatch::DumpFolderWatch(std::string folder, std::chrono::milliseconds settle, Clock now)
+    : folder_(std::move(folder)), settle_(settle), now_(std::move(now))
+{
+}
 
 std::vector<RankFile> DumpFolderWatch::poll()
 {
     scan_ = findRankFiles(folder_);
     std::vector<RankFile> complete;
     std::map<std::string, Seen> now;
-    const auto settledBefore = std::filesystem::file_time_type::clock::now() - settle_;
+    const auto settledBefore = now_() - settle_;
     for (const RankFile &f : scan_.files) {
         std::error_code ec;
         const uint64_t size = std::filesystem::file_size(f.path, ec);

@@ -9,6 +9,8 @@
 
 #include <chrono>
 #include <cstdint>
+#include <filesystem>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -17,7 +19,9 @@ namespace memlens {
 
 class DumpFolderWatch {
 public:
-    DumpFolderWatch(std::string folder, std::chrono::milliseconds settle);
+    // The file system's clock; tests give one of their own, so that "settled" needs no waiting.
+    using Clock = std::function<std::filesystem::file_time_type()>;
+    DumpFolderWatch(std::string folder, std::chrono::milliseconds settle, Clock now = std::filesystem::file_time_type::clock::now);
 
     // New complete files, by step then rank. A file reported before is reported again only
     // after it changes (so one that looked complete but could not be read is tried again once
@@ -35,6 +39,7 @@ private:
     };
     std::string folder_;
     std::chrono::milliseconds settle_;
+    Clock now_;
     std::map<std::string, Seen> seen_;
     RankFolder scan_;
 };

@@ -3,15 +3,21 @@
 // `summary` gives for the same file, and the growth limit ends it with exit code 3.
 #include "CorpusFiles.h"
 
+#include "watch/DumpFolderWatch.h"
+
 #include <QDeadlineTimer>
 #include <QJsonArray>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QThread>
 
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+
 namespace {
 
-QString memlens()
+QString memlensBinary()
 {
     return QString::fromUtf8(MEMLENS_BINARY_DIR) + "/bin/memlens";
 }
@@ -35,7 +41,7 @@ QStringList cutDumps(const QString &out)
 QJsonObject summaryDevice(const QString &file)
 {
     QProcess p;
-    p.start(memlens(), {"summary", file, "--json", "--no-cache"});
+    p.start(memlensBinary(), {"summary", file, "--json", "--no-cache"});
     p.waitForFinished(60000);
     return QJsonDocument::fromJson(p.readAllStandardOutput()).object()["devices"].toArray()[0].toObject();
 }
@@ -88,13 +94,46 @@ class TestWatch : public QObject {
     Q_OBJECT
 
 private slots:
+    // The watch's rule with a clock of the test's own (no sleeping): a file is taken once it was
+    // seen unchanged on two looks and last written `settle` ago; one that grows between looks
+    // waits; one rewritten after it was taken is taken again once it settles.
+    void settleRuleOnATestClock()
+    {
+        QTemporaryDir watched;
+        const QStringList dumps = cutDumps(watched.path() + "/src");
+        QVERIFY(!dumps.isEmpty());
+        std::filesystem::file_time_type clock = std::filesystem::file_time_type::clock::now();
+        memlens::DumpFolderWatch watch(watched.path().toStdString() + "/run", std::chrono::seconds(30), [&clock] { return clock; });
+        QDir().mkpath(watched.path() + "/run/iteration_2");
+        const std::string file = (watched.path() + "/run/iteration_2/rank0_memory_snapshot.pickle").toStdString();
+        QVERIFY(QFile::copy(dumps[0], QString::fromStdString(file)));
+        const auto written = std::filesystem::last_write_time(file);
+        clock = written + std::chrono::seconds(1);
+        QVERIFY(watch.poll().empty()); // first look: seen once
+        QVERIFY(watch.poll().empty()); // unchanged, but written 1 s ago of the 30 it must rest
+        clock = written + std::chrono::seconds(31);
+        QCOMPARE(watch.poll().size(), size_t(1)); // settled: taken once
+        QVERIFY(watch.poll().empty());
+        // Grows (written in place): not again until it rests, then once more.
+        {
+            std::ofstream more(file, std::ios::app | std::ios::binary);
+            more << "x";
+        }
+        std::filesystem::last_write_time(file, written + std::chrono::seconds(40));
+        clock = written + std::chrono::seconds(41);
+        QVERIFY(watch.poll().empty());
+        QVERIFY(watch.poll().empty());
+        clock = written + std::chrono::seconds(71);
+        QCOMPARE(watch.poll().size(), size_t(1));
+    }
+
     void dumpsReportedAsTheyLand()
     {
         QTemporaryDir source, watched;
         const QStringList dumps = cutDumps(source.path());
         QCOMPARE(dumps.size(), 5);
         QProcess watch;
-        watch.start(memlens(), {"watch", watched.path(), "--json-lines", "--interval", "0.1", "--no-cache"});
+        watch.start(memlensBinary(), {"watch", watched.path(), "--json-lines", "--interval", "0.1", "--no-cache"});
         QVERIFY(watch.waitForStarted());
 
         landAtomically(dumps[0], watched.path());
@@ -152,7 +191,7 @@ private slots:
         landAtomically(dumps[0], watched.path());
         landAtomically(dumps[1], watched.path());
         QProcess watch;
-        watch.start(memlens(), {"watch", watched.path(), "--interval", "0.1", "--fail-if-peak-grows", "50", "--no-cache"});
+        watch.start(memlensBinary(), {"watch", watched.path(), "--interval", "0.1", "--fail-if-peak-grows", "50", "--no-cache"});
         QVERIFY(watch.waitForFinished(30000));
         QCOMPARE(watch.exitCode(), 3);
         const QList<QByteArray> lines = watch.readAllStandardOutput().trimmed().split('\n');
@@ -163,7 +202,7 @@ private slots:
 
         // Under the limit it goes on watching.
         QProcess calm;
-        calm.start(memlens(), {"watch", watched.path(), "--interval", "0.1", "--fail-if-peak-grows", "500", "--no-cache"});
+        calm.start(memlensBinary(), {"watch", watched.path(), "--interval", "0.1", "--fail-if-peak-grows", "500", "--no-cache"});
         QVERIFY(!calm.waitForFinished(3000));
         calm.kill();
         calm.waitForFinished();
