@@ -1,6 +1,7 @@
 #include "cache/SnapshotCodec.h"
 
 #include "cache/EncodingStreams.h"
+#include "model/EventColumns.h"
 
 #include <cstring>
 
@@ -172,21 +173,9 @@ uint64_t encodeSnapshot(const Snapshot &s, const EncodingSink &sink)
     w.column(s.streams.data(), s.streams.size());
     w.pod(static_cast<uint64_t>(s.traces.size()));
     for (const EventTable &t : s.traces) {
-        w.eventColumn(t.action);
-        w.eventColumn(t.addr);
-        w.eventColumn(t.size);
-        w.eventColumn(t.stream);
-        w.eventColumn(t.timeUs);
-        w.eventColumn(t.stack);
-        writePairs(w, t.otherNames);
-        writePairs(w, t.compileContext);
-        writePairs(w, t.userMetadata);
-        writePairs(w, t.internalMetadata);
-        writePairs(w, t.forwardFrames);
-        writePairs(w, t.pool);
-        writePairs(w, t.implausibleSizes);
-        w.eventColumn(t.allocatedAfter);
-        w.eventColumn(t.reservedAfter);
+        forEachDenseColumn([&](auto column, ColumnValues) { w.eventColumn(t.*column); });
+        forEachSparseColumn([&](auto column, ColumnValues, std::string_view) { writePairs(w, t.*column); });
+        forEachTotalsColumn([&](auto column) { w.eventColumn(t.*column); });
     }
     w.pod(static_cast<uint64_t>(s.segments.size()));
     for (const Segment &seg : s.segments)
@@ -299,34 +288,24 @@ void readTables(Reader &r, Snapshot &s, TableSizes &n)
 // entries, strings and pools), then the allocator's totals when the file had them.
 void readTrace(Reader &r, EventTable &t, const TableSizes &n)
 {
-    r.eventColumn(t.action);
+    forEachDenseColumn([&](auto column, ColumnValues) { r.eventColumn(t.*column); });
     const size_t count = t.action.size();
-    r.eventColumn(t.addr);
-    r.eventColumn(t.size);
-    r.eventColumn(t.stream);
-    r.eventColumn(t.timeUs);
-    r.eventColumn(t.stack);
-    check(t.addr.size() == count && t.size.size() == count && t.stream.size() == count && t.timeUs.size() == count && t.stack.size() == count,
-          "trace columns of different lengths");
-    for (auto *sparse : {&t.otherNames, &t.compileContext, &t.userMetadata, &t.internalMetadata, &t.forwardFrames}) {
-        readPairs(r, *sparse);
-        for (const auto &[event, text] : *sparse)
-            check(event < count && text < n.strings, "a note on an unknown entry or string");
-    }
-    readPairs(r, t.pool);
-    for (const auto &[event, pool] : t.pool)
-        check(event < count && pool < n.pools, "a pool id on an unknown entry or pool");
-    readPairs(r, t.implausibleSizes);
-    for (const auto &[event, text] : t.implausibleSizes)
-        check(event < count && text < n.strings, "an implausible size on an unknown entry");
-    // Lookups binary-search these columns: they must be in entry order.
-    for (const auto *sparse : {&t.otherNames, &t.compileContext, &t.userMetadata, &t.internalMetadata, &t.forwardFrames, &t.pool, &t.implausibleSizes})
-        for (size_t i = 1; i < sparse->size(); ++i)
-            check((*sparse)[i - 1].first < (*sparse)[i].first, "notes out of entry order");
-    r.eventColumn(t.allocatedAfter);
-    r.eventColumn(t.reservedAfter);
-    check((t.allocatedAfter.empty() || t.allocatedAfter.size() == count) && (t.reservedAfter.empty() || t.reservedAfter.size() == count),
-          "allocator totals of another length");
+    forEachDenseColumn([&](auto column, ColumnValues) { check((t.*column).size() == count, "trace columns of different lengths"); });
+    forEachSparseColumn([&](auto column, ColumnValues values, std::string_view what) {
+        auto &pairs = t.*column;
+        readPairs(r, pairs);
+        const size_t ids = values == ColumnValues::Pool ? n.pools : n.strings;
+        const std::string unknown = std::string(what) + (values == ColumnValues::Pool ? " on an unknown entry or pool" : " on an unknown entry or string");
+        for (const auto &[event, id] : pairs)
+            check(event < count && id < ids, unknown.c_str());
+        // Lookups binary-search these columns: they must be in entry order.
+        for (size_t i = 1; i < pairs.size(); ++i)
+            check(pairs[i - 1].first < pairs[i].first, "notes out of entry order");
+    });
+    forEachTotalsColumn([&](auto column) {
+        r.eventColumn(t.*column);
+        check((t.*column).empty() || (t.*column).size() == count, "allocator totals of another length");
+    });
 }
 
 // The final segments and blocks, and the segments whose sizes were implausible.

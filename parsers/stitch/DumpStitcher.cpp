@@ -1,6 +1,7 @@
 #include "stitch/DumpStitcher.h"
 
 #include "index/DeviceIndex.h"
+#include "model/EventColumns.h"
 #include "stitch/AllocatorImage.h"
 #include "stitch/IdRemap.h"
 
@@ -58,22 +59,31 @@ void copySparse(std::vector<std::pair<uint32_t, uint32_t>> &to, const std::vecto
 void appendEntries(EventTable &to, const EventTable &from, size_t first, IdRemap &remap)
 {
     const size_t base = to.count();
-    for (size_t i = first; i < from.count(); ++i) {
-        to.action.push_back(from.action[i]);
-        to.addr.push_back(from.addr[i]);
-        to.size.push_back(from.size[i]);
-        to.stream.push_back(remap.stream(from.stream[i]));
-        to.timeUs.push_back(from.timeUs[i]);
-        to.stack.push_back(remap.stack(from.stack[i]));
-    }
-    auto text = [&](uint32_t id) { return remap.string(id); };
-    copySparse(to.otherNames, from.otherNames, first, base, text);
-    copySparse(to.compileContext, from.compileContext, first, base, text);
-    copySparse(to.userMetadata, from.userMetadata, first, base, text);
-    copySparse(to.internalMetadata, from.internalMetadata, first, base, text);
-    copySparse(to.forwardFrames, from.forwardFrames, first, base, text);
-    copySparse(to.pool, from.pool, first, base, [&](uint32_t p) { return remap.pool(p); });
-    copySparse(to.implausibleSizes, from.implausibleSizes, first, base, text);
+    // The dumps' ids become the run's; the columns are EventColumns' list, so none is forgotten.
+    auto mapped = [&](ColumnValues values, uint32_t id) -> uint32_t {
+        switch (values) {
+        case ColumnValues::Stream: return remap.stream(static_cast<uint16_t>(id));
+        case ColumnValues::Stack: return remap.stack(id);
+        case ColumnValues::String: return remap.string(id);
+        case ColumnValues::Pool: return remap.pool(id);
+        case ColumnValues::Plain: break;
+        }
+        return id;
+    };
+    forEachDenseColumn([&](auto column, ColumnValues values) {
+        auto &out = to.*column;
+        const auto &in = from.*column;
+        using Value = std::remove_cvref_t<decltype(in[0])>;
+        for (size_t i = first; i < in.size(); ++i) {
+            if constexpr (std::is_integral_v<Value>)
+                out.push_back(values == ColumnValues::Plain ? in[i] : static_cast<Value>(mapped(values, static_cast<uint32_t>(in[i]))));
+            else
+                out.push_back(in[i]);
+        }
+    });
+    forEachSparseColumn([&](auto column, ColumnValues values, std::string_view) {
+        copySparse(to.*column, from.*column, first, base, [&](uint32_t id) { return mapped(values, id); });
+    });
 }
 
 DeviceEnd endOf(const Snapshot &dump, const std::string &file, int device, IdRemap &remap)
