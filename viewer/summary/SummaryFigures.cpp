@@ -1,0 +1,186 @@
+#include "summary/SummaryFigures.h"
+
+#include "style/AllocationText.h"
+#include "style/ByteText.h"
+
+#include <QDateTime>
+#include <QTimeZone>
+
+#include <algorithm>
+
+namespace memlens {
+
+// The figures' table, a row at a time.
+struct Rows {
+    QString html;
+    void operator()(const QString &k, const QString &v) { html += "<tr><td><b>" + k + "</b></td><td>" + v + "</td></tr>"; }
+};
+
+QString SummaryFigures::factsLine(const Document &document, const DeviceSummary &s)
+{
+    const FileFacts &f = document.snapshot->facts;
+    QStringList features;
+    if (f.hasTimes)
+        features << tr("times");
+    if (f.hasFrames)
+        features << tr("stacks");
+    if (f.hasPhases)
+        features << tr("record_function phases");
+    if (f.hasCompileContext)
+        features << tr("compile context");
+    if (f.hasAllocatorSettings)
+        features << tr("allocator settings");
+    QString format = QString::fromLatin1(kFileFormatNames.name(f.format));
+    if (f.pickleProtocol)
+        format += tr(" protocol %1").arg(f.pickleProtocol);
+    if (f.compression != Compression::None)
+        format += ", " + QString::fromLatin1(kCompressionNames.name(f.compression));
+    const std::string name = document.snapshot->deviceName(s.device);
+    return tr("%1 — %2; %3: %4 trace entries; recorded: %5")
+        .arg(QString::fromStdString(document.fileName()), format)
+        .arg(name == "host" ? tr("pinned host memory (host)") : QString::fromStdString(name))
+        .arg(QString::fromStdString(groupDigits(s.entries)))
+        .arg(features.isEmpty() ? tr("nothing beyond the final state") : features.join(", "));
+}
+
+QString SummaryFigures::html(const Document &document, const DeviceData &data)
+{
+    Rows row;
+    row.html = "<table cellspacing='6'>";
+    peakAndHealth(row, document, data);
+    oomsAndCategories(row, data);
+    stepsAndLeaks(row, document, data);
+    endState(row, document, data);
+    return row.html + "</table>";
+}
+
+void SummaryFigures::peakAndHealth(Rows &row, const Document &document, const DeviceData &data)
+{
+    const DeviceSummary &s = data.summary;
+    const QString phase = QString::fromStdString(s.peakPhase);
+    QString peak = s.peakIndex ? QStringLiteral("<a href='event:%3'>%1</a> at %2")
+                                     .arg(bytesText(s.peakActiveBytes), eventLabel(*data.index, *s.peakIndex).toHtmlEscaped())
+                                     .arg(s.peakIndex->index())
+                               : tr("%1 before the trace began").arg(bytesText(s.peakActiveBytes));
+    if (!phase.isEmpty())
+        peak += tr(", during <i>%1</i>").arg(phase.toHtmlEscaped());
+    peak += tr(", %1 live blocks").arg(s.liveBlocksAtPeak);
+    row(tr("Peak active"), peak);
+    row(tr("Peak reserved"), bytesText(s.peakReservedBytes));
+    if (std::any_of(s.poolsAtEnd.begin(), s.poolsAtEnd.end(), [](const PoolShare &p) { return p.isPrivate(); })) {
+        QStringList pools;
+        for (const PoolShare &p : s.poolsAtEnd) {
+            const QString id = p.isPrivate() ? QStringLiteral("(%1, %2)").arg(p.pool.first).arg(p.pool.second) : tr("default");
+            pools << tr("<b>%1</b>: %2 reserved, %3 allocated%4")
+                         .arg(id, bytesText(p.reserved), bytesText(p.allocated),
+                              p.isPrivate() ? " — " + QString::fromStdString(p.madeBy).toHtmlEscaped() : QString());
+        }
+        row(tr("Memory pools"), pools.join(QStringLiteral("<br/>")));
+    }
+    QStringList oomDevices;
+    for (const auto &[number, device] : document.devices) {
+        if (!device.summary.ooms.empty())
+            oomDevices << QString::fromStdString(document.snapshot->deviceName(number));
+    }
+    if (document.devices.size() > 1 && !oomDevices.isEmpty())
+        row(tr("Ran out of memory on"), tr("%1 (of %2 devices)").arg(oomDevices.join(", ")).arg(document.devices.size()));
+    row(tr("Before the trace"), tr("%1 in %2 blocks, %3 reserved").arg(bytesText(s.initialBytes)).arg(s.initialBlocks).arg(bytesText(s.startReservedBytes)));
+    if (s.coverage.truncated)
+        row(tr("Truncated trace"), tr("the trace does not reach back to the start of recording; it covers from %1. "
+                                      "%2 ghost blocks (%3) are older than its first entry — <a href='health'>why…</a>")
+                                       .arg(s.coverage.coversFromUs ? QDateTime::fromMSecsSinceEpoch(*s.coverage.coversFromUs / 1000, QTimeZone::utc())
+                                                                          .toString(QStringLiteral("yyyy-MM-dd hh:mm:ss.zzz 'UTC'"))
+                                                                    : tr("its first entry"))
+                                       .arg(s.coverage.ghostBlocks)
+                                       .arg(bytesText(s.coverage.ghostBytes)));
+    if (!s.warnings.empty()) {
+        uint64_t count = 0;
+        for (const FileWarning &w : s.warnings)
+            count += w.count;
+        row(tr("File health"), tr("<span style='color:#d08000'>⚠</span> <a href='health'>%n inconsistencies</a> in this file: ", nullptr,
+                                  static_cast<int>(count)) +
+                                   QString::fromStdString(s.warnings.front().message).toHtmlEscaped() +
+                                   (s.warnings.size() > 1 ? tr(" and %n more kinds", nullptr, static_cast<int>(s.warnings.size() - 1)) : QString()));
+    }
+}
+
+void SummaryFigures::oomsAndCategories(Rows &row, const DeviceData &data)
+{
+    const DeviceSummary &s = data.summary;
+    for (const OomDiagnosis &o : s.ooms)
+        row(tr("Out of memory"), tr("<a href='oom:%1'>%2 requested</a> at %3; the device reported %4 free%8; %5 free inside "
+                                    "reserved segments, largest free block %6 — <a href='segments:%1'><b>%7</b></a>")
+                                      .arg(o.event.index())
+                                      .arg(bytesText(o.requested), eventLabel(*data.index, o.event).toHtmlEscaped(), bytesText(o.deviceFree), bytesText(o.reservedFree),
+                                           bytesText(o.largestFreeBlock), o.fragmentation ? tr("fragmentation") : tr("capacity"),
+                                           o.perProcessLimit() ? tr(", so %1").arg(QString::fromLatin1(kProcessLimitFinding)) : QString()));
+    QStringList byCategory;
+    for (int c = 0; c < kCategoryCount; ++c) {
+        if (const uint64_t bytes = s.categoryBytesAtPeak[static_cast<size_t>(c)]) {
+            const std::string_view name = categoryName(static_cast<Category>(c));
+            byCategory << QStringLiteral("%1 %2").arg(QString::fromLatin1(name.data(), qsizetype(name.size())).replace('_', ' '), bytesText(bytes));
+        }
+    }
+    if (!byCategory.isEmpty())
+        row(tr("At the peak"), byCategory.join(QStringLiteral(" · ")));
+}
+
+void SummaryFigures::stepsAndLeaks(Rows &row, const Document &document, const DeviceData &data)
+{
+    const DeviceSummary &s = data.summary;
+    if (!s.steps.empty()) {
+        const StepSummary &highest = highestStep(s.steps);
+        const size_t partial = s.steps.size() - wholeStepCount(s.steps);
+        const QString cut = partial ? tr(" (%1 cut by the window, partial)").arg(partial) : QString();
+        row(tr("Steps"), tr("<a href='steps'>%1 steps</a>%6; the highest peak, %2, in step %3; allocated at the end of a step %4 → %5")
+                             .arg(s.steps.size())
+                             .arg(bytesText(highest.peakActiveBytes))
+                             .arg(highest.index)
+                             .arg(bytesText(s.steps.front().endAllocatedBytes), bytesText(s.steps.back().endAllocatedBytes), cut));
+    }
+    if (!s.leakSuspects.empty()) {
+        QStringList suspects;
+        for (size_t i = 0; i < s.leakSuspects.size() && i < 3; ++i) {
+            const LeakSuspect &l = s.leakSuspects[i];
+            const QString site = siteLabel(*document.snapshot, l.stack);
+            suspects << tr("%1 from <code>%2</code>, grew in %3 of %4 steps").arg(bytesText(l.bytes), site.toHtmlEscaped()).arg(l.steps).arg(s.steps.size());
+        }
+        if (s.leakSuspects.size() > 3)
+            suspects << tr("%n more", nullptr, static_cast<int>(s.leakSuspects.size() - 3));
+        row(tr("Leak suspects"), suspects.join(QStringLiteral("<br/>")) + tr(" — <a href='leaks'>show what piled up</a>"));
+    }
+    if (!s.whyNoLeakSuspects.empty())
+        row(tr("Leak suspects"), tr("none: %1").arg(QString::fromStdString(s.whyNoLeakSuspects).toHtmlEscaped()));
+}
+
+void SummaryFigures::endState(Rows &row, const Document &document, const DeviceData &data)
+{
+    const DeviceSummary &s = data.summary;
+    if (s.traceTotals) {
+        row(tr("Allocator totals"), tr("Total Allocated peaked at %1 (event %2); at the end %3 allocated, %4 reserved. "
+                                       "A profiler trace records no segments or blocks.")
+                                        .arg(bytesText(s.traceTotals->peakAllocated))
+                                        .arg(s.traceTotals->peakIndex.index())
+                                        .arg(bytesText(s.traceTotals->finalAllocated), bytesText(s.traceTotals->finalReserved)));
+    } else {
+        row(tr("At the end"), tr("%1 reserved in %2 segments; %3 allocated; %4 free in reserved, largest free block %5 "
+                                 "(external fragmentation %6 %)")
+                                  .arg(bytesText(s.final.reserved))
+                                  .arg(s.final.segments)
+                                  .arg(bytesText(s.final.allocated), bytesText(s.final.inactive), bytesText(s.final.largestInactive))
+                                  .arg(qRound(s.final.externalFragmentation * 100)));
+    }
+    const auto &settings = document.snapshot->allocatorSettings;
+    if (!settings.empty()) {
+        QString conf;
+        for (const auto &[k, v] : settings) {
+            if (k == "PYTORCH_CUDA_ALLOC_CONF")
+                conf = QString::fromStdString(v);
+        }
+        row(tr("Allocator"), tr("PYTORCH_CUDA_ALLOC_CONF=%1 · <a href='settings'>all %2 settings…</a>")
+                                 .arg(conf.isEmpty() ? tr("(unset)") : conf.toHtmlEscaped())
+                                 .arg(settings.size()));
+    }
+}
+
+} // namespace memlens
