@@ -8,6 +8,7 @@
 #include "notes/NoteEditor.h"
 #include "notes/NoteListPanel.h"
 #include "notes/NoteSet.h"
+#include "notes/NoteText.h"
 #include "segments/SegmentMapWidget.h"
 #include "segments/SegmentsPage.h"
 #include "stacks/FlameGraphWidget.h"
@@ -35,17 +36,6 @@
 #include <QVBoxLayout>
 
 namespace memlens {
-
-namespace {
-Note timelineNote(const QString &text, double event, double bytes)
-{
-    Note a;
-    a.text = text;
-    a.x = event;
-    a.y = bytes;
-    return a;
-}
-} // namespace
 
 DocumentView::DocumentView(QWidget *parent)
     : QWidget(parent), state_(new ViewState(this)), loader_(new DocumentLoader(this)), refresher_(new DocumentLoader(this)), notes_(new NoteSet(this))
@@ -403,11 +393,7 @@ void DocumentView::addPeakNote()
     if (!d || !d->summary.peakIndex)
         return;
     const DeviceSummary &s = d->summary;
-    QString text = tr("Peak %1 at event %2").arg(bytesText(s.peakActiveBytes)).arg(s.peakIndex->index());
-    for (size_t i = 0; i < s.topLiveAtPeak.size() && i < 3; ++i) {
-        text += QStringLiteral("\n%1 %2").arg(bytesText(s.topLiveAtPeak[i].size), siteLabel(*state_->document()->snapshot, s.topLiveAtPeak[i].stack));
-    }
-    notes_->add(timelineNote(text, double(s.peakIndex->index()), double(s.peakActiveBytes)));
+    notes_->add(NoteText::timelineNote(NoteText::peak(*state_->document()->snapshot, s), double(s.peakIndex->index()), double(s.peakActiveBytes)));
 }
 
 bool DocumentView::addOomNote()
@@ -420,12 +406,9 @@ bool DocumentView::addOomNote()
         if (o.event == state_->selectedEvent())
             chosen = &o;
     }
-    const QString text = tr("OOM: %1 requested; %2 free in reserved, largest block %3 → %4")
-                             .arg(bytesText(chosen->requested), bytesText(chosen->reservedFree),
-                                  bytesText(chosen->largestFreeBlock),
-                                  QString::fromStdString(chosen->verdict()));
+    const QString text = NoteText::oom(*chosen);
     if (currentPageKind() != Page::Segments) {
-        notes_->add(timelineNote(text, double(chosen->event.index()), double(d->index->activeAfter(chosen->event))));
+        notes_->add(NoteText::timelineNote(text, double(chosen->event.index()), double(d->index->activeAfter(chosen->event))));
         return true;
     }
     // On the segment map the note goes on the largest hole of the pool the request needed.
@@ -437,7 +420,7 @@ bool DocumentView::addOomNote()
     a.event = chosen->event.index();
     if (chosen->largestFreeBlock > 0) {
         a.x = static_cast<double>(chosen->largestFreeAddress);
-        a.text += tr("\nthe largest hole, %1, is here").arg(bytesText(chosen->largestFreeBlock));
+        a.text += NoteText::largestHoleHere(*chosen);
     } else if (!st.segments.empty()) {
         a.x = static_cast<double>(st.segments.front().addr);
     } else {
@@ -457,7 +440,7 @@ void DocumentView::addNoteAtCursor(const QString &text)
     EventId e = state_->selectedEvent();
     if (e == kBeforeTrace)
         e = d->summary.peakIndex.value_or(EventId(0));
-    notes_->add(timelineNote(text, double(e.index()), double(d->index->activeAfter(e))));
+    notes_->add(NoteText::timelineNote(text, double(e.index()), double(d->index->activeAfter(e))));
 }
 
 void DocumentView::showAllocation(AllocationId allocation)
