@@ -1,6 +1,7 @@
 // The code's own rules, checked on the source tree: layers only include downwards
-// (app → viewer → parsers), each layer is split into feature folders, files stay small, and
-// facts that once had several copies keep one owner.
+// (app → viewer → parsers), the core's folders stand on the floors docs/DESIGN.md lists, no
+// layer's folders include each other in a loop, each layer is split into feature folders, files
+// and functions stay small, and facts that once had several copies keep one owner.
 #include <QDir>
 #include <QDirIterator>
 #include <QFile>
