@@ -60,11 +60,7 @@ int runSummaryCommand(const std::vector<std::string> &args)
         std::vector<DeviceReport> reports;
         for (int d : devices) {
             DeviceIndex index(*snapshot, d);
-            std::unique_ptr<const AllocationCategories> categories;
-            DeviceReport report{summarizeDevice(*snapshot, index, top, nullptr, &categories), std::nullopt, deviceTotal};
-            if (at)
-                report.at = summarizePoint(*snapshot, index, eventAt(index, *at), top, categories.get());
-            reports.push_back(std::move(report));
+            reports.push_back(reportDevice(*snapshot, index, top, at ? std::optional(eventAt(index, *at)) : std::nullopt, deviceTotal));
         }
         std::cout << (cl.flag("json") ? summaryJson(*snapshot, file, reports) : summaryText(*snapshot, file, reports));
         std::cout.flush();

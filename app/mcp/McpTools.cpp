@@ -59,11 +59,7 @@ Opened open(const json &args, McpToolContext &context, const std::string &argume
 // The device's `summary --json` object, as the CLI prints it.
 json deviceSummary(const Opened &o, size_t top, std::optional<EventId> at = std::nullopt)
 {
-    std::unique_ptr<const AllocationCategories> categories;
-    DeviceReport report{summarizeDevice(*o.snapshot, *o.index, top, nullptr, &categories), std::nullopt, std::nullopt};
-    if (at)
-        report.at = summarizePoint(*o.snapshot, *o.index, *at, top, categories.get());
-    return summaryJsonObject(*o.snapshot, o.file, {report})["devices"][0];
+    return summaryJsonObject(*o.snapshot, o.file, {reportDevice(*o.snapshot, *o.index, top, at)})["devices"][0];
 }
 
 // The command line's rule for gpu and capacity (CapacityOption), with MCP's argument names.

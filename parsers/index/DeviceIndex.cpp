@@ -12,6 +12,13 @@ void poll(const std::atomic<bool> *cancel)
     if (cancel && cancel->load(std::memory_order_relaxed))
         throw LoadCancelled();
 }
+
+// The allocation open at `addr` (AddressMap holds allocation indices), none when there is none.
+AllocationId openAllocation(const AddressMap &open, uint64_t addr)
+{
+    const uint32_t found = open.find(addr);
+    return found == AddressMap::kNone ? AllocationId::none() : AllocationId(found);
+}
 } // namespace
 
 DeviceIndex::DeviceIndex(const Snapshot &snapshot, int device, const std::atomic<bool> *cancel)
@@ -50,11 +57,7 @@ void DeviceIndex::pairAllocations(const std::atomic<bool> *cancel)
         const Allocation &a = allocations_[id.index()];
         return a.allocEvent == kBeforeTrace ? detail(id).size : ev.size[a.allocEvent.index()];
     };
-    // AddressMap holds allocation indices.
-    auto openAt = [&](uint64_t addr) {
-        const uint32_t found = open.find(addr);
-        return found == AddressMap::kNone ? AllocationId::none() : AllocationId(found);
-    };
+    auto openAt = [&](uint64_t addr) { return openAllocation(open, addr); };
     for (uint32_t i = 0; i < n; ++i) {
         if ((i & 0x3FFFF) == 0)
             poll(cancel);
@@ -126,10 +129,7 @@ void DeviceIndex::pairAllocations(const std::atomic<bool> *cancel)
 // Blocks in use at the end that no alloc event explains were alive before recording began.
 void DeviceIndex::addBlocksFromBeforeTrace(AddressMap &open)
 {
-    auto openAt = [&](uint64_t addr) {
-        const uint32_t found = open.find(addr);
-        return found == AddressMap::kNone ? AllocationId::none() : AllocationId(found);
-    };
+    auto openAt = [&](uint64_t addr) { return openAllocation(open, addr); };
     for (const Segment &seg : snapshot_.segments) {
         if (seg.device != device_)
             continue;

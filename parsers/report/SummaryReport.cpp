@@ -199,6 +199,16 @@ json deviceJson(const Snapshot &snapshot, const DeviceReport &report)
 
 } // namespace
 
+DeviceReport reportDevice(const Snapshot &snapshot, const DeviceIndex &index, size_t top, std::optional<EventId> at,
+                          std::optional<uint64_t> deviceTotal)
+{
+    std::unique_ptr<const AllocationCategories> categories;
+    DeviceReport report{summarizeDevice(snapshot, index, top, nullptr, &categories), std::nullopt, deviceTotal};
+    if (at)
+        report.at = summarizePoint(snapshot, index, *at, top, categories.get());
+    return report;
+}
+
 json liveBlockJson(const Snapshot &snapshot, const LiveBlockInfo &b)
 {
     json j = {{"addr", b.addr},

@@ -16,6 +16,11 @@ struct DeviceReport {
     std::optional<uint64_t> deviceTotal; // with --gpu: the device's memory, for what lies outside the allocator
 };
 
+// A device's report: its summary and, with `at`, the moment asked about, its live blocks with
+// their categories (the summary's own).
+DeviceReport reportDevice(const Snapshot &snapshot, const DeviceIndex &index, size_t top, std::optional<EventId> at,
+                          std::optional<uint64_t> deviceTotal = std::nullopt);
+
 // Bytes per category as the JSON key `category_bytes_at_peak` holds them: {"parameter": …, …}.
 nlohmann::json categoryBytesJson(const std::array<uint64_t, kCategoryCount> &bytes);
 

@@ -93,9 +93,10 @@ void WhatIfPanel::rebuild()
     drawRecorded();
     plot_->graph(1)->data()->clear();
     summary_->setText(tr("Pick a setting to see the reserved memory torch's allocator would have needed."));
-    if (const std::optional<std::string> why = notReplayable())
+    const std::optional<std::string> why = notReplayable();
+    if (why)
         summary_->setText(tr("No replay here: %1.").arg(QString::fromStdString(*why).toHtmlEscaped()));
-    conf_->setEnabled(!notReplayable());
+    conf_->setEnabled(!why);
     plot_->replot();
 }
 

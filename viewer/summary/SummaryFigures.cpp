@@ -11,7 +11,7 @@
 namespace memlens {
 
 // The figures' table, a row at a time.
-struct Rows {
+struct SummaryFigures::Rows {
     QString html;
     void operator()(const QString &k, const QString &v) { html += "<tr><td><b>" + k + "</b></td><td>" + v + "</td></tr>"; }
 };

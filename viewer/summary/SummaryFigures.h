@@ -10,8 +10,6 @@
 
 namespace memlens {
 
-struct Rows;
-
 class SummaryFigures {
     Q_DECLARE_TR_FUNCTIONS(SummaryPage)
 
@@ -20,6 +18,7 @@ public:
     static QString html(const Document &document, const DeviceData &data);
 
 private:
+    struct Rows;
     static void peakAndHealth(Rows &row, const Document &document, const DeviceData &data);
     static void oomsAndCategories(Rows &row, const DeviceData &data);
     static void stepsAndLeaks(Rows &row, const Document &document, const DeviceData &data);
