@@ -24,7 +24,7 @@ int printStitchedRank(const RankFolder &folder, int rank, const CommandLine &cl)
     std::vector<DeviceReport> reports;
     for (int d : run.snapshot->devices()) {
         DeviceIndex index(*run.snapshot, d);
-        reports.push_back({summarizeDevice(*run.snapshot, index, top), std::nullopt, std::nullopt});
+        reports.push_back(reportDevice(*run.snapshot, index, top, std::nullopt));
     }
     const std::string name = folder.folder + " rank " + std::to_string(rank);
     std::cout << (cl.flag("json") ? stitchedSummaryJson(run, name, rank, reports) : stitchedSummaryText(run, name, reports));

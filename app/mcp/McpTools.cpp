@@ -243,7 +243,7 @@ McpToolResult stitchRankTool(const json &args, McpToolContext &context)
     std::vector<DeviceReport> reports;
     for (int d : run.snapshot->devices()) {
         const DeviceIndex index(*run.snapshot, d);
-        reports.push_back({summarizeDevice(*run.snapshot, index, top), std::nullopt, std::nullopt});
+        reports.push_back(reportDevice(*run.snapshot, index, top, std::nullopt));
     }
     json j = stitchedSummaryJsonObject(run, stitchedRunName(folder.folder, static_cast<int>(*rank)), static_cast<int>(*rank), reports);
     std::ostringstream text;
