@@ -3,6 +3,7 @@
 #include "cli/AdviseCommand.h"
 #include "cli/DiffCommand.h"
 #include "cli/EstimateCommand.h"
+#include "cli/ExportCommand.h"
 #include "cli/HelpCommand.h"
 #include "cli/ListCommand.h"
 #include "cli/RenderCommand.h"
@@ -27,7 +28,7 @@ int main(int argc, char **argv)
     static const Command commands[] = {
         {"summary", memlens::runSummaryCommand}, {"diff", memlens::runDiffCommand},   {"advise", memlens::runAdviseCommand},
         {"replay", memlens::runReplayCommand},   {"estimate", memlens::runEstimateCommand}, {"mcp", memlens::runMcpCommand},
-        {"watch", memlens::runWatchCommand},     {"--list", memlens::runListCommand},
+        {"watch", memlens::runWatchCommand},     {"export", memlens::runExportCommand}, {"--list", memlens::runListCommand},
     };
     const Args args(argv + 1, argv + argc);
     const std::string_view first = args.empty() ? std::string_view() : std::string_view(args.front());

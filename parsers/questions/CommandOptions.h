@@ -43,7 +43,7 @@ struct CommandSpec {
     const CommandOption *option(std::string_view optionName) const;
 };
 
-// Every headless command's options: summary, diff, advise, replay, render, watch, estimate.
+// Every headless command's options: summary, diff, advise, replay, render, export, watch, estimate.
 const std::vector<CommandSpec> &commandSpecs();
 // The command of that name; throws std::out_of_range for another.
 const CommandSpec &commandSpec(std::string_view name);

@@ -35,6 +35,8 @@ expect "memlens estimate --model llama-3-" "llama-3-70b llama-3-8b"
 expect "memlens replay x.pickle --gpu h100" "h100-80 h100-pcie-80"
 expect "memlens diff a b --fail-if-p" "--fail-if-peak-grows"
 expect "memlens wa" "watch"
+expect "memlens ex" "export"
+expect "memlens export dir --sh" "--shard"
 expect "memlens watch dir --js" "--json-lines"
 expect "memlens summary dir --st" "--step --stitch"
 
@@ -42,13 +44,13 @@ expect "memlens summary dir --st" "--step --stitch"
 # lines from "memlens COMMAND" to the next command's), and every option listed there is offered.
 help=$(memlens --help)
 section_of() { awk -v c="memlens $1 " '$1 == "memlens" || $1 == "usage:" { inside = (index($0, c) > 0) } inside' <<<"$help"; }
-for command in summary watch render diff advise replay estimate; do
+for command in summary watch render diff advise replay export estimate; do
   section=$(section_of "$command")
   for option in $(complete_line "memlens $command x -"); do
     grep -qE -- "(^|[[ ])$option\b" <<<"$section" || { echo "FAIL: $command $option is offered but not in its --help"; failures=$((failures + 1)); }
   done
 done
-for command in summary watch render diff advise replay estimate; do
+for command in summary watch render diff advise replay export estimate; do
   offered=" $(complete_line "memlens $command x -") "
   section=$(section_of "$command")
   for option in $(grep -oE -- '(^|[[ ])--?[a-z][a-z-]*' <<<"$section" | sed 's/^[[ ]//' | sort -u); do

@@ -1,0 +1,68 @@
+#include "export/DatasetLayout.h"
+
+#include "decode/input/FileChecksum.h"
+#include "ranks/RankFiles.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <stdexcept>
+
+namespace memlens {
+
+namespace {
+
+uint64_t fnv1a(std::string_view bytes, uint64_t hash = 0xcbf29ce484222325ull)
+{
+    for (unsigned char c : bytes)
+        hash = (hash ^ c) * 0x100000001b3ull;
+    return hash;
+}
+
+} // namespace
+
+std::vector<ExportInput> exportInputs(const std::string &fileOrDir)
+{
+    std::error_code ec;
+    if (!std::filesystem::is_directory(fileOrDir, ec)) {
+        if (!std::filesystem::exists(fileOrDir, ec))
+            throw std::runtime_error(fileOrDir + ": no such file or folder");
+        const RankNaming naming = parseRankPath(fileOrDir);
+        return {{fileOrDir, std::filesystem::path(fileOrDir).filename().string(), naming.rank.value_or(0), naming.step.value_or(0)}};
+    }
+    const RankFolder folder = findRankFiles(fileOrDir);
+    if (folder.files.empty())
+        throw std::runtime_error(fileOrDir + ": no snapshot files (*.pickle, *.pkl, *.pickle.zst) in it");
+    std::vector<ExportInput> inputs;
+    for (const RankFile &f : folder.files)
+        inputs.push_back({f.path, std::filesystem::relative(f.path, fileOrDir, ec).generic_string(), f.rank, f.step.value_or(0)});
+    std::sort(inputs.begin(), inputs.end(), [](const ExportInput &a, const ExportInput &b) { return a.path < b.path; });
+    return inputs;
+}
+
+std::vector<ExportInput> shareOf(const std::vector<ExportInput> &inputs, int i, int n)
+{
+    if (n < 1 || i < 1 || i > n)
+        throw std::invalid_argument("--shard I/N needs 1 ≤ I ≤ N");
+    const size_t count = inputs.size();
+    const size_t begin = count * static_cast<size_t>(i - 1) / static_cast<size_t>(n);
+    const size_t end = count * static_cast<size_t>(i) / static_cast<size_t>(n);
+    return {inputs.begin() + static_cast<long>(begin), inputs.begin() + static_cast<long>(end)};
+}
+
+std::string partFileName(const ExportInput &input)
+{
+    const uint64_t hash = fnv1a(snapshotChecksum(input.path), fnv1a(input.name + '\0'));
+    char name[40];
+    std::snprintf(name, sizeof name, "part-%016llx.parquet", static_cast<unsigned long long>(hash));
+    return name;
+}
+
+std::string partPath(const std::string &out, std::string_view table, const ExportInput &input, const std::string &part)
+{
+    return (std::filesystem::path(out) / std::string(table) / ("rank=" + std::to_string(input.rank)) /
+            ("step=" + std::to_string(input.step)) / part)
+        .string();
+}
+
+} // namespace memlens

@@ -1,0 +1,98 @@
+#include "questions/ExportQuestion.h"
+
+#include "model/ByteFormat.h"
+
+#include <charconv>
+#include <stdexcept>
+
+namespace memlens {
+
+std::pair<int, int> parseShard(std::string_view text)
+{
+    const auto slash = text.find('/');
+    int i = 0, n = 0;
+    const auto parse = [](std::string_view part, int &value) {
+        const auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), value);
+        return ec == std::errc() && end == part.data() + part.size() && !part.empty();
+    };
+    if (slash == std::string_view::npos || !parse(text.substr(0, slash), i) || !parse(text.substr(slash + 1), n) || n < 1 || i < 1 ||
+        i > n)
+        throw std::invalid_argument("--shard takes I/N with 1 ≤ I ≤ N, e.g. 3/8; got '" + std::string(text) + "'");
+    return {i, n};
+}
+
+size_t ExportAnswer::failed() const
+{
+    size_t n = 0;
+    for (const ExportedInput &input : inputs)
+        n += input.error.empty() ? 0 : 1;
+    return n;
+}
+
+ExportAnswer answerExport(const ExportRequest &request, const SnapshotCache *cache, const std::function<void(const ExportedInput &)> &done)
+{
+    ExportAnswer answer{request, 0, {}};
+    const std::vector<ExportInput> all = exportInputs(request.input);
+    answer.inputsInAll = all.size();
+    for (const ExportInput &input : shareOf(all, request.shard, request.shards)) {
+        answer.inputs.push_back(exportInput(input, request.out, cache));
+        if (done)
+            done(answer.inputs.back());
+    }
+    return answer;
+}
+
+std::string exportedInputLine(const ExportedInput &input)
+{
+    if (!input.error.empty())
+        return "memlens: " + input.error;
+    const auto rows = [&](FleetTable t) { return groupDigits(static_cast<uint64_t>(input.rows[static_cast<size_t>(t)])); };
+    return "rank " + std::to_string(input.input.rank) + " step " + std::to_string(input.input.step) + "  " + input.input.name + ": " +
+           rows(FleetTable::Events) + " events, " + rows(FleetTable::Steps) + " steps, " + rows(FleetTable::LiveAtPeak) +
+           " live at the peak";
+}
+
+std::string exportAnswerText(const ExportAnswer &answer)
+{
+    std::array<int64_t, kFleetTables.size()> totals{};
+    for (const ExportedInput &input : answer.inputs) {
+        for (size_t t = 0; t < totals.size(); ++t)
+            totals[t] += input.rows[t];
+    }
+    std::string text = "Exported " + std::to_string(answer.inputs.size() - answer.failed()) + " of " + std::to_string(answer.inputs.size()) +
+                       " files";
+    if (answer.request.shards > 1)
+        text += " (shard " + std::to_string(answer.request.shard) + "/" + std::to_string(answer.request.shards) + " of " +
+                std::to_string(answer.inputsInAll) + ")";
+    text += " into " + answer.request.out + ":";
+    for (FleetTable t : kFleetTables)
+        text += " " + std::string(fleetTableName(t)) + " " + groupDigits(static_cast<uint64_t>(totals[static_cast<size_t>(t)])) + ",";
+    text.back() = '\n';
+    if (answer.failed())
+        text += std::to_string(answer.failed()) + " could not be read (above).\n";
+    return text;
+}
+
+nlohmann::json exportAnswerJson(const ExportAnswer &answer)
+{
+    nlohmann::json files = nlohmann::json::array();
+    for (const ExportedInput &input : answer.inputs) {
+        nlohmann::json f{{"file", input.input.name}, {"rank", input.input.rank}, {"step", input.input.step}};
+        if (!input.error.empty()) {
+            f["error"] = input.error;
+        } else {
+            nlohmann::json rows = nlohmann::json::object();
+            for (FleetTable t : kFleetTables)
+                rows[std::string(fleetTableName(t))] = input.rows[static_cast<size_t>(t)];
+            f["rows"] = rows;
+        }
+        files.push_back(f);
+    }
+    return {{"out", answer.request.out},
+            {"shard", {answer.request.shard, answer.request.shards}},
+            {"inputs_in_all", answer.inputsInAll},
+            {"files", files},
+            {"failed", answer.failed()}};
+}
+
+} // namespace memlens
