@@ -1,8 +1,11 @@
 #include "export/DatasetExport.h"
 
+#include "cache/CachedSnapshot.h"
+#include "figures/AllocationCategories.h"
+#include "figures/SnapshotSummary.h"
+#include "index/DeviceIndex.h"
 #include "model/LoadError.h"
 #include "parquet/ParquetFileWriter.h"
-#include "pipeline/DocumentPipeline.h"
 
 #include <filesystem>
 #include <stdexcept>
@@ -17,6 +20,33 @@ struct PendingFile {
     std::string temporary;
     std::string final;
 };
+
+// The snapshot's devices indexed and summarised, as `summary` makes them (no advice, no timeline).
+struct LoadedInput {
+    CachedSnapshot loaded;
+    std::vector<std::unique_ptr<DeviceIndex>> indices;
+    std::vector<std::unique_ptr<const AllocationCategories>> categories;
+    std::vector<std::unique_ptr<DeviceSummary>> summaries;
+    FleetSource source;
+};
+
+std::unique_ptr<LoadedInput> loadInput(const std::string &path, const SnapshotCache *cache, const std::atomic<bool> *cancel)
+{
+    auto input = std::make_unique<LoadedInput>();
+    LoadControl control;
+    control.cancel = cancel;
+    input->loaded = loadSnapshotCached(path, control, cache);
+    const Snapshot &snapshot = *input->loaded.snapshot;
+    input->source.snapshot = &snapshot;
+    for (int d : snapshot.devices()) {
+        input->indices.push_back(std::make_unique<DeviceIndex>(snapshot, d, cancel));
+        std::unique_ptr<const AllocationCategories> categories;
+        input->summaries.push_back(std::make_unique<DeviceSummary>(summarizeDevice(snapshot, *input->indices.back(), 0, nullptr, &categories)));
+        input->categories.push_back(std::move(categories));
+        input->source.devices.push_back({d, input->indices.back().get(), input->categories.back().get(), input->summaries.back().get()});
+    }
+    return input;
+}
 
 void removeAll(const std::vector<PendingFile> &files)
 {
@@ -33,16 +63,14 @@ ExportedInput exportInput(const ExportInput &input, const std::string &out, cons
     ExportedInput result{input, {}, {}};
     std::vector<PendingFile> pending;
     try {
-        std::shared_ptr<const Document> document;
-        runDocumentPipeline(input.path, cancel, {{}, [&](std::shared_ptr<const Document> d) { document = std::move(d); }, {}},
-                            StopAfter::Document, cache);
+        const std::unique_ptr<LoadedInput> loaded = loadInput(input.path, cache, cancel);
         const std::string part = partFileName(input);
         for (FleetTable table : kFleetTables) {
             const std::filesystem::path final = partPath(out, fleetTableName(table), input, part);
             std::filesystem::create_directories(final.parent_path());
             pending.push_back({(final.parent_path() / ("." + part + "." + std::to_string(::getpid()) + ".tmp")).string(), final.string()});
             parquet::ParquetFileWriter writer(pending.back().temporary, fleetTableColumns(table));
-            writeFleetTable(table, *document, input.name, writer);
+            writeFleetTable(table, loaded->source, input.name, writer);
             writer.finish();
             result.rows[static_cast<size_t>(table)] = writer.rows();
         }

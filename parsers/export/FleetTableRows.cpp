@@ -5,8 +5,9 @@
 #include "index/DeviceIndex.h"
 #include "model/FileKinds.h"
 #include "parquet/ParquetFileWriter.h"
-#include "pipeline/Document.h"
+#include "figures/SnapshotSummary.h"
 
+#include <algorithm>
 #include <limits>
 #include <unordered_map>
 
@@ -51,14 +52,14 @@ std::string poolIdText(const std::pair<int64_t, int64_t> &pool)
     return std::to_string(pool.first) + "," + std::to_string(pool.second);
 }
 
-void writeSnapshotRows(const Document &document, const std::string &file, parquet::ParquetFileWriter &out)
+void writeSnapshotRows(const FleetSource &source, const std::string &file, parquet::ParquetFileWriter &out)
 {
-    const std::string_view format = kFileFormatNames.name(document.snapshot->facts.format);
-    for (const auto &[device, data] : document.devices) {
-        const DeviceSummary &s = data.summary;
+    const std::string_view format = kFileFormatNames.name(source.snapshot->facts.format);
+    for (const FleetDevice &d : source.devices) {
+        const DeviceSummary &s = *d.summary;
         out.row()
             .string(file)
-            .integer(device)
+            .integer(d.device)
             .string(s.name)
             .integer(signedBytes(s.entries))
             .integer(signedBytes(s.peakActiveBytes))
@@ -73,13 +74,13 @@ void writeSnapshotRows(const Document &document, const std::string &file, parque
     }
 }
 
-void writeStepRows(const Document &document, const std::string &file, parquet::ParquetFileWriter &out)
+void writeStepRows(const FleetSource &source, const std::string &file, parquet::ParquetFileWriter &out)
 {
-    for (const auto &[device, data] : document.devices) {
-        for (const StepSummary &st : data.summary.steps)
+    for (const FleetDevice &d : source.devices) {
+        for (const StepSummary &st : d.summary->steps)
             out.row()
                 .string(file)
-                .integer(device)
+                .integer(d.device)
                 .integer(st.index)
                 .integer(st.startUs)
                 .integer(st.endUs)
@@ -91,47 +92,116 @@ void writeStepRows(const Document &document, const std::string &file, parquet::P
     }
 }
 
-void writeEventRows(const Document &document, const std::string &file, parquet::ParquetFileWriter &out)
-{
-    const Snapshot &snapshot = *document.snapshot;
-    std::vector<std::string> pools;
-    for (const auto &pool : snapshot.pools)
-        pools.push_back(poolIdText(pool));
-    for (const auto &[device, data] : document.devices) {
-        const DeviceIndex &index = *data.index;
-        const EventTable &events = index.events();
-        size_t nextPool = 0; // the sparse pool column is in event order
-        for (size_t i = 0; i < events.count(); ++i) {
-            const EventId e(static_cast<uint32_t>(i));
+namespace {
+
+// One device's events [first, first + count) appended to the events table's columns, in the
+// order fleetTableColumns(FleetTable::Events) lists them. Dictionary ids of the few actions,
+// pools and categories are found once per batch, not per row.
+class EventBatch {
+public:
+    EventBatch(const FleetSource &source, const FleetDevice &device, const std::string &file, const std::vector<std::string> &pools)
+        : source_(source), device_(device), file_(file), pools_(pools)
+    {
+    }
+
+    void append(parquet::ParquetFileWriter &out, size_t first, size_t count)
+    {
+        const EventTable &events = device_.index->events();
+        const size_t end = first + count;
+        repeat(out.column(0).indices, out.column(0).intern(file_), count);
+        repeat(out.column(1).integers, device_.device, count);
+        for (size_t i = first; i < end; ++i)
+            out.column(2).integers.push_back(static_cast<int64_t>(i));
+        out.column(3).integers.insert(out.column(3).integers.end(), events.timeUs.begin() + first, events.timeUs.begin() + end);
+        appendActions(out.column(4), events, first, end);
+        for (size_t i = first; i < end; ++i) {
+            out.column(5).integers.push_back(signedBytes(events.addr[i]));
+            out.column(6).integers.push_back(signedBytes(events.size[i]));
+            out.column(7).integers.push_back(signedBytes(source_.snapshot->streams.at(events.stream[i])));
+            out.column(9).integers.push_back(events.stack[i]);
+        }
+        appendPools(out.column(8), events, first, end);
+        appendCategories(out.column(10), first, end);
+        for (size_t c = 0; c < 11; ++c)
+            out.column(c).rows += count;
+    }
+
+private:
+    static void repeat(auto &column, auto value, size_t count) { column.insert(column.end(), count, value); }
+
+    void appendActions(parquet::ColumnValues &column, const EventTable &events, size_t first, size_t end)
+    {
+        std::array<uint32_t, kActionCount> ids;
+        ids.fill(UINT32_MAX);
+        for (size_t i = first; i < end; ++i) {
+            uint32_t &id = ids[static_cast<size_t>(events.action[i])];
+            if (id == UINT32_MAX)
+                id = column.intern(actionName(events.action[i]));
+            column.indices.push_back(id);
+        }
+    }
+
+    void appendPools(parquet::ColumnValues &column, const EventTable &events, size_t first, size_t end)
+    {
+        const auto &sparse = events.pool; // (event, pool) where not the default pool, by event
+        auto next = std::lower_bound(sparse.begin(), sparse.end(), std::pair<uint32_t, uint32_t>(static_cast<uint32_t>(first), 0));
+        std::unordered_map<uint32_t, uint32_t> ids;
+        for (size_t i = first; i < end; ++i) {
             uint32_t pool = 0;
-            while (nextPool < events.pool.size() && events.pool[nextPool].first < i)
-                ++nextPool;
-            if (nextPool < events.pool.size() && events.pool[nextPool].first == i)
-                pool = events.pool[nextPool].second;
-            const AllocationId allocation = index.allocationOfEvent(e);
-            parquet::RowBuilder row = out.row();
-            row.string(file)
-                .integer(device)
-                .integer(static_cast<int64_t>(i))
-                .integer(events.timeUs[i])
-                .string(actionName(events.action[i]))
-                .integer(signedBytes(events.addr[i]))
-                .integer(signedBytes(events.size[i]))
-                .integer(signedBytes(snapshot.streams.at(events.stream[i])))
-                .string(pools.at(pool))
-                .integer(events.stack[i]);
+            if (next != sparse.end() && next->first == i)
+                pool = (next++)->second;
+            auto [it, added] = ids.try_emplace(pool, 0);
+            if (added)
+                it->second = column.intern(pools_.at(pool));
+            column.indices.push_back(it->second);
+        }
+    }
+
+    void appendCategories(parquet::ColumnValues &column, size_t first, size_t end)
+    {
+        std::array<uint32_t, kCategoryCount> ids;
+        ids.fill(UINT32_MAX);
+        for (size_t i = first; i < end; ++i) {
+            const AllocationId allocation = device_.index->allocationOfEvent(EventId(static_cast<uint32_t>(i)));
+            column.present.push_back(allocation.isNone() ? 0 : 1);
             if (allocation.isNone())
-                row.null();
-            else
-                row.string(categoryName(data.categories->of(allocation)));
-            row.end();
+                continue;
+            const Category category = device_.categories->of(allocation);
+            uint32_t &id = ids[static_cast<size_t>(category)];
+            if (id == UINT32_MAX)
+                id = column.intern(categoryName(category));
+            column.indices.push_back(id);
+        }
+    }
+
+    const FleetSource &source_;
+    const FleetDevice &device_;
+    const std::string &file_;
+    const std::vector<std::string> &pools_;
+};
+
+} // namespace
+
+void writeEventRows(const FleetSource &source, const std::string &file, parquet::ParquetFileWriter &out)
+{
+    std::vector<std::string> pools;
+    for (const auto &pool : source.snapshot->pools)
+        pools.push_back(poolIdText(pool));
+    for (const FleetDevice &d : source.devices) {
+        EventBatch batch(source, d, file, pools);
+        const size_t count = d.index->eventCount();
+        for (size_t first = 0; first < count;) {
+            const size_t take = std::min(out.roomInRowGroup(), count - first);
+            batch.append(out, first, take);
+            out.commitRows(take);
+            first += take;
         }
     }
 }
 
-void writeStackRows(const Document &document, const std::string &file, parquet::ParquetFileWriter &out)
+void writeStackRows(const FleetSource &source, const std::string &file, parquet::ParquetFileWriter &out)
 {
-    const Snapshot &snapshot = *document.snapshot;
+    const Snapshot &snapshot = *source.snapshot;
     SiteTexts sites(snapshot);
     for (uint32_t stack = 0; stack < snapshot.stacks.size(); ++stack) {
         const auto frames = snapshot.stacks.at(stack);
@@ -146,17 +216,17 @@ void writeStackRows(const Document &document, const std::string &file, parquet::
     }
 }
 
-void writeLiveAtPeakRows(const Document &document, const std::string &file, parquet::ParquetFileWriter &out)
+void writeLiveAtPeakRows(const FleetSource &source, const std::string &file, parquet::ParquetFileWriter &out)
 {
-    const Snapshot &snapshot = *document.snapshot;
+    const Snapshot &snapshot = *source.snapshot;
     SiteTexts sites(snapshot);
-    for (const auto &[device, data] : document.devices) {
-        const DeviceIndex &index = *data.index;
-        const auto live = largestLive(index, index.peakIndex(), std::numeric_limits<size_t>::max(), nullptr, data.categories.get());
+    for (const FleetDevice &d : source.devices) {
+        const DeviceIndex &index = *d.index;
+        const auto live = largestLive(index, index.peakIndex(), std::numeric_limits<size_t>::max(), nullptr, d.categories);
         for (const LiveBlockInfo &b : live)
             out.row()
                 .string(file)
-                .integer(device)
+                .integer(d.device)
                 .integer(signedBytes(b.addr))
                 .integer(signedBytes(b.size))
                 .optionalString(sites.of(b.stack))
@@ -166,13 +236,13 @@ void writeLiveAtPeakRows(const Document &document, const std::string &file, parq
     }
 }
 
-void writePoolRows(const Document &document, const std::string &file, parquet::ParquetFileWriter &out)
+void writePoolRows(const FleetSource &source, const std::string &file, parquet::ParquetFileWriter &out)
 {
-    for (const auto &[device, data] : document.devices) {
-        for (const PoolShare &p : data.summary.poolsAtEnd)
+    for (const FleetDevice &d : source.devices) {
+        for (const PoolShare &p : d.summary->poolsAtEnd)
             out.row()
                 .string(file)
-                .integer(device)
+                .integer(d.device)
                 .string(poolIdText(p.pool))
                 .integer(signedBytes(p.segments))
                 .integer(signedBytes(p.reserved))

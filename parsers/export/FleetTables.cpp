@@ -73,15 +73,15 @@ const std::vector<ColumnSpec> &fleetTableColumns(FleetTable table)
     return all[static_cast<size_t>(table)];
 }
 
-void writeFleetTable(FleetTable table, const Document &document, const std::string &file, parquet::ParquetFileWriter &out)
+void writeFleetTable(FleetTable table, const FleetSource &source, const std::string &file, parquet::ParquetFileWriter &out)
 {
     switch (table) {
-    case FleetTable::Snapshots: return writeSnapshotRows(document, file, out);
-    case FleetTable::Steps: return writeStepRows(document, file, out);
-    case FleetTable::Events: return writeEventRows(document, file, out);
-    case FleetTable::Stacks: return writeStackRows(document, file, out);
-    case FleetTable::LiveAtPeak: return writeLiveAtPeakRows(document, file, out);
-    case FleetTable::Pools: return writePoolRows(document, file, out);
+    case FleetTable::Snapshots: return writeSnapshotRows(source, file, out);
+    case FleetTable::Steps: return writeStepRows(source, file, out);
+    case FleetTable::Events: return writeEventRows(source, file, out);
+    case FleetTable::Stacks: return writeStackRows(source, file, out);
+    case FleetTable::LiveAtPeak: return writeLiveAtPeakRows(source, file, out);
+    case FleetTable::Pools: return writePoolRows(source, file, out);
     }
 }
 

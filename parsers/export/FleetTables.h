@@ -4,12 +4,29 @@
 #include "parquet/ColumnValues.h"
 
 #include <array>
+#include <string>
 #include <string_view>
 #include <vector>
 
 namespace memlens {
 
-struct Document;
+class AllocationCategories;
+class DeviceIndex;
+struct DeviceSummary;
+struct Snapshot;
+
+// What the tables are made from: a snapshot and, per device with entries or segments, its index,
+// categories and summary (the figures `summary --json` prints).
+struct FleetDevice {
+    int device = 0;
+    const DeviceIndex *index = nullptr;
+    const AllocationCategories *categories = nullptr;
+    const DeviceSummary *summary = nullptr;
+};
+struct FleetSource {
+    const Snapshot *snapshot = nullptr;
+    std::vector<FleetDevice> devices; // ascending
+};
 
 enum class FleetTable { Snapshots, Steps, Events, Stacks, LiveAtPeak, Pools };
 inline constexpr std::array<FleetTable, 6> kFleetTables{FleetTable::Snapshots, FleetTable::Steps, FleetTable::Events,
@@ -22,7 +39,7 @@ namespace parquet {
 class ParquetFileWriter;
 }
 
-// Writes `document`'s rows of `table`; `file` is the name the snapshots table gives the input.
-void writeFleetTable(FleetTable table, const Document &document, const std::string &file, parquet::ParquetFileWriter &out);
+// Writes `source`'s rows of `table`; `file` is the name every row gives the input.
+void writeFleetTable(FleetTable table, const FleetSource &source, const std::string &file, parquet::ParquetFileWriter &out);
 
 } // namespace memlens

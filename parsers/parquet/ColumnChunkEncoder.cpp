@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <memory>
+#include <new>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -20,8 +22,12 @@ constexpr int32_t kDataPage = 0, kDictionaryPage = 2;
 
 std::string zstdCompress(const std::string &raw, int level)
 {
+    // One context per thread, reused: a file's dozens of small pages would each set one up.
+    static thread_local const std::unique_ptr<ZSTD_CCtx, size_t (*)(ZSTD_CCtx *)> context(ZSTD_createCCtx(), ZSTD_freeCCtx);
+    if (!context)
+        throw std::bad_alloc();
     std::string out(ZSTD_compressBound(raw.size()), '\0');
-    const size_t n = ZSTD_compress(out.data(), out.size(), raw.data(), raw.size(), level);
+    const size_t n = ZSTD_compressCCtx(context.get(), out.data(), out.size(), raw.data(), raw.size(), level);
     if (ZSTD_isError(n))
         throw std::runtime_error(std::string("zstd: ") + ZSTD_getErrorName(n));
     out.resize(n);
@@ -142,6 +148,49 @@ void writeStatistics(ThriftCompactWriter &w, int16_t field, const ChunkStatistic
     w.endStruct();
 }
 
+// The smallest and largest dictionary entries: every entry is used by the row group.
+ChunkStatistics dictionaryStatistics(const ColumnValues &values)
+{
+    ChunkStatistics stats;
+    stats.nullCount = static_cast<int64_t>(values.nullCount());
+    if (values.dictionary.empty())
+        return stats;
+    const auto [lo, hi] = std::minmax_element(values.dictionary.begin(), values.dictionary.end());
+    stats.min = *lo;
+    stats.max = *hi;
+    return stats;
+}
+
+ChunkStatistics plainStatistics(const ColumnSpec &spec, const ColumnValues &values)
+{
+    ChunkStatistics stats;
+    stats.nullCount = static_cast<int64_t>(values.nullCount());
+    if (values.valueCount() > 0) {
+        const auto [lo, hi] = extremes(spec.kind, values);
+        stats.min = plainValue(spec.kind, values, lo);
+        stats.max = plainValue(spec.kind, values, hi);
+    }
+    return stats;
+}
+
+void appendDictionaryPages(EncodedChunk &chunk, std::string &page, const ColumnValues &values, int zstdLevel)
+{
+    std::string entries;
+    for (const std::string &entry : values.dictionary)
+        appendPlainString(entries, entry);
+    appendPage(chunk, entries, zstdLevel, kDictionaryPage, [&](ThriftCompactWriter &w) {
+        w.beginStruct(7);
+        w.i32(1, static_cast<int32_t>(values.dictionary.size()));
+        w.i32(2, kPlain);
+        w.endStruct();
+    });
+    chunk.dictionaryPageSize = chunk.bytes.size();
+    const int width = bitWidthFor(values.dictionary.size());
+    page.push_back(static_cast<char>(width));
+    appendBitPackedRun(page, values.indices.data(), values.indices.size(), width);
+    chunk.encodings = {kPlain, kRle, kRleDictionary};
+}
+
 } // namespace
 
 int32_t physicalType(ColumnKind kind)
@@ -159,35 +208,11 @@ int32_t physicalType(ColumnKind kind)
 EncodedChunk encodeColumnChunk(const ColumnSpec &spec, const ColumnValues &values, int zstdLevel)
 {
     EncodedChunk chunk;
-    chunk.statistics.nullCount = static_cast<int64_t>(values.nullCount());
-    if (values.valueCount() > 0) {
-        const auto [lo, hi] = extremes(spec.kind, values);
-        chunk.statistics.min = plainValue(spec.kind, values, lo);
-        chunk.statistics.max = plainValue(spec.kind, values, hi);
-    }
-    std::string page = spec.nullable ? definitionLevels(values) : std::string();
     const bool dictionary = spec.dictionary && spec.kind == ColumnKind::String;
+    chunk.statistics = dictionary ? dictionaryStatistics(values) : plainStatistics(spec, values);
+    std::string page = spec.nullable ? definitionLevels(values) : std::string();
     if (dictionary) {
-        std::unordered_map<std::string_view, uint32_t> ids;
-        std::vector<uint32_t> indices(values.valueCount());
-        std::string entries;
-        for (size_t i = 0; i < indices.size(); ++i) {
-            auto [it, added] = ids.try_emplace(values.string(i), static_cast<uint32_t>(ids.size()));
-            if (added)
-                appendPlainString(entries, it->first);
-            indices[i] = it->second;
-        }
-        appendPage(chunk, entries, zstdLevel, kDictionaryPage, [&](ThriftCompactWriter &w) {
-            w.beginStruct(7);
-            w.i32(1, static_cast<int32_t>(ids.size()));
-            w.i32(2, kPlain);
-            w.endStruct();
-        });
-        chunk.dictionaryPageSize = chunk.bytes.size();
-        const int width = bitWidthFor(ids.size());
-        page.push_back(static_cast<char>(width));
-        appendBitPackedRun(page, indices.data(), indices.size(), width);
-        chunk.encodings = {kPlain, kRle, kRleDictionary};
+        appendDictionaryPages(chunk, page, values, zstdLevel);
     } else {
         page += plainValues(spec.kind, values);
         chunk.encodings = {kPlain, kRle};

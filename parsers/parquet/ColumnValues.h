@@ -1,9 +1,11 @@
 #pragma once
 // One column's values for the row group being built: integers (INT64, INT32, BOOLEAN), reals
-// or strings, and which rows are null. Nulls take no slot among the values.
+// or strings, and which rows are null. Nulls take no slot among the values. Dictionary columns
+// keep each distinct string once, with an index per value.
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace memlens::parquet {
@@ -24,6 +26,14 @@ struct ColumnValues {
     std::vector<uint32_t> textEnd; // where each string ends in `text`
     std::vector<uint8_t> present;  // per row, nullable columns only
     size_t rows = 0;
+    // Dictionary columns: the distinct strings (UTF-8) in first-seen order, and one index per value.
+    std::vector<std::string> dictionary;
+    std::vector<uint32_t> indices;
+    std::unordered_map<std::string, uint32_t> lookup; // by the string as given
+    uint32_t lastIndex = UINT32_MAX;                   // the previous value's: rows often repeat it
+
+    // The index of `value` in the dictionary, added when new.
+    uint32_t intern(std::string_view value);
 
     std::string_view string(size_t i) const
     {
@@ -33,6 +43,9 @@ struct ColumnValues {
     size_t valueCount() const { return rows - nullCount(); }
     size_t nullCount() const;
     void clear();
+
+private:
+    std::string_view lastValue_; // a key of `lookup`, whose nodes do not move
 };
 
 } // namespace memlens::parquet

@@ -4,11 +4,13 @@
 #include "parquet/ThriftCompact.h"
 #include "parquet/Utf8Text.h"
 
+#include <atomic>
 #include <cerrno>
+#include <mutex>
+#include <thread>
 #include <cstring>
 #include <stdexcept>
 
-#include <unistd.h>
 
 namespace memlens::parquet {
 namespace {
@@ -39,7 +41,12 @@ RowBuilder &RowBuilder::boolean(bool value)
 
 RowBuilder &RowBuilder::string(std::string_view value)
 {
+    const bool dictionary = writer_.schema_.at(column_).dictionary;
     ColumnValues &c = next(true);
+    if (dictionary) {
+        c.indices.push_back(c.intern(value));
+        return *this;
+    }
     appendValidUtf8(c.text, value);
     if (c.text.size() > UINT32_MAX)
         throw std::runtime_error("a Parquet row group's strings over 4 GiB");
@@ -102,14 +109,59 @@ void ParquetFileWriter::endRow()
         flushRowGroup();
 }
 
+void ParquetFileWriter::commitRows(size_t rows)
+{
+    for (size_t c = 0; c < columns_.size(); ++c) {
+        if (columns_[c].rows != pendingRows_ + rows)
+            throw std::logic_error("the Parquet column " + schema_[c].name + " has " + std::to_string(columns_[c].rows) + " rows, not " +
+                                   std::to_string(pendingRows_ + rows));
+    }
+    pendingRows_ += rows;
+    if (pendingRows_ > options_.rowGroupRows)
+        throw std::logic_error("more rows than a Parquet row group holds");
+    if (pendingRows_ == options_.rowGroupRows)
+        flushRowGroup();
+}
+
+std::vector<EncodedChunk> ParquetFileWriter::encodeRowGroup() const
+{
+    std::vector<EncodedChunk> chunks(schema_.size());
+    std::atomic<size_t> next{0};
+    std::exception_ptr failure;
+    std::mutex failureLock;
+    const auto work = [&] {
+        for (size_t c = next++; c < chunks.size(); c = next++) {
+            try {
+                chunks[c] = encodeColumnChunk(schema_[c], columns_[c], options_.zstdLevel);
+            } catch (...) {
+                const std::lock_guard lock(failureLock);
+                failure = std::current_exception();
+            }
+        }
+    };
+    // Small row groups (most tables of most files) are not worth a thread.
+    constexpr size_t kRowsWorthAThread = 1 << 16;
+    const unsigned cores = pendingRows_ < kRowsWorthAThread ? 1 : options_.threads ? options_.threads : std::max(1u, std::thread::hardware_concurrency());
+    std::vector<std::thread> helpers;
+    for (unsigned t = 1; t < std::min<size_t>(cores, chunks.size()); ++t)
+        helpers.emplace_back(work);
+    work();
+    for (std::thread &t : helpers)
+        t.join();
+    if (failure)
+        std::rethrow_exception(failure);
+    return chunks;
+}
+
 void ParquetFileWriter::flushRowGroup()
 {
     if (pendingRows_ == 0)
         return;
     RowGroupMeta group;
     group.rows = static_cast<int64_t>(pendingRows_);
+    std::vector<EncodedChunk> chunks = encodeRowGroup();
     for (size_t c = 0; c < schema_.size(); ++c) {
-        EncodedChunk chunk = encodeColumnChunk(schema_[c], columns_[c], options_.zstdLevel);
+        EncodedChunk &chunk = chunks[c];
         ChunkMeta meta;
         if (chunk.dictionaryPageSize)
             meta.dictionaryPageOffset = offset_;
@@ -208,7 +260,7 @@ void ParquetFileWriter::finish()
     appendLittleEndian(tail, meta.size(), 4);
     write(meta);
     write(tail + "PAR1");
-    const bool flushed = std::fflush(file_) == 0 && ::fsync(fileno(file_)) == 0;
+    const bool flushed = std::fflush(file_) == 0;
     const int closed = std::fclose(file_);
     file_ = nullptr;
     if (!flushed || closed != 0)

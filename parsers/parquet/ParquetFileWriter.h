@@ -39,6 +39,7 @@ private:
 struct ParquetOptions {
     size_t rowGroupRows = size_t{1} << 19;
     int zstdLevel = 1;
+    unsigned threads = 0; // column chunks encoded at once; 0: one per core
 };
 
 class ParquetFileWriter {
@@ -50,6 +51,13 @@ public:
     ParquetFileWriter &operator=(const ParquetFileWriter &) = delete;
 
     RowBuilder row() { return RowBuilder(*this); }
+
+    // Columnar filling, for tables made from columns (the events): append up to roomInRowGroup()
+    // values to every column directly (each ColumnValues' `rows` included), then commitRows().
+    ColumnValues &column(size_t c) { return columns_.at(c); }
+    size_t roomInRowGroup() const { return options_.rowGroupRows - pendingRows_; }
+    // Throws std::logic_error unless every column grew by `rows`.
+    void commitRows(size_t rows);
     // Flushes the last row group, writes the footer and closes the file. Throws on I/O errors.
     void finish();
     int64_t rows() const { return rowsWritten_ + static_cast<int64_t>(pendingRows_); }
@@ -73,6 +81,7 @@ private:
 
     void endRow();
     void flushRowGroup();
+    std::vector<EncodedChunk> encodeRowGroup() const; // on several cores
     void write(const std::string &bytes);
     std::string footer() const;
 
