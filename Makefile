@@ -54,7 +54,7 @@ FUZZ_SECONDS ?= 600
 fuzz: deps
 	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends clang >/dev/null
 	cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ -DMEMLENS_FUZZ=ON
-	cmake --build build-fuzz --target fuzz_snapshot fuzz_session fuzz_cache fuzz_rank_summary fuzz_mcp
+	cmake --build build-fuzz --target fuzz_snapshot fuzz_session fuzz_cache fuzz_rank_summary fuzz_mcp fuzz_parquet
 	tests/fuzz/run_fuzzer.sh build-fuzz $(FUZZ_SECONDS)
 
 # Everything (the core, the GUI and the CLI its tests run, the MCP server) under AddressSanitizer

@@ -1,6 +1,7 @@
 #include "export/DatasetExport.h"
 
 #include "cache/CachedSnapshot.h"
+#include "export/DatasetFigures.h"
 #include "figures/AllocationCategories.h"
 #include "figures/SnapshotSummary.h"
 #include "index/DeviceIndex.h"
@@ -69,7 +70,9 @@ ExportedInput exportInput(const ExportInput &input, const std::string &out, cons
             const std::filesystem::path final = partPath(out, fleetTableName(table), input, part);
             std::filesystem::create_directories(final.parent_path());
             pending.push_back({(final.parent_path() / ("." + part + "." + std::to_string(::getpid()) + ".tmp")).string(), final.string()});
-            parquet::ParquetFileWriter writer(pending.back().temporary, fleetTableColumns(table));
+            parquet::ParquetOptions options;
+            options.metadata = {{kDatasetSourceKey, input.source}};
+            parquet::ParquetFileWriter writer(pending.back().temporary, fleetTableColumns(table), options);
             writeFleetTable(table, loaded->source, input.name, writer);
             writer.finish();
             result.rows[static_cast<size_t>(table)] = writer.rows();

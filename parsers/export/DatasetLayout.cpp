@@ -28,14 +28,16 @@ std::vector<ExportInput> exportInputs(const std::string &fileOrDir)
         if (!std::filesystem::exists(fileOrDir, ec))
             throw std::runtime_error(fileOrDir + ": no such file or folder");
         const RankNaming naming = parseRankPath(fileOrDir);
-        return {{fileOrDir, std::filesystem::path(fileOrDir).filename().string(), naming.rank.value_or(0), naming.step.value_or(0)}};
+        const std::filesystem::path absolute = std::filesystem::absolute(fileOrDir, ec);
+        return {{fileOrDir, absolute.filename().string(), naming.rank.value_or(0), naming.step.value_or(0), absolute.parent_path().string()}};
     }
     const RankFolder folder = findRankFiles(fileOrDir);
     if (folder.files.empty())
         throw std::runtime_error(fileOrDir + ": no snapshot files (*.pickle, *.pkl, *.pickle.zst) in it");
+    const std::string source = std::filesystem::absolute(fileOrDir, ec).lexically_normal().string();
     std::vector<ExportInput> inputs;
     for (const RankFile &f : folder.files)
-        inputs.push_back({f.path, std::filesystem::relative(f.path, fileOrDir, ec).generic_string(), f.rank, f.step.value_or(0)});
+        inputs.push_back({f.path, std::filesystem::relative(f.path, fileOrDir, ec).generic_string(), f.rank, f.step.value_or(0), source});
     std::sort(inputs.begin(), inputs.end(), [](const ExportInput &a, const ExportInput &b) { return a.path < b.path; });
     return inputs;
 }

@@ -14,6 +14,7 @@ struct ExportInput {
     std::string name; // the path below the folder exported (the file's own path for a file)
     int rank = 0;     // as `summary DIR` reads it from the name; 0 when none
     int64_t step = 0; // likewise; 0 when none
+    std::string source; // the absolute folder `name` is below, recorded in each table's footer
 };
 
 // The snapshots to export: FILE itself, or every snapshot below DIR, sorted by path. Throws

@@ -57,7 +57,8 @@ void writeSnapshotRows(const FleetSource &source, const std::string &file, parqu
     const std::string_view format = kFileFormatNames.name(source.snapshot->facts.format);
     for (const FleetDevice &d : source.devices) {
         const DeviceSummary &s = *d.summary;
-        out.row()
+        parquet::RowBuilder row = out.row();
+        row
             .string(file)
             .integer(d.device)
             .string(s.name)
@@ -69,8 +70,10 @@ void writeSnapshotRows(const FleetSource &source, const std::string &file, parqu
             .boolean(s.coverage.truncated)
             .integer(signedBytes(s.final.reserved))
             .integer(signedBytes(s.final.allocated))
-            .string(format)
-            .end();
+            .string(format);
+        for (uint64_t bytes : s.categoryBytesAtPeak) // in Category order, as the columns are
+            row.integer(signedBytes(bytes));
+        row.end();
     }
 }
 

@@ -41,7 +41,9 @@ std::vector<ColumnSpec> columnsOf(FleetTable table)
     case FleetTable::Snapshots:
         return {text("file"), integer("device"), text("name"), integer("entries"), integer("peak_active_bytes"),
                 integer("peak_reserved_bytes"), integer("peak_time_us", true), integer("oom_count"), flag("truncated"),
-                integer("reserved_bytes"), integer("allocated_bytes"), text("format")};
+                integer("reserved_bytes"), integer("allocated_bytes"), text("format"), integer("parameter_bytes_at_peak"),
+                integer("gradient_bytes_at_peak"), integer("optimizer_state_bytes_at_peak"), integer("activation_bytes_at_peak"),
+                integer("temporary_bytes_at_peak"), integer("unknown_bytes_at_peak")};
     case FleetTable::Steps:
         return {text("file"), integer("device"), integer("index"), integer("start_time_us"), integer("end_time_us"),
                 integer("peak_active_bytes"), integer("peak_reserved_bytes"), integer("end_active_bytes"), flag("partial")};

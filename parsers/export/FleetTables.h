@@ -1,6 +1,7 @@
 #pragma once
 // The tables `memlens export --parquet` writes for each input file, with their columns. Column
-// names are `summary --json`'s, so one vocabulary serves the CLI, MCP and SQL over the dataset.
+// names are `summary --json`'s, so one vocabulary serves the CLI, MCP and SQL over the dataset
+// (`category_bytes_at_peak`'s members become `<category>_bytes_at_peak` columns).
 #include "parquet/ColumnValues.h"
 
 #include <array>

@@ -241,6 +241,15 @@ std::string ParquetFileWriter::footer() const
         w.i64(3, group.rows);
         w.endStruct();
     }
+    if (!options_.metadata.empty()) {
+        w.beginList(5, ThriftType::Struct, static_cast<uint32_t>(options_.metadata.size()));
+        for (const auto &[key, value] : options_.metadata) {
+            w.beginListStruct();
+            w.binary(1, key);
+            w.binary(2, value);
+            w.endStruct();
+        }
+    }
     w.binary(6, "memlens");
     w.beginList(7, ThriftType::Struct, static_cast<uint32_t>(schema_.size()));
     for (size_t c = 0; c < schema_.size(); ++c) {

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace memlens::parquet {
@@ -40,6 +41,7 @@ struct ParquetOptions {
     size_t rowGroupRows = size_t{1} << 19;
     int zstdLevel = 1;
     unsigned threads = 0; // column chunks encoded at once; 0: one per core
+    std::vector<std::pair<std::string, std::string>> metadata; // the footer's key_value_metadata
 };
 
 class ParquetFileWriter {

@@ -24,7 +24,8 @@ def rows(name):
 
 COLUMNS = {
     'snapshots': ['file', 'device', 'name', 'entries', 'peak_active_bytes', 'peak_reserved_bytes', 'peak_time_us', 'oom_count',
-                  'truncated', 'reserved_bytes', 'allocated_bytes', 'format'],
+                  'truncated', 'reserved_bytes', 'allocated_bytes', 'format', 'parameter_bytes_at_peak', 'gradient_bytes_at_peak',
+                  'optimizer_state_bytes_at_peak', 'activation_bytes_at_peak', 'temporary_bytes_at_peak', 'unknown_bytes_at_peak'],
     'steps': ['file', 'device', 'index', 'start_time_us', 'end_time_us', 'peak_active_bytes', 'peak_reserved_bytes',
               'end_active_bytes', 'partial'],
     'events': ['file', 'device', 'seq', 'time_us', 'action', 'addr', 'size', 'stream', 'pool', 'stack_id', 'category'],
@@ -57,6 +58,8 @@ for name, summary in summaries.items():
     check(int(r['oom_count']) == len(d['oom_entries']), f'{name}: oom_count {r["oom_count"]}')
     check(r['truncated'] == d['truncated'], f'{name}: truncated {r["truncated"]}')
     check(r['format'] == summary['format'], f'{name}: format {r["format"]}')
+    for category, bytes_ in d['category_bytes_at_peak'].items():
+        check(int(r[category + '_bytes_at_peak']) == bytes_, f'{name}: {category}_bytes_at_peak {r[category + "_bytes_at_peak"]}, summary {bytes_}')
 
 # Event counts equal entries; the live blocks at the peak add up to the peak; steps and pools.
 events = {r['file']: r for r in rows('event_counts')}

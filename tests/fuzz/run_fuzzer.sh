@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs fuzz_snapshot over seeds made from the corpus for SECONDS, then fuzz_session, fuzz_cache,
-# fuzz_rank_summary and fuzz_mcp (the MCP server's request lines) each for a
+# fuzz_rank_summary, fuzz_mcp (the MCP server's request lines) and fuzz_parquet each for a
 # tenth of that; crashes land in tests/fuzz/corpus-work/crashes (copy them to
 # tests/data/fuzz-regressions as regression inputs).
 set -euo pipefail
@@ -138,3 +138,17 @@ PY
 "$build/bin/fuzz_mcp" -max_len=4096 -timeout=20 -rss_limit_mb=2048 \
   -max_total_time="$(( seconds / 10 > 10 ? seconds / 10 : 10 ))" -artifact_prefix="$work/crashes/" -print_final_stats=1 \
   "$work/mcp-live" "$work/mcp-seeds"
+# The Parquet reader: seeds are the tables memlens export writes for the tiny seeds (every kind
+# of column: dictionary and plain strings, nullable integers, booleans).
+mkdir -p "$work/parquet-seeds" "$work/parquet-live"
+if [ -x "$memlens" ]; then
+  rm -rf "$work/parquet-export"
+  for seed in "$work/seeds/tiny_p4.pickle" "$work/seeds/newer_p5.pickle"; do
+    "$memlens" export "$seed" --parquet "$work/parquet-export" --no-cache > /dev/null
+  done
+  i=0
+  for f in $(find "$work/parquet-export" -name '*.parquet' | sort); do cp "$f" "$work/parquet-seeds/table_$i.parquet"; i=$((i + 1)); done
+fi
+"$build/bin/fuzz_parquet" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
+  -max_total_time="$(( seconds / 10 > 10 ? seconds / 10 : 10 ))" -artifact_prefix="$work/crashes/" -print_final_stats=1 \
+  "$work/parquet-live" "$work/parquet-seeds"

@@ -5,6 +5,9 @@
 #include "ViewerTestSupport.h"
 #include "ranks/RankStepHeatmap.h"
 #include "pipeline/RankStitch.h"
+#include "questions/ExportQuestion.h"
+
+#include <QDirIterator>
 
 using namespace memlens;
 
@@ -137,6 +140,90 @@ private slots:
         QCOMPARE(window.tabs()->currentWidget(), view);
         QCOMPARE(view->currentPageKind(), Page::Timeline);
         saveShot(&window, "stitched-run-watched");
+    }
+
+    void parquetDatasetOpensFromItsSnapshotsTable()
+    {
+        // A fleet of 6 ranks × 3 dumps (make_fleet.py: rank 1 an outlier, rank 2 an OOM, rank 3 a
+        // leak) exported to Parquet: the overview opens the dataset without decoding a dump, its
+        // figures are those summarizeRanks finds in the dumps themselves, and a rank's dump opens
+        // from it while the dumps are at hand.
+        QTemporaryDir work;
+        QString error;
+        runPythonTool("make_fleet.py", {corpusDir() + "/snapshots/frag_varlen_gpt2/snapshot.pickle.zst", work.path() + "/fleet", "--ranks", "6",
+                                        "--every", "5", "--window", "3000", "--dumps", "3"},
+                      &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        const QString dataset = work.path() + "/dataset";
+        const ExportAnswer answer = answerExport({(work.path() + "/fleet").toStdString(), dataset.toStdString()}, nullptr);
+        QCOMPARE(answer.failed(), size_t(0));
+        QCOMPARE(answer.inputs.size(), size_t(18));
+
+        MainWindow window;
+        window.resize(1400, 900);
+        window.show();
+        RankOverviewPage *page = window.openFolder(dataset);
+        QVERIFY(page);
+        QVERIFY(!page->isSummarizing());
+        QCOMPARE(page->dumpsSummarised(), size_t(0));
+        RankStepHeatmap *heatmap = page->heatmap();
+        QCOMPARE(heatmap->grid().ranks, (std::vector<int>{0, 1, 2, 3, 4, 5}));
+        QCOMPARE(heatmap->grid().steps, (std::vector<std::optional<int64_t>>{5, 10, 15}));
+        const RankFolder dumps = findRankFiles((work.path() + "/fleet").toStdString());
+        const std::vector<RankFigures> direct = summarizeRanks(dumps.files, 2, nullptr);
+        QCOMPARE(heatmap->figures().size(), direct.size());
+        for (const RankFigures &want : direct) {
+            const auto got = std::find_if(heatmap->figures().begin(), heatmap->figures().end(),
+                                          [&](const RankFigures &f) { return f.file.rank == want.file.rank && f.file.step == want.file.step; });
+            QVERIFY(got != heatmap->figures().end());
+            QCOMPARE(got->peakActiveBytes, want.peakActiveBytes);
+            QCOMPARE(got->peakReservedBytes, want.peakReservedBytes);
+            QCOMPARE(got->oomEntries, want.oomEntries);
+            QCOMPARE(got->categoryBytesAtPeak, want.categoryBytesAtPeak);
+            QCOMPARE(QFileInfo(QString::fromStdString(got->file.path)).canonicalFilePath(), QFileInfo(QString::fromStdString(want.file.path)).canonicalFilePath());
+        }
+        QVERIFY(heatmap->grid().at(2, 2)->oom);
+        QVERIFY(heatmap->grid().at(1, 0)->outlier);
+        QVERIFY(page->headline().contains("dumps are at hand"));
+        saveShot(&window, "rank-step-heatmap-parquet");
+
+        // Activating a rank's row opens its dump, the file the dataset was exported from.
+        const int tabs = window.tabs()->count();
+        page->table()->setFocus();
+        page->table()->selectRow(0);
+        QTest::keyClick(page->table(), Qt::Key_Return);
+        QTRY_COMPARE(window.tabs()->count(), tabs + 1);
+
+        // The dumps moved away: the dataset still opens, and says they are not at hand.
+        QVERIFY(QDir().rename(work.path() + "/fleet", work.path() + "/elsewhere"));
+        RankOverviewPage *alone = window.openFolder(dataset);
+        QVERIFY(alone);
+        QCOMPARE(alone->heatmap()->grid().cells.size(), size_t(18));
+        QVERIFY(alone->headline().contains("not on this machine"));
+    }
+
+    void damagedDatasetIsOneLineAndChangesNothing()
+    {
+        // A part of the snapshots table cut short: the message names it, and no tab opens.
+        QTemporaryDir work;
+        const std::string dataset = (work.path() + "/dataset").toStdString();
+        const ExportAnswer answer = answerExport({gpt2().toStdString(), dataset}, nullptr);
+        QCOMPARE(answer.failed(), size_t(0));
+        QDirIterator parts(QString::fromStdString(dataset) + "/snapshots", {"*.parquet"}, QDir::Files, QDirIterator::Subdirectories);
+        QVERIFY(parts.hasNext());
+        const QString part = parts.next();
+        QFile file(part);
+        QVERIFY(file.open(QIODevice::ReadWrite));
+        QVERIFY(file.resize(file.size() / 2));
+        file.close();
+        MainWindow window;
+        window.show();
+        const int tabs = window.tabs()->count();
+        QVERIFY(!window.openFolder(QString::fromStdString(dataset)));
+        QCOMPARE(window.tabs()->count(), tabs);
+        QMessageBox *box = nullptr;
+        QTRY_VERIFY((box = window.findChild<QMessageBox *>()));
+        QVERIFY2(box->text().contains(QFileInfo(part).fileName()) && !box->text().contains('\n'), qPrintable(box->text()));
     }
 };
 

@@ -1,5 +1,6 @@
 #include "ranks/RankOverviewPage.h"
 
+#include "export/DatasetFigures.h"
 #include "ranks/RankChart.h"
 #include "ranks/RankStepGrid.h"
 #include "ranks/RankStepHeatmap.h"
@@ -89,8 +90,10 @@ RankOverviewPage::RankOverviewPage(std::shared_ptr<const SnapshotCache> cache, Q
             showStep(step);
         }
     });
-    connect(heatmap_, &RankStepHeatmap::rankActivated, this,
-            [this](int rank) { emit openStitchedRankRequested(QString::fromStdString(folder_.folder), rank); });
+    connect(heatmap_, &RankStepHeatmap::rankActivated, this, [this](int rank) {
+        if (dumpsAtHand_)
+            emit openStitchedRankRequested(QString::fromStdString(folder_.folder), rank);
+    });
     connect(steps_, &QComboBox::activated, this, [this](int i) {
         const QVariant v = steps_->itemData(i);
         showStep(v.isNull() ? std::nullopt : std::optional<int64_t>(v.toLongLong()));
@@ -110,6 +113,10 @@ std::vector<size_t> RankOverviewPage::selectedRows() const
 
 void RankOverviewPage::openFolder(const QString &folder, bool mayBeEmpty)
 {
+    if (!mayBeEmpty && isFleetDataset(folder.toStdString())) {
+        openDataset(folder);
+        return;
+    }
     RankFolder found = findRankFiles(folder.toStdString());
     if (found.files.empty() && !mayBeEmpty)
         throw std::runtime_error(folder.toStdString() + ": no snapshot files (*.pickle, *.pkl, *.pickle.zst) in it");
@@ -118,6 +125,20 @@ void RankOverviewPage::openFolder(const QString &folder, bool mayBeEmpty)
     fillSteps();
     steps_->setCurrentIndex(steps_->count() - 1);
     showStep(folder_.latestStep());
+    summarizeGrid();
+}
+
+void RankOverviewPage::openDataset(const QString &dataset)
+{
+    DatasetFigures read = readDatasetFigures(dataset.toStdString());
+    folder_ = std::move(read.folder);
+    dumpFigures_.clear();
+    for (RankFigures &f : read.figures)
+        dumpFigures_.insert_or_assign(f.file.path, std::move(f));
+    dumpsAtHand_ = read.sourceAtHand;
+    fillSteps();
+    steps_->setCurrentIndex(steps_->count() - 1);
+    showStep(folder_.latestStep()); // every figure is known: nothing is summarised
     summarizeGrid();
 }
 

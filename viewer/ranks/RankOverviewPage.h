@@ -36,7 +36,11 @@ public:
 
     // Throws std::runtime_error when the folder cannot be read, or holds no snapshot unless
     // `mayBeEmpty` (a folder to watch, before the job's first dump).
+    // A Parquet dataset (`memlens export --parquet`) opens from its snapshots table alone.
     void openFolder(const QString &folder, bool mayBeEmpty = false);
+    // The figures a dataset's snapshots table holds; its dumps open when they are at hand.
+    // Throws std::runtime_error naming a part that cannot be read.
+    void openDataset(const QString &dataset);
     void showStep(const std::optional<int64_t> &step);
     const RankFolder &folder() const { return folder_; }
     RankTableModel *model() const { return model_; }
@@ -72,6 +76,7 @@ private:
 
     std::shared_ptr<const SnapshotCache> cache_;
     RankFolder folder_;
+    bool dumpsAtHand_ = true; // false: a dataset whose dumps are on another machine
     std::optional<int64_t> step_;
     QLabel *title_;
     QComboBox *steps_;

@@ -16,6 +16,7 @@ public:
     explicit RankStepHeatmap(QWidget *parent = nullptr);
     void setGrid(RankStepGrid grid, std::vector<RankFigures> figures);
     const RankStepGrid &grid() const { return grid_; }
+    const std::vector<RankFigures> &figures() const { return figures_; } // what the cells index
     // The cell under a point (row, column), or (-1, -1).
     std::pair<int, int> cellAt(QPointF point) const;
     QRectF cellRect(int row, int column) const;

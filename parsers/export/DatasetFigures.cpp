@@ -1,0 +1,145 @@
+#include "export/DatasetFigures.h"
+
+#include "figures/AllocationCategories.h"
+#include "parquet/ParquetFileReader.h"
+
+#include <algorithm>
+#include <charconv>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <stdexcept>
+
+namespace memlens {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// "rank=3" → 3 for `key` "rank"; nothing for another folder name.
+std::optional<int64_t> partitionValue(const std::string &name, std::string_view key)
+{
+    if (name.size() <= key.size() + 1 || name.compare(0, key.size(), key) != 0 || name[key.size()] != '=')
+        return std::nullopt;
+    int64_t value = 0;
+    const char *begin = name.data() + key.size() + 1, *end = name.data() + name.size();
+    const auto [at, ec] = std::from_chars(begin, end, value);
+    return ec == std::errc() && at == end ? std::optional<int64_t>(value) : std::nullopt;
+}
+
+struct Part {
+    fs::path path;
+    int rank = 0;
+    int64_t step = 0;
+};
+
+std::vector<Part> snapshotParts(const std::string &dir)
+{
+    std::vector<Part> parts;
+    std::error_code ec;
+    for (fs::directory_iterator r(fs::path(dir) / "snapshots", ec), end; !ec && r != end; r.increment(ec)) {
+        const auto rank = partitionValue(r->path().filename().string(), "rank");
+        if (!rank || *rank < 0 || *rank > INT32_MAX)
+            continue;
+        for (fs::directory_iterator s(r->path(), ec), send; !ec && s != send; s.increment(ec)) {
+            const auto step = partitionValue(s->path().filename().string(), "step");
+            if (!step)
+                continue;
+            for (fs::directory_iterator f(s->path(), ec), fend; !ec && f != fend; f.increment(ec)) {
+                const std::string name = f->path().filename().string();
+                if (!name.starts_with(".") && name.ends_with(".parquet"))
+                    parts.push_back({f->path(), static_cast<int>(*rank), *step});
+            }
+        }
+    }
+    return parts;
+}
+
+// The rows of one part: a dump per file name, its busiest device.
+void readPart(const Part &part, DatasetFigures &out, std::map<std::string, size_t> &byFile)
+{
+    std::ifstream in(part.path, std::ios::binary);
+    const std::string bytes{std::istreambuf_iterator<char>(in), {}};
+    if (!in.good() && !in.eof())
+        throw std::runtime_error(part.path.string() + ": cannot be read");
+    try {
+        const parquet::ParquetFileReader reader(bytes);
+        if (out.source.empty())
+            out.source = reader.metadata(kDatasetSourceKey).value_or("");
+        const auto files = reader.strings("file");
+        const auto devices = reader.integers("device");
+        const auto peaks = reader.integers("peak_active_bytes");
+        const auto reserved = reader.integers("peak_reserved_bytes");
+        const auto ooms = reader.integers("oom_count");
+        std::array<std::vector<std::optional<int64_t>>, kCategoryCount> categories;
+        for (size_t c = 0; c < kCategoryCount; ++c)
+            categories[c] = reader.integers(std::string(categoryName(static_cast<Category>(c))) + "_bytes_at_peak");
+        for (size_t row = 0; row < files.size(); ++row) {
+            if (!files[row] || !devices[row] || !peaks[row] || !reserved[row] || !ooms[row] || *peaks[row] < 0 || *reserved[row] < 0 || *ooms[row] < 0)
+                throw parquet::ParquetFormatError(0, "a snapshots row without its figures");
+            auto [it, added] = byFile.try_emplace(part.path.parent_path().string() + "/" + *files[row], out.figures.size());
+            if (added) {
+                RankFile file;
+                file.path = *files[row];
+                file.rank = part.rank;
+                file.rankFromName = true;
+                file.step = part.step;
+                out.figures.emplace_back(file);
+            }
+            RankFigures &f = out.figures[it->second];
+            f.oomEntries += static_cast<size_t>(*ooms[row]);
+            if (added || static_cast<uint64_t>(*peaks[row]) > f.peakActiveBytes) {
+                f.device = static_cast<int>(*devices[row]);
+                f.peakActiveBytes = static_cast<uint64_t>(*peaks[row]);
+                f.peakReservedBytes = static_cast<uint64_t>(*reserved[row]);
+                for (size_t c = 0; c < kCategoryCount; ++c)
+                    f.categoryBytesAtPeak[c] = static_cast<uint64_t>(std::max<int64_t>(0, categories[c][row].value_or(0)));
+            }
+        }
+    } catch (const parquet::ParquetFormatError &e) {
+        throw std::runtime_error(part.path.string() + ": byte " + std::to_string(e.offset) + ": " + e.what());
+    }
+}
+
+} // namespace
+
+bool isFleetDataset(const std::string &dir)
+{
+    return !snapshotParts(dir).empty();
+}
+
+DatasetFigures readDatasetFigures(const std::string &dir)
+{
+    std::vector<Part> parts = snapshotParts(dir);
+    if (parts.empty())
+        throw std::runtime_error(dir + ": no Parquet dataset (snapshots/rank=R/step=S/*.parquet) in it");
+    std::sort(parts.begin(), parts.end(), [](const Part &a, const Part &b) { return a.path < b.path; });
+    DatasetFigures out;
+    std::map<std::string, size_t> byFile;
+    for (const Part &part : parts)
+        readPart(part, out, byFile);
+    std::error_code ec;
+    out.sourceAtHand = !out.source.empty() && fs::is_directory(out.source, ec);
+    for (RankFigures &f : out.figures) {
+        if (out.sourceAtHand)
+            f.file.path = (fs::path(out.source) / f.file.path).string();
+    }
+    std::stable_sort(out.figures.begin(), out.figures.end(), [](const RankFigures &a, const RankFigures &b) {
+        return std::tie(a.file.step, a.file.rank) < std::tie(b.file.step, b.file.rank);
+    });
+    out.folder.folder = out.sourceAtHand ? out.source : dir;
+    for (const RankFigures &f : out.figures) {
+        out.folder.files.push_back(f.file);
+        if (std::find(out.folder.steps.begin(), out.folder.steps.end(), f.file.step) == out.folder.steps.end())
+            out.folder.steps.push_back(f.file.step);
+    }
+    std::sort(out.folder.steps.begin(), out.folder.steps.end());
+    out.folder.notes.push_back(out.sourceAtHand ? "From the Parquet dataset " + dir + "; the dumps are at hand: double-click opens one"
+                                                : "From the Parquet dataset " + dir + " alone: the dumps" +
+                                                      (out.source.empty() ? std::string() : " (" + out.source + ")") +
+                                                      " are not on this machine, so they cannot be opened");
+    return out;
+}
+
+} // namespace memlens
