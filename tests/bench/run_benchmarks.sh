@@ -77,4 +77,5 @@ print('json.load: %.1f s; memlens summary is %.0f times faster (target: 25)' % (
 PY
 
 "$here/bench_stitch.sh" "$build" "$dir"
+"$here/bench_export.sh" "$build" "$dir"
 exit 0

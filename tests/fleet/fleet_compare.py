@@ -83,6 +83,17 @@ for name, summary in summaries.items():
     want = sorted((f'{p["pool_id"][0]},{p["pool_id"][1]}', p['segments'], p['reserved_bytes'], p['allocated_bytes']) for p in d['pools'])
     check(got == want, f'{name}: pools {got}, summary {want}')
 
+# The blocks live at the peak, row by row: the largest 100 of each file are `summary --top 100`'s
+# top_live_at_peak (address, size, site, category, the alloc entry), in its order.
+live_rows = {}
+for r in rows('live_rows'):
+    live_rows.setdefault(r['file'], []).append(r)
+for name, summary in summaries.items():
+    mine = sorted(live_rows.get(name, []), key=lambda r: (-int(r['size']), int(r['addr'])))[:100]
+    got = [(int(r['addr']), int(r['size']), r['site'], r['category'], None if r['alloc_seq'] is None else int(r['alloc_seq'])) for r in mine]
+    want = [(b['addr'], b['size'], b['site'], b['category'], b['alloc_index']) for b in summary['devices'][0]['top_live_at_peak']]
+    check(got == want, f'{name}: live_at_peak\'s largest blocks differ from summary --top 100: {[g for g, w in zip(got, want) if g != w][:2]}')
+
 # The footer's statistics match the values in each file (DuckDB's parquet_metadata).
 actual = {r['filename']: r for r in rows('events_actual')}
 for s in rows('events_stats'):

@@ -44,7 +44,7 @@ import json, os, subprocess, sys
 memlens, fleet, manifest = sys.argv[1], sys.argv[2], json.load(open(sys.argv[3]))
 def ask(*args):
     return json.loads(subprocess.run([memlens, 'summary', *args, '--json', '--no-cache'], check=True, capture_output=True, text=True).stdout)
-summaries = {os.path.relpath(d['file'], fleet): ask(d['file']) for d in manifest['dumps']}
+summaries = {os.path.relpath(d['file'], fleet): ask(d['file'], '--top', '100') for d in manifest['dumps']}
 overviews = [ask(fleet, '--step', str(s)) for s in sorted({d['step'] for d in manifest['dumps']})]
 json.dump({'manifest': manifest, 'summaries': summaries, 'overviews': overviews}, sys.stdout)
 PY
@@ -59,6 +59,7 @@ checks+=(
   "live_totals=SELECT file, SUM(size) AS bytes, COUNT(*) AS blocks FROM live_at_peak GROUP BY file"
   "step_totals=SELECT file, COUNT(*) AS n, MAX(peak_active_bytes) AS peak FROM steps GROUP BY file"
   "pools_rows=SELECT * FROM pools"
+  "live_rows=SELECT file, addr, size, site, category, alloc_seq FROM live_at_peak"
   "events_stats=SELECT file_name, path_in_schema, stats_min_value, stats_max_value, stats_null_count, row_group_num_rows FROM parquet_metadata('\${DATASET}/events/**/*.parquet') WHERE path_in_schema IN ('seq', 'size', 'category')"
   "events_actual=SELECT filename, COUNT(*) AS n, MIN(seq) AS seq_min, MAX(seq) AS seq_max, MIN(size) AS size_min, MAX(size) AS size_max, MIN(category) AS category_min, MAX(category) AS category_max, COUNT(*) - COUNT(category) AS category_nulls FROM read_parquet('\${DATASET}/events/**/*.parquet', filename = true) GROUP BY filename"
 )
