@@ -142,6 +142,31 @@ private slots:
         saveShot(&window, "stitched-run-watched");
     }
 
+    void watchingAnEmptyFolderShowsTheFirstDumps()
+    {
+        // File ▸ Watch Folder… on a folder the job has not written to yet: the first dump to land
+        // is shown at once, its step chosen, without a click; the next rank of that step joins it.
+        QTemporaryDir watched;
+        MainWindow window;
+        window.resize(1400, 900);
+        window.show();
+        RankOverviewPage *page = window.openFolder(watched.path(), true);
+        QVERIFY(page && page->isWatching());
+        QTRY_VERIFY(!page->isSummarizing());
+        QCOMPARE(page->model()->ranks().size(), size_t(0));
+        const auto landCopy = [&](const QString &from, const QString &to) {
+            QDir().mkpath(QFileInfo(watched.path() + to).path());
+            QVERIFY(QFile::copy(from, watched.path() + to + ".tmp"));
+            QVERIFY(QFile::rename(watched.path() + to + ".tmp", watched.path() + to));
+        };
+        landCopy(gpt2(), "/iteration_5/rank0_memory_snapshot.pickle");
+        QTRY_COMPARE_WITH_TIMEOUT(page->model()->ranks().size(), size_t(1), 20000);
+        QVERIFY2(page->headline().contains("1 ranks at step 5"), qPrintable(page->headline()));
+        QCOMPARE(page->model()->ranks().front().peakActiveBytes, summarizeRank(RankFile{gpt2().toStdString()}, nullptr).peakActiveBytes);
+        landCopy(gpt2(), "/iteration_5/rank1_memory_snapshot.pickle");
+        QTRY_COMPARE_WITH_TIMEOUT(page->model()->ranks().size(), size_t(2), 20000);
+    }
+
     void parquetDatasetOpensFromItsSnapshotsTable()
     {
         // A fleet of 6 ranks × 3 dumps (make_fleet.py: rank 1 an outlier, rank 2 an OOM, rank 3 a

@@ -236,6 +236,12 @@ void RankOverviewPage::lookForDumps()
         shownStep = shownStep || f.step == step_;
     }
     fillSteps();
+    if (finished_ && model_->ranks().empty()) {
+        // Nothing shown yet (a folder watched from empty): the first dumps' step is shown.
+        step_ = folder_.latestStep();
+        steps_->setCurrentIndex(steps_->findData(step_ ? QVariant(qlonglong(*step_)) : QVariant()));
+        shownStep = true;
+    }
     if (shownStep)
         showStep(step_);
     else
