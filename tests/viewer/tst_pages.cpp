@@ -1,5 +1,6 @@
 // The viewer's stacks/, summary/, estimator/: the call stacks and flame graph, the summary and live
 // tensors pages, and the estimator panel.
+#include "SyntheticLoraRun.h"
 #include "ViewerTestSupport.h"
 
 using namespace memlens;
@@ -340,6 +341,37 @@ private slots:
         for (int i = 0; i < gpu->count(); ++i)
             runs += gpu->itemText(i).startsWith("this run's device");
         QCOMPARE(runs, 1);
+    }
+
+    // A bf16 LoRA run of a Llama-shaped model no preset matches: the estimator opens on a shape
+    // with the inferred parameter count, named as inferred, and a shape the user then picks is
+    // not presented as the estimator's error.
+    void estimatorShapeIsTheInferredModel()
+    {
+        SyntheticRunTruth truth;
+        const std::shared_ptr<const Snapshot> snapshot = loadSnapshotFromMemory(llamaBf16LoraRun(truth).pickle(), "llama32_bf16_lora.pickle");
+        const LoadedDocument loaded = collectStages([&](const PipelineSink &sink) {
+            runDocumentStages("llama32_bf16_lora.pickle", snapshot, {}, nullptr, sink, StopAfter::Document);
+        });
+        const DeviceData &d = loaded.document->devices.at(0);
+        const InferredSetup &setup = d.advice.setup;
+        QVERIFY(setup.params.value && setup.shapeFromTemplate);
+        QVERIFY(std::abs(double(*setup.params.value) - double(truth.params)) < 0.01 * double(truth.params));
+        EstimatorPanel panel;
+        panel.resize(1100, 600);
+        panel.show();
+        panel.setMeasurement(d, "llama32_bf16_lora.pickle");
+        panel.setInferred(setup);
+        const uint64_t shaped = parameterCount(panel.input().model);
+        QVERIFY2(std::abs(double(shaped) - double(*setup.params.value)) <= 0.02 * double(*setup.params.value),
+                 qPrintable(QString("%1 parameters in the shape, %2 inferred").arg(shaped).arg(*setup.params.value)));
+        QVERIFY(panel.input().model.name.starts_with("as inferred"));
+        QCOMPARE(panel.input().loraRank > 0, setup.input.loraRank > 0);
+        QVERIFY(!panel.figuresText().contains("not comparable"));
+        EstimateInput other = panel.input();
+        other.model = *findModel("gpt2-small");
+        panel.setInput(other);
+        QVERIFY2(panel.figuresText().contains("not comparable") && !panel.figuresText().contains("(estimate +"), qPrintable(panel.figuresText()));
     }
 
     void estimatorPanel()

@@ -173,7 +173,7 @@ EstimatorPanel::EstimatorPanel(QWidget *parent) : QWidget(parent)
     for (QSpinBox *s : {batch_, seq_, newTokens_, gradAccum_, loraRank_, zero_, gpus_, layers_, hidden_, heads_, kvHeads_, intermediate_, vocab_})
         connect(s, &QSpinBox::valueChanged, this, &EstimatorPanel::recompute);
     connect(model_, &QComboBox::currentIndexChanged, this, [this] {
-        if (auto preset = findModel(model_->currentText().toStdString()))
+        if (auto preset = modelNamed(model_->currentText()))
             showShape(*preset);
     });
     showShape(*findModel(model_->currentText().toStdString()));
@@ -216,10 +216,17 @@ void EstimatorPanel::showShape(const ModelShape &shape)
     recompute();
 }
 
+std::optional<ModelShape> EstimatorPanel::modelNamed(const QString &name) const
+{
+    if (inferredModel_ && inferredModel_->name == name.toStdString())
+        return inferredModel_;
+    return findModel(name.toStdString());
+}
+
 EstimateInput EstimatorPanel::input() const
 {
     EstimateInput in;
-    in.model = *findModel(model_->currentText().toStdString());
+    in.model = *modelNamed(model_->currentText());
     if (!in.model.isImage()) {
         // Edited shape fields make a custom model of the preset's family.
         ModelShape &m = in.model;
@@ -262,8 +269,14 @@ EstimateInput EstimatorPanel::input() const
 void EstimatorPanel::setInput(const EstimateInput &in)
 {
     updating_ = true;
-    if (findModel(in.model.name))
-        model_->setCurrentText(QString::fromStdString(in.model.name));
+    if (!findModel(in.model.name)) {
+        // A shape no preset has (the snapshot's, as inferred) is the first choice, by its name.
+        if (inferredModel_)
+            model_->removeItem(0);
+        inferredModel_ = in.model;
+        model_->insertItem(0, QString::fromStdString(in.model.name));
+    }
+    model_->setCurrentText(QString::fromStdString(in.model.name));
     showShape(in.model);
     updating_ = true;
     mode_->setCurrentIndex(in.inference ? 1 : 0);
@@ -351,7 +364,8 @@ void EstimatorPanel::setInferred(const InferredSetup &setup)
     if (!setup.hasShape)
         text += tr(" — no model shape recognised; choose the model yourself");
     else if (setup.shapeFromTemplate)
-        text += tr(" — no preset matches; %1 stands in for its shape").arg(QString::fromStdString(setup.input.model.name));
+        text += tr(" — no preset matches: the model's shape is %1, built from these figures on the family's closest preset")
+                    .arg(QString::fromStdString(setup.input.model.name));
     inferredLabel_->setText(text);
     inferredLabel_->setToolTip(hows.join('\n'));
     inferredLabel_->show();
@@ -425,9 +439,14 @@ void EstimatorPanel::recompute()
         text += r.fits ? tr("<br/><span style='color:#2e7d32'>Fits in %1</span>").arg(bytesText(in.gpuBytes))
                        : tr("<br/><span style='color:#dc2828'>Does not fit in %1</span>").arg(bytesText(in.gpuBytes));
     if (measured_) {
-        const QString deviation = tr("estimate %1 %2")
-                                      .arg(r.peakAllocatedBytes >= *measured_ ? "+" : "−")
-                                      .arg(QString::number(100.0 * std::abs(double(r.peakAllocatedBytes) - double(*measured_)) / double(*measured_), 'f', 1) + " %");
+        QString deviation = tr("estimate %1 %2")
+                                .arg(r.peakAllocatedBytes >= *measured_ ? "+" : "−")
+                                .arg(QString::number(100.0 * std::abs(double(r.peakAllocatedBytes) - double(*measured_)) / double(*measured_), 'f', 1) + " %");
+        // Another model's shape is no measure of the estimator: say so instead of a deviation.
+        if (const auto params = inferred_ ? inferred_->params.value : std::nullopt;
+            params && std::abs(double(r.params) - double(*params)) > 0.02 * double(*params))
+            deviation = tr("not comparable: this shape has %1 parameters, the snapshot's model %2")
+                            .arg(QString::fromStdString(groupDigits(r.params)), QString::fromStdString(groupDigits(*params)));
         text += measuredCutShort_ ? tr("<br/>Measured in %1: it ran out of memory and needed at least <b>%2</b> (allocated at the OOM plus the "
                                        "failed request; %3)")
                                         .arg(measuredSource_.toHtmlEscaped(), bytesText(*measured_), deviation)

@@ -66,6 +66,9 @@ private:
     QString measuredSource_;
     bool measuredCutShort_ = false; // measured_ is what an OOM run needed at least
     std::optional<InferredSetup> inferred_;
+    std::optional<ModelShape> inferredModel_; // a shape no preset has, first in the model list
+    // The preset, or the inferred shape, of that name.
+    std::optional<ModelShape> modelNamed(const QString &name) const;
     QLabel *inferredLabel_, *fixLabel_;
     QComboBox *model_, *mode_, *precision_, *optimizer_, *checkpointing_, *attention_, *loraTargets_, *gpu_;
     QSpinBox *batch_, *seq_, *newTokens_, *gradAccum_, *loraRank_, *zero_, *gpus_;
