@@ -302,9 +302,13 @@ Advice advise(const Snapshot &snapshot, const DeviceIndex &index, const Allocati
     FixPricer pricer(a, samples, request, double(a.reservedBytes) - double(here.total()));
     addTechniqueFixes(a, pricer, here);
     addMeasuredFixes(a, pricer);
-    // A replay per setting costs about a second per 10 M entries: only where fitting is the
-    // question (an OOM, or a capacity to fit); the Segments page replays any setting on demand.
-    if (a.oom || options.capacity) {
+    // A replay per setting costs about a second per 10 M entries: where fitting is the question
+    // (an OOM, or a capacity to fit), and where much of what is reserved at the moment is free
+    // (fragmentation without an OOM) on traces that replay in well under a second; the Segments
+    // page replays any setting on demand.
+    constexpr size_t kReplayUnasked = 2'000'000;
+    const bool fragmented = a.reservedBytes > a.peakBytes && a.reservedBytes - a.peakBytes >= std::max<uint64_t>(a.reservedBytes / 10, 256ull << 20);
+    if (a.oom || options.capacity || (fragmented && index.eventCount() <= kReplayUnasked)) {
         for (Fix &f : allocatorFixes(snapshot, index, a.event, a.oom, a.capacity))
             a.fixes.push_back(std::move(f));
     }

@@ -135,6 +135,27 @@ private slots:
     // The run the issue names: bf16 weights, fp32 LoRA adapters, a shape no preset has. Read as
     // bf16 from the tensors' own sizes, and nothing already in use is offered (bf16, autocast
     // on top of it, LoRA); every fix says how much change it asks.
+    // Fragmentation without an OOM (frag_varlen_gpt2: 18.6 GiB reserved at the peak, 14.7 GiB of
+    // it allocated) hears of the allocator settings: a replay with expandable_segments saves what
+    // the replay command says it saves.
+    void reservedButFreeHearsOfAllocatorSettings()
+    {
+        const auto snapshot = loadSnapshot(snapshotIn("frag_varlen_gpt2").toStdString());
+        const DeviceIndex index(*snapshot, 0);
+        const AllocationCategories categories(*snapshot, index);
+        const Advice a = advise(*snapshot, index, categories, {});
+        QVERIFY(!a.oom && !a.capacity);
+        QVERIFY(a.reservedBytes > a.peakBytes + (1ull << 30));
+        const auto fix = std::find_if(a.fixes.begin(), a.fixes.end(), [](const Fix &f) { return f.technique == "expandable_segments"; });
+        QVERIFY(fix != a.fixes.end());
+        ReplayOptions options;
+        options.config = AllocatorConfig::recorded(*snapshot);
+        options.config.expandableSegments = true;
+        const ReplayResult replayed = replayTrace(*snapshot, index, options);
+        QCOMPARE(fix->peakAfterBytes, replayed.predicted.peakReservedBytes);
+        QCOMPARE(uint64_t(fix->savesBytes), index.peakReservedBytes() - replayed.predicted.peakReservedBytes);
+    }
+
     void bf16LoraIsNotToldToUseBf16()
     {
         SyntheticRunTruth truth;
