@@ -30,7 +30,8 @@ constexpr char kMagic[8] = {'M', 'L', 'C', 'A', 'C', 'H', 'E', '\n'};
 // 4: large event columns in zstd frames of their own.
 // 7: profiler traces' malformed [memory] events counted; hook marks (FSDP::pre_forward …) are no
 // pass in the inferred phases.
-constexpr uint32_t kFormatVersion = 7;
+// 8: stitched runs' dump ends (their steps' iteration numbers).
+constexpr uint32_t kFormatVersion = 8;
 // A decoded snapshot is at most this many times its entry's compressed size; more is a
 // decompression bomb, not a snapshot.
 constexpr uint64_t kMaxExpansion = 64;

@@ -113,6 +113,7 @@ PhaseMark readMark(Reader &r)
 }
 constexpr size_t kMarkBytes = 4 + 4 + 1 + 8;
 constexpr size_t kGapBytes = 4 + 8 + 8;
+constexpr size_t kDumpEndBytes = 8 + 8;
 
 } // namespace
 
@@ -197,6 +198,11 @@ uint64_t encodeSnapshot(const Snapshot &s, const EncodingSink &sink)
         w.pod(static_cast<int32_t>(g.device));
         w.pod(g.fromUs);
         w.pod(g.toUs);
+    }
+    w.pod(static_cast<uint64_t>(s.dumpEnds.size()));
+    for (const DumpEnd &d : s.dumpEnds) {
+        w.pod(d.timeUs);
+        w.pod(d.iteration);
     }
     return w.finish();
 }
@@ -332,7 +338,7 @@ void readFinalState(Reader &r, Snapshot &s, const TableSizes &n)
     s.implausibleSegments.assign(implausible.begin(), implausible.end());
 }
 
-// Allocator settings, phase marks and the gaps between stitched dumps.
+// Allocator settings, phase marks, the gaps between stitched dumps and where the dumps ended.
 void readSettingsMarksGaps(Reader &r, Snapshot &s, const TableSizes &n)
 {
     const size_t settings = r.count(8);
@@ -353,6 +359,12 @@ void readSettingsMarksGaps(Reader &r, Snapshot &s, const TableSizes &n)
         g.fromUs = r.pod<int64_t>();
         g.toUs = r.pod<int64_t>();
         check(g.device >= 0 && static_cast<size_t>(g.device) < kMaxDevices && g.fromUs <= g.toUs, "a trace gap is inconsistent");
+    }
+    s.dumpEnds.resize(r.count(kDumpEndBytes));
+    for (size_t i = 0; i < s.dumpEnds.size(); ++i) {
+        s.dumpEnds[i].timeUs = r.pod<int64_t>();
+        s.dumpEnds[i].iteration = r.pod<int64_t>();
+        check(i == 0 || s.dumpEnds[i - 1].timeUs <= s.dumpEnds[i].timeUs, "dump ends out of order");
     }
 }
 

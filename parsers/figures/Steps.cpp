@@ -212,7 +212,27 @@ std::vector<Span> stepSpans(const std::vector<PhaseRange> &phases, const DeviceI
     return spans;
 }
 
+// Numbers the steps of a stitched run: within each dump (the steps begun after the previous
+// dump's end, up to its own), the last is the dump's iteration, the one before it one less.
+void numberIterations(std::vector<StepSummary> &steps, const std::vector<DumpEnd> &ends)
+{
+    size_t first = 0;
+    for (const DumpEnd &end : ends) {
+        size_t last = first;
+        while (last < steps.size() && steps[last].startUs <= end.timeUs)
+            ++last;
+        for (size_t i = first; i < last; ++i)
+            steps[i].iteration = end.iteration - static_cast<int64_t>(last - 1 - i);
+        first = last;
+    }
+}
+
 } // namespace
+
+std::string stepName(const StepSummary &step)
+{
+    return step.iteration ? "iteration " + std::to_string(*step.iteration) : "step " + std::to_string(step.index);
+}
 
 std::vector<StepSummary> findSteps(const Snapshot &snapshot, const DeviceIndex &index, const std::vector<PhaseRange> &phases, bool truncated)
 {
@@ -270,6 +290,7 @@ std::vector<StepSummary> findSteps(const Snapshot &snapshot, const DeviceIndex &
     // Steps with no event of their own (possible in a cut trace) are not reported.
     for (uint32_t i = 0; i < steps.size(); ++i)
         steps[i].index = i;
+    numberIterations(steps, snapshot.dumpEnds);
     return steps;
 }
 

@@ -40,10 +40,16 @@ struct StepSummary {
                                     // torch.cuda.memory_allocated() counts them
     uint64_t peakReservedBytes = 0;
     bool partial = false; // cut by the window's start or end or by a gap: not a whole step
+    // Stitched runs: the training iteration, counted back from the iteration its dump's path
+    // names (a job dumps between steps: the last step begun in a dump is its iteration N).
+    std::optional<int64_t> iteration;
 };
 
 // `truncated`: the trace's ring buffer dropped older entries (TraceCoverage), so a step that
 // opened before the first entry lost some.
+// "iteration 120" where the step's iteration is known (stitched runs), else "step 8".
+std::string stepName(const StepSummary &step);
+
 std::vector<StepSummary> findSteps(const Snapshot &snapshot, const DeviceIndex &index, const std::vector<PhaseRange> &phases, bool truncated);
 
 // Memory created in one step and still alive at the end, from one call stack, that grew in

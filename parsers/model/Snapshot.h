@@ -124,6 +124,14 @@ struct TraceGap {
     bool operator==(const TraceGap &) const = default;
 };
 
+// Where a stitched run's dump ended, and the training iteration its path names (the steps done
+// when it was written): the anchor that numbers the run's steps as the job counted them.
+struct DumpEnd {
+    int64_t timeUs = 0; // the dump's last entry
+    int64_t iteration = 0;
+    bool operator==(const DumpEnd &) const = default;
+};
+
 // What the file held and how it was stored, for display and `summary --json`.
 struct FileFacts {
     FileFormat format = FileFormat::Pickle;
@@ -186,6 +194,7 @@ struct Snapshot {
     // Segments whose size or a block's was beyond kMaxPlausibleBytes (read as 0), ascending.
     std::vector<SegmentId> implausibleSegments;
     std::vector<TraceGap> gaps; // by device, then time
+    std::vector<DumpEnd> dumpEnds; // stitched runs whose dumps name their iteration; by time
 
     const FxFrame *fxFrame(FrameId frameId) const;
     // The index of a mempool id in `pools`; 0, the default pool, when it is not a pool the file

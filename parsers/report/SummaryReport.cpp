@@ -91,7 +91,7 @@ json phasesJson(const DeviceSummary &s)
 json stepsJson(const DeviceSummary &s)
 {
     json steps = json::array();
-    for (const StepSummary &st : s.steps)
+    for (const StepSummary &st : s.steps) {
         steps.push_back({{"index", st.index},
                          {"first_event", st.firstEvent},
                          {"last_event", st.lastEvent},
@@ -102,6 +102,9 @@ json stepsJson(const DeviceSummary &s)
                          {"end_allocated_bytes", st.endAllocatedBytes},
                          {"peak_reserved_bytes", st.peakReservedBytes},
                          {"partial", st.partial}});
+        if (st.iteration)
+            steps.back()["iteration"] = *st.iteration;
+    }
     return steps;
 }
 

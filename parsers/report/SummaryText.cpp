@@ -118,8 +118,8 @@ void writeStepsAndLeaks(std::ostringstream &out, const Snapshot &snapshot, const
     if (!s.steps.empty()) {
         const StepSummary &peakStep = highestStep(s.steps);
         const size_t partial = s.steps.size() - wholeStepCount(s.steps);
-        out << "  Steps          " << s.steps.size() << (partial ? " (" + std::to_string(partial) + " cut by the window, partial)" : std::string()) << "; the highest peak, " << formatBytes(peakStep.peakActiveBytes) << ", in step "
-            << peakStep.index << "; at the end of the steps " << formatBytes(s.steps.front().endActiveBytes) << " -> "
+        out << "  Steps          " << s.steps.size() << (partial ? " (" + std::to_string(partial) + " cut by the window, partial)" : std::string()) << "; the highest peak, " << formatBytes(peakStep.peakActiveBytes) << ", in "
+            << stepName(peakStep) << "; at the end of the steps " << formatBytes(s.steps.front().endActiveBytes) << " -> "
             << formatBytes(s.steps.back().endActiveBytes) << "\n";
     }
     for (const LeakSuspect &l : s.leakSuspects) {

@@ -239,6 +239,11 @@ StitchedRun DumpStitcher::finish()
     for (const StitchGap &g : st.result.gaps)
         run.gaps.push_back({g.device, g.fromUs, g.toUs});
     std::stable_sort(run.gaps.begin(), run.gaps.end(), [](const TraceGap &a, const TraceGap &b) { return std::tie(a.device, a.fromUs) < std::tie(b.device, b.fromUs); });
+    for (const StitchedDump &d : st.result.dumps) {
+        if (d.step && d.lastTimeUs)
+            run.dumpEnds.push_back({*d.lastTimeUs, *d.step});
+    }
+    std::stable_sort(run.dumpEnds.begin(), run.dumpEnds.end(), [](const DumpEnd &a, const DumpEnd &b) { return a.timeUs < b.timeUs; });
     StitchedRun result = std::move(st.result);
     result.snapshot = std::move(st.run);
     state_ = std::make_unique<State>();

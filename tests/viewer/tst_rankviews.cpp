@@ -142,6 +142,36 @@ private slots:
         saveShot(&window, "stitched-run-watched");
     }
 
+    void stitchedStepsCarryTheirIterations()
+    {
+        // Rank 0's dumps of the 24-step run, every 5 steps with gaps between (iteration_5 … _24):
+        // the stitched run's steps are numbered as the job counted them, the last step begun in
+        // each dump being the iteration its folder names, and the Steps page says so.
+        QTemporaryDir source;
+        const QStringList dumps = cutDumps(source.path(), 0);
+        QCOMPARE(dumps.size(), 5);
+        const LoadedDocument loaded = loadStitchedDocument(source.path().toStdString(), 0, nullptr);
+        const auto &steps = loaded.document->devices.at(0).summary.steps;
+        QVERIFY(steps.size() >= 5);
+        const Snapshot &run = *loaded.document->snapshot;
+        QCOMPARE(run.dumpEnds.size(), size_t(5));
+        for (const DumpEnd &end : run.dumpEnds) {
+            const auto last = std::find_if(steps.rbegin(), steps.rend(), [&](const StepSummary &st) { return st.startUs <= end.timeUs; });
+            QVERIFY(last != steps.rend());
+            QCOMPARE(last->iteration, std::optional<int64_t>(end.iteration));
+        }
+        for (size_t i = 1; i < steps.size(); ++i)
+            QVERIFY(steps[i].iteration && steps[i - 1].iteration && *steps[i].iteration > *steps[i - 1].iteration);
+        QCOMPARE(std::vector<int64_t>({run.dumpEnds.front().iteration, run.dumpEnds.back().iteration}), (std::vector<int64_t>{5, 24}));
+
+        auto view = openView(loaded.document, Page::Steps, {1200, 700});
+        StepsView *page = view->steps();
+        const StepSummary &highest = highestStep(steps);
+        QVERIFY2(page->readout().contains(QString("in iteration %1").arg(*highest.iteration)), qPrintable(page->readout()));
+        QCOMPARE(page->plot()->xAxis->label(), QString("Iteration"));
+        saveShot(view.get(), "steps-stitched-iterations");
+    }
+
     void watchingAnEmptyFolderShowsTheFirstDumps()
     {
         // File ▸ Watch Folder… on a folder the job has not written to yet: the first dump to land

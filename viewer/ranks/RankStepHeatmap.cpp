@@ -99,7 +99,8 @@ void RankStepHeatmap::paintEvent(QPaintEvent *)
     p.setPen(palette().color(QPalette::WindowText));
     p.drawText(QRectF(0, 0, width(), fm.height() + 4), Qt::AlignLeft | Qt::AlignVCenter,
                grid_.ranks.empty() ? tr("Peak per rank and step: summarising…")
-                                   : tr("Peak active per rank (rows) and step (columns): darker is higher; outliers outlined, OOM red"));
+                                   : tr("Peak active per rank (rows) and step (columns): darker is higher; outliers outlined, OOM red · "
+                                        "double-click a rank to open its dumps as one run"));
     if (grid_.ranks.empty())
         return;
     const QColor outlier(240, 140, 20), oom(220, 40, 40);

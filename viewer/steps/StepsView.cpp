@@ -14,6 +14,25 @@
 namespace memlens {
 
 namespace {
+
+// Tick k is labelled with step k's iteration (a stitched run's), blank between steps.
+class IterationTicker : public QCPAxisTicker {
+public:
+    std::vector<std::optional<int64_t>> iterations;
+
+protected:
+    QString getTickLabel(double tick, const QLocale &locale, QChar formatChar, int precision) override
+    {
+        const double k = std::round(tick);
+        if (std::abs(tick - k) > 1e-6 || k < 0 || k >= double(iterations.size()) || !iterations[size_t(k)])
+            return QCPAxisTicker::getTickLabel(tick, locale, formatChar, precision);
+        return QString::number(*iterations[size_t(k)]);
+    }
+};
+
+} // namespace
+
+namespace {
 const std::vector<StepSummary> &stepsOf(const ViewState &state)
 {
     static const std::vector<StepSummary> none;
@@ -90,15 +109,26 @@ void StepsView::rebuild()
     uint64_t top0 = 0;
     for (const StepSummary &s : steps)
         top0 = std::max({top0, s.peakActiveBytes, s.peakReservedBytes});
+    // A stitched run's steps are labelled with the iterations the job counted.
+    if (steps.front().iteration) {
+        auto ticker = QSharedPointer<IterationTicker>::create();
+        for (const StepSummary &st : steps)
+            ticker->iterations.push_back(st.iteration);
+        plot_->xAxis->setTicker(ticker);
+        plot_->xAxis->setLabel(tr("Iteration"));
+    } else if (plot_->xAxis->ticker().dynamicCast<IterationTicker>()) {
+        plot_->xAxis->setTicker(QSharedPointer<QCPAxisTicker>::create());
+        plot_->xAxis->setLabel(tr("Step"));
+    }
     plot_->xAxis->setRange(-0.7, double(steps.size()) - 0.3);
     plot_->yAxis->setRange(0, double(top0) * 1.12);
     const StepSummary &h = steps[highest];
     highestLabel_->position->setCoords(double(highest), double(h.peakActiveBytes));
-    highestLabel_->setText(tr("step %1").arg(highest));
-    readout_->setText(tr("<b>%1 steps</b> · the highest peak, %2, in step %3 · allocated at the end of the first step %4, of the last %5")
+    highestLabel_->setText(QString::fromStdString(stepName(h)));
+    readout_->setText(tr("<b>%1 steps</b> · the highest peak, %2, in %3 · allocated at the end of the first step %4, of the last %5")
                           .arg(steps.size())
                           .arg(bytesText(h.peakActiveBytes))
-                          .arg(highest)
+                          .arg(QString::fromStdString(stepName(h)))
                           .arg(bytesText(steps.front().endAllocatedBytes), bytesText(steps.back().endAllocatedBytes)));
     plot_->replot();
 }
