@@ -56,6 +56,10 @@ nlohmann::json adviceJson(const std::string &file, int device, const Advice &a)
                             {"fits", nullptr},          {"why", f.why},                {"affects", f.affects}};
         if (f.fits)
             j["fits"] = *f.fits;
+        if (f.marginBytes) {
+            j["margin_bytes"] = *f.marginBytes;
+            j["thin_margin"] = f.thinMargin;
+        }
         fixes.push_back(std::move(j));
     }
     nlohmann::json j = {{"file", file},
@@ -115,6 +119,8 @@ std::string adviceText(const std::string &file, int device, const Advice &a)
             << formatBytes(f.peakAfterBytes);
         if (f.fits)
             out << (*f.fits ? ", fits" : ", still does not fit");
+        if (f.marginBytes)
+            out << ", " << marginText(f, *a.capacity);
         out << "\n      " << f.why << "\n";
     }
     return out.str();

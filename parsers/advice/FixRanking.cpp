@@ -1,5 +1,7 @@
 #include "advice/FixRanking.h"
 
+#include <cstdio>
+
 #include "advice/AllocatorFixes.h"
 #include "advice/RunSamples.h"
 #include "index/AllocatorState.h"
@@ -277,7 +279,33 @@ void addMeasuredFixes(const Advice &a, FixPricer &pricer)
     }
 }
 
+// How much room a fitting fix leaves, and whether that is within the error of what priced it. At
+// an OOM a replay knows the run only up to the failure: a setting that fits by a hair there may
+// not over what the program did after it.
+void addMargins(Advice &a)
+{
+    constexpr double kReplayError = 0.01, kEstimateError = 0.05;
+    for (Fix &f : a.fixes) {
+        if (!a.capacity || !f.fits.value_or(false) || f.peakAfterBytes > *a.capacity)
+            continue;
+        f.marginBytes = *a.capacity - f.peakAfterBytes;
+        const double error = f.effort == Effort::Config ? kReplayError : kEstimateError;
+        f.thinMargin = double(*f.marginBytes) < error * double(*a.capacity);
+        if (f.thinMargin && a.oom && f.effort == Effort::Config)
+            f.why += "; the trace ends at the OOM, so what the program did after it is not in the replay";
+    }
+}
+
 } // namespace
+
+std::string marginText(const Fix &fix, uint64_t capacity)
+{
+    if (!fix.marginBytes || capacity == 0)
+        return "";
+    char percent[32];
+    std::snprintf(percent, sizeof percent, "%.1f %%", 100.0 * double(*fix.marginBytes) / double(capacity));
+    return formatBytes(*fix.marginBytes) + " to spare (" + percent + " of the capacity)" + (fix.thinMargin ? ", within the error of what priced it" : "");
+}
 
 Advice advise(const Snapshot &snapshot, const DeviceIndex &index, const AllocationCategories &categories, const AdviceOptions &options)
 {
@@ -312,6 +340,7 @@ Advice advise(const Snapshot &snapshot, const DeviceIndex &index, const Allocati
         for (Fix &f : allocatorFixes(snapshot, index, a.event, a.oom, a.capacity))
             a.fixes.push_back(std::move(f));
     }
+    addMargins(a);
     std::stable_sort(a.fixes.begin(), a.fixes.end(), [&](const Fix &x, const Fix &y) {
         const bool xf = x.fits.value_or(false) && !options.bySaves, yf = y.fits.value_or(false) && !options.bySaves;
         if (xf != yf)

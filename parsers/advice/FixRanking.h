@@ -28,6 +28,10 @@ struct Fix {
     std::string why;
     std::vector<std::string> affects;    // the categories (or "logits", "attention_scores", "reserved") it changes
     std::optional<EstimateInput> applied; // the inferred setup with the fix, when the estimator models it
+    // A fix that fits: the capacity left over, and whether that is within the error of what
+    // priced it (1 % of the capacity for a replayed setting, 5 % for the estimator's rules).
+    std::optional<uint64_t> marginBytes;
+    bool thinMargin = false;
 };
 
 struct AdviceOptions {
@@ -61,6 +65,10 @@ struct Advice {
     std::optional<uint64_t> outsideAllocatorBytes; // at the OOM, with the device's total
     std::vector<Fix> fixes; // ordered as AdviceOptions::bySaves says; only fixes that save something
 };
+
+// "62.0 MiB to spare (1.0 % of the capacity)", or with ", within the error of what priced it":
+// a fitting fix's margin as the command line and the window say it ("" without one).
+std::string marginText(const Fix &fix, uint64_t capacity);
 
 // Throws std::invalid_argument when `at` names no event.
 Advice advise(const Snapshot &snapshot, const DeviceIndex &index, const AllocationCategories &categories, const AdviceOptions &options);

@@ -209,6 +209,35 @@ private slots:
         QCOMPARE(asked.front().front().toInt(), 1);
     }
 
+    // The corpus OOM at its 6 GiB limit: two allocator settings fit by well under 1 % of the
+    // capacity (the replay's error) and say so, dimmed; bf16 fits with room and is not dimmed.
+    void fixesThatFitByAHairSayTheirMargin()
+    {
+        auto doc = load(corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle");
+        const Advice &advice = doc->devices.at(0).advice;
+        QVERIFY(advice.oom && advice.capacity);
+        auto view = openView(doc, Page::Summary, QSize(1280, 800));
+        FixList *fixes = view->summaryPage()->fixList();
+        QCOMPARE(fixes->count(), static_cast<int>(advice.fixes.size()));
+        int thin = 0, roomy = 0;
+        for (int i = 0; i < fixes->count(); ++i) {
+            const Fix &f = advice.fixes[size_t(i)];
+            if (!f.fits.value_or(false))
+                continue;
+            const uint64_t margin = *advice.capacity - f.peakAfterBytes;
+            QCOMPARE(f.marginBytes, std::optional<uint64_t>(margin));
+            QVERIFY2(fixes->item(i)->text().contains(QString::fromStdString(formatBytes(margin)) + " to spare"), qPrintable(fixes->item(i)->text()));
+            const bool hair = double(margin) < 0.01 * double(*advice.capacity) && f.effort == Effort::Config;
+            QCOMPARE(f.thinMargin, hair || (f.effort != Effort::Config && double(margin) < 0.05 * double(*advice.capacity)));
+            QCOMPARE(fixes->item(i)->foreground().color() == fixes->palette().color(QPalette::Disabled, QPalette::Text), f.thinMargin);
+            if (f.thinMargin && f.effort == Effort::Config)
+                QVERIFY(f.why.find("the trace ends at the OOM") != std::string::npos);
+            thin += f.thinMargin;
+            roomy += !f.thinMargin;
+        }
+        QVERIFY(thin >= 1 && roomy >= 1);
+    }
+
     void liveAllocationModel()
     {
         auto doc = load(gpt2());

@@ -28,14 +28,19 @@ void FixList::setAdvice(const Advice *advice)
         QString fits;
         if (f.fits)
             fits = *f.fits ? tr(" · fits") : tr(" · still does not fit");
+        if (f.marginBytes && advice->capacity)
+            fits += ", " + QString::fromStdString(marginText(f, *advice->capacity));
         auto *item = new QListWidgetItem(tr("%1 (%5) — saves %2, peak %3%4")
                                              .arg(QString::fromStdString(f.technique), bytesText(uint64_t(f.savesBytes)), bytesText(f.peakAfterBytes), fits,
                                                   QString::fromLatin1(kEffortNames.name(f.effort))),
                                          this);
         item->setToolTip(QString::fromStdString(f.why));
         item->setData(Qt::UserRole, int(i));
+        // A fix that fits by less than the error of what priced it is dimmed: not a promise.
         if (f.fits)
-            item->setForeground(*f.fits ? goodTextColor(palette()) : palette().color(QPalette::Text));
+            item->setForeground(f.thinMargin ? palette().color(QPalette::Disabled, QPalette::Text)
+                                : *f.fits    ? goodTextColor(palette())
+                                             : palette().color(QPalette::Text));
     }
 }
 
