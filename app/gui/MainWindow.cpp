@@ -27,7 +27,9 @@
 #include <QFileInfo>
 #include <QGuiApplication>
 #include <QMenuBar>
+#include <QComboBox>
 #include <QMessageBox>
+#include <QShortcut>
 #include <QMimeData>
 #include <QSettings>
 #include <QStackedWidget>
@@ -58,7 +60,9 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent), undo_(new QUndoGr
         DocumentView *view = currentDocument();
         undo_->setActiveStack(view ? view->notes()->undoStack() : nullptr);
         statusBar()->showMessage(view ? view->statusText() : QString());
-        setWindowTitle(view ? tr("%1 — memlens").arg(QFileInfo(view->path()).fileName()) : tr("memlens"));
+        // The tab's own name: a document's path is not known until it has loaded.
+        const QString name = tabs_->currentIndex() >= 0 ? tabs_->tabText(tabs_->currentIndex()).remove(QStringLiteral(" •")) : QString();
+        setWindowTitle(name.isEmpty() ? tr("memlens") : tr("%1 — memlens").arg(name));
     });
     connect(start_, &StartPage::openRequested, this, &MainWindow::chooseFile);
     connect(start_, &StartPage::exampleRequested, this, &MainWindow::openExample);
@@ -180,6 +184,10 @@ void MainWindow::openEstimator(int fix)
         panel->setAttribute(Qt::WA_DeleteOnClose);
         panel->setWindowTitle(tr("Memory estimator — memlens"));
         panel->resize(1100, 620);
+        // Over this window, not at the screen's corner; Esc closes it, as a dialog would.
+        panel->move(geometry().center() - QPoint(panel->width() / 2, panel->height() / 2));
+        auto *close = new QShortcut(QKeySequence(Qt::Key_Escape), panel);
+        connect(close, &QShortcut::activated, panel, &QWidget::close);
         estimator_ = panel;
     }
     if (DocumentView *view = currentDocument(); view && view->state()->deviceData()) {
@@ -188,37 +196,58 @@ void MainWindow::openEstimator(int fix)
         panel->setInferred(d.advice.setup);
         if (fix >= 0 && size_t(fix) < d.advice.fixes.size())
             panel->showFix(d.advice.fixes[size_t(fix)]);
+        // The run's own device, when the file shows its capacity, is the GPU to fit.
+        if (const int own = panel->gpuBox()->findData(QStringLiteral("run"), Qt::UserRole + 1); own >= 0)
+            panel->gpuBox()->setCurrentIndex(own);
     }
     panel->show();
     panel->raise();
     panel->activateWindow();
 }
 
+EstimatorPanel *MainWindow::estimator() const
+{
+    return estimator_;
+}
+
+QString MainWindow::shortcutsSheet() const
+{
+    // Every menu command with a shortcut, read from the menus themselves so none is left out;
+    // then the keys the pages take directly.
+    QString rows;
+    for (QAction *menu : menuBar()->actions()) {
+        if (!menu->menu())
+            continue;
+        for (QAction *a : menu->menu()->actions()) {
+            if (a->shortcut().isEmpty())
+                continue;
+            rows += QString("<tr><td><b>%1</b></td><td>%2</td></tr>")
+                        .arg(a->shortcut().toString(QKeySequence::NativeText).toHtmlEscaped(), a->text().remove('&').toHtmlEscaped());
+        }
+    }
+    return "<table>" + rows +
+           tr("<tr><td colspan=2><i>On the timeline:</i></td></tr>"
+              "<tr><td><b>← →</b> (Shift: ×100)</td><td>Step the event cursor</td></tr>"
+              "<tr><td><b>Home / End</b></td><td>First / last event</td></tr>"
+              "<tr><td><b>P</b></td><td>Jump to the peak</td></tr>"
+              "<tr><td><b>O</b></td><td>Jump to the next OOM</td></tr>"
+              "<tr><td><b>+ / − / 0</b></td><td>Zoom in / out / fit</td></tr>"
+              "<tr><td><b>Backspace</b></td><td>Back to the range before the last zoom</td></tr>"
+              "<tr><td><b>Wheel, drag</b></td><td>Zoom, pan</td></tr>"
+              "<tr><td><b>Shift+drag</b></td><td>Zoom into a range</td></tr>"
+              "<tr><td colspan=2><i>Notes (timeline, segment map, flame graph):</i></td></tr>"
+              "<tr><td><b>N / A / B</b></td><td>Draw a note / arrow / box with the next click or drag</td></tr>"
+              "<tr><td><b>Click, drag</b></td><td>Select, move (handles move one end)</td></tr>"
+              "<tr><td><b>Double-click</b></td><td>Edit the text</td></tr>"
+              "<tr><td><b>Right-click</b></td><td>Add or edit at the pointer</td></tr>"
+              "<tr><td colspan=2><i>Rank overview:</i></td></tr>"
+              "<tr><td><b>Enter / double-click</b></td><td>Open the rank (table) or its stitched run (heatmap)</td></tr>") +
+           "</table>";
+}
+
 void MainWindow::showShortcuts()
 {
-    QMessageBox::information(this, tr("Keyboard shortcuts"),
-                             tr("<table>"
-                                "<tr><td><b>Ctrl+O</b></td><td>Open a snapshot</td></tr>"
-                                "<tr><td><b>Ctrl+W</b></td><td>Close the document</td></tr>"
-                                "<tr><td><b>Ctrl+1 / 2 / 3</b></td><td>Summary / timeline / segments</td></tr>"
-                                "<tr><td colspan=2><i>On the timeline:</i></td></tr>"
-                                "<tr><td><b>← →</b> (Shift: ×100)</td><td>Step the event cursor</td></tr>"
-                                "<tr><td><b>Home / End</b></td><td>First / last event</td></tr>"
-                                "<tr><td><b>P</b></td><td>Jump to the peak</td></tr>"
-                                "<tr><td><b>O</b></td><td>Jump to the next OOM</td></tr>"
-                                "<tr><td><b>+ / − / 0</b></td><td>Zoom in / out / fit</td></tr>"
-                                "<tr><td><b>Backspace</b></td><td>Back to the range before the last zoom</td></tr>"
-                                "<tr><td><b>Wheel, drag</b></td><td>Zoom, pan</td></tr>"
-                                "<tr><td><b>Shift+drag</b></td><td>Zoom into a range</td></tr>"
-                                "<tr><td colspan=2><i>Notes (timeline, segment map, flame graph):</i></td></tr>"
-                                "<tr><td><b>N / A / B</b></td><td>Draw a note / arrow / box with the next click or drag</td></tr>"
-                                "<tr><td><b>Shift+N</b></td><td>Note at the timeline cursor</td></tr>"
-                                "<tr><td><b>Click, drag</b></td><td>Select, move (handles move one end)</td></tr>"
-                                "<tr><td><b>Double-click / F2</b></td><td>Edit the text</td></tr>"
-                                "<tr><td><b>Delete</b></td><td>Remove the selected note</td></tr>"
-                                "<tr><td><b>Ctrl+Z / Ctrl+Shift+Z</b></td><td>Undo / redo</td></tr>"
-                                "<tr><td><b>Right-click</b></td><td>Add or edit at the pointer</td></tr>"
-                                "</table>"));
+    QMessageBox::information(this, tr("Keyboard shortcuts"), shortcutsSheet());
 }
 
 DocumentView *MainWindow::currentDocument() const

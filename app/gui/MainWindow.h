@@ -40,6 +40,10 @@ public:
     QTabWidget *tabs() const { return tabs_; }
     DocumentView *currentDocument() const;
 
+    // The F1 sheet: every menu shortcut, then the keys the pages take.
+    QString shortcutsSheet() const;
+    EstimatorPanel *estimator() const; // the estimator's window while it is open
+
 protected:
     void dragEnterEvent(QDragEnterEvent *event) override;
     void dropEvent(QDropEvent *event) override;

@@ -104,6 +104,14 @@ void MainWindow::createViewMenu()
         if (DocumentView *d = currentDocument())
             d->showPage(Page::Timeline);
     });
+    const std::pair<QString, Page> morePages[] = {
+        {tr("S&egments"), Page::Segments}, {tr("St&eps"), Page::Steps}, {tr("St&acks"), Page::Stacks}, {tr("&Live Allocations"), Page::Live}};
+    for (int i = 0; i < 4; ++i) {
+        view->addAction(morePages[i].first, QKeySequence(Qt::CTRL | (Qt::Key_3 + i)), this, [this, page = morePages[i].second] {
+            if (DocumentView *d = currentDocument())
+                d->showPage(page);
+        });
+    }
     view->addSeparator();
     view->addAction(tr("Export as PNG…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E), this, [this] { exportView(1.0, false); });
     view->addAction(tr("Export as PNG (2×)…"), this, [this] { exportView(2.0, false); });
@@ -116,11 +124,6 @@ void MainWindow::createViewMenu()
         if (DocumentView *d = currentDocument(); d && d->document())
             if (const DeviceData *data = d->state()->deviceData())
                 QGuiApplication::clipboard()->setText(QString::fromStdString(summaryMarkdown(*d->document()->snapshot, data->summary, d->document()->fileName())));
-    });
-    view->addSeparator();
-    view->addAction(tr("S&egments"), QKeySequence(Qt::CTRL | Qt::Key_3), this, [this] {
-        if (DocumentView *d = currentDocument())
-            d->showPage(Page::Segments);
     });
 }
 

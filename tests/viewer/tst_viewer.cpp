@@ -184,6 +184,48 @@ private slots:
     }
 
     // Undo / Redo act on the current document's notes and say what they will undo.
+    // The window's frame, walked as a new user does: the F1 sheet lists every menu shortcut (it
+    // is read from the menus), the View menu reaches every page, the title never starts with a
+    // dash, and the estimator opens over the window on the run's own device and closes on Esc.
+    void shortcutsTitleAndEstimatorWindow()
+    {
+        MainWindow window;
+        window.resize(1300, 850);
+        window.move(200, 150);
+        window.show();
+        QCOMPARE(window.windowTitle(), QString("memlens"));
+        QStringList pages;
+        for (QAction *menu : window.menuBar()->actions()) {
+            if (!menu->menu())
+                continue;
+            for (QAction *a : menu->menu()->actions()) {
+                if (!a->shortcut().isEmpty())
+                    QVERIFY2(window.shortcutsSheet().contains(a->shortcut().toString(QKeySequence::NativeText).toHtmlEscaped()), qPrintable(a->text()));
+                if (menu->text() == "&View")
+                    pages << a->text().remove('&');
+            }
+        }
+        for (const char *page : {"Summary", "Timeline", "Segments", "Steps", "Stacks", "Live Allocations"})
+            QVERIFY2(pages.contains(page), page);
+        QVERIFY(window.shortcutsSheet().contains("Ctrl+6"));
+
+        DocumentView *view = window.openFile(corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle");
+        QVERIFY(view);
+        QTRY_VERIFY_WITH_TIMEOUT(view->document() != nullptr, 30000);
+        QCOMPARE(window.windowTitle(), QString("oom_snapshot.pickle — memlens"));
+        for (QAction *a : window.findChildren<QAction *>()) {
+            if (a->text() == "Memory &Estimator…")
+                a->trigger();
+        }
+        EstimatorPanel *panel = window.estimator();
+        QVERIFY(panel && panel->isVisible());
+        QVERIFY(window.geometry().contains(panel->geometry().center()));
+        QVERIFY(panel->gpuBox()->currentText().startsWith("this run's device"));
+        QApplication::setActiveWindow(panel); // what the window manager does for openEstimator's activateWindow()
+        QTest::keyClick(panel, Qt::Key_Escape);
+        QTRY_VERIFY(!window.estimator());
+    }
+
     void undoFollowsTheCurrentDocument()
     {
         MainWindow window;
