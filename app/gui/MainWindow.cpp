@@ -324,7 +324,7 @@ DocumentView *MainWindow::openFile(const QString &path)
         openSession(path);
         return nullptr;
     }
-    DocumentView *view = addDocumentTab(path, QFileInfo(path).fileName());
+    DocumentView *view = addDocumentTab(path, tabTitleFor(path));
     connect(view, &DocumentView::loaded, this, [this, path] { addRecent(path); });
     view->load(path);
     return view;
@@ -337,9 +337,21 @@ DocumentView *MainWindow::openStitchedRank(const QString &folder, int rank)
         tabs_->setCurrentIndex(i);
         return qobject_cast<DocumentView *>(tabs_->widget(i));
     }
-    DocumentView *view = addDocumentTab(name, tr("rank %1 (stitched)").arg(rank));
+    DocumentView *view = addDocumentTab(name, tr("%1 · rank %2 (stitched)").arg(QDir(folder).dirName()).arg(rank));
     view->loadStitched(folder, rank);
     return view;
+}
+
+QString MainWindow::tabTitleFor(const QString &path) const
+{
+    // The file's name, with its folder's when an open tab already goes by that name
+    // (three runs' snapshot.pickle).
+    const QFileInfo file(path);
+    for (int i = 0; i < tabs_->count(); ++i) {
+        if (QFileInfo(tabs_->tabToolTip(i)).fileName() == file.fileName() && tabs_->tabToolTip(i) != path)
+            return file.dir().dirName() + "/" + file.fileName();
+    }
+    return file.fileName();
 }
 
 int MainWindow::documentTabOf(const QString &path) const

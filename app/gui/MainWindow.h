@@ -66,6 +66,7 @@ private:
     void updateCentral();
     void chooseFile();
     void showShortcuts();
+    QString tabTitleFor(const QString &path) const; // the file's name, told apart from open tabs'
     // Prefilled from the current document's inferred setup, with that advice's fix `fix` applied (-1: none).
     void openEstimator(int fix = -1);
     void exportView(qreal scale, bool svg);

@@ -224,6 +224,15 @@ private slots:
         QApplication::setActiveWindow(panel); // what the window manager does for openEstimator's activateWindow()
         QTest::keyClick(panel, Qt::Key_Escape);
         QTRY_VERIFY(!window.estimator());
+
+        // Three runs' snapshot.pickle open in tabs that can be told apart.
+        for (const char *run : {"gpt2_fp32_adamw", "resnet50_bf16_sgd", "streams_pending_free"})
+            QVERIFY(window.openFile(corpusDir() + "/snapshots/" + run + "/snapshot.pickle"));
+        QStringList titles;
+        for (int i = 0; i < window.tabs()->count(); ++i)
+            titles << window.tabs()->tabText(i);
+        QCOMPARE(QSet<QString>(titles.begin(), titles.end()).size(), titles.size());
+        QVERIFY2(titles.contains("resnet50_bf16_sgd/snapshot.pickle"), qPrintable(titles.join(", ")));
     }
 
     void undoFollowsTheCurrentDocument()
