@@ -50,11 +50,20 @@ private slots:
     }
 
     // The window keeps the width it was given as documents load and pages change (it grew
-    // 1280 → 1355 → 1487 px as labels took their text).
+    // 1280 → 1355 → 1487 px as labels took their text; at 1024 × 700 the Segments page forced
+    // 1236 px): every page, at a desktop size and at a small laptop's.
+    void windowKeepsItsWidth_data()
+    {
+        QTest::addColumn<QSize>("size");
+        QTest::newRow("1280x800") << QSize(1280, 800);
+        QTest::newRow("1024x700") << QSize(1024, 700);
+    }
+
     void windowKeepsItsWidth()
     {
+        QFETCH(QSize, size);
         MainWindow window;
-        window.resize(1280, 800);
+        window.resize(size);
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         for (const QString &file : {corpusDir() + "/snapshots/frag_varlen_gpt2/snapshot.pickle.zst", corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle"}) {
@@ -63,11 +72,15 @@ private slots:
             for (Page page : kPages) {
                 view->showPage(page);
                 QTest::qWait(50);
-                QCOMPARE(window.width(), 1280);
+                QVERIFY2(window.width() == size.width(), qPrintable(QString("%1 page: %2 px").arg(QString::fromLatin1(kPageNames.name(page))).arg(window.width())));
             }
             view->state()->setSelectedEvent(view->document()->devices.begin()->second.summary.peakIndex.value_or(EventId(0)));
             QTest::qWait(50);
-            QCOMPARE(window.width(), 1280);
+            QCOMPARE(window.width(), size.width());
+            if (size.width() == 1024) {
+                view->showPage(Page::Segments);
+                saveShot(&window, "segments-1024");
+            }
         }
     }
 

@@ -35,6 +35,9 @@ SegmentsPage::SegmentsPage(ViewState *state, QWidget *parent) : QWidget(parent),
     layout->setContentsMargins(4, 4, 4, 4);
     auto *bar = new QHBoxLayout;
     title_ = new QLabel(this);
+    // Its text (the moment, the totals) is clipped, not a minimum width: on a small screen the
+    // page must fit the window, not widen it.
+    title_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     bar->addWidget(title_, 1);
     for (const auto &[moment, label, tip] : {std::tuple{Moment::peak(), tr("Peak"), tr("The state at the peak (P on the timeline)")},
                                              std::tuple{Moment::oom(), tr("OOM"), tr("The state at the first out-of-memory error")},
@@ -242,6 +245,7 @@ void SegmentsPage::showState(EventId event)
     shown_ = event;
     AllocatorState st = allocatorStateAt(*state_->document()->snapshot, *device_->index, event);
     title_->setText(tr("<b>Allocator state after %1</b> (%2 segments)").arg(eventLabel(*device_->index, event)).arg(st.segments.size()));
+    title_->setToolTip(title_->text()); // the whole of it, when a narrow window clips the label
     figures_->setText(tr("Reserved %1 · allocated %2 (requested %3, rounding waste %4) · free in reserved %5 · "
                          "largest free block %6 · external fragmentation %7 % · pending free %8")
                           .arg(bytesText(st.reserved), bytesText(st.allocated), bytesText(st.requested), bytesText(st.roundingWaste()), bytesText(st.free), bytesText(st.largestFree))

@@ -56,6 +56,7 @@ SummaryPage::SummaryPage(ViewState *state, QWidget *parent) : QWidget(parent), s
             state_->setSelectedAllocation(AllocationId(current.data(LiveAllocationModel::AllocationRole).toUInt()));
     });
     fixHeading_ = new QLabel(this);
+    fixHeading_->setWordWrap(true); // its capacity and moment lengthen it past a laptop's width
     fixHeading_->setTextFormat(Qt::RichText);
     connect(fixHeading_, &QLabel::linkActivated, this, [this] { emit showInEstimator(-1); });
     fixes_ = new FixList(this);
@@ -66,6 +67,7 @@ SummaryPage::SummaryPage(ViewState *state, QWidget *parent) : QWidget(parent), s
     layout->addWidget(fixHeading_);
     layout->addWidget(fixes_);
     auto *heading = new QLabel(tr("<b>Largest allocations live at the peak</b> — double-click to show one on the timeline"), this);
+    heading->setWordWrap(true);
     layout->addWidget(heading);
     layout->addWidget(table_, 1);
     connect(state_, &ViewState::deviceChanged, this, &SummaryPage::refresh);
