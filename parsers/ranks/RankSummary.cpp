@@ -135,7 +135,9 @@ RankComparison compareRanks(const std::vector<RankFigures> &ranks)
     const size_t n = peaks.size();
     c.medianPeak = n % 2 ? static_cast<double>(peaks[n / 2]) : (static_cast<double>(peaks[n / 2 - 1]) + static_cast<double>(peaks[n / 2])) / 2;
     c.imbalance = c.medianPeak > 0 ? static_cast<double>(peaks.back()) / c.medianPeak : 0;
-    for (size_t i = 0; i < ranks.size(); ++i) {
+    // Two ranks have no majority: each is as far off their median as the other, so neither is
+    // the odd one (both were outlined). Outliers need three ranks at least.
+    for (size_t i = 0; i < ranks.size() && n >= RankComparison::kMinRanksForOutliers; ++i) {
         if (ranks[i].error.empty() && c.medianPeak > 0 &&
             std::abs(static_cast<double>(ranks[i].peakActiveBytes) - c.medianPeak) > RankComparison::kOutlierShare * c.medianPeak)
             c.outliers.push_back(i);

@@ -49,6 +49,25 @@ class TestRanks : public QObject {
     Q_OBJECT
 
 private slots:
+    // Two ranks 30 % apart: neither is the odd one out (both were outliers, every heatmap cell
+    // outlined); a third rank makes the median a rank's own, and the far one stands out.
+    void outliersNeedThreeRanks()
+    {
+        const auto figures = [](std::initializer_list<uint64_t> peaks) {
+            std::vector<RankFigures> out;
+            int rank = 0;
+            for (uint64_t p : peaks) {
+                out.emplace_back(RankFile{"r" + std::to_string(rank), rank});
+                out.back().peakActiveBytes = p;
+                ++rank;
+            }
+            return out;
+        };
+        QVERIFY(compareRanks(figures({10, 13})).outliers.empty());
+        QCOMPARE(compareRanks(figures({10, 13, 10})).outliers, std::vector<size_t>{1});
+        QCOMPARE(compareRanks(figures({10, 13})).imbalance, 13.0 / 11.5);
+    }
+
     void namingSchemes_data()
     {
         QTest::addColumn<QString>("path");

@@ -240,6 +240,15 @@ private slots:
         QVERIFY(heatmap->grid().at(2, 2)->oom);
         QVERIFY(heatmap->grid().at(1, 0)->outlier);
         QVERIFY(page->headline().contains("dumps are at hand"));
+        // Clicking a cell shows its step and marks the cell itself, not only its row.
+        QTest::mouseClick(heatmap, Qt::LeftButton, {}, heatmap->cellRect(1, 1).center().toPoint());
+        QCOMPARE(heatmap->currentColumn(), 1);
+        QVERIFY(page->headline().contains("at step 10"));
+        const QImage marked = heatmap->grab().toImage();
+        const QRectF cell = heatmap->cellRect(1, 1);
+        QCOMPARE(marked.pixelColor(int(cell.center().x()), int(cell.top()) + 2), heatmap->palette().color(QPalette::Highlight));
+        QVERIFY(marked.pixelColor(int(heatmap->cellRect(0, 1).center().x()), int(heatmap->cellRect(0, 1).center().y())) !=
+                heatmap->palette().color(QPalette::Highlight)); // another row's cell of that step is not marked
         saveShot(&window, "rank-step-heatmap-parquet");
 
         // Activating a rank's row opens its dump, the file the dataset was exported from.

@@ -45,6 +45,7 @@ void RankStepHeatmap::setGrid(RankStepGrid grid, std::vector<RankFigures> figure
     grid_ = std::move(grid);
     figures_ = std::move(figures);
     currentRow_ = std::min<int>(currentRow_, static_cast<int>(grid_.ranks.size()) - 1);
+    currentColumn_ = std::min<int>(currentColumn_, static_cast<int>(grid_.steps.size()) - 1);
     update();
 }
 
@@ -144,6 +145,11 @@ void RankStepHeatmap::paintEvent(QPaintEvent *)
         p.setPen(QPen(palette().color(QPalette::Highlight), 2));
         p.setBrush(Qt::NoBrush);
         p.drawRect(row);
+        // The clicked cell, whose step the overview shows, in the row's colour and heavier.
+        if (currentColumn_ >= 0 && currentColumn_ < int(grid_.steps.size())) {
+            p.setPen(QPen(palette().color(QPalette::Highlight), 4));
+            p.drawRect(cellRect(currentRow_, currentColumn_).adjusted(1, 1, -1, -1));
+        }
     }
 }
 
@@ -153,6 +159,7 @@ void RankStepHeatmap::mousePressEvent(QMouseEvent *event)
     if (row < 0)
         return;
     currentRow_ = row;
+    currentColumn_ = column;
     update();
     emit stepClicked(grid_.steps[static_cast<size_t>(column)], grid_.ranks[static_cast<size_t>(row)]);
 }

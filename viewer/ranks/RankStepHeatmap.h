@@ -21,6 +21,7 @@ public:
     std::pair<int, int> cellAt(QPointF point) const;
     QRectF cellRect(int row, int column) const;
     int currentRow() const { return currentRow_; }
+    int currentColumn() const { return currentColumn_; } // the clicked cell's step; -1 before a click
 
     QSize sizeHint() const override { return {600, 220}; }
 
@@ -42,6 +43,7 @@ private:
     RankStepGrid grid_;
     std::vector<RankFigures> figures_;
     int currentRow_ = -1;
+    int currentColumn_ = -1;
 };
 
 } // namespace memlens
