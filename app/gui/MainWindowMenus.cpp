@@ -106,8 +106,9 @@ void MainWindow::createViewMenu()
     });
     const std::pair<QString, Page> morePages[] = {
         {tr("S&egments"), Page::Segments}, {tr("St&eps"), Page::Steps}, {tr("St&acks"), Page::Stacks}, {tr("&Live Allocations"), Page::Live}};
-    for (int i = 0; i < 4; ++i) {
-        view->addAction(morePages[i].first, QKeySequence(Qt::CTRL | (Qt::Key_3 + i)), this, [this, page = morePages[i].second] {
+    int key = Qt::Key_3;
+    for (const auto &[label, page] : morePages) {
+        view->addAction(label, QKeySequence(Qt::CTRL | key++), this, [this, page = page] {
             if (DocumentView *d = currentDocument())
                 d->showPage(page);
         });

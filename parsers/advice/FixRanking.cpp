@@ -192,7 +192,7 @@ public:
         if (saves < before_ * 0.005) // half a percent: noise of the rules, not a fix
             return;
         a_.fixes.push_back({technique, effort, static_cast<int64_t>(saves), static_cast<uint64_t>(peak), canFit ? fits(peak) : std::nullopt,
-                            std::move(why), affected(c), std::move(applied)});
+                            std::move(why), affected(c), std::move(applied), std::nullopt, false}); // margins: addMargins
     }
 
 private:

@@ -1,5 +1,7 @@
 #include "advice/SetupInference.h"
 
+#include "advice/InferredShape.h"
+
 #include "advice/WeightWidth.h"
 #include "index/StackMatch.h"
 #include "model/ByteFormat.h"
@@ -320,47 +322,6 @@ void inferTrainable(InferredSetup &out, const Measured &m, double params, double
     }
 }
 
-// A shape with the snapshot's own figures on the family's closest preset: the measured hidden
-// size (heads and MLP width scaled with it), the vocabulary from the largest weight (the embedding
-// or the output layer, vocab × hidden), then the layer count and the MLP width that give the
-// inferred parameter count. The template's own depth and width are another model's: kept, they
-// made a 1.2 B-parameter run a 340 M-parameter shape and the estimate look 117 % off.
-ModelShape shapeAsInferred(const ModelShape &family, double params, const Measured &m, const std::optional<WeightWidth> &width)
-{
-    ModelShape shape = family;
-    if (width) {
-        shape.hidden = static_cast<int>(width->hidden);
-        const int dHead = family.dHead();
-        if (dHead > 0 && shape.hidden % dHead == 0) {
-            shape.heads = shape.hidden / dHead;
-            shape.headDim = family.headDim;
-            shape.kvHeads = family.kvHeads ? std::max(1, shape.heads * family.kvHeads / family.heads) : 0;
-        }
-        shape.intermediate = static_cast<int>(std::llround(double(family.intermediate) * shape.hidden / family.hidden / 8.0) * 8);
-        const uint64_t largest = m.allParamSizes.empty() ? 0 : *std::max_element(m.allParamSizes.begin(), m.allParamSizes.end());
-        const uint64_t row = width->hidden * uint64_t(width->bytes);
-        if (largest && largest % row == 0 && largest / row > width->hidden && largest / row < (1u << 20))
-            shape.vocab = static_cast<int>(largest / row);
-    }
-    const auto miss = [&](const ModelShape &s) { return std::abs(double(parameterCount(s)) - params); };
-    ModelShape best = shape;
-    for (int layers = 1; layers <= 512; ++layers) {
-        shape.layers = layers;
-        if (miss(shape) < miss(best))
-            best = shape;
-    }
-    // What the layer count leaves, the MLP width takes (parameters grow linearly with it).
-    const double base = double(parameterCount(best));
-    ModelShape wider = best;
-    wider.intermediate += 64;
-    const double perUnit = (double(parameterCount(wider)) - base) / 64;
-    if (perUnit > 0)
-        best.intermediate = std::max(64, static_cast<int>(std::llround((best.intermediate + (params - base) / perUnit) / 8) * 8));
-    best.name = "as inferred (" + std::to_string(best.layers) + " layers, hidden " + std::to_string(best.hidden) + ", MLP " +
-                std::to_string(best.intermediate) + ", vocabulary " + std::to_string(best.vocab) + ")";
-    return best;
-}
-
 // The preset, or a shape as inferred on the family's closest one (shapeAsInferred), written to
 // `measuredShape`: the shape the estimator's rules work on.
 const ModelShape *inferShape(InferredSetup &out, const FrameFacts &facts, const ModelShape *preset, double params, const Measured &m,
@@ -382,8 +343,10 @@ const ModelShape *inferShape(InferredSetup &out, const FrameFacts &facts, const 
         }
         out.shapeFromTemplate = shape != nullptr;
     }
-    if (out.shapeFromTemplate && !shape->isImage() && params > 0)
-        shape = &(measuredShape = shapeAsInferred(*shape, params, m, width));
+    if (out.shapeFromTemplate && !shape->isImage() && params > 0) {
+        const uint64_t largest = m.allParamSizes.empty() ? 0 : *std::max_element(m.allParamSizes.begin(), m.allParamSizes.end());
+        shape = &(measuredShape = shapeAsInferred(*shape, params, largest, width));
+    }
     return shape;
 }
 

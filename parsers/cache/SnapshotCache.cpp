@@ -36,14 +36,6 @@ constexpr uint32_t kFormatVersion = 8;
 // decompression bomb, not a snapshot.
 constexpr uint64_t kMaxExpansion = 64;
 
-uint64_t fnv1a(std::string_view s)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (unsigned char c : s)
-        h = (h ^ c) * 1099511628211ull;
-    return h;
-}
-
 // Header: magic, version, then the key as written, then the payload's decoded size.
 std::string header(const CacheKey &key, uint64_t payloadSize)
 {

@@ -34,7 +34,8 @@ struct Part {
     int64_t step = 0;
 };
 
-std::vector<Part> snapshotParts(const std::string &dir)
+// The snapshots table's parts: regular files only (a FIFO would hang the read), `atMost` of them.
+std::vector<Part> snapshotParts(const std::string &dir, size_t atMost = SIZE_MAX)
 {
     std::vector<Part> parts;
     std::error_code ec;
@@ -48,8 +49,11 @@ std::vector<Part> snapshotParts(const std::string &dir)
                 continue;
             for (fs::directory_iterator f(s->path(), ec), fend; !ec && f != fend; f.increment(ec)) {
                 const std::string name = f->path().filename().string();
-                if (!name.starts_with(".") && name.ends_with(".parquet"))
+                std::error_code fileEc;
+                if (!name.starts_with(".") && name.ends_with(".parquet") && f->is_regular_file(fileEc))
                     parts.push_back({f->path(), static_cast<int>(*rank), *step});
+                if (parts.size() >= atMost)
+                    return parts;
             }
         }
     }
@@ -59,6 +63,12 @@ std::vector<Part> snapshotParts(const std::string &dir)
 // The rows of one part: a dump per file name, its busiest device.
 void readPart(const Part &part, DatasetFigures &out, std::map<std::string, size_t> &byFile)
 {
+    // A part of the snapshots table is a few KiB per dump; the file is not read whole beyond this.
+    constexpr uintmax_t kMaxPartBytes = uintmax_t{1} << 30;
+    std::error_code ec;
+    if (const uintmax_t size = fs::file_size(part.path, ec); ec || size > kMaxPartBytes)
+        throw std::runtime_error(part.path.string() + (ec ? ": cannot be read" : ": a snapshots part of " + std::to_string(size) +
+                                                                                      " bytes (memlens reads parts up to 1 GiB)"));
     std::ifstream in(part.path, std::ios::binary);
     const std::string bytes{std::istreambuf_iterator<char>(in), {}};
     if (!in.good() && !in.eof())
@@ -87,15 +97,11 @@ void readPart(const Part &part, DatasetFigures &out, std::map<std::string, size_
                 file.step = part.step;
                 out.figures.emplace_back(file);
             }
-            RankFigures &f = out.figures[it->second];
-            f.oomEntries += static_cast<size_t>(*ooms[row]);
-            if (added || static_cast<uint64_t>(*peaks[row]) > f.peakActiveBytes) {
-                f.device = static_cast<int>(*devices[row]);
-                f.peakActiveBytes = static_cast<uint64_t>(*peaks[row]);
-                f.peakReservedBytes = static_cast<uint64_t>(*reserved[row]);
-                for (size_t c = 0; c < kCategoryCount; ++c)
-                    f.categoryBytesAtPeak[c] = static_cast<uint64_t>(std::max<int64_t>(0, categories[c][row].value_or(0)));
-            }
+            std::array<uint64_t, kCategoryCount> bytes{};
+            for (size_t c = 0; c < kCategoryCount; ++c)
+                bytes[c] = static_cast<uint64_t>(std::max<int64_t>(0, categories[c][row].value_or(0)));
+            keepBusiestDevice(out.figures[it->second], added, static_cast<int>(*devices[row]), static_cast<uint64_t>(*peaks[row]),
+                              static_cast<uint64_t>(*reserved[row]), static_cast<size_t>(*ooms[row]), bytes);
         }
     } catch (const parquet::ParquetFormatError &e) {
         throw std::runtime_error(part.path.string() + ": byte " + std::to_string(e.offset) + ": " + e.what());
@@ -106,7 +112,7 @@ void readPart(const Part &part, DatasetFigures &out, std::map<std::string, size_
 
 bool isFleetDataset(const std::string &dir)
 {
-    return !snapshotParts(dir).empty();
+    return !snapshotParts(dir, 1).empty();
 }
 
 DatasetFigures readDatasetFigures(const std::string &dir)

@@ -10,17 +10,6 @@
 
 namespace memlens {
 
-namespace {
-
-uint64_t fnv1a(std::string_view bytes, uint64_t hash = 0xcbf29ce484222325ull)
-{
-    for (unsigned char c : bytes)
-        hash = (hash ^ c) * 0x100000001b3ull;
-    return hash;
-}
-
-} // namespace
-
 std::vector<ExportInput> exportInputs(const std::string &fileOrDir)
 {
     std::error_code ec;

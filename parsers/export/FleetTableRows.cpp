@@ -125,7 +125,7 @@ public:
         }
         appendPools(out.column(8), events, first, end);
         appendCategories(out.column(10), first, end);
-        for (size_t c = 0; c < 11; ++c)
+        for (size_t c = 0; c < fleetTableColumns(FleetTable::Events).size(); ++c)
             out.column(c).rows += count;
     }
 

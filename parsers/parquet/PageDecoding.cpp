@@ -11,17 +11,7 @@ std::vector<uint32_t> decodeHybrid(std::string_view data, int width, size_t coun
     std::vector<uint32_t> values;
     size_t position = 0;
     while (values.size() < count) {
-        uint64_t run = 0; // the run's header: an unsigned varint (ULEB128)
-        int shift = 0;
-        for (;;) {
-            if (position >= data.size() || shift > 63)
-                throw ParquetFormatError(offset + position, "a hybrid-encoded run ends early");
-            const auto b = static_cast<uint8_t>(data[position++]);
-            run |= static_cast<uint64_t>(b & 0x7f) << shift;
-            shift += 7;
-            if (!(b & 0x80))
-                break;
-        }
+        const uint64_t run = readVarint(data, position, offset, "a hybrid-encoded run");
         if (run & 1) { // bit-packed: groups of 8 values in `width` bytes each
             const uint64_t groups = run >> 1;
             if (width == 0 ? groups > count : groups > (data.size() - position) / static_cast<uint64_t>(width))

@@ -1,14 +1,12 @@
 #include "parquet/ThriftCompact.h"
 
+#include "parquet/PageEncoding.h"
+
 namespace memlens::parquet {
 
 void ThriftCompactWriter::varint(uint64_t value)
 {
-    while (value >= 0x80) {
-        out_.push_back(static_cast<char>((value & 0x7f) | 0x80));
-        value >>= 7;
-    }
-    out_.push_back(static_cast<char>(value));
+    appendVarint(out_, value);
 }
 
 void ThriftCompactWriter::fieldHeader(int16_t field, ThriftType type)

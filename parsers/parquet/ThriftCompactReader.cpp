@@ -13,16 +13,23 @@ uint8_t ThriftCompactReader::byte()
     return static_cast<uint8_t>(bytes_[position_++]);
 }
 
-uint64_t ThriftCompactReader::varint()
+uint64_t readVarint(std::string_view data, size_t &position, uint64_t offset, std::string_view what)
 {
     uint64_t value = 0;
     for (int shift = 0; shift < 64; shift += 7) {
-        const uint8_t b = byte();
+        if (position >= data.size())
+            throw ParquetFormatError(offset + position, std::string(what) + " ends early");
+        const auto b = static_cast<uint8_t>(data[position++]);
         value |= static_cast<uint64_t>(b & 0x7f) << shift;
         if (!(b & 0x80))
             return value;
     }
-    fail("a Thrift varint longer than 10 bytes");
+    throw ParquetFormatError(offset + position, "a varint longer than 10 bytes in " + std::string(what));
+}
+
+uint64_t ThriftCompactReader::varint()
+{
+    return readVarint(bytes_, position_, base_, "Thrift data");
 }
 
 int64_t ThriftCompactReader::integer()

@@ -17,6 +17,11 @@ public:
     uint64_t offset;
 };
 
+// An unsigned LEB128 varint (Thrift's integers, the hybrid encoding's run headers) at `position`
+// in `data`, moving `position` past it; `what` names the data in the error, `offset` is where
+// `data` starts in the file.
+uint64_t readVarint(std::string_view data, size_t &position, uint64_t offset, std::string_view what);
+
 class ThriftCompactReader {
 public:
     // `base`: the offset of `bytes` in the file, for errors.

@@ -64,6 +64,18 @@ std::optional<RankFigures> parseSummaryFile(std::string_view text, const RankFil
     return best;
 }
 
+void keepBusiestDevice(RankFigures &figures, bool first, int device, uint64_t peakActiveBytes, uint64_t peakReservedBytes, size_t oomEntries,
+                       const std::array<uint64_t, kCategoryCount> &categoryBytesAtPeak)
+{
+    if (!first && peakActiveBytes <= figures.peakActiveBytes)
+        return;
+    figures.device = device;
+    figures.peakActiveBytes = peakActiveBytes;
+    figures.peakReservedBytes = peakReservedBytes;
+    figures.oomEntries = oomEntries;
+    figures.categoryBytesAtPeak = categoryBytesAtPeak;
+}
+
 RankFigures summarizeRank(const RankFile &file, const SnapshotCache *cache)
 {
     if (auto fromFile = readSummaryFile(file))
@@ -75,13 +87,7 @@ RankFigures summarizeRank(const RankFile &file, const SnapshotCache *cache)
         for (int d : loaded.snapshot->devices()) {
             const DeviceIndex index(*loaded.snapshot, d);
             const DeviceSummary s = summarizeDevice(*loaded.snapshot, index, 0);
-            if (any && s.peakActiveBytes <= best.peakActiveBytes)
-                continue;
-            best.device = d;
-            best.peakActiveBytes = s.peakActiveBytes;
-            best.peakReservedBytes = s.peakReservedBytes;
-            best.oomEntries = s.ooms.size();
-            best.categoryBytesAtPeak = s.categoryBytesAtPeak;
+            keepBusiestDevice(best, !any, d, s.peakActiveBytes, s.peakReservedBytes, s.ooms.size(), s.categoryBytesAtPeak);
             any = true;
         }
         if (!any)

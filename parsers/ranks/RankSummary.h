@@ -34,6 +34,12 @@ struct RankFigures {
 // The figures of one file. Never throws: a file that cannot be read gives `error`.
 RankFigures summarizeRank(const RankFile &file, const SnapshotCache *cache);
 
+// A dump is summarised by its busiest device: device `device`'s figures replace those in
+// `figures` when it is the first device seen, or when it peaks higher (a tie keeps the earlier).
+// Shared by the files' summaries and a Parquet dataset's rows.
+void keepBusiestDevice(RankFigures &figures, bool first, int device, uint64_t peakActiveBytes, uint64_t peakReservedBytes, size_t oomEntries,
+                       const std::array<uint64_t, kCategoryCount> &categoryBytesAtPeak);
+
 // Reads `path` + ".summary.json" when it exists, is newer than `path` and holds a summary of
 // it; nullopt otherwise (the JSON is untrusted: anything missing or of the wrong type rejects it).
 std::optional<RankFigures> readSummaryFile(const RankFile &file);

@@ -2,6 +2,8 @@
 // of Parquet's Encodings.md, Thrift's compact protocol spec (field headers, zigzag varints, lists),
 // the file's framing ("PAR1", footer length); and the export's sharding. DuckDB reading whole
 // files and datasets is tests/fleet/fleet_test.sh.
+#include "CorpusFiles.h"
+#include "export/DatasetFigures.h"
 #include "export/DatasetLayout.h"
 #include "parquet/PageDecoding.h"
 #include "parquet/PageEncoding.h"
@@ -15,6 +17,7 @@
 #include <QTest>
 
 #include <fstream>
+#include <sys/stat.h>
 #include <iterator>
 
 using namespace memlens;
@@ -247,6 +250,30 @@ private slots:
                     QCOMPARE(seen[i], inputs[i].path);
                 QVERIFY(largest - smallest <= 1);
             }
+        }
+    }
+
+    // What sits in a dataset's folders is untrusted: a FIFO named like a part is passed over
+    // (reading it would wait forever), and a part too large to be a snapshots table is one
+    // error naming it instead of a read of the whole file into memory.
+    void datasetPartsAreRegularAndBounded()
+    {
+        QTemporaryDir dir;
+        const std::string dataset = dir.filePath("dataset").toStdString();
+        const ExportAnswer answer = answerExport({(corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle").toStdString(), dataset}, nullptr);
+        QCOMPARE(answer.failed(), size_t(0));
+        const QString partition = QString::fromStdString(dataset) + "/snapshots/rank=0/step=0/";
+        QCOMPARE(::mkfifo((partition + "waiting.parquet").toLocal8Bit().constData(), 0600), 0);
+        QVERIFY(isFleetDataset(dataset));
+        QCOMPARE(readDatasetFigures(dataset).figures.size(), size_t(1));
+        QFile large(partition + "large.parquet");
+        QVERIFY(large.open(QIODevice::WriteOnly) && large.resize((qint64(1) << 30) + 1)); // sparse: nothing is written
+        large.close();
+        try {
+            readDatasetFigures(dataset);
+            QFAIL("a part over 1 GiB was read");
+        } catch (const std::runtime_error &e) {
+            QVERIFY2(std::string(e.what()).find("large.parquet: a snapshots part of 1073741825 bytes") != std::string::npos, e.what());
         }
     }
 

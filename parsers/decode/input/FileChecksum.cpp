@@ -6,6 +6,13 @@
 
 namespace memlens {
 
+uint64_t fnv1a(std::string_view bytes, uint64_t hash)
+{
+    for (unsigned char c : bytes)
+        hash = (hash ^ c) * 0x100000001B3ull;
+    return hash;
+}
+
 std::string snapshotChecksum(const std::string &path)
 {
     std::ifstream in(path, std::ios::binary);
@@ -13,11 +20,8 @@ std::string snapshotChecksum(const std::string &path)
         return {};
     std::error_code ec;
     const uint64_t size = std::filesystem::file_size(path, ec);
-    uint64_t h = 0xCBF29CE484222325ull;
-    auto mix = [&](const char *data, std::streamsize n) {
-        for (std::streamsize i = 0; i < n; ++i)
-            h = (h ^ static_cast<uint8_t>(data[i])) * 0x100000001B3ull;
-    };
+    uint64_t h = kFnvOffsetBasis;
+    auto mix = [&](const char *data, std::streamsize n) { h = fnv1a(std::string_view(data, static_cast<size_t>(n)), h); };
     std::string buffer(1 << 20, '\0');
     in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
     mix(buffer.data(), in.gcount());
