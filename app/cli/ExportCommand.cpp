@@ -18,7 +18,7 @@ int runExportCommand(const std::vector<std::string> &args)
     try {
         CommandLine cl(args, commandSpec("export"));
         if (cl.positional().size() != 1 || !cl.value("parquet"))
-            throw std::invalid_argument("usage: memlens export FILE|DIR --parquet OUT [--shard I/N] [--json] [--no-cache]");
+            throw std::invalid_argument(usageLine(commandSpec("export")));
         request.input = cl.positional().front();
         request.out = *cl.value("parquet");
         if (const auto shard = cl.value("shard"))

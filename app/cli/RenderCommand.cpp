@@ -3,6 +3,8 @@
 #include "gui/Application.h"
 #include "pipeline/RankStitch.h"
 #include "options/CommandLine.h"
+#include "options/QuestionFailure.h"
+#include "questions/QuestionAdmission.h"
 #include "figures/SnapshotSummary.h"
 #include "compare/RunOverlayView.h"
 #include "document/DocumentView.h"
@@ -181,7 +183,7 @@ void applyTimelineOptions(DocumentView &documentView, const DeviceData &device, 
                                state.axis().xOfEvent(EventId(static_cast<uint32_t>(std::min<double>(b, device.index->eventCount() - 1))))});
     }
     if (auto at = cl.moment("at")) {
-        const EventId event = eventAt(*device.index, *at);
+        const EventId event = admitMoment(*device.index, *at);
         if (cl.value("range"))
             state.setSelectedEvent(event);
         else
@@ -199,7 +201,7 @@ void applyViewOptions(DocumentView &documentView, const std::string &view, const
     const DeviceData *device = state.deviceData();
     if (device && (view == "segments" || view == "stacks" || view == "flamegraph" || view == "live")) {
         if (auto at = cl.moment("at"))
-            state.setSelectedEvent(eventAt(*device->index, *at));
+            state.setSelectedEvent(admitMoment(*device->index, *at));
     }
     if (auto color = cl.value("color")) {
         const auto mode = colorModeFromName(*color);
@@ -239,8 +241,7 @@ int render(int argc, char **argv, const CommandLine &cl)
 {
     const std::optional<Session> session = sessionOption(cl);
     if ((cl.positional().size() != 1 && !(session && cl.positional().empty())) || !cl.value("o"))
-        throw std::invalid_argument("usage: memlens render FILE --view " + viewList() + " [--at peak|oom|end|EVENT] [--device N] "
-                                    "[--rank R (FILE: a folder of dumps, R's stitched)] [--range A:B] [--search TEXT] [--size WxH] [--theme light|dark] [--color allocation|site|category] [--footer] [--session S.memlens] [--no-cache] [--compare B [--align time|event|step]] [--what-if CONF] -o OUT.png|OUT.svg");
+        throw std::invalid_argument(usageLine(commandSpec("render")) + " (VIEW: " + viewList() + ")");
     const std::string view = cl.value("view").value_or(session ? session->page : "timeline");
     if (const auto views = renderViews(); std::find(views.begin(), views.end(), view) == views.end())
         throw std::invalid_argument("--view " + view + " is not available (" + viewList() + ")");
@@ -303,6 +304,8 @@ int runRenderCommand(int argc, char **argv)
     } catch (const UnreadableFile &e) {
         std::cerr << "memlens: " << e.message << '\n';
         return 1;
+    } catch (const QuestionError &e) {
+        return reportQuestionError("render", e);
     } catch (const std::invalid_argument &e) {
         std::cerr << "memlens render: " << e.what() << '\n';
         return 2;

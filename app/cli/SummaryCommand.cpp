@@ -1,20 +1,33 @@
 #include "cli/SummaryCommand.h"
 
-#include "options/CapacityOption.h"
-#include "options/CommandLine.h"
 #include "cli/CommandSnapshot.h"
 #include "cli/RankSummaryCommand.h"
-#include "views/CallTree.h"
-#include "index/DeviceIndex.h"
-#include "decode/SnapshotLoader.h"
-#include "report/SummaryReport.h"
+#include "options/CapacityOption.h"
+#include "options/CommandLine.h"
+#include "options/QuestionFailure.h"
+#include "questions/StacksQuestion.h"
+#include "questions/SummaryQuestion.h"
 
-#include <algorithm>
-#include <cstdio>
 #include <filesystem>
 #include <iostream>
 
 namespace memlens {
+
+namespace {
+
+// --folded: the live stacks for flamegraph.pl/speedscope, of one device (a folded file has no
+// place to say which): the first unless --device.
+int printFolded(const std::string &file, const Snapshot &snapshot, const CommandLine &cl)
+{
+    StacksRequest request;
+    request.device = cl.integer("device");
+    request.at = cl.moment("at").value_or(Moment::peak());
+    request.bottomUp = cl.flag("bottom-up");
+    std::cout << stacksFoldedText(answerStacks(file, snapshot, request));
+    return 0;
+}
+
+} // namespace
 
 int runSummaryCommand(const std::vector<std::string> &args)
 {
@@ -26,45 +39,24 @@ int runSummaryCommand(const std::vector<std::string> &args)
     try {
         CommandLine cl(args, commandSpec("summary"), "FILE");
         if (cl.positional().size() != 1)
-            throw std::invalid_argument("usage: memlens summary FILE [--device N] [--top K] [--at peak|oom|end|EVENT] [--gpu PRESET] "
-                                        "[--json | --folded [--bottom-up]] [--no-cache]");
-        // The device's total, for the memory an OOM shows outside the allocator.
-        const std::optional<uint64_t> deviceTotal = capacityOption(cl).deviceTotal;
+            throw std::invalid_argument(usageLine(commandSpec("summary"), "FILE"));
+        SummaryRequest request;
+        request.deviceTotal = capacityOption(cl).deviceTotal;
+        request.top = static_cast<size_t>(cl.integer("top").value_or(10));
+        request.device = cl.integer("device");
+        request.at = cl.moment("at");
         const std::string file = cl.positional().front();
-        const auto top = static_cast<size_t>(cl.integer("top").value_or(10));
-        const auto device = cl.integer("device");
-        const auto at = cl.moment("at");
-
         const std::optional<CachedSnapshot> loaded = loadForCommand(file, cl.flag("no-cache"));
         if (!loaded)
             return 1;
-        const std::shared_ptr<const Snapshot> &snapshot = loaded->snapshot; // its cache entry is written meanwhile
-        std::vector<int> devices = snapshot->devices();
-        if (device) {
-            if (std::find(devices.begin(), devices.end(), *device) == devices.end())
-                throw std::invalid_argument(file + ": device " + std::to_string(*device) + " has no segments or trace entries");
-            devices = {static_cast<int>(*device)};
-        }
-        if (cl.flag("folded")) {
-            // Folded stacks of what is live at --at (default the peak), for flamegraph.pl/speedscope:
-            // one device's (a folded file has no place to say which), the first unless --device.
-            if (devices.empty())
-                throw std::invalid_argument(file + ": no device has segments or trace entries");
-            DeviceIndex index(*snapshot, devices.front());
-            const EventId e = eventAt(index, at.value_or(Moment::peak()));
-            CallTreeOptions options;
-            options.bottomUp = cl.flag("bottom-up");
-            std::cout << CallTree(*snapshot, index, index.liveAt(e), options).folded();
-            return 0;
-        }
-        std::vector<DeviceReport> reports;
-        for (int d : devices) {
-            DeviceIndex index(*snapshot, d);
-            reports.push_back(reportDevice(*snapshot, index, top, at ? std::optional(eventAt(index, *at)) : std::nullopt, deviceTotal));
-        }
-        std::cout << (cl.flag("json") ? summaryJson(*snapshot, file, reports) : summaryText(*snapshot, file, reports));
+        if (cl.flag("folded"))
+            return printFolded(file, *loaded->snapshot, cl);
+        const SummaryAnswer answer = answerSummary(file, loaded->snapshot, request); // the cache entry is written meanwhile
+        std::cout << (cl.flag("json") ? summaryAnswerJson(answer) : summaryAnswerText(answer));
         std::cout.flush();
         return 0;
+    } catch (const QuestionError &e) {
+        return reportQuestionError("summary", e);
     } catch (const std::invalid_argument &e) {
         std::cerr << "memlens summary: " << e.what() << '\n';
         return 2;

@@ -17,7 +17,7 @@ int runWatchCommand(const std::vector<std::string> &args)
     try {
         CommandLine cl(args, commandSpec("watch"));
         if (cl.positional().size() != 1)
-            throw std::invalid_argument("usage: memlens watch DIR [--json-lines] [--fail-if-peak-grows PCT] [--interval SECONDS] [--no-cache]");
+            throw std::invalid_argument(usageLine(commandSpec("watch")));
         const auto limit = cl.number("fail-if-peak-grows", "a percentage");
         const double interval = std::max(0.05, cl.number("interval", "seconds").value_or(1.0));
         const std::string folder = cl.positional().front();

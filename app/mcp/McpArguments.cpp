@@ -1,7 +1,5 @@
 #include "mcp/McpArguments.h"
 
-#include <algorithm>
-
 namespace memlens {
 
 std::optional<std::string> stringArgument(const nlohmann::json &args, const std::string &name)
@@ -74,28 +72,6 @@ std::optional<Moment> momentArgument(const nlohmann::json &args)
             return m;
     }
     throw McpArgumentError("at: \"peak\", \"oom\", \"end\" or an event number is expected");
-}
-
-int deviceArgument(const nlohmann::json &args, const Snapshot &snapshot)
-{
-    const std::vector<int> devices = snapshot.devices();
-    if (devices.empty())
-        throw McpArgumentError("path: no device has segments or trace entries");
-    const std::optional<int64_t> d = integerArgument(args, "device", -1, 1 << 20);
-    if (!d)
-        return devices.front();
-    if (std::find(devices.begin(), devices.end(), int(*d)) == devices.end())
-        throw McpArgumentError("device: " + std::to_string(*d) + " has no segments or trace entries");
-    return int(*d);
-}
-
-EventId eventArgument(const DeviceIndex &index, const Moment &moment)
-{
-    try {
-        return eventOf(index, moment);
-    } catch (const std::invalid_argument &e) {
-        throw McpArgumentError(std::string("at: ") + e.what());
-    }
 }
 
 } // namespace memlens

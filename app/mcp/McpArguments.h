@@ -1,6 +1,5 @@
 #pragma once
 // Reading a tool call's arguments: each reader names the argument in its error.
-#include "index/DeviceIndex.h"
 #include "index/Moment.h"
 #include "mcp/McpTools.h"
 
@@ -20,9 +19,5 @@ bool flagArgument(const nlohmann::json &args, const std::string &name);
 size_t topArgument(const nlohmann::json &args);
 // `at`: "peak", "oom", "end" or an event number.
 std::optional<Moment> momentArgument(const nlohmann::json &args);
-// `device`: one the snapshot has; the first without the argument.
-int deviceArgument(const nlohmann::json &args, const Snapshot &snapshot);
-// The event a moment names on this device, or an error naming `at`.
-EventId eventArgument(const DeviceIndex &index, const Moment &moment);
 
 } // namespace memlens

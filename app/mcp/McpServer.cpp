@@ -1,4 +1,5 @@
 #include "mcp/McpServer.h"
+#include "questions/QuestionError.h"
 #include "report/JsonText.h"
 
 namespace memlens {
@@ -60,6 +61,8 @@ std::optional<std::string> McpServer::handleLine(const std::string &line)
         return notification ? std::nullopt : std::optional(jsonText(errorResponse(id, e.code, e.message)));
     } catch (const McpArgumentError &e) {
         return notification ? std::nullopt : std::optional(jsonText(errorResponse(id, kInvalidParams, e.what())));
+    } catch (const QuestionError &e) {
+        return notification ? std::nullopt : std::optional(jsonText(errorResponse(id, kInvalidParams, toolText(e))));
     } catch (const std::exception &e) {
         return notification ? std::nullopt : std::optional(jsonText(errorResponse(id, kInternalError, e.what())));
     }

@@ -101,13 +101,4 @@ std::optional<Moment> CommandLine::moment(const std::string &name) const
     return m;
 }
 
-EventId eventAt(const DeviceIndex &index, const Moment &at)
-{
-    try {
-        return eventOf(index, at);
-    } catch (const std::invalid_argument &e) {
-        throw std::invalid_argument("--at " + at.text() + ": " + e.what());
-    }
-}
-
 } // namespace memlens

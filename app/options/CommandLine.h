@@ -37,8 +37,4 @@ private:
     std::map<std::string, std::string> values_;
 };
 
-// The event `at` names on this device; throws std::invalid_argument "--at oom: device 0 has no
-// OOM entry" when it names none.
-EventId eventAt(const DeviceIndex &index, const Moment &at);
-
 } // namespace memlens

@@ -33,12 +33,21 @@ struct CommandOption {
     // The operand it goes with, when the command takes several kinds ("FILE" or "DIR" of
     // `summary FILE|DIR`); empty: any.
     std::string_view form;
+    // Options of one group exclude each other: `--help` shows them as [--json | --markdown].
+    std::string_view group;
+};
+
+// One way of calling a command, as `--help` shows it: its operands and what it answers.
+struct CommandForm {
+    std::string_view operands; // "FILE", "DIR"; an option's `form` picks its forms
+    std::string_view about;    // one or more lines, '\n' between them
 };
 
 struct CommandSpec {
     std::string_view name;     // "diff"
     std::string_view operands; // "A B"
     std::vector<CommandOption> options;
+    std::vector<CommandForm> forms; // in `--help`'s order
 
     const CommandOption *option(std::string_view optionName) const;
 };
@@ -54,6 +63,14 @@ std::string flagOf(std::string_view name);
 // that do not, for the operand `form` ("FILE", "DIR"; empty: every option).
 std::vector<std::string> valuedOptions(const CommandSpec &spec, std::string_view form = {});
 std::vector<std::string> flagOptions(const CommandSpec &spec, std::string_view form = {});
+
+// "memlens diff A B [--at peak|oom|end|EVENT] … [--no-cache]", wrapped before `width` columns
+// with continuation lines indented: `--help`'s synopsis and the usage errors.
+std::string commandUsage(const CommandSpec &spec, const CommandForm &form, size_t width = 118);
+
+// "usage: memlens …" of the command's forms (those whose operands start with `form`, if given),
+// one line each: the command line's usage error.
+std::string usageLine(const CommandSpec &spec, std::string_view form = {});
 
 // The JSON schema of one option's value, as MCP's tools/list shows it.
 nlohmann::json optionSchema(const CommandOption &option);

@@ -208,8 +208,13 @@ std::vector<CallTree::FoldedPath> CallTree::foldedPaths() const
 
 std::string CallTree::folded() const
 {
+    return foldedText(foldedPaths());
+}
+
+std::string foldedText(const std::vector<CallTree::FoldedPath> &paths)
+{
     std::string out;
-    for (const FoldedPath &p : foldedPaths()) {
+    for (const CallTree::FoldedPath &p : paths) {
         for (size_t i = 0; i < p.frames.size(); ++i)
             out += (i ? ";" : "") + p.frames[i];
         out += " " + std::to_string(p.bytes) + "\n";

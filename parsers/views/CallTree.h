@@ -96,4 +96,7 @@ struct SiteDiff {
 std::vector<SiteDiff> diffBySite(const Snapshot &a, const DeviceIndex &ia, EventId ea, const Snapshot &b,
                                  const DeviceIndex &ib, EventId eb);
 
+// "frame;frame;frame bytes" lines of these paths.
+std::string foldedText(const std::vector<CallTree::FoldedPath> &paths);
+
 } // namespace memlens

@@ -581,6 +581,8 @@ private slots:
         QTest::newRow("no device") << QStringList{"summary", good.fileName(), "--device", "3"} << "device 3 has no segments";
         QTest::newRow("bad --at") << QStringList{"summary", good.fileName(), "--at", "soon"} << "--at takes peak, oom, end or an event number";
         QTest::newRow("no oom") << QStringList{"summary", good.fileName(), "--at", "oom"} << "has no OOM entry";
+        QTest::newRow("fraction without the device") << QStringList{"replay", good.fileName(), "--alloc-conf", "per_process_memory_fraction:0.5"}
+                                                     << "--alloc-conf per_process_memory_fraction:0.5: per_process_memory_fraction is a share of the device";
         QTest::newRow("unknown option") << QStringList{"summary", good.fileName(), "--colour"} << "unknown option --colour";
     }
 

@@ -170,6 +170,9 @@ private slots:
         QCOMPARE(mcpSentence, QString("gpu: give gpu or capacity, not both"));
         QCOMPARE(s.call("replay", {{"path", oom}, {"gpu", "h999"}})["error"].toObject()["message"].toString(),
                  QString("gpu: unknown gpu h999 (see memlens estimate's presets)"));
+        // A share of the device without the device: refused as `memlens replay` refuses it.
+        QCOMPARE(s.call("replay", {{"path", oom}, {"alloc_conf", "per_process_memory_fraction:0.5"}})["error"].toObject()["message"].toString(),
+                 QString("alloc_conf: per_process_memory_fraction is a share of the device: name the GPU (gpu, --gpu PRESET) for its total memory"));
         const QJsonObject cliReplay = cliJson({"replay", oom, "--json", "--alloc-conf", "expandable_segments:True"});
         const QJsonObject replay = s.structured("replay", {{"path", oom}, {"alloc_conf", "expandable_segments:True"}});
         QCOMPARE(replay["predicted"].toObject()["peak_reserved_bytes"], cliReplay["predicted"].toObject()["peak_reserved_bytes"]);

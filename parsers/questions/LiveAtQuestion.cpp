@@ -1,0 +1,35 @@
+#include "questions/LiveAtQuestion.h"
+
+#include "model/ByteFormat.h"
+#include "questions/MomentJson.h"
+#include "questions/QuestionAdmission.h"
+#include "report/JsonText.h"
+
+namespace memlens {
+
+MomentAnswer answerMoment(const std::string &file, std::shared_ptr<const Snapshot> snapshot, const MomentRequest &request)
+{
+    MomentAnswer answer{file, std::move(snapshot), request.at, {}, {}};
+    const DeviceIndex index(*answer.snapshot, admitDevice(*answer.snapshot, file, request.device));
+    answer.event = admitMoment(index, request.at);
+    answer.report = reportDevice(*answer.snapshot, index, request.top, answer.event);
+    return answer;
+}
+
+nlohmann::json liveAtJson(const MomentAnswer &answer)
+{
+    return {{"file", answer.file}, {"device", answer.report.summary.device}, {"at", answer.at.text()}, {"event", answer.event.index()},
+            {"live", momentJson(answer)}};
+}
+
+std::string liveAtBrief(const MomentAnswer &answer)
+{
+    const nlohmann::json at = momentJson(answer);
+    std::string text = "at " + answer.at.text() + " (event " + jsonText(at["index"]) + "): " + formatBytes(at["active_bytes"].get<uint64_t>()) +
+                       " active in " + jsonText(at["live_blocks"]) + " blocks, " + formatBytes(at["reserved_bytes"].get<uint64_t>()) + " reserved";
+    if (!at["top_live"].empty())
+        text += "; largest " + formatBytes(at["top_live"][0]["size"].get<uint64_t>());
+    return text;
+}
+
+} // namespace memlens

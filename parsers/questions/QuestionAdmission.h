@@ -1,0 +1,22 @@
+#pragma once
+// What every question over one snapshot admits: a device the file has, and a moment that device
+// reaches. Each throws QuestionError naming the argument ("device", "at", "path").
+#include "index/DeviceIndex.h"
+#include "index/Moment.h"
+#include "model/Snapshot.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace memlens {
+
+// `device` when the file has it, else the first device with segments or entries.
+int admitDevice(const Snapshot &snapshot, const std::string &file, std::optional<int64_t> device);
+// `device` alone when given; else every device (none for a memory-timeline file).
+std::vector<int> admitDevices(const Snapshot &snapshot, const std::string &file, std::optional<int64_t> device);
+// The event the moment names on this device.
+EventId admitMoment(const DeviceIndex &index, const Moment &moment);
+
+} // namespace memlens

@@ -1,0 +1,58 @@
+#include "questions/StacksQuestion.h"
+
+#include "model/ByteFormat.h"
+#include "questions/QuestionAdmission.h"
+
+#include <algorithm>
+
+namespace memlens {
+
+namespace {
+
+std::vector<CallTree::FoldedPath> largestFirst(std::vector<CallTree::FoldedPath> paths)
+{
+    std::stable_sort(paths.begin(), paths.end(), [](const auto &x, const auto &y) { return x.bytes > y.bytes; });
+    return paths;
+}
+
+} // namespace
+
+StacksAnswer answerStacks(const std::string &file, const Snapshot &snapshot, const StacksRequest &request)
+{
+    StacksAnswer answer{file, admitDevice(snapshot, file, request.device), request.at, {}, request.bottomUp, 0, {}, request.top};
+    const DeviceIndex index(snapshot, answer.device);
+    answer.event = admitMoment(index, request.at);
+    CallTreeOptions options;
+    options.bottomUp = request.bottomUp;
+    const CallTree tree(snapshot, index, index.liveAt(answer.event), options);
+    answer.liveBytes = tree.root().bytes;
+    answer.paths = tree.foldedPaths();
+    return answer;
+}
+
+std::string stacksFoldedText(const StacksAnswer &answer)
+{
+    return foldedText(answer.paths);
+}
+
+nlohmann::json stacksJson(const StacksAnswer &answer)
+{
+    const std::vector<CallTree::FoldedPath> paths = largestFirst(answer.paths);
+    nlohmann::json list = nlohmann::json::array();
+    for (size_t i = 0; i < paths.size() && i < answer.top; ++i)
+        list.push_back({{"bytes", paths[i].bytes}, {"frames", paths[i].frames}});
+    return {{"file", answer.file}, {"device", answer.device}, {"at", answer.at.text()}, {"event", answer.event.index()},
+            {"live_bytes", answer.liveBytes}, {"paths", list}, {"paths_count", paths.size()}, {"bottom_up", answer.bottomUp}};
+}
+
+std::string stacksBrief(const StacksAnswer &answer)
+{
+    const std::vector<CallTree::FoldedPath> paths = largestFirst(answer.paths);
+    std::string text = formatBytes(answer.liveBytes) + " live at " + answer.at.text() + " (event " + std::to_string(answer.event.index()) + ") in " +
+                       std::to_string(paths.size()) + " call paths";
+    for (size_t i = 0; i < paths.size() && i < answer.top && i < 3; ++i)
+        text += "; " + formatBytes(paths[i].bytes) + " at " + (paths[i].frames.empty() ? std::string("?") : paths[i].frames.back());
+    return text;
+}
+
+} // namespace memlens
