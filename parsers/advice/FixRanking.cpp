@@ -140,7 +140,7 @@ private:
     const AllocationCategories &categories_;
     const InferredSetup &setup_;
     uint64_t tokens_;
-    std::vector<bool> attentionStack_;
+    IdVector<StackId, bool> attentionStack_;
 };
 
 // Capacity: given, or what the OOM entry says the device had; at an OOM with the device's

@@ -72,13 +72,13 @@ FrameFacts frameFacts(const Snapshot &s)
 }
 
 // The optimizer whose code created the state, from its stacks' files.
-std::optional<Optimizer> optimizerOfStacks(const Snapshot &s, const std::vector<uint32_t> &stacks, std::string &file)
+std::optional<Optimizer> optimizerOfStacks(const Snapshot &s, const std::vector<StackId> &stacks, std::string &file)
 {
     static const std::pair<std::string_view, Optimizer> kOptimizers[] = {
         {"bitsandbytes/", Optimizer::AdamW8bit}, {"torch/optim/adamw.py", Optimizer::AdamW}, {"torch/optim/adam.py", Optimizer::AdamW},
         {"torch/optim/sgd.py", Optimizer::Sgd},  {"adafactor", Optimizer::Adafactor},          {"lion", Optimizer::Lion},
     };
-    for (uint32_t stack : stacks) {
+    for (StackId stack : stacks) {
         for (FrameId id : s.stacks.at(stack)) {
             const std::string_view f = s.strings.at(s.frames.at(id).file);
             for (const auto &[part, optimizer] : kOptimizers) {
@@ -178,14 +178,14 @@ struct Measured {
     uint64_t stateBytes = 0; // OOM in the first step may come before either exists)
     std::unordered_set<uint64_t> paramSizes; // of weights of 1 MiB and more
     std::vector<uint64_t> allParamSizes;
-    std::vector<uint32_t> stateStacks; // the first 64 distinct stacks that made optimizer state
+    std::vector<StackId> stateStacks; // the first 64 distinct stacks that made optimizer state
 };
 
 Measured measure(const DeviceIndex &index, const AllocationCategories &categories, EventId at)
 {
     Measured m;
     m.paramBytes = categories.totalsAfter(at)[size_t(Category::Parameter)];
-    std::unordered_set<uint32_t> seenStacks;
+    std::unordered_set<StackId> seenStacks;
     for (AllocationId id : allAllocations(index)) {
         const Category c = categories.of(id);
         const AllocationDetail d = index.detail(id);

@@ -7,6 +7,7 @@
 #include "index/DeviceIndex.h"
 #include "estimator/MemoryEstimator.h"
 #include "model/EnumNames.h"
+#include "model/IdVector.h"
 #include "model/Snapshot.h"
 
 #include <optional>
@@ -54,12 +55,12 @@ struct InferredSetup {
     EstimateInput input;
     bool hasShape = false;
     bool shapeFromTemplate = false;
-    std::vector<bool> optimizerStack; // per stack id: a frame in torch/optim
+    IdVector<StackId, bool> optimizerStack; // a frame in torch/optim
 
     // Whether an allocation could be the loss's logits: an activation or temporary not made by
     // an optimizer (whose step temporaries of the embedding are vocabulary × hidden, which can
     // equal tokens × vocabulary).
-    bool mayBeLogits(Category category, uint32_t stack) const
+    bool mayBeLogits(Category category, StackId stack) const
     {
         return (category == Category::Activation || category == Category::Temporary) && !optimizerStack[stack];
     }

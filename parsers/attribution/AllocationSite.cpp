@@ -6,7 +6,7 @@
 
 namespace memlens {
 
-AllocationSite allocationSite(const Snapshot &snapshot, uint32_t stack)
+AllocationSite allocationSite(const Snapshot &snapshot, StackId stack)
 {
     AllocationSite out;
     const auto frames = snapshot.stacks.at(stack);
@@ -102,7 +102,7 @@ std::string siteLine(const Snapshot &snapshot, const AllocationSite &site)
     return context.empty() ? siteText(snapshot, site) : siteText(snapshot, site) + " → " + context;
 }
 
-const AllocationSite &SiteCache::of(uint32_t stack)
+const AllocationSite &SiteCache::of(StackId stack)
 {
     auto it = sites_.find(stack);
     if (it == sites_.end())

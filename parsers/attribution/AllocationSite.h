@@ -22,7 +22,7 @@ struct AllocationSite {
     bool stackRecorded = false;
 };
 
-AllocationSite allocationSite(const Snapshot &snapshot, uint32_t stack);
+AllocationSite allocationSite(const Snapshot &snapshot, StackId stack);
 
 // "model.py:340:forward" (a Python frame as Snapshot::frameText writes it), "at::native::mm_out_cuda"
 // or "aten::mm" (a C++ frame without its parameter list), "(no stack recorded)" or
@@ -39,11 +39,11 @@ std::string siteLine(const Snapshot &snapshot, const AllocationSite &site);
 class SiteCache {
 public:
     explicit SiteCache(const Snapshot &snapshot) : snapshot_(snapshot) {}
-    const AllocationSite &of(uint32_t stack);
+    const AllocationSite &of(StackId stack);
 
 private:
     const Snapshot &snapshot_;
-    std::unordered_map<uint32_t, AllocationSite> sites_;
+    std::unordered_map<StackId, AllocationSite> sites_;
 };
 
 } // namespace memlens

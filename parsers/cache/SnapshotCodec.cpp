@@ -15,19 +15,28 @@ using codec::Writer;
 constexpr char kMagic[8] = {'M', 'L', 'S', 'N', 'A', 'P', '0', '2'};
 constexpr size_t kMaxDevices = 4096;
 
-void writePairs(Writer &w, const std::vector<std::pair<uint32_t, uint32_t>> &pairs)
+template <typename V>
+void writePairs(Writer &w, const SparseColumn<V> &pairs)
 {
     w.column(pairs.data(), pairs.size());
 }
 
-void readPairs(Reader &r, std::vector<std::pair<uint32_t, uint32_t>> &out)
+template <typename V>
+void readPairs(Reader &r, SparseColumn<V> &out)
 {
     const size_t n = r.count(8);
     out.resize(n);
     for (auto &[a, b] : out) {
         a = r.pod<uint32_t>();
-        b = r.pod<uint32_t>();
+        b = V(r.pod<uint32_t>());
     }
+}
+
+// Whether an id read from the cache names a row of a table of `size` rows.
+template <typename Id>
+bool names(Id id, size_t size)
+{
+    return id.index() < size;
 }
 
 void check(bool ok, const char *what)
@@ -53,7 +62,7 @@ void writeSegment(Writer &w, const Segment &s)
     w.pod(static_cast<uint8_t>(s.expandable));
     w.pod(s.pool.first);
     w.pod(s.pool.second);
-    for (uint32_t v : {s.stack, s.firstBlock, s.blockCount})
+    for (uint32_t v : {s.stack.index(), s.firstBlock, s.blockCount})
         w.pod(v);
 }
 
@@ -67,7 +76,8 @@ Segment readSegment(Reader &r)
     s.expandable = flag(r);
     s.pool.first = r.pod<int64_t>();
     s.pool.second = r.pod<int64_t>();
-    for (uint32_t *v : {&s.stack, &s.firstBlock, &s.blockCount})
+    s.stack = StackId(r.pod<uint32_t>());
+    for (uint32_t *v : {&s.firstBlock, &s.blockCount})
         *v = r.pod<uint32_t>();
     return s;
 }
@@ -89,7 +99,7 @@ Block readBlock(Reader &r)
     const auto state = r.pod<uint8_t>();
     check(state <= static_cast<uint8_t>(BlockState::Unknown), "an unknown block state");
     b.state = static_cast<BlockState>(state);
-    b.stack = r.pod<uint32_t>();
+    b.stack = StackId(r.pod<uint32_t>());
     return b;
 }
 constexpr size_t kBlockBytes = 3 * 8 + 1 + 4;
@@ -106,7 +116,7 @@ PhaseMark readMark(Reader &r)
 {
     PhaseMark m;
     m.device = r.pod<int32_t>();
-    m.name = r.pod<uint32_t>();
+    m.name = StringId(r.pod<uint32_t>());
     m.start = flag(r);
     m.timeUs = r.pod<int64_t>();
     return m;
@@ -148,7 +158,7 @@ uint64_t encodeSnapshot(const Snapshot &s, const EncodingSink &sink)
     w.pod(f.malformedMemoryEvents);
     w.pod(static_cast<uint64_t>(s.strings.size()));
     for (uint32_t id = 1; id < s.strings.size(); ++id) // id 0 is "" in every table
-        w.text(s.strings.at(id));
+        w.text(s.strings.at(StringId(id)));
     w.pod(static_cast<uint64_t>(s.frames.size()));
     for (uint32_t id = 0; id < s.frames.size(); ++id) {
         const Frame &fr = s.frames.at(FrameId(id));
@@ -158,7 +168,7 @@ uint64_t encodeSnapshot(const Snapshot &s, const EncodingSink &sink)
     }
     w.pod(static_cast<uint64_t>(s.fxFrames.size()));
     for (const auto &[frame, fx] : s.fxFrames) {
-        for (uint32_t v : {frame.index(), fx.op, fx.node, fx.target, fx.originalTrace})
+        for (uint32_t v : {frame.index(), fx.op.index(), fx.node.index(), fx.target.index(), fx.originalTrace.index()})
             w.pod(v);
     }
     w.pod(static_cast<uint64_t>(s.pools.size()));
@@ -168,14 +178,14 @@ uint64_t encodeSnapshot(const Snapshot &s, const EncodingSink &sink)
     }
     w.pod(static_cast<uint64_t>(s.stacks.size()));
     for (uint32_t id = 1; id < s.stacks.size(); ++id) {
-        const auto frames = s.stacks.at(id);
+        const auto frames = s.stacks.at(StackId(id));
         w.column(frames.data(), frames.size());
     }
     w.column(s.streams.data(), s.streams.size());
     w.pod(static_cast<uint64_t>(s.traces.size()));
     for (const EventTable &t : s.traces) {
-        forEachDenseColumn([&](auto column, ColumnValues) { w.eventColumn(t.*column); });
-        forEachSparseColumn([&](auto column, ColumnValues, std::string_view) { writePairs(w, t.*column); });
+        forEachDenseColumn([&](auto column) { w.eventColumn(t.*column); });
+        forEachSparseColumn([&](auto column, std::string_view) { writePairs(w, t.*column); });
         forEachTotalsColumn([&](auto column) { w.eventColumn(t.*column); });
     }
     w.pod(static_cast<uint64_t>(s.segments.size()));
@@ -241,23 +251,24 @@ void readNames(Reader &r, Snapshot &s, TableSizes &n)
     n.strings = r.count(4);
     check(n.strings >= 1, "no string table");
     for (size_t id = 1; id < n.strings; ++id)
-        check(s.strings.intern(r.text()) == id, "a string is stored twice");
+        check(s.strings.intern(r.text()) == StringId(static_cast<uint32_t>(id)), "a string is stored twice");
     n.frames = r.count(16);
     for (size_t id = 0; id < n.frames; ++id) {
         Frame fr;
-        fr.name = r.pod<uint32_t>();
-        fr.file = r.pod<uint32_t>();
+        fr.name = StringId(r.pod<uint32_t>());
+        fr.file = StringId(r.pod<uint32_t>());
         fr.line = r.pod<int64_t>();
-        check(fr.name < n.strings && fr.file < n.strings, "a frame names an unknown string");
+        check(names(fr.name, n.strings) && names(fr.file, n.strings), "a frame names an unknown string");
         check(s.frames.intern(fr) == FrameId(static_cast<uint32_t>(id)), "a frame is stored twice");
     }
     const size_t fxCount = r.count(5 * 4);
     s.fxFrames.resize(fxCount);
     for (auto &[frame, fx] : s.fxFrames) {
         frame = FrameId(r.pod<uint32_t>());
-        for (uint32_t *v : {&fx.op, &fx.node, &fx.target, &fx.originalTrace})
-            *v = r.pod<uint32_t>();
-        check(frame.index() < n.frames && fx.op < n.strings && fx.node < n.strings && fx.target < n.strings && fx.originalTrace < n.strings,
+        for (StringId *v : {&fx.op, &fx.node, &fx.target, &fx.originalTrace})
+            *v = StringId(r.pod<uint32_t>());
+        check(names(frame, n.frames) && names(fx.op, n.strings) && names(fx.node, n.strings) && names(fx.target, n.strings) &&
+                  names(fx.originalTrace, n.strings),
               "an FX frame names an unknown frame or string");
     }
     for (size_t i = 1; i < fxCount; ++i)
@@ -282,7 +293,7 @@ void readTables(Reader &r, Snapshot &s, TableSizes &n)
         r.column(ids);
         for (FrameId frame : std::span<const FrameId>(ids.data(), ids.size()))
             check(frame.index() < n.frames, "a stack names an unknown frame");
-        check(s.stacks.intern(std::span<const FrameId>(ids.data(), ids.size())) == id, "a stack is stored twice");
+        check(s.stacks.intern(std::span<const FrameId>(ids.data(), ids.size())) == StackId(static_cast<uint32_t>(id)), "a stack is stored twice");
     }
     n.streams = r.count(8);
     s.streams.resize(n.streams);
@@ -294,16 +305,17 @@ void readTables(Reader &r, Snapshot &s, TableSizes &n)
 // entries, strings and pools), then the allocator's totals when the file had them.
 void readTrace(Reader &r, EventTable &t, const TableSizes &n)
 {
-    forEachDenseColumn([&](auto column, ColumnValues) { r.eventColumn(t.*column); });
+    forEachDenseColumn([&](auto column) { r.eventColumn(t.*column); });
     const size_t count = t.action.size();
-    forEachDenseColumn([&](auto column, ColumnValues) { check((t.*column).size() == count, "trace columns of different lengths"); });
-    forEachSparseColumn([&](auto column, ColumnValues values, std::string_view what) {
+    forEachDenseColumn([&](auto column) { check((t.*column).size() == count, "trace columns of different lengths"); });
+    forEachSparseColumn([&](auto column, std::string_view what) {
         auto &pairs = t.*column;
         readPairs(r, pairs);
-        const size_t ids = values == ColumnValues::Pool ? n.pools : n.strings;
-        const std::string unknown = std::string(what) + (values == ColumnValues::Pool ? " on an unknown entry or pool" : " on an unknown entry or string");
+        constexpr bool pools = std::is_same_v<typename std::remove_cvref_t<decltype(pairs)>::value_type::second_type, PoolIndex>;
+        const size_t ids = pools ? n.pools : n.strings;
+        const std::string unknown = std::string(what) + (pools ? " on an unknown entry or pool" : " on an unknown entry or string");
         for (const auto &[event, id] : pairs)
-            check(event < count && id < ids, unknown.c_str());
+            check(event < count && names(id, ids), unknown.c_str());
         // Lookups binary-search these columns: they must be in entry order.
         for (size_t i = 1; i < pairs.size(); ++i)
             check(pairs[i - 1].first < pairs[i].first, "notes out of entry order");
@@ -325,10 +337,10 @@ void readFinalState(Reader &r, Snapshot &s, const TableSizes &n)
     s.blocks.resize(blocks);
     for (Block &b : s.blocks) {
         b = readBlock(r);
-        check(b.stack < n.stacks, "a block names an unknown stack");
+        check(names(b.stack, n.stacks), "a block names an unknown stack");
     }
     for (const Segment &seg : s.segments) {
-        check(seg.device >= 0 && static_cast<size_t>(seg.device) < kMaxDevices && seg.stack < n.stacks, "a segment is inconsistent");
+        check(seg.device >= 0 && static_cast<size_t>(seg.device) < kMaxDevices && names(seg.stack, n.stacks), "a segment is inconsistent");
         check(seg.firstBlock <= blocks && seg.blockCount <= blocks - seg.firstBlock, "a segment's blocks are missing");
     }
     PodArray<SegmentId> implausible; // stored as their indices
@@ -351,7 +363,7 @@ void readSettingsMarksGaps(Reader &r, Snapshot &s, const TableSizes &n)
     s.phaseMarks.resize(marks);
     for (PhaseMark &m : s.phaseMarks) {
         m = readMark(r);
-        check(m.name < n.strings && m.device >= 0 && static_cast<size_t>(m.device) < kMaxDevices, "a phase mark is inconsistent");
+        check(names(m.name, n.strings) && m.device >= 0 && static_cast<size_t>(m.device) < kMaxDevices, "a phase mark is inconsistent");
     }
     s.gaps.resize(r.count(kGapBytes));
     for (TraceGap &g : s.gaps) {
@@ -374,7 +386,7 @@ void checkEntries(const Snapshot &s, const TableSizes &n)
     for (const EventTable &t : s.traces) {
         for (size_t e = 0; e < t.count(); ++e) {
             check(static_cast<int>(t.action[e]) < kActionCount, "an unknown action");
-            check(t.stream[e] < n.streams && t.stack[e] < n.stacks, "an entry names an unknown stream or stack");
+            check(names(t.stream[e], n.streams) && names(t.stack[e], n.stacks), "an entry names an unknown stream or stack");
         }
         for (const auto &[event, text] : t.implausibleSizes)
             check(t.size[event] == 0, "an implausible size with a size");

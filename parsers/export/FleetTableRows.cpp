@@ -29,7 +29,7 @@ std::optional<int64_t> eventNumber(EventId e)
 class SiteTexts {
 public:
     explicit SiteTexts(const Snapshot &snapshot) : snapshot_(snapshot) {}
-    const std::optional<std::string> &of(uint32_t stack)
+    const std::optional<std::string> &of(StackId stack)
     {
         auto [it, added] = texts_.try_emplace(stack);
         if (added) {
@@ -42,7 +42,7 @@ public:
 
 private:
     const Snapshot &snapshot_;
-    std::unordered_map<uint32_t, std::optional<std::string>> texts_;
+    std::unordered_map<StackId, std::optional<std::string>> texts_;
 };
 
 } // namespace
@@ -120,8 +120,8 @@ public:
         for (size_t i = first; i < end; ++i) {
             out.column(5).integers.push_back(signedBytes(events.addr[i]));
             out.column(6).integers.push_back(signedBytes(events.size[i]));
-            out.column(7).integers.push_back(signedBytes(source_.snapshot->streams.at(events.stream[i])));
-            out.column(9).integers.push_back(events.stack[i]);
+            out.column(7).integers.push_back(signedBytes(source_.snapshot->streams.at(events.stream[i].index())));
+            out.column(9).integers.push_back(events.stack[i].index());
         }
         appendPools(out.column(8), events, first, end);
         appendCategories(out.column(10), first, end);
@@ -147,15 +147,15 @@ private:
     void appendPools(parquet::ColumnValues &column, const EventTable &events, size_t first, size_t end)
     {
         const auto &sparse = events.pool; // (event, pool) where not the default pool, by event
-        auto next = std::lower_bound(sparse.begin(), sparse.end(), std::pair<uint32_t, uint32_t>(static_cast<uint32_t>(first), 0));
-        std::unordered_map<uint32_t, uint32_t> ids;
+        auto next = std::lower_bound(sparse.begin(), sparse.end(), static_cast<uint32_t>(first), [](const auto &p, uint32_t e) { return p.first < e; });
+        std::unordered_map<PoolIndex, uint32_t> ids;
         for (size_t i = first; i < end; ++i) {
-            uint32_t pool = 0;
+            PoolIndex pool(0);
             if (next != sparse.end() && next->first == i)
                 pool = (next++)->second;
             auto [it, added] = ids.try_emplace(pool, 0);
             if (added)
-                it->second = column.intern(pools_.at(pool));
+                it->second = column.intern(pools_.at(pool.index()));
             column.indices.push_back(it->second);
         }
     }
@@ -206,12 +206,13 @@ void writeStackRows(const FleetSource &source, const std::string &file, parquet:
 {
     const Snapshot &snapshot = *source.snapshot;
     SiteTexts sites(snapshot);
-    for (uint32_t stack = 0; stack < snapshot.stacks.size(); ++stack) {
+    for (uint32_t i = 0; i < snapshot.stacks.size(); ++i) {
+        const StackId stack(i);
         const auto frames = snapshot.stacks.at(stack);
         for (size_t depth = 0; depth < frames.size(); ++depth)
             out.row()
                 .string(file)
-                .integer(stack)
+                .integer(stack.index())
                 .integer(static_cast<int64_t>(depth))
                 .string(snapshot.frameText(frames[depth]))
                 .optionalString(sites.of(stack))

@@ -1,6 +1,7 @@
 #include "figures/AllocationCategories.h"
 
 #include "index/FrameFilter.h"
+#include "model/IdVector.h"
 #include "index/Phases.h"
 #include "attribution/FrameRole.h"
 
@@ -30,7 +31,7 @@ struct StackFacts {
 
 // The frames the site rule reads (attribution/): mixed C++ / Python stacks carry dozens of
 // allocator, dispatcher and interpreter frames that say nothing of what the memory is for.
-StackFacts factsOf(const Snapshot &s, uint32_t stack)
+StackFacts factsOf(const Snapshot &s, StackId stack)
 {
     StackFacts f;
     for (FrameId id : stackFrames(s, stack, true)) {
@@ -70,9 +71,9 @@ AllocationCategories::AllocationCategories(const Snapshot &snapshot, const Devic
 
     // A snapshot dumped at an OOM cut a step short: what it still holds was not yet freed.
     const bool cutShort = !index.oomEvents().empty();
-    std::vector<int8_t> known(snapshot.stacks.size(), 0);
-    std::vector<StackFacts> facts(snapshot.stacks.size());
-    auto factsFor = [&](uint32_t stack) -> const StackFacts & {
+    IdVector<StackId, int8_t> known(snapshot.stacks.size(), 0);
+    IdVector<StackId, StackFacts> facts(snapshot.stacks.size());
+    auto factsFor = [&](StackId stack) -> const StackFacts & {
         if (!known[stack]) {
             facts[stack] = factsOf(snapshot, stack);
             known[stack] = 1;

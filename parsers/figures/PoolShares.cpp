@@ -11,7 +11,7 @@ namespace {
 
 using PoolId = std::pair<int64_t, int64_t>;
 
-bool stackMentions(const Snapshot &snapshot, uint32_t stack, std::string_view part)
+bool stackMentions(const Snapshot &snapshot, StackId stack, std::string_view part)
 {
     for (FrameId id : snapshot.stacks.at(stack)) {
         const Frame &f = snapshot.frames.at(id);
@@ -22,14 +22,14 @@ bool stackMentions(const Snapshot &snapshot, uint32_t stack, std::string_view pa
 }
 
 // The stack of the pool's first segment: the earliest the trace reserves, else a final one's.
-uint32_t firstSegmentStack(const Snapshot &snapshot, const DeviceIndex &index, PoolId pool)
+StackId firstSegmentStack(const Snapshot &snapshot, const DeviceIndex &index, PoolId pool)
 {
     const std::vector<SegmentLife> &lives = index.segmentLives();
     EventId earliest = kNever;
     for (uint32_t i = 0; i < lives.size(); ++i) {
         const SegmentLife &life = lives[i];
         if (life.createdEvent != kBeforeTrace && life.createdEvent < earliest &&
-            snapshot.pools[index.segmentPoolOf(SegmentLifeId(i))] == pool)
+            snapshot.poolId(index.segmentPoolOf(SegmentLifeId(i))) == pool)
             earliest = life.createdEvent;
     }
     if (earliest != kNever && !snapshot.stacks.at(index.events().stack[earliest.index()]).empty())
@@ -57,7 +57,7 @@ std::vector<PoolShare> finish(const Snapshot &snapshot, const DeviceIndex &index
 
 } // namespace
 
-std::string poolOrigin(const Snapshot &snapshot, PoolId pool, uint32_t stack)
+std::string poolOrigin(const Snapshot &snapshot, PoolId pool, StackId stack)
 {
     std::string what;
     if (stackMentions(snapshot, stack, "vllm") && (stackMentions(snapshot, stack, "sleep") || stackMentions(snapshot, stack, "cumem")))

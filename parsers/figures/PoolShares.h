@@ -19,7 +19,7 @@ struct PoolShare {
     uint64_t segments = 0;
     uint64_t reserved = 0;
     uint64_t allocated = 0; // the allocator's block sizes, as segment allocated_size counts them
-    uint32_t firstSegmentStack = StackTable::kEmpty; // the frames that reserved its first segment
+    StackId firstSegmentStack = StackTable::kEmpty; // the frames that reserved its first segment
     std::string madeBy; // "CUDA graph capture at train.py:88:capture", "" for the default pool
     bool isPrivate() const { return pool != std::pair<int64_t, int64_t>{0, 0}; }
 };
@@ -30,6 +30,6 @@ std::vector<PoolShare> poolSharesAt(const Snapshot &snapshot, const DeviceIndex 
 
 // What made a private pool, from the frames of its first segment and the id's convention
 // (torch: graph pools are (n, 0), MemPool() is (0, n)).
-std::string poolOrigin(const Snapshot &snapshot, std::pair<int64_t, int64_t> pool, uint32_t firstSegmentStack);
+std::string poolOrigin(const Snapshot &snapshot, std::pair<int64_t, int64_t> pool, StackId firstSegmentStack);
 
 } // namespace memlens

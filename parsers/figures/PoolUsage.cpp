@@ -28,10 +28,10 @@ std::vector<PoolUsage> privatePools(const Snapshot &snapshot, const DeviceIndex 
     if (snapshot.pools.size() <= 1)
         return {};
     const EventTable &ev = index.events();
-    auto streamValue = [&](uint16_t s) { return s < snapshot.streams.size() ? snapshot.streams[s] : 0; };
-    std::map<std::pair<uint32_t, uint64_t>, size_t> keys;
+    auto streamValue = [&](StreamIndex s) { return snapshot.streamValue(s); };
+    std::map<std::pair<PoolIndex, uint64_t>, size_t> keys;
     std::vector<PoolUsage> pools;
-    auto usage = [&](uint32_t pool, uint64_t stream) -> PoolUsage & {
+    auto usage = [&](PoolIndex pool, uint64_t stream) -> PoolUsage & {
         auto [it, inserted] = keys.emplace(std::make_pair(pool, stream), pools.size());
         if (inserted)
             pools.push_back(PoolUsage{pool, stream, 0, {}, {}, {}});
@@ -40,8 +40,8 @@ std::vector<PoolUsage> privatePools(const Snapshot &snapshot, const DeviceIndex 
     // Reserved: the final segments of each pool, less the net the trace reserved.
     std::map<size_t, int64_t> net;
     for (const Segment &seg : snapshot.segments) {
-        const uint32_t pool = snapshot.poolIndex(seg.pool);
-        if (seg.device == index.device() && pool != 0)
+        const PoolIndex pool = snapshot.poolIndex(seg.pool);
+        if (seg.device == index.device() && pool != PoolIndex(0))
             usage(pool, seg.stream).reserved.start += seg.totalSize;
     }
     for (uint32_t e = 0; e < ev.count(); ++e) {
@@ -49,7 +49,7 @@ std::vector<PoolUsage> privatePools(const Snapshot &snapshot, const DeviceIndex 
         const bool grows = a == Action::SegmentAlloc || a == Action::SegmentMap;
         if (!grows && a != Action::SegmentFree && a != Action::SegmentUnmap)
             continue;
-        if (const uint32_t pool = index.segmentPoolOf(index.segmentLifeOfEvent(EventId(e)))) {
+        if (const PoolIndex pool = index.segmentPoolOf(index.segmentLifeOfEvent(EventId(e))); pool != PoolIndex(0)) {
             PoolUsage &u = usage(pool, streamValue(ev.stream[e]));
             net[static_cast<size_t>(&u - pools.data())] += grows ? static_cast<int64_t>(ev.size[e]) : -static_cast<int64_t>(ev.size[e]);
         }
@@ -64,7 +64,7 @@ std::vector<PoolUsage> privatePools(const Snapshot &snapshot, const DeviceIndex 
     std::vector<int32_t> slot(index.allocationCount(), -1);
     for (uint32_t i = 0; i < index.allocationCount(); ++i) {
         const AllocationId id(i);
-        if (const uint32_t pool = index.poolOf(id)) {
+        if (const PoolIndex pool = index.poolOf(id); pool != PoolIndex(0)) {
             PoolUsage &u = usage(pool, index.detail(id).stream);
             slot[i] = static_cast<int32_t>(&u - pools.data());
             ++u.allocations;
@@ -95,7 +95,7 @@ std::vector<PoolUsage> privatePools(const Snapshot &snapshot, const DeviceIndex 
     for (uint32_t e = 0; e < ev.count(); ++e) {
         const Action a = ev.action[e];
         if (a == Action::SegmentAlloc || a == Action::SegmentMap || a == Action::SegmentFree || a == Action::SegmentUnmap) {
-            if (const uint32_t pool = index.segmentPoolOf(index.segmentLifeOfEvent(EventId(e)))) {
+            if (const PoolIndex pool = index.segmentPoolOf(index.segmentLifeOfEvent(EventId(e))); pool != PoolIndex(0)) {
                 const size_t i = keys.at({pool, streamValue(ev.stream[e])});
                 const bool grows = a == Action::SegmentAlloc || a == Action::SegmentMap;
                 reserved[i] += grows ? static_cast<int64_t>(ev.size[e]) : -static_cast<int64_t>(ev.size[e]);
@@ -111,7 +111,7 @@ std::vector<PoolUsage> privatePools(const Snapshot &snapshot, const DeviceIndex 
         });
     }
     std::sort(pools.begin(), pools.end(), [&](const PoolUsage &a, const PoolUsage &b) {
-        return std::tie(snapshot.pools[a.pool], a.stream) < std::tie(snapshot.pools[b.pool], b.stream);
+        return std::tie(snapshot.poolId(a.pool), a.stream) < std::tie(snapshot.poolId(b.pool), b.stream);
     });
     return pools;
 }

@@ -22,7 +22,7 @@ struct ByteSeries {
 };
 
 struct PoolUsage {
-    uint32_t pool = 0; // index into Snapshot::pools
+    PoolIndex pool{0};
     uint64_t stream = 0;
     uint64_t allocations = 0; // allocations that lived in it
     ByteSeries active;

@@ -22,12 +22,12 @@ struct LiveBlockInfo {
     uint64_t addr = 0;
     uint64_t size = 0; // requested
     uint64_t stream = 0;
-    uint32_t stack = 0;
+    StackId stack = StackTable::kEmpty;
     EventId allocEvent = kBeforeTrace;
     Category category = Category::Unknown;
     std::vector<std::string> labels; // from annotate entries, oldest first
-    uint32_t userMetadata = 0;       // string ids from the alloc entry, 0 when unset
-    uint32_t compileContext = 0;
+    StringId userMetadata = StringTable::kEmpty; // from the alloc entry, "" when unset
+    StringId compileContext = StringTable::kEmpty;
 };
 
 // Totals over the final snapshot's segments and blocks of one device.

@@ -318,7 +318,7 @@ std::vector<LeakSuspect> findLeakSuspects(const DeviceIndex &index, const std::v
     std::vector<LeakSuspect> suspects;
     if (wholeStepCount(steps) < kLeakSuspectSteps)
         return suspects;
-    std::map<uint32_t, LeakSuspect> byStack;
+    std::map<StackId, LeakSuspect> byStack;
     for (uint32_t i = 0; i < index.allocationCount(); ++i) {
         const AllocationId id(i);
         const Allocation &a = index.allocation(id);

@@ -55,7 +55,7 @@ std::vector<StepSummary> findSteps(const Snapshot &snapshot, const DeviceIndex &
 // Memory created in one step and still alive at the end, from one call stack, that grew in
 // more than one step.
 struct LeakSuspect {
-    uint32_t stack = 0;
+    StackId stack = StackTable::kEmpty;
     uint64_t bytes = 0; // live at the end from that stack
     uint64_t allocations = 0;
     uint32_t steps = 0; // how many steps it grew in

@@ -51,7 +51,7 @@ AllocatorState allocatorStateAt(const Snapshot &snapshot, const DeviceIndex &ind
         seg.stream = life.stream;
         seg.large = life.large;
         seg.expandable = life.expandable;
-        seg.pool = snapshot.pools[index.segmentPoolOf(id)];
+        seg.pool = snapshot.poolId(index.segmentPoolOf(id));
         state.segments.push_back(std::move(seg));
     }
     std::sort(state.segments.begin(), state.segments.end(), [](const StateSegment &a, const StateSegment &b) { return a.addr < b.addr; });

@@ -35,11 +35,11 @@ DeviceIndex::DeviceIndex(const Snapshot &snapshot, int device, const std::atomic
     buildCheckpoints(cancel);
 }
 
-AllocationId DeviceIndex::newInitialAllocation(uint64_t addr, uint64_t size, uint16_t stream, uint32_t stack)
+AllocationId DeviceIndex::newInitialAllocation(uint64_t addr, uint64_t size, StreamIndex stream, StackId stack)
 {
     const AllocationId id(static_cast<uint32_t>(allocations_.size()));
     allocations_.push_back(Allocation{});
-    const uint64_t streamValue = stream < snapshot_.streams.size() ? snapshot_.streams[stream] : 0;
+    const uint64_t streamValue = snapshot_.streamValue(stream);
     initialDetails_.emplace_back(id, AllocationDetail{addr, size, streamValue, stack});
     return id;
 }
@@ -137,7 +137,7 @@ void DeviceIndex::addBlocksFromBeforeTrace(AddressMap &open)
             const Block &block = snapshot_.blocks[b];
             if (block.state != BlockState::ActiveAllocated && block.state != BlockState::ActivePendingFree)
                 continue;
-            const uint32_t poolIndex = snapshot_.poolIndex(seg.pool);
+            const PoolIndex poolIndex = snapshot_.poolIndex(seg.pool);
             if (const AllocationId known = openAt(block.address); !known.isNone()) {
                 // Known only from an annotate entry: the final block has its stack.
                 if (allocation(known).allocEvent == kBeforeTrace && allocation(known).freeCompleted == kNever) {
@@ -145,7 +145,7 @@ void DeviceIndex::addBlocksFromBeforeTrace(AddressMap &open)
                                                [](const auto &entry, AllocationId key) { return entry.first < key; });
                     if (it != initialDetails_.end() && it->first == known && it->second.stack == StackTable::kEmpty)
                         it->second.stack = block.stack;
-                    if (poolIndex != 0)
+                    if (poolIndex != PoolIndex(0))
                         pools_.emplace_back(known, poolIndex);
                 }
                 continue;
@@ -153,7 +153,7 @@ void DeviceIndex::addBlocksFromBeforeTrace(AddressMap &open)
             const AllocationId id(static_cast<uint32_t>(allocations_.size()));
             allocations_.push_back(Allocation{});
             initialDetails_.emplace_back(id, AllocationDetail{block.address, block.requestedSize, seg.stream, block.stack});
-            if (poolIndex != 0)
+            if (poolIndex != PoolIndex(0))
                 pools_.emplace_back(id, poolIndex);
             open.set(block.address, id.index());
         }
@@ -275,7 +275,7 @@ AllocationDetail DeviceIndex::detail(AllocationId id) const
     }
     const EventTable &ev = *events_;
     const uint32_t e = a.allocEvent.index();
-    const uint64_t stream = ev.stream[e] < snapshot_.streams.size() ? snapshot_.streams[ev.stream[e]] : 0;
+    const uint64_t stream = snapshot_.streamValue(ev.stream[e]);
     return {ev.addr[e], ev.size[e], stream, ev.stack[e]};
 }
 
@@ -370,22 +370,22 @@ std::vector<std::string> DeviceIndex::labelsOf(AllocationId id) const
     return labels;
 }
 
-uint32_t DeviceIndex::latestLabelOf(AllocationId id) const
+StringId DeviceIndex::latestLabelOf(AllocationId id) const
 {
     const auto notes = annotationsOf(id);
-    return notes.empty() ? 0 : EventTable::sparseValueAt(events_->userMetadata, notes.back().second);
+    return notes.empty() ? StringTable::kEmpty : EventTable::sparseValueAt(events_->userMetadata, notes.back().second);
 }
 
-uint32_t DeviceIndex::userMetadataOf(AllocationId id) const
+StringId DeviceIndex::userMetadataOf(AllocationId id) const
 {
     const EventId e = allocation(id).allocEvent;
-    return e == kBeforeTrace ? 0 : EventTable::sparseValueAt(events_->userMetadata, e);
+    return e == kBeforeTrace ? StringTable::kEmpty : EventTable::sparseValueAt(events_->userMetadata, e);
 }
 
-uint32_t DeviceIndex::compileContextOf(AllocationId id) const
+StringId DeviceIndex::compileContextOf(AllocationId id) const
 {
     const EventId e = allocation(id).allocEvent;
-    return e == kBeforeTrace ? 0 : EventTable::sparseValueAt(events_->compileContext, e);
+    return e == kBeforeTrace ? StringTable::kEmpty : EventTable::sparseValueAt(events_->compileContext, e);
 }
 
 void DeviceIndex::poolsFromFinalSegments()
@@ -395,12 +395,12 @@ void DeviceIndex::poolsFromFinalSegments()
     // released within the trace cannot be placed and stays in the default pool.
     struct Range {
         uint64_t begin, end;
-        uint32_t pool;
+        PoolIndex pool;
     };
     std::vector<Range> ranges;
     for (const Segment &seg : snapshot_.segments) {
-        const uint32_t pool = snapshot_.poolIndex(seg.pool);
-        if (seg.device == device_ && pool != 0)
+        const PoolIndex pool = snapshot_.poolIndex(seg.pool);
+        if (seg.device == device_ && pool != PoolIndex(0))
             ranges.push_back({seg.address, seg.address + seg.totalSize, pool});
     }
     if (ranges.empty())
@@ -416,23 +416,23 @@ void DeviceIndex::poolsFromFinalSegments()
     }
 }
 
-uint32_t DeviceIndex::segmentPoolOf(SegmentLifeId life) const
+PoolIndex DeviceIndex::segmentPoolOf(SegmentLifeId life) const
 {
     if (life.isNone())
-        return 0; // an entry of 0 bytes changes no segment
+        return PoolIndex(0); // an entry of 0 bytes changes no segment
     const SegmentLife &s = segmentLife(life);
     if (!s.finalSegment.isNone())
         return snapshot_.poolIndex(snapshot_.segments[s.finalSegment.index()].pool);
     return events_->poolOf(s.createdEvent != kBeforeTrace ? s.createdEvent : s.releasedEvent);
 }
 
-uint32_t DeviceIndex::poolOf(AllocationId id) const
+PoolIndex DeviceIndex::poolOf(AllocationId id) const
 {
     const Allocation &a = allocation(id);
     if (a.allocEvent != kBeforeTrace && snapshot_.facts.hasPoolIds)
         return events_->poolOf(a.allocEvent);
-    auto it = std::lower_bound(pools_.begin(), pools_.end(), std::make_pair(id, 0u));
-    return it != pools_.end() && it->first == id ? it->second : 0;
+    auto it = std::lower_bound(pools_.begin(), pools_.end(), id, [](const auto &p, AllocationId key) { return p.first < key; });
+    return it != pools_.end() && it->first == id ? it->second : PoolIndex(0);
 }
 
 std::vector<EventId> DeviceIndex::oomEvents() const

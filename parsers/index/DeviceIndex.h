@@ -27,7 +27,7 @@ struct AllocationDetail {
     uint64_t addr = 0;
     uint64_t size = 0; // requested bytes
     uint64_t stream = 0;
-    uint32_t stack = StackTable::kEmpty;
+    StackId stack = StackTable::kEmpty;
 };
 
 struct BlockAt {
@@ -91,19 +91,19 @@ public:
     // `annotate` entries on allocation `id`, oldest first (their user_metadata is the label).
     std::span<const std::pair<AllocationId, EventId>> annotationsOf(AllocationId id) const;
     std::vector<std::string> labelsOf(AllocationId id) const;
-    uint32_t latestLabelOf(AllocationId id) const; // string id of the newest label, 0 when none
+    StringId latestLabelOf(AllocationId id) const; // the newest label, "" when none
     // String ids from the allocation's alloc entry: 0 when unset or when the trace has no alloc
     // entry for it.
-    uint32_t userMetadataOf(AllocationId id) const;
-    uint32_t compileContextOf(AllocationId id) const;
+    StringId userMetadataOf(AllocationId id) const;
+    StringId compileContextOf(AllocationId id) const;
     bool hasAnnotations() const { return !annotateEvents_.empty(); }
     std::span<const EventId> annotateEvents() const { return annotateEvents_; } // in event order
     // The mempool (index into Snapshot::pools) allocation `id` belongs to: its alloc entry's
     // pool_id, or (blocks older than the trace, files without pool_id) the pool of the final
     // segment holding it.
-    uint32_t poolOf(AllocationId id) const;
+    PoolIndex poolOf(AllocationId id) const;
     // The mempool of segment life `life`: its final segment's, else its entries' pool_id; 0 for none.
-    uint32_t segmentPoolOf(SegmentLifeId life) const;
+    PoolIndex segmentPoolOf(SegmentLifeId life) const;
     // (event, allocation) pairs: the allocations an alloc event ended because their free was never
     // recorded (usually none). A view into the index; nothing is allocated.
     std::span<const std::pair<EventId, AllocationId>> endedBy(EventId allocEvent) const;
@@ -131,7 +131,7 @@ private:
     void computeTotals();
     void buildCheckpoints(const std::atomic<bool> *cancel);
     void poolsFromFinalSegments();
-    AllocationId newInitialAllocation(uint64_t addr, uint64_t size, uint16_t stream, uint32_t stack);
+    AllocationId newInitialAllocation(uint64_t addr, uint64_t size, StreamIndex stream, StackId stack);
     bool aliveAfter(AllocationId id, EventId e) const;
 
     const Snapshot &snapshot_;
@@ -154,7 +154,7 @@ private:
     AllocationId preProfile_;
     std::vector<std::pair<AllocationId, EventId>> annotations_; // (allocation, annotate event), sorted
     std::vector<EventId> annotateEvents_;
-    std::vector<std::pair<AllocationId, uint32_t>> pools_; // (allocation, pool index) not known from its entry, private pools only
+    std::vector<std::pair<AllocationId, PoolIndex>> pools_; // (allocation, pool index) not known from its entry, private pools only
     std::vector<std::vector<AllocationId>> checkpoints_; // live allocations before event c*K
 };
 

@@ -9,7 +9,7 @@ bool isNoiseFrame(std::string_view name, std::string_view file)
     return frameRole(name, file) == FrameRole::Machinery;
 }
 
-std::vector<FrameId> stackFrames(const Snapshot &snapshot, uint32_t stackId, bool hideNoise)
+std::vector<FrameId> stackFrames(const Snapshot &snapshot, StackId stackId, bool hideNoise)
 {
     std::vector<FrameId> result;
     for (FrameId id : snapshot.stacks.at(stackId)) {

@@ -11,6 +11,6 @@ namespace memlens {
 bool isNoiseFrame(std::string_view name, std::string_view file);
 
 // The stack's frames (innermost first), noise removed when `hideNoise`.
-std::vector<FrameId> stackFrames(const Snapshot &snapshot, uint32_t stackId, bool hideNoise);
+std::vector<FrameId> stackFrames(const Snapshot &snapshot, StackId stackId, bool hideNoise);
 
 } // namespace memlens

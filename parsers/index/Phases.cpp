@@ -16,7 +16,7 @@ std::vector<PhaseRange> phaseRanges(const Snapshot &snapshot, int device)
     }
     std::stable_sort(marks.begin(), marks.end(), [](auto *a, auto *b) { return a->timeUs < b->timeUs; });
     std::vector<PhaseRange> ranges;
-    std::map<uint32_t, std::vector<size_t>> open; // name → indices of ranges still open
+    std::map<StringId, std::vector<size_t>> open; // name → indices of ranges still open
     for (const PhaseMark *m : marks) {
         if (m->start) {
             open[m->name].push_back(ranges.size());

@@ -105,7 +105,7 @@ public:
     }
 
 private:
-    uint64_t streamAt(uint32_t e) const { return ev_.stream[e] < snapshot_.streams.size() ? snapshot_.streams[ev_.stream[e]] : 0; }
+    uint64_t streamAt(uint32_t e) const { return snapshot_.streamValue(ev_.stream[e]); }
 
     // The final snapshot's segments, then each entry undone from the newest to the oldest.
     RangeSet runBackwards()

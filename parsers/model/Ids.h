@@ -6,17 +6,18 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <limits>
 
 namespace memlens {
 
-template <typename Tag>
+template <typename Tag, typename Index = uint32_t>
 class Id {
 public:
     constexpr Id() = default; // none
-    constexpr explicit Id(uint32_t index) : index_(index) {}
+    constexpr explicit Id(Index index) : index_(index) {}
     static constexpr Id none() { return Id(); }
     constexpr bool isNone() const { return index_ == kNoneIndex; }
-    constexpr uint32_t index() const { return index_; }
+    constexpr Index index() const { return index_; }
     // Spelt out rather than <=>: moc cannot read <compare>.
     constexpr bool operator==(const Id &) const = default;
     constexpr bool operator<(Id other) const { return index_ < other.index_; }
@@ -25,8 +26,8 @@ public:
     constexpr bool operator>=(Id other) const { return index_ >= other.index_; }
 
 private:
-    static constexpr uint32_t kNoneIndex = UINT32_MAX;
-    uint32_t index_ = kNoneIndex;
+    static constexpr Index kNoneIndex = std::numeric_limits<Index>::max();
+    Index index_ = kNoneIndex;
 };
 
 // An entry of one device's trace.
@@ -39,6 +40,14 @@ using SegmentLifeId = Id<struct SegmentLifeTag>;
 using SegmentId = Id<struct SegmentTag>;
 // A frame of the snapshot's FrameTable.
 using FrameId = Id<struct FrameTag>;
+// A call stack of the snapshot's StackTable (0: none recorded).
+using StackId = Id<struct StackTag>;
+// A string of the snapshot's StringTable (0: "").
+using StringId = Id<struct StringTag>;
+// A pool of Snapshot::pools (0: the default pool, (0,0)).
+using PoolIndex = Id<struct PoolTag>;
+// A stream of Snapshot::streams; two bytes, as the event column holds it.
+using StreamIndex = Id<struct StreamTag, uint16_t>;
 
 // An event's none is the moment before the first entry: an allocation alive when recording
 // began was allocated then, and "after kBeforeTrace" is the state the trace starts from.
@@ -48,7 +57,7 @@ inline constexpr EventId kNever{UINT32_MAX - 1};
 
 } // namespace memlens
 
-template <typename Tag>
-struct std::hash<memlens::Id<Tag>> {
-    size_t operator()(memlens::Id<Tag> id) const noexcept { return std::hash<uint32_t>()(id.index()); }
+template <typename Tag, typename Index>
+struct std::hash<memlens::Id<Tag, Index>> {
+    size_t operator()(memlens::Id<Tag, Index> id) const noexcept { return std::hash<Index>()(id.index()); }
 };

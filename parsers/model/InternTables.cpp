@@ -9,11 +9,11 @@ StringTable::StringTable()
     intern("");
 }
 
-uint32_t StringTable::intern(std::string_view text)
+StringId StringTable::intern(std::string_view text)
 {
     if (auto it = ids_.find(text); it != ids_.end())
         return it->second;
-    const auto id = static_cast<uint32_t>(strings_.size());
+    const StringId id(static_cast<uint32_t>(strings_.size()));
     const std::string &stored = strings_.emplace_back(text);
     ids_.emplace(std::string_view(stored), id);
     return id;
@@ -21,8 +21,8 @@ uint32_t StringTable::intern(std::string_view text)
 
 size_t FrameTable::Hash::operator()(const Frame &f) const
 {
-    uint64_t h = f.name * 0x9E3779B97F4A7C15ull;
-    h ^= (f.file + 0x632BE59BD9B4E019ull) * 0xC2B2AE3D27D4EB4Full;
+    uint64_t h = f.name.index() * 0x9E3779B97F4A7C15ull;
+    h ^= (f.file.index() + 0x632BE59BD9B4E019ull) * 0xC2B2AE3D27D4EB4Full;
     h ^= static_cast<uint64_t>(f.line) * 0x165667B19E3779F9ull;
     return static_cast<size_t>(h ^ (h >> 29));
 }
@@ -43,7 +43,7 @@ StackTable::StackTable()
     offsets_.push_back(0); // stack 0: empty
 }
 
-uint32_t StackTable::intern(std::span<const FrameId> frameIds)
+StackId StackTable::intern(std::span<const FrameId> frameIds)
 {
     if (frameIds.empty())
         return kEmpty;
@@ -56,7 +56,7 @@ uint32_t StackTable::intern(std::span<const FrameId> frameIds)
         if (std::equal(existing.begin(), existing.end(), frameIds.begin(), frameIds.end()))
             return it->second;
     }
-    const auto id = static_cast<uint32_t>(size());
+    const StackId id(static_cast<uint32_t>(size()));
     for (FrameId f : frameIds)
         frameIds_.push_back(f);
     offsets_.push_back(static_cast<uint32_t>(frameIds_.size()));

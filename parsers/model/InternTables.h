@@ -17,21 +17,21 @@ namespace memlens {
 class StringTable {
 public:
     StringTable();
-    uint32_t intern(std::string_view text);
-    std::string_view at(uint32_t id) const { return strings_[id]; }
+    StringId intern(std::string_view text);
+    std::string_view at(StringId id) const { return strings_[id.index()]; }
     size_t size() const { return strings_.size(); }
-    static constexpr uint32_t kEmpty = 0; // id of ""
+    static constexpr StringId kEmpty{0}; // id of ""
     // The strings in id order; the lookup index follows from them.
     bool operator==(const StringTable &other) const { return strings_ == other.strings_; }
 
 private:
     std::deque<std::string> strings_; // deque: element addresses stay valid for the map's keys
-    std::unordered_map<std::string_view, uint32_t> ids_;
+    std::unordered_map<std::string_view, StringId> ids_;
 };
 
 struct Frame {
-    uint32_t name = 0;
-    uint32_t file = 0;
+    StringId name = StringTable::kEmpty;
+    StringId file = StringTable::kEmpty;
     int64_t line = 0;
     bool operator==(const Frame &) const = default;
 };
@@ -55,19 +55,19 @@ private:
 class StackTable {
 public:
     StackTable();
-    uint32_t intern(std::span<const FrameId> frameIds);
-    std::span<const FrameId> at(uint32_t id) const
+    StackId intern(std::span<const FrameId> frameIds);
+    std::span<const FrameId> at(StackId id) const
     {
-        return {frameIds_.data() + offsets_[id], offsets_[id + 1] - offsets_[id]};
+        return {frameIds_.data() + offsets_[id.index()], offsets_[id.index() + 1] - offsets_[id.index()]};
     }
     size_t size() const { return offsets_.size() - 1; }
-    static constexpr uint32_t kEmpty = 0;
+    static constexpr StackId kEmpty{0};
     bool operator==(const StackTable &other) const { return frameIds_ == other.frameIds_ && offsets_ == other.offsets_; } // the index follows
 
 private:
     PodArray<FrameId> frameIds_;
     PodArray<uint32_t> offsets_;
-    std::unordered_multimap<uint64_t, uint32_t> byHash_;
+    std::unordered_multimap<uint64_t, StackId> byHash_;
 };
 
 } // namespace memlens

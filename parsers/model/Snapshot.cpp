@@ -28,12 +28,6 @@ Action actionFromName(std::string_view name)
     return Action::Other;
 }
 
-uint32_t EventTable::sparseValueAt(const std::vector<std::pair<uint32_t, uint32_t>> &column, EventId event)
-{
-    auto it = std::lower_bound(column.begin(), column.end(), std::make_pair(event.index(), 0u));
-    return it != column.end() && it->first == event.index() ? it->second : 0;
-}
-
 std::string_view blockStateName(BlockState state)
 {
     switch (state) {
@@ -75,10 +69,10 @@ std::string Snapshot::deviceName(int device) const
     return device == facts.cpuDevice ? std::string("cpu") : "cuda:" + std::to_string(device);
 }
 
-uint32_t Snapshot::poolIndex(const std::pair<int64_t, int64_t> &id) const
+PoolIndex Snapshot::poolIndex(const std::pair<int64_t, int64_t> &id) const
 {
     const auto it = std::find(pools.begin(), pools.end(), id);
-    return it == pools.end() ? 0 : static_cast<uint32_t>(it - pools.begin());
+    return PoolIndex(it == pools.end() ? 0 : static_cast<uint32_t>(it - pools.begin()));
 }
 
 StepPart stepPartOfName(std::string_view name)

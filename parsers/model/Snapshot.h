@@ -6,6 +6,7 @@
 #include "model/InternTables.h"
 #include "model/PodArray.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -41,24 +42,28 @@ constexpr bool isSegmentAction(Action a)
 // No GPU or host has a petabyte: a size beyond this is a damaged file, read as 0 and reported.
 constexpr uint64_t kMaxPlausibleBytes = 1ull << 50;
 
+// A column with few non-default values: (entry index, value) in entry order.
+template <typename V>
+using SparseColumn = std::vector<std::pair<uint32_t, V>>;
+
 // One device's trace entries, oldest first, as a struct of arrays. The columns are indexed by
 // position (the decoders, the cache and stitching move rows); lookups take an EventId.
 struct EventTable {
     PodArray<Action> action;
     PodArray<uint64_t> addr; // for `oom` entries: device_free
     PodArray<uint64_t> size;
-    PodArray<uint16_t> stream; // index into Snapshot::streams
+    PodArray<StreamIndex> stream;
     PodArray<int64_t> timeUs;  // 0 when the file has no times
-    PodArray<uint32_t> stack;  // StackTable id
-    // Sparse columns: (event index, string id), only where the value is not the default.
-    std::vector<std::pair<uint32_t, uint32_t>> otherNames;
-    std::vector<std::pair<uint32_t, uint32_t>> compileContext;
-    std::vector<std::pair<uint32_t, uint32_t>> userMetadata;
-    std::vector<std::pair<uint32_t, uint32_t>> internalMetadata; // e.g. "mallocWithAddress"
-    std::vector<std::pair<uint32_t, uint32_t>> forwardFrames;    // anomaly mode's forward traceback, joined
-    std::vector<std::pair<uint32_t, uint32_t>> pool;             // index into Snapshot::pools, where not (0,0)
+    PodArray<StackId> stack;
+    // Sparse columns: (event index, value), only where the value is not the default.
+    SparseColumn<StringId> otherNames;
+    SparseColumn<StringId> compileContext;
+    SparseColumn<StringId> userMetadata;
+    SparseColumn<StringId> internalMetadata; // e.g. "mallocWithAddress"
+    SparseColumn<StringId> forwardFrames;    // anomaly mode's forward traceback, joined
+    SparseColumn<PoolIndex> pool;            // where not (0,0)
     // Entries whose size was beyond kMaxPlausibleBytes, read as 0: the size as written (text).
-    std::vector<std::pair<uint32_t, uint32_t>> implausibleSizes;
+    SparseColumn<StringId> implausibleSizes;
     // Profiler traces only: the allocator's own totals after each event ("Total Allocated",
     // rounded block sizes, and "Total Reserved").
     PodArray<uint64_t> allocatedAfter;
@@ -66,9 +71,14 @@ struct EventTable {
 
     size_t count() const { return action.size(); }
     bool operator==(const EventTable &) const = default;
-    // The string id a sparse column holds for `event`, 0 ("") when none.
-    static uint32_t sparseValueAt(const std::vector<std::pair<uint32_t, uint32_t>> &column, EventId event);
-    uint32_t poolOf(EventId event) const { return sparseValueAt(pool, event); } // index into Snapshot::pools
+    // The value a sparse column holds for `event`, id 0 ("", the default pool) when none.
+    template <typename V>
+    static V sparseValueAt(const SparseColumn<V> &column, EventId event)
+    {
+        const auto it = std::lower_bound(column.begin(), column.end(), event.index(), [](const auto &p, uint32_t e) { return p.first < e; });
+        return it != column.end() && it->first == event.index() ? it->second : V(0);
+    }
+    PoolIndex poolOf(EventId event) const { return sparseValueAt(pool, event); }
 };
 
 enum class BlockState : uint8_t { ActiveAllocated, ActivePendingFree, Inactive, Unknown };
@@ -79,7 +89,7 @@ struct Block {
     uint64_t size = 0;          // rounded size the allocator handed out
     uint64_t requestedSize = 0; // what the user asked for
     BlockState state = BlockState::Unknown;
-    uint32_t stack = StackTable::kEmpty;
+    StackId stack = StackTable::kEmpty;
     bool operator==(const Block &) const = default;
 };
 
@@ -94,7 +104,7 @@ struct Segment {
     bool large = true;
     bool expandable = false;
     std::pair<int64_t, int64_t> pool{0, 0};
-    uint32_t stack = StackTable::kEmpty;
+    StackId stack = StackTable::kEmpty;
     uint32_t firstBlock = 0; // into Snapshot::blocks
     uint32_t blockCount = 0;
     bool operator==(const Segment &) const = default;
@@ -109,7 +119,7 @@ StepPart stepPartOfName(std::string_view name);
 // One START or END of a record_function phase (torch's `external_annotations`).
 struct PhaseMark {
     int device = 0;
-    uint32_t name = 0; // string id
+    StringId name = StringTable::kEmpty;
     bool start = true;
     int64_t timeUs = 0;
     bool operator==(const PhaseMark &) const = default;
@@ -160,10 +170,10 @@ struct FileFacts {
 
 // What torch's FX augmentation adds to a frame in generated code (string ids, 0 when absent).
 struct FxFrame {
-    uint32_t op = 0;
-    uint32_t node = 0;
-    uint32_t target = 0;
-    uint32_t originalTrace = 0; // the model's own traceback, several lines
+    StringId op = StringTable::kEmpty;
+    StringId node = StringTable::kEmpty;
+    StringId target = StringTable::kEmpty;
+    StringId originalTrace = StringTable::kEmpty; // the model's own traceback, several lines
     bool operator==(const FxFrame &) const = default;
 };
 
@@ -197,9 +207,12 @@ struct Snapshot {
     std::vector<DumpEnd> dumpEnds; // stitched runs whose dumps name their iteration; by time
 
     const FxFrame *fxFrame(FrameId frameId) const;
+    // The stream's value (0 for an index the table lacks).
+    uint64_t streamValue(StreamIndex stream) const { return stream.index() < streams.size() ? streams[stream.index()] : 0; }
     // The index of a mempool id in `pools`; 0, the default pool, when it is not a pool the file
     // names (every reader wants "private or not", so an unknown id is not private).
-    uint32_t poolIndex(const std::pair<int64_t, int64_t> &id) const;
+    PoolIndex poolIndex(const std::pair<int64_t, int64_t> &id) const;
+    const std::pair<int64_t, int64_t> &poolId(PoolIndex index) const { return pools[index.index()]; }
 
     std::string deviceName(int device) const; // "cuda:0", "cpu" for a trace's CPU memory, "host" for pinned memory
 

@@ -39,7 +39,7 @@ bool startsEmptyCache(const DeviceIndex &index, uint32_t e, std::optional<uint64
 
 uint64_t streamOf(const Snapshot &snapshot, const EventTable &ev, uint32_t e)
 {
-    return ev.stream[e] < snapshot.streams.size() ? snapshot.streams[ev.stream[e]] : 0;
+    return snapshot.streamValue(ev.stream[e]);
 }
 
 ReplayRun recordedRun(const DeviceIndex &index)
@@ -96,7 +96,7 @@ void seedFromFirstEntry(const DeviceIndex &index, const AllocatorConfig &config,
         seg.addr = life.addr;
         seg.size = life.size;
         seg.stream = life.stream;
-        seg.pool = index.segmentPoolOf(lives[k]);
+        seg.pool = index.segmentPoolOf(lives[k]).index(); // the model numbers pools as the snapshot does
         seg.small = !life.large;
         std::sort(blocksIn[k].begin(), blocksIn[k].end());
         for (const auto &[addr, id] : blocksIn[k])
@@ -220,7 +220,7 @@ ReplayResult replayTrace(const Snapshot &snapshot, const DeviceIndex &index, con
                 freeAllocation(ended);
             const AllocationId id = index.allocationOfEvent(event);
             const bool known = id.index() < blockOf.size();
-            const uint32_t block = model.malloc(ev.size[e], streamOf(snapshot, ev, e), known ? index.poolOf(id) : 0);
+            const uint32_t block = model.malloc(ev.size[e], streamOf(snapshot, ev, e), known ? index.poolOf(id).index() : 0);
             if (block == CachingAllocatorModel::kNone) {
                 run.oomAt = event;
             } else if (known) {

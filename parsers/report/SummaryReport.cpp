@@ -21,7 +21,7 @@ namespace {
 
 using nlohmann::json;
 
-json framesJson(const Snapshot &snapshot, uint32_t stack)
+json framesJson(const Snapshot &snapshot, StackId stack)
 {
     json frames = json::array();
     for (FrameId f : stackFrames(snapshot, stack, true))
@@ -222,9 +222,9 @@ json liveBlockJson(const Snapshot &snapshot, const LiveBlockInfo &b)
               {"frames", framesJson(snapshot, b.stack)},
               {"labels", b.labels}};
     addSiteJson(j, snapshot, allocationSite(snapshot, b.stack));
-    if (b.userMetadata)
+    if (b.userMetadata != StringTable::kEmpty)
         j["user_metadata"] = snapshot.strings.at(b.userMetadata);
-    if (b.compileContext)
+    if (b.compileContext != StringTable::kEmpty)
         j["compile_context"] = snapshot.strings.at(b.compileContext);
     return j;
 }

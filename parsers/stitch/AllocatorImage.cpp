@@ -38,7 +38,7 @@ AllocatorImage imageBefore(const DeviceIndex &index, EventId event, IdRemap &rem
 
 namespace {
 
-void append(EventTable &trace, Action action, uint64_t addr, uint64_t size, uint16_t stream, int64_t timeUs, uint32_t stack)
+void append(EventTable &trace, Action action, uint64_t addr, uint64_t size, StreamIndex stream, int64_t timeUs, StackId stack)
 {
     trace.action.push_back(action);
     trace.addr.push_back(addr);

@@ -13,7 +13,7 @@ namespace memlens {
 
 struct ImageBlock {
     uint64_t addr = 0, size = 0, stream = 0; // size: requested bytes
-    uint32_t stack = StackTable::kEmpty;
+    StackId stack = StackTable::kEmpty;
 };
 
 struct ImageSegment {

@@ -28,7 +28,7 @@ struct DeviceEnd {
 bool sameEntry(const Snapshot &run, const EventTable &a, size_t i, const Snapshot &dump, const EventTable &n, size_t j)
 {
     return a.action[i] == n.action[j] && a.addr[i] == n.addr[j] && a.size[i] == n.size[j] && a.timeUs[i] == n.timeUs[j] &&
-           run.streams[a.stream[i]] == dump.streams[n.stream[j]];
+           run.streamValue(a.stream[i]) == dump.streamValue(n.stream[j]);
 }
 
 // How many of the dump's first entries the run already ends with; nullopt when they share none.
@@ -48,10 +48,11 @@ std::optional<size_t> sharedEntries(const Snapshot &run, const EventTable &a, co
     return std::nullopt;
 }
 
-void copySparse(std::vector<std::pair<uint32_t, uint32_t>> &to, const std::vector<std::pair<uint32_t, uint32_t>> &from, size_t first, size_t base,
-                auto &&value)
+template <typename V>
+void copySparse(SparseColumn<V> &to, const SparseColumn<V> &from, size_t first, size_t base, auto &&value)
 {
-    for (auto it = std::lower_bound(from.begin(), from.end(), std::make_pair(static_cast<uint32_t>(first), 0u)); it != from.end(); ++it)
+    auto it = std::lower_bound(from.begin(), from.end(), static_cast<uint32_t>(first), [](const auto &p, uint32_t e) { return p.first < e; });
+    for (; it != from.end(); ++it)
         to.emplace_back(static_cast<uint32_t>(base + it->first - first), value(it->second));
 }
 
@@ -59,30 +60,16 @@ void copySparse(std::vector<std::pair<uint32_t, uint32_t>> &to, const std::vecto
 void appendEntries(EventTable &to, const EventTable &from, size_t first, IdRemap &remap)
 {
     const size_t base = to.count();
-    // The dumps' ids become the run's; the columns are EventColumns' list, so none is forgotten.
-    auto mapped = [&](ColumnValues values, uint32_t id) -> uint32_t {
-        switch (values) {
-        case ColumnValues::Stream: return remap.stream(static_cast<uint16_t>(id));
-        case ColumnValues::Stack: return remap.stack(id);
-        case ColumnValues::String: return remap.string(id);
-        case ColumnValues::Pool: return remap.pool(id);
-        case ColumnValues::Plain: break;
-        }
-        return id;
-    };
-    forEachDenseColumn([&](auto column, ColumnValues values) {
+    // The dumps' ids become the run's, each kind by its own remap (the values' types say which);
+    // the columns are EventColumns' list, so none is forgotten.
+    forEachDenseColumn([&](auto column) {
         auto &out = to.*column;
         const auto &in = from.*column;
-        using Value = std::remove_cvref_t<decltype(in[0])>;
-        for (size_t i = first; i < in.size(); ++i) {
-            if constexpr (std::is_integral_v<Value>)
-                out.push_back(values == ColumnValues::Plain ? in[i] : static_cast<Value>(mapped(values, static_cast<uint32_t>(in[i]))));
-            else
-                out.push_back(in[i]);
-        }
+        for (size_t i = first; i < in.size(); ++i)
+            out.push_back(remap.map(in[i]));
     });
-    forEachSparseColumn([&](auto column, ColumnValues values, std::string_view) {
-        copySparse(to.*column, from.*column, first, base, [&](uint32_t id) { return mapped(values, id); });
+    forEachSparseColumn([&](auto column, std::string_view) {
+        copySparse(to.*column, from.*column, first, base, [&](auto id) { return remap.map(id); });
     });
 }
 
@@ -136,7 +123,7 @@ uint64_t liveBytes(const AllocatorImage &image)
 struct DumpStitcher::State {
     std::unique_ptr<Snapshot> run = std::make_unique<Snapshot>();
     StitchedRun result;
-    std::set<std::tuple<int, uint32_t, bool, int64_t>> marks;
+    std::set<std::tuple<int, StringId, bool, int64_t>> marks;
     std::map<int, DeviceEnd> ends;
     bool empty = true;
 };

@@ -6,15 +6,15 @@
 namespace memlens {
 
 IdRemap::IdRemap(const Snapshot &from, Snapshot &to)
-    : from_(from), to_(to), strings_(from.strings.size(), kUnset), stacks_(from.stacks.size(), kUnset), streams_(from.streams.size(), kUnset),
-      pools_(from.pools.size(), kUnset), frames_(from.frames.size())
+    : from_(from), to_(to), strings_(from.strings.size()), frames_(from.frames.size()), stacks_(from.stacks.size()), streams_(from.streams.size()),
+      pools_(from.pools.size())
 {
 }
 
-uint32_t IdRemap::string(uint32_t id)
+StringId IdRemap::string(StringId id)
 {
-    uint32_t &to = strings_.at(id);
-    if (to == kUnset)
+    StringId &to = strings_.at(id.index());
+    if (to.isNone())
         to = to_.strings.intern(from_.strings.at(id));
     return to;
 }
@@ -36,10 +36,10 @@ FrameId IdRemap::frame(FrameId id)
     return to;
 }
 
-uint32_t IdRemap::stack(uint32_t id)
+StackId IdRemap::stack(StackId id)
 {
-    uint32_t &to = stacks_.at(id);
-    if (to != kUnset)
+    StackId &to = stacks_.at(id.index());
+    if (!to.isNone())
         return to;
     std::vector<FrameId> frames;
     for (FrameId f : from_.stacks.at(id))
@@ -48,32 +48,33 @@ uint32_t IdRemap::stack(uint32_t id)
     return to;
 }
 
-uint16_t IdRemap::stream(uint16_t index)
+StreamIndex IdRemap::stream(StreamIndex index)
 {
-    uint32_t &to = streams_.at(index);
-    if (to == kUnset)
-        to = streamOf(from_.streams.at(index));
-    return static_cast<uint16_t>(to);
+    StreamIndex &to = streams_.at(index.index());
+    if (to.isNone())
+        to = streamOf(from_.streams.at(index.index()));
+    return to;
 }
 
-uint16_t IdRemap::streamOf(uint64_t value)
+StreamIndex IdRemap::streamOf(uint64_t value)
 {
     const auto it = std::find(to_.streams.begin(), to_.streams.end(), value);
     if (it != to_.streams.end())
-        return static_cast<uint16_t>(it - to_.streams.begin());
-    if (to_.streams.size() > UINT16_MAX)
-        throw std::invalid_argument("more than 65,536 streams");
+        return StreamIndex(static_cast<uint16_t>(it - to_.streams.begin()));
+    // The last index is the type's none.
+    if (to_.streams.size() >= UINT16_MAX)
+        throw std::invalid_argument("more than 65,535 streams");
     to_.streams.push_back(value);
-    return static_cast<uint16_t>(to_.streams.size() - 1);
+    return StreamIndex(static_cast<uint16_t>(to_.streams.size() - 1));
 }
 
-uint32_t IdRemap::pool(uint32_t index)
+PoolIndex IdRemap::pool(PoolIndex index)
 {
-    uint32_t &to = pools_.at(index);
-    if (to == kUnset) {
-        const auto &id = from_.pools.at(index);
+    PoolIndex &to = pools_.at(index.index());
+    if (to.isNone()) {
+        const auto &id = from_.pools.at(index.index());
         const auto it = std::find(to_.pools.begin(), to_.pools.end(), id);
-        to = static_cast<uint32_t>(it - to_.pools.begin());
+        to = PoolIndex(static_cast<uint32_t>(it - to_.pools.begin()));
         if (it == to_.pools.end())
             to_.pools.push_back(id);
     }

@@ -1,6 +1,7 @@
 #pragma once
 // Carrying ids from one snapshot into another that interns its own strings, frames, stacks,
-// streams and mempools: each id is looked up once and remembered.
+// streams and mempools: each id is looked up once and remembered. Each kind is its own type, so
+// a stack cannot be remapped as a string.
 #include "model/Snapshot.h"
 
 #include <cstdint>
@@ -12,19 +13,32 @@ class IdRemap {
 public:
     IdRemap(const Snapshot &from, Snapshot &to);
 
-    uint32_t string(uint32_t id);
+    StringId string(StringId id);
     FrameId frame(FrameId id);
-    uint32_t stack(uint32_t id);
-    uint16_t stream(uint16_t index); // index into Snapshot::streams
-    uint16_t streamOf(uint64_t value); // the target's index of a stream value
-    uint32_t pool(uint32_t index);   // index into Snapshot::pools
+    StackId stack(StackId id);
+    StreamIndex stream(StreamIndex index);
+    StreamIndex streamOf(uint64_t value); // the target's index of a stream value
+    PoolIndex pool(PoolIndex index);
+    // The run's id of any kind, by its type; plain figures (sizes, times, actions) pass as they are.
+    StringId map(StringId id) { return string(id); }
+    StackId map(StackId id) { return stack(id); }
+    StreamIndex map(StreamIndex index) { return stream(index); }
+    PoolIndex map(PoolIndex index) { return pool(index); }
+    template <typename Plain>
+    Plain map(Plain value)
+    {
+        return value;
+    }
 
 private:
-    static constexpr uint32_t kUnset = UINT32_MAX;
     const Snapshot &from_;
     Snapshot &to_;
-    std::vector<uint32_t> strings_, stacks_, streams_, pools_;
-    std::vector<FrameId> frames_; // none: not yet remapped
+    // none: not yet remapped
+    std::vector<StringId> strings_;
+    std::vector<FrameId> frames_;
+    std::vector<StackId> stacks_;
+    std::vector<StreamIndex> streams_;
+    std::vector<PoolIndex> pools_;
 };
 
 } // namespace memlens

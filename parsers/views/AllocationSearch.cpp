@@ -31,7 +31,7 @@ bool AllocationSearch::contains(std::string_view haystack) const
                        [](char a, char b) { return lower(a) == b; }) != haystack.end();
 }
 
-bool AllocationSearch::stackMatches(uint32_t stack) const
+bool AllocationSearch::stackMatches(StackId stack) const
 {
     auto [it, inserted] = stacks_.emplace(stack, false);
     if (!inserted)
@@ -61,8 +61,8 @@ bool AllocationSearch::matches(AllocationId allocation) const
     for (const auto &[id, event] : index_.annotationsOf(allocation))
         if (contains(snapshot_.strings.at(EventTable::sparseValueAt(ev.userMetadata, event))))
             return true;
-    for (const uint32_t text : {index_.userMetadataOf(allocation), index_.compileContextOf(allocation)})
-        if (text && contains(snapshot_.strings.at(text)))
+    for (const StringId text : {index_.userMetadataOf(allocation), index_.compileContextOf(allocation)})
+        if (text != StringTable::kEmpty && contains(snapshot_.strings.at(text)))
             return true;
     return stackMatches(d.stack);
 }

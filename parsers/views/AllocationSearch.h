@@ -24,12 +24,12 @@ public:
 
 private:
     bool contains(std::string_view haystack) const;
-    bool stackMatches(uint32_t stack) const;
+    bool stackMatches(StackId stack) const;
 
     const Snapshot &snapshot_;
     const DeviceIndex &index_;
     std::string needle_; // lower case
-    mutable std::unordered_map<uint32_t, bool> stacks_;
+    mutable std::unordered_map<StackId, bool> stacks_;
 };
 
 } // namespace memlens

@@ -47,7 +47,7 @@ std::string fxOriginalLine(std::string_view trace)
     return text;
 }
 
-std::vector<FrameId> treeFrames(const Snapshot &snapshot, uint32_t stack, const CallTreeOptions &options)
+std::vector<FrameId> treeFrames(const Snapshot &snapshot, StackId stack, const CallTreeOptions &options)
 {
     std::vector<FrameId> frames;
     for (FrameId id : stackFrames(snapshot, stack, options.hideNoise)) {
@@ -63,7 +63,7 @@ std::vector<FrameId> treeFrames(const Snapshot &snapshot, uint32_t stack, const 
     return frames;
 }
 
-uint32_t CallTree::groupOf(const DeviceIndex &index, AllocationId allocation, StackGrouping grouping) const
+StringId CallTree::groupOf(const DeviceIndex &index, AllocationId allocation, StackGrouping grouping) const
 {
     switch (grouping) {
     case StackGrouping::CompiledRegion: return index.compileContextOf(allocation);
@@ -71,42 +71,41 @@ uint32_t CallTree::groupOf(const DeviceIndex &index, AllocationId allocation, St
     case StackGrouping::Label: return index.latestLabelOf(allocation); // the latest label names it
     case StackGrouping::None: break;
     }
-    return 0;
+    return StringTable::kEmpty;
 }
 
 CallTree::CallTree(const Snapshot &snapshot, const DeviceIndex &index, const std::vector<AllocationId> &allocations,
                    const CallTreeOptions &options, const AllocationCategories *categories)
     : snapshot_(snapshot), grouping_(options.grouping)
 {
-    nodes_.emplace_back();
+    nodes_.push_back({});
     // Children looked up by (parent, frame); frame lists are shared, so cache them per stack.
-    std::unordered_map<uint64_t, uint32_t> child;
-    std::unordered_map<uint32_t, std::vector<FrameId>> framesOf;
-    std::unordered_map<uint32_t, uint32_t> groupNode;
+    std::unordered_map<uint64_t, CallTreeNodeId> child;
+    std::unordered_map<StackId, std::vector<FrameId>> framesOf;
+    std::unordered_map<StringId, CallTreeNodeId> groupNode;
     // FX frames of generated code with the same original model line are one node: the model's line
     // is what the user wrote, the generated file a compiler's detail.
-    std::unordered_map<uint32_t, FrameId> byOriginalLine;
+    std::unordered_map<StringId, FrameId> byOriginalLine;
     auto canonical = [&](FrameId frame) {
         const FxFrame *fx = snapshot.fxFrame(frame);
-        if (!fx || fx->originalTrace == 0)
+        if (!fx || fx->originalTrace == StringTable::kEmpty)
             return frame;
         return byOriginalLine.emplace(fx->originalTrace, frame).first->second;
     };
-    auto visit = [&](uint32_t at, uint64_t size, size_t category, uint32_t label) {
+    auto visit = [&](CallTreeNodeId at, uint64_t size, size_t category, StringId label) {
         CallTreeNode &n = nodes_[at];
         n.bytes += size;
         n.count += 1;
         n.categoryBytes[category] += size;
-        if (label && n.labels.size() < CallTreeNode::kMaxLabels && std::find(n.labels.begin(), n.labels.end(), label) == n.labels.end())
+        if (label != StringTable::kEmpty && n.labels.size() < CallTreeNode::kMaxLabels && std::find(n.labels.begin(), n.labels.end(), label) == n.labels.end())
             n.labels.push_back(label);
     };
-    auto newNode = [&](uint32_t parent, FrameId frame, uint32_t text) {
-        const auto created = static_cast<uint32_t>(nodes_.size());
+    auto newNode = [&](CallTreeNodeId parent, FrameId frame, StringId text) {
         CallTreeNode n;
         n.frame = frame;
         n.text = text;
         n.parent = parent;
-        nodes_.push_back(n);
+        const CallTreeNodeId created = nodes_.push_back(std::move(n));
         nodes_[parent].children.push_back(created);
         return created;
     };
@@ -123,42 +122,42 @@ CallTree::CallTree(const Snapshot &snapshot, const DeviceIndex &index, const std
         if (path.empty())
             path.push_back(kNoStack);
         const auto category = static_cast<size_t>(categories ? categories->of(id) : Category::Unknown);
-        const uint32_t label = index.latestLabelOf(id);
-        uint32_t at = 0;
+        const StringId label = index.latestLabelOf(id);
+        CallTreeNodeId at = kRoot;
         visit(at, d.size, category, label);
         if (grouping_ != StackGrouping::None) {
-            const uint32_t group = groupOf(index, id, grouping_);
+            const StringId group = groupOf(index, id, grouping_);
             auto g = groupNode.find(group);
             if (g == groupNode.end())
-                g = groupNode.emplace(group, newNode(0, kGroup, group)).first;
+                g = groupNode.emplace(group, newNode(kRoot, kGroup, group)).first;
             at = g->second;
             visit(at, d.size, category, label);
         }
         for (FrameId frame : path) {
-            const uint64_t key = (uint64_t(at) << 32) | frame.index();
+            const uint64_t key = (uint64_t(at.index()) << 32) | frame.index();
             auto c = child.find(key);
             if (c == child.end())
-                c = child.emplace(key, newNode(at, frame, 0)).first;
+                c = child.emplace(key, newNode(at, frame, StringTable::kEmpty)).first;
             at = c->second;
             visit(at, d.size, category, label);
         }
     }
     for (CallTreeNode &n : nodes_) {
-        std::sort(n.children.begin(), n.children.end(), [&](uint32_t a, uint32_t b) {
+        std::sort(n.children.begin(), n.children.end(), [&](CallTreeNodeId a, CallTreeNodeId b) {
             return nodes_[a].bytes != nodes_[b].bytes ? nodes_[a].bytes > nodes_[b].bytes : a < b;
         });
     }
 }
 
-std::string CallTree::label(uint32_t id) const
+std::string CallTree::label(CallTreeNodeId id) const
 {
     const CallTreeNode &n = nodes_[id];
-    if (id == 0)
+    if (id == kRoot)
         return "all";
     if (n.frame == kNoStack)
         return "(no stack recorded)";
     if (n.frame == kGroup) {
-        if (n.text != 0)
+        if (n.text != StringTable::kEmpty)
             return std::string(snapshot_.strings.at(n.text));
         switch (grouping_) {
         case StackGrouping::CompiledRegion: return "(not compiled)";
@@ -166,18 +165,18 @@ std::string CallTree::label(uint32_t id) const
         default: return "(no label)";
         }
     }
-    if (const FxFrame *fx = snapshot_.fxFrame(n.frame); fx && fx->originalTrace != 0) {
+    if (const FxFrame *fx = snapshot_.fxFrame(n.frame); fx && fx->originalTrace != StringTable::kEmpty) {
         std::string text = fxOriginalLine(snapshot_.strings.at(fx->originalTrace));
-        if (fx->node != 0)
+        if (fx->node != StringTable::kEmpty)
             text += " [" + std::string(snapshot_.strings.at(fx->node)) + "]";
         return text;
     }
     return snapshot_.frameText(n.frame);
 }
 
-std::vector<uint32_t> CallTree::heaviestPath() const
+std::vector<CallTreeNodeId> CallTree::heaviestPath() const
 {
-    std::vector<uint32_t> path{0};
+    std::vector<CallTreeNodeId> path{kRoot};
     while (!nodes_[path.back()].children.empty())
         path.push_back(nodes_[path.back()].children.front());
     return path;
@@ -187,18 +186,18 @@ std::vector<CallTree::FoldedPath> CallTree::foldedPaths() const
 {
     std::vector<FoldedPath> out;
     std::vector<std::string> path; // the labels from the root's child down to the node at hand
-    std::vector<std::pair<uint32_t, size_t>> work{{0, 0}}; // a node and its parent's depth
+    std::vector<std::pair<CallTreeNodeId, size_t>> work{{kRoot, 0}}; // a node and its parent's depth
     while (!work.empty()) {
         const auto [id, depth] = work.back();
         work.pop_back();
         path.resize(depth);
-        if (id != 0)
+        if (id != kRoot)
             path.push_back(label(id));
         const CallTreeNode &n = nodes_[id];
         uint64_t inChildren = 0;
-        for (uint32_t c : n.children)
+        for (CallTreeNodeId c : n.children)
             inChildren += nodes_[c].bytes;
-        if (id != 0 && n.bytes > inChildren)
+        if (id != kRoot && n.bytes > inChildren)
             out.push_back({path, n.bytes - inChildren});
         for (auto it = n.children.rbegin(); it != n.children.rend(); ++it)
             work.emplace_back(*it, path.size());

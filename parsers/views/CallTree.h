@@ -5,6 +5,7 @@
 #include "figures/AllocationCategories.h"
 #include "index/DeviceIndex.h"
 #include "model/EnumNames.h"
+#include "model/IdVector.h"
 #include "model/Snapshot.h"
 
 #include <array>
@@ -31,17 +32,20 @@ struct CallTreeOptions {
     bool foldRecursion = false; // a frame repeated directly below itself counts once
 };
 
+// A node of one CallTree (0: the root).
+using CallTreeNodeId = Id<struct CallTreeNodeTag>;
+
 struct CallTreeNode {
     // None: the root; kNoStack: "no stack recorded"; kGroup: a grouping node named by `text`.
     // An FX frame stands for every frame with the same original model line.
     FrameId frame;
-    uint32_t text = 0; // string id of a group's value, 0 for "(none)"
+    StringId text = StringTable::kEmpty; // a group's value, "" for "(none)"
     uint64_t bytes = 0;
     uint64_t count = 0;
-    uint32_t parent = UINT32_MAX;
-    std::vector<uint32_t> children; // sorted by bytes, largest first
+    CallTreeNodeId parent; // none for the root
+    std::vector<CallTreeNodeId> children; // sorted by bytes, largest first
     std::array<uint64_t, kCategoryCount> categoryBytes{}; // when built with categories
-    std::vector<uint32_t> labels; // string ids of annotate labels below, distinct, at most kMaxLabels
+    std::vector<StringId> labels; // annotate labels below, distinct, at most kMaxLabels
     static constexpr size_t kMaxLabels = 4;
 };
 
@@ -53,15 +57,16 @@ public:
     CallTree(const Snapshot &snapshot, const DeviceIndex &index, const std::vector<AllocationId> &allocations,
              const CallTreeOptions &options, const AllocationCategories *categories = nullptr);
 
-    const CallTreeNode &node(uint32_t id) const { return nodes_[id]; }
+    static constexpr CallTreeNodeId kRoot{0};
+    const CallTreeNode &node(CallTreeNodeId id) const { return nodes_[id]; }
     size_t size() const { return nodes_.size(); }
-    const CallTreeNode &root() const { return nodes_[0]; }
+    const CallTreeNode &root() const { return nodes_[kRoot]; }
     const Snapshot &snapshot() const { return snapshot_; }
     // "file:line:name" (an FX frame: its original model line and graph node), a group's value,
     // or "(no stack recorded)".
-    std::string label(uint32_t id) const;
+    std::string label(CallTreeNodeId id) const;
     // The path from the root to the heaviest leaf.
-    std::vector<uint32_t> heaviestPath() const;
+    std::vector<CallTreeNodeId> heaviestPath() const;
     // Each node's own bytes (those not passed on to its children) with its path from the root,
     // depth first; the folded lines.
     struct FoldedPath {
@@ -73,18 +78,18 @@ public:
     std::string folded() const;
 
 private:
-    uint32_t groupOf(const DeviceIndex &index, AllocationId allocation, StackGrouping grouping) const;
+    StringId groupOf(const DeviceIndex &index, AllocationId allocation, StackGrouping grouping) const;
 
     const Snapshot &snapshot_;
     StackGrouping grouping_;
-    std::vector<CallTreeNode> nodes_;
+    IdVector<CallTreeNodeId, CallTreeNode> nodes_;
 };
 
 // "model.py:10:forward  a = self.net1(x)": the innermost line of an FX frame's original trace.
 std::string fxOriginalLine(std::string_view trace);
 
 // The frames of one stack after the options' filters, in tree order.
-std::vector<FrameId> treeFrames(const Snapshot &snapshot, uint32_t stack, const CallTreeOptions &options);
+std::vector<FrameId> treeFrames(const Snapshot &snapshot, StackId stack, const CallTreeOptions &options);
 
 // Live bytes by call site (attribution/AllocationSite, as text) in two snapshots.
 struct SiteDiff {

@@ -68,7 +68,7 @@ TimelineLayout::TimelineLayout(const DeviceIndex &index) : index_(index)
         const AllocationId id(i);
         if (const Allocation &a = index.allocation(id); a.allocEvent == kBeforeTrace) {
             ghosts_.add(a.freeCompleted, size[i]);
-            if (index.poolOf(id) == 0)
+            if (index.poolOf(id) == PoolIndex(0))
                 defaultPoolGhosts_.add(a.freeCompleted, size[i]);
         }
         uint32_t start, end;
@@ -351,8 +351,8 @@ void TimelineLayout::stackPools(TimelineFrame &frame, std::span<const PoolUsage>
     }
     frame.otherBottom = std::move(base);
     for (TimelineBand &band : frame.bands) {
-        const uint32_t pool = index_.poolOf(band.allocation);
-        if (pool == 0)
+        const PoolIndex pool = index_.poolOf(band.allocation);
+        if (pool == PoolIndex(0))
             continue;
         const uint64_t stream = index_.detail(band.allocation).stream;
         for (size_t p = 0; p < pools.size(); ++p) {

@@ -56,8 +56,8 @@ private slots:
         const CallTree tree(*snapshot, index, index.liveAt(index.peakIndex()), options);
         static const QRegularExpression interpreter(R"((^|:)(_?Py[A-Z_]\w*|__libc_\w*|_start)\b)");
         size_t torchFrames = 0;
-        for (uint32_t id = 1; id < tree.size(); ++id) {
-            const QString label = QString::fromStdString(tree.label(id));
+        for (uint32_t i = 1; i < tree.size(); ++i) {
+            const QString label = QString::fromStdString(tree.label(CallTreeNodeId(i)));
             QVERIFY2(!label.trimmed().isEmpty() && !label.endsWith(':'), qPrintable("a blank row: '" + label + "'"));
             QVERIFY2(!interpreter.match(label).hasMatch(), qPrintable(label));
             torchFrames += label.contains("at::") || label.contains("c10::");
@@ -186,7 +186,7 @@ private slots:
             QCOMPARE(count, it.value().toInteger());
         }
         uint64_t allocBytes = 0;
-        std::set<uint32_t> stacks;
+        std::set<StackId> stacks;
         for (size_t i = 0; i < ev.count(); ++i) {
             if (ev.action[i] == Action::Alloc)
                 allocBytes += ev.size[i];
@@ -282,7 +282,7 @@ private slots:
             QCOMPARE(tree.root().bytes, index.peakActiveBytes());
             QCOMPARE(tree.root().count, uint64_t(live.size()));
             uint64_t children = 0;
-            for (uint32_t c : tree.root().children)
+            for (CallTreeNodeId c : tree.root().children)
                 children += tree.node(c).bytes;
             QCOMPARE(children, tree.root().bytes);
             uint64_t folded = 0;

@@ -108,12 +108,13 @@ bool isMachinery(const Snapshot &s, FrameId id)
 // machinery does.
 void checkSitesOf(const Snapshot &s, const QString &what)
 {
-    for (uint32_t stack = 0; stack < s.stacks.size(); ++stack) {
+    for (uint32_t i = 0; i < s.stacks.size(); ++i) {
+        const StackId stack(i);
         const AllocationSite site = allocationSite(s, stack);
         bool anyWork = false;
         for (FrameId id : s.stacks.at(stack))
             anyWork = anyWork || !isMachinery(s, id);
-        QVERIFY2(site.site.isNone() != anyWork, qPrintable(what + QString(": stack %1").arg(stack)));
+        QVERIFY2(site.site.isNone() != anyWork, qPrintable(what + QString(": stack %1").arg(i)));
         if (!site.site.isNone())
             QVERIFY2(!isMachinery(s, site.site), qPrintable(what + ": " + QString::fromStdString(s.frameText(site.site))));
     }
@@ -153,14 +154,14 @@ private slots:
         const Snapshot s = snapshotOf(stacks);
         for (uint32_t i = 0; i < stacks.size(); ++i) {
             const HandStack &h = stacks[i];
-            const AllocationSite site = allocationSite(s, i + 1);
+            const AllocationSite site = allocationSite(s, StackId(i + 1));
             QCOMPARE(QString::fromStdString(siteText(s, site)), h.site);
             QCOMPARE(QString::fromStdString(viaText(s, site)), h.via);
             QCOMPARE(QString::fromStdString(site.op), h.op);
             // The frame marked by hand is the one chosen.
             for (size_t k = 0; k < h.frames.size(); ++k) {
                 if (h.frames[k].site)
-                    QCOMPARE(site.site, s.stacks.at(i + 1)[k]);
+                    QCOMPARE(site.site, s.stacks.at(StackId(i + 1))[k]);
             }
         }
     }
@@ -233,7 +234,7 @@ private slots:
             options.hideNoise = hideNoise;
             const CallTree tree(*snapshot, index, index.liveAt(*s.peakIndex), options);
             for (uint32_t n = 1; n < tree.size(); ++n) {
-                const std::string label = tree.label(n);
+                const std::string label = tree.label(CallTreeNodeId(n));
                 QVERIFY2(!label.empty() && !label.ends_with(':'), label.c_str());
                 if (hideNoise)
                     QVERIFY2(label.find("CUDACachingAllocator") == std::string::npos, label.c_str());

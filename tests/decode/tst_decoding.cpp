@@ -166,7 +166,7 @@ private slots:
         QCOMPARE(std::string(snap->strings.at(ev.otherNames.at(0).second)), std::string("user_defined"));
         QCOMPARE(ev.addr[7], uint64_t(1) << 30); // oom: device_free
         QCOMPARE(ev.size[7], uint64_t(4) << 20);
-        QCOMPARE(snap->streams.at(ev.stream[5]), uint64_t(7));
+        QCOMPARE(snap->streamValue(ev.stream[5]), uint64_t(7));
         // Frame lists shared through the memo decode to one stack.
         QCOMPARE(ev.stack[1], ev.stack[2]);
         QVERIFY(ev.stack[1] != StackTable::kEmpty);

@@ -144,7 +144,7 @@ private slots:
             const LiveBlockInfo *b = liveWithAllocEvent(s, EventId(key.toUInt()));
             QVERIFY(b);
             QCOMPARE(QString::fromStdString(std::string(snapshot->strings.at(b->userMetadata))), meta[key].toString());
-            QCOMPARE(b->compileContext, 0u);
+            QCOMPARE(b->compileContext, StringTable::kEmpty);
         }
         for (const QString &key : compiled.keys()) {
             const LiveBlockInfo *b = liveWithAllocEvent(s, EventId(key.toUInt()));
@@ -182,10 +182,10 @@ private slots:
         const CallTree tree(*snapshot, index, index.liveAt(index.peakIndex()), options);
         const QJsonObject expected = newer_["groups_at_peak"].toObject()[QString::fromLatin1(kStackGroupingNames.name(g).data())].toObject();
         uint64_t named = 0, inGroups = 0;
-        for (uint32_t child : tree.root().children) {
+        for (CallTreeNodeId child : tree.root().children) {
             QCOMPARE(tree.node(child).frame, CallTree::kGroup);
             inGroups += tree.node(child).bytes;
-            if (tree.node(child).text == 0)
+            if (tree.node(child).text == StringTable::kEmpty)
                 continue;
             const QString value = QString::fromStdString(tree.label(child));
             QVERIFY2(expected.contains(value), qPrintable(value));
@@ -206,8 +206,8 @@ private slots:
         CallTreeOptions options;
         options.bottomUp = true;
         const CallTree tree(*snapshot, index, index.liveAt(index.peakIndex()), options);
-        std::vector<uint32_t> fx;
-        for (uint32_t child : tree.root().children)
+        std::vector<CallTreeNodeId> fx;
+        for (CallTreeNodeId child : tree.root().children)
             if (tree.label(child).starts_with("model.py:10:forward"))
                 fx.push_back(child);
         QCOMPARE(fx.size(), size_t(1));
@@ -299,7 +299,7 @@ private slots:
         const QJsonObject pool = newer_["pool"].toObject();
         QCOMPARE(pools.size(), size_t(1));
         const PoolUsage &u = pools.front();
-        QCOMPARE(snapshot->pools[u.pool], std::make_pair(int64_t(pool["id"].toArray()[0].toInt()), int64_t(pool["id"].toArray()[1].toInt())));
+        QCOMPARE(snapshot->poolId(u.pool), std::make_pair(int64_t(pool["id"].toArray()[0].toInt()), int64_t(pool["id"].toArray()[1].toInt())));
         QCOMPARE(u.allocations, uint64_t(pool["allocations"].toInt()));
         QCOMPARE(u.reserved.start, uint64_t(0));
         QCOMPARE(u.reserved.last(), uint64_t(pool["reserved_bytes"].toInteger()));

@@ -281,9 +281,9 @@ private slots:
         FlameGraphWidget *flame = view->stacks()->flameGraph();
         const auto tree = flame->tree();
         QVERIFY(tree);
-        const std::vector<uint32_t> heavy = tree->heaviestPath();
+        const std::vector<CallTreeNodeId> heavy = tree->heaviestPath();
         QVERIFY(heavy.size() > 4);
-        const uint32_t node = heavy[3];
+        const CallTreeNodeId node = heavy[3];
         const QRectF rect = *flame->rectOfNode(node);
         NoteEditor *editor = view->noteEditor(NoteView::FlameGraph);
         answer(editor, "who allocates this");
@@ -300,22 +300,22 @@ private slots:
         QVERIFY(flame->rectOfNode(node)->width() > rect.width() - 1);
         QVERIFY(flame->rectOfNode(node)->contains(*flame->headPixel(arrow)));
         // Zoomed into a branch that does not hold it: hidden.
-        uint32_t other = UINT32_MAX;
-        for (uint32_t c : tree->root().children) {
+        CallTreeNodeId other;
+        for (CallTreeNodeId c : tree->root().children) {
             if (c != heavy[1])
                 other = c;
         }
-        QVERIFY(other != UINT32_MAX);
+        QVERIFY(!other.isNone());
         flame->zoomTo(other);
         QVERIFY(flame->rectOfNode(other));
         QVERIFY(!flame->headPixel(arrow));
-        flame->zoomTo(0);
+        flame->zoomTo(CallTree::kRoot);
         // The tree of another event is a new tree; the path finds the same frame in it.
         view->state()->setSelectedEvent(oom_->devices.at(0).summary.peakIndex.value());
         QApplication::processEvents();
         QVERIFY(flame->tree() != tree);
-        const uint32_t again = flame->nodeOfPath(arrow.target);
-        QVERIFY(again != UINT32_MAX);
+        const CallTreeNodeId again = flame->nodeOfPath(arrow.target);
+        QVERIFY(!again.isNone());
         QCOMPARE(flame->pathOf(again), arrow.target);
         QVERIFY(flame->rectOfNode(again)->contains(*flame->headPixel(arrow)));
         // A box outlines its frame and, dragged down, the rows of callees below it.
@@ -341,9 +341,9 @@ private slots:
         // allocations without a stack), and reading its third node read past it (make sanitize).
         const CallTree &tree = *flame->tree();
         const auto &sites = tree.root().children;
-        const auto deep = std::find_if(sites.begin(), sites.end(), [&](uint32_t n) { return !tree.node(n).children.empty(); });
+        const auto deep = std::find_if(sites.begin(), sites.end(), [&](CallTreeNodeId n) { return !tree.node(n).children.empty(); });
         QVERIFY(deep != sites.end());
-        const uint32_t zoom = *deep;
+        const CallTreeNodeId zoom = *deep;
         flame->zoomTo(zoom);
         const QRectF frame = *flame->rectOfNode(tree.node(zoom).children.front());
         answer(view->noteEditor(NoteView::FlameGraph), "bottom-up site");

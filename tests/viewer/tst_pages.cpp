@@ -170,7 +170,7 @@ private slots:
         // Clicking a frame in the flame graph zooms into it and selects it in the tree.
         FlameGraphWidget *flame = page->flameGraph();
         flame->repaint();
-        const uint32_t first = page->tree()->root().children.front();
+        const CallTreeNodeId first = page->tree()->root().children.front();
         QPoint where;
         for (int y = 0; y < flame->height() && where.isNull(); y += 3)
             for (int x = 0; x < flame->width() && where.isNull(); x += 5)
@@ -179,7 +179,7 @@ private slots:
         QVERIFY(!where.isNull());
         QTest::mouseClick(flame, Qt::LeftButton, Qt::NoModifier, where);
         QCOMPARE(flame->zoomedNode(), first);
-        QCOMPARE(page->treeView()->currentIndex().data(CallTreeModel::NodeRole).toUInt(), first);
+        QCOMPARE(page->treeView()->currentIndex().data(CallTreeModel::NodeRole).toUInt(), first.index());
         // Allocated in a range: what the visible events allocated.
         view->state()->setVisibleRange({0, 999.5});
         QCOMPARE(view->state()->visibleLastEvent(), EventId(999));

@@ -67,8 +67,8 @@ void applySession(DocumentView &view, const Session &s)
         view.stacks()->setAllocatedInRange(s.stacks->allocatedInRange);
         view.stacks()->setOptions(o);
         FlameGraphWidget *flame = view.stacks()->flameGraph();
-        const uint32_t zoom = flame->nodeOfPath(QString::fromStdString(s.stacks->flameZoom));
-        flame->zoomTo(zoom == UINT32_MAX ? 0 : zoom);
+        const CallTreeNodeId zoom = flame->nodeOfPath(QString::fromStdString(s.stacks->flameZoom));
+        flame->zoomTo(zoom.isNone() ? CallTree::kRoot : zoom);
     }
 }
 

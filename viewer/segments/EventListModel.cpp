@@ -98,7 +98,7 @@ QVariant EventListModel::data(const QModelIndex &index, int role) const
     case Size:
         return bytesText(ev.size[e]);
     case Stream:
-        return ev.stream[e] < doc_->snapshot->streams.size() ? QString::number(doc_->snapshot->streams[ev.stream[e]]) : QString();
+        return ev.stream[e].index() < doc_->snapshot->streams.size() ? QString::number(doc_->snapshot->streamValue(ev.stream[e])) : QString();
     case Time:
         return ev.timeUs[e] ? QStringLiteral("+%1 s").arg(static_cast<double>(ev.timeUs[e] - ev.timeUs[0]) / 1e6, 0, 'f', 6) : QString();
     case Detail: {

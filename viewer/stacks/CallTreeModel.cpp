@@ -15,45 +15,50 @@ void CallTreeModel::setTree(std::shared_ptr<const CallTree> tree)
 }
 
 // Top-level rows are the root's children; internalId is the node id.
+CallTreeNodeId CallTreeModel::nodeOf(const QModelIndex &index)
+{
+    return CallTreeNodeId(static_cast<uint32_t>(index.internalId()));
+}
+
 QModelIndex CallTreeModel::index(int row, int column, const QModelIndex &parent) const
 {
     if (!tree_ || row < 0 || column < 0 || column >= ColumnCount)
         return {};
-    const uint32_t p = parent.isValid() ? static_cast<uint32_t>(parent.internalId()) : 0;
+    const CallTreeNodeId p = parent.isValid() ? nodeOf(parent) : CallTree::kRoot;
     const auto &children = tree_->node(p).children;
     if (row >= static_cast<int>(children.size()))
         return {};
-    return createIndex(row, column, quintptr(children[static_cast<size_t>(row)]));
+    return createIndex(row, column, quintptr(children[static_cast<size_t>(row)].index()));
 }
 
 QModelIndex CallTreeModel::parent(const QModelIndex &child) const
 {
     if (!tree_ || !child.isValid())
         return {};
-    const uint32_t p = tree_->node(static_cast<uint32_t>(child.internalId())).parent;
-    if (p == 0 || p == UINT32_MAX)
+    const CallTreeNodeId p = tree_->node(nodeOf(child)).parent;
+    if (p == CallTree::kRoot || p.isNone())
         return {};
-    const uint32_t grand = tree_->node(p).parent;
+    const CallTreeNodeId grand = tree_->node(p).parent;
     const auto &siblings = tree_->node(grand).children;
     const auto row = std::find(siblings.begin(), siblings.end(), p) - siblings.begin();
-    return createIndex(static_cast<int>(row), 0, quintptr(p));
+    return createIndex(static_cast<int>(row), 0, quintptr(p.index()));
 }
 
-QModelIndex CallTreeModel::indexOfNode(uint32_t node) const
+QModelIndex CallTreeModel::indexOfNode(CallTreeNodeId node) const
 {
-    if (!tree_ || node == 0 || node >= tree_->size())
+    if (!tree_ || node == CallTree::kRoot || node.index() >= tree_->size())
         return {};
-    const uint32_t p = tree_->node(node).parent;
+    const CallTreeNodeId p = tree_->node(node).parent;
     const auto &siblings = tree_->node(p).children;
     const auto row = std::find(siblings.begin(), siblings.end(), node) - siblings.begin();
-    return createIndex(static_cast<int>(row), 0, quintptr(node));
+    return createIndex(static_cast<int>(row), 0, quintptr(node.index()));
 }
 
 int CallTreeModel::rowCount(const QModelIndex &parent) const
 {
     if (!tree_ || (parent.isValid() && parent.column() != 0))
         return 0;
-    const uint32_t p = parent.isValid() ? static_cast<uint32_t>(parent.internalId()) : 0;
+    const CallTreeNodeId p = parent.isValid() ? nodeOf(parent) : CallTree::kRoot;
     return static_cast<int>(tree_->node(p).children.size());
 }
 
@@ -66,11 +71,11 @@ QVariant CallTreeModel::data(const QModelIndex &index, int role) const
 {
     if (!tree_ || !index.isValid())
         return {};
-    const auto id = static_cast<uint32_t>(index.internalId());
+    const CallTreeNodeId id = nodeOf(index);
     const CallTreeNode &n = tree_->node(id);
     const double total = static_cast<double>(std::max<uint64_t>(1, tree_->root().bytes));
     if (role == NodeRole)
-        return id;
+        return id.index();
     if (role == FractionRole)
         return static_cast<double>(n.bytes) / total;
     if (role == Qt::ToolTipRole)
@@ -97,7 +102,7 @@ QVariant CallTreeModel::data(const QModelIndex &index, int role) const
     }
     case Labels: {
         QStringList labels;
-        for (uint32_t text : n.labels)
+        for (StringId text : n.labels)
             labels << snapshotText(tree_->snapshot(), text);
         if (n.labels.size() == CallTreeNode::kMaxLabels)
             labels << QStringLiteral("…");

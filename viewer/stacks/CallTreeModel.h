@@ -19,7 +19,7 @@ public:
     explicit CallTreeModel(QObject *parent = nullptr);
     void setTree(std::shared_ptr<const CallTree> tree);
     const CallTree *tree() const { return tree_.get(); }
-    QModelIndex indexOfNode(uint32_t node) const;
+    QModelIndex indexOfNode(CallTreeNodeId node) const;
 
     QModelIndex index(int row, int column, const QModelIndex &parent = {}) const override;
     QModelIndex parent(const QModelIndex &child) const override;
@@ -29,6 +29,7 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
 
 private:
+    static CallTreeNodeId nodeOf(const QModelIndex &index);
     std::shared_ptr<const CallTree> tree_;
 };
 

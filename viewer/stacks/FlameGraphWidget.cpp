@@ -19,7 +19,7 @@ FlameGraphWidget::FlameGraphWidget(QWidget *parent) : QWidget(parent)
 void FlameGraphWidget::setTree(std::shared_ptr<const CallTree> tree)
 {
     tree_ = std::move(tree);
-    zoom_ = 0;
+    zoom_ = CallTree::kRoot;
     laidOut_ = {};
     update();
 }
@@ -30,9 +30,9 @@ void FlameGraphWidget::setSearch(const QString &text)
     update();
 }
 
-void FlameGraphWidget::zoomTo(uint32_t node)
+void FlameGraphWidget::zoomTo(CallTreeNodeId node)
 {
-    zoom_ = tree_ && node < tree_->size() ? node : 0;
+    zoom_ = tree_ && node.index() < tree_->size() ? node : CallTree::kRoot;
     update();
 }
 
@@ -48,22 +48,22 @@ void FlameGraphWidget::layout() const
         return;
     rowHeight_ = fontMetrics().height() + 4;
     // The zoomed node spans the width; its ancestors stay visible above it at full width.
-    std::vector<uint32_t> ancestors;
-    for (uint32_t n = zoom_; n != UINT32_MAX; n = tree_->node(n).parent)
+    std::vector<CallTreeNodeId> ancestors;
+    for (CallTreeNodeId n = zoom_; !n.isNone(); n = tree_->node(n).parent)
         ancestors.push_back(n);
     std::reverse(ancestors.begin(), ancestors.end());
     const double w = width();
     int depth = 0;
     for (size_t i = 0; i + 1 < ancestors.size(); ++i)
         boxes_.push_back({QRectF(0, depth++ * rowHeight_, w, rowHeight_ - 1), ancestors[i]});
-    std::vector<std::tuple<uint32_t, double, double, int>> work{{zoom_, 0.0, w, depth}};
+    std::vector<std::tuple<CallTreeNodeId, double, double, int>> work{{zoom_, 0.0, w, depth}};
     while (!work.empty()) {
         auto [node, x, width, d] = work.back();
         work.pop_back();
         boxes_.push_back({QRectF(x, d * rowHeight_, width, rowHeight_ - 1), node});
         const double total = static_cast<double>(std::max<uint64_t>(1, tree_->node(node).bytes));
         double cx = x;
-        for (uint32_t c : tree_->node(node).children) {
+        for (CallTreeNodeId c : tree_->node(node).children) {
             const double cw = width * static_cast<double>(tree_->node(c).bytes) / total;
             if (cw >= 1.0)
                 work.emplace_back(c, cx, cw, d + 1);
@@ -81,7 +81,7 @@ void FlameGraphWidget::paintEvent(QPaintEvent *)
         return;
     const QFontMetrics fm(font());
     for (const Box &box : boxes_) {
-        const QString label = box.node == 0 ? tr("all live: %1").arg(bytesText(tree_->root().bytes))
+        const QString label = box.node == CallTree::kRoot ? tr("all live: %1").arg(bytesText(tree_->root().bytes))
                                             : QString::fromStdString(tree_->label(box.node));
         const bool hit = !search_.isEmpty() && label.contains(search_, Qt::CaseInsensitive);
         QColor c = hit ? QColor(255, 0, 200) : bandColor(0xF1A3E000ull + tree_->node(box.node).frame.index());
@@ -105,43 +105,43 @@ void FlameGraphWidget::setNotes(const NoteSet *notes)
         connect(notes, signal, this, qOverload<>(&QWidget::update));
 }
 
-QString FlameGraphWidget::pathOf(uint32_t node) const
+QString FlameGraphWidget::pathOf(CallTreeNodeId node) const
 {
     QStringList frames;
-    for (uint32_t n = node; tree_ && n != 0 && n < tree_->size(); n = tree_->node(n).parent)
+    for (CallTreeNodeId n = node; tree_ && n != CallTree::kRoot && n.index() < tree_->size(); n = tree_->node(n).parent)
         frames.prepend(QString::fromStdString(tree_->label(n)));
     return frames.join('\n');
 }
 
-uint32_t FlameGraphWidget::nodeOfPath(const QString &path) const
+CallTreeNodeId FlameGraphWidget::nodeOfPath(const QString &path) const
 {
     if (!tree_)
-        return UINT32_MAX;
-    uint32_t node = 0;
+        return {};
+    CallTreeNodeId node = CallTree::kRoot;
     if (path.isEmpty())
         return node;
     for (const QString &frame : path.split('\n')) {
         const std::string label = frame.toStdString();
-        uint32_t next = UINT32_MAX;
-        for (uint32_t c : tree_->node(node).children) {
+        CallTreeNodeId next;
+        for (CallTreeNodeId c : tree_->node(node).children) {
             if (tree_->label(c) == label) {
                 next = c;
                 break;
             }
         }
-        if (next == UINT32_MAX)
-            return UINT32_MAX;
+        if (next.isNone())
+            return {};
         node = next;
     }
     return node;
 }
 
-std::optional<QRectF> FlameGraphWidget::rectOfNode(uint32_t node) const
+std::optional<QRectF> FlameGraphWidget::rectOfNode(CallTreeNodeId node) const
 {
-    if (!tree_ || node >= tree_->size())
+    if (!tree_ || node.index() >= tree_->size())
         return std::nullopt;
     layout();
-    auto drawn = [this](uint32_t n) -> std::optional<QRectF> {
+    auto drawn = [this](CallTreeNodeId n) -> std::optional<QRectF> {
         for (const Box &box : boxes_) {
             if (box.node == n)
                 return box.rect;
@@ -153,7 +153,7 @@ std::optional<QRectF> FlameGraphWidget::rectOfNode(uint32_t node) const
     // Too narrow to draw: its nearest drawn ancestor stands in, but only inside the zoomed
     // subtree (outside it, the frame is simply not shown).
     std::optional<QRectF> standIn;
-    for (uint32_t n = tree_->node(node).parent; n != UINT32_MAX; n = tree_->node(n).parent) {
+    for (CallTreeNodeId n = tree_->node(node).parent; !n.isNone(); n = tree_->node(n).parent) {
         if (!standIn)
             standIn = drawn(n);
         if (n == zoom_)
@@ -216,22 +216,22 @@ std::optional<QRectF> FlameGraphWidget::boxRect(const Note &a) const
     return rect->adjusted(-1, -1, 1, 1);
 }
 
-uint32_t FlameGraphWidget::nodeAt(const QPoint &pos) const
+CallTreeNodeId FlameGraphWidget::nodeAt(const QPoint &pos) const
 {
     layout();
     for (const Box &box : boxes_) {
         if (box.rect.contains(pos))
             return box.node;
     }
-    return UINT32_MAX;
+    return {};
 }
 
 void FlameGraphWidget::mousePressEvent(QMouseEvent *event)
 {
-    const uint32_t node = nodeAt(event->pos());
-    if (node == UINT32_MAX)
+    const CallTreeNodeId node = nodeAt(event->pos());
+    if (node.isNone())
         return;
-    zoomTo(node == zoom_ ? tree_->node(node).parent == UINT32_MAX ? 0 : tree_->node(node).parent : node);
+    zoomTo(node == zoom_ ? tree_->node(node).parent.isNone() ? CallTree::kRoot : tree_->node(node).parent : node);
     emit nodeClicked(node);
 }
 
@@ -239,8 +239,8 @@ bool FlameGraphWidget::event(QEvent *e)
 {
     if (e->type() == QEvent::ToolTip && tree_) {
         auto *help = static_cast<QHelpEvent *>(e);
-        const uint32_t node = nodeAt(help->pos());
-        if (node != UINT32_MAX) {
+        const CallTreeNodeId node = nodeAt(help->pos());
+        if (!node.isNone()) {
             const CallTreeNode &n = tree_->node(node);
             QToolTip::showText(help->globalPos(), tr("%1\n%2 (%3 % of live) in %4 allocations")
                                                       .arg(QString::fromStdString(tree_->label(node)), bytesText(n.bytes))

@@ -20,17 +20,17 @@ public:
     void setTree(std::shared_ptr<const CallTree> tree);
     const std::shared_ptr<const CallTree> &tree() const { return tree_; }
     void setSearch(const QString &text);
-    void zoomTo(uint32_t node);
-    uint32_t zoomedNode() const { return zoom_; }
-    uint32_t nodeAt(const QPoint &pos) const;
+    void zoomTo(CallTreeNodeId node);
+    CallTreeNodeId zoomedNode() const { return zoom_; }
+    CallTreeNodeId nodeAt(const QPoint &pos) const;
     QSize sizeHint() const override { return {800, 400}; }
 
     void setNotes(const NoteSet *notes);
     // A node's frame path from the root ('\n' between frames), and back (UINT32_MAX: not in the tree).
-    QString pathOf(uint32_t node) const;
-    uint32_t nodeOfPath(const QString &path) const;
+    QString pathOf(CallTreeNodeId node) const;
+    CallTreeNodeId nodeOfPath(const QString &path) const;
     // Where a node is drawn now (its nearest drawn ancestor inside the zoomed subtree).
-    std::optional<QRectF> rectOfNode(uint32_t node) const;
+    std::optional<QRectF> rectOfNode(CallTreeNodeId node) const;
     NoteView noteView() const override { return NoteView::FlameGraph; }
     std::optional<QPointF> headPixel(const Note &a) const override;
     std::optional<QPointF> tailPixel(const Note &a) const override;
@@ -41,7 +41,7 @@ public:
     void refreshNotes() override { update(); }
 
 signals:
-    void nodeClicked(uint32_t node);
+    void nodeClicked(CallTreeNodeId node);
 
 protected:
     void paintEvent(QPaintEvent *) override;
@@ -51,16 +51,16 @@ protected:
 private:
     struct Box {
         QRectF rect;
-        uint32_t node;
+        CallTreeNodeId node;
     };
     void layout() const; // boxes for the current size and zoom (cheap; done before use)
 
     std::shared_ptr<const CallTree> tree_;
-    uint32_t zoom_ = 0;
+    CallTreeNodeId zoom_ = CallTree::kRoot;
     QString search_;
     mutable std::vector<Box> boxes_;
     mutable int rowHeight_ = 18;
-    mutable std::tuple<const CallTree *, uint32_t, QSize, int> laidOut_{nullptr, 0, QSize(), 0};
+    mutable std::tuple<const CallTree *, CallTreeNodeId, QSize, int> laidOut_{nullptr, CallTree::kRoot, QSize(), 0};
     const NoteSet *notes_ = nullptr;
 };
 

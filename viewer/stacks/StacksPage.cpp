@@ -107,7 +107,7 @@ StacksPage::StacksPage(ViewState *state, QWidget *parent) : QWidget(parent), sta
             if (const QString error = exportFolded(path); !error.isEmpty())
                 title_->setText(error);
     });
-    connect(flame_, &FlameGraphWidget::nodeClicked, this, [this](uint32_t node) {
+    connect(flame_, &FlameGraphWidget::nodeClicked, this, [this](CallTreeNodeId node) {
         const QModelIndex index = model_->indexOfNode(node);
         if (index.isValid()) {
             view_->setCurrentIndex(index);
@@ -208,7 +208,7 @@ void StacksPage::expandHeaviest()
     if (!tree_)
         return;
     QModelIndex last;
-    for (uint32_t node : tree_->heaviestPath()) {
+    for (CallTreeNodeId node : tree_->heaviestPath()) {
         const QModelIndex index = model_->indexOfNode(node);
         if (index.isValid()) {
             view_->expand(index);

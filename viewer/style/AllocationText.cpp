@@ -31,9 +31,9 @@ QList<std::pair<QString, QString>> notes(const Snapshot &snapshot, const DeviceI
     QList<std::pair<QString, QString>> out;
     for (const std::string &label : index.labelsOf(allocation))
         out.append({QObject::tr("Label"), QString::fromStdString(label)});
-    if (const uint32_t meta = index.userMetadataOf(allocation))
+    if (const StringId meta = index.userMetadataOf(allocation); meta != StringTable::kEmpty)
         out.append({QObject::tr("User metadata"), snapshotText(snapshot, meta)});
-    if (const uint32_t compiled = index.compileContextOf(allocation))
+    if (const StringId compiled = index.compileContextOf(allocation); compiled != StringTable::kEmpty)
         out.append({QObject::tr("Compiled region"), snapshotText(snapshot, compiled)});
     if (index.allocation(allocation).allocEvent == kBeforeTrace && allocation != index.preProfileAllocation())
         out.append({QObject::tr("Ghost block"), QObject::tr("alive before the first entry, so the trace has no alloc entry for it; "
@@ -41,8 +41,8 @@ QList<std::pair<QString, QString>> notes(const Snapshot &snapshot, const DeviceI
     else if (allocation == index.preProfileAllocation())
         out.append({QObject::tr("Before profiling"), QObject::tr("allocated before the profiler started (Total Allocated − Bytes "
                                                                  "of the first event, less frees the trace records)")});
-    if (const uint32_t pool = index.poolOf(allocation)) {
-        const auto &[p0, p1] = snapshot.pools[pool];
+    if (const PoolIndex pool = index.poolOf(allocation); pool != PoolIndex(0)) {
+        const auto &[p0, p1] = snapshot.poolId(pool);
         out.append({QObject::tr("Private pool"), QStringLiteral("(%1, %2)").arg(p0).arg(p1)});
     }
     return out;
@@ -50,7 +50,7 @@ QList<std::pair<QString, QString>> notes(const Snapshot &snapshot, const DeviceI
 
 } // namespace
 
-QString snapshotText(const Snapshot &snapshot, uint32_t id)
+QString snapshotText(const Snapshot &snapshot, StringId id)
 {
     const std::string_view v = snapshot.strings.at(id);
     return QString::fromUtf8(v.data(), static_cast<qsizetype>(v.size()));
@@ -132,7 +132,7 @@ QString allocationDetailsHtml(const Document &doc, const DeviceIndex &index, All
     return html;
 }
 
-QString siteLabel(const Snapshot &snapshot, uint32_t stack)
+QString siteLabel(const Snapshot &snapshot, StackId stack)
 {
     return QString::fromStdString(siteLine(snapshot, allocationSite(snapshot, stack)));
 }

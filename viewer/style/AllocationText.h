@@ -12,8 +12,8 @@ QString allocationTooltip(const Document &doc, const DeviceIndex &index, Allocat
 QString allocationDetailsHtml(const Document &doc, const DeviceIndex &index, AllocationId allocation, bool allFrames);
 QString eventLabel(const DeviceIndex &index, EventId event);
 // Who allocated it (attribution/AllocationSite): "model.py:340:forward → torch.nn.functional.linear, aten::mm".
-QString siteLabel(const Snapshot &snapshot, uint32_t stack);
+QString siteLabel(const Snapshot &snapshot, StackId stack);
 // A string of the snapshot's string table (labels, metadata, frame names), as the UI shows it.
-QString snapshotText(const Snapshot &snapshot, uint32_t id);
+QString snapshotText(const Snapshot &snapshot, StringId id);
 
 } // namespace memlens

@@ -18,7 +18,7 @@ QColor allocationColor(const DeviceData &device, AllocationId allocation, ColorM
 {
     switch (mode) {
     case ColorMode::CallSite:
-        return bandColor(0x5171E000ull + device.index->detail(allocation).stack);
+        return bandColor(0x5171E000ull + device.index->detail(allocation).stack.index());
     case ColorMode::Category:
         return device.categories ? categoryColor(static_cast<int>(device.categories->of(allocation))) : bandColor(allocation.index());
     case ColorMode::Allocation:

@@ -98,8 +98,8 @@ QString LiveAllocationModel::notesText(const LiveBlockInfo &r) const
     QStringList parts;
     for (const std::string &label : r.labels)
         parts << QString::fromStdString(label);
-    for (uint32_t id : {r.userMetadata, r.compileContext}) {
-        if (id && doc_)
+    for (StringId id : {r.userMetadata, r.compileContext}) {
+        if (id != StringTable::kEmpty && doc_)
             parts << snapshotText(*doc_->snapshot, id);
     }
     return parts.join(QStringLiteral("; "));

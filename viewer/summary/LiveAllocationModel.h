@@ -40,7 +40,7 @@ private:
     EventId atEvent_ = kBeforeTrace;
     // "Allocated at" per stack, made on first display: sorting by it asks every row many times,
     // and a C++ stack's site reads a hundred frames.
-    mutable std::unordered_map<uint32_t, QString> sites_;
+    mutable std::unordered_map<StackId, QString> sites_;
 };
 
 } // namespace memlens

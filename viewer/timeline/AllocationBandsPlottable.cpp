@@ -426,7 +426,7 @@ void AllocationBandsPlottable::drawPrivatePools(QCPPainter *painter, double left
         painter->setBrush(Qt::NoBrush);
         painter->drawPolyline(outline);
         const PoolUsage &pool = device()->pools[region.pool];
-        const auto &[p0, p1] = state_->document()->snapshot->pools[pool.pool];
+        const auto &[p0, p1] = state_->document()->snapshot->poolId(pool.pool);
         const QString label = tr("private pool (%1, %2) · stream %3 · reserved %4").arg(p0).arg(p1).arg(pool.stream).arg(bytesText(pool.reserved.last()));
         const double top = count ? y(region.top[count - 1]) : 0;
         painter->setPen(ink);

@@ -265,7 +265,7 @@ QString TimelineView::tooltipAt(const QPoint &pixel) const
         if (!within(region.base[column], region.top[column]))
             continue;
         const PoolUsage &pool = device->pools[region.pool];
-        const auto &[p0, p1] = state_->document()->snapshot->pools[pool.pool];
+        const auto &[p0, p1] = state_->document()->snapshot->poolId(pool.pool);
         return tr("Private pool (%1, %2), stream %3, at %4:\n%5 in use, %6 reserved, %7 at most so far\n(%8 in smaller allocations)")
             .arg(p0).arg(p1).arg(pool.stream).arg(at, bytesText(pool.active.at(event)), bytesText(pool.reserved.at(event)),
                  bytesText(pool.envelope.at(event)), bytesText(region.otherTop[column] - region.base[column]));

@@ -9,7 +9,8 @@ namespace memlens {
 
 SnapshotAssembler::SnapshotAssembler(Snapshot &out, ObjectArena &arena) : out_(out), arena_(arena)
 {
-    auto id = [&](const char *s) { return out_.strings.intern(s); };
+    // Raw indices: the arena's dict keys are compared as such.
+    auto id = [&](const char *s) { return out_.strings.intern(s).index(); };
     // Designated: each id is named with the key it stands for, so the order cannot drift.
     k_ = KeyIds{
         .action = id("action"),
@@ -119,7 +120,7 @@ std::string SnapshotAssembler::text(const Value &v) const
         return s;
     }
     case Kind::Str:
-        return std::string(out_.strings.at(v.u));
+        return std::string(out_.strings.at(StringId(v.u)));
     default:
         return "…";
     }
@@ -130,21 +131,21 @@ Action SnapshotAssembler::actionOf(uint32_t stringId)
     if (stringId >= actionByString_.size())
         actionByString_.resize(stringId + 1, -1);
     if (actionByString_[stringId] < 0)
-        actionByString_[stringId] = static_cast<int8_t>(actionFromName(out_.strings.at(stringId)));
+        actionByString_[stringId] = static_cast<int8_t>(actionFromName(out_.strings.at(StringId(stringId))));
     return static_cast<Action>(actionByString_[stringId]);
 }
 
-uint16_t SnapshotAssembler::streamIndex(uint64_t stream)
+StreamIndex SnapshotAssembler::streamIndex(uint64_t stream)
 {
     auto &streams = out_.streams;
     for (size_t i = streams.size(); i-- > 0;) {
         if (streams[i] == stream)
-            return static_cast<uint16_t>(i);
+            return StreamIndex(static_cast<uint16_t>(i));
     }
     if (streams.size() >= UINT16_MAX)
         notSnapshot("more than 65535 distinct streams");
     streams.push_back(stream);
-    return static_cast<uint16_t>(streams.size() - 1);
+    return StreamIndex(static_cast<uint16_t>(streams.size() - 1));
 }
 
 bool SnapshotAssembler::frameOf(const Value &frame, FrameId &id)
@@ -164,8 +165,8 @@ bool SnapshotAssembler::frameOf(const Value &frame, FrameId &id)
     const Value *file = field(n, k_.filename);
     const Value *line = field(n, k_.line);
     Frame f;
-    f.name = name && name->kind == Kind::Str ? name->u : StringTable::kEmpty;
-    f.file = file && file->kind == Kind::Str ? file->u : StringTable::kEmpty;
+    f.name = name && name->kind == Kind::Str ? StringId(name->u) : StringTable::kEmpty;
+    f.file = file && file->kind == Kind::Str ? StringId(file->u) : StringTable::kEmpty;
     f.line = static_cast<int64_t>(number(line));
     id = out_.frames.intern(f);
     if (n.items.size() > 6) // more keys than name, filename and line: FX augmentation
@@ -178,10 +179,10 @@ void SnapshotAssembler::readFxFields(const Node &frame, FrameId frameId)
 {
     auto textOf = [&](uint32_t key) {
         const Value *v = field(frame, key);
-        return v && v->kind == Kind::Str ? v->u : StringTable::kEmpty;
+        return v && v->kind == Kind::Str ? StringId(v->u) : StringTable::kEmpty;
     };
     const FxFrame fx{textOf(k_.fx_node_op), textOf(k_.fx_node_name), textOf(k_.fx_node_target), textOf(k_.fx_original_trace)};
-    if (!fx.op && !fx.node && !fx.target && !fx.originalTrace)
+    if (fx == FxFrame{})
         return;
     auto &all = out_.fxFrames;
     auto it = std::lower_bound(all.begin(), all.end(), frameId, [](const auto &e, FrameId key) { return e.first < key; });
@@ -190,29 +191,29 @@ void SnapshotAssembler::readFxFields(const Node &frame, FrameId frameId)
     out_.facts.hasFxFrames = true;
 }
 
-uint32_t SnapshotAssembler::joinedText(const Value &lines)
+StringId SnapshotAssembler::joinedText(const Value &lines)
 {
     if (lines.kind == Kind::Str)
-        return lines.u;
+        return StringId(lines.u);
     if (lines.kind != Kind::Node)
         return StringTable::kEmpty;
     std::string joined;
     for (const Value &line : arena_.at(lines.u).items) {
         if (line.kind == Kind::Str && joined.size() < (1u << 20))
-            joined += out_.strings.at(line.u);
+            joined += out_.strings.at(StringId(line.u));
     }
     return out_.strings.intern(joined);
 }
 
-uint32_t SnapshotAssembler::stackOf(const Value &frames)
+StackId SnapshotAssembler::stackOf(const Value &frames)
 {
     if (frames.kind == Kind::Stack)
-        return frames.u;
+        return StackId(frames.u);
     if (frames.kind != Kind::Node)
         return StackTable::kEmpty;
     const uint32_t listId = frames.u;
     if (arena_.at(listId).converted)
-        return arena_.at(listId).result.kind == Kind::Stack ? arena_.at(listId).result.u : StackTable::kEmpty;
+        return arena_.at(listId).result.kind == Kind::Stack ? StackId(arena_.at(listId).result.u) : StackTable::kEmpty;
     std::vector<FrameId> ids;
     ids.reserve(arena_.at(listId).items.size());
     for (size_t i = 0; i < arena_.at(listId).items.size(); ++i) {
@@ -222,8 +223,8 @@ uint32_t SnapshotAssembler::stackOf(const Value &frames)
     }
     if (!ids.empty())
         out_.facts.hasFrames = true;
-    const uint32_t stack = out_.stacks.intern(ids);
-    arena_.markConverted(listId, Value::ref(Kind::Stack, stack));
+    const StackId stack = out_.stacks.intern(ids);
+    arena_.markConverted(listId, Value::ref(Kind::Stack, stack.index()));
     return stack;
 }
 
@@ -234,7 +235,11 @@ uint32_t SnapshotAssembler::convertEntry(uint32_t dictId)
     uint32_t actionString = 0;
     uint64_t addr = 0, size = 0, stream = 0, deviceFree = 0;
     int64_t time = 0;
-    uint32_t stack = StackTable::kEmpty, compile = 0, meta = 0, internal = 0, forward = 0, pool = 0;
+    // Raw string indices as the arena holds them (0: ""), typed where they are stored.
+    uint32_t compile = 0, meta = 0, internal = 0;
+    StackId stack = StackTable::kEmpty;
+    StringId forward = StringTable::kEmpty;
+    PoolIndex pool(0);
     bool haveDeviceFree = false;
     for (size_t i = 0; i + 1 < n.items.size(); i += 2) {
         const Value &key = n.items[i];
@@ -262,10 +267,10 @@ uint32_t SnapshotAssembler::convertEntry(uint32_t dictId)
             deviceFree = number(&v);
             haveDeviceFree = true;
         } else if (kid == k_.compile_context) {
-            if (v.kind == Kind::Str && v.u != k_.na && v.u != StringTable::kEmpty)
+            if (v.kind == Kind::Str && v.u != k_.na && v.u != StringTable::kEmpty.index())
                 compile = v.u;
         } else if (kid == k_.user_metadata) {
-            if (v.kind == Kind::Str && v.u != StringTable::kEmpty)
+            if (v.kind == Kind::Str && v.u != StringTable::kEmpty.index())
                 meta = v.u;
         } else if (kid == k_.pool_id) {
             pool = poolIndex(v);
@@ -285,20 +290,20 @@ uint32_t SnapshotAssembler::convertEntry(uint32_t dictId)
     staged_.timeUs.push_back(time);
     staged_.stack.push_back(stack);
     if (action == Action::Other)
-        staged_.otherNames.emplace_back(row, actionString);
+        staged_.otherNames.emplace_back(row, StringId(actionString));
     if (compile) {
-        staged_.compileContext.emplace_back(row, compile);
+        staged_.compileContext.emplace_back(row, StringId(compile));
         out_.facts.hasCompileContext = true;
     }
     if (meta) {
-        staged_.userMetadata.emplace_back(row, meta);
+        staged_.userMetadata.emplace_back(row, StringId(meta));
         out_.facts.hasUserMetadata = true;
     }
     if (internal)
-        staged_.internalMetadata.emplace_back(row, internal);
-    if (forward)
+        staged_.internalMetadata.emplace_back(row, StringId(internal));
+    if (forward != StringTable::kEmpty)
         staged_.forwardFrames.emplace_back(row, forward);
-    if (pool)
+    if (pool != PoolIndex(0))
         staged_.pool.emplace_back(row, pool);
     if (size > kMaxPlausibleBytes) {
         staged_.implausibleSizes.emplace_back(row, out_.strings.intern(std::to_string(size)));

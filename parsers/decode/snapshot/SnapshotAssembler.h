@@ -14,7 +14,7 @@ class SnapshotAssembler {
 public:
     SnapshotAssembler(Snapshot &out, ObjectArena &arena);
 
-    Value str(std::string_view text) { return Value::ref(Kind::Str, out_.strings.intern(text)); }
+    Value str(std::string_view text) { return Value::ref(Kind::Str, out_.strings.intern(text).index()); }
 
     // Takes over the caller's reference to `item`.
     void append(uint32_t listId, Value item);
@@ -32,11 +32,11 @@ public:
 
 private:
     uint32_t convertEntry(uint32_t dictId);
-    uint32_t stackOf(const Value &frames);
+    StackId stackOf(const Value &frames);
     bool frameOf(const Value &frame, FrameId &id);
     void readFxFields(const Node &frame, FrameId frameId);
-    uint32_t joinedText(const Value &lines);
-    uint32_t poolIndex(const Value &pool); // index into Snapshot::pools of a (a, b) tuple
+    StringId joinedText(const Value &lines);
+    PoolIndex poolIndex(const Value &pool); // of a (a, b) tuple
     // hostDevice ≥ 0: a host segment, given that device number.
     void convertSegment(const Value &segment, int hostDevice = -1);
     void convertBlock(const Value &block, Segment &seg, uint64_t offsetInSegment);
@@ -46,7 +46,7 @@ private:
     int hostDeviceFor(const Value *deviceTraces, const Value *hostSegments, const Value *hostTraces) const;
     void convertSettings(const Value &settings);
     void convertPhaseMarks(const Value &annotations);
-    uint16_t streamIndex(uint64_t stream);
+    StreamIndex streamIndex(uint64_t stream);
     Action actionOf(uint32_t stringId);
     const Value *field(const Node &dict, uint32_t key) const;
     bool hasAction(const Node &dict) const; // a trace entry

@@ -4,21 +4,21 @@
 // record_function phases. Trace entries are in SnapshotAssembler.cpp.
 namespace memlens {
 
-uint32_t SnapshotAssembler::poolIndex(const Value &pool)
+PoolIndex SnapshotAssembler::poolIndex(const Value &pool)
 {
     if (pool.kind != Kind::Node || arena_.at(pool.u).items.size() != 2)
-        return 0;
+        return PoolIndex(0);
     const Node &p = arena_.at(pool.u);
     const std::pair<int64_t, int64_t> id{static_cast<int64_t>(number(&p.items[0])), static_cast<int64_t>(number(&p.items[1]))};
     auto &pools = out_.pools;
     for (size_t i = 0; i < pools.size(); ++i) {
         if (pools[i] == id)
-            return static_cast<uint32_t>(i);
+            return PoolIndex(static_cast<uint32_t>(i));
     }
     if (pools.size() >= 65536)
         notSnapshot("more than 65536 distinct mempool ids");
     pools.push_back(id);
-    return static_cast<uint32_t>(pools.size() - 1);
+    return PoolIndex(static_cast<uint32_t>(pools.size() - 1));
 }
 
 void SnapshotAssembler::convertBlock(const Value &block, Segment &seg, uint64_t offsetInSegment)
@@ -80,7 +80,7 @@ void SnapshotAssembler::convertSegment(const Value &segment, int hostDevice)
             seg.large = seg.totalSize > (1u << 20) * 2;
         seg.expandable = number(field(n, k_.is_expandable)) != 0;
         if (const Value *pool = field(n, k_.segment_pool_id))
-            seg.pool = out_.pools[poolIndex(*pool)];
+            seg.pool = out_.pools[poolIndex(*pool).index()];
     }
     seg.firstBlock = static_cast<uint32_t>(out_.blocks.size());
     if (const Value *frames = field(arena_.at(id), k_.frames))
@@ -152,7 +152,7 @@ void SnapshotAssembler::convertPhaseMarks(const Value &annotations)
         const Value *stage = field(n, k_.stage);
         if (!name || name->kind != Kind::Str || !stage || stage->kind != Kind::Str)
             continue;
-        mark.name = name->u;
+        mark.name = StringId(name->u);
         mark.start = stage->u == k_.start;
         mark.device = static_cast<int>(number(field(n, k_.device)));
         mark.timeUs = static_cast<int64_t>(number(field(n, k_.time_us)));

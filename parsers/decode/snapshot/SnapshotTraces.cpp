@@ -71,9 +71,8 @@ void SnapshotAssembler::convertTraces(const std::vector<uint32_t> &lists)
         out_.traces[0] = std::move(staged_);
         return;
     }
-    auto sparseFor = [](const std::vector<std::pair<uint32_t, uint32_t>> &column, uint32_t row,
-                        std::vector<std::pair<uint32_t, uint32_t>> &into, uint32_t newRow) {
-        auto it = std::lower_bound(column.begin(), column.end(), std::make_pair(row, 0u));
+    auto sparseFor = []<typename V>(const SparseColumn<V> &column, uint32_t row, SparseColumn<V> &into, uint32_t newRow) {
+        auto it = std::lower_bound(column.begin(), column.end(), row, [](const auto &p, uint32_t r) { return p.first < r; });
         if (it != column.end() && it->first == row)
             into.emplace_back(newRow, it->second);
     };

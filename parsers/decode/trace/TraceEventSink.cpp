@@ -160,7 +160,7 @@ bool TraceEventSink::appendMemoryEvents(const std::vector<char> &noAddresses)
     std::vector<FrameId> frames;
     for (const MemoryEvent &m : memory_) {
         operatorsOpenAt(m, state, frames);
-        const uint32_t stackId = out_.stacks.intern(frames);
+        const StackId stackId = out_.stacks.intern(frames);
         if (!frames.empty())
             out_.facts.hasFrames = true;
         EventTable &t = out_.traces[static_cast<size_t>(m.device)];
@@ -171,7 +171,7 @@ bool TraceEventSink::appendMemoryEvents(const std::vector<char> &noAddresses)
             t.action.push_back(action);
             t.addr.push_back(addr);
             t.size.push_back(size);
-            t.stream.push_back(0);
+            t.stream.push_back(StreamIndex(0));
             t.timeUs.push_back(ts);
             t.stack.push_back(stackId);
             t.allocatedAfter.push_back(m.totalAllocated);

@@ -80,7 +80,7 @@ private:
     std::vector<MemoryEvent> memory_;
     std::unordered_map<int64_t, std::vector<OpInterval>> ops_; // by thread
     std::unordered_map<std::string, FrameId, StringHash, std::equal_to<>> frameOfName_;
-    std::vector<std::pair<uint32_t, TimedRange>> annotations_; // user annotations: (name, range)
+    std::vector<std::pair<StringId, TimedRange>> annotations_; // user annotations: (name, range)
     OperatorRanges structure_;
 };
 
