@@ -320,8 +320,8 @@ ExportFooter DocumentView::exportFooter(const QString &version) const
         return footer;
     footer.file = QString::fromStdString(state_->document()->fileName());
     footer.device = QString::fromStdString(d->summary.name);
-    const EventId e = state_->selectedEvent();
-    footer.moment = e != kBeforeTrace ? eventLabel(*d->index, e)
+    const std::optional<EventId> e = state_->selectedEvent();
+    footer.moment = e ? eventLabel(*d->index, *e)
                     : d->summary.peakIndex ? tr("peak at %1").arg(eventLabel(*d->index, *d->summary.peakIndex))
                                            : QString();
     return footer;
@@ -437,9 +437,7 @@ void DocumentView::addNoteAtCursor(const QString &text)
     const DeviceData *d = state_->deviceData();
     if (!d || d->index->eventCount() == 0)
         return;
-    EventId e = state_->selectedEvent();
-    if (e == kBeforeTrace)
-        e = d->summary.peakIndex.value_or(EventId(0));
+    const EventId e = state_->selectedEvent().value_or(d->summary.peakIndex.value_or(EventId(0)));
     notes_->add(NoteText::timelineNote(text, double(e.index()), double(d->index->activeAfter(e))));
 }
 
@@ -471,8 +469,8 @@ QString DocumentView::statusText() const
         features << tr("compile context");
     if (!features.isEmpty())
         text += " · " + features.join(", ");
-    if (state_->selectedEvent() != kBeforeTrace)
-        text += tr(" · cursor at %1").arg(eventLabel(*d->index, state_->selectedEvent()));
+    if (const std::optional<EventId> e = state_->selectedEvent())
+        text += tr(" · cursor at %1").arg(eventLabel(*d->index, *e));
     return text;
 }
 

@@ -24,8 +24,8 @@ Session captureSession(const DocumentView &view)
     s.color = std::string(colorModeName(state.colorMode()));
     s.visibleFirst = state.visibleRange().first;
     s.visibleLast = state.visibleRange().last;
-    if (state.selectedEvent() != kBeforeTrace)
-        s.selectedEvent = state.selectedEvent();
+    if (const std::optional<EventId> e = state.selectedEvent())
+        s.selectedEvent = *e;
     if (!state.selectedAllocation().isNone())
         s.selectedAllocation = state.selectedAllocation();
     s.segmentBytesPerRow = view.segments()->map()->bytesPerRow();

@@ -96,8 +96,8 @@ bool NoteEditor::create(NoteKind kind, const QPointF &press, const QPointF &rele
     Note a;
     a.kind = kind;
     a.view = placement_->noteView();
-    if (state_ && state_->selectedEvent() != kBeforeTrace)
-        a.event = state_->selectedEvent().index();
+    if (const std::optional<EventId> e = state_ ? state_->selectedEvent() : std::nullopt)
+        a.event = e->index();
     const bool dragged = (release - press).manhattanLength() >= kClick;
     // An arrow is drawn from its text (the tail) to what it points at (the head); a click
     // makes one pointing at the click from up and to the left.

@@ -164,7 +164,7 @@ SegmentsPage::SegmentsPage(ViewState *state, QWidget *parent) : QWidget(parent),
         if (std::exchange(deviceStale_, false))
             rebuild();
         else
-            showState(state_->selectedEvent());
+            showState(state_->selectedEvent().value_or(device_ ? device_->index->lastEvent() : EventId()));
     });
     connect(state_, &ViewState::selectedEventChanged, refresh, &RefreshWhenShown::request);
     connect(state_, &ViewState::deviceChanged, refresh, [this, refresh] {
@@ -214,8 +214,7 @@ void SegmentsPage::rebuild()
         }
     }
     scale_->setCurrentIndex(pick);
-    const EventId e = state_->selectedEvent();
-    showState(e != kBeforeTrace ? e : device_->index->lastEvent());
+    showState(state_->selectedEvent().value_or(device_->index->lastEvent()));
 }
 
 void SegmentsPage::applyFilter()

@@ -178,8 +178,8 @@ void StacksPage::rebuild()
                             .arg(born.size())
                             .arg(eventLabel(*d->index, first), eventLabel(*d->index, last), groupingText()));
     } else {
-        EventId e = state_->selectedEvent();
-        if (e == kBeforeTrace || e.index() >= d->index->eventCount())
+        EventId e = state_->selectedEvent().value_or(d->index->peakIndex());
+        if (e.index() >= d->index->eventCount())
             e = d->index->peakIndex();
         tree = std::make_shared<const CallTree>(*state_->document()->snapshot, *d->index, d->index->liveAt(e), options(), d->categories.get());
         title_->setText(tr("<b>%1 live after %2</b>%3%4")

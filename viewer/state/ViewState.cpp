@@ -39,7 +39,7 @@ void ViewState::resetDevice(int device)
     device_ = device;
     const DeviceData *d = deviceData();
     axis_ = TimelineAxis(d ? d->index.get() : nullptr, wantTime_);
-    event_ = kBeforeTrace;
+    event_.reset();
     allocation_ = AllocationId::none();
     zoomHistory_.clear();
     range_ = fullRange();
@@ -63,12 +63,12 @@ void ViewState::setDevice(int device)
     emit visibleRangeChanged(range_);
 }
 
-void ViewState::setSelectedEvent(EventId event)
+void ViewState::setSelectedEvent(std::optional<EventId> event)
 {
     if (event == event_)
         return;
     event_ = event;
-    emit selectedEventChanged(event);
+    emit selectedEventChanged();
 }
 
 void ViewState::setSelectedAllocation(AllocationId allocation)

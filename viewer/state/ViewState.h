@@ -13,6 +13,7 @@
 
 #include <memory>
 #include <QObject>
+#include <optional>
 #include <vector>
 
 namespace memlens {
@@ -40,13 +41,14 @@ public:
     const DeviceData *deviceData() const; // the selected device; null when the document has none
     const TimelineLayout *deviceLayout() const;
     const TimelineAxis &axis() const { return axis_; }
-    EventId selectedEvent() const { return event_; }
+    // The cursor: an entry, or none when nothing is selected.
+    std::optional<EventId> selectedEvent() const { return event_; }
     AllocationId selectedAllocation() const { return allocation_; }
     bool timeAxis() const { return axis_.isTime(); }
     ColorMode colorMode() const { return colorMode_; }
 
     void setDevice(int device);
-    void setSelectedEvent(EventId event);
+    void setSelectedEvent(std::optional<EventId> event);
     void setSelectedAllocation(AllocationId allocation);
     void setTimeAxis(bool time);                     // keeps the same events in view
     void setColorMode(ColorMode mode);
@@ -76,7 +78,7 @@ signals:
     void documentChanged();
     void timelineChanged();
     void deviceChanged(int device);
-    void selectedEventChanged(memlens::EventId event);
+    void selectedEventChanged();
     void selectedAllocationChanged(memlens::AllocationId allocation);
     void timeAxisChanged(bool time);
     void colorModeChanged(ColorMode mode);
@@ -94,7 +96,7 @@ private:
     int device_ = 0;
     bool wantTime_ = false;
     TimelineAxis axis_;
-    EventId event_ = kBeforeTrace;
+    std::optional<EventId> event_;
     AllocationId allocation_;
     ColorMode colorMode_ = ColorMode::Allocation;
     VisibleRange range_;

@@ -183,8 +183,8 @@ void LiveTensorsPage::rebuild()
         model_->setAllocations(state_->document(), 0, {}, 0);
         return;
     }
-    EventId e = state_->selectedEvent();
-    if (e == kBeforeTrace || e.index() >= d->index->eventCount())
+    EventId e = state_->selectedEvent().value_or(d->index->peakIndex());
+    if (e.index() >= d->index->eventCount())
         e = d->index->peakIndex();
     uint64_t count = 0;
     std::vector<LiveBlockInfo> rows = largestLive(*d->index, e, SIZE_MAX, &count, d->categories.get());

@@ -220,8 +220,8 @@ void AllocationBandsPlottable::draw(QCPPainter *painter)
                    dark_ ? QColor(255, 210, 80) : QColor(160, 100, 0), row++);
     for (const OomDiagnosis &o : s.ooms)
         drawMarker(painter, o.event, tr("OOM: %1 requested").arg(bytesText(o.requested)), QColor(220, 40, 40), row++);
-    if (state_->selectedEvent() != kBeforeTrace)
-        drawMarker(painter, state_->selectedEvent(), QString(), dark_ ? QColor(120, 200, 255) : QColor(0, 90, 200), 0);
+    if (const std::optional<EventId> e = state_->selectedEvent())
+        drawMarker(painter, *e, QString(), dark_ ? QColor(120, 200, 255) : QColor(0, 90, 200), 0);
     if (notes_) {
         painter->setClipRect(clipRect());
         paintNotes(*painter, notes_->displayItems(), *this, notes_->selected(), dark_);

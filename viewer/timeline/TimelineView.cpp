@@ -156,7 +156,8 @@ void TimelineView::zoomBy(double factor)
 {
     const VisibleRange r = state_->visibleRange();
     const double width = r.last - r.first;
-    const double centre = state_->selectedEvent() != kBeforeTrace ? state_->axis().xOfEvent(state_->selectedEvent()) : (r.first + r.last) / 2;
+    const std::optional<EventId> selected = state_->selectedEvent();
+    const double centre = selected ? state_->axis().xOfEvent(*selected) : (r.first + r.last) / 2;
     state_->setVisibleRange({centre - width / factor / 2, centre + width / factor / 2});
 }
 
@@ -325,7 +326,7 @@ void TimelineView::stepCursor(int delta)
     if (!device || device->index->eventCount() == 0)
         return;
     const auto n = static_cast<int64_t>(device->index->eventCount());
-    const int64_t current = state_->selectedEvent() == kBeforeTrace ? 0 : state_->selectedEvent().index();
+    const int64_t current = state_->selectedEvent().value_or(EventId(0)).index();
     const EventId next(static_cast<uint32_t>(std::clamp<int64_t>(current + delta, 0, n - 1)));
     state_->setSelectedEvent(next);
     const VisibleRange r = state_->visibleRange();
@@ -339,9 +340,9 @@ void TimelineView::nextOom()
     const DeviceData *device = state_->deviceData();
     if (!device || device->summary.ooms.empty())
         return;
-    const EventId current = state_->selectedEvent();
+    const std::optional<EventId> current = state_->selectedEvent();
     for (const OomDiagnosis &o : device->summary.ooms) {
-        if (current == kBeforeTrace || o.event > current) {
+        if (!current || o.event > *current) {
             revealEvent(o.event);
             return;
         }
