@@ -38,6 +38,8 @@ std::unique_ptr<LoadedInput> loadInput(const std::string &path, const SnapshotCa
     control.cancel = cancel;
     input->loaded = loadSnapshotCached(path, control, cache);
     const Snapshot &snapshot = *input->loaded.snapshot;
+    if (const std::optional<std::string> why = whyNotExportable(snapshot))
+        throw std::invalid_argument(*why);
     input->source.snapshot = &snapshot;
     for (int d : snapshot.devices()) {
         input->indices.push_back(std::make_unique<DeviceIndex>(snapshot, d, cancel));
@@ -57,6 +59,14 @@ void removeAll(const std::vector<PendingFile> &files)
 }
 
 } // namespace
+
+std::optional<std::string> whyNotExportable(const Snapshot &snapshot)
+{
+    if (snapshot.categories)
+        return "a memory-timeline file holds bytes per category over time, not the allocations the tables are made of; export the snapshot "
+               "or the profiler trace it came from";
+    return std::nullopt;
+}
 
 ExportedInput exportInput(const ExportInput &input, const std::string &out, const SnapshotCache *cache,
                           const std::atomic<bool> *cancel)

@@ -8,6 +8,7 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace memlens {
@@ -19,6 +20,9 @@ struct ExportedInput {
     std::array<int64_t, kFleetTables.size()> rows{}; // by FleetTable
     std::string error; // "" when written; else one line naming the file
 };
+
+// Why a decoded file has nothing the tables hold (a memory-timeline export), or nothing.
+std::optional<std::string> whyNotExportable(const Snapshot &snapshot);
 
 ExportedInput exportInput(const ExportInput &input, const std::string &out, const SnapshotCache *cache,
                           const std::atomic<bool> *cancel = nullptr);

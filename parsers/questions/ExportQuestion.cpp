@@ -69,7 +69,7 @@ std::string exportAnswerText(const ExportAnswer &answer)
         text += " " + std::string(fleetTableName(t)) + " " + groupDigits(static_cast<uint64_t>(totals[static_cast<size_t>(t)])) + ",";
     text.back() = '\n';
     if (answer.failed())
-        text += std::to_string(answer.failed()) + " could not be read (above).\n";
+        text += std::to_string(answer.failed()) + " could not be exported (above).\n";
     return text;
 }
 

@@ -211,6 +211,20 @@ private slots:
         }
     }
 
+    // A memory-timeline export holds bytes per category, none of the tables' rows: it is refused
+    // with one line naming it, and no part is written (it once exported six empty tables).
+    void memoryTimelineIsRefused()
+    {
+        QTemporaryDir out;
+        ExportRequest request;
+        request.input = (corpusDir() + "/profiles/gpt2_bf16_adamw/memory_timeline.json.gz").toStdString();
+        request.out = out.filePath("dataset").toStdString();
+        const ExportAnswer answer = answerExport(request, nullptr);
+        QCOMPARE(answer.failed(), size_t(1));
+        QVERIFY2(answer.inputs.front().error.starts_with(request.input + ": a memory-timeline file"), answer.inputs.front().error.c_str());
+        QVERIFY(!QDir(out.filePath("dataset/snapshots")).exists() || QDir(out.filePath("dataset/snapshots")).isEmpty());
+    }
+
     void stringsBecomeValidUtf8()
     {
         // Unicode's table of well-formed sequences: overlongs, surrogates, code points beyond

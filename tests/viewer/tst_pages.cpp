@@ -84,6 +84,35 @@ private slots:
         }
     }
 
+    // Tab leaves a table for the next control, on every page, as Shift+Tab does: Qt's tables
+    // move between their cells on Tab, which kept the keyboard inside them.
+    void tabLeavesTables()
+    {
+        MainWindow window;
+        window.resize(1280, 800);
+        window.show();
+        QApplication::setActiveWindow(&window);
+        QVERIFY(QTest::qWaitForWindowActive(&window));
+        DocumentView *view = window.openFile(corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle");
+        QTRY_VERIFY_WITH_TIMEOUT(view->state()->deviceLayout(), 30000);
+        int tables = 0;
+        for (Page page : kPages) {
+            view->showPage(page);
+            QTest::qWait(50);
+            for (QTableView *table : view->findChildren<QTableView *>()) {
+                if (!table->isVisible() || table->model()->rowCount() < 2)
+                    continue;
+                table->setFocus();
+                table->setCurrentIndex(table->model()->index(0, 0));
+                QTRY_VERIFY(table->hasFocus());
+                QTest::keyClick(table, Qt::Key_Tab);
+                QVERIFY2(!table->hasFocus(), qPrintable(QString::fromLatin1(kPageNames.name(page)) + ": Tab stayed in " + table->objectName()));
+                ++tables;
+            }
+        }
+        QVERIFY2(tables >= 3, qPrintable(QString::number(tables)));
+    }
+
     // Double-clicking a rank opens it in one tab; again, it shows that tab.
     void oneTabPerRank()
     {

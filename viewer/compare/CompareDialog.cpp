@@ -35,6 +35,7 @@ CompareDialog::CompareDialog(std::shared_ptr<const Document> a, int device, QWid
     table_->setHorizontalHeaderLabels({tr("Call site"), tr("A"), tr("B"), tr("Change")});
     table_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
     table_->verticalHeader()->hide();
+    table_->setTabKeyNavigation(false); // Tab moves on to the next control, not the next cell
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     auto *detail = new QWidget(this);
     auto *detailLayout = new QVBoxLayout(detail);

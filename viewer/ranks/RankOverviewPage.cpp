@@ -44,6 +44,7 @@ RankOverviewPage::RankOverviewPage(std::shared_ptr<const SnapshotCache> cache, Q
     table_->setSelectionBehavior(QAbstractItemView::SelectRows);
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     table_->verticalHeader()->hide();
+    table_->setTabKeyNavigation(false); // Tab moves on to the next control, not the next cell
     table_->horizontalHeader()->setStretchLastSection(true);
     auto *bar = new QHBoxLayout;
     bar->addWidget(title_, 1);

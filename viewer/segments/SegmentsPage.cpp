@@ -89,6 +89,7 @@ SegmentsPage::SegmentsPage(ViewState *state, QWidget *parent) : QWidget(parent),
     events_->setSelectionBehavior(QAbstractItemView::SelectRows);
     events_->setSelectionMode(QAbstractItemView::SingleSelection);
     events_->verticalHeader()->hide();
+    events_->setTabKeyNavigation(false); // Tab moves on to the next control, not the next cell
     events_->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 4);
     events_->horizontalHeader()->setStretchLastSection(true);
     ll->addWidget(events_);
@@ -123,6 +124,7 @@ SegmentsPage::SegmentsPage(ViewState *state, QWidget *parent) : QWidget(parent),
     segments_->setSortingEnabled(true);
     segments_->sortByColumn(SegmentTableModel::Free, Qt::DescendingOrder);
     segments_->verticalHeader()->hide();
+    segments_->setTabKeyNavigation(false); // Tab moves on to the next control, not the next cell
     segments_->horizontalHeader()->setStretchLastSection(true);
     whatIf_ = new WhatIfPanel(state_, right);
     right->addWidget(top);

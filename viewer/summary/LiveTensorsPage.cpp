@@ -123,6 +123,7 @@ LiveTensorsPage::LiveTensorsPage(ViewState *state, QWidget *parent) : QWidget(pa
     table_->setSelectionMode(QAbstractItemView::SingleSelection);
     table_->setAlternatingRowColors(true);
     table_->verticalHeader()->hide();
+    table_->setTabKeyNavigation(false); // Tab moves on to the next control, not the next cell
     table_->horizontalHeader()->setStretchLastSection(true);
     table_->setItemDelegateForColumn(LiveAllocationModel::Size, new CostBarDelegate(LiveAllocationModel::FractionRole, this));
     totals_ = new QLabel(this);

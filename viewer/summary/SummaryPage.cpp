@@ -42,6 +42,7 @@ SummaryPage::SummaryPage(ViewState *state, QWidget *parent) : QWidget(parent), s
     table_->horizontalHeader()->setStretchLastSection(true);
     table_->sortByColumn(LiveAllocationModel::Size, Qt::DescendingOrder);
     table_->verticalHeader()->hide();
+    table_->setTabKeyNavigation(false); // Tab moves on to the next control, not the next cell
     table_->setAlternatingRowColors(true);
     connect(table_, &QTableView::doubleClicked, this, [this](const QModelIndex &index) {
         const AllocationId allocation(index.data(LiveAllocationModel::AllocationRole).toUInt());
