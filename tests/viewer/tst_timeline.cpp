@@ -147,6 +147,38 @@ private slots:
         QVERIFY(table->model()->rowCount() > 100);
     }
 
+    // During a search the folded band (the allocations too small to draw one by one) fades with
+    // the other non-matches: drawn at full strength it read as one large match.
+    void foldedBandFadesDuringSearch()
+    {
+        auto doc = load(gpt2());
+        auto view = openView(doc, Page::Timeline, QSize(1600, 900));
+        QVERIFY(applyTheme(*qApp, "light"));
+        TimelineView *timeline = view->timeline();
+        timeline->plot()->replot();
+        const TimelineFrame &frame = timeline->bands()->lastFrame();
+        // The column where the folded band is tallest above its hatched ghosts.
+        size_t best = 0;
+        for (size_t c = 0; c < frame.otherTop.size(); ++c) {
+            const auto height = [&](size_t k) { return frame.otherTop[k] - std::max(frame.otherBottom[k], frame.otherGhostTop[k]); };
+            if (frame.otherTop[c] > std::max(frame.otherBottom[c], frame.otherGhostTop[c]) && height(c) > height(best))
+                best = c;
+        }
+        const uint64_t low = std::max(frame.otherBottom[best], frame.otherGhostTop[best]);
+        QVERIFY(frame.otherTop[best] > low);
+        const QPointF pixel(timeline->plot()->xAxis->coordToPixel(view->state()->axis().xOfEvent(frame.columnEvent[best])),
+                            timeline->plot()->yAxis->coordToPixel(double(low + (frame.otherTop[best] - low) / 2)));
+        auto colorAt = [&] {
+            timeline->plot()->replot();
+            return timeline->plot()->toPixmap().toImage().pixelColor(pixel.toPoint());
+        };
+        const QColor plain = colorAt();
+        QCOMPARE(plain.rgb(), foldedBandColor(false).rgb());
+        timeline->setSearchText("cross_entropy");
+        const QColor searching = colorAt();
+        QVERIFY2(searching.lightnessF() > plain.lightnessF() + 0.1, qPrintable(QString("%1 -> %2").arg(plain.name(), searching.name())));
+    }
+
     // The timeline's search outlines the drawn matches and Enter walks through all of them.
     void timelineSearch()
     {

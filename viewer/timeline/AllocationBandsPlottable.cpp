@@ -122,11 +122,22 @@ void AllocationBandsPlottable::draw(QCPPainter *painter)
         }
     };
     const auto count = static_cast<size_t>(columns);
+    // While searching, what does not match fades toward the background, so hits side by side
+    // read as separate bands, not one outlined block. The folded bands fade too: they are drawn
+    // as one block, which at full strength read as a match.
+    const bool searching = search_ && !search_->empty();
+    const QColor background = dark_ ? QColor(30, 30, 34) : Qt::white;
+    auto faded = [&](const QColor &color) {
+        if (!searching)
+            return color;
+        return QColor::fromRgbF(0.3f * color.redF() + 0.7f * background.redF(), 0.3f * color.greenF() + 0.7f * background.greenF(),
+                                0.3f * color.blueF() + 0.7f * background.blueF());
+    };
     // Private pools first, at the bottom: each region is the pool's envelope, holding its folded
     // band; its allocations' bands follow with the others.
     for (const TimelinePoolRegion &region : frame_.pools) {
         fillRuns(0, count, [&](size_t c) { return std::make_pair(region.base[c], region.top[c]); }, poolEnvelopeColor(dark_));
-        fillRuns(0, count, [&](size_t c) { return std::make_pair(region.base[c], region.otherTop[c]); }, foldedBandColor(dark_));
+        fillRuns(0, count, [&](size_t c) { return std::make_pair(region.base[c], region.otherTop[c]); }, faded(foldedBandColor(dark_)));
     }
     if (state_->colorMode() == ColorMode::Category && device()->categories) {
         // The folded band split by category too: each column's totals minus its drawn bands.
@@ -143,28 +154,23 @@ void AllocationBandsPlottable::draw(QCPPainter *painter)
             fillRuns(0, count, [&](size_t c) {
                 const uint64_t top = std::min(base[c] + folded[c][static_cast<size_t>(k)], frame_.otherTop[c]);
                 return std::make_pair(std::min(base[c], top), top);
-            }, categoryColor(k).lighter(125));
+            }, faded(categoryColor(k).lighter(125)));
             for (size_t c = 0; c < count; ++c)
                 base[c] = std::min(base[c] + folded[c][static_cast<size_t>(k)], frame_.otherTop[c]);
         }
     } else {
-        fillRuns(0, count, [&](size_t c) { return std::make_pair(frame_.otherBottom[c], frame_.otherTop[c]); }, foldedBandColor(dark_));
+        fillRuns(0, count, [&](size_t c) { return std::make_pair(frame_.otherBottom[c], frame_.otherTop[c]); }, faded(foldedBandColor(dark_)));
     }
     // Ghost blocks, alive before the first entry, are hatched: their birth is not in the trace.
     // So is the folded band's part that they make up.
     const QColor ghostHatch = dark_ ? QColor(0, 0, 0, 110) : QColor(255, 255, 255, 150);
     fillRuns(0, count, [&](size_t c) { return std::make_pair(frame_.otherBottom[c], frame_.otherGhostTop[c]); }, ghostHatch, Qt::BDiagPattern);
     const TimelineBand *selectedBand = nullptr;
-    // While searching, what does not match fades toward the background, so hits side by side
-    // read as separate bands, not one outlined block.
-    const bool searching = search_ && !search_->empty();
-    const QColor background = dark_ ? QColor(30, 30, 34) : Qt::white;
     for (const TimelineBand &band : frame_.bands) {
         const auto extent = [&](size_t c) { return std::make_pair(band.bottomAt(c), band.bottomAt(c) + band.size); };
         QColor color = allocationColor(*device(), band.allocation, state_->colorMode());
         if (searching && !search_->matches(band.allocation))
-            color = QColor::fromRgbF(0.3f * color.redF() + 0.7f * background.redF(), 0.3f * color.greenF() + 0.7f * background.greenF(),
-                                     0.3f * color.blueF() + 0.7f * background.blueF());
+            color = faded(color);
         fillRuns(band.firstColumn, band.endColumn(), extent, color);
         if (device()->index->allocation(band.allocation).allocEvent == kBeforeTrace)
             fillRuns(band.firstColumn, band.endColumn(), extent, ghostHatch, Qt::BDiagPattern);
