@@ -48,6 +48,9 @@ T integer(const nlohmann::json &object, const char *key, T fallback)
     const auto it = object.find(key);
     return it == object.end() ? fallback : integer<T>(*it);
 }
+// The longest search or what-if setting a session restores.
+constexpr size_t kMaxSessionText = 1000;
+
 } // namespace
 
 void saveSession(const std::string &path, const Session &s, bool compress, const std::function<void()> &beforeCommit)
@@ -71,6 +74,10 @@ void saveSession(const std::string &path, const Session &s, bool compress, const
         j["stacks"] = {{"bottom_up", s.stacks->bottomUp}, {"hide_noise", s.stacks->hideNoise}, {"python_only", s.stacks->pythonOnly},
                        {"fold_recursion", s.stacks->foldRecursion}, {"allocated_in_range", s.stacks->allocatedInRange},
                        {"flame_zoom", s.stacks->flameZoom}, {"group_by", s.stacks->groupBy}};
+    if (s.search)
+        j["search"] = *s.search;
+    if (s.whatIf)
+        j["what_if"] = *s.whatIf;
     j["notes"] = s.notes;
     std::string bytes = jsonText(j, 2) + "\n";
     if (compress) {
@@ -162,8 +169,13 @@ Session parseSession(std::string_view text, const std::string &path)
             v.groupBy = st.value("group_by", v.groupBy);
             s.stacks = v;
         }
+        // Untrusted text: a search is matched against every frame, so a bounded one bounds the work.
+        for (auto [key, into] : {std::pair{"search", &s.search}, std::pair{"what_if", &s.whatIf}}) {
+            if (j.contains(key) && j[key].get<std::string>().size() <= kMaxSessionText)
+                *into = j[key].get<std::string>();
+        }
         for (const char *known : {"memlens_session", "snapshot", "device", "page", "time_axis", "color", "visible", "selected_event",
-                                  "selected_allocation", "segments", "stacks", "notes", "annotations"})
+                                  "selected_allocation", "segments", "stacks", "search", "what_if", "notes", "annotations"})
             j.erase(known);
         s.unknown = std::move(j);
         return s;

@@ -38,6 +38,8 @@ struct Session {
     std::optional<AllocationId> selectedAllocation;
     std::optional<uint64_t> segmentBytesPerRow; // the segment map's scale
     std::optional<StacksViewState> stacks;
+    std::optional<std::string> search; // the timeline's search text
+    std::optional<std::string> whatIf; // the What-if replay's PYTORCH_CUDA_ALLOC_CONF ("": the file's own)
     nlohmann::json notes = nlohmann::json::array(); // the user's notes, as NoteSet writes them
     nlohmann::json unknown = nlohmann::json::object(); // other keys, kept as they were
 };

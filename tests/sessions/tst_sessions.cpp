@@ -38,6 +38,8 @@ private slots:
         s.segmentBytesPerRow = uint64_t(32) << 20;
         s.color = "category";
         s.stacks = StacksViewState{true, false, true, false, "compiled_region", true, "a.py:1:f\nb.py:2:g"};
+        s.search = "cross_entropy";
+        s.whatIf = "expandable_segments:True";
         s.unknown = {{"from_the_future", {{"x", 1}}}};
         const std::string path = dir.filePath("s.memlens").toStdString();
         saveSession(path, s, compress);
@@ -52,6 +54,8 @@ private slots:
         QCOMPARE(*t.segmentBytesPerRow, uint64_t(32) << 20);
         QCOMPARE(t.color, std::string("category"));
         QVERIFY(t.stacks && *t.stacks == *s.stacks);
+        QCOMPARE(t.search, s.search);
+        QCOMPARE(t.whatIf, s.whatIf);
         QVERIFY(t.unknown == s.unknown); // newer fields survive
         QVERIFY(t.snapshotChecksum.rfind(std::to_string(QFileInfo(QString::fromStdString(s.snapshotPath)).size()) + "-", 0) == 0);
     }

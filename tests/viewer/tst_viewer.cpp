@@ -168,6 +168,9 @@ private slots:
         auto first = openView(doc, Page::Timeline, QSize(1400, 800));
         first->timeline()->revealEvent(EventId(4403));
         first->state()->setSelectedAllocation(AllocationId(5));
+        first->timeline()->setSearchText("cross_entropy");
+        first->segments()->whatIf()->setConfig("expandable_segments:True");
+        QTRY_VERIFY_WITH_TIMEOUT(first->state()->whatIf() && !first->segments()->whatIf()->isReplaying(), 30000);
         first->showPage(Page::Stacks);
         QTemporaryDir dir;
         const std::string path = dir.filePath("v.memlens").toStdString();
@@ -181,6 +184,12 @@ private slots:
         QCOMPARE(second->state()->selectedAllocation(), AllocationId(5));
         QCOMPARE(second->timeline()->plot()->xAxis->range().lower, first->timeline()->plot()->xAxis->range().lower);
         QCOMPARE(second->timeline()->plot()->xAxis->range().upper, first->timeline()->plot()->xAxis->range().upper);
+        // The search and the what-if setting come back too.
+        QCOMPARE(second->timeline()->searchField()->text(), QString("cross_entropy"));
+        QVERIFY(second->timeline()->bands()->search());
+        QTRY_VERIFY_WITH_TIMEOUT(second->state()->whatIf() && !second->segments()->whatIf()->isReplaying(), 30000);
+        QCOMPARE(second->state()->whatIf()->config.text(), std::string("expandable_segments:True"));
+        QCOMPARE(second->state()->whatIf()->predicted.peakReservedBytes, first->state()->whatIf()->predicted.peakReservedBytes);
     }
 
     // Undo / Redo act on the current document's notes and say what they will undo.

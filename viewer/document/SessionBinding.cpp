@@ -6,8 +6,12 @@
 #include "notes/NoteSet.h"
 #include "segments/SegmentMapWidget.h"
 #include "segments/SegmentsPage.h"
+#include "segments/WhatIfPanel.h"
 #include "stacks/FlameGraphWidget.h"
 #include "stacks/StacksPage.h"
+#include "timeline/TimelineView.h"
+
+#include <QLineEdit>
 
 namespace memlens {
 
@@ -33,6 +37,10 @@ Session captureSession(const DocumentView &view)
     const FlameGraphWidget *flame = view.stacks()->flameGraph();
     s.stacks = StacksViewState{o.bottomUp, o.hideNoise, o.pythonOnly, o.foldRecursion, std::string(kStackGroupingNames.name(o.grouping)),
                                view.stacks()->allocatedInRange(), flame->pathOf(flame->zoomedNode()).toStdString()};
+    if (const QString search = view.timeline()->searchField()->text(); !search.isEmpty())
+        s.search = search.toStdString();
+    if (state.whatIf())
+        s.whatIf = state.whatIf()->config.text();
     s.notes = view.notes()->toJson();
     return s;
 }
@@ -70,6 +78,10 @@ void applySession(DocumentView &view, const Session &s)
         const CallTreeNodeId zoom = flame->nodeOfPath(QString::fromStdString(s.stacks->flameZoom));
         flame->zoomTo(zoom.isNone() ? CallTree::kRoot : zoom);
     }
+    if (s.search)
+        view.timeline()->setSearchText(QString::fromStdString(*s.search));
+    if (s.whatIf)
+        view.segments()->whatIf()->setConfig(QString::fromStdString(*s.whatIf));
 }
 
 } // namespace memlens
