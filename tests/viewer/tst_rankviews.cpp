@@ -100,6 +100,19 @@ private slots:
         const QImage image = heatmap->grab().toImage();
         auto colorAt = [&](int row, int column) { return image.pixelColor(heatmap->cellRect(row, column).center().toPoint()); };
         QVERIFY(colorAt(0, 1).lightness() < colorAt(0, 0).lightness() - 40);
+        // The colour scale beside the cells reads from the highest peak's colour (its top) to
+        // none (its bottom): the darkest non-OOM cell matches the scale's top.
+        const QRectF scale = heatmap->scaleRect();
+        QVERIFY(scale.left() > heatmap->cellRect(0, int(heatmap->grid().steps.size()) - 1).right());
+        const QColor top = image.pixelColor(QPointF(scale.center().x(), scale.top() + 1).toPoint());
+        const QColor bottom = image.pixelColor(QPointF(scale.center().x(), scale.bottom() - 2).toPoint());
+        QVERIFY2(top.lightness() < bottom.lightness() - 100, qPrintable(top.name() + " " + bottom.name()));
+        int darkest = 255;
+        for (size_t r = 0; r < heatmap->grid().ranks.size(); ++r)
+            for (size_t c = 0; c < heatmap->grid().steps.size(); ++c)
+                if (heatmap->grid().at(r, c) && !heatmap->grid().at(r, c)->oom)
+                    darkest = std::min(darkest, colorAt(int(r), int(c)).lightness());
+        QVERIFY2(std::abs(darkest - top.lightness()) <= 3, qPrintable(QString("%1 vs %2").arg(darkest).arg(top.lightness())));
         QVERIFY(heatmap->grid().at(1, 1)->oom && !heatmap->grid().at(0, 1)->oom);
         QCOMPARE(colorAt(1, 1), QColor(220, 40, 40));
         QVERIFY(heatmap->grid().at(2, 0)->outlier && !heatmap->grid().at(0, 0)->outlier && !heatmap->grid().at(1, 0)->outlier);

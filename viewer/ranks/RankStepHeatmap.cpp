@@ -54,7 +54,34 @@ QRectF RankStepHeatmap::plotArea() const
     const QFontMetrics fm(font());
     const int left = fm.horizontalAdvance(tr("rank %1").arg(grid_.ranks.empty() ? 0 : grid_.ranks.back())) + 12;
     const int top = fm.height() + 8;
-    return QRectF(left, top, std::max(1, width() - left - 8), std::max(1, height() - top - fm.height() - 10));
+    return QRectF(left, top, std::max(1, width() - left - 8 - scaleWidth()), std::max(1, height() - top - fm.height() - 10));
+}
+
+int RankStepHeatmap::scaleWidth() const
+{
+    const QFontMetrics fm(font());
+    return 12 + 14 + 4 + fm.horizontalAdvance(bytesText(grid_.highestPeak).isEmpty() ? QStringLiteral("0 B") : bytesText(grid_.highestPeak));
+}
+
+QRectF RankStepHeatmap::scaleRect() const
+{
+    const QRectF area = plotArea();
+    return QRectF(area.right() + 12, area.top(), 14, area.height());
+}
+
+void RankStepHeatmap::drawScale(QPainter &painter, bool dark) const
+{
+    const QRectF bar = scaleRect();
+    const int steps = std::max(2, static_cast<int>(bar.height()));
+    for (int i = 0; i < steps; ++i) {
+        const double share = 1.0 - double(i) / double(steps - 1); // the top is the highest peak
+        painter.fillRect(QRectF(bar.left(), bar.top() + bar.height() * i / steps, bar.width(), bar.height() / steps + 1), heatColor(share, dark));
+    }
+    const QFontMetrics fm(font());
+    painter.setPen(palette().color(QPalette::WindowText));
+    const QRectF labels(bar.right() + 4, bar.top(), width() - bar.right() - 4, bar.height());
+    painter.drawText(labels, Qt::AlignLeft | Qt::AlignTop, bytesText(grid_.highestPeak));
+    painter.drawText(labels, Qt::AlignLeft | Qt::AlignBottom, QStringLiteral("0"));
 }
 
 QRectF RankStepHeatmap::cellRect(int row, int column) const
@@ -104,6 +131,7 @@ void RankStepHeatmap::paintEvent(QPaintEvent *)
                                         "double-click a rank to open its dumps as one run"));
     if (grid_.ranks.empty())
         return;
+    drawScale(p, dark);
     const QColor outlier(240, 140, 20), oom(220, 40, 40);
     const double rowHeight = area.height() / double(grid_.ranks.size());
     const double columnWidth = area.width() / double(grid_.steps.size());

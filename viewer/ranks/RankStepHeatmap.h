@@ -20,6 +20,8 @@ public:
     // The cell under a point (row, column), or (-1, -1).
     std::pair<int, int> cellAt(QPointF point) const;
     QRectF cellRect(int row, int column) const;
+    // The colour scale beside the cells: the highest peak's colour at its top, none at its bottom.
+    QRectF scaleRect() const;
     int currentRow() const { return currentRow_; }
     int currentColumn() const { return currentColumn_; } // the clicked cell's step; -1 before a click
 
@@ -38,6 +40,8 @@ protected:
 
 private:
     QRectF plotArea() const;
+    int scaleWidth() const; // the scale and its labels
+    void drawScale(QPainter &painter, bool dark) const;
     QString cellText(int row, int column) const;
 
     RankStepGrid grid_;
