@@ -109,6 +109,37 @@ private slots:
         QVERIFY(!panel->isReplaying());
     }
 
+    // The What-if chart in a 1024 × 700 window: tall enough to read (it was about 110 px, its x
+    // title cut), its legend clear of the predicted OOM at the end of the run, and its lines
+    // inside the axis range, so an SVG export needs no clipping.
+    void whatIfChartReadsAtLaptopSize()
+    {
+        auto doc = load(corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle");
+        auto view = openView(doc, Page::Segments, QSize(1024, 700));
+        WhatIfPanel *panel = view->segments()->whatIf();
+        QSignalSpy replayed(panel, &WhatIfPanel::replayed);
+        panel->setConfig(QString());
+        QVERIFY(replayed.wait(30000));
+        auto *plot = panel->findChild<QCustomPlot *>();
+        QVERIFY(plot);
+        plot->replot();
+        QVERIFY2(plot->height() >= 190, qPrintable(QString::number(plot->height())));
+        // All of it shown, its x axis title included: nothing above it clips it.
+        QTest::qWait(50);
+        const QRect shown = plot->visibleRegion().boundingRect();
+        QVERIFY2(shown.height() == plot->height(), qPrintable(QString("%1 of the chart's %2 px shown").arg(shown.height()).arg(plot->height())));
+        const double oomX = plot->xAxis->coordToPixel(double(doc->devices.at(0).summary.ooms.at(0).event.index()));
+        QVERIFY2(plot->legend->outerRect().right() < oomX - 20, qPrintable(QString("legend ends at %1, the OOM at %2").arg(plot->legend->outerRect().right()).arg(oomX)));
+        for (int g = 0; g < plot->graphCount(); ++g) {
+            for (auto it = plot->graph(g)->data()->constBegin(); it != plot->graph(g)->data()->constEnd(); ++it) {
+                QVERIFY(plot->xAxis->range().contains(it->key));
+                QVERIFY(plot->yAxis->range().contains(it->value));
+            }
+        }
+        saveShot(view.get(), "segments-what-if-1024");
+        saveShot(plot, "what-if-chart-1024");
+    }
+
     // A profiler trace records allocations but not the allocator's segments: the What-if panel
     // says so and offers no setting, as `memlens replay` refuses it and the advice prices no
     // allocator fix (replay/ReplayAdmission decides for all of them).

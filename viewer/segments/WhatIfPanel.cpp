@@ -17,10 +17,11 @@ namespace memlens {
 
 namespace {
 
-// Reserved bytes as a staircase over event numbers: (event, bytes after it) changes.
+// Reserved bytes as a staircase over event numbers: (event, bytes after it) changes. The line
+// starts at event 0, inside the axis range: an SVG export does not clip it to the plot.
 void setSteps(QCPGraph *graph, uint64_t start, const std::vector<std::pair<EventId, uint64_t>> &changes, double end)
 {
-    QVector<double> x{-1}, y{double(start)};
+    QVector<double> x{0}, y{double(start)};
     for (const auto &[event, bytes] : changes) {
         x << double(event.index());
         y << double(bytes);
@@ -54,10 +55,14 @@ WhatIfPanel::WhatIfPanel(ViewState *state, QWidget *parent) : QWidget(parent), s
     summary_->setWordWrap(true);
     layout->addLayout(bar);
     layout->addWidget(summary_);
+    fitSummary();
     plot_ = newBytesPlot(this, tr("Reserved"));
-    plot_->setMinimumHeight(150);
+    // Tall enough for its axis titles at 1024 × 700; the legend at the top left, away from the
+    // end of the run, where a predicted OOM is drawn.
+    plot_->setMinimumHeight(200);
     plot_->xAxis->setLabel(tr("Event"));
     plot_->legend->setVisible(true);
+    plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
     plot_->addGraph()->setName(tr("recorded"));
     plot_->addGraph()->setName(tr("predicted"));
     applyPlotPalette(plot_, palette());
@@ -204,7 +209,22 @@ void WhatIfPanel::showResult()
         text += tr(" Started from the state at the first entry (the trace was cut).");
     text += tr(" The timeline draws it too.");
     summary_->setText(text);
+    fitSummary();
     plot_->replot();
+}
+
+void WhatIfPanel::fitSummary()
+{
+    // Two lines at least (a result's usual length), so the first layout already leaves room.
+    const int height = std::max(2 * summary_->fontMetrics().lineSpacing(), summary_->heightForWidth(summary_->width()));
+    if (height != summary_->minimumHeight())
+        summary_->setMinimumHeight(height);
+}
+
+void WhatIfPanel::resizeEvent(QResizeEvent *event)
+{
+    QWidget::resizeEvent(event);
+    fitSummary();
 }
 
 } // namespace memlens

@@ -36,6 +36,9 @@ public:
 signals:
     void replayed(); // a result was shown
 
+protected:
+    void resizeEvent(QResizeEvent *event) override;
+
 private:
     void rebuild();
     void start();
@@ -43,6 +46,9 @@ private:
     std::optional<std::string> notReplayable() const;
     void showResult();
     void drawRecorded();
+    // A wrapped label's minimum height is not its height at its width: without this the
+    // splitter gave the panel too little and the chart's bottom (its x title) was cut.
+    void fitSummary();
 
     ViewState *state_;
     QComboBox *conf_;
