@@ -155,6 +155,40 @@ private slots:
         saveShot(&window, "stitched-run-watched");
     }
 
+    // One rank's dumps: each step's peak is a bar as tall as its share of the highest, where a
+    // colour per cell made one block of nearly one shade.
+    void oneRankDrawsItsPeaksPerStep()
+    {
+        QTemporaryDir source, folder;
+        const QStringList rank0 = cutDumps(source.path(), 0);
+        for (int k = 0; k < 2; ++k)
+            land(rank0[k], source.path(), folder.path());
+        MainWindow window;
+        window.resize(1200, 800);
+        window.show();
+        QVERIFY(applyTheme(*qApp, "light"));
+        RankOverviewPage *page = window.openFolder(folder.path(), false);
+        QVERIFY(page);
+        QSignalSpy grid(page, &RankOverviewPage::gridSummarized);
+        QTRY_VERIFY_WITH_TIMEOUT(grid.count() > 0, 30000);
+        RankStepHeatmap *heatmap = page->heatmap();
+        QCOMPARE(heatmap->grid().ranks.size(), size_t(1));
+        QCOMPARE(heatmap->grid().steps.size(), size_t(2));
+        const auto peakOf = [&](int column) { return heatmap->figures()[heatmap->grid().at(0, size_t(column))->figures].peakActiveBytes; };
+        const int low = peakOf(0) < peakOf(1) ? 0 : 1, high = 1 - low;
+        const double share = double(peakOf(low)) / double(peakOf(high));
+        QVERIFY(share < 0.8);
+        const QImage image = heatmap->grab().toImage();
+        const QRectF lowCell = heatmap->cellRect(0, low), highCell = heatmap->cellRect(0, high);
+        auto at = [&](const QRectF &cell, double fromBottom) {
+            return image.pixelColor(QPointF(cell.center().x(), cell.bottom() - 2 - (cell.height() - 4) * fromBottom).toPoint());
+        };
+        // The highest step's bar fills its cell; the lower one's ends at its share.
+        QCOMPARE(at(highCell, 0.95), at(highCell, 0.05));
+        QVERIFY(at(lowCell, share / 2).lightness() < at(lowCell, std::min(0.97, share + 0.1)).lightness() - 20);
+        saveShot(&window, "rank-step-heatmap-one-rank");
+    }
+
     void stitchedStepsCarryTheirIterations()
     {
         // Rank 0's dumps of the 24-step run, every 5 steps with gaps between (iteration_5 … _24):
@@ -204,7 +238,7 @@ private slots:
         };
         landCopy(gpt2(), "/iteration_5/rank0_memory_snapshot.pickle");
         QTRY_COMPARE_WITH_TIMEOUT(page->model()->ranks().size(), size_t(1), 20000);
-        QVERIFY2(page->headline().contains("1 ranks at step 5"), qPrintable(page->headline()));
+        QVERIFY2(page->headline().contains("1 rank at step 5"), qPrintable(page->headline()));
         QCOMPARE(page->model()->ranks().front().peakActiveBytes, summarizeRank(RankFile{gpt2().toStdString()}, nullptr).peakActiveBytes);
         landCopy(gpt2(), "/iteration_5/rank1_memory_snapshot.pickle");
         QTRY_COMPARE_WITH_TIMEOUT(page->model()->ranks().size(), size_t(2), 20000);

@@ -305,8 +305,9 @@ void RankOverviewPage::publish(std::vector<RankFigures> ranks)
 QString RankOverviewPage::headline() const
 {
     const RankComparison &c = model_->comparison();
-    QString text = tr("<b>%1</b>: %2 ranks").arg(QDir::toNativeSeparators(QString::fromStdString(folder_.folder)).toHtmlEscaped())
-                       .arg(model_->ranks().size());
+    const size_t ranks = model_->ranks().size();
+    const QString folder = QDir::toNativeSeparators(QString::fromStdString(folder_.folder)).toHtmlEscaped();
+    QString text = ranks == 1 ? tr("<b>%1</b>: 1 rank").arg(folder) : tr("<b>%1</b>: %2 ranks").arg(folder).arg(ranks);
     if (step_)
         text += tr(" at step %1").arg(*step_);
     text += tr(" · imbalance <b>%1</b> (max ÷ median peak)").arg(c.imbalance, 0, 'f', 2);

@@ -126,9 +126,12 @@ void RankStepHeatmap::paintEvent(QPaintEvent *)
     const QRectF area = plotArea();
     p.setPen(palette().color(QPalette::WindowText));
     p.drawText(QRectF(0, 0, width(), fm.height() + 4), Qt::AlignLeft | Qt::AlignVCenter,
-               grid_.ranks.empty() ? tr("Peak per rank and step: summarising…")
-                                   : tr("Peak active per rank (rows) and step (columns): darker is higher; outliers outlined, OOM red · "
-                                        "double-click a rank to open its dumps as one run"));
+               grid_.ranks.empty()      ? tr("Peak per rank and step: summarising…")
+               : grid_.ranks.size() == 1 ? tr("Peak active per step of rank %1: each bar's height is its share of the highest; OOM red · "
+                                              "double-click to open the dumps as one run")
+                                               .arg(grid_.ranks.front())
+                                         : tr("Peak active per rank (rows) and step (columns): darker is higher; outliers outlined, OOM red · "
+                                              "double-click a rank to open its dumps as one run"));
     if (grid_.ranks.empty())
         return;
     drawScale(p, dark);
@@ -144,7 +147,15 @@ void RankStepHeatmap::paintEvent(QPaintEvent *)
                 continue;
             }
             const RankFigures &f = figures_[value->figures];
-            p.fillRect(cell, value->oom ? oom : heatColor(grid_.highestPeak ? double(f.peakActiveBytes) / double(grid_.highestPeak) : 0, dark));
+            const double share = grid_.highestPeak ? double(f.peakActiveBytes) / double(grid_.highestPeak) : 0;
+            if (grid_.ranks.size() == 1 && !value->oom) {
+                // One rank's row would be one block of nearly the same colour: each step's peak
+                // is a bar as tall as its share of the highest, over the scale's empty colour.
+                p.fillRect(cell, heatColor(0, dark));
+                p.fillRect(QRectF(cell.left(), cell.bottom() - cell.height() * share, cell.width(), cell.height() * share), heatColor(share, dark));
+            } else {
+                p.fillRect(cell, value->oom ? oom : heatColor(share, dark));
+            }
             if (value->outlier) {
                 p.setPen(QPen(outlier, std::min(2.0, std::max(1.0, std::min(rowHeight, columnWidth) / 4))));
                 p.setBrush(Qt::NoBrush);
