@@ -147,7 +147,7 @@ private:
     void appendPools(parquet::ColumnValues &column, const EventTable &events, size_t first, size_t end)
     {
         const auto &sparse = events.pool; // (event, pool) where not the default pool, by event
-        auto next = std::lower_bound(sparse.begin(), sparse.end(), static_cast<uint32_t>(first), [](const auto &p, uint32_t e) { return p.first < e; });
+        auto next = sparseFrom(sparse, static_cast<uint32_t>(first));
         std::unordered_map<PoolIndex, uint32_t> ids;
         for (size_t i = first; i < end; ++i) {
             PoolIndex pool(0);

@@ -18,12 +18,10 @@ public:
     decltype(auto) operator[](IdType id) { return items_[id.index()]; }
     decltype(auto) operator[](IdType id) const { return items_[id.index()]; }
     size_t size() const { return items_.size(); }
-    bool empty() const { return items_.empty(); }
-    // The id the next pushed value gets.
-    IdType nextId() const { return IdType(static_cast<decltype(IdType().index())>(items_.size())); }
+    // Appends `value`; its id.
     IdType push_back(T value)
     {
-        const IdType id = nextId();
+        const IdType id(static_cast<decltype(IdType().index())>(items_.size()));
         items_.push_back(std::move(value));
         return id;
     }
@@ -31,7 +29,6 @@ public:
     auto end() { return items_.end(); }
     auto begin() const { return items_.begin(); }
     auto end() const { return items_.end(); }
-    bool operator==(const IdVector &) const = default;
 
 private:
     std::vector<T> items_;

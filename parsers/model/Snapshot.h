@@ -46,6 +46,13 @@ constexpr uint64_t kMaxPlausibleBytes = 1ull << 50;
 template <typename V>
 using SparseColumn = std::vector<std::pair<uint32_t, V>>;
 
+// The first pair of a sparse column at `entry` or after it.
+template <typename V>
+typename SparseColumn<V>::const_iterator sparseFrom(const SparseColumn<V> &column, uint32_t entry)
+{
+    return std::lower_bound(column.begin(), column.end(), entry, [](const auto &pair, uint32_t e) { return pair.first < e; });
+}
+
 // One device's trace entries, oldest first, as a struct of arrays. The columns are indexed by
 // position (the decoders, the cache and stitching move rows); lookups take an EventId.
 struct EventTable {
@@ -75,7 +82,7 @@ struct EventTable {
     template <typename V>
     static V sparseValueAt(const SparseColumn<V> &column, EventId event)
     {
-        const auto it = std::lower_bound(column.begin(), column.end(), event.index(), [](const auto &p, uint32_t e) { return p.first < e; });
+        const auto it = sparseFrom(column, event.index());
         return it != column.end() && it->first == event.index() ? it->second : V(0);
     }
     PoolIndex poolOf(EventId event) const { return sparseValueAt(pool, event); }

@@ -18,10 +18,10 @@ nlohmann::json allocatorStateJson(const MomentAnswer &answer)
             {"allocator", momentJson(answer)["allocator"]}};
 }
 
-std::string allocatorStateBrief(const MomentAnswer &answer)
+std::string allocatorStateBrief(const nlohmann::json &allocatorState)
 {
-    const nlohmann::json a = momentJson(answer)["allocator"];
-    return "at " + answer.at.text() + " (event " + std::to_string(answer.event.index()) + "): " + jsonText(a["segments"]) + " segments, " +
+    const nlohmann::json &a = allocatorState["allocator"];
+    return "at " + allocatorState["at"].get<std::string>() + " (event " + jsonText(allocatorState["event"]) + "): " + jsonText(a["segments"]) + " segments, " +
            formatBytes(a["reserved_bytes"].get<uint64_t>()) + " reserved, " + formatBytes(a["allocated_bytes"].get<uint64_t>()) + " allocated, " +
            formatBytes(a["free_bytes"].get<uint64_t>()) + " free, largest free block " + formatBytes(a["largest_free_bytes"].get<uint64_t>());
 }

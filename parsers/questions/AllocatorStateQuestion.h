@@ -12,8 +12,9 @@ namespace memlens {
 // Throws QuestionError as answerMoment does.
 MomentAnswer answerAllocatorState(const std::string &file, std::shared_ptr<const Snapshot> snapshot, MomentRequest request);
 
-// {"file", "device", "at", "event", "allocator": summary's `at.allocator`} and one line of it.
+// {"file", "device", "at", "event", "allocator": summary's `at.allocator`}, and one line of that
+// object.
 nlohmann::json allocatorStateJson(const MomentAnswer &answer);
-std::string allocatorStateBrief(const MomentAnswer &answer);
+std::string allocatorStateBrief(const nlohmann::json &allocatorState);
 
 } // namespace memlens

@@ -10,17 +10,6 @@
 
 namespace memlens {
 
-namespace {
-
-void requireDevice(const Snapshot &snapshot, const std::string &name, int device)
-{
-    const std::vector<int> devices = snapshot.devices();
-    if (std::find(devices.begin(), devices.end(), device) == devices.end())
-        throw QuestionError("device", name + ": device " + std::to_string(device) + " has no segments or trace entries");
-}
-
-} // namespace
-
 DiffAnswer answerDiff(const std::string &nameA, const Snapshot &a, const std::string &nameB, const Snapshot &b, const DiffRequest &request)
 {
     int device = 0;
@@ -32,8 +21,9 @@ DiffAnswer answerDiff(const std::string &nameA, const Snapshot &a, const std::st
             throw QuestionError("a", nameA + ": no device has segments or trace entries");
         device = devices.front();
     }
-    requireDevice(a, nameA, device);
-    requireDevice(b, nameB, device);
+    // Both runs must have it: admitDevices refuses a device a file lacks, naming the file.
+    admitDevices(a, nameA, device);
+    admitDevices(b, nameB, device);
     const DeviceIndex ia(a, device), ib(b, device);
     admitMoment(ia, request.at);
     admitMoment(ib, request.at);

@@ -22,10 +22,10 @@ nlohmann::json liveAtJson(const MomentAnswer &answer)
             {"live", momentJson(answer)}};
 }
 
-std::string liveAtBrief(const MomentAnswer &answer)
+std::string liveAtBrief(const nlohmann::json &liveAt)
 {
-    const nlohmann::json at = momentJson(answer);
-    std::string text = "at " + answer.at.text() + " (event " + jsonText(at["index"]) + "): " + formatBytes(at["active_bytes"].get<uint64_t>()) +
+    const nlohmann::json &at = liveAt["live"];
+    std::string text = "at " + liveAt["at"].get<std::string>() + " (event " + jsonText(at["index"]) + "): " + formatBytes(at["active_bytes"].get<uint64_t>()) +
                        " active in " + jsonText(at["live_blocks"]) + " blocks, " + formatBytes(at["reserved_bytes"].get<uint64_t>()) + " reserved";
     if (!at["top_live"].empty())
         text += "; largest " + formatBytes(at["top_live"][0]["size"].get<uint64_t>());

@@ -29,8 +29,8 @@ struct MomentAnswer {
 // Throws QuestionError for a device the file lacks or a moment it does not reach.
 MomentAnswer answerMoment(const std::string &file, std::shared_ptr<const Snapshot> snapshot, const MomentRequest &request);
 
-// {"file", "device", "at", "event", "live": summary's `at` object} and one line of it.
+// {"file", "device", "at", "event", "live": summary's `at` object}, and one line of that object.
 nlohmann::json liveAtJson(const MomentAnswer &answer);
-std::string liveAtBrief(const MomentAnswer &answer);
+std::string liveAtBrief(const nlohmann::json &liveAt);
 
 } // namespace memlens

@@ -24,24 +24,25 @@ std::optional<AllocatorConfig> parsedConfig(const ReplayRequest &request)
 
 } // namespace
 
-void admitReplayRequest(const ReplayRequest &request)
+std::optional<AllocatorConfig> admitReplayRequest(const ReplayRequest &request)
 {
     const std::optional<AllocatorConfig> config = parsedConfig(request);
     if (config && config->perProcessMemoryFraction && !request.capacity.deviceTotal)
         throw QuestionError("alloc_conf", "per_process_memory_fraction is a share of the device: name the GPU (gpu, --gpu PRESET) for its total memory",
                             QuestionError::Kind::Usage, *request.allocConf);
+    return config;
 }
 
 ReplayAnswer answerReplay(const std::string &file, const Snapshot &snapshot, const ReplayRequest &request)
 {
-    admitReplayRequest(request);
+    const std::optional<AllocatorConfig> config = admitReplayRequest(request);
     if (const std::optional<std::string> why = whyNotReplayable(snapshot))
         throw QuestionError("path", file + ": " + *why, QuestionError::Kind::Input);
     const int device = request.device ? static_cast<int>(std::clamp<int64_t>(*request.device, -1, INT32_MAX)) : replayableDevices(snapshot).front();
     if (const std::optional<std::string> why = whyNotReplayable(snapshot, device))
         throw QuestionError("device", file + ": " + *why);
     ReplayOptions options;
-    options.config = request.allocConf ? *parsedConfig(request) : AllocatorConfig::recorded(snapshot);
+    options.config = config ? *config : AllocatorConfig::recorded(snapshot);
     options.capacity = request.capacity.bytes;
     options.capacitySource = request.capacity.source;
     options.deviceTotal = request.capacity.deviceTotal;

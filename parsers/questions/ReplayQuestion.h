@@ -26,8 +26,9 @@ struct ReplayAnswer {
 // device's size (alloc_conf); a file that cannot be replayed (path, Kind::Input: a profiler
 // trace, a memory-timeline export); a device the file lacks or cannot replay.
 ReplayAnswer answerReplay(const std::string &file, const Snapshot &snapshot, const ReplayRequest &request);
-// The request's own checks, which need no file (the command line makes them before loading it).
-void admitReplayRequest(const ReplayRequest &request);
+// The request's own checks, which need no file (the command line makes them before loading it);
+// the setting parsed, none for the file's own.
+std::optional<AllocatorConfig> admitReplayRequest(const ReplayRequest &request);
 
 std::string replayAnswerText(const ReplayAnswer &answer);
 nlohmann::json replayAnswerJson(const ReplayAnswer &answer);

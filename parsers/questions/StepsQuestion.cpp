@@ -19,9 +19,8 @@ nlohmann::json stepsJson(const StepsAnswer &answer)
             {"phases", d["phases"]}};
 }
 
-std::string stepsBrief(const StepsAnswer &answer)
+std::string stepsBrief(const nlohmann::json &j)
 {
-    const nlohmann::json j = stepsJson(answer);
     return std::to_string(j["steps"].size()) + " steps, " + std::to_string(j["leak_suspects"].size()) + " leak suspects";
 }
 

@@ -19,8 +19,8 @@ struct StepsAnswer {
 // `device`: none for the first. Throws QuestionError for a device the file lacks.
 StepsAnswer answerSteps(const std::string &file, std::shared_ptr<const Snapshot> snapshot, std::optional<int64_t> device);
 
-// {"file", "device", "steps", "leak_suspects", "phases"} and one line of it.
+// {"file", "device", "steps", "leak_suspects", "phases"}, and one line of that object.
 nlohmann::json stepsJson(const StepsAnswer &answer);
-std::string stepsBrief(const StepsAnswer &answer);
+std::string stepsBrief(const nlohmann::json &steps);
 
 } // namespace memlens

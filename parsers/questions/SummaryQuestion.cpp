@@ -34,10 +34,10 @@ nlohmann::json summaryDeviceJson(const SummaryAnswer &answer)
     return {{"file", answer.file}, {"device", summaryJsonObject(*answer.snapshot, answer.file, answer.reports)["devices"][0]}};
 }
 
-std::string summaryBrief(const SummaryAnswer &answer)
+std::string summaryBrief(const nlohmann::json &deviceJson)
 {
-    const nlohmann::json d = summaryDeviceJson(answer)["device"];
-    return answer.file + " device " + jsonText(d["device"]) + ": peak active " + formatBytes(d["peak_active_bytes"].get<uint64_t>()) + " at event " +
+    const nlohmann::json &d = deviceJson["device"];
+    return deviceJson["file"].get<std::string>() + " device " + jsonText(d["device"]) + ": peak active " + formatBytes(d["peak_active_bytes"].get<uint64_t>()) + " at event " +
            jsonText(d["peak_index"]) + ", peak reserved " + formatBytes(d["peak_reserved_bytes"].get<uint64_t>()) + ", " +
            std::to_string(d["oom_entries"].size()) + " OOM entries, " + std::to_string(d["steps"].size()) + " steps";
 }

@@ -31,8 +31,8 @@ SummaryAnswer answerSummary(const std::string &file, std::shared_ptr<const Snaps
 
 std::string summaryAnswerText(const SummaryAnswer &answer);
 std::string summaryAnswerJson(const SummaryAnswer &answer);
-// The first device's figures: {"file", "device": {…}} and one line of them.
+// The first device's figures: {"file", "device": {…}}, and one line of that object.
 nlohmann::json summaryDeviceJson(const SummaryAnswer &answer);
-std::string summaryBrief(const SummaryAnswer &answer);
+std::string summaryBrief(const nlohmann::json &deviceJson);
 
 } // namespace memlens

@@ -171,8 +171,10 @@ Session parseSession(std::string_view text, const std::string &path)
         }
         // Untrusted text: a search is matched against every frame, so a bounded one bounds the work.
         for (auto [key, into] : {std::pair{"search", &s.search}, std::pair{"what_if", &s.whatIf}}) {
-            if (j.contains(key) && j[key].get<std::string>().size() <= kMaxSessionText)
-                *into = j[key].get<std::string>();
+            if (!j.contains(key))
+                continue;
+            if (std::string text = j[key].get<std::string>(); text.size() <= kMaxSessionText)
+                *into = std::move(text);
         }
         for (const char *known : {"memlens_session", "snapshot", "device", "page", "time_axis", "color", "visible", "selected_event",
                                   "selected_allocation", "segments", "stacks", "search", "what_if", "notes", "annotations"})

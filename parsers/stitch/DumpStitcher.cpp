@@ -51,8 +51,7 @@ std::optional<size_t> sharedEntries(const Snapshot &run, const EventTable &a, co
 template <typename V>
 void copySparse(SparseColumn<V> &to, const SparseColumn<V> &from, size_t first, size_t base, auto &&value)
 {
-    auto it = std::lower_bound(from.begin(), from.end(), static_cast<uint32_t>(first), [](const auto &p, uint32_t e) { return p.first < e; });
-    for (; it != from.end(); ++it)
+    for (auto it = sparseFrom(from, static_cast<uint32_t>(first)); it != from.end(); ++it)
         to.emplace_back(static_cast<uint32_t>(base + it->first - first), value(it->second));
 }
 

@@ -57,7 +57,7 @@ private slots:
             std::vector<RankFigures> out;
             int rank = 0;
             for (uint64_t p : peaks) {
-                out.emplace_back(RankFile{"r" + std::to_string(rank), rank});
+                out.emplace_back(RankFile{"r" + std::to_string(rank), rank, true, std::nullopt, false});
                 out.back().peakActiveBytes = p;
                 ++rank;
             }

@@ -59,14 +59,13 @@ QRectF RankStepHeatmap::plotArea() const
 
 int RankStepHeatmap::scaleWidth() const
 {
-    const QFontMetrics fm(font());
-    return 12 + 14 + 4 + fm.horizontalAdvance(bytesText(grid_.highestPeak).isEmpty() ? QStringLiteral("0 B") : bytesText(grid_.highestPeak));
+    return kScaleGap + kScaleBar + kScaleLabelGap + QFontMetrics(font()).horizontalAdvance(bytesText(grid_.highestPeak));
 }
 
 QRectF RankStepHeatmap::scaleRect() const
 {
     const QRectF area = plotArea();
-    return QRectF(area.right() + 12, area.top(), 14, area.height());
+    return QRectF(area.right() + kScaleGap, area.top(), kScaleBar, area.height());
 }
 
 void RankStepHeatmap::drawScale(QPainter &painter, bool dark) const
@@ -77,9 +76,8 @@ void RankStepHeatmap::drawScale(QPainter &painter, bool dark) const
         const double share = 1.0 - double(i) / double(steps - 1); // the top is the highest peak
         painter.fillRect(QRectF(bar.left(), bar.top() + bar.height() * i / steps, bar.width(), bar.height() / steps + 1), heatColor(share, dark));
     }
-    const QFontMetrics fm(font());
     painter.setPen(palette().color(QPalette::WindowText));
-    const QRectF labels(bar.right() + 4, bar.top(), width() - bar.right() - 4, bar.height());
+    const QRectF labels(bar.right() + kScaleLabelGap, bar.top(), width() - bar.right() - kScaleLabelGap, bar.height());
     painter.drawText(labels, Qt::AlignLeft | Qt::AlignTop, bytesText(grid_.highestPeak));
     painter.drawText(labels, Qt::AlignLeft | Qt::AlignBottom, QStringLiteral("0"));
 }

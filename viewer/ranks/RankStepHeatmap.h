@@ -40,6 +40,8 @@ protected:
 
 private:
     QRectF plotArea() const;
+    // The colour scale: the gap before it, its bar, the gap before its labels.
+    static constexpr int kScaleGap = 12, kScaleBar = 14, kScaleLabelGap = 4;
     int scaleWidth() const; // the scale and its labels
     void drawScale(QPainter &painter, bool dark) const;
     QString cellText(int row, int column) const;

@@ -72,7 +72,7 @@ void SnapshotAssembler::convertTraces(const std::vector<uint32_t> &lists)
         return;
     }
     auto sparseFor = []<typename V>(const SparseColumn<V> &column, uint32_t row, SparseColumn<V> &into, uint32_t newRow) {
-        auto it = std::lower_bound(column.begin(), column.end(), row, [](const auto &p, uint32_t r) { return p.first < r; });
+        const auto it = sparseFrom(column, row);
         if (it != column.end() && it->first == row)
             into.emplace_back(newRow, it->second);
     };
