@@ -183,9 +183,9 @@ void applyTimelineOptions(DocumentView &documentView, const DeviceData &device, 
                                state.axis().xOfEvent(EventId(static_cast<uint32_t>(std::min<double>(b, device.index->eventCount() - 1))))});
     }
     if (auto at = cl.moment("at")) {
-        const EventId event = admitMoment(*device.index, *at);
+        const EventId event = admitMoment(*device.index, *at).lastEntry(); // none at the start: nothing to show
         if (cl.value("range"))
-            state.setSelectedEvent(event);
+            state.setSelectedEvent(event.isNone() ? std::nullopt : std::optional(event));
         else
             documentView.timeline()->revealEvent(event);
     }
@@ -200,8 +200,11 @@ void applyViewOptions(DocumentView &documentView, const std::string &view, const
     ViewState &state = *documentView.state();
     const DeviceData *device = state.deviceData();
     if (device && (view == "segments" || view == "stacks" || view == "flamegraph" || view == "live")) {
-        if (auto at = cl.moment("at"))
-            state.setSelectedEvent(admitMoment(*device->index, *at));
+        if (auto at = cl.moment("at")) {
+            // The cursor names entries; the start (a peak no entry exceeds) leaves it unset.
+            if (const TracePoint point = admitMoment(*device->index, *at); !point.isStart())
+                state.setSelectedEvent(point.lastEntry());
+        }
     }
     if (auto color = cl.value("color")) {
         const auto mode = colorModeFromName(*color);

@@ -65,7 +65,7 @@ nlohmann::json adviceJson(const std::string &file, int device, const Advice &a)
     nlohmann::json j = {{"file", file},
                         {"device", device},
                         {"at", a.oom ? "oom" : "peak"},
-                        {"event", a.event},
+                        {"event", pointJson(a.point)},
                         {"peak_bytes", a.peakBytes},
                         {"reserved_bytes", a.reservedBytes},
                         {"category_bytes", categoryBytesJson(a.categories)},

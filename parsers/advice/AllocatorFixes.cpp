@@ -7,7 +7,7 @@
 
 namespace memlens {
 
-std::vector<Fix> allocatorFixes(const Snapshot &snapshot, const DeviceIndex &index, EventId event, bool oom,
+std::vector<Fix> allocatorFixes(const Snapshot &snapshot, const DeviceIndex &index, TracePoint at, bool oom,
                                 std::optional<uint64_t> capacity)
 {
     const AllocatorConfig recorded = AllocatorConfig::recorded(snapshot);
@@ -15,8 +15,8 @@ std::vector<Fix> allocatorFixes(const Snapshot &snapshot, const DeviceIndex &ind
         return {};
     uint64_t needed = index.peakReservedBytes();
     if (oom) {
-        const uint64_t request = CachingAllocatorModel::roundSize(index.events().size[event.index()], recorded);
-        needed = index.reservedAfter(event) + CachingAllocatorModel::allocationSize(request);
+        const uint64_t request = CachingAllocatorModel::roundSize(index.events().size[at.lastEntry().index()], recorded);
+        needed = index.reservedAt(at) + CachingAllocatorModel::allocationSize(request);
     }
 
     struct Candidate {

@@ -13,11 +13,11 @@
 
 namespace memlens {
 
-// At an OOM (`oom`, `event` its entry) a fix saves what the failed run needed there (reserved
+// At an OOM (`oom`, `at` just after its entry) a fix saves what the failed run needed there (reserved
 // plus the failed request's new segment) minus the replay's reserved peak, and only a replay
 // that gets through the whole trace without an OOM is a fix. Otherwise it saves the difference
 // of the reserved peaks over the whole run.
-std::vector<Fix> allocatorFixes(const Snapshot &snapshot, const DeviceIndex &index, EventId event, bool oom,
+std::vector<Fix> allocatorFixes(const Snapshot &snapshot, const DeviceIndex &index, TracePoint at, bool oom,
                                 std::optional<uint64_t> capacity);
 
 } // namespace memlens

@@ -155,7 +155,7 @@ void findCapacity(Advice &a, const DeviceIndex &index, const AdviceOptions &opti
         a.capacityHow = guess.how;
     }
     if (a.oom && options.deviceTotal) {
-        a.outsideAllocatorBytes = outsideAllocatorBytes(options.deviceTotal, index.events().addr[a.event.index()], a.reservedBytes);
+        a.outsideAllocatorBytes = outsideAllocatorBytes(options.deviceTotal, index.events().addr[a.point.lastEntry().index()], a.reservedBytes);
         if (a.outsideAllocatorBytes && a.capacity && *a.outsideAllocatorBytes < *a.capacity) {
             a.capacity = *a.capacity - *a.outsideAllocatorBytes;
             a.capacityHow += ", less " + formatBytes(*a.outsideAllocatorBytes) +
@@ -173,7 +173,7 @@ public:
     {
         for (const RunSample &s : samples) {
             maxGradients_ = std::max(maxGradients_, s.categories[size_t(Category::Gradient)]);
-            before_ = std::max(before_, double(s.total()) + (s.event == a.event ? double(request) : 0));
+            before_ = std::max(before_, double(s.total()) + (s.point == a.point ? double(request) : 0));
         }
     }
 
@@ -181,7 +181,7 @@ public:
     {
         double peak = 0;
         for (const RunSample &s : samples_)
-            peak = std::max(peak, after(s, c, maxGradients_) + (s.event == a_.event ? double(request_) : 0));
+            peak = std::max(peak, after(s, c, maxGradients_) + (s.point == a_.point ? double(request_) : 0));
         return peak;
     }
 
@@ -311,20 +311,20 @@ Advice advise(const Snapshot &snapshot, const DeviceIndex &index, const Allocati
 {
     Advice a;
     const bool hasOom = !index.oomEvents().empty();
-    a.event = eventOf(index, options.at.value_or(hasOom ? Moment::oom() : Moment::peak()));
-    a.oom = a.event != kBeforeTrace && a.event.index() < index.eventCount() && index.events().action[a.event.index()] == Action::Oom;
-    a.setup = inferSetup(snapshot, index, categories, a.event, options.gpus);
+    a.point = pointOf(index, options.at.value_or(hasOom ? Moment::oom() : Moment::peak()));
+    a.oom = !a.point.isStart() && index.events().action[a.point.lastEntry().index()] == Action::Oom;
+    a.setup = inferSetup(snapshot, index, categories, a.point, options.gpus);
 
-    const std::vector<RunSample> samples = sampleRun(snapshot, index, categories, ShapeBuckets(snapshot, index, categories, a.setup), a.event);
-    const auto atSample = std::find_if(samples.begin(), samples.end(), [&](const RunSample &s) { return s.event == a.event; });
+    const std::vector<RunSample> samples = sampleRun(snapshot, index, categories, ShapeBuckets(snapshot, index, categories, a.setup), a.point);
+    const auto atSample = std::find_if(samples.begin(), samples.end(), [&](const RunSample &s) { return s.point == a.point; });
     const RunSample here = atSample != samples.end() ? *atSample : samples.back();
-    const int64_t request = a.oom ? static_cast<int64_t>(index.events().size[a.event.index()]) : 0;
+    const int64_t request = a.oom ? static_cast<int64_t>(index.events().size[a.point.lastEntry().index()]) : 0;
     for (size_t k = 0; k < kCategoryCount; ++k)
         a.categories[k] = static_cast<uint64_t>(std::max<int64_t>(0, here.categories[k]));
     a.logitsBytes = static_cast<uint64_t>(std::max<int64_t>(0, here.logits));
     a.attentionScoreBytes = static_cast<uint64_t>(std::max<int64_t>(0, here.scores));
     a.peakBytes = static_cast<uint64_t>(std::max<int64_t>(0, here.total() + request));
-    a.reservedBytes = index.reservedAfter(a.event);
+    a.reservedBytes = index.reservedAt(a.point);
     findCapacity(a, index, options);
 
     FixPricer pricer(a, samples, request, double(a.reservedBytes) - double(here.total()));
@@ -337,7 +337,7 @@ Advice advise(const Snapshot &snapshot, const DeviceIndex &index, const Allocati
     constexpr size_t kReplayUnasked = 2'000'000;
     const bool fragmented = a.reservedBytes > a.peakBytes && a.reservedBytes - a.peakBytes >= std::max<uint64_t>(a.reservedBytes / 10, 256ull << 20);
     if (a.oom || options.capacity || (fragmented && index.eventCount() <= kReplayUnasked)) {
-        for (Fix &f : allocatorFixes(snapshot, index, a.event, a.oom, a.capacity))
+        for (Fix &f : allocatorFixes(snapshot, index, a.point, a.oom, a.capacity))
             a.fixes.push_back(std::move(f));
     }
     addMargins(a);

@@ -53,7 +53,7 @@ struct AdviceOptions {
 
 struct Advice {
     InferredSetup setup;
-    EventId event = kBeforeTrace;
+    TracePoint point = TracePoint::start(); // the moment advised on: after the OOM or peak entry
     bool oom = false;
     uint64_t peakBytes = 0;     // allocated at the event, plus the failed request at an OOM
     uint64_t reservedBytes = 0; // reserved at the event

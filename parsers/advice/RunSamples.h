@@ -15,7 +15,7 @@ namespace memlens {
 enum class Bucket : uint8_t { None, Logits, Scores };
 
 struct RunSample {
-    EventId event = kBeforeTrace;
+    TracePoint point = TracePoint::start();
     StepPart part = StepPart::None; // of the step the sample is in
     std::array<int64_t, kCategoryCount> categories{};
     int64_t logits = 0;
@@ -25,6 +25,6 @@ struct RunSample {
 
 // Samples spread evenly over the events (about `count`), plus `mustInclude` exactly.
 std::vector<RunSample> sampleRun(const Snapshot &snapshot, const DeviceIndex &index, const AllocationCategories &categories,
-                                 const std::function<Bucket(AllocationId allocation)> &bucketOf, EventId mustInclude, size_t count = 4096);
+                                 const std::function<Bucket(AllocationId allocation)> &bucketOf, TracePoint mustInclude, size_t count = 4096);
 
 } // namespace memlens

@@ -181,10 +181,10 @@ struct Measured {
     std::vector<StackId> stateStacks; // the first 64 distinct stacks that made optimizer state
 };
 
-Measured measure(const DeviceIndex &index, const AllocationCategories &categories, EventId at)
+Measured measure(const DeviceIndex &index, const AllocationCategories &categories, TracePoint at)
 {
     Measured m;
-    m.paramBytes = categories.totalsAfter(at)[size_t(Category::Parameter)];
+    m.paramBytes = categories.totalsAt(at)[size_t(Category::Parameter)];
     std::unordered_set<StackId> seenStacks;
     for (AllocationId id : allAllocations(index)) {
         const Category c = categories.of(id);
@@ -196,15 +196,15 @@ Measured measure(const DeviceIndex &index, const AllocationCategories &categorie
         if (c == Category::OptimizerState && seenStacks.insert(d.stack).second && m.stateStacks.size() < 64)
             m.stateStacks.push_back(d.stack);
     }
-    auto widen = [&](EventId e) {
-        const auto t = categories.totalsAfter(e);
+    auto widen = [&](TracePoint p) {
+        const auto t = categories.totalsAt(p);
         m.gradBytes = std::max(m.gradBytes, t[size_t(Category::Gradient)]);
         m.stateBytes = std::max(m.stateBytes, t[size_t(Category::OptimizerState)]);
     };
     for (uint32_t e = 0; e < index.eventCount(); e += AllocationCategories::kCheckpointEvery)
-        widen(EventId(e));
+        widen(TracePoint::after(EventId(e)));
     if (index.eventCount())
-        widen(index.lastEvent());
+        widen(index.end());
     return m;
 }
 
@@ -352,7 +352,7 @@ const ModelShape *inferShape(InferredSetup &out, const FrameFacts &facts, const 
 
 // Tokens per micro-batch: the loss works on batch × sequence × vocabulary fp32 logits; images:
 // the batch from the input images' size.
-void inferTokens(InferredSetup &out, const Snapshot &snapshot, const DeviceIndex &index, const AllocationCategories &categories, EventId at,
+void inferTokens(InferredSetup &out, const Snapshot &snapshot, const DeviceIndex &index, const AllocationCategories &categories, TracePoint at,
                  const ModelShape *shape, bool fromPreset)
 {
     out.optimizerStack = stacksWithFrame(snapshot, [&](const Frame &f) { return contains(snapshot.strings.at(f.file), "torch/optim/"); });
@@ -436,7 +436,7 @@ void makeEstimateInput(InferredSetup &out, const ModelShape *shape, double param
 
 } // namespace
 
-InferredSetup inferSetup(const Snapshot &snapshot, const DeviceIndex &index, const AllocationCategories &categories, EventId at,
+InferredSetup inferSetup(const Snapshot &snapshot, const DeviceIndex &index, const AllocationCategories &categories, TracePoint at,
                          const Inferred<int> &gpus)
 {
     InferredSetup out;

@@ -68,7 +68,7 @@ struct InferredSetup {
 
 // `at` is the event the advice is about (peak or OOM): tokens are looked for among what is
 // live there first. `gpus` is the world size when the caller knows it (with what gave it).
-InferredSetup inferSetup(const Snapshot &snapshot, const DeviceIndex &index, const AllocationCategories &categories, EventId at,
+InferredSetup inferSetup(const Snapshot &snapshot, const DeviceIndex &index, const AllocationCategories &categories, TracePoint at,
                          const Inferred<int> &gpus = {});
 
 } // namespace memlens

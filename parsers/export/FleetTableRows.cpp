@@ -226,7 +226,7 @@ void writeLiveAtPeakRows(const FleetSource &source, const std::string &file, par
     SiteTexts sites(snapshot);
     for (const FleetDevice &d : source.devices) {
         const DeviceIndex &index = *d.index;
-        const auto live = largestLive(index, index.peakIndex(), std::numeric_limits<size_t>::max(), nullptr, d.categories);
+        const auto live = largestLive(index, index.peak(), std::numeric_limits<size_t>::max(), nullptr, d.categories);
         for (const LiveBlockInfo &b : live)
             out.row()
                 .string(file)

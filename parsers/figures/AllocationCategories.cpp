@@ -99,7 +99,7 @@ AllocationCategories::AllocationCategories(const Snapshot &snapshot, const Devic
         const AllocationDetail d = index.detail(id);
         const StackFacts &f = factsFor(d.stack);
         const bool neverFreed = a.freeCompleted == kNever;
-        const bool born = a.allocEvent != kBeforeTrace;
+        const bool born = !a.fromBeforeTrace();
         const StepPart bornIn = born ? phaseAt(a.allocEvent) : StepPart::None;
         const StepPart freedIn = a.freeCompleted != kNever ? phaseAt(a.freeCompleted) : StepPart::None;
         const bool outlivesPhase = born && bornIn != StepPart::None &&
@@ -151,7 +151,7 @@ void AllocationCategories::buildTotals()
 {
     const EventTable &ev = index_.events();
     std::array<int64_t, kCategoryCount> totals{};
-    for (AllocationId id : index_.liveAt(kBeforeTrace))
+    for (AllocationId id : index_.liveAt(TracePoint::start()))
         totals[static_cast<size_t>(of(id))] += static_cast<int64_t>(index_.detail(id).size);
     for (uint32_t e = 0; e < ev.count(); ++e) {
         if (e % kCheckpointEvery == 0)
@@ -162,16 +162,16 @@ void AllocationCategories::buildTotals()
         checkpoints_.push_back(totals);
 }
 
-std::array<uint64_t, kCategoryCount> AllocationCategories::totalsAfter(EventId at) const
+std::array<uint64_t, kCategoryCount> AllocationCategories::totalsAt(TracePoint at) const
 {
     const EventTable &ev = index_.events();
     std::array<uint64_t, kCategoryCount> out{};
-    if (at == kBeforeTrace || ev.count() == 0) {
+    if (at.isStart() || ev.count() == 0) {
         for (int c = 0; c < kCategoryCount; ++c)
             out[static_cast<size_t>(c)] = static_cast<uint64_t>(std::max<int64_t>(0, checkpoints_.front()[static_cast<size_t>(c)]));
         return out;
     }
-    const uint32_t e = at.index();
+    const uint32_t e = at.lastEntry().index();
     const uint32_t k = e / kCheckpointEvery;
     std::array<int64_t, kCategoryCount> totals = checkpoints_[k];
     for (uint32_t j = k * kCheckpointEvery; j <= e; ++j)
@@ -181,10 +181,10 @@ std::array<uint64_t, kCategoryCount> AllocationCategories::totalsAfter(EventId a
     return out;
 }
 
-std::array<uint64_t, kCategoryCount> AllocationCategories::bytesAt(const DeviceIndex &index, EventId e) const
+std::array<uint64_t, kCategoryCount> AllocationCategories::bytesAt(const DeviceIndex &index, TracePoint t) const
 {
     std::array<uint64_t, kCategoryCount> bytes{};
-    for (AllocationId id : index.liveAt(e))
+    for (AllocationId id : index.liveAt(t))
         bytes[static_cast<size_t>(of(id))] += index.detail(id).size;
     return bytes;
 }

@@ -21,10 +21,10 @@ public:
     AllocationCategories(const Snapshot &snapshot, const DeviceIndex &index);
     Category of(AllocationId allocation) const { return categories_[allocation.index()]; }
     // Bytes per category among the allocations alive after event e.
-    std::array<uint64_t, kCategoryCount> bytesAt(const DeviceIndex &index, EventId e) const;
+    std::array<uint64_t, kCategoryCount> bytesAt(const DeviceIndex &index, TracePoint t) const;
 
     // The same, fast: running totals kept every kCheckpointEvery events.
-    std::array<uint64_t, kCategoryCount> totalsAfter(EventId e) const;
+    std::array<uint64_t, kCategoryCount> totalsAt(TracePoint t) const;
 
     static constexpr uint32_t kCheckpointEvery = 1024;
 

@@ -43,7 +43,7 @@ UnmatchedFrees unmatchedFrees(const DeviceIndex &index)
     for (uint32_t i = 0; i < index.allocationCount(); ++i) {
         const AllocationId id(i);
         const Allocation &a = index.allocation(id);
-        if (a.allocEvent != kBeforeTrace || id == index.preProfileAllocation())
+        if (!a.fromBeforeTrace() || id == index.preProfileAllocation())
             continue;
         const EventId freeEvent = a.freeRequested != kNever ? a.freeRequested : a.freeCompleted;
         if (freeEvent == kNever)
@@ -82,7 +82,7 @@ TraceCoverage traceCoverage(const Snapshot &snapshot, const DeviceIndex &index, 
     const EventTable &ev = index.events();
     for (uint32_t i = 0; i < index.allocationCount(); ++i) {
         const AllocationId id(i);
-        if (index.allocation(id).allocEvent == kBeforeTrace && id != index.preProfileAllocation()) {
+        if (index.allocation(id).fromBeforeTrace() && id != index.preProfileAllocation()) {
             ++c.ghostBlocks;
             c.ghostBytes += index.detail(id).size;
         }
@@ -98,7 +98,7 @@ TraceCoverage traceCoverage(const Snapshot &snapshot, const DeviceIndex &index, 
     // (SegmentLives), so a map or unmap inside memory the trace saw mapped is no evidence.
     uint64_t segmentsFreed = 0, segmentsOlder = 0;
     for (const SegmentLife &s : index.segmentLives()) {
-        if (s.createdEvent != kBeforeTrace)
+        if (!s.fromBeforeTrace())
             continue;
         const bool released = s.releasedEvent != kNever &&
                               (ev.action[s.releasedEvent.index()] == Action::SegmentFree || ev.action[s.releasedEvent.index()] == Action::SegmentUnmap);
@@ -140,7 +140,7 @@ FileWarning endStateWarning(const Snapshot &snapshot, const DeviceIndex &index)
         }
     }
     uint64_t missing = 0, missingBytes = 0, firstMissing = 0;
-    for (AllocationId id : index.liveAt(index.lastEvent())) {
+    for (AllocationId id : index.liveAt(index.end())) {
         const AllocationDetail d = index.detail(id);
         if (held.erase(d.addr))
             continue;

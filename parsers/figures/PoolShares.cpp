@@ -28,7 +28,7 @@ StackId firstSegmentStack(const Snapshot &snapshot, const DeviceIndex &index, Po
     EventId earliest = kNever;
     for (uint32_t i = 0; i < lives.size(); ++i) {
         const SegmentLife &life = lives[i];
-        if (life.createdEvent != kBeforeTrace && life.createdEvent < earliest &&
+        if (!life.fromBeforeTrace() && life.createdEvent < earliest &&
             snapshot.poolId(index.segmentPoolOf(SegmentLifeId(i))) == pool)
             earliest = life.createdEvent;
     }

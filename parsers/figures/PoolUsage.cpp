@@ -5,12 +5,10 @@
 
 namespace memlens {
 
-uint64_t ByteSeries::at(EventId event) const
+uint64_t ByteSeries::at(TracePoint t) const
 {
-    if (event == kBeforeTrace || changes.empty() || changes.front().first > event)
-        return start;
-    auto it = std::upper_bound(changes.begin(), changes.end(), event, [](EventId e, const auto &c) { return e < c.first; });
-    return std::prev(it)->second;
+    auto it = std::upper_bound(changes.begin(), changes.end(), t, [](TracePoint key, const auto &c) { return key < TracePoint::after(c.first); });
+    return it == changes.begin() ? start : std::prev(it)->second;
 }
 
 uint64_t ByteSeries::peak() const
@@ -68,7 +66,7 @@ std::vector<PoolUsage> privatePools(const Snapshot &snapshot, const DeviceIndex 
             PoolUsage &u = usage(pool, index.detail(id).stream);
             slot[i] = static_cast<int32_t>(&u - pools.data());
             ++u.allocations;
-            if (index.allocation(id).allocEvent == kBeforeTrace)
+            if (index.allocation(id).fromBeforeTrace())
                 u.active.start += index.detail(id).size;
         }
     }
@@ -131,13 +129,13 @@ uint64_t stackedPeakBytes(const DeviceIndex &index, std::span<const PoolUsage> p
     }
     std::sort(points.begin(), points.end());
     points.erase(std::unique(points.begin(), points.end()), points.end());
-    auto stackAt = [&](EventId e) {
-        int64_t top = static_cast<int64_t>(index.activeAfter(e));
+    auto stackAt = [&](TracePoint t) {
+        int64_t top = static_cast<int64_t>(index.activeAt(t));
         for (const PoolUsage &p : pools)
-            top += static_cast<int64_t>(p.envelope.at(e)) - static_cast<int64_t>(p.active.at(e));
+            top += static_cast<int64_t>(p.envelope.at(t)) - static_cast<int64_t>(p.active.at(t));
         return top < 0 ? uint64_t(0) : static_cast<uint64_t>(top);
     };
-    peak = std::max(peak, stackAt(kBeforeTrace));
+    peak = std::max(peak, stackAt(TracePoint::start()));
     // Between change points the pools are constant, so the stack peaks where active does: the
     // peak of active bytes in each stretch, found at the stretch's own maximum.
     uint32_t from = 0;
@@ -146,12 +144,12 @@ uint64_t stackedPeakBytes(const DeviceIndex &index, std::span<const PoolUsage> p
     for (uint32_t point : points) {
         uint32_t best = from;
         for (uint32_t e = from; e < std::min(point, n); ++e)
-            if (index.activeAfter(EventId(e)) > index.activeAfter(EventId(best)))
+            if (index.activeAt(TracePoint::after(EventId(e))) > index.activeAt(TracePoint::after(EventId(best))))
                 best = e;
         if (from < std::min(point, n))
-            peak = std::max(peak, stackAt(EventId(best)));
+            peak = std::max(peak, stackAt(TracePoint::after(EventId(best))));
         if (point < n)
-            peak = std::max(peak, stackAt(EventId(point)));
+            peak = std::max(peak, stackAt(TracePoint::after(EventId(point))));
         from = point + 1;
     }
     return peak;

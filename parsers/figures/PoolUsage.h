@@ -12,11 +12,11 @@
 
 namespace memlens {
 
-// A step function over events: `start` before the first event, then (event, value after it).
+// A step function over a trace: `start` before the first entry, then (entry, value after it).
 struct ByteSeries {
     uint64_t start = 0;
     std::vector<std::pair<EventId, uint64_t>> changes;
-    uint64_t at(EventId event) const; // kBeforeTrace: start
+    uint64_t at(TracePoint t) const;
     uint64_t peak() const;
     uint64_t last() const { return changes.empty() ? start : changes.back().second; }
 };

@@ -53,10 +53,10 @@ void addLabels(const DeviceIndex &index, LiveBlockInfo &info)
 
 } // namespace
 
-std::vector<LiveBlockInfo> largestLive(const DeviceIndex &index, EventId e, size_t k, uint64_t *liveCount,
+std::vector<LiveBlockInfo> largestLive(const DeviceIndex &index, TracePoint t, size_t k, uint64_t *liveCount,
                                        const AllocationCategories *categories)
 {
-    std::vector<AllocationId> live = index.liveAt(e);
+    std::vector<AllocationId> live = index.liveAt(t);
     if (liveCount)
         *liveCount = live.size();
     std::vector<LiveBlockInfo> infos;
@@ -101,18 +101,17 @@ DeviceSummary summarizeDeviceWithoutCategories(const Snapshot &snapshot, const D
     s.initialBytes = index.initialBytes();
     s.initialBlocks = index.initialBlocks();
     s.peakActiveBytes = index.peakActiveBytes();
-    const EventId peak = index.peakIndex();
-    if (peak != kBeforeTrace) {
-        s.peakIndex = peak;
+    if (const TracePoint peak = index.peak(); !peak.isStart()) {
+        s.peakIndex = peak.lastEntry();
         if (snapshot.facts.hasTimes)
-            s.peakTimeUs = ev.timeUs[peak.index()];
+            s.peakTimeUs = ev.timeUs[peak.lastEntry().index()];
     }
     s.peakReservedBytes = index.peakReservedBytes();
     s.startReservedBytes = index.startReservedBytes();
     s.final = finalState(snapshot, s.device);
     s.poolsAtEnd = poolSharesAtEnd(snapshot, index);
     for (EventId e : index.oomEvents()) {
-        s.ooms.push_back(diagnoseOom(index, e, allocatorStateAt(snapshot, index, e)));
+        s.ooms.push_back(diagnoseOom(index, e, allocatorStateAt(snapshot, index, TracePoint::after(e))));
     }
     s.phases = phaseRanges(snapshot, s.device);
     if (s.peakTimeUs)
@@ -142,7 +141,7 @@ DeviceSummary summarizeDeviceWithoutCategories(const Snapshot &snapshot, const D
 
 void addCategoryFigures(DeviceSummary &s, const DeviceIndex &index, size_t topK, const AllocationCategories &categories)
 {
-    const EventId peak = index.peakIndex();
+    const TracePoint peak = index.peak();
     s.topLiveAtPeak = largestLive(index, peak, topK, &s.liveBlocksAtPeak, &categories);
     s.categoryBytesAtPeak = categories.bytesAt(index, peak);
 }
@@ -187,17 +186,17 @@ CategorySummary summarizeCategories(const CategoryTimeline &timeline)
     return s;
 }
 
-PointSummary summarizePoint(const Snapshot &snapshot, const DeviceIndex &index, EventId e, size_t topK, const AllocationCategories *categories)
+PointSummary summarizePoint(const Snapshot &snapshot, const DeviceIndex &index, TracePoint t, size_t topK, const AllocationCategories *categories)
 {
     PointSummary p;
-    if (e != kBeforeTrace) {
-        p.index = e;
-        p.timeUs = index.events().timeUs[e.index()];
+    if (!t.isStart()) {
+        p.index = t.lastEntry();
+        p.timeUs = index.events().timeUs[t.lastEntry().index()];
     }
-    p.activeBytes = index.activeAfter(e);
-    p.reservedBytes = index.reservedAfter(e);
-    p.topLive = largestLive(index, e, topK, &p.liveBlocks, categories);
-    const AllocatorState state = allocatorStateAt(snapshot, index, e);
+    p.activeBytes = index.activeAt(t);
+    p.reservedBytes = index.reservedAt(t);
+    p.topLive = largestLive(index, t, topK, &p.liveBlocks, categories);
+    const AllocatorState state = allocatorStateAt(snapshot, index, t);
     p.allocator = {state.segments.size(), state.reserved, state.allocated, state.requested, state.free, state.largestFree};
     p.pools = poolSharesAt(snapshot, index, state);
     return p;

@@ -23,7 +23,7 @@ struct LiveBlockInfo {
     uint64_t size = 0; // requested
     uint64_t stream = 0;
     StackId stack = StackTable::kEmpty;
-    EventId allocEvent = kBeforeTrace;
+    EventId allocEvent; // none: alive when recording began
     Category category = Category::Unknown;
     std::vector<std::string> labels; // from annotate entries, oldest first
     StringId userMetadata = StringTable::kEmpty; // from the alloc entry, "" when unset
@@ -113,8 +113,8 @@ struct PointSummary {
 FinalState finalState(const Snapshot &snapshot, int device);
 // One allocation's row, labels and metadata included (`categories` may be null: unknown).
 LiveBlockInfo liveBlockInfo(const DeviceIndex &index, AllocationId id, const AllocationCategories *categories);
-// Largest allocations alive after event e, largest first (ties: lower address first).
-std::vector<LiveBlockInfo> largestLive(const DeviceIndex &index, EventId e, size_t k, uint64_t *liveCount = nullptr,
+// Largest allocations alive at t, largest first (ties: lower address first).
+std::vector<LiveBlockInfo> largestLive(const DeviceIndex &index, TracePoint t, size_t k, uint64_t *liveCount = nullptr,
                                        const AllocationCategories *categories = nullptr);
 // `categories` may be given when the caller keeps them anyway; otherwise they are built here, on
 // another core while this one makes the rest of the summary, and handed to `made` when given.
@@ -122,7 +122,7 @@ DeviceSummary summarizeDevice(const Snapshot &snapshot, const DeviceIndex &index
                               const AllocationCategories *categories = nullptr,
                               std::unique_ptr<const AllocationCategories> *made = nullptr);
 // `categories`: the device's, for the live blocks' categories ("unknown" without them).
-PointSummary summarizePoint(const Snapshot &snapshot, const DeviceIndex &index, EventId e, size_t topK,
+PointSummary summarizePoint(const Snapshot &snapshot, const DeviceIndex &index, TracePoint t, size_t topK,
                             const AllocationCategories *categories = nullptr);
 
 } // namespace memlens

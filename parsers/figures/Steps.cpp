@@ -39,7 +39,7 @@ uint64_t activeBefore(const DeviceIndex &index, int64_t t)
 {
     const auto &times = index.events().timeUs;
     const auto at = std::lower_bound(times.begin(), times.end(), t);
-    return at == times.begin() ? index.initialBytes() : index.activeAfter(EventId(static_cast<uint32_t>(at - times.begin() - 1)));
+    return index.activeAt(TracePoint::afterFirst(static_cast<size_t>(at - times.begin())));
 }
 
 // When the optimizer stepped: torch.optim's own "Optimizer.step#AdamW.step" ranges (any optimizer
@@ -246,7 +246,7 @@ std::vector<StepSummary> findSteps(const Snapshot &snapshot, const DeviceIndex &
     const BlockSizes blockSizes(snapshot, index);
     auto blockBytes = [&](AllocationId allocation) { return blockSizes.of(allocation); };
     uint64_t allocated = 0;
-    for (AllocationId id : index.liveAt(kBeforeTrace))
+    for (AllocationId id : index.liveAt(TracePoint::start()))
         allocated += blockBytes(id);
     size_t s = 0;
     for (uint32_t e = 0; e < ev.count() && s < spans.size(); ++e) {
@@ -278,7 +278,7 @@ std::vector<StepSummary> findSteps(const Snapshot &snapshot, const DeviceIndex &
         }
         StepSummary &step = steps.back();
         step.lastEvent = event;
-        const uint64_t active = index.activeAfter(event);
+        const uint64_t active = index.activeAt(TracePoint::after(event));
         if (active > step.peakActiveBytes) {
             step.peakActiveBytes = active;
             step.peakEvent = event;
@@ -322,7 +322,7 @@ std::vector<LeakSuspect> findLeakSuspects(const DeviceIndex &index, const std::v
     for (uint32_t i = 0; i < index.allocationCount(); ++i) {
         const AllocationId id(i);
         const Allocation &a = index.allocation(id);
-        if (a.allocEvent == kBeforeTrace || a.freeCompleted != kNever)
+        if (a.fromBeforeTrace() || a.freeCompleted != kNever)
             continue;
         const int step = stepOfEvent(steps, a.allocEvent);
         if (step < 0)

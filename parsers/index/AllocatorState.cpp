@@ -38,11 +38,11 @@ uint64_t BlockSizes::of(AllocationId allocation) const
     return roundedBlockSize(d.size);
 }
 
-AllocatorState allocatorStateAt(const Snapshot &snapshot, const DeviceIndex &index, EventId event)
+AllocatorState allocatorStateAt(const Snapshot &snapshot, const DeviceIndex &index, TracePoint at)
 {
     AllocatorState state;
-    state.event = event;
-    for (SegmentLifeId id : index.segmentsAt(event)) {
+    state.at = at;
+    for (SegmentLifeId id : index.segmentsAt(at)) {
         const SegmentLife &life = index.segmentLife(id);
         StateSegment seg;
         seg.life = id;
@@ -59,7 +59,7 @@ AllocatorState allocatorStateAt(const Snapshot &snapshot, const DeviceIndex &ind
     const BlockSizes blockSizes(snapshot, index);
 
     std::vector<std::vector<StateBlock>> used(state.segments.size());
-    for (const BlockAt &live : index.blocksAt(event)) {
+    for (const BlockAt &live : index.blocksAt(at)) {
         const AllocationDetail d = index.detail(live.allocation);
         auto it = std::upper_bound(state.segments.begin(), state.segments.end(), d.addr,
                                    [](uint64_t addr, const StateSegment &s) { return addr < s.addr; });

@@ -39,7 +39,7 @@ struct StateSegment {
 };
 
 struct AllocatorState {
-    EventId event = kBeforeTrace;
+    TracePoint at = TracePoint::start();
     std::vector<StateSegment> segments; // by pool (default first), then stream, then address
     uint64_t reserved = 0;
     uint64_t allocated = 0;
@@ -56,7 +56,7 @@ struct AllocatorState {
     uint64_t roundingWaste() const { return waste; }
 };
 
-AllocatorState allocatorStateAt(const Snapshot &snapshot, const DeviceIndex &index, EventId event);
+AllocatorState allocatorStateAt(const Snapshot &snapshot, const DeviceIndex &index, TracePoint at);
 
 // The size of the block an allocation occupies: exact for blocks still in use in the final
 // snapshot, otherwise its request rounded as the allocator rounds it.

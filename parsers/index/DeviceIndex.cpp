@@ -55,7 +55,7 @@ void DeviceIndex::pairAllocations(const std::atomic<bool> *cancel)
     int64_t delta = 0; // relative to the (not yet known) bytes alive before the trace
     auto sizeOf = [&](AllocationId id) {
         const Allocation &a = allocations_[id.index()];
-        return a.allocEvent == kBeforeTrace ? detail(id).size : ev.size[a.allocEvent.index()];
+        return a.fromBeforeTrace() ? detail(id).size : ev.size[a.allocEvent.index()];
     };
     auto openAt = [&](uint64_t addr) { return openAllocation(open, addr); };
     for (uint32_t i = 0; i < n; ++i) {
@@ -140,7 +140,7 @@ void DeviceIndex::addBlocksFromBeforeTrace(AddressMap &open)
             const PoolIndex poolIndex = snapshot_.poolIndex(seg.pool);
             if (const AllocationId known = openAt(block.address); !known.isNone()) {
                 // Known only from an annotate entry: the final block has its stack.
-                if (allocation(known).allocEvent == kBeforeTrace && allocation(known).freeCompleted == kNever) {
+                if (allocation(known).fromBeforeTrace() && allocation(known).freeCompleted == kNever) {
                     auto it = std::lower_bound(initialDetails_.begin(), initialDetails_.end(), known,
                                                [](const auto &entry, AllocationId key) { return entry.first < key; });
                     if (it != initialDetails_.end() && it->first == known && it->second.stack == StackTable::kEmpty)
@@ -186,13 +186,13 @@ void DeviceIndex::computeTotals()
     const EventTable &ev = *events_;
     const auto n = static_cast<uint32_t>(ev.count());
     peakActive_ = initialBytes_;
-    peakIndex_ = kBeforeTrace;
+    peak_ = TracePoint::start();
     for (uint32_t i = 0; i < n; ++i) {
         const auto value = static_cast<int64_t>(initialBytes_) + static_cast<int64_t>(active_[i]);
         active_[i] = value < 0 ? 0 : static_cast<uint64_t>(value);
         if (active_[i] > peakActive_ && ev.action[i] == Action::Alloc) {
             peakActive_ = active_[i];
-            peakIndex_ = EventId(i);
+            peak_ = TracePoint::after(EventId(i));
         }
     }
 
@@ -268,7 +268,7 @@ namespace memlens {
 AllocationDetail DeviceIndex::detail(AllocationId id) const
 {
     const Allocation &a = allocation(id);
-    if (a.allocEvent == kBeforeTrace) {
+    if (a.fromBeforeTrace()) {
         auto it = std::lower_bound(initialDetails_.begin(), initialDetails_.end(), id,
                                    [](const auto &entry, AllocationId key) { return entry.first < key; });
         return it != initialDetails_.end() && it->first == id ? it->second : AllocationDetail{};
@@ -279,52 +279,39 @@ AllocationDetail DeviceIndex::detail(AllocationId id) const
     return {ev.addr[e], ev.size[e], stream, ev.stack[e]};
 }
 
-uint64_t DeviceIndex::reservedAfter(EventId e) const
+uint64_t DeviceIndex::reservedAt(TracePoint t) const
 {
-    if (e == kBeforeTrace || reservedChanges_.empty() || reservedChanges_.front().first > e)
-        return startReserved_;
-    auto it = std::upper_bound(reservedChanges_.begin(), reservedChanges_.end(), e,
-                               [](EventId key, const auto &change) { return key < change.first; });
-    return std::prev(it)->second;
+    // The last change among the entries applied, if any.
+    auto it = std::upper_bound(reservedChanges_.begin(), reservedChanges_.end(), t,
+                               [](TracePoint key, const auto &change) { return key < TracePoint::after(change.first); });
+    return it == reservedChanges_.begin() ? startReserved_ : std::prev(it)->second;
 }
 
-bool DeviceIndex::aliveAfter(AllocationId id, EventId e) const
+std::vector<AllocationId> DeviceIndex::liveAt(TracePoint at) const
 {
-    const Allocation &a = allocation(id);
-    const bool born = a.allocEvent == kBeforeTrace || (e != kBeforeTrace && a.allocEvent <= e);
-    const bool dead = a.freeCompleted != kNever && e != kBeforeTrace && a.freeCompleted <= e;
-    return born && !dead;
-}
-
-std::vector<AllocationId> DeviceIndex::liveAt(EventId at) const
-{
-    if (at == kBeforeTrace || eventCount() == 0)
-        return checkpoints_.front();
-    const EventId e = std::min(at, EventId(static_cast<uint32_t>(eventCount()) - 1));
-    const uint32_t c = (e.index() + 1) / kCheckpointEvery;
+    const TracePoint t = std::min(at, end());
+    const uint32_t applied = t.entriesApplied();
+    const uint32_t c = applied / kCheckpointEvery;
     std::vector<AllocationId> result;
     for (AllocationId id : checkpoints_[c]) {
-        if (aliveAfter(id, e))
+        if (allocation(id).aliveAt(t))
             result.push_back(id);
     }
     const EventTable &ev = *events_;
-    for (uint32_t j = c * kCheckpointEvery; j <= e.index(); ++j) {
+    for (uint32_t j = c * kCheckpointEvery; j < applied; ++j) {
         const AllocationId born = eventAllocation_[j];
-        if (ev.action[j] == Action::Alloc && aliveAfter(born, e))
+        if (ev.action[j] == Action::Alloc && allocation(born).aliveAt(t))
             result.push_back(born);
     }
     std::sort(result.begin(), result.end());
     return result;
 }
 
-std::vector<BlockAt> DeviceIndex::blocksAt(EventId e) const
+std::vector<BlockAt> DeviceIndex::blocksAt(TracePoint t) const
 {
     std::vector<BlockAt> blocks;
-    for (AllocationId id : liveAt(e)) {
-        const Allocation &a = allocation(id);
-        const bool pending = a.freeRequested != kNever && e != kBeforeTrace && a.freeRequested <= e;
-        blocks.push_back({id, pending});
-    }
+    for (AllocationId id : liveAt(t))
+        blocks.push_back({id, allocation(id).freeRequestedAt() <= t});
     return blocks;
 }
 
@@ -335,14 +322,11 @@ SegmentLifeId DeviceIndex::segmentLifeOfEvent(EventId event) const
     return it != lives.end() && it->first == event ? it->second : SegmentLifeId::none();
 }
 
-std::vector<SegmentLifeId> DeviceIndex::segmentsAt(EventId e) const
+std::vector<SegmentLifeId> DeviceIndex::segmentsAt(TracePoint t) const
 {
     std::vector<SegmentLifeId> result;
     for (uint32_t id = 0; id < segments_.lives.size(); ++id) {
-        const SegmentLife &s = segments_.lives[id];
-        const bool born = s.createdEvent == kBeforeTrace || (e != kBeforeTrace && s.createdEvent <= e);
-        const bool gone = s.releasedEvent != kNever && e != kBeforeTrace && s.releasedEvent <= e;
-        if (born && !gone)
+        if (segments_.lives[id].aliveAt(t))
             result.push_back(SegmentLifeId(id));
     }
     return result;
@@ -379,13 +363,13 @@ StringId DeviceIndex::latestLabelOf(AllocationId id) const
 StringId DeviceIndex::userMetadataOf(AllocationId id) const
 {
     const EventId e = allocation(id).allocEvent;
-    return e == kBeforeTrace ? StringTable::kEmpty : EventTable::sparseValueAt(events_->userMetadata, e);
+    return e.isNone() ? StringTable::kEmpty : EventTable::sparseValueAt(events_->userMetadata, e);
 }
 
 StringId DeviceIndex::compileContextOf(AllocationId id) const
 {
     const EventId e = allocation(id).allocEvent;
-    return e == kBeforeTrace ? StringTable::kEmpty : EventTable::sparseValueAt(events_->compileContext, e);
+    return e.isNone() ? StringTable::kEmpty : EventTable::sparseValueAt(events_->compileContext, e);
 }
 
 void DeviceIndex::poolsFromFinalSegments()
@@ -407,7 +391,7 @@ void DeviceIndex::poolsFromFinalSegments()
         return;
     std::sort(ranges.begin(), ranges.end(), [](const Range &a, const Range &b) { return a.begin < b.begin; });
     for (uint32_t id = 0; id < allocations_.size(); ++id) {
-        if (allocations_[id].allocEvent == kBeforeTrace)
+        if (allocations_[id].fromBeforeTrace())
             continue; // placed from their final block already
         const uint64_t addr = events_->addr[allocations_[id].allocEvent.index()];
         auto it = std::upper_bound(ranges.begin(), ranges.end(), addr, [](uint64_t a, const Range &r) { return a < r.begin; });
@@ -423,13 +407,13 @@ PoolIndex DeviceIndex::segmentPoolOf(SegmentLifeId life) const
     const SegmentLife &s = segmentLife(life);
     if (!s.finalSegment.isNone())
         return snapshot_.poolIndex(snapshot_.segments[s.finalSegment.index()].pool);
-    return events_->poolOf(s.createdEvent != kBeforeTrace ? s.createdEvent : s.releasedEvent);
+    return events_->poolOf(!s.fromBeforeTrace() ? s.createdEvent : s.releasedEvent);
 }
 
 PoolIndex DeviceIndex::poolOf(AllocationId id) const
 {
     const Allocation &a = allocation(id);
-    if (a.allocEvent != kBeforeTrace && snapshot_.facts.hasPoolIds)
+    if (!a.fromBeforeTrace() && snapshot_.facts.hasPoolIds)
         return events_->poolOf(a.allocEvent);
     auto it = std::lower_bound(pools_.begin(), pools_.end(), id, [](const auto &p, AllocationId key) { return p.first < key; });
     return it != pools_.end() && it->first == id ? it->second : PoolIndex(0);

@@ -18,9 +18,15 @@
 namespace memlens {
 
 struct Allocation {
-    EventId allocEvent = kBeforeTrace; // kBeforeTrace: alive when recording began
+    EventId allocEvent; // none: alive when recording began
     EventId freeRequested = kNever;
     EventId freeCompleted = kNever;
+
+    bool fromBeforeTrace() const { return allocEvent.isNone(); }
+    TracePoint born() const { return fromBeforeTrace() ? TracePoint::start() : TracePoint::after(allocEvent); }
+    TracePoint freed() const { return freeCompleted == kNever ? TracePoint::never() : TracePoint::after(freeCompleted); }
+    TracePoint freeRequestedAt() const { return freeRequested == kNever ? TracePoint::never() : TracePoint::after(freeRequested); }
+    bool aliveAt(TracePoint t) const { return born() <= t && t < freed(); }
 };
 
 struct AllocationDetail {
@@ -43,10 +49,10 @@ public:
     int device() const { return device_; }
     const EventTable &events() const { return *events_; }
     size_t eventCount() const { return events_->count(); }
-    // The last entry; kBeforeTrace when there is none (the state after it is then the start).
-    EventId lastEvent() const { return eventCount() ? EventId(static_cast<uint32_t>(eventCount() - 1)) : kBeforeTrace; }
+    // The state after the last entry (the start when there is none).
+    TracePoint end() const { return TracePoint::afterFirst(eventCount()); }
 
-    // Allocations: ids are stable; those alive before the trace have allocEvent == kBeforeTrace.
+    // Allocations: ids are stable; those alive before the trace have no allocEvent.
     size_t allocationCount() const { return allocations_.size(); }
     const Allocation &allocation(AllocationId id) const { return allocations_[id.index()]; }
     AllocationDetail detail(AllocationId id) const;
@@ -57,14 +63,14 @@ public:
 
     uint64_t initialBytes() const { return initialBytes_; }
     uint32_t initialBlocks() const { return initialBlocks_; }
-    // Active bytes after event e (e == kBeforeTrace: before the first event).
-    uint64_t activeAfter(EventId e) const { return e == kBeforeTrace ? initialBytes_ : active_[e.index()]; }
+    uint64_t activeAt(TracePoint t) const { return t.isStart() ? initialBytes_ : active_[t.lastEntry().index()]; }
     uint64_t peakActiveBytes() const { return peakActive_; }
-    EventId peakIndex() const { return peakIndex_; } // kBeforeTrace when nothing exceeds the start
+    // The first moment active bytes reach their peak: the start when no entry exceeds it.
+    TracePoint peak() const { return peak_; }
 
     uint64_t startReservedBytes() const { return startReserved_; }
     uint64_t peakReservedBytes() const { return peakReserved_; }
-    uint64_t reservedAfter(EventId e) const;
+    uint64_t reservedAt(TracePoint t) const;
     // Every change of reserved bytes: (event, reserved after it), in event order.
     std::span<const std::pair<EventId, uint64_t>> reservedChanges() const { return reservedChanges_; }
 
@@ -75,11 +81,11 @@ public:
     uint64_t unexplainedSegmentEntries() const { return segments_.unexplainedEntries; }
     uint64_t unmatchedFinalSegments() const { return segments_.unmatchedFinalSegments; }
 
-    // Allocations alive after event e, in id order.
-    std::vector<AllocationId> liveAt(EventId e) const;
-    // Segment lives alive after event e, and the live blocks with their state.
-    std::vector<SegmentLifeId> segmentsAt(EventId e) const;
-    std::vector<BlockAt> blocksAt(EventId e) const;
+    // Allocations alive at t, in id order.
+    std::vector<AllocationId> liveAt(TracePoint t) const;
+    // Segment lives alive at t, and the live blocks with their state.
+    std::vector<SegmentLifeId> segmentsAt(TracePoint t) const;
+    std::vector<BlockAt> blocksAt(TracePoint t) const;
 
     std::vector<EventId> oomEvents() const;
     // Allocs at an address that was still in use (the earlier allocation's free was never recorded).
@@ -132,7 +138,6 @@ private:
     void buildCheckpoints(const std::atomic<bool> *cancel);
     void poolsFromFinalSegments();
     AllocationId newInitialAllocation(uint64_t addr, uint64_t size, StreamIndex stream, StackId stack);
-    bool aliveAfter(AllocationId id, EventId e) const;
 
     const Snapshot &snapshot_;
     const EventTable *events_;
@@ -145,7 +150,7 @@ private:
     uint64_t initialBytes_ = 0;
     uint32_t initialBlocks_ = 0;
     uint64_t peakActive_ = 0;
-    EventId peakIndex_ = kBeforeTrace;
+    TracePoint peak_ = TracePoint::start();
     uint64_t startReserved_ = 0;
     uint64_t peakReserved_ = 0;
     std::vector<std::pair<EventId, uint64_t>> reservedChanges_; // (event, reserved after it)

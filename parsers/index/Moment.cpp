@@ -28,26 +28,31 @@ std::string Moment::text() const
     return kind == Kind::Event ? std::to_string(event.index()) : std::string(kMomentNames.name(kind));
 }
 
-EventId eventOf(const DeviceIndex &index, const Moment &m)
+std::string pointText(TracePoint t)
+{
+    return t.isStart() ? "the start" : "event " + std::to_string(t.lastEntry().index());
+}
+
+TracePoint pointOf(const DeviceIndex &index, const Moment &m)
 {
     const std::string device = "device " + std::to_string(index.device());
     switch (m.kind) {
     case Moment::Kind::Peak:
-        return index.peakIndex();
+        return index.peak();
     case Moment::Kind::Oom: {
         const auto ooms = index.oomEvents();
         if (ooms.empty())
             throw std::invalid_argument(device + " has no OOM entry");
-        return ooms.front();
+        return TracePoint::after(ooms.front());
     }
     case Moment::Kind::End:
-        return index.lastEvent(); // without entries, the state before them: the final segments
+        return index.end(); // without entries, the state before them: the final segments
     case Moment::Kind::Event:
         break;
     }
     if (m.event.index() >= index.eventCount())
         throw std::invalid_argument(device + " has " + std::to_string(index.eventCount()) + " events");
-    return m.event;
+    return TracePoint::after(m.event);
 }
 
 } // namespace memlens

@@ -26,8 +26,11 @@ struct Moment {
     bool operator==(const Moment &) const = default;
 };
 
-// The event `m` names on this device. Throws std::invalid_argument saying why it names none
+// The moment `m` names on this device: after the entry it names (the peak's, the OOM's, the last
+// one; the start when there is none). Throws std::invalid_argument saying why it names none
 // ("device 0 has no OOM entry", "device 0 has 612 events").
-EventId eventOf(const DeviceIndex &index, const Moment &m);
+TracePoint pointOf(const DeviceIndex &index, const Moment &m);
+// "event 12", or "the start" before the first entry.
+std::string pointText(TracePoint t);
 
 } // namespace memlens

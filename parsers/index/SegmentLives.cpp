@@ -94,7 +94,7 @@ public:
     {
         RangeSet initial = runBackwards();
         for (auto &[addr, r] : initial.ranges) {
-            r.life = newLife(addr, r, kBeforeTrace);
+            r.life = newLife(addr, r, EventId::none());
             current_ += r.size;
         }
         out_.startReserved = current_;

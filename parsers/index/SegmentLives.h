@@ -20,11 +20,16 @@ struct SegmentLife {
     uint64_t addr = 0;
     uint64_t size = 0;
     uint64_t stream = 0;
-    EventId createdEvent = kBeforeTrace;
+    EventId createdEvent;            // none: reserved when recording began
     EventId releasedEvent = kNever;
     SegmentId finalSegment; // when alive at the end
     bool expandable = false;
     bool large = true;
+
+    bool fromBeforeTrace() const { return createdEvent.isNone(); }
+    TracePoint born() const { return fromBeforeTrace() ? TracePoint::start() : TracePoint::after(createdEvent); }
+    TracePoint ended() const { return releasedEvent == kNever ? TracePoint::never() : TracePoint::after(releasedEvent); }
+    bool aliveAt(TracePoint t) const { return born() <= t && t < ended(); }
 };
 
 struct SegmentLives {

@@ -49,11 +49,40 @@ using PoolIndex = Id<struct PoolTag>;
 // A stream of Snapshot::streams; two bytes, as the event column holds it.
 using StreamIndex = Id<struct StreamTag, uint16_t>;
 
-// An event's none is the moment before the first entry: an allocation alive when recording
-// began was allocated then, and "after kBeforeTrace" is the state the trace starts from.
-inline constexpr EventId kBeforeTrace = EventId::none();
 // A free the trace does not hold: the allocation outlived it.
 inline constexpr EventId kNever{UINT32_MAX - 1};
+
+// A moment of one device's trace: the state after its first n entries. The start (no entry
+// applied) comes first and the end of a trace of n entries is after(n - 1); an event's "none"
+// never stands for a moment, so moments compare without guards.
+class TracePoint {
+public:
+    constexpr TracePoint() = default; // the start
+    static constexpr TracePoint start() { return TracePoint(0); }
+    // The state once entry `e` is applied; e is a real entry.
+    static constexpr TracePoint after(EventId e) { return TracePoint(e.index() + 1); }
+    // The state just before entry `e` is applied.
+    static constexpr TracePoint before(EventId e) { return TracePoint(e.index()); }
+    // After the end of any trace: when something the trace never ends, ends.
+    static constexpr TracePoint never() { return TracePoint(UINT32_MAX); }
+    // After the first n entries (a trace's end, for n its length).
+    static constexpr TracePoint afterFirst(size_t n) { return TracePoint(static_cast<uint32_t>(n)); }
+
+    constexpr uint32_t entriesApplied() const { return applied_; }
+    constexpr bool isStart() const { return applied_ == 0; }
+    // The last entry applied: none at the start.
+    constexpr EventId lastEntry() const { return applied_ ? EventId(applied_ - 1) : EventId::none(); }
+
+    constexpr bool operator==(const TracePoint &) const = default;
+    constexpr bool operator<(TracePoint other) const { return applied_ < other.applied_; }
+    constexpr bool operator>(TracePoint other) const { return applied_ > other.applied_; }
+    constexpr bool operator<=(TracePoint other) const { return applied_ <= other.applied_; }
+    constexpr bool operator>=(TracePoint other) const { return applied_ >= other.applied_; }
+
+private:
+    constexpr explicit TracePoint(uint32_t applied) : applied_(applied) {}
+    uint32_t applied_ = 0;
+};
 
 } // namespace memlens
 

@@ -52,7 +52,7 @@ std::string adviseBrief(const AdviseAnswer &answer)
     if (answer.nothing)
         return "nothing to advise: " + *answer.nothing;
     const Advice &advice = answer.advice;
-    std::string text = std::string("at the ") + (advice.oom ? "OOM" : "peak") + " (event " + std::to_string(advice.event.index()) + "): " +
+    std::string text = std::string("at the ") + (advice.oom ? "OOM" : "peak") + " (" + pointText(advice.point) + "): " +
                        formatBytes(advice.peakBytes) + " allocated";
     for (size_t i = 0; i < advice.fixes.size() && i < 3; ++i)
         text += "; " + advice.fixes[i].technique + " saves " + formatBytes(uint64_t(advice.fixes[i].savesBytes)) +

@@ -3,6 +3,7 @@
 #include "model/ByteFormat.h"
 #include "questions/MomentJson.h"
 #include "report/JsonText.h"
+#include "report/OptionalJson.h"
 
 namespace memlens {
 
@@ -14,7 +15,7 @@ MomentAnswer answerAllocatorState(const std::string &file, std::shared_ptr<const
 
 nlohmann::json allocatorStateJson(const MomentAnswer &answer)
 {
-    return {{"file", answer.file}, {"device", answer.report.summary.device}, {"at", answer.at.text()}, {"event", answer.event.index()},
+    return {{"file", answer.file}, {"device", answer.report.summary.device}, {"at", answer.at.text()}, {"event", pointJson(answer.point)},
             {"allocator", momentJson(answer)["allocator"]}};
 }
 

@@ -4,6 +4,7 @@
 #include "questions/MomentJson.h"
 #include "questions/QuestionAdmission.h"
 #include "report/JsonText.h"
+#include "report/OptionalJson.h"
 
 namespace memlens {
 
@@ -11,14 +12,14 @@ MomentAnswer answerMoment(const std::string &file, std::shared_ptr<const Snapsho
 {
     MomentAnswer answer{file, std::move(snapshot), request.at, {}, {}};
     const DeviceIndex index(*answer.snapshot, admitDevice(*answer.snapshot, file, request.device));
-    answer.event = admitMoment(index, request.at);
-    answer.report = reportDevice(*answer.snapshot, index, request.top, answer.event);
+    answer.point = admitMoment(index, request.at);
+    answer.report = reportDevice(*answer.snapshot, index, request.top, answer.point);
     return answer;
 }
 
 nlohmann::json liveAtJson(const MomentAnswer &answer)
 {
-    return {{"file", answer.file}, {"device", answer.report.summary.device}, {"at", answer.at.text()}, {"event", answer.event.index()},
+    return {{"file", answer.file}, {"device", answer.report.summary.device}, {"at", answer.at.text()}, {"event", pointJson(answer.point)},
             {"live", momentJson(answer)}};
 }
 

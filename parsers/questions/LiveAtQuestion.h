@@ -22,7 +22,7 @@ struct MomentAnswer {
     std::string file;
     std::shared_ptr<const Snapshot> snapshot;
     Moment at;
-    EventId event;
+    TracePoint point = TracePoint::start(); // the moment `at` names
     DeviceReport report; // with its `at`
 };
 

@@ -37,10 +37,10 @@ std::vector<int> admitDevices(const Snapshot &snapshot, const std::string &file,
     return {static_cast<int>(*device)};
 }
 
-EventId admitMoment(const DeviceIndex &index, const Moment &moment)
+TracePoint admitMoment(const DeviceIndex &index, const Moment &moment)
 {
     try {
-        return eventOf(index, moment);
+        return pointOf(index, moment);
     } catch (const std::invalid_argument &e) {
         throw QuestionError("at", e.what(), QuestionError::Kind::Usage, moment.text());
     }

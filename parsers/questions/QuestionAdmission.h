@@ -16,7 +16,7 @@ namespace memlens {
 int admitDevice(const Snapshot &snapshot, const std::string &file, std::optional<int64_t> device);
 // `device` alone when given; else every device (none for a memory-timeline file).
 std::vector<int> admitDevices(const Snapshot &snapshot, const std::string &file, std::optional<int64_t> device);
-// The event the moment names on this device.
-EventId admitMoment(const DeviceIndex &index, const Moment &moment);
+// The point of this device's trace the moment names.
+TracePoint admitMoment(const DeviceIndex &index, const Moment &moment);
 
 } // namespace memlens

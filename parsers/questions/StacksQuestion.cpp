@@ -2,6 +2,7 @@
 
 #include "model/ByteFormat.h"
 #include "questions/QuestionAdmission.h"
+#include "report/OptionalJson.h"
 
 #include <algorithm>
 
@@ -21,10 +22,10 @@ StacksAnswer answerStacks(const std::string &file, const Snapshot &snapshot, con
 {
     StacksAnswer answer{file, admitDevice(snapshot, file, request.device), request.at, {}, request.bottomUp, 0, {}, request.top};
     const DeviceIndex index(snapshot, answer.device);
-    answer.event = admitMoment(index, request.at);
+    answer.point = admitMoment(index, request.at);
     CallTreeOptions options;
     options.bottomUp = request.bottomUp;
-    const CallTree tree(snapshot, index, index.liveAt(answer.event), options);
+    const CallTree tree(snapshot, index, index.liveAt(answer.point), options);
     answer.liveBytes = tree.root().bytes;
     answer.paths = tree.foldedPaths();
     return answer;
@@ -41,14 +42,14 @@ nlohmann::json stacksJson(const StacksAnswer &answer)
     nlohmann::json list = nlohmann::json::array();
     for (size_t i = 0; i < paths.size() && i < answer.top; ++i)
         list.push_back({{"bytes", paths[i].bytes}, {"frames", paths[i].frames}});
-    return {{"file", answer.file}, {"device", answer.device}, {"at", answer.at.text()}, {"event", answer.event.index()},
+    return {{"file", answer.file}, {"device", answer.device}, {"at", answer.at.text()}, {"event", pointJson(answer.point)},
             {"live_bytes", answer.liveBytes}, {"paths", list}, {"paths_count", paths.size()}, {"bottom_up", answer.bottomUp}};
 }
 
 std::string stacksBrief(const StacksAnswer &answer)
 {
     const std::vector<CallTree::FoldedPath> paths = largestFirst(answer.paths);
-    std::string text = formatBytes(answer.liveBytes) + " live at " + answer.at.text() + " (event " + std::to_string(answer.event.index()) + ") in " +
+    std::string text = formatBytes(answer.liveBytes) + " live at " + answer.at.text() + " (" + pointText(answer.point) + ") in " +
                        std::to_string(paths.size()) + " call paths";
     for (size_t i = 0; i < paths.size() && i < answer.top && i < 3; ++i)
         text += "; " + formatBytes(paths[i].bytes) + " at " + (paths[i].frames.empty() ? std::string("?") : paths[i].frames.back());

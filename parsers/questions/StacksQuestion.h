@@ -23,7 +23,7 @@ struct StacksAnswer {
     std::string file;
     int device = 0;
     Moment at;
-    EventId event;
+    TracePoint point = TracePoint::start(); // the moment `at` names
     bool bottomUp = false;
     uint64_t liveBytes = 0;
     std::vector<CallTree::FoldedPath> paths; // depth first, as the folded lines go

@@ -13,7 +13,7 @@ SummaryAnswer answerSummary(const std::string &file, std::shared_ptr<const Snaps
                                                        : admitDevices(*answer.snapshot, file, request.device);
     for (int d : devices) {
         const DeviceIndex index(*answer.snapshot, d);
-        const std::optional<EventId> at = request.at ? std::optional(admitMoment(index, *request.at)) : std::nullopt;
+        const std::optional<TracePoint> at = request.at ? std::optional(admitMoment(index, *request.at)) : std::nullopt;
         answer.reports.push_back(reportDevice(*answer.snapshot, index, request.top, at, request.deviceTotal));
     }
     return answer;

@@ -33,7 +33,7 @@ bool startsEmptyCache(const DeviceIndex &index, uint32_t e, std::optional<uint64
         return false;
     if (a != Action::SegmentAlloc && a != Action::SegmentMap)
         return true;
-    const uint64_t before = e > 0 ? index.reservedAfter(EventId(e - 1)) : index.startReservedBytes();
+    const uint64_t before = index.reservedAt(TracePoint::before(EventId(e)));
     return !capacity || before + ev.size[next] <= *capacity;
 }
 
@@ -59,7 +59,7 @@ ReplayRun recordedRun(const DeviceIndex &index)
         else if (ev.action[e] == Action::Oom && !run.oomAt)
             run.oomAt = EventId(e);
     }
-    run.reservedAtEndBytes = index.reservedAfter(index.lastEvent()); // the start when there are no entries
+    run.reservedAtEndBytes = index.reservedAt(index.end());
     return run;
 }
 
@@ -70,7 +70,7 @@ void seedFromFirstEntry(const DeviceIndex &index, const AllocatorConfig &config,
 {
     std::vector<SegmentLifeId> lives;
     for (uint32_t i = 0; i < index.segmentLives().size(); ++i) {
-        if (index.segmentLives()[i].createdEvent == kBeforeTrace)
+        if (index.segmentLives()[i].fromBeforeTrace())
             lives.push_back(SegmentLifeId(i));
     }
     std::sort(lives.begin(), lives.end(), [&](SegmentLifeId a, SegmentLifeId b) { return index.segmentLife(a).addr < index.segmentLife(b).addr; });
@@ -78,7 +78,7 @@ void seedFromFirstEntry(const DeviceIndex &index, const AllocatorConfig &config,
     size_t outside = 0;
     for (uint32_t i = 0; i < index.allocationCount(); ++i) {
         const AllocationId id(i);
-        if (index.allocation(id).allocEvent != kBeforeTrace || id == index.preProfileAllocation())
+        if (!index.allocation(id).fromBeforeTrace() || id == index.preProfileAllocation())
             continue;
         const uint64_t addr = index.detail(id).addr;
         auto it = std::upper_bound(lives.begin(), lives.end(), addr,
@@ -142,7 +142,7 @@ CapacityGuess capacityFromOom(const DeviceIndex &index)
     const EventId e = ooms.front();
     const uint64_t deviceFree = index.events().addr[e.index()]; // an OOM entry's device_free
     const uint64_t request = index.events().size[e.index()];
-    const uint64_t reserved = index.reservedAfter(e);
+    const uint64_t reserved = index.reservedAt(TracePoint::after(e));
     if (stoppedByProcessLimit(deviceFree, request)) {
         uint64_t peak = index.startReservedBytes();
         for (const auto &[event, bytes] : index.reservedChanges()) {

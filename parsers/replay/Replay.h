@@ -36,7 +36,7 @@ struct ReplayOptions {
 
 struct ReplayRun {
     uint64_t peakReservedBytes = 0;
-    EventId peakIndex = kBeforeTrace;
+    std::optional<EventId> peakIndex; // none: nothing exceeded the start
     std::vector<uint64_t> segmentAllocs; // bytes of each segment_alloc / segment_map, in order
     std::optional<EventId> oomAt;
     uint64_t reservedAtEndBytes = 0;

@@ -27,7 +27,7 @@ nlohmann::json runJson(const ReplayRun &run, bool predicted)
 {
     nlohmann::json j{{"peak_reserved_bytes", run.peakReservedBytes}, {"segment_allocs", run.segmentAllocs.size()}};
     if (predicted) {
-        j["peak_index"] = run.peakIndex == kBeforeTrace ? nlohmann::json(nullptr) : nlohmann::json(run.peakIndex);
+        j["peak_index"] = optionalJson(run.peakIndex);
         j["oom_at"] = optionalJson(run.oomAt);
         j["reserved_at_end_bytes"] = run.reservedAtEndBytes;
     } else {
@@ -63,8 +63,8 @@ std::string replayText(const std::string &file, const ReplayResult &r)
     out << "  recorded:  peak reserved " << formatBytes(r.recorded.peakReservedBytes) << ", " << r.recorded.segmentAllocs.size() << " segment allocations"
         << (r.recorded.oomAt ? ", OOM at event " + std::to_string(r.recorded.oomAt->index()) : std::string()) << '\n';
     out << "  predicted: peak reserved " << formatBytes(r.predicted.peakReservedBytes);
-    if (r.predicted.peakIndex != kBeforeTrace)
-        out << " at event " << r.predicted.peakIndex.index();
+    if (r.predicted.peakIndex)
+        out << " at event " << r.predicted.peakIndex->index();
     out << ", " << r.predicted.segmentAllocs.size() << " segment allocations, " << formatBytes(r.predicted.reservedAtEndBytes) << " reserved at the end\n";
     out << "  " << (r.predicted.oomAt ? "OOM at event " + std::to_string(r.predicted.oomAt->index()) : std::string("no OOM")) << '\n';
     for (const std::string &note : r.notes)

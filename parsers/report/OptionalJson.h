@@ -14,6 +14,12 @@ void to_json(nlohmann::json &j, Id<Tag> id)
     j = id.index();
 }
 
+// A moment as the reports write it: the index of its last entry; null at the start.
+inline nlohmann::json pointJson(TracePoint t)
+{
+    return t.isStart() ? nlohmann::json(nullptr) : nlohmann::json(t.lastEntry().index());
+}
+
 template <typename T>
 nlohmann::json optionalJson(const std::optional<T> &value)
 {

@@ -50,12 +50,12 @@ RunDiff diffRuns(const Snapshot &a, const DeviceIndex &ia, const std::string &na
                  const DeviceIndex &ib, const std::string &nameB, const Moment &at)
 {
     RunDiff d{nameA, nameB, at, {}, {}, {}};
-    const EventId ea = eventOf(ia, at), eb = eventOf(ib, at);
+    const TracePoint ea = pointOf(ia, at), eb = pointOf(ib, at);
     for (auto [run, snap, index, e] : {std::tuple{&d.a, &a, &ia, ea}, std::tuple{&d.b, &b, &ib, eb}}) {
         const DeviceSummary s = summarizeDevice(*snap, *index, 0);
         run->peakActiveBytes = s.peakActiveBytes;
         run->peakReservedBytes = s.peakReservedBytes;
-        run->liveAtPoint = index->activeAfter(e);
+        run->liveAtPoint = index->activeAt(e);
         run->categoryBytesAtPeak = s.categoryBytesAtPeak;
     }
     d.sites = diffBySite(a, ia, ea, b, ib, eb);

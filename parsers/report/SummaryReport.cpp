@@ -202,7 +202,7 @@ json deviceJson(const Snapshot &snapshot, const DeviceReport &report)
 
 } // namespace
 
-DeviceReport reportDevice(const Snapshot &snapshot, const DeviceIndex &index, size_t top, std::optional<EventId> at,
+DeviceReport reportDevice(const Snapshot &snapshot, const DeviceIndex &index, size_t top, std::optional<TracePoint> at,
                           std::optional<uint64_t> deviceTotal)
 {
     std::unique_ptr<const AllocationCategories> categories;
@@ -217,7 +217,7 @@ json liveBlockJson(const Snapshot &snapshot, const LiveBlockInfo &b)
     json j = {{"addr", b.addr},
               {"size", b.size},
               {"stream", b.stream},
-              {"alloc_index", b.allocEvent == kBeforeTrace ? json(nullptr) : json(b.allocEvent)},
+              {"alloc_index", b.allocEvent.isNone() ? json(nullptr) : json(b.allocEvent)},
               {"category", categoryName(b.category)},
               {"frames", framesJson(snapshot, b.stack)},
               {"labels", b.labels}};

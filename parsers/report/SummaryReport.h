@@ -18,7 +18,7 @@ struct DeviceReport {
 
 // A device's report: its summary and, with `at`, the moment asked about, its live blocks with
 // their categories (the summary's own).
-DeviceReport reportDevice(const Snapshot &snapshot, const DeviceIndex &index, size_t top, std::optional<EventId> at,
+DeviceReport reportDevice(const Snapshot &snapshot, const DeviceIndex &index, size_t top, std::optional<TracePoint> at,
                           std::optional<uint64_t> deviceTotal = std::nullopt);
 
 // Bytes per category as the JSON key `category_bytes_at_peak` holds them: {"parameter": …, …}.

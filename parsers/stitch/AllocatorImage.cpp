@@ -24,12 +24,12 @@ AllocatorImage finalImage(const Snapshot &dump, int device, IdRemap &remap)
 AllocatorImage imageBefore(const DeviceIndex &index, EventId event, IdRemap &remap)
 {
     AllocatorImage image;
-    const EventId after = event == EventId(0) ? kBeforeTrace : EventId(event.index() - 1);
-    for (AllocationId id : index.liveAt(after)) {
+    const TracePoint before = TracePoint::before(event);
+    for (AllocationId id : index.liveAt(before)) {
         const AllocationDetail d = index.detail(id);
         image.blocks.push_back({d.addr, d.size, d.stream, remap.stack(d.stack)});
     }
-    for (SegmentLifeId life : index.segmentsAt(after)) {
+    for (SegmentLifeId life : index.segmentsAt(before)) {
         const SegmentLife &s = index.segmentLife(life);
         image.segments.push_back({s.addr, s.size, s.stream, s.expandable});
     }

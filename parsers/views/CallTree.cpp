@@ -221,11 +221,11 @@ std::string foldedText(const std::vector<CallTree::FoldedPath> &paths)
     return out;
 }
 
-std::vector<SiteDiff> diffBySite(const Snapshot &a, const DeviceIndex &ia, EventId ea, const Snapshot &b,
-                                 const DeviceIndex &ib, EventId eb)
+std::vector<SiteDiff> diffBySite(const Snapshot &a, const DeviceIndex &ia, TracePoint ea, const Snapshot &b,
+                                 const DeviceIndex &ib, TracePoint eb)
 {
     std::map<std::string, SiteDiff> sites;
-    auto add = [&](const Snapshot &s, const DeviceIndex &index, EventId e, bool second) {
+    auto add = [&](const Snapshot &s, const DeviceIndex &index, TracePoint e, bool second) {
         SiteCache cache(s);
         for (AllocationId id : index.liveAt(e)) {
             const AllocationDetail d = index.detail(id);

@@ -98,8 +98,8 @@ struct SiteDiff {
     int64_t bytesB = 0;
     int64_t change() const { return bytesB - bytesA; }
 };
-std::vector<SiteDiff> diffBySite(const Snapshot &a, const DeviceIndex &ia, EventId ea, const Snapshot &b,
-                                 const DeviceIndex &ib, EventId eb);
+std::vector<SiteDiff> diffBySite(const Snapshot &a, const DeviceIndex &ia, TracePoint ea, const Snapshot &b,
+                                 const DeviceIndex &ib, TracePoint eb);
 
 // "frame;frame;frame bytes" lines of these paths.
 std::string foldedText(const std::vector<CallTree::FoldedPath> &paths);

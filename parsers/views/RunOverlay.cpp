@@ -49,8 +49,8 @@ OverlayRun sample(const OverlayInput &run, const std::vector<std::optional<doubl
             continue;
         const auto c = std::min(columns - 1, static_cast<size_t>(std::max(0.0, *x[e] / xMax * static_cast<double>(columns))));
         const EventId event(static_cast<uint32_t>(e));
-        const uint64_t active = run.index->activeAfter(event);
-        const uint64_t reserved = run.index->reservedAfter(event);
+        const uint64_t active = run.index->activeAt(TracePoint::after(event));
+        const uint64_t reserved = run.index->reservedAt(TracePoint::after(event));
         out.active[c] = std::max(out.active[c].value_or(0), active);
         out.reserved[c] = std::max(out.reserved[c].value_or(0), reserved);
         after[c] = {active, reserved};

@@ -42,7 +42,7 @@ bool TimelineLayout::aliveRange(AllocationId id, uint32_t &first, uint32_t &last
     const auto n = static_cast<uint32_t>(index_.eventCount());
     if (n == 0)
         return false;
-    first = a.allocEvent == kBeforeTrace ? 0 : a.allocEvent.index();
+    first = a.fromBeforeTrace() ? 0 : a.allocEvent.index();
     if (a.freeCompleted == kNever)
         last = n - 1;
     else if (a.freeCompleted == EventId(0))
@@ -66,7 +66,7 @@ TimelineLayout::TimelineLayout(const DeviceIndex &index) : index_(index)
     // Leaves: every allocation in each leaf it meets, trimmed as they fill up.
     for (uint32_t i = 0; i < index.allocationCount(); ++i) {
         const AllocationId id(i);
-        if (const Allocation &a = index.allocation(id); a.allocEvent == kBeforeTrace) {
+        if (const Allocation &a = index.allocation(id); a.fromBeforeTrace()) {
             ghosts_.add(a.freeCompleted, size[i]);
             if (index.poolOf(id) == PoolIndex(0))
                 defaultPoolGhosts_.add(a.freeCompleted, size[i]);
@@ -92,7 +92,7 @@ TimelineLayout::TimelineLayout(const DeviceIndex &index) : index_(index)
     for (uint32_t b = 0; b * kMaxBlock < n; ++b) {
         uint32_t best = b * kMaxBlock;
         for (uint32_t e = best; e < std::min(n, (b + 1) * kMaxBlock); ++e) {
-            if (index.activeAfter(EventId(e)) > index.activeAfter(EventId(best)))
+            if (activeAfter(EventId(e)) > activeAfter(EventId(best)))
                 best = e;
         }
         blockPeak_.push_back(best);
@@ -114,8 +114,6 @@ void TimelineLayout::GhostBytes::finish()
 
 uint64_t TimelineLayout::GhostBytes::aliveAfter(EventId e) const
 {
-    if (e == kBeforeTrace)
-        return total;
     // Alive after e: freed by a later event, or never.
     const auto freedBy = std::upper_bound(frees.begin(), frees.end(), e, [](EventId event, const auto &f) { return event < f.first; });
     return freedBy == frees.begin() ? total : total - std::prev(freedBy)->second;
@@ -149,7 +147,7 @@ std::vector<AllocationId> TimelineLayout::largestIn(EventId firstEvent, EventId 
     const uint32_t fullFirst = (first + kLeafEvents - 1) / kLeafEvents;
     const uint32_t fullEnd = (last + 1) / kLeafEvents; // one past the last full leaf
     auto exact = [&](uint32_t a, uint32_t b) {
-        for (AllocationId id : index_.liveAt(EventId(a)))
+        for (AllocationId id : index_.liveAt(TracePoint::after(EventId(a))))
             candidates.push_back(id);
         for (uint32_t e = a + 1; e <= b; ++e) {
             if (index_.events().action[e] == Action::Alloc)
@@ -198,11 +196,11 @@ EventId TimelineLayout::peakIn(EventId firstEvent, EventId lastEvent) const
     while (e <= last) {
         if (e % kMaxBlock == 0 && e + kMaxBlock - 1 <= last) {
             const EventId candidate(blockPeak_[e / kMaxBlock]);
-            if (index_.activeAfter(candidate) > index_.activeAfter(best))
+            if (activeAfter(candidate) > activeAfter(best))
                 best = candidate;
             e += kMaxBlock;
         } else {
-            if (index_.activeAfter(EventId(e)) > index_.activeAfter(best))
+            if (activeAfter(EventId(e)) > activeAfter(best))
                 best = EventId(e);
             ++e;
         }
@@ -233,19 +231,19 @@ TimelineFrame TimelineLayout::layoutColumns(const std::vector<ColumnRange> &rang
     if (ranges.empty() || index_.eventCount() == 0)
         return frame;
     const size_t columns = ranges.size();
-    frame.columnEvent.assign(columns, kBeforeTrace);
+    frame.columnEvent.assign(columns, EventId(0));
     frame.total.assign(columns, 0);
     frame.reserved.assign(columns, 0);
     frame.otherBottom.assign(columns, 0);
     frame.otherTop.assign(columns, 0);
-    const EventId lastEvent = index_.lastEvent();
+    const EventId lastEvent(static_cast<uint32_t>(index_.eventCount() - 1));
     for (size_t c = 0; c < columns; ++c) {
         const EventId lo = std::min(ranges[c].first, lastEvent);
         const EventId hi = std::clamp(ranges[c].second, lo, lastEvent);
         const EventId e = peakIn(lo, hi);
         frame.columnEvent[c] = e;
-        frame.total[c] = index_.activeAfter(e);
-        frame.reserved[c] = index_.reservedAfter(e);
+        frame.total[c] = activeAfter(e);
+        frame.reserved[c] = index_.reservedAt(TracePoint::after(e));
     }
     if (!std::is_sorted(frame.columnEvent.begin(), frame.columnEvent.end()))
         throw std::invalid_argument("timeline columns out of order");
@@ -276,7 +274,7 @@ TimelineFrame TimelineLayout::layoutColumns(const std::vector<ColumnRange> &rang
     for (const TimelineBand &band : frame.bands) {
         individual[regionOf(band)][band.firstColumn] += static_cast<int64_t>(band.size);
         individual[regionOf(band)][band.endColumn()] -= static_cast<int64_t>(band.size);
-        if (regionOf(band) == regions - 1 && index_.allocation(band.allocation).allocEvent == kBeforeTrace) {
+        if (regionOf(band) == regions - 1 && index_.allocation(band.allocation).fromBeforeTrace()) {
             individualGhosts[band.firstColumn] += static_cast<int64_t>(band.size);
             individualGhosts[band.endColumn()] -= static_cast<int64_t>(band.size);
         }
@@ -291,7 +289,7 @@ TimelineFrame TimelineLayout::layoutColumns(const std::vector<ColumnRange> &rang
         for (size_t r = 0; r + 1 < regions; ++r) {
             TimelinePoolRegion &region = frame.pools[r];
             running[r] += individual[r][c];
-            const uint64_t active = pools[region.pool].active.at(frame.columnEvent[c]);
+            const uint64_t active = pools[region.pool].active.at(TracePoint::after(frame.columnEvent[c]));
             privateActive += active;
             const auto drawn = static_cast<uint64_t>(running[r]);
             region.otherTop[c] = region.base[c] + (active > drawn ? active - drawn : 0);
@@ -330,7 +328,7 @@ std::vector<AllocationId> TimelineLayout::bandsIn(EventId first, EventId last, s
     // Stacked oldest at the bottom: blocks alive before the trace (ghost blocks, memory from before
     // profiling) first, whose ids come after the trace's own, then in allocation order.
     auto older = [&](AllocationId a, AllocationId b) {
-        const bool bornA = index_.allocation(a).allocEvent != kBeforeTrace, bornB = index_.allocation(b).allocEvent != kBeforeTrace;
+        const bool bornA = !index_.allocation(a).fromBeforeTrace(), bornB = !index_.allocation(b).fromBeforeTrace();
         return bornA != bornB ? bornB : a < b;
     };
     std::sort(chosen.begin(), chosen.end(), older);
@@ -344,7 +342,7 @@ void TimelineLayout::stackPools(TimelineFrame &frame, std::span<const PoolUsage>
     for (size_t p = 0; p < pools.size(); ++p) {
         TimelinePoolRegion region{p, base, std::vector<uint64_t>(columns), std::vector<uint64_t>(columns)};
         for (size_t c = 0; c < columns; ++c) {
-            region.top[c] = base[c] + pools[p].envelope.at(frame.columnEvent[c]);
+            region.top[c] = base[c] + pools[p].envelope.at(TracePoint::after(frame.columnEvent[c]));
             base[c] = region.top[c];
         }
         frame.pools.push_back(std::move(region));

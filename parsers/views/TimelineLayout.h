@@ -37,7 +37,7 @@ struct TimelinePoolRegion {
 };
 
 struct TimelineFrame {
-    std::vector<EventId> columnEvent;   // sample event of each column (kBeforeTrace: none)
+    std::vector<EventId> columnEvent;   // sample event of each column
     std::vector<uint64_t> total;        // active bytes at the sample event
     std::vector<uint64_t> reserved;     // reserved bytes at the sample event
     std::vector<uint64_t> otherBottom;  // the default pool's folded band spans [otherBottom,
@@ -93,6 +93,8 @@ private:
     std::vector<AllocationId> bandsIn(EventId first, EventId last, size_t maxBands) const;
     void stackPools(TimelineFrame &frame, std::span<const PoolUsage> pools) const;
     void collect(size_t node, uint32_t lo, uint32_t hi, uint32_t first, uint32_t last, size_t k, std::vector<AllocationId> &out) const;
+    // Columns sample real entries only, so the timeline asks the index about the state after one.
+    uint64_t activeAfter(EventId e) const { return index_.activeAt(TracePoint::after(e)); }
 
     const DeviceIndex &index_;
     uint32_t leaves_ = 0;

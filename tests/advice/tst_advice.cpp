@@ -362,7 +362,7 @@ private slots:
         QCOMPARE(got.join('\n'), want.join('\n'));
 
         const DeviceIndex index(*a.snapshot, 0);
-        const uint64_t needed = index.reservedAfter(a.advice.event) + CachingAllocatorModel::allocationSize(index.events().size[a.advice.event.index()]);
+        const uint64_t needed = index.reservedAt(a.advice.point) + CachingAllocatorModel::allocationSize(index.events().size[a.advice.point.lastEntry().index()]);
         for (const Fix &f : a.advice.fixes) {
             if (f.effort != Effort::Config)
                 continue;

@@ -49,9 +49,9 @@ SynthSnapshot smallestExpandable(bool truncated)
     return s;
 }
 
-AllocatorFigures figuresAt(const Snapshot &snapshot, const DeviceIndex &index, EventId e)
+AllocatorFigures figuresAt(const Snapshot &snapshot, const DeviceIndex &index, TracePoint at)
 {
-    return summarizePoint(snapshot, index, e, 0).allocator;
+    return summarizePoint(snapshot, index, at, 0).allocator;
 }
 
 void compareFigures(const AllocatorFigures &got, const QJsonObject &want, const QString &where)
@@ -69,17 +69,17 @@ void compareFigures(const AllocatorFigures &got, const QJsonObject &want, const 
 }
 
 // Our figures at each event against the oracle's, for one file and device.
-void compareWithMemoryViz(const QString &file, const Snapshot &snapshot, const DeviceIndex &index, const std::vector<EventId> &events)
+void compareWithMemoryViz(const QString &file, const Snapshot &snapshot, const DeviceIndex &index, const std::vector<TracePoint> &points)
 {
     QStringList args{file, QString::number(index.device())};
-    for (EventId e : events)
-        args << (e == kBeforeTrace ? QStringLiteral("-1") : QString::number(e.index()));
+    for (TracePoint at : points)
+        args << (at.isStart() ? QStringLiteral("-1") : QString::number(at.lastEntry().index()));
     QString error;
     const QJsonArray oracle = QJsonDocument::fromJson(runPythonTool("memoryviz_state.py", args, &error)).array();
-    QVERIFY2(oracle.size() == static_cast<int>(events.size()), qPrintable(error));
-    for (size_t i = 0; i < events.size(); ++i)
-        compareFigures(figuresAt(snapshot, index, events[i]), oracle[static_cast<int>(i)].toObject(),
-                       QStringLiteral("%1 device %2 after event %3").arg(QFileInfo(file).fileName()).arg(index.device()).arg(static_cast<int>(events[i].index())));
+    QVERIFY2(oracle.size() == static_cast<int>(points.size()), qPrintable(error));
+    for (size_t i = 0; i < points.size(); ++i)
+        compareFigures(figuresAt(snapshot, index, points[i]), oracle[static_cast<int>(i)].toObject(),
+                       QStringLiteral("%1 device %2 after event %3").arg(QFileInfo(file).fileName()).arg(index.device()).arg(static_cast<int>(points[i].lastEntry().index())));
 }
 
 } // namespace
@@ -92,20 +92,20 @@ private slots:
     {
         auto snapshot = loadSnapshotFromMemory(smallestExpandable(false).pickle(), "expandable.pickle");
         DeviceIndex index(*snapshot, 0);
-        const AllocatorFigures before = figuresAt(*snapshot, index, kBeforeTrace);
+        const AllocatorFigures before = figuresAt(*snapshot, index, TracePoint::start());
         QCOMPARE(before.segments, 0u);
         QCOMPARE(before.reserved, 0u);
-        const AllocatorFigures mapped = figuresAt(*snapshot, index, EventId(1));
+        const AllocatorFigures mapped = figuresAt(*snapshot, index, TracePoint::after(EventId(1)));
         QCOMPARE(mapped.segments, 1u); // two adjacent mapped ranges are one segment
         QCOMPARE(mapped.reserved, 4 * MiB);
         QCOMPARE(mapped.free, 4 * MiB);
-        const AllocatorFigures used = figuresAt(*snapshot, index, EventId(2));
+        const AllocatorFigures used = figuresAt(*snapshot, index, TracePoint::after(EventId(2)));
         QCOMPARE(used.segments, 1u);
         QCOMPARE(used.allocated, 3 * MiB);
         QCOMPARE(used.requested, 3 * MiB);
         QCOMPARE(used.free, MiB);
         QCOMPARE(used.largestFree, MiB);
-        const AllocatorFigures end = figuresAt(*snapshot, index, EventId(3));
+        const AllocatorFigures end = figuresAt(*snapshot, index, TracePoint::after(EventId(3)));
         QCOMPARE(end.segments, 1u);
         QCOMPARE(end.reserved, 3 * MiB);
         QCOMPARE(end.allocated, 3 * MiB);
@@ -113,8 +113,8 @@ private slots:
         QCOMPARE(end.largestFree, 0u);
         QCOMPARE(index.startReservedBytes(), 0u);
         QCOMPARE(index.peakReservedBytes(), 4 * MiB);
-        QCOMPARE(index.reservedAfter(EventId(3)), 3 * MiB);
-        const AllocatorState state = allocatorStateAt(*snapshot, index, EventId(3));
+        QCOMPARE(index.reservedAt(TracePoint::after(EventId(3))), 3 * MiB);
+        const AllocatorState state = allocatorStateAt(*snapshot, index, TracePoint::after(EventId(3)));
         QCOMPARE(state.roundingWaste(), 0u);
         QVERIFY(state.segments.front().expandable);
         const FileHealth health = fileHealth(*snapshot, index);
@@ -127,11 +127,11 @@ private slots:
         // Without the maps the 4 MiB were mapped before the trace: that is real evidence.
         auto snapshot = loadSnapshotFromMemory(smallestExpandable(true).pickle(), "expandable-cut.pickle");
         DeviceIndex index(*snapshot, 0);
-        const AllocatorFigures before = figuresAt(*snapshot, index, kBeforeTrace);
+        const AllocatorFigures before = figuresAt(*snapshot, index, TracePoint::start());
         QCOMPARE(before.segments, 1u);
         QCOMPARE(before.reserved, 4 * MiB);
         QCOMPARE(index.startReservedBytes(), 4 * MiB);
-        const AllocatorFigures end = figuresAt(*snapshot, index, EventId(1));
+        const AllocatorFigures end = figuresAt(*snapshot, index, TracePoint::after(EventId(1)));
         QCOMPARE(end.reserved, 3 * MiB);
         QCOMPARE(end.segments, 1u);
         const FileHealth health = fileHealth(*snapshot, index);
@@ -155,16 +155,16 @@ private slots:
                      entry("segment_map", kBase + 2 * MiB, 2 * MiB, 7)}};
         auto snapshot = loadSnapshotFromMemory(s.pickle(), "split.pickle");
         DeviceIndex index(*snapshot, 0);
-        const AllocatorFigures whole = figuresAt(*snapshot, index, EventId(4));
+        const AllocatorFigures whole = figuresAt(*snapshot, index, TracePoint::after(EventId(4)));
         QCOMPARE(whole.segments, 1u);
         QCOMPARE(whole.reserved, 6 * MiB);
         QCOMPARE(whole.largestFree, 4 * MiB);
-        const AllocatorFigures split = figuresAt(*snapshot, index, EventId(5));
+        const AllocatorFigures split = figuresAt(*snapshot, index, TracePoint::after(EventId(5)));
         QCOMPARE(split.segments, 2u);
         QCOMPARE(split.reserved, 4 * MiB);
         QCOMPARE(split.allocated, 2 * MiB);
         QCOMPARE(split.largestFree, MiB);
-        const AllocatorFigures joined = figuresAt(*snapshot, index, EventId(6));
+        const AllocatorFigures joined = figuresAt(*snapshot, index, TracePoint::after(EventId(6)));
         QCOMPARE(joined.segments, 1u);
         QCOMPARE(joined.reserved, 6 * MiB);
         QCOMPARE(joined.largestFree, 4 * MiB);
@@ -175,7 +175,7 @@ private slots:
         QVERIFY(f.open(QIODevice::WriteOnly));
         f.write(QByteArray::fromStdString(s.pickle()));
         f.close();
-        compareWithMemoryViz(path, *snapshot, index, {kBeforeTrace, EventId(0), EventId(1), EventId(2), EventId(3), EventId(4), EventId(5), EventId(6)});
+        compareWithMemoryViz(path, *snapshot, index, {TracePoint::start(), TracePoint::afterFirst(1), TracePoint::afterFirst(2), TracePoint::afterFirst(3), TracePoint::afterFirst(4), TracePoint::afterFirst(5), TracePoint::afterFirst(6), TracePoint::afterFirst(7)});
     }
 
     void segmentsThatDisagreeWithTheTraceAreReported()
@@ -207,7 +207,7 @@ private slots:
         QCOMPARE(snapshot->blocks.front().state, BlockState::ActivePendingFree);
         DeviceIndex index(*snapshot, 0);
         QCOMPARE(index.initialBytes(), 4 * MiB - 100);
-        const AllocatorState state = allocatorStateAt(*snapshot, index, kBeforeTrace);
+        const AllocatorState state = allocatorStateAt(*snapshot, index, TracePoint::start());
         QCOMPARE(state.allocated, 4 * MiB);
         QCOMPARE(state.free, 16 * MiB);
     }
@@ -221,12 +221,12 @@ private slots:
                 const auto n = static_cast<uint32_t>(index.eventCount());
                 if (n == 0)
                     continue;
-                std::vector<EventId> events{kBeforeTrace, EventId(n / 3), EventId(n / 2), EventId(n - 1)};
-                if (index.peakIndex() != kBeforeTrace)
-                    events.push_back(index.peakIndex());
+                std::vector<TracePoint> points{TracePoint::start(), TracePoint::afterFirst(n / 3 + 1), TracePoint::afterFirst(n / 2 + 1), index.end()};
+                if (!index.peak().isStart())
+                    points.push_back(index.peak());
                 for (EventId e : index.oomEvents())
-                    events.push_back(e);
-                compareWithMemoryViz(file, *snapshot, index, events);
+                    points.push_back(TracePoint::after(e));
+                compareWithMemoryViz(file, *snapshot, index, points);
             }
         }
     }

@@ -53,7 +53,7 @@ private slots:
         DeviceIndex index(*snapshot, 0);
         CallTreeOptions options;
         options.hideNoise = true;
-        const CallTree tree(*snapshot, index, index.liveAt(index.peakIndex()), options);
+        const CallTree tree(*snapshot, index, index.liveAt(index.peak()), options);
         static const QRegularExpression interpreter(R"((^|:)(_?Py[A-Z_]\w*|__libc_\w*|_start)\b)");
         size_t torchFrames = 0;
         for (uint32_t i = 1; i < tree.size(); ++i) {
@@ -98,19 +98,19 @@ private slots:
         QVERIFY2(index.peakActiveBytes() >= peakAllocated * 0.99,
                  qPrintable(QString("peak active %1 more than 1% below torch's %2").arg(index.peakActiveBytes()).arg(peakAllocated)));
         // The peak event is an alloc and the running total there is the peak.
-        QVERIFY(index.peakIndex() != kBeforeTrace);
-        QCOMPARE(index.events().action[index.peakIndex().index()], Action::Alloc);
-        QCOMPARE(index.activeAfter(index.peakIndex()), index.peakActiveBytes());
+        QVERIFY(!index.peak().isStart());
+        QCOMPARE(index.events().action[index.peak().lastEntry().index()], Action::Alloc);
+        QCOMPARE(index.activeAt(index.peak()), index.peakActiveBytes());
         // Live blocks at the peak add up to the active bytes there.
         uint64_t sum = 0;
-        for (AllocationId id : index.liveAt(index.peakIndex()))
+        for (AllocationId id : index.liveAt(index.peak()))
             sum += index.detail(id).size;
         QCOMPARE(sum, index.peakActiveBytes());
         // Replaying the trace ends with what the final snapshot holds: its active blocks'
         // requested bytes. And those blocks' rounded sizes are what torch's memory_allocated()
         // reported at the end (except in the file dumped from inside the OOM handler).
         const FinalState final = finalState(*snapshot, 0);
-        QCOMPARE(index.activeAfter(EventId(static_cast<uint32_t>(index.eventCount() - 1))), final.requested);
+        QCOMPARE(index.activeAt(TracePoint::after(EventId(static_cast<uint32_t>(index.eventCount() - 1)))), final.requested);
         if (!file.endsWith("/oom_snapshot.pickle"))
             QCOMPARE(final.allocated, static_cast<uint64_t>(truth["end_allocated"].toDouble()));
     }
@@ -206,8 +206,7 @@ private slots:
         QFETCH(QString, file);
         auto snapshot = loadSnapshot(file.toStdString());
         DeviceIndex index(*snapshot, 0);
-        const EventId last(static_cast<uint32_t>(index.eventCount() - 1));
-        const AllocatorState state = allocatorStateAt(*snapshot, index, last);
+        const AllocatorState state = allocatorStateAt(*snapshot, index, index.end());
         std::map<uint64_t, const StateSegment *> replayed;
         for (const StateSegment &s : state.segments)
             replayed[s.addr] = &s;
@@ -242,9 +241,9 @@ private slots:
         // Free space is what the live blocks leave.
         QCOMPARE(state.free, inactive);
         // At the peak, the blocks hold exactly the timeline's active bytes.
-        const AllocatorState atPeak = allocatorStateAt(*snapshot, index, index.peakIndex());
+        const AllocatorState atPeak = allocatorStateAt(*snapshot, index, index.peak());
         QCOMPARE(atPeak.requested, index.peakActiveBytes());
-        QCOMPARE(atPeak.reserved, index.reservedAfter(index.peakIndex()));
+        QCOMPARE(atPeak.reserved, index.reservedAt(index.peak()));
     }
 
     void categoriesAddUp_data() { truth_data(); }
@@ -262,8 +261,8 @@ private slots:
         // The running totals agree with the live set everywhere.
         const AllocationCategories categories(*snapshot, index);
         for (uint32_t e = 0; e < index.eventCount(); e += 97)
-            QCOMPARE(categories.totalsAfter(EventId(e)), categories.bytesAt(index, EventId(e)));
-        QCOMPARE(categories.totalsAfter(index.peakIndex()), s.categoryBytesAtPeak);
+            QCOMPARE(categories.totalsAt(TracePoint::after(EventId(e))), categories.bytesAt(index, TracePoint::after(EventId(e))));
+        QCOMPARE(categories.totalsAt(index.peak()), s.categoryBytesAtPeak);
     }
 
     void callTrees_data() { truth_data(); }
@@ -274,7 +273,7 @@ private slots:
         QFETCH(QString, file);
         auto snapshot = loadSnapshot(file.toStdString());
         DeviceIndex index(*snapshot, 0);
-        const auto live = index.liveAt(index.peakIndex());
+        const auto live = index.liveAt(index.peak());
         for (bool bottomUp : {false, true}) {
             CallTreeOptions options;
             options.bottomUp = bottomUp;
@@ -299,13 +298,13 @@ private slots:
         DeviceIndex index(*snapshot, 0);
         CallTreeOptions options;
         options.bottomUp = true;
-        const CallTree tree(*snapshot, index, index.liveAt(index.peakIndex()), options);
+        const CallTree tree(*snapshot, index, index.liveAt(index.peak()), options);
         bool found = false;
         for (size_t i = 0; i < std::min<size_t>(5, tree.root().children.size()); ++i)
             found = found || tree.label(tree.root().children[i]).find("cross_entropy") != std::string::npos;
         QVERIFY(found);
         // Comparing a snapshot with itself shows no differences.
-        QVERIFY(diffBySite(*snapshot, index, index.peakIndex(), *snapshot, index, index.peakIndex()).empty());
+        QVERIFY(diffBySite(*snapshot, index, index.peak(), *snapshot, index, index.peak()).empty());
     }
 
     // GPT-2 small: parameters as the model has them, AdamW's two states per parameter.
@@ -316,7 +315,7 @@ private slots:
         auto snapshot = loadSnapshot((dir + "/snapshot.pickle").toStdString());
         DeviceIndex index(*snapshot, 0);
         const AllocationCategories categories(*snapshot, index);
-        const auto atEnd = categories.bytesAt(index, EventId(static_cast<uint32_t>(index.eventCount() - 1)));
+        const auto atEnd = categories.bytesAt(index, index.end());
         const double paramBytes = truth["params"].toDouble() * 4;
         const double parameters = double(atEnd[size_t(Category::Parameter)]);
         QVERIFY2(parameters >= paramBytes && parameters <= paramBytes * 1.02, qPrintable(QString::number(parameters)));
@@ -324,7 +323,7 @@ private slots:
         QVERIFY2(qAbs(states - 2 * parameters) <= 0.02 * 2 * parameters, qPrintable(QString::number(states)));
         QCOMPARE(atEnd[size_t(Category::Activation)], uint64_t(0));
         // At the peak (the loss), activations dominate.
-        const auto atPeak = categories.bytesAt(index, index.peakIndex());
+        const auto atPeak = categories.bytesAt(index, index.peak());
         QVERIFY(atPeak[size_t(Category::Activation)] > atPeak[size_t(Category::Parameter)] * 5);
     }
 
@@ -333,7 +332,7 @@ private slots:
     {
         auto snapshot = loadSnapshot((corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle").toStdString());
         DeviceIndex index(*snapshot, 0);
-        const auto bytes = AllocationCategories(*snapshot, index).bytesAt(index, EventId(static_cast<uint32_t>(index.eventCount() - 1)));
+        const auto bytes = AllocationCategories(*snapshot, index).bytesAt(index, index.end());
         QCOMPARE(bytes[size_t(Category::Gradient)], bytes[size_t(Category::Parameter)]);
         QCOMPARE(bytes[size_t(Category::OptimizerState)], 2 * bytes[size_t(Category::Parameter)]);
     }
@@ -346,7 +345,7 @@ private slots:
         auto snapshot = loadSnapshot((dir + "/oom_snapshot.pickle").toStdString());
         DeviceIndex index(*snapshot, 0);
         const EventId oom = index.oomEvents().at(0);
-        const OomDiagnosis d = diagnoseOom(index, oom, allocatorStateAt(*snapshot, index, oom));
+        const OomDiagnosis d = diagnoseOom(index, oom, allocatorStateAt(*snapshot, index, TracePoint::after(oom)));
         QCOMPARE(static_cast<qint64>(d.requested), truth["oom_observer"].toObject()["alloc"].toInteger());
         QCOMPARE(d.verdict(), std::string("fragmentation"));
         QVERIFY(d.largestFreeBlock < d.requested);

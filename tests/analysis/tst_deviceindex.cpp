@@ -144,7 +144,8 @@ class TestDeviceIndex : public QObject {
 
 private slots:
     // Ids of different tables do not mix, nor pass for bare numbers; none orders after every
-    // index (readers rely on `id.index() >= count` for none), and kNever before kBeforeTrace.
+    // index (readers rely on `id.index() >= count` for none), and kNever before none. Moments are
+    // a type of their own: the start first, an entry's "after" past its "before", never last.
     void idsAreTheirOwnTypes()
     {
         static_assert(!std::is_convertible_v<EventId, AllocationId> && !std::is_convertible_v<AllocationId, EventId>);
@@ -152,7 +153,12 @@ private slots:
         static_assert(!std::is_convertible_v<uint32_t, EventId> && sizeof(EventId) == sizeof(uint32_t));
         QVERIFY(AllocationId().isNone() && !AllocationId(0).isNone());
         QVERIFY(AllocationId(UINT32_MAX - 1) < AllocationId::none());
-        QVERIFY(EventId(0) < kNever && kNever < kBeforeTrace && kBeforeTrace == EventId::none());
+        QVERIFY(EventId(0) < kNever && kNever < EventId::none());
+        static_assert(!std::is_convertible_v<EventId, TracePoint> && !std::is_convertible_v<uint32_t, TracePoint>);
+        QVERIFY(TracePoint() == TracePoint::start() && TracePoint::before(EventId(0)) == TracePoint::start());
+        QVERIFY(TracePoint::start() < TracePoint::after(EventId(0)) && TracePoint::after(EventId(0)) == TracePoint::before(EventId(1)));
+        QVERIFY(TracePoint::after(kNever) == TracePoint::never() && TracePoint::after(EventId(7)) < TracePoint::never());
+        QVERIFY(TracePoint::start().lastEntry().isNone() && TracePoint::afterFirst(3).lastEntry() == EventId(2));
         QCOMPARE(std::hash<FrameId>()(FrameId(7)), std::hash<uint32_t>()(7));
     }
 
@@ -177,21 +183,21 @@ private slots:
         QCOMPARE(index.initialBytes(), w.oracle.initialBytes);
         QCOMPARE(index.startReservedBytes(), w.oracle.startReserved);
         uint64_t peak = w.oracle.initialBytes;
-        EventId peakIndex = kBeforeTrace;
+        TracePoint peakAt = TracePoint::start();
         for (uint32_t e = 0; e < index.eventCount(); ++e) {
-            QCOMPARE(index.activeAfter(EventId(e)), w.oracle.active[e]);
-            QCOMPARE(index.reservedAfter(EventId(e)), w.oracle.reserved[e]);
+            QCOMPARE(index.activeAt(TracePoint::after(EventId(e))), w.oracle.active[e]);
+            QCOMPARE(index.reservedAt(TracePoint::after(EventId(e))), w.oracle.reserved[e]);
             if (w.oracle.active[e] > peak) {
                 peak = w.oracle.active[e];
-                peakIndex = EventId(e);
+                peakAt = TracePoint::after(EventId(e));
             }
         }
         QCOMPARE(index.peakActiveBytes(), peak);
-        QCOMPARE(index.peakIndex(), peakIndex);
+        QCOMPARE(index.peak(), peakAt);
         QCOMPARE(index.peakReservedBytes(), *std::max_element(w.oracle.reserved.begin(), w.oracle.reserved.end()));
         for (const auto &[e, expected] : w.oracle.liveAt) {
             std::map<uint64_t, std::pair<uint64_t, bool>> got;
-            for (const BlockAt &b : index.blocksAt(EventId(e))) {
+            for (const BlockAt &b : index.blocksAt(TracePoint::after(EventId(e)))) {
                 const AllocationDetail d = index.detail(b.allocation);
                 got[d.addr] = {d.size, b.pendingFree};
             }
@@ -199,7 +205,7 @@ private slots:
         }
         // Before the first event: exactly the blocks that predate the trace.
         uint64_t before = 0;
-        for (AllocationId id : index.liveAt(kBeforeTrace))
+        for (AllocationId id : index.liveAt(TracePoint::start()))
             before += index.detail(id).size;
         QCOMPARE(before, w.oracle.initialBytes);
     }
@@ -211,12 +217,12 @@ private slots:
         s.traces = {{{"alloc", 4096, 100, 0, 0, -1}, {"alloc", 4096, 50, 0, 0, -1}, {"alloc", 8192, 10, 0, 0, -1}}};
         auto snapshot = loadSnapshotFromMemory(s.pickle(), "skip.pickle");
         DeviceIndex index(*snapshot, 0);
-        QCOMPARE(index.activeAfter(EventId(0)), uint64_t(100));
-        QCOMPARE(index.activeAfter(EventId(1)), uint64_t(50));
-        QCOMPARE(index.activeAfter(EventId(2)), uint64_t(60));
-        QCOMPARE(index.liveAt(EventId(2)).size(), size_t(2));
+        QCOMPARE(index.activeAt(TracePoint::after(EventId(0))), uint64_t(100));
+        QCOMPARE(index.activeAt(TracePoint::after(EventId(1))), uint64_t(50));
+        QCOMPARE(index.activeAt(TracePoint::after(EventId(2))), uint64_t(60));
+        QCOMPARE(index.liveAt(TracePoint::after(EventId(2))).size(), size_t(2));
         QCOMPARE(index.peakActiveBytes(), uint64_t(100));
-        QCOMPARE(index.peakIndex(), EventId(0));
+        QCOMPARE(index.peak(), TracePoint::after(EventId(0)));
     }
 
     // The moments a user names: parsed once, resolved against the device, errors that say why.
@@ -226,11 +232,11 @@ private slots:
         s.traces = {{{"alloc", 4096, 100, 0, 0, -1}, {"oom", 123, 999, 0, 0, -1}}};
         auto snapshot = loadSnapshotFromMemory(s.pickle(), "spec.pickle");
         DeviceIndex index(*snapshot, 0);
-        QCOMPARE(eventOf(index, *Moment::parse("peak")), EventId(0));
-        QCOMPARE(eventOf(index, *Moment::parse("oom")), EventId(1));
-        QCOMPARE(eventOf(index, *Moment::parse("end")), EventId(1));
-        QCOMPARE(eventOf(index, *Moment::parse("1")), EventId(1));
-        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, eventOf(index, *Moment::parse("2")));
+        QCOMPARE(pointOf(index, *Moment::parse("peak")), TracePoint::after(EventId(0)));
+        QCOMPARE(pointOf(index, *Moment::parse("oom")), TracePoint::after(EventId(1)));
+        QCOMPARE(pointOf(index, *Moment::parse("end")), TracePoint::after(EventId(1)));
+        QCOMPARE(pointOf(index, *Moment::parse("1")), TracePoint::after(EventId(1)));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, pointOf(index, *Moment::parse("2")));
         for (const char *bad : {"x", "", "-1", "1.5", "peak ", "99999999999"})
             QVERIFY2(!Moment::parse(bad), bad);
         for (const Moment m : {Moment::peak(), Moment::oom(), Moment::end(), Moment::at(EventId(42))})
@@ -273,7 +279,7 @@ private slots:
             const auto hi = std::max(lo, next - 1);
             uint64_t best = 0;
             for (uint32_t e = lo; e <= std::min(hi, n - 1); ++e)
-                best = std::max(best, index.activeAfter(EventId(e)));
+                best = std::max(best, index.activeAt(TracePoint::after(EventId(e))));
             QCOMPARE(frame.total[c], best);
             uint64_t sum = frame.otherTop[c];
             const EventId e = frame.columnEvent[c];
@@ -281,7 +287,7 @@ private slots:
             for (const TimelineBand &b : frame.bands) {
                 // Alive exactly where the column's event lies in the allocation's lifetime.
                 const Allocation &a = index.allocation(b.allocation);
-                const bool lives = (a.allocEvent == kBeforeTrace || a.allocEvent <= e) && (a.freeCompleted == kNever || e < a.freeCompleted);
+                const bool lives = (a.allocEvent.isNone() || a.allocEvent <= e) && (a.freeCompleted == kNever || e < a.freeCompleted);
                 QCOMPARE(b.alive(static_cast<size_t>(c)), lives);
                 QCOMPARE(b.size, index.detail(b.allocation).size);
                 if (lives) {
@@ -303,7 +309,7 @@ private slots:
         for (uint32_t i = 0; i < index.allocationCount(); ++i) {
             const AllocationId id(i);
             const Allocation &a = index.allocation(id);
-            const uint32_t start = a.allocEvent == kBeforeTrace ? 0 : a.allocEvent.index();
+            const uint32_t start = a.allocEvent.isNone() ? 0 : a.allocEvent.index();
             if (a.freeCompleted == EventId(0))
                 continue;
             const uint32_t end = a.freeCompleted == kNever ? n - 1 : a.freeCompleted.index() - 1;

@@ -63,7 +63,7 @@ private slots:
         QCOMPARE(file.sums.size(), 3);
         const auto snapshot = loadSnapshot(file.path.toStdString());
         const DeviceIndex index(*snapshot, 0);
-        DeviceReport report{summarizeDevice(*snapshot, index, 5), summarizePoint(*snapshot, index, index.lastEvent(), 5), std::nullopt};
+        DeviceReport report{summarizeDevice(*snapshot, index, 5), summarizePoint(*snapshot, index, index.end(), 5), std::nullopt};
         QVERIFY(report.summary.warnings.empty()); // the file adds up: the trace leads to the final segments
         const nlohmann::json json = summaryJsonObject(*snapshot, file.path.toStdString(), {report});
         checkAgainstSums(json["devices"][0]["pools"], file.sums);

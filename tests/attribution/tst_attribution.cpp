@@ -225,14 +225,14 @@ private slots:
         const auto snapshot = loadSnapshot((corpusDir() + "/snapshots/tinyllama_bf16_ckpt_cpp_stacks/snapshot.pickle.gz").toStdString());
         const DeviceIndex index(*snapshot, 0);
         const DeviceSummary s = summarizeDevice(*snapshot, index, 1);
-        const auto sites = diffBySite(*snapshot, index, kBeforeTrace, *snapshot, index, *s.peakIndex);
+        const auto sites = diffBySite(*snapshot, index, TracePoint::start(), *snapshot, index, index.peak());
         QVERIFY(sites.size() > 5);
         for (const SiteDiff &d : sites)
             QVERIFY2(d.site.find("CachingAllocator") == std::string::npos && d.site.find("unwind") == std::string::npos, d.site.c_str());
         for (bool hideNoise : {true, false}) {
             CallTreeOptions options;
             options.hideNoise = hideNoise;
-            const CallTree tree(*snapshot, index, index.liveAt(*s.peakIndex), options);
+            const CallTree tree(*snapshot, index, index.liveAt(index.peak()), options);
             for (uint32_t n = 1; n < tree.size(); ++n) {
                 const std::string label = tree.label(CallTreeNodeId(n));
                 QVERIFY2(!label.empty() && !label.ends_with(':'), label.c_str());

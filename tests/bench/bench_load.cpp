@@ -52,7 +52,7 @@ int main(int argc, char **argv)
     double worstLive = 0, totalLive = 0;
     for (int i = 0; i < 200; ++i) {
         const auto t = std::chrono::steady_clock::now();
-        auto live = index.liveAt(memlens::EventId(pick(rng)));
+        auto live = index.liveAt(memlens::TracePoint::after(memlens::EventId(pick(rng))));
         const double s = seconds(t);
         worstLive = std::max(worstLive, s);
         totalLive += s;
@@ -61,7 +61,7 @@ int main(int argc, char **argv)
     std::vector<double> stateTimes;
     for (int i = 0; i < 200; ++i) {
         const auto t = std::chrono::steady_clock::now();
-        auto state = memlens::allocatorStateAt(*snapshot, index, memlens::EventId(pick(rng)));
+        auto state = memlens::allocatorStateAt(*snapshot, index, memlens::TracePoint::after(memlens::EventId(pick(rng))));
         stateTimes.push_back(seconds(t) * 1e3);
     }
     std::sort(stateTimes.begin(), stateTimes.end());
@@ -72,7 +72,7 @@ int main(int argc, char **argv)
     const auto t4 = std::chrono::steady_clock::now();
     memlens::CallTreeOptions topDown, bottomUp;
     bottomUp.bottomUp = true;
-    const auto liveAtPeak = index.liveAt(index.peakIndex());
+    const auto liveAtPeak = index.liveAt(index.peak());
     memlens::CallTree treeA(*snapshot, index, liveAtPeak, topDown);
     memlens::CallTree treeB(*snapshot, index, liveAtPeak, bottomUp);
     const double trees = seconds(t4);

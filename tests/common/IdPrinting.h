@@ -3,6 +3,7 @@
 #include "model/Ids.h"
 
 #include <QTest>
+#include <string>
 
 namespace memlens {
 
@@ -10,6 +11,11 @@ template <typename Tag>
 char *toString(Id<Tag> id)
 {
     return id.isNone() ? qstrdup("none") : QTest::toString(id.index());
+}
+
+inline char *toString(TracePoint t)
+{
+    return qstrdup(t.isStart() ? "start" : ("after entry " + std::to_string(t.lastEntry().index())).c_str());
 }
 
 } // namespace memlens

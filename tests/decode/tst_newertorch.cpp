@@ -59,7 +59,7 @@ void checkPoolStacking(const DeviceIndex &index, const std::vector<PoolUsage> &p
         const EventId e = frame.columnEvent[c];
         const TimelinePoolRegion &region = frame.pools[0];
         QCOMPARE(region.base[c], uint64_t(0));
-        QCOMPARE(region.top[c], pools[0].envelope.at(e));
+        QCOMPARE(region.top[c], pools[0].envelope.at(TracePoint::after(e)));
         QCOMPARE(frame.otherBottom[c], region.top[c]);
         uint64_t inPool = region.otherTop[c] - region.base[c], inDefault = frame.otherTop[c] - frame.otherBottom[c];
         for (const TimelineBand &band : frame.bands) {
@@ -76,15 +76,15 @@ void checkPoolStacking(const DeviceIndex &index, const std::vector<PoolUsage> &p
                 inDefault += band.size;
             }
         }
-        QCOMPARE(inPool, pools[0].active.at(e));
-        QCOMPARE(inDefault, frame.total[c] - pools[0].active.at(e));
+        QCOMPARE(inPool, pools[0].active.at(TracePoint::after(e)));
+        QCOMPARE(inDefault, frame.total[c] - pools[0].active.at(TracePoint::after(e)));
     }
     QVERIFY(pooled > 0);
     // The plot's height: the stack's highest point, replayed event by event.
     uint64_t top = std::max(index.peakActiveBytes(), index.peakReservedBytes());
     for (uint32_t i = 0; i < n; ++i) {
         const EventId e(i);
-        top = std::max(top, index.activeAfter(e) + pools[0].envelope.at(e) - pools[0].active.at(e));
+        top = std::max(top, index.activeAt(TracePoint::after(e)) + pools[0].envelope.at(TracePoint::after(e)) - pools[0].active.at(TracePoint::after(e)));
     }
     QCOMPARE(stackedPeakBytes(index, pools), top);
     QVERIFY(top > index.peakActiveBytes());
@@ -179,7 +179,7 @@ private slots:
         DeviceIndex index(*snapshot, 0);
         CallTreeOptions options;
         options.grouping = g;
-        const CallTree tree(*snapshot, index, index.liveAt(index.peakIndex()), options);
+        const CallTree tree(*snapshot, index, index.liveAt(index.peak()), options);
         const QJsonObject expected = newer_["groups_at_peak"].toObject()[QString::fromLatin1(kStackGroupingNames.name(g).data())].toObject();
         uint64_t named = 0, inGroups = 0;
         for (CallTreeNodeId child : tree.root().children) {
@@ -205,7 +205,7 @@ private slots:
         DeviceIndex index(*snapshot, 0);
         CallTreeOptions options;
         options.bottomUp = true;
-        const CallTree tree(*snapshot, index, index.liveAt(index.peakIndex()), options);
+        const CallTree tree(*snapshot, index, index.liveAt(index.peak()), options);
         std::vector<CallTreeNodeId> fx;
         for (CallTreeNodeId child : tree.root().children)
             if (tree.label(child).starts_with("model.py:10:forward"))
@@ -402,7 +402,7 @@ private slots:
             for (const TimelineBand &band : frame.bands) {
                 if (!band.alive(c))
                     continue;
-                if (index.allocation(band.allocation).allocEvent == kBeforeTrace) {
+                if (index.allocation(band.allocation).allocEvent.isNone()) {
                     ghostTop = std::max(ghostTop, band.bottomAt(c) + band.size);
                     ++ghosts;
                 } else {
@@ -420,7 +420,7 @@ private slots:
         std::vector<TimelineLayout::ColumnRange> atFrees;
         for (uint32_t id = 0; id < index.allocationCount(); ++id) {
             const Allocation &a = index.allocation(AllocationId(id));
-            if (a.allocEvent == kBeforeTrace && a.freeCompleted.index() < index.eventCount())
+            if (a.allocEvent.isNone() && a.freeCompleted.index() < index.eventCount())
                 atFrees.emplace_back(a.freeCompleted, a.freeCompleted);
         }
         std::sort(atFrees.begin(), atFrees.end());
@@ -436,11 +436,11 @@ private slots:
                 uint64_t alive = 0, drawn = 0;
                 for (uint32_t id = 0; id < index.allocationCount(); ++id) {
                     const Allocation &a = index.allocation(AllocationId(id));
-                    if (a.allocEvent == kBeforeTrace && (a.freeCompleted == kNever || a.freeCompleted > e))
+                    if (a.allocEvent.isNone() && (a.freeCompleted == kNever || a.freeCompleted > e))
                         alive += index.detail(AllocationId(id)).size;
                 }
                 for (const TimelineBand &band : few.bands) {
-                    if (band.alive(c) && index.allocation(band.allocation).allocEvent == kBeforeTrace)
+                    if (band.alive(c) && index.allocation(band.allocation).allocEvent.isNone())
                         drawn += band.size;
                 }
                 QVERIFY(few.otherBottom[c] <= few.otherGhostTop[c] && few.otherGhostTop[c] <= few.otherTop[c]);

@@ -101,8 +101,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             for (uint32_t id = 0; id < index.allocationCount() && id < 64; ++id)
                 index.labelsOf(memlens::AllocationId(id));
             if (index.eventCount() > 0)
-                index.blocksAt(memlens::EventId(static_cast<uint32_t>(index.eventCount() / 2)));
-            index.segmentsAt(memlens::kBeforeTrace);
+                index.blocksAt(memlens::TracePoint::afterFirst(index.eventCount() / 2));
+            index.segmentsAt(memlens::TracePoint::start());
         }
     } catch (const memlens::LoadError &) {
     }

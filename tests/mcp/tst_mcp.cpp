@@ -2,6 +2,7 @@
 // each tool on a corpus file with figures equal to the CLI's own JSON for the same question,
 // a path outside the root, bad arguments, an unknown method; stdout carries protocol only.
 #include "CorpusFiles.h"
+#include "SyntheticSnapshot.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -295,6 +296,33 @@ private slots:
     // of a folder too), a NUL, a FIFO, an oversized request or search text, a file rewritten
     // with the same size and time, a path that is not UTF-8. Each gets a JSON-RPC error (or the
     // fresh answer) and the server keeps answering.
+    // A moment before the first entry (a peak no entry exceeds, on a dump without a trace) is the
+    // start: the answers say so, where they once wrote the "none" event as 4294967295.
+    void theStartIsNoEvent()
+    {
+        QTemporaryDir dir;
+        SynthSnapshot snap;
+        SynthSegment seg;
+        seg.address = 1 << 30;
+        seg.blocks = {{1024, 1000, "active_allocated", -1}, {(2 << 20) - 1024, 0, "inactive", -1}};
+        snap.segments = {seg};
+        snap.traces = {{}};
+        QFile f(dir.filePath("untraced.pickle"));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(QByteArray::fromStdString(snap.pickle()));
+        f.close();
+        Session s(dir.path());
+        s.request("initialize", {{"protocolVersion", "2025-06-18"}, {"capabilities", QJsonObject{}}, {"clientInfo", QJsonObject{{"name", "tst_mcp"}, {"version", "1"}}}});
+        for (const char *tool : {"live_at", "allocator_state", "stacks"}) {
+            const QJsonObject answer = s.structured(tool, {{"path", f.fileName()}, {"at", "peak"}});
+            QVERIFY2(answer.contains("event") && answer["event"].isNull(), tool);
+        }
+        const QJsonObject stacks = s.call("stacks", {{"path", f.fileName()}, {"at", "end"}});
+        const QString brief = stacks["result"].toObject()["content"].toArray()[0].toObject()["text"].toString();
+        QVERIFY2(brief.contains("(the start)"), qPrintable(brief));
+        QVERIFY(cliJson({"advise", f.fileName(), "--json"})["event"].isNull());
+    }
+
     void hostileRequests()
     {
         QTemporaryDir root, outside;

@@ -195,7 +195,7 @@ private slots:
         // Event 0: only the first segment exists, so the note's memory is not reserved yet.
         view->state()->setSelectedEvent(EventId(0));
         QApplication::processEvents();
-        QCOMPARE(map->state().event, EventId(0));
+        QCOMPARE(map->state().at, TracePoint::after(EventId(0)));
         QVERIFY(!reserved(map->state(), static_cast<uint64_t>(note.x)));
         QVERIFY(!map->headPixel(note));
         // Jumping to it from the list brings back its event and page.

@@ -113,13 +113,13 @@ private slots:
             for (size_t k = 0; k < torch.bytes.size(); ++k)
                 if (sum(torch.bytes[k]) > sum(torch.bytes[top]))
                     top = k;
-            const auto at = categories.bytesAt(index, *s.peakIndex);
+            const auto at = categories.bytesAt(index, index.peak());
             QCOMPARE(at[size_t(Category::OptimizerState)], torch.bytes[top][1]);
             QVERIFY(!index.preProfileAllocation().isNone());
             // What stays unknown beyond that is kept for the whole run (cuBLAS workspaces) or small
             // (an input batch, the loss gradient's seed): under 1 % of the peak.
             uint64_t unknownInTrace = 0;
-            for (AllocationId id : index.liveAt(*s.peakIndex)) {
+            for (AllocationId id : index.liveAt(index.peak())) {
                 if (categories.of(id) != Category::Unknown || id == index.preProfileAllocation())
                     continue;
                 QVERIFY(index.allocation(id).freeCompleted == kNever || index.detail(id).size < (1u << 20));

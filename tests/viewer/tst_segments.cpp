@@ -174,16 +174,16 @@ private slots:
         // second on a 12 M-entry run, before the first timeline frame).
         QCOMPARE(page->eventModel()->rowCount(), 0);
         QCOMPARE(page->map()->state().segments.size(), size_t(0));
-        const std::optional<EventId> before = page->shownEvent();
+        const std::optional<TracePoint> before = page->shownPoint();
         for (uint32_t e : {100u, 200u, 300u})
             view->state()->setSelectedEvent(EventId(e));
-        QCOMPARE(page->shownEvent(), before);
+        QCOMPARE(page->shownPoint(), before);
         view->showPage(Page::Segments);
         QVERIFY(page->isVisible());
-        QCOMPARE(page->shownEvent(), std::optional(EventId(300)));
+        QCOMPARE(page->shownPoint(), std::optional(TracePoint::after(EventId(300))));
         QCOMPARE(page->eventModel()->rowCount(), static_cast<int>(doc->devices.at(0).index->eventCount()));
         view->state()->setSelectedEvent(EventId(400));
-        QCOMPARE(page->shownEvent(), std::optional(EventId(400))); // visible: at once
+        QCOMPARE(page->shownPoint(), std::optional(TracePoint::after(EventId(400)))); // visible: at once
 
         // Another document while the page is hidden: it lets the old one go, and shows the new one when shown.
         view->showPage(Page::Timeline);
@@ -192,7 +192,7 @@ private slots:
         QCOMPARE(page->eventModel()->rowCount(), 0);
         view->showPage(Page::Segments);
         QCOMPARE(page->eventModel()->rowCount(), static_cast<int>(other->devices.begin()->second.index->eventCount()));
-        QCOMPARE(page->map()->state().event, page->shownEvent());
+        QCOMPARE(std::optional(page->map()->state().at), page->shownPoint());
     }
 
     void segmentsPageFollowsCursor()
@@ -202,12 +202,12 @@ private slots:
         SegmentsPage *page = view->segments();
         const DeviceData &d = doc->devices.at(0);
         // Default: the last event.
-        QCOMPARE(page->shownEvent(), std::optional(EventId(static_cast<uint32_t>(d.index->eventCount() - 1))));
+        QCOMPARE(page->shownPoint(), std::optional(TracePoint::after(EventId(static_cast<uint32_t>(d.index->eventCount() - 1)))));
         // The shared cursor moves the map; at the OOM the verdict appears.
         const EventId oom = d.summary.ooms.at(0).event;
         view->state()->setSelectedEvent(oom);
-        QCOMPARE(page->shownEvent(), std::optional(oom));
-        QCOMPARE(page->map()->state().event, oom);
+        QCOMPARE(page->shownPoint(), std::optional(TracePoint::after(oom)));
+        QVERIFY(page->map()->state().at == TracePoint::after(oom));
         QVERIFY2(page->verdictText().contains("fragmentation"), qPrintable(page->verdictText()));
         // The device still had 72 GiB free: both pages say what stopped the run in the same words.
         const QString limit = QString::fromLatin1(kProcessLimitFinding);
@@ -218,7 +218,7 @@ private slots:
         QCOMPARE(page->eventModel()->eventAt(page->eventList()->currentIndex().row()), oom);
         page->eventList()->setCurrentIndex(page->eventModel()->index(100, 0));
         QCOMPARE(view->state()->selectedEvent(), EventId(100));
-        QCOMPARE(page->shownEvent(), std::optional(EventId(100)));
+        QCOMPARE(page->shownPoint(), std::optional(TracePoint::after(EventId(100))));
         // Clicking a block selects its allocation everywhere; hovering describes it.
         view->state()->setSelectedEvent(*d.summary.peakIndex);
         const LiveBlockInfo &largest = d.summary.topLiveAtPeak.front();
@@ -280,7 +280,7 @@ private slots:
                 QCOMPARE(click("OOM"), d.summary.ooms.at(0).event);
             else
                 QCOMPARE(click("OOM"), EventId(static_cast<uint32_t>(d.index->eventCount() - 1)));
-            QCOMPARE(view->state()->selectedEvent(), view->segments()->shownEvent().value_or(kNever));
+            QVERIFY(view->state()->selectedEvent() && view->segments()->shownPoint() == TracePoint::after(*view->state()->selectedEvent()));
         }
     }
 
@@ -316,7 +316,7 @@ private slots:
         SegmentTableModel model;
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         const DeviceData &d = doc->devices.at(0);
-        const AllocatorState st = allocatorStateAt(*doc->snapshot, *d.index, EventId(static_cast<uint32_t>(d.index->eventCount() - 1)));
+        const AllocatorState st = allocatorStateAt(*doc->snapshot, *d.index, d.index->end());
         model.setState(st);
         QCOMPARE(model.rowCount(), static_cast<int>(st.segments.size()));
         qulonglong total = 0;

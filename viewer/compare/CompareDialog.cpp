@@ -109,16 +109,16 @@ void CompareDialog::refresh()
         return;
     }
     const Moment at = Moment::parse(at_->currentData().toString().toStdString()).value_or(Moment::end());
-    EventId ea, eb;
+    TracePoint ea, eb;
     try {
-        ea = eventOf(*da->index, at);
-        eb = eventOf(*db->index, at);
+        ea = pointOf(*da->index, at);
+        eb = pointOf(*db->index, at);
     } catch (const std::invalid_argument &e) {
         totals_->setText(QString::fromStdString(e.what()));
         return;
     }
     const auto sites = diffBySite(*a_->snapshot, *da->index, ea, *b_->snapshot, *db->index, eb);
-    const uint64_t ta = da->index->activeAfter(ea), tb = db->index->activeAfter(eb);
+    const uint64_t ta = da->index->activeAt(ea), tb = db->index->activeAt(eb);
     const auto [nameA, nameB] = distinguishingNames(QString::fromStdString(a_->path), QString::fromStdString(b_->path));
     totals_->setText(tr("A: %1 (%2) · B: %3 (%4) · %5 call sites differ")
                          .arg(bytesText(ta), nameA, bytesText(tb), nameB)

@@ -408,7 +408,7 @@ bool DocumentView::addOomNote()
     }
     const QString text = NoteText::oom(*chosen);
     if (currentPageKind() != Page::Segments) {
-        notes_->add(NoteText::timelineNote(text, double(chosen->event.index()), double(d->index->activeAfter(chosen->event))));
+        notes_->add(NoteText::timelineNote(text, double(chosen->event.index()), double(d->index->activeAt(TracePoint::after(chosen->event)))));
         return true;
     }
     // On the segment map the note goes on the largest hole of the pool the request needed.
@@ -438,7 +438,7 @@ void DocumentView::addNoteAtCursor(const QString &text)
     if (!d || d->index->eventCount() == 0)
         return;
     const EventId e = state_->selectedEvent().value_or(d->summary.peakIndex.value_or(EventId(0)));
-    notes_->add(NoteText::timelineNote(text, double(e.index()), double(d->index->activeAfter(e))));
+    notes_->add(NoteText::timelineNote(text, double(e.index()), double(d->index->activeAt(TracePoint::after(e)))));
 }
 
 void DocumentView::showAllocation(AllocationId allocation)

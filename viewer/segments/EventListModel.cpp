@@ -40,7 +40,7 @@ void EventListModel::setFilter(std::optional<Action> action, std::optional<uint6
 
 int EventListModel::rowForEvent(EventId event) const
 {
-    if (!device_ || event == kBeforeTrace)
+    if (!device_ || event.isNone())
         return -1;
     if (!filtered_)
         return event.index() < device_->index->eventCount() ? static_cast<int>(event.index()) : -1;

@@ -51,8 +51,8 @@ SegmentsPage::SegmentsPage(ViewState *state, QWidget *parent) : QWidget(parent),
                 return;
             try {
                 // A peak before the trace is its start, which the cursor cannot name.
-                if (const EventId e = eventOf(*d->index, moment); e != kBeforeTrace)
-                    state_->setSelectedEvent(e);
+                if (const TracePoint at = pointOf(*d->index, moment); !at.isStart())
+                    state_->setSelectedEvent(at.lastEntry());
             } catch (const std::invalid_argument &) {
                 // The device has no OOM entry, or no entries at all: nothing to go to.
             }
@@ -166,7 +166,7 @@ SegmentsPage::SegmentsPage(ViewState *state, QWidget *parent) : QWidget(parent),
         if (std::exchange(deviceStale_, false))
             rebuild();
         else
-            showState(state_->selectedEvent().value_or(device_ ? device_->index->lastEvent() : EventId()));
+            showState(state_->cursorPoint(device_ ? device_->index->end() : TracePoint::start()));
     });
     connect(state_, &ViewState::selectedEventChanged, refresh, &RefreshWhenShown::request);
     connect(state_, &ViewState::deviceChanged, refresh, [this, refresh] {
@@ -216,7 +216,7 @@ void SegmentsPage::rebuild()
         }
     }
     scale_->setCurrentIndex(pick);
-    showState(state_->selectedEvent().value_or(device_->index->lastEvent()));
+    showState(state_->cursorPoint(device_->index->end()));
 }
 
 void SegmentsPage::applyFilter()
@@ -234,18 +234,18 @@ void SegmentsPage::applyFilter()
             address = value;
     }
     eventModel_->setFilter(action, address);
-    const int row = shown_ ? eventModel_->rowForEvent(*shown_) : -1;
+    const int row = shown_ ? eventModel_->rowForEvent(shown_->lastEntry()) : -1;
     if (row >= 0)
         events_->scrollTo(eventModel_->index(row, 0), QAbstractItemView::PositionAtCenter);
 }
 
-void SegmentsPage::showState(EventId event)
+void SegmentsPage::showState(TracePoint at)
 {
-    if (!device_ || event == shown_)
+    if (!device_ || at == shown_)
         return;
-    shown_ = event;
-    AllocatorState st = allocatorStateAt(*state_->document()->snapshot, *device_->index, event);
-    title_->setText(tr("<b>Allocator state after %1</b> (%2 segments)").arg(eventLabel(*device_->index, event)).arg(st.segments.size()));
+    shown_ = at;
+    AllocatorState st = allocatorStateAt(*state_->document()->snapshot, *device_->index, at);
+    title_->setText(tr("<b>Allocator state after %1</b> (%2 segments)").arg(pointLabel(*device_->index, at)).arg(st.segments.size()));
     title_->setToolTip(title_->text()); // the whole of it, when a narrow window clips the label
     figures_->setText(tr("Reserved %1 · allocated %2 (requested %3, rounding waste %4) · free in reserved %5 · "
                          "largest free block %6 · external fragmentation %7 % · pending free %8")
@@ -256,7 +256,7 @@ void SegmentsPage::showState(EventId event)
     verdict_->hide();
     // The diagnosis was made once, with the summary; this page only shows it.
     for (const OomDiagnosis &d : device_->summary.ooms) {
-        if (d.event != event)
+        if (TracePoint::after(d.event) != at)
             continue;
         verdict_->setText(tr("<b>Out of memory: %1</b><br/>%2<br/>The device reported %3 free%4. "
                              "<a href='live'>Show the tensors live at this moment</a>.")
@@ -267,7 +267,7 @@ void SegmentsPage::showState(EventId event)
     segmentModel_->setState(st);
     map_->setState(state_->document(), device_, std::move(st));
     map_->setSelectedAllocation(state_->selectedAllocation());
-    const int row = eventModel_->rowForEvent(event);
+    const int row = eventModel_->rowForEvent(at.lastEntry());
     if (row >= 0 && (!events_->currentIndex().isValid() || events_->currentIndex().row() != row)) {
         syncingList_ = true;
         events_->setCurrentIndex(eventModel_->index(row, 0));

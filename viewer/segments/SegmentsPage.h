@@ -35,7 +35,7 @@ public:
     EventListModel *eventModel() const { return eventModel_; }
     QString figuresText() const;
     QString verdictText() const;
-    std::optional<EventId> shownEvent() const { return shown_; } // none until a state is shown
+    std::optional<TracePoint> shownPoint() const { return shown_; } // none until a state is shown
     // Scrolls the map so that a point of it is in view.
     void revealMapPoint(const QPointF &point);
     // Scrolls to the first note on the map (a session or render opening on this page).
@@ -47,12 +47,12 @@ signals:
 private:
     void rebuild();
     void release();
-    void showState(EventId event);
+    void showState(TracePoint at);
     void applyFilter();
 
     ViewState *state_;
     const DeviceData *device_ = nullptr; // the state's device, as of the last rebuild
-    std::optional<EventId> shown_;
+    std::optional<TracePoint> shown_;
     bool deviceStale_ = false; // the device changed while the page was hidden
     bool syncingList_ = false; // moving the list to the cursor, not the cursor to the list
     QLabel *title_;

@@ -178,13 +178,11 @@ void StacksPage::rebuild()
                             .arg(born.size())
                             .arg(eventLabel(*d->index, first), eventLabel(*d->index, last), groupingText()));
     } else {
-        EventId e = state_->selectedEvent().value_or(d->index->peakIndex());
-        if (e.index() >= d->index->eventCount())
-            e = d->index->peakIndex();
-        tree = std::make_shared<const CallTree>(*state_->document()->snapshot, *d->index, d->index->liveAt(e), options(), d->categories.get());
+        const TracePoint at = state_->cursorPoint(d->index->peak());
+        tree = std::make_shared<const CallTree>(*state_->document()->snapshot, *d->index, d->index->liveAt(at), options(), d->categories.get());
         title_->setText(tr("<b>%1 live after %2</b>%3%4")
-                            .arg(bytesText(tree->root().bytes), eventLabel(*d->index, e))
-                            .arg(e == d->index->peakIndex() ? tr(" (the peak)") : QString(), groupingText()));
+                            .arg(bytesText(tree->root().bytes), pointLabel(*d->index, at))
+                            .arg(at == d->index->peak() ? tr(" (the peak)") : QString(), groupingText()));
     }
     tree_ = tree;
     model_->setTree(tree);

@@ -15,7 +15,7 @@ TimelineAxis::TimelineAxis(const DeviceIndex *index, bool time) : index_(index)
 
 double TimelineAxis::xOfEvent(EventId event) const
 {
-    if (!index_ || event == kBeforeTrace)
+    if (!index_ || event.isNone())
         return 0;
     if (!time_)
         return event.index();

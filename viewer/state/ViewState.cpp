@@ -63,6 +63,14 @@ void ViewState::setDevice(int device)
     emit visibleRangeChanged(range_);
 }
 
+TracePoint ViewState::cursorPoint(TracePoint otherwise) const
+{
+    const DeviceData *d = deviceData();
+    if (!d || !event_ || event_->index() >= d->index->eventCount())
+        return otherwise;
+    return TracePoint::after(*event_);
+}
+
 void ViewState::setSelectedEvent(std::optional<EventId> event)
 {
     if (event == event_)

@@ -43,6 +43,9 @@ public:
     const TimelineAxis &axis() const { return axis_; }
     // The cursor: an entry, or none when nothing is selected.
     std::optional<EventId> selectedEvent() const { return event_; }
+    // The moment the cursor names, after its entry; `otherwise` when none is selected or the
+    // device has no such entry (the pages fall back to the peak or the end).
+    TracePoint cursorPoint(TracePoint otherwise) const;
     AllocationId selectedAllocation() const { return allocation_; }
     bool timeAxis() const { return axis_.isTime(); }
     ColorMode colorMode() const { return colorMode_; }

@@ -20,7 +20,7 @@ QString roundedSize(uint64_t requested)
 
 QString lifetime(const DeviceIndex &index, const Allocation &a)
 {
-    const QString from = a.allocEvent == kBeforeTrace ? QObject::tr("before the trace") : eventLabel(index, a.allocEvent);
+    const QString from = a.fromBeforeTrace() ? QObject::tr("before the trace") : eventLabel(index, a.allocEvent);
     const QString to = a.freeCompleted == kNever ? QObject::tr("still live at the end") : eventLabel(index, a.freeCompleted);
     return QObject::tr("%1 → %2").arg(from, to);
 }
@@ -35,7 +35,7 @@ QList<std::pair<QString, QString>> notes(const Snapshot &snapshot, const DeviceI
         out.append({QObject::tr("User metadata"), snapshotText(snapshot, meta)});
     if (const StringId compiled = index.compileContextOf(allocation); compiled != StringTable::kEmpty)
         out.append({QObject::tr("Compiled region"), snapshotText(snapshot, compiled)});
-    if (index.allocation(allocation).allocEvent == kBeforeTrace && allocation != index.preProfileAllocation())
+    if (index.allocation(allocation).fromBeforeTrace() && allocation != index.preProfileAllocation())
         out.append({QObject::tr("Ghost block"), QObject::tr("alive before the first entry, so the trace has no alloc entry for it; "
                                                             "a stack shows only when the final snapshot lists one")});
     else if (allocation == index.preProfileAllocation())
@@ -56,10 +56,13 @@ QString snapshotText(const Snapshot &snapshot, StringId id)
     return QString::fromUtf8(v.data(), static_cast<qsizetype>(v.size()));
 }
 
+QString pointLabel(const DeviceIndex &index, TracePoint at)
+{
+    return at.isStart() ? QObject::tr("start") : eventLabel(index, at.lastEntry());
+}
+
 QString eventLabel(const DeviceIndex &index, EventId event)
 {
-    if (event == kBeforeTrace)
-        return QObject::tr("start");
     QString text = QObject::tr("event %1").arg(event.index());
     const int64_t t = index.events().timeUs[event.index()];
     const int64_t t0 = index.eventCount() ? index.events().timeUs[0] : 0;
@@ -102,7 +105,7 @@ QString allocationDetailsHtml(const Document &doc, const DeviceIndex &index, All
     row(QObject::tr("Requested"), QString::fromStdString(groupDigits(d.size)) + " B" + roundedSize(d.size));
     row(QObject::tr("Address"), QStringLiteral("0x%1").arg(d.addr, 0, 16));
     row(QObject::tr("Stream"), QString::number(d.stream));
-    row(QObject::tr("Allocated"), a.allocEvent == kBeforeTrace ? QObject::tr("before the trace") : eventLabel(index, a.allocEvent));
+    row(QObject::tr("Allocated"), a.fromBeforeTrace() ? QObject::tr("before the trace") : eventLabel(index, a.allocEvent));
     if (a.freeRequested != kNever && a.freeRequested != a.freeCompleted)
         row(QObject::tr("Free requested"), eventLabel(index, a.freeRequested));
     row(QObject::tr("Freed"), a.freeCompleted == kNever ? QObject::tr("still live at the end") : eventLabel(index, a.freeCompleted));

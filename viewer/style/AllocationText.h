@@ -11,6 +11,8 @@ QString allocationTooltip(const Document &doc, const DeviceIndex &index, Allocat
 // Rich text with the full stack (noise frames hidden unless `allFrames`).
 QString allocationDetailsHtml(const Document &doc, const DeviceIndex &index, AllocationId allocation, bool allFrames);
 QString eventLabel(const DeviceIndex &index, EventId event);
+// "start" before the first entry, else its last entry's label.
+QString pointLabel(const DeviceIndex &index, TracePoint at);
 // Who allocated it (attribution/AllocationSite): "model.py:340:forward → torch.nn.functional.linear, aten::mm".
 QString siteLabel(const Snapshot &snapshot, StackId stack);
 // A string of the snapshot's string table (labels, metadata, frame names), as the UI shows it.

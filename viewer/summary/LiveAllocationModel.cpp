@@ -9,10 +9,10 @@ namespace memlens {
 LiveAllocationModel::LiveAllocationModel(QObject *parent) : QAbstractTableModel(parent) {}
 
 void LiveAllocationModel::setAllocations(std::shared_ptr<const Document> doc, int device, std::vector<LiveBlockInfo> rows,
-                                         uint64_t total, EventId atEvent)
+                                         uint64_t total, TracePoint at)
 {
     beginResetModel();
-    atEvent_ = atEvent;
+    at_ = at;
     doc_ = std::move(doc);
     device_ = device;
     rows_ = std::move(rows);
@@ -63,15 +63,15 @@ QVariant LiveAllocationModel::data(const QModelIndex &index, int role) const
         return role == Qt::EditRole ? QVariant::fromValue<qulonglong>(rounded) : bytesText(rounded);
     }
     case Age: {
-        if (atEvent_ == kBeforeTrace)
+        if (at_.isStart())
             return {};
-        if (r.allocEvent == kBeforeTrace)
+        if (r.allocEvent.isNone())
             return role == Qt::EditRole ? QVariant::fromValue<qlonglong>(-1) : QVariant(tr("from before the trace"));
-        const qlonglong events = qlonglong(atEvent_.index()) - qlonglong(r.allocEvent.index());
+        const qlonglong events = qlonglong(at_.lastEntry().index()) - qlonglong(r.allocEvent.index());
         if (role == Qt::EditRole)
             return events;
         const DeviceData *d = doc_->device(device_);
-        const double seconds = d ? double(d->index->events().timeUs[atEvent_.index()] - d->index->events().timeUs[r.allocEvent.index()]) / 1e6 : 0.0;
+        const double seconds = d ? double(d->index->events().timeUs[at_.lastEntry().index()] - d->index->events().timeUs[r.allocEvent.index()]) / 1e6 : 0.0;
         return tr("%1 events, %2 s").arg(events).arg(seconds, 0, 'f', 3);
     }
     case CategoryColumn:
@@ -120,7 +120,7 @@ QString LiveAllocationModel::csv() const
                    .arg(QString::fromLatin1(categoryName(r.category).data(), static_cast<qsizetype>(categoryName(r.category).size())))
                    .arg(r.addr, 0, 16)
                    .arg(r.stream)
-                   .arg(r.allocEvent == kBeforeTrace ? QString() : QString::number(r.allocEvent.index()))
+                   .arg(r.allocEvent.isNone() ? QString() : QString::number(r.allocEvent.index()))
                    .arg(notes, frame);
     }
     return out;
@@ -132,7 +132,7 @@ QVariant LiveAllocationModel::headerData(int section, Qt::Orientation orientatio
         return {};
     switch (section) {
     case Size: return tr("Size");
-    case Share: return atEvent_ == kBeforeTrace ? tr("Of peak") : tr("Of live");
+    case Share: return at_.isStart() ? tr("Of peak") : tr("Of live");
     case Rounded: return tr("Block");
     case Age: return tr("Age");
     case CategoryColumn: return tr("Category");

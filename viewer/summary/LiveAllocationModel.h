@@ -18,9 +18,9 @@ public:
 
     explicit LiveAllocationModel(QObject *parent = nullptr);
 
-    // `atEvent`: the moment the rows are live at (for their age).
+    // `at`: the moment the rows are live at (for their age; none at the start).
     void setAllocations(std::shared_ptr<const Document> doc, int device, std::vector<LiveBlockInfo> rows, uint64_t total,
-                        EventId atEvent = kBeforeTrace);
+                        TracePoint at = TracePoint::start());
     const std::vector<LiveBlockInfo> &rows() const { return rows_; }
     QString csv() const; // every row and column, for export
     // Labels (annotate entries), user metadata and compiled region of a row, "; "-separated.
@@ -37,7 +37,7 @@ private:
     std::vector<LiveBlockInfo> rows_;
     uint64_t total_ = 0;
     uint64_t largest_ = 0;
-    EventId atEvent_ = kBeforeTrace;
+    TracePoint at_;
     // "Allocated at" per stack, made on first display: sorting by it asks every row many times,
     // and a C++ stack's site reads a hundred frames.
     mutable std::unordered_map<StackId, QString> sites_;

@@ -28,7 +28,7 @@ namespace memlens {
 class LiveFilterProxy : public QSortFilterProxyModel {
 public:
     using QSortFilterProxyModel::QSortFilterProxyModel;
-    void set(std::shared_ptr<const Document> doc, const DeviceData *device, EventId cursor, const QString &text, uint64_t minBytes,
+    void set(std::shared_ptr<const Document> doc, const DeviceData *device, TracePoint cursor, const QString &text, uint64_t minBytes,
              uint64_t maxBytes, bool earlierStepOnly)
     {
         doc_ = std::move(doc);
@@ -36,7 +36,7 @@ public:
         search_.reset();
         if (doc_ && device_)
             search_ = std::make_unique<const AllocationSearch>(*doc_->snapshot, *device_->index, text.toStdString());
-        cursorStep_ = device ? stepOfEvent(device->summary.steps, cursor) : -1;
+        cursorStep_ = device ? stepOfEvent(device->summary.steps, cursor.lastEntry()) : -1;
         min_ = minBytes;
         max_ = maxBytes;
         earlierStepOnly_ = earlierStepOnly;
@@ -51,7 +51,7 @@ protected:
         if (r.size < min_ || (max_ && r.size > max_))
             return false;
         if (earlierStepOnly_) {
-            if (!device_ || r.allocEvent == kBeforeTrace || device_->index->allocation(r.allocation).freeCompleted != kNever)
+            if (!device_ || r.allocEvent.isNone() || device_->index->allocation(r.allocation).freeCompleted != kNever)
                 return false;
             const int born = stepOfEvent(device_->summary.steps, r.allocEvent);
             // After the last step every step is earlier.
@@ -184,16 +184,14 @@ void LiveTensorsPage::rebuild()
         model_->setAllocations(state_->document(), 0, {}, 0);
         return;
     }
-    EventId e = state_->selectedEvent().value_or(d->index->peakIndex());
-    if (e.index() >= d->index->eventCount())
-        e = d->index->peakIndex();
+    const TracePoint at = state_->cursorPoint(d->index->peak());
     uint64_t count = 0;
-    std::vector<LiveBlockInfo> rows = largestLive(*d->index, e, SIZE_MAX, &count, d->categories.get());
-    cursor_ = e;
+    std::vector<LiveBlockInfo> rows = largestLive(*d->index, at, SIZE_MAX, &count, d->categories.get());
+    cursor_ = at;
     earlierStep_->setEnabled(!d->summary.steps.empty());
-    model_->setAllocations(state_->document(), state_->device(), std::move(rows), d->index->activeAfter(e), e);
-    title_->setText(tr("<b>%1 allocations live after %2</b>%3").arg(count).arg(eventLabel(*d->index, e))
-                        .arg(e == d->index->peakIndex() ? tr(" (the peak)") : QString()));
+    model_->setAllocations(state_->document(), state_->device(), std::move(rows), d->index->activeAt(at), at);
+    title_->setText(tr("<b>%1 allocations live after %2</b>%3").arg(count).arg(pointLabel(*d->index, at))
+                        .arg(at == d->index->peak() ? tr(" (the peak)") : QString()));
     setFilter(text_->text(), parseSize(minSize_->text()), parseSize(maxSize_->text()));
     table_->resizeColumnsToContents();
     updateTotals();

@@ -44,7 +44,7 @@ private:
     QTableView *table_;
     QLineEdit *text_, *minSize_, *maxSize_;
     QCheckBox *earlierStep_;
-    EventId cursor_ = kBeforeTrace; // the event whose live allocations are shown
+    TracePoint cursor_; // the moment whose live allocations are shown
     QLabel *title_, *totals_, *empty_;
     QStackedWidget *results_;
 };

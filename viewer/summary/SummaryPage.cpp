@@ -101,7 +101,7 @@ void SummaryPage::refresh()
     const DeviceSummary &s = d->summary;
     facts_->setText(SummaryFigures::factsLine(*doc, s));
     figures_->setText(SummaryFigures::html(*doc, *d));
-    model_->setAllocations(doc, s.device, s.topLiveAtPeak, s.peakActiveBytes, s.peakIndex.value_or(kBeforeTrace));
+    model_->setAllocations(doc, s.device, s.topLiveAtPeak, s.peakActiveBytes, d->index->peak());
     table_->resizeColumnsToContents();
 }
 
@@ -163,7 +163,7 @@ void SummaryPage::onLink(const QString &link)
     else if (link == "steps")
         emit showSteps();
     else if (link == "leaks" && d->index->eventCount() > 0)
-        emit showLeaks(d->index->lastEvent());
+        emit showLeaks(EventId(static_cast<uint32_t>(d->index->eventCount() - 1)));
 }
 
 } // namespace memlens

@@ -82,7 +82,7 @@ long AllocationBandsPlottable::columnAtPixel(double x) const
 
 double AllocationBandsPlottable::pixelOfEvent(EventId event) const
 {
-    if (!device() || event == kBeforeTrace)
+    if (!device() || event.isNone())
         return -1;
     return mKeyAxis->coordToPixel(axis().xOfEvent(event) + (axis().isTime() ? 0.0 : 0.5));
 }
@@ -143,7 +143,7 @@ void AllocationBandsPlottable::draw(QCPPainter *painter)
         // The folded band split by category too: each column's totals minus its drawn bands.
         std::vector<std::array<uint64_t, kCategoryCount>> folded(count);
         for (size_t c = 0; c < count; ++c)
-            folded[c] = device()->categories->totalsAfter(frame_.columnEvent[c]);
+            folded[c] = device()->categories->totalsAt(TracePoint::after(frame_.columnEvent[c]));
         for (const TimelineBand &band : frame_.bands) {
             const auto k = static_cast<size_t>(device()->categories->of(band.allocation));
             for (size_t c = band.firstColumn; c < band.endColumn(); ++c)
@@ -172,7 +172,7 @@ void AllocationBandsPlottable::draw(QCPPainter *painter)
         if (searching && !search_->matches(band.allocation))
             color = faded(color);
         fillRuns(band.firstColumn, band.endColumn(), extent, color);
-        if (device()->index->allocation(band.allocation).allocEvent == kBeforeTrace)
+        if (device()->index->allocation(band.allocation).fromBeforeTrace())
             fillRuns(band.firstColumn, band.endColumn(), extent, ghostHatch, Qt::BDiagPattern);
         if (band.allocation == state_->selectedAllocation())
             selectedBand = &band;
@@ -453,11 +453,11 @@ void AllocationBandsPlottable::drawLabels(QCPPainter *painter, const QRect &area
     painter->setPen(color);
     painter->setBrush(color);
     double freeFrom = -1e9;
-    const EventId first = frame_.columnEvent.front() == kBeforeTrace ? EventId(0) : frame_.columnEvent.front();
+    const EventId first = frame_.columnEvent.front();
     const auto events = index.annotateEvents();
     for (auto it = std::lower_bound(events.begin(), events.end(), first); it != events.end(); ++it) {
         const EventId e = *it;
-        if (frame_.columnEvent.back() != kBeforeTrace && e > frame_.columnEvent.back())
+        if (e > frame_.columnEvent.back())
             break;
         const double x = pixelOfEvent(e);
         if (x < 0)

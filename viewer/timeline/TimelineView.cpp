@@ -186,12 +186,12 @@ void TimelineView::nextSearchHit()
     }
     state_->setSelectedAllocation(hit);
     const EventId born = device->index->allocation(hit).allocEvent;
-    revealEvent(born == kBeforeTrace ? EventId(0) : born);
+    revealEvent(born.isNone() ? EventId(0) : born); // a block from before the trace: its start
 }
 
 void TimelineView::revealEvent(EventId event)
 {
-    if (!state_->deviceData() || event == kBeforeTrace)
+    if (!state_->deviceData() || event.isNone())
         return;
     state_->setSelectedEvent(event);
     const VisibleRange r = state_->visibleRange(), full = state_->fullRange();
@@ -244,12 +244,12 @@ QString TimelineView::tooltipAt(const QPoint &pixel) const
     const DeviceData *device = state_->deviceData();
     if (!device)
         return {};
-    EventId event = kBeforeTrace;
+    EventId event;
     const AllocationId allocation = bands_->allocationAtPixel(pixel, &event);
     if (!allocation.isNone())
         return allocationTooltip(*state_->document(), *device->index, allocation);
     const long c = bands_->columnAtPixel(pixel.x());
-    if (event == kBeforeTrace || c < 0)
+    if (event.isNone() || c < 0)
         return {};
     const double y = plot_->yAxis->pixelToCoord(pixel.y());
     const TimelineFrame &frame = bands_->lastFrame();
@@ -268,17 +268,17 @@ QString TimelineView::tooltipAt(const QPoint &pixel) const
         const PoolUsage &pool = device->pools[region.pool];
         const auto &[p0, p1] = state_->document()->snapshot->poolId(pool.pool);
         return tr("Private pool (%1, %2), stream %3, at %4:\n%5 in use, %6 reserved, %7 at most so far\n(%8 in smaller allocations)")
-            .arg(p0).arg(p1).arg(pool.stream).arg(at, bytesText(pool.active.at(event)), bytesText(pool.reserved.at(event)),
-                 bytesText(pool.envelope.at(event)), bytesText(region.otherTop[column] - region.base[column]));
+            .arg(p0).arg(p1).arg(pool.stream).arg(at, bytesText(pool.active.at(TracePoint::after(event))), bytesText(pool.reserved.at(TracePoint::after(event))),
+                 bytesText(pool.envelope.at(TracePoint::after(event))), bytesText(region.otherTop[column] - region.base[column]));
     }
     return {};
 }
 
 void TimelineView::clickAt(const QPoint &pixel)
 {
-    EventId event = kBeforeTrace;
+    EventId event;
     const AllocationId allocation = bands_->allocationAtPixel(pixel, &event);
-    if (event != kBeforeTrace)
+    if (!event.isNone())
         state_->setSelectedEvent(event);
     state_->setSelectedAllocation(allocation);
 }
