@@ -54,9 +54,17 @@ FrameFacts frameFacts(const Snapshot &s)
         {"models/bert/", ModelFamily::Bert},        {"torchvision/models/resnet.py", ModelFamily::ResNet50},
         {"torchvision/models/vision_transformer.py", ModelFamily::Vit},
     };
+    // Profiler traces recorded without with_stack name operators only: a convolution among them
+    // is a convolutional network, which the estimator prices as its one, ResNet-50. A model's
+    // own file says more (a ViT embeds its patches with a convolution too).
+    static const std::string_view kConvolutions[] = {"aten::convolution", "aten::cudnn_convolution", "aten::conv2d"};
+    std::string_view convolution;
     FrameFacts f;
     for (size_t i = 0; i < s.frames.size(); ++i) {
-        const std::string_view file = s.strings.at(s.frames.at(FrameId(static_cast<uint32_t>(i))).file);
+        const Frame &frame = s.frames.at(FrameId(static_cast<uint32_t>(i)));
+        const std::string_view file = s.strings.at(frame.file);
+        if (file == "<cpu_op>" && std::find(std::begin(kConvolutions), std::end(kConvolutions), s.strings.at(frame.name)) != std::end(kConvolutions))
+            convolution = s.strings.at(frame.name);
         f.python = f.python || file.ends_with(".py");
         f.checkpoint = f.checkpoint || contains(file, "torch/utils/checkpoint.py");
         f.autocast = f.autocast || contains(file, "torch/amp/autocast_mode.py");
@@ -67,6 +75,10 @@ FrameFacts frameFacts(const Snapshot &s)
                 f.familyFile = std::string(file.substr(file.find(part)));
             }
         }
+    }
+    if (!f.family && !convolution.empty()) {
+        f.family = ModelFamily::ResNet50;
+        f.familyFile = std::string(convolution) + " among the trace's operators";
     }
     return f;
 }
@@ -232,6 +244,27 @@ Inferred<bool> inferAutocast(const FrameFacts &facts, const DeviceIndex &index, 
             facts.autocast ? Confidence::High : Confidence::Medium};
 }
 
+// Without parameter allocations (a trace begun mid-training), the gradients backward makes are
+// one per trained weight: their total at a family preset's count, at 2 or 4 bytes each, says
+// the count and the width.
+const ModelShape *weightsFromGradients(InferredSetup &out, const FrameFacts &facts, const Measured &m, double &bytesPerParam)
+{
+    const ModelShape *p16 = facts.family && m.gradBytes ? presetOfSize(m.gradBytes / 2.0, facts.family) : nullptr;
+    const ModelShape *p32 = facts.family && m.gradBytes ? presetOfSize(m.gradBytes / 4.0, facts.family) : nullptr;
+    if (!p16 && !p32) {
+        out.params = {std::nullopt, "no parameter allocations in the trace (created before recording began?)", Confidence::Low};
+        out.paramDtype = {std::nullopt, "no parameters to measure", Confidence::Low};
+        return nullptr;
+    }
+    const ModelShape *preset = p16 ? p16 : p32;
+    bytesPerParam = p16 ? 2 : 4;
+    const std::string how = "no parameter allocations in the trace; its gradients, " + gib(double(m.gradBytes)) + ", are " + preset->name +
+                            "'s count at " + std::to_string(int(bytesPerParam)) + " bytes each";
+    out.paramDtype = {p16 ? Precision::Bf16 : Precision::Fp32, how + (p16 ? " (bf16 and fp16 are the same size; bf16 assumed)" : ""), Confidence::Medium};
+    out.params = {parameterCount(*preset), how, Confidence::Medium};
+    return preset;
+}
+
 // Weight dtype and count: from the tensors' shapes (WeightWidth), under autocast fp32, and a
 // preset's exact count at that width confirms; a preset's count alone is one kind of evidence.
 // Returns the preset matched, and the bytes per parameter in `bytesPerParam`.
@@ -239,11 +272,8 @@ const ModelShape *inferWeights(InferredSetup &out, const FrameFacts &facts, cons
                                double &bytesPerParam)
 {
     bytesPerParam = 4;
-    if (m.paramBytes == 0) {
-        out.params = {std::nullopt, "no parameter allocations in the trace (created before recording began?)", Confidence::Low};
-        out.paramDtype = {std::nullopt, "no parameters to measure", Confidence::Low};
-        return nullptr;
-    }
+    if (m.paramBytes == 0)
+        return weightsFromGradients(out, facts, m, bytesPerParam);
     const ModelShape *preset = nullptr;
     const ModelShape *p32 = presetOfSize(m.paramBytes / 4.0, facts.family), *p16 = presetOfSize(m.paramBytes / 2.0, facts.family);
     auto confirmedBy = [&](const ModelShape *p, int bytes) {
@@ -332,7 +362,9 @@ const ModelShape *inferShape(InferredSetup &out, const FrameFacts &facts, const 
         out.preset = {preset->name, "parameter count within 1 % of " + preset->name + "'s", out.paramDtype.confidence};
     } else {
         out.preset.confidence = Confidence::Low;
-        out.preset.how = facts.family ? "no preset of this family within 1 % of the parameter count" : "model family not recognised from the stacks";
+        out.preset.how = !facts.family ? "model family not recognised from the stacks"
+                         : params > 0  ? "no preset of this family within 1 % of the parameter count"
+                                       : "no parameters in the trace to match a preset's count (the family from " + facts.familyFile + ")";
         double bestRatio = 1e300;
         for (const ModelShape &p : modelPresets()) {
             const double r = params > 0 ? std::abs(std::log(double(parameterCount(p)) / params)) : 0;
@@ -368,9 +400,11 @@ void inferTokens(InferredSetup &out, const Snapshot &snapshot, const DeviceIndex
         else
             out.tokens = {std::nullopt, "no allocation the size of fp32 logits over " + shape->name + "'s vocabulary", Confidence::Low};
     } else if (shape && shape->isImage()) {
-        const uint64_t unit = uint64_t(3) * shape->imageSize * shape->imageSize * 4;
+        // A model cast to 16 bits takes 16-bit images; autocast and fp32 models take fp32 ones.
+        const bool half = out.paramDtype.value == Precision::Bf16 && !out.autocast.value.value_or(false);
+        const uint64_t unit = uint64_t(3) * shape->imageSize * shape->imageSize * (half ? 2 : 4);
         if (auto batch = commonQuotient(index, allAllocations(index), unit, 1u << 16))
-            out.batch = {*batch, "input images of 3 × " + std::to_string(shape->imageSize) + "² fp32"};
+            out.batch = {*batch, "input images of 3 × " + std::to_string(shape->imageSize) + (half ? "² bf16" : "² fp32")};
     } else {
         out.tokens = {std::nullopt, "no model shape to find the logits by", Confidence::Low};
     }

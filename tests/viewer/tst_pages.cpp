@@ -445,6 +445,42 @@ private slots:
         QVERIFY2(panel.figuresText().contains("not comparable") && !panel.figuresText().contains("(estimate +"), qPrintable(panel.figuresText()));
     }
 
+    // A ResNet-50 training trace recorded without with_stack (operators only, begun mid-training
+    // so the weights predate it): the window named no model, pre-filled gpt2-small and found
+    // nothing to save while nearly all of the peak is activations.
+    void resnetTraceOffersAFixAndItsShape()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("resnet50_bf16.pt.trace.json");
+        QString error;
+        const QJsonObject facts = QJsonDocument::fromJson(runPythonTool("make_resnet_trace.py", {path, "64", "3"}, &error)).object();
+        QVERIFY2(!facts.isEmpty(), qPrintable(error));
+        auto doc = load(path);
+        const DeviceData &d = doc->devices.at(0);
+        QCOMPARE(d.summary.peakActiveBytes, static_cast<uint64_t>(facts["peak_total_allocated"].toDouble()));
+        QVERIFY(facts["forward_saved_at_peak"].toDouble() > 0.85 * facts["peak_total_allocated"].toDouble());
+        const InferredSetup &setup = d.advice.setup;
+        QCOMPARE(setup.preset.value.value_or(""), std::string("resnet50"));
+        QCOMPARE(*setup.params.value, static_cast<uint64_t>(facts["parameters"].toDouble()));
+        QCOMPARE(setup.batch.value.value_or(0), uint64_t(64));
+        auto view = openView(doc, Page::Summary, QSize(1280, 800));
+        FixList *fixes = view->summaryPage()->fixList();
+        QVERIFY(fixes->count() > 0);
+        bool halfBatch = false;
+        for (int i = 0; i < fixes->count(); ++i)
+            halfBatch = halfBatch || fixes->item(i)->text().contains("half-batch");
+        QVERIFY2(halfBatch, qPrintable(fixes->item(0)->text()));
+        EstimatorPanel panel;
+        panel.resize(1100, 600);
+        panel.show();
+        panel.setMeasurement(d, "resnet50_bf16.pt.trace.json");
+        panel.setInferred(setup);
+        QCOMPARE(panel.input().model.name, std::string("resnet50"));
+        QCOMPARE(panel.input().batch, 64);
+        QVERIFY2(!panel.figuresText().contains("not comparable"), qPrintable(panel.figuresText()));
+        saveShot(view.get(), "resnet-trace-summary");
+    }
+
     void estimatorPanel()
     {
         EstimatorPanel panel;
