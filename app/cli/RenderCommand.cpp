@@ -156,11 +156,12 @@ void renderEstimator(const Document &doc, std::optional<int> deviceOption, const
     writeImage(panel, out);
 }
 
-// --what-if: the replay under another allocator setting, drawn by the timeline and the Segments page.
+// --what-if: the replay under another allocator setting, drawn by the timeline, the Segments page
+// and segments over time.
 void applyWhatIf(ViewState &state, const DeviceData *device, const std::string &view, const std::string &conf)
 {
-    if (!device || (view != "timeline" && view != "segments"))
-        throw std::invalid_argument("--what-if draws on --view timeline or segments");
+    if (!device || (view != "timeline" && view != "segments" && view != "segment-timeline"))
+        throw std::invalid_argument("--what-if draws on --view timeline, segments or segment-timeline");
     if (const std::optional<std::string> why = whyNotReplayable(*state.document()->snapshot, device->index->device()))
         throw std::invalid_argument("--what-if: " + why.value());
     ReplayOptions options;

@@ -105,7 +105,8 @@ void MainWindow::createViewMenu()
             d->showPage(Page::Timeline);
     });
     const std::pair<QString, Page> morePages[] = {
-        {tr("S&egments"), Page::Segments}, {tr("St&eps"), Page::Steps}, {tr("St&acks"), Page::Stacks}, {tr("&Live Allocations"), Page::Live}};
+        {tr("S&egments"), Page::Segments}, {tr("St&eps"), Page::Steps}, {tr("St&acks"), Page::Stacks}, {tr("&Live Allocations"), Page::Live},
+        {tr("Segments &over Time"), Page::SegmentTimeline}};
     int key = Qt::Key_3;
     for (const auto &[label, page] : morePages) {
         view->addAction(label, QKeySequence(Qt::CTRL | key++), this, [this, page = page] {

@@ -9,6 +9,7 @@
 #include "figures/FileHealth.h"
 #include "figures/SnapshotSummary.h"
 #include "decode/SnapshotLoader.h"
+#include "views/SegmentTimeline.h"
 
 #include <QFileInfo>
 #include <QJsonArray>
@@ -210,6 +211,63 @@ private slots:
         const AllocatorState state = allocatorStateAt(*snapshot, index, TracePoint::start());
         QCOMPARE(state.allocated, 4 * MiB);
         QCOMPARE(state.free, 16 * MiB);
+    }
+
+    // Segments over time against MemoryViz's own replay of the segments: at a column's last
+    // event, the bands alive there are its segments, their sizes its reserved bytes and their
+    // used bytes its requested bytes; a column stacks what was alive at any point of it.
+    void segmentTimelineAgreesWithMemoryViz()
+    {
+        // A trace cut as a full ring buffer leaves blocks and segments from before its first entry.
+        QTemporaryDir dir;
+        const QString cut = dir.filePath("cut.pickle");
+        QString cutError;
+        runPythonTool("cut_trace.py", {corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle", cut, "0.6"}, &cutError);
+        QVERIFY2(QFileInfo::exists(cut), qPrintable(cutError));
+        for (const QString &name : {QStringLiteral("frag_varlen_gpt2/snapshot.pickle.zst"), QStringLiteral("oom_gpt2_medium_6gib/oom_snapshot.pickle"),
+                                    QStringLiteral("streams_pending_free/snapshot.pickle"), cut}) {
+            const QString file = name == cut ? cut : corpusDir() + "/snapshots/" + name;
+            if (!QFileInfo::exists(file))
+                QFAIL(qPrintable(file + " is missing"));
+            auto snapshot = loadSnapshot(file.toStdString());
+            DeviceIndex index(*snapshot, 0);
+            const auto n = static_cast<uint32_t>(index.eventCount());
+            std::vector<EventId> events{EventId(n / 5), EventId(n / 3), EventId(n / 2), EventId(n - 1), index.peak().lastEntry()};
+            QStringList args{file, "0"};
+            for (EventId e : events)
+                args << QString::number(e.index());
+            QString error;
+            const QJsonArray oracle = QJsonDocument::fromJson(runPythonTool("memoryviz_state.py", args, &error)).array();
+            QVERIFY2(oracle.size() == static_cast<int>(events.size()), qPrintable(error));
+            for (size_t i = 0; i < events.size(); ++i) {
+                for (SegmentOrder order : {SegmentOrder::Address, SegmentOrder::Size}) {
+                    const SegmentTimelineFrame frame = layoutSegmentTimeline(index, events[i] > EventId(40) ? EventId(events[i].index() - 40) : EventId(0), events[i], 3, order);
+                    uint64_t segments = 0, reserved = 0, used = 0;
+                    for (const SegmentBand &b : frame.bands) {
+                        if (b.endColumn() != 3 || !index.segmentLife(b.life).aliveAt(TracePoint::after(events[i])))
+                            continue;
+                        ++segments;
+                        reserved += b.size;
+                        used += b.used.back();
+                    }
+                    const QJsonObject want = oracle[static_cast<int>(i)].toObject();
+                    const QString where = QStringLiteral("%1 after event %2").arg(name).arg(events[i].index());
+                    QVERIFY2(segments == static_cast<uint64_t>(want["segments"].toDouble()), qPrintable(where + " segments"));
+                    QVERIFY2(reserved == static_cast<uint64_t>(want["reserved_bytes"].toDouble()), qPrintable(where + " reserved"));
+                    QVERIFY2(used == static_cast<uint64_t>(want["requested_bytes"].toDouble()),
+                             qPrintable(where + QStringLiteral(" used %1, MemoryViz requested %2").arg(used).arg(want["requested_bytes"].toDouble())));
+                    // Bands of one column never overlap and stack without gaps.
+                    std::vector<std::pair<uint64_t, uint64_t>> spans;
+                    for (const SegmentBand &b : frame.bands)
+                        if (b.endColumn() == 3)
+                            spans.emplace_back(b.bottom.back(), b.bottom.back() + b.size);
+                    std::sort(spans.begin(), spans.end());
+                    for (size_t k = 0; k < spans.size(); ++k)
+                        QCOMPARE(spans[k].first, k ? spans[k - 1].second : uint64_t(0));
+                    QCOMPARE(frame.stacked.back(), spans.empty() ? uint64_t(0) : spans.back().second);
+                }
+            }
+        }
     }
 
     void corpusAgreesWithMemoryViz()

@@ -112,6 +112,57 @@ private slots:
     // The What-if chart in a 1024 × 700 window: tall enough to read (it was about 110 px, its x
     // title cut), its legend clear of the predicted OOM at the end of the run, and its lines
     // inside the axis range, so an SVG export needs no clipping.
+    // Segments over time (memory_viz's Active Cached Segment Timeline): the bands are the
+    // layout of the visible events; a click moves the shared cursor and the Segments page's map
+    // follows; a double-click opens that page; a what-if replay draws its reserved bytes beside.
+    void segmentsOverTime()
+    {
+        auto doc = load(corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle");
+        auto view = openView(doc, Page::Segments, QSize(1400, 900));
+        WhatIfPanel *panel = view->segments()->whatIf();
+        QSignalSpy replayed(panel, &WhatIfPanel::replayed);
+        panel->setConfig("expandable_segments:True");
+        QVERIFY(replayed.wait(30000));
+        view->showPage(Page::SegmentTimeline);
+        SegmentTimelineView *page = view->segmentTimeline();
+        QTRY_VERIFY(!page->bands()->frame().bands.empty());
+        const DeviceData &d = doc->devices.at(0);
+        const auto n = static_cast<uint32_t>(d.index->eventCount());
+        const SegmentTimelineFrame &frame = page->bands()->frame();
+        const SegmentTimelineFrame want = layoutSegmentTimeline(*d.index, EventId(0), EventId(n - 1), static_cast<int>(frame.columnLast.size()),
+                                                                SegmentOrder::Address);
+        QCOMPARE(frame.bands.size(), want.bands.size());
+        QCOMPARE(frame.stacked, want.stacked);
+        QVERIFY2(page->titleText().contains(QString("%1 segment lives").arg(want.bands.size())), qPrintable(page->titleText()));
+        // The tallest column is as tall as the most reserved at once, or taller when segments came
+        // and went inside it.
+        QVERIFY(*std::max_element(frame.stacked.begin(), frame.stacked.end()) >= d.index->peakReservedBytes());
+        page->setOrder(SegmentOrder::Size);
+        QTRY_VERIFY(page->bands()->frame().bands.front().size >= page->bands()->frame().bands.back().size);
+        // Click the middle of the largest band at the middle of its life.
+        const SegmentBand &band = page->bands()->frame().bands.front();
+        const size_t column = band.firstColumn + band.bottom.size() / 2;
+        QCustomPlot *plot = page->plot();
+        const double x = (double(frame.columnLast[column].index()) + 0.5);
+        const QPoint pixel(int(plot->xAxis->coordToPixel(x)), int(plot->yAxis->coordToPixel(double(band.bottom[column - band.firstColumn] + band.size / 2))));
+        QVERIFY2(page->describeAt(pixel).startsWith("Segment 0x"), qPrintable(page->describeAt(pixel)));
+        QTest::mouseClick(plot, Qt::LeftButton, {}, pixel);
+        QVERIFY(view->state()->selectedEvent().has_value());
+        const EventId clicked = *view->state()->selectedEvent();
+        // Within a column's width (a pixel) of the column clicked.
+        const double perColumn = double(n) / double(frame.columnLast.size());
+        QVERIFY(std::abs(double(clicked.index()) - double(frame.columnLast[column].index())) <= 2 * perColumn + 2);
+        QTest::mouseDClick(plot, Qt::LeftButton, {}, pixel);
+        QTRY_COMPARE(view->currentPageKind(), Page::Segments);
+        QCOMPARE(view->segments()->shownPoint(), std::optional(TracePoint::after(*view->state()->selectedEvent())));
+        // The what-if's reserved bytes, as the replay predicted them.
+        view->showPage(Page::SegmentTimeline);
+        QCPGraph *predicted = plot->graph(0);
+        QVERIFY(predicted->visible() && predicted->data()->size() == int(view->state()->whatIf()->predictedReserved.size()) + 2);
+        QCOMPARE(predicted->data()->at(predicted->data()->size() - 1)->value, double(view->state()->whatIf()->predictedReserved.back().second));
+        saveShot(view.get(), "segments-over-time");
+    }
+
     void whatIfChartReadsAtLaptopSize()
     {
         auto doc = load(corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle");

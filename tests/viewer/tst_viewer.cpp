@@ -136,7 +136,7 @@ private slots:
         // The whole view exported (as render does it): the device box's caption goes with the box.
         QLabel *caption = nullptr;
         for (QLabel *label : view->findChildren<QLabel *>())
-            caption = label->buddy() ? label : caption;
+            caption = label->buddy() && label->text().contains("Device") ? label : caption;
         QVERIFY(caption && caption->isVisibleTo(view.get()) && caption->text().contains("Device"));
         const QRect captionBox(caption->mapTo(view.get(), QPoint(0, 0)), caption->size());
         QVERIFY(!uniform(view->grab().toImage().copy(captionBox)));

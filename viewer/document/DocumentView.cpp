@@ -10,6 +10,7 @@
 #include "notes/NoteSet.h"
 #include "notes/NoteText.h"
 #include "segments/SegmentMapWidget.h"
+#include "segments/SegmentTimelineView.h"
 #include "segments/SegmentsPage.h"
 #include "stacks/FlameGraphWidget.h"
 #include "stacks/StacksPage.h"
@@ -90,6 +91,8 @@ DocumentView::DocumentView(QWidget *parent)
     steps_ = new StepsView(state_, tabs_);
     tabs_->addTab(steps_, tr("Steps"));
     tabs_->addTab(segments_, tr("Segments"));
+    segmentTimeline_ = new SegmentTimelineView(state_, tabs_);
+    tabs_->addTab(segmentTimeline_, tr("Segments over time"));
     stacks_ = new StacksPage(state_, tabs_);
     tabs_->addTab(stacks_, tr("Stacks"));
     live_ = new LiveTensorsPage(state_, tabs_);
@@ -151,6 +154,7 @@ DocumentView::DocumentView(QWidget *parent)
         tabs_->setCurrentWidget(live_);
     });
     connect(segments_, &SegmentsPage::showLiveTensors, this, [this] { tabs_->setCurrentWidget(live_); });
+    connect(segmentTimeline_, &SegmentTimelineView::showSegments, this, [this] { tabs_->setCurrentWidget(segments_); });
     connect(state_, &ViewState::selectedAllocationChanged, this, &DocumentView::showAllocation);
     connect(state_, &ViewState::selectedEventChanged, this, [this] { emit statusChanged(statusText()); });
     connect(loader_, &DocumentLoader::progress, this, [this](double fraction, const QString &stage) {
@@ -250,7 +254,7 @@ void DocumentView::showDocument(std::shared_ptr<const Document> doc)
     const bool hasSteps = std::any_of(d.devices.begin(), d.devices.end(), [](const auto &device) { return !device.second.summary.steps.empty(); });
     for (Page page : kPages) {
         const bool shown = page == Page::Categories ? d.snapshot->categories.has_value()
-                           : page == Page::Segments ? perAllocation && hasSegments
+                           : page == Page::Segments || page == Page::SegmentTimeline ? perAllocation && hasSegments
                            : page == Page::Steps    ? hasSteps
                                                     : perAllocation;
         tabs_->setTabVisible(tabs_->indexOf(pageWidget(page)), shown);
@@ -285,6 +289,7 @@ QWidget *DocumentView::pageWidget(Page page) const
     case Page::Timeline: return timeline_;
     case Page::Steps: return steps_;
     case Page::Segments: return segments_;
+    case Page::SegmentTimeline: return segmentTimeline_;
     case Page::Stacks: return stacks_;
     case Page::Live: return live_;
     case Page::Categories: return categories_;

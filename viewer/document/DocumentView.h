@@ -23,6 +23,7 @@ class NoteListPanel;
 class NoteSet;
 class DocumentLoader;
 class SegmentsPage;
+class SegmentTimelineView;
 class LiveTensorsPage;
 class StacksPage;
 class StepsView;
@@ -59,6 +60,7 @@ public:
     TimelineView *timeline() const { return timeline_; }
     StepsView *steps() const { return steps_; }
     SegmentsPage *segments() const { return segments_; }
+    SegmentTimelineView *segmentTimeline() const { return segmentTimeline_; }
     StacksPage *stacks() const { return stacks_; }
     LiveTensorsPage *live() const { return live_; }
     CategoryTimelineView *categories() const { return categories_; }
@@ -117,6 +119,7 @@ private:
     TimelineView *timeline_;
     StepsView *steps_;
     SegmentsPage *segments_;
+    SegmentTimelineView *segmentTimeline_;
     StacksPage *stacks_;
     LiveTensorsPage *live_;
     CategoryTimelineView *categories_;

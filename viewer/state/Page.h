@@ -4,12 +4,13 @@
 
 namespace memlens {
 
-enum class Page { Summary, Timeline, Steps, Segments, Stacks, Live, Categories };
+enum class Page { Summary, Timeline, Steps, Segments, SegmentTimeline, Stacks, Live, Categories };
 
-constexpr EnumNames<Page, 7> kPageNames{{{{Page::Summary, "summary"},
+constexpr EnumNames<Page, 8> kPageNames{{{{Page::Summary, "summary"},
                                           {Page::Timeline, "timeline"},
                                           {Page::Steps, "steps"},
                                           {Page::Segments, "segments"},
+                                          {Page::SegmentTimeline, "segment-timeline"},
                                           {Page::Stacks, "stacks"},
                                           {Page::Live, "live"},
                                           {Page::Categories, "categories"}}}};

@@ -1,0 +1,34 @@
+#pragma once
+// Segments over time, as MemoryViz's "Active Cached Segment Timeline" draws them: each segment
+// life a band over the events it lives through, stacked in columns by address or by size, with
+// the bytes its live allocations hold in it (requested sizes) at each column's last event.
+#include "index/DeviceIndex.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace memlens {
+
+enum class SegmentOrder : uint8_t { Address, Size }; // Size: the largest at the bottom
+
+struct SegmentBand {
+    SegmentLifeId life;
+    uint64_t size = 0;
+    size_t firstColumn = 0;       // the band spans columns [firstColumn, firstColumn + bottom.size())
+    std::vector<uint64_t> bottom; // per column of its span: the bytes stacked below it
+    std::vector<uint64_t> used;   // per column: requested bytes of its live allocations (0 where it
+                                  // lived only inside the column)
+    size_t endColumn() const { return firstColumn + bottom.size(); }
+};
+
+struct SegmentTimelineFrame {
+    std::vector<EventId> columnLast; // the last event of each column
+    std::vector<uint64_t> stacked;   // per column: the sizes of the segments alive at any point of it
+    std::vector<SegmentBand> bands;  // in stacking order
+};
+
+// Columns split events [first, last] evenly, as the timeline's do; a segment is drawn in every
+// column it is alive in at any point.
+SegmentTimelineFrame layoutSegmentTimeline(const DeviceIndex &index, EventId first, EventId last, int columns, SegmentOrder order);
+
+} // namespace memlens
