@@ -216,6 +216,20 @@ private slots:
         const StepSummary &highest = highestStep(steps);
         QVERIFY2(page->readout().contains(QString("in iteration %1").arg(*highest.iteration)), qPrintable(page->readout()));
         QCOMPARE(page->plot()->xAxis->label(), QString("Iteration"));
+        // Partial steps are hatched, and each jump in the recorded iterations is marked with the
+        // iterations it skips, counted here from the steps themselves.
+        QCOMPARE(page->partialStepsDrawn(), int(std::count_if(steps.begin(), steps.end(), [&](const StepSummary &st) {
+                     return st.partial && st.index != highest.index;
+                 })));
+        QStringList gaps;
+        for (size_t i = 1; i < steps.size(); ++i) {
+            const int64_t a = *steps[i - 1].iteration, b = *steps[i].iteration;
+            if (b > a + 1)
+                gaps << (b == a + 2 ? QString("iteration %1\nnot recorded").arg(a + 1) : QString("iterations %1–%2\nnot recorded").arg(a + 1).arg(b - 1));
+        }
+        QVERIFY(!gaps.isEmpty());
+        QCOMPARE(page->gapLabels(), gaps);
+        QVERIFY2(page->readout().contains(QString("%1 gap").arg(gaps.size())), qPrintable(page->readout()));
         saveShot(view.get(), "steps-stitched-iterations");
     }
 

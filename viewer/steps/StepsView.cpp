@@ -47,6 +47,7 @@ StepsView::StepsView(ViewState *state, QWidget *parent) : QWidget(parent), state
     layout->setContentsMargins(4, 4, 4, 4);
     readout_ = new QLabel(this);
     readout_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    readout_->setWordWrap(true);
     plot_ = newBytesPlot(this, tr("Memory"));
     plot_->xAxis->setLabel(tr("Step"));
     plot_->legend->setVisible(true);
@@ -57,9 +58,11 @@ StepsView::StepsView(ViewState *state, QWidget *parent) : QWidget(parent), state
     peakFloor_ = plot_->addGraph();
     for (QCPGraph *g : {peakEnvelope_, peakFloor_})
         g->setLineStyle(QCPGraph::lsStepLeft), g->removeFromLegend(); // a point at each pixel column's left edge
+    partial_ = new QCPBars(plot_->xAxis, plot_->yAxis);
+    partial_->setName(tr("a partial step: cut by the window's start or end, or by a gap"));
     highest_ = new QCPBars(plot_->xAxis, plot_->yAxis);
     highest_->setName(tr("the step with the highest peak"));
-    for (QCPBars *bars : {peaks_, highest_})
+    for (QCPBars *bars : {peaks_, partial_, highest_})
         bars->setWidthType(QCPBars::wtPlotCoords), bars->setWidth(0.8);
     highestLabel_ = new QCPItemText(plot_);
     highestLabel_->setClipToAxisRect(false);
@@ -85,17 +88,23 @@ StepsView::StepsView(ViewState *state, QWidget *parent) : QWidget(parent), state
 void StepsView::rebuild()
 {
     const std::vector<StepSummary> &steps = stepsOf(*state_);
-    QVector<double> x, peak, top, end, reserved;
+    QVector<double> x, peak, partial, top, end, reserved;
     const size_t highest = steps.empty() ? 0 : highestStep(steps).index;
     for (size_t k = 0; k < steps.size(); ++k) {
         x << double(k);
-        peak << (k == highest ? 0.0 : double(steps[k].peakActiveBytes));
+        const bool whole = k != highest && !steps[k].partial;
+        peak << (whole ? double(steps[k].peakActiveBytes) : 0.0);
+        partial << (k != highest && steps[k].partial ? double(steps[k].peakActiveBytes) : 0.0);
         top << (k == highest ? double(steps[k].peakActiveBytes) : 0.0);
         end << double(steps[k].endAllocatedBytes);
         reserved << double(steps[k].peakReservedBytes);
     }
     peaks_->setData(x, peak, true);
+    partial_->setData(x, partial, true);
+    hasPartial_ = std::any_of(steps.begin(), steps.end(), [](const StepSummary &s) { return s.partial; });
+    partial_->setVisible(hasPartial_ && !drawsEnvelope());
     highest_->setData(x, top, true);
+    markGaps(steps);
     endLine_->setData(x, end, true);
     // A dot per step reads at tens of steps; at hundreds the dots only thicken the line.
     endLine_->setScatterStyle(QCPScatterStyle(steps.size() > 60 ? QCPScatterStyle::ssNone : QCPScatterStyle::ssDisc, 5));
@@ -114,6 +123,8 @@ void StepsView::rebuild()
         auto ticker = QSharedPointer<IterationTicker>::create();
         for (const StepSummary &st : steps)
             ticker->iterations.push_back(st.iteration);
+        // Few steps with gaps between: every one labelled, or a skipped iteration reads as none.
+        ticker->setTickCount(steps.size() <= 24 ? std::max(5, int(steps.size())) : 8);
         plot_->xAxis->setTicker(ticker);
         plot_->xAxis->setLabel(tr("Iteration"));
     } else if (plot_->xAxis->ticker().dynamicCast<IterationTicker>()) {
@@ -125,12 +136,68 @@ void StepsView::rebuild()
     const StepSummary &h = steps[highest];
     highestLabel_->position->setCoords(double(highest), double(h.peakActiveBytes));
     highestLabel_->setText(QString::fromStdString(stepName(h)));
-    readout_->setText(tr("<b>%1 steps</b> · the highest peak, %2, in %3 · allocated at the end of the first step %4, of the last %5")
+    QString cut;
+    if (const int n = partialStepsDrawn())
+        cut += tr(" · %n partial (hatched)", "", n);
+    if (!gapTexts_.empty())
+        cut += tr(" · %n gap(s) between recorded iterations (dashed)", "", int(gapTexts_.size()));
+    readout_->setText(tr("<b>%1 steps</b> · the highest peak, %2, in %3 · allocated at the end of the first step %4, of the last %5%6")
                           .arg(steps.size())
                           .arg(bytesText(h.peakActiveBytes))
                           .arg(QString::fromStdString(stepName(h)))
-                          .arg(bytesText(steps.front().endAllocatedBytes), bytesText(steps.back().endAllocatedBytes)));
+                          .arg(bytesText(steps.front().endAllocatedBytes), bytesText(steps.back().endAllocatedBytes), cut));
     plot_->replot();
+}
+
+void StepsView::markGaps(const std::vector<StepSummary> &steps)
+{
+    for (QCPItemStraightLine *line : gapLines_)
+        plot_->removeItem(line);
+    for (QCPItemText *text : gapTexts_)
+        plot_->removeItem(text);
+    gapLines_.clear();
+    gapTexts_.clear();
+    const bool dark = palette().color(QPalette::Base).lightness() < 128;
+    const QColor color = dark ? QColor(200, 200, 120) : QColor(120, 100, 20);
+    for (size_t k = 1; k < steps.size(); ++k) {
+        const std::optional<int64_t> before = steps[k - 1].iteration, after = steps[k].iteration;
+        if (!before || !after || *after <= *before + 1)
+            continue;
+        auto *line = new QCPItemStraightLine(plot_);
+        line->point1->setCoords(double(k) - 0.5, 0);
+        line->point2->setCoords(double(k) - 0.5, 1);
+        line->setPen(QPen(color, 1.5, Qt::DashLine));
+        auto *text = new QCPItemText(plot_);
+        text->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+        // Halfway up, on the plot's own background: clear of the legend in the top corner.
+        text->position->setCoords(double(k) - 0.5, 0.45);
+        text->setPositionAlignment(Qt::AlignVCenter | Qt::AlignHCenter);
+        text->setColor(color);
+        QColor back = palette().color(QPalette::Base);
+        back.setAlpha(220);
+        text->setBrush(back);
+        text->setPadding(QMargins(3, 2, 3, 2));
+        text->setText(*after == *before + 2 ? tr("iteration %1\nnot recorded").arg(*before + 1)
+                                             : tr("iterations %1–%2\nnot recorded").arg(*before + 1).arg(*after - 1));
+        gapLines_.push_back(line);
+        gapTexts_.push_back(text);
+    }
+}
+
+int StepsView::partialStepsDrawn() const
+{
+    int n = 0;
+    for (auto it = partial_->data()->constBegin(); it != partial_->data()->constEnd(); ++it)
+        n += it->value > 0;
+    return n;
+}
+
+QStringList StepsView::gapLabels() const
+{
+    QStringList out;
+    for (const QCPItemText *text : gapTexts_)
+        out << text->text();
+    return out;
 }
 
 bool StepsView::drawsEnvelope() const
@@ -142,7 +209,16 @@ bool StepsView::drawsEnvelope() const
 void StepsView::followDensity()
 {
     const bool envelope = drawsEnvelope();
+    // Gap labels too close to the one before are left to their dashed line.
+    double lastShown = -1e9;
+    for (QCPItemText *text : gapTexts_) {
+        const double at = plot_->xAxis->coordToPixel(text->position->key());
+        text->setVisible(at - lastShown >= kMinGapLabelPixels);
+        if (text->visible())
+            lastShown = at;
+    }
     peaks_->setVisible(!envelope);
+    partial_->setVisible(hasPartial_ && !envelope);
     peaks_->setName(envelope ? tr("peak active, per pixel: of the lowest step, of the highest (lighter)") : tr("peak active in the step"));
     peakEnvelope_->setVisible(envelope);
     peakFloor_->setVisible(envelope);
@@ -217,6 +293,8 @@ void StepsView::applyPalette()
     const QColor hot = dark ? QColor(255, 120, 120) : QColor(200, 40, 40);
     peaks_->setBrush(bar);
     peaks_->setPen(Qt::NoPen);
+    partial_->setBrush(QBrush(bar, Qt::BDiagPattern));
+    partial_->setPen(QPen(bar, 1));
     const QColor light = dark ? bar.darker(170) : bar.lighter(150);
     peakEnvelope_->setBrush(light);
     peakEnvelope_->setPen(QPen(light, 1));

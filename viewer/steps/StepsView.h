@@ -6,9 +6,11 @@
 // stripes, and the highest step keeps a visible width. Clicking a step shows it
 // on the timeline; the wheel zooms along the steps.
 #include <QWidget>
+#include <vector>
 
 class QCPBars;
 class QCPGraph;
+class QCPItemStraightLine;
 class QCPItemText;
 class QCustomPlot;
 class QLabel;
@@ -16,6 +18,7 @@ class QLabel;
 namespace memlens {
 
 class ViewState;
+struct StepSummary;
 
 class StepsView : public QWidget {
     Q_OBJECT
@@ -29,8 +32,13 @@ public:
     // Whether steps are drawn as one envelope (narrower than kMinBarPixels each).
     bool drawsEnvelope() const;
     static constexpr double kMinBarPixels = 3.0;
+    static constexpr double kMinGapLabelPixels = 110.0;
     // Zooms the shared visible range to step `index` and asks for the timeline.
     void showStep(int index);
+    // Steps cut by the window or a gap (drawn hatched), and the gaps between recorded
+    // iterations of a stitched run (a dashed line each, between the steps on either side).
+    int partialStepsDrawn() const;
+    QStringList gapLabels() const;
 
 signals:
     void showTimeline();
@@ -42,10 +50,15 @@ private:
     void rebuild();
     void applyPalette();
     void followDensity();
+    void markGaps(const std::vector<StepSummary> &steps);
 
     ViewState *state_;
     QCustomPlot *plot_;
     QCPBars *peaks_;
+    QCPBars *partial_;
+    bool hasPartial_ = false;
+    std::vector<QCPItemStraightLine *> gapLines_;
+    std::vector<QCPItemText *> gapTexts_;
     QCPGraph *peakEnvelope_; // highest peak per pixel column
     QCPGraph *peakFloor_;    // lowest
     QCPBars *highest_;
