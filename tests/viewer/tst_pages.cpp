@@ -78,8 +78,13 @@ private slots:
             QTest::qWait(50);
             QCOMPARE(window.width(), size.width());
             if (size.width() == 1024) {
-                view->showPage(Page::Segments);
-                saveShot(&window, "segments-1024");
+                const DeviceData &d = view->document()->devices.begin()->second;
+                if (!d.summary.topLiveAtPeak.empty())
+                    view->state()->setSelectedAllocation(d.summary.topLiveAtPeak.front().allocation);
+                for (Page page : {Page::Segments, Page::Summary, Page::Live, Page::Stacks}) {
+                    view->showPage(page);
+                    saveShot(&window, QString("%1-1024").arg(QString::fromLatin1(kPageNames.name(page))));
+                }
             }
         }
     }

@@ -105,6 +105,13 @@ QString LiveAllocationModel::notesText(const LiveBlockInfo &r) const
     return parts.join(QStringLiteral("; "));
 }
 
+bool LiveAllocationModel::anyNotes() const
+{
+    return std::any_of(rows_.begin(), rows_.end(), [](const LiveBlockInfo &r) {
+        return !r.labels.empty() || r.userMetadata != StringTable::kEmpty || r.compileContext != StringTable::kEmpty;
+    });
+}
+
 QString LiveAllocationModel::csv() const
 {
     QString out = "size,block,category,address,stream,alloc_event,labels,top_frame\n";

@@ -25,6 +25,9 @@ public:
     QString csv() const; // every row and column, for export
     // Labels (annotate entries), user metadata and compiled region of a row, "; "-separated.
     QString notesText(const LiveBlockInfo &row) const;
+    // Whether any row has labels, metadata or a compiled region: the views hide the empty
+    // column, which took the width "Allocated at" needs in a narrow window.
+    bool anyNotes() const;
 
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;

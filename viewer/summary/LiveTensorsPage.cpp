@@ -6,6 +6,7 @@
 #include "stacks/CostBarDelegate.h"
 #include "style/AllocationText.h"
 #include "style/ByteText.h"
+#include "summary/AllocationTableWidths.h"
 #include "summary/LiveAllocationModel.h"
 
 #include <QCheckBox>
@@ -193,7 +194,7 @@ void LiveTensorsPage::rebuild()
     title_->setText(tr("<b>%1 allocations live after %2</b>%3").arg(count).arg(pointLabel(*d->index, at))
                         .arg(at == d->index->peak() ? tr(" (the peak)") : QString()));
     setFilter(text_->text(), parseSize(minSize_->text()), parseSize(maxSize_->text()));
-    table_->resizeColumnsToContents();
+    fitAllocationColumns(table_, *model_);
     updateTotals();
 }
 

@@ -2,6 +2,7 @@
 
 #include "state/ViewState.h"
 #include "stacks/CostBarDelegate.h"
+#include "summary/AllocationTableWidths.h"
 #include "summary/FixList.h"
 #include "summary/SummaryFigures.h"
 #include "style/AllocationText.h"
@@ -102,7 +103,7 @@ void SummaryPage::refresh()
     facts_->setText(SummaryFigures::factsLine(*doc, s));
     figures_->setText(SummaryFigures::html(*doc, *d));
     model_->setAllocations(doc, s.device, s.topLiveAtPeak, s.peakActiveBytes, d->index->peak());
-    table_->resizeColumnsToContents();
+    fitAllocationColumns(table_, *model_);
 }
 
 void SummaryPage::showHealth()
