@@ -1,10 +1,11 @@
 #pragma once
 // Following a folder a training job writes dumps into: which snapshot files have landed
-// complete since the last look. A file counts once it is seen with the same size and
-// modification time on two looks in a row and was last written `settle` ago or longer: a dump
-// renamed into place is taken on the next look after that, and one written in place in pieces
-// only after it stops growing. Temporary names ("….pickle.tmp") are not snapshot names, so they
-// are never taken.
+// complete since the last look. An uncompressed pickle that is whole by its own bytes (PROTO
+// first, STOP last) and has rested kQuiet is taken at first sight. Any other file counts once it
+// is seen with the same size and modification time on two looks in a row and was last written
+// `settle` ago or longer, so one written in place in pieces is taken only after it stops growing.
+// A pickle cut where a STOP byte happens to end it fails to decode and is tried again once it
+// changes. Temporary names ("….pickle.tmp") are not snapshot names, so they are never taken.
 #include "ranks/RankFiles.h"
 
 #include <chrono>
@@ -27,6 +28,7 @@ public:
     // after it changes (so one that looked complete but could not be read is tried again once
     // its writer goes on). Throws std::runtime_error when the folder cannot be read.
     std::vector<RankFile> poll();
+    static constexpr std::chrono::milliseconds kQuiet{200};
     // The folder as the last look found it (every snapshot, complete or not).
     const RankFolder &lastScan() const { return scan_; }
     const std::string &folder() const { return folder_; }

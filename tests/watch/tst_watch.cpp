@@ -108,13 +108,29 @@ private slots:
         const std::string file = (watched.path() + "/run/iteration_2/rank0_memory_snapshot.pickle").toStdString();
         QVERIFY(QFile::copy(dumps[0], QString::fromStdString(file)));
         const auto written = std::filesystem::last_write_time(file);
+        // A whole pickle (PROTO first, STOP last) that has rested 200 ms is taken at first sight,
+        // not 30 s later; it was taken 2-3 s after landing with the window's 1 s polls.
+        clock = written + std::chrono::milliseconds(100);
+        QVERIFY(watch.poll().empty()); // still being written, for all the watch knows
         clock = written + std::chrono::seconds(1);
-        QVERIFY(watch.poll().empty()); // first look: seen once
+        QCOMPARE(watch.poll().size(), size_t(1));
+        QVERIFY(watch.poll().empty()); // once
+        // A pickle cut short (its writer mid-way) waits for the settle rule.
+        const std::string half = (watched.path() + "/run/iteration_2/rank1_memory_snapshot.pickle").toStdString();
+        {
+            QFile whole(dumps[0]);
+            QVERIFY(whole.open(QIODevice::ReadOnly));
+            std::ofstream out(half, std::ios::binary);
+            const QByteArray bytes = whole.readAll();
+            out.write(bytes.constData(), bytes.size() / 2);
+        }
+        std::filesystem::last_write_time(half, written);
+        QVERIFY(watch.poll().empty()); // seen once
         QVERIFY(watch.poll().empty()); // unchanged, but written 1 s ago of the 30 it must rest
         clock = written + std::chrono::seconds(31);
         QCOMPARE(watch.poll().size(), size_t(1)); // settled: taken once
         QVERIFY(watch.poll().empty());
-        // Grows (written in place): not again until it rests, then once more.
+        // Grows (written in place, no longer ending with STOP): not again until it rests, then once more.
         {
             std::ofstream more(file, std::ios::app | std::ios::binary);
             more << "x";
