@@ -121,7 +121,15 @@ private slots:
         for (int y = int(outlined.top()); y < int(outlined.top()) + 4; ++y)
             orange = orange || image.pixelColor(int(outlined.center().x()), y) == QColor(240, 140, 20);
         QVERIFY(orange);
+        QTRY_VERIFY(!page->isSummarizing()); // showStep(shown) summarises that step again
         saveShot(&window, "rank-step-heatmap");
+        if (qEnvironmentVariableIsSet("MEMLENS_SHOTS")) { // the colour scale in the dark theme too
+            applyTheme(*qApp, "dark");
+            QTest::qWait(2500); // the watch takes the dumps copied in, once, within a second or two
+            QTRY_VERIFY(!page->isSummarizing());
+            saveShot(&window, "rank-step-heatmap-dark");
+            applyTheme(*qApp, "light");
+        }
 
         // Double-clicking rank 0 opens its dumps stitched into one run: one gap between them.
         const QPointF rank0Cell = heatmap->cellRect(0, 1).center();

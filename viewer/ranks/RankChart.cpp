@@ -29,8 +29,19 @@ RankChart::RankChart(QWidget *parent) : QWidget(parent), plot_(new QCustomPlot(t
     });
 }
 
+void RankChart::changeEvent(QEvent *event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange) {
+        const std::vector<RankFigures> ranks = ranks_;
+        setRanks(ranks, comparison_);
+    }
+}
+
 void RankChart::setRanks(const std::vector<RankFigures> &ranks, const RankComparison &comparison)
 {
+    ranks_ = ranks;
+    comparison_ = comparison;
     plot_->clearPlottables();
     plot_->clearItems();
     applyPlotPalette(plot_, palette());

@@ -20,8 +20,13 @@ public:
 signals:
     void rankClicked(int row);
 
+protected:
+    void changeEvent(QEvent *event) override; // a theme switched while shown
+
 private:
     QCustomPlot *plot_;
+    std::vector<RankFigures> ranks_; // drawn again in the colours of a new theme
+    RankComparison comparison_;
 };
 
 } // namespace memlens

@@ -128,8 +128,9 @@ void RankStepHeatmap::paintEvent(QPaintEvent *)
                : grid_.ranks.size() == 1 ? tr("Peak active per step of rank %1: each bar's height is its share of the highest; OOM red · "
                                               "double-click to open the dumps as one run")
                                                .arg(grid_.ranks.front())
-                                         : tr("Peak active per rank (rows) and step (columns): darker is higher; outliers outlined, OOM red · "
-                                              "double-click a rank to open its dumps as one run"));
+                                         : tr("Peak active per rank (rows) and step (columns): %1 is higher (the scale on the right); "
+                                              "outliers outlined, OOM red · double-click a rank to open its dumps as one run")
+                                               .arg(dark ? tr("brighter") : tr("darker")));
     if (grid_.ranks.empty())
         return;
     drawScale(p, dark);
