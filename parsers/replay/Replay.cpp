@@ -199,6 +199,10 @@ ReplayResult replayTrace(const Snapshot &snapshot, const DeviceIndex &index, con
                                " was reserved: the replay starts from the segments and blocks live at its first entry, as cudaMalloc'd segments");
     }
     result.startReservedBytes = model.reservedBytes();
+    PredictedSegmentRecorder segments;
+    for (const SegmentLife &life : index.segmentLives())
+        if (seeded && life.fromBeforeTrace())
+            segments.seed(life.addr, life.size);
 
     ReplayRun &run = result.predicted;
     run.peakReservedBytes = model.reservedBytes();
@@ -250,6 +254,7 @@ ReplayResult replayTrace(const Snapshot &snapshot, const DeviceIndex &index, con
         for (const SegmentChange &c : model.takeSegmentChanges()) {
             if (c.kind == SegmentChange::Alloc || c.kind == SegmentChange::Map)
                 run.segmentAllocs.push_back(c.size);
+            segments.apply(c, event);
         }
         const uint64_t now = model.reservedBytes();
         if (now != last) {
@@ -264,6 +269,7 @@ ReplayResult replayTrace(const Snapshot &snapshot, const DeviceIndex &index, con
             break; // the program would have stopped here
     }
     run.reservedAtEndBytes = model.reservedBytes();
+    result.predictedSegments = segments.take();
     if (failedRequestFits)
         result.notes.push_back("the request that failed at the recorded OOM fits under this setting; what the program did after it is not in the trace");
     return result;

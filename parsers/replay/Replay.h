@@ -5,6 +5,7 @@
 #include "index/DeviceIndex.h"
 #include "model/Snapshot.h"
 #include "replay/AllocatorConfig.h"
+#include "replay/PredictedSegments.h"
 
 #include <atomic>
 #include <cstdint>
@@ -53,6 +54,7 @@ struct ReplayResult {
     ReplayRun recorded;
     ReplayRun predicted;
     std::vector<std::pair<EventId, uint64_t>> predictedReserved; // (event, reserved after it), changes only
+    std::vector<PredictedSegment> predictedSegments;              // what makes up predictedReserved
     std::vector<std::string> notes;
 };
 

@@ -57,14 +57,13 @@ std::vector<std::vector<std::pair<SegmentLifeId, uint64_t>>> usedAtColumnEnds(co
 
 } // namespace
 
-SegmentTimelineFrame layoutSegmentTimeline(const DeviceIndex &index, EventId first, EventId last, int columns, SegmentOrder order)
+namespace {
+
+// Columns splitting events [first, last] evenly: (before its first event, after its last) each.
+std::vector<std::pair<TracePoint, TracePoint>> columnRanges(EventId first, EventId last, int columns, SegmentTimelineFrame &frame)
 {
-    SegmentTimelineFrame frame;
-    if (columns < 1 || index.eventCount() == 0 || first > last)
-        return frame;
-    last = std::min(last, EventId(static_cast<uint32_t>(index.eventCount() - 1)));
+    std::vector<std::pair<TracePoint, TracePoint>> ranges;
     const double span = static_cast<double>(last.index() - first.index() + 1);
-    std::vector<std::pair<TracePoint, TracePoint>> ranges; // (before its first event, after its last)
     for (int c = 0; c < columns; ++c) {
         const auto lo = first.index() + static_cast<uint32_t>(span * c / columns);
         const auto next = first.index() + static_cast<uint32_t>(span * (c + 1) / columns);
@@ -72,38 +71,67 @@ SegmentTimelineFrame layoutSegmentTimeline(const DeviceIndex &index, EventId fir
         ranges.emplace_back(TracePoint::before(EventId(lo)), TracePoint::after(hi));
         frame.columnLast.push_back(hi);
     }
-    const std::vector<SegmentLife> &lives = index.segmentLives();
-    std::vector<SegmentLifeId> shown; // alive somewhere in the window, in stacking order
-    for (uint32_t i = 0; i < lives.size(); ++i)
-        if (lives[i].born() <= ranges.back().second && lives[i].ended() > ranges.front().first)
+    return ranges;
+}
+
+// Bands for the spans alive somewhere in the columns, stacked in `order`.
+void stackSpans(const std::vector<SegmentSpan> &spans, const std::vector<std::pair<TracePoint, TracePoint>> &ranges, SegmentOrder order,
+                SegmentTimelineFrame &frame)
+{
+    std::vector<SegmentLifeId> shown;
+    for (uint32_t i = 0; i < spans.size(); ++i)
+        if (spans[i].born <= ranges.back().second && spans[i].ended > ranges.front().first)
             shown.push_back(SegmentLifeId(i));
     std::sort(shown.begin(), shown.end(), [&](SegmentLifeId a, SegmentLifeId b) {
-        const SegmentLife &x = lives[a.index()], &y = lives[b.index()];
+        const SegmentSpan &x = spans[a.index()], &y = spans[b.index()];
         if (order == SegmentOrder::Size && x.size != y.size)
             return x.size > y.size;
         return x.addr != y.addr ? x.addr < y.addr : a < b;
     });
-    const auto used = usedAtColumnEnds(index, frame.columnLast);
     frame.stacked.assign(frame.columnLast.size(), 0);
     for (const SegmentLifeId id : shown) {
-        const SegmentLife &life = lives[id.index()];
+        const SegmentSpan &life = spans[id.index()];
         SegmentBand band{id, life.size, 0, {}, {}};
         for (size_t c = 0; c < ranges.size(); ++c) {
-            if (!(life.born() <= ranges[c].second && life.ended() > ranges[c].first))
+            if (!(life.born <= ranges[c].second && life.ended > ranges[c].first))
                 continue;
             if (band.bottom.empty())
                 band.firstColumn = c;
             band.bottom.push_back(frame.stacked[c]);
             frame.stacked[c] += life.size;
         }
+        band.used.assign(band.bottom.size(), 0);
         frame.bands.push_back(std::move(band));
     }
+}
+
+bool windowOk(const DeviceIndex &index, EventId first, EventId &last, int columns)
+{
+    if (columns < 1 || index.eventCount() == 0 || first > last)
+        return false;
+    last = std::min(last, EventId(static_cast<uint32_t>(index.eventCount() - 1)));
+    return first <= last;
+}
+
+} // namespace
+
+SegmentTimelineFrame layoutSegmentTimeline(const DeviceIndex &index, EventId first, EventId last, int columns, SegmentOrder order)
+{
+    SegmentTimelineFrame frame;
+    if (!windowOk(index, first, last, columns))
+        return frame;
+    const auto ranges = columnRanges(first, last, columns, frame);
+    const std::vector<SegmentLife> &lives = index.segmentLives();
+    std::vector<SegmentSpan> spans;
+    spans.reserve(lives.size());
+    for (const SegmentLife &life : lives)
+        spans.push_back({life.addr, life.size, life.born(), life.ended()});
+    stackSpans(spans, ranges, order, frame);
     // Used bytes per band and column, from the pass's (life, bytes) lists.
+    const auto used = usedAtColumnEnds(index, frame.columnLast);
     std::vector<size_t> bandOf(lives.size(), SIZE_MAX);
-    for (size_t b = 0; b < frame.bands.size(); ++b) {
+    for (size_t b = 0; b < frame.bands.size(); ++b)
         bandOf[frame.bands[b].life.index()] = b;
-        frame.bands[b].used.assign(frame.bands[b].bottom.size(), 0);
-    }
     for (size_t c = 0; c < used.size(); ++c) {
         for (const auto &[life, bytes] : used[c]) {
             const size_t b = bandOf[life.index()];
@@ -111,6 +139,15 @@ SegmentTimelineFrame layoutSegmentTimeline(const DeviceIndex &index, EventId fir
                 frame.bands[b].used[c - frame.bands[b].firstColumn] = bytes;
         }
     }
+    return frame;
+}
+
+SegmentTimelineFrame layoutSegmentSpans(const DeviceIndex &index, const std::vector<SegmentSpan> &spans, EventId first, EventId last,
+                                        int columns, SegmentOrder order)
+{
+    SegmentTimelineFrame frame;
+    if (windowOk(index, first, last, columns))
+        stackSpans(spans, columnRanges(first, last, columns, frame), order, frame);
     return frame;
 }
 

@@ -12,7 +12,7 @@ namespace memlens {
 enum class SegmentOrder : uint8_t { Address, Size }; // Size: the largest at the bottom
 
 struct SegmentBand {
-    SegmentLifeId life;
+    SegmentLifeId life; // the index's segment life, or the replay's predicted segment
     uint64_t size = 0;
     size_t firstColumn = 0;       // the band spans columns [firstColumn, firstColumn + bottom.size())
     std::vector<uint64_t> bottom; // per column of its span: the bytes stacked below it
@@ -30,5 +30,15 @@ struct SegmentTimelineFrame {
 // Columns split events [first, last] evenly, as the timeline's do; a segment is drawn in every
 // column it is alive in at any point.
 SegmentTimelineFrame layoutSegmentTimeline(const DeviceIndex &index, EventId first, EventId last, int columns, SegmentOrder order);
+// A segment's range and life, whoever reserved it.
+struct SegmentSpan {
+    uint64_t addr = 0;
+    uint64_t size = 0;
+    TracePoint born, ended;
+};
+// The same for other segments over this device's trace (a what-if replay's): used bytes are not
+// known there, so they are 0; a band's `life` indexes `spans`.
+SegmentTimelineFrame layoutSegmentSpans(const DeviceIndex &index, const std::vector<SegmentSpan> &spans, EventId first, EventId last,
+                                        int columns, SegmentOrder order);
 
 } // namespace memlens

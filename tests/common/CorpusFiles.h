@@ -50,6 +50,15 @@ inline QByteArray runPythonTool(const QString &tool, const QStringList &args, QS
     return p.readAllStandardOutput();
 }
 
+// The corpus GPT-2 snapshot as torch writes it when its ring buffer overflowed (the newest 60 %
+// of entries kept), written into `dir`; empty with `error` set when the tool fails.
+inline QString cutGpt2Trace(const QString &dir, QString *error)
+{
+    const QString cut = dir + "/cut.pickle";
+    runPythonTool("cut_trace.py", {corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle", cut, "0.6"}, error);
+    return QFile::exists(cut) ? cut : QString();
+}
+
 // All <text> of an SVG file (and how many elements); *ok is false when the file is missing or
 // not well-formed XML.
 inline QString svgText(const QString &path, bool *ok, int *elements = nullptr)

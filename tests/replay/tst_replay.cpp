@@ -275,10 +275,9 @@ private slots:
     void truncatedTracesStartFromTheirFirstEntry()
     {
         QTemporaryDir dir;
-        const QString cut = dir.filePath("cut.pickle");
         QString error;
-        runPythonTool("cut_trace.py", {corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle", cut, "0.6"}, &error);
-        QVERIFY2(QFileInfo::exists(cut), qPrintable(error));
+        const QString cut = cutGpt2Trace(dir.path(), &error);
+        QVERIFY2(!cut.isEmpty(), qPrintable(error));
         const CorpusReplay r = replayFile(cut);
         QVERIFY(r.result.fromFirstEntry);
         QVERIFY(!r.result.notes.empty());
@@ -287,6 +286,57 @@ private slots:
         qInfo("cut gpt2: predicted peak %llu, recorded %llu (error %.4f %%)", (unsigned long long)r.result.predicted.peakReservedBytes,
               (unsigned long long)r.index->peakReservedBytes(), err * 100);
         QVERIFY(err <= 0.01);
+    }
+
+    // The predicted segments make up the predicted reserved bytes after every entry (both come
+    // out of the one replay, one from its segment changes, one from its running total), under a
+    // cudaMalloc'd setting, an expandable one (maps, unmaps inside a range) and from a cut trace.
+    void unmapInsideAMappedRangeLeavesItsPieces()
+    {
+        PredictedSegmentRecorder recorder;
+        recorder.seed(1000, 50);
+        recorder.apply({SegmentChange::Map, 0, 100}, EventId(1));
+        recorder.apply({SegmentChange::Unmap, 30, 20}, EventId(2));
+        recorder.apply({SegmentChange::Free, 1000, 50}, EventId(3));
+        recorder.apply({SegmentChange::Unmap, 0, 30}, EventId(4));
+        const std::vector<PredictedSegment> lives = recorder.take();
+        QCOMPARE(lives.size(), size_t(4));
+        QVERIFY(lives[0].created.isNone() && lives[0].released == EventId(3));
+        QVERIFY(lives[1].addr == 0 && lives[1].size == 100 && lives[1].created == EventId(1) && lives[1].released == EventId(2));
+        QVERIFY(lives[2].addr == 0 && lives[2].size == 30 && lives[2].created == EventId(2) && lives[2].released == EventId(4));
+        QVERIFY(lives[3].addr == 50 && lives[3].size == 50 && lives[3].created == EventId(2) && lives[3].released == kNever);
+    }
+
+    void predictedSegmentsMakeUpPredictedReserved()
+    {
+        QTemporaryDir dir;
+        QString error;
+        const QString cut = cutGpt2Trace(dir.path(), &error);
+        QVERIFY2(!cut.isEmpty(), qPrintable(error));
+        const QString oom = corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle";
+        const QString frag = corpusDir() + "/snapshots/frag_varlen_gpt2/snapshot.pickle.zst";
+        const std::vector<std::pair<QString, std::optional<AllocatorConfig>>> runs{
+            {oom, std::nullopt}, {oom, AllocatorConfig::parse("expandable_segments:True")}, {frag, AllocatorConfig::parse("expandable_segments:True")}, {cut, std::nullopt}};
+        for (const auto &[file, config] : runs) {
+            const CorpusReplay r = replayFile(file, config);
+            const auto &segments = r.result.predictedSegments;
+            QVERIFY(!segments.empty());
+            auto reservedAfter = [&](uint32_t e) {
+                uint64_t bytes = 0;
+                for (const PredictedSegment &s : segments)
+                    if ((s.created.isNone() || s.created.index() <= e) && (s.released == kNever || s.released.index() > e))
+                        bytes += s.size;
+                return bytes;
+            };
+            uint64_t want = r.result.startReservedBytes;
+            size_t change = 0;
+            const uint32_t end = r.result.predicted.oomAt ? r.result.predicted.oomAt->index() : uint32_t(r.index->eventCount());
+            for (uint32_t e = 0; e < end; e += 97) {
+                while (change < r.result.predictedReserved.size() && r.result.predictedReserved[change].first.index() <= e)
+                    want = r.result.predictedReserved[change++].second;
+                QVERIFY2(reservedAfter(e) == want, qPrintable(QString("%1 after event %2: segments %3, reserved %4").arg(file).arg(e).arg(reservedAfter(e)).arg(want)));
+            }
+        }
     }
 };
 

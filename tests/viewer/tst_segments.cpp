@@ -161,6 +161,18 @@ private slots:
         QVERIFY(predicted->visible() && predicted->data()->size() == int(view->state()->whatIf()->predictedReserved.size()) + 2);
         QCOMPARE(predicted->data()->at(predicted->data()->size() - 1)->value, double(view->state()->whatIf()->predictedReserved.back().second));
         saveShot(view.get(), "segments-over-time");
+        // The replay's own segments instead of the recorded ones: as many bands as it reserved
+        // segments in the window, and the last column as tall as it predicts reserved at the end.
+        page->setShowsPredicted(true);
+        QTRY_VERIFY(page->showsPredicted() && page->titleText().contains("expandable_segments:True"));
+        const SegmentTimelineFrame &bands = page->bands()->frame();
+        QCOMPARE(bands.bands.size(), view->state()->whatIf()->predictedSegments.size());
+        uint64_t atEnd = 0;
+        for (const SegmentBand &b : bands.bands)
+            if (b.endColumn() == bands.columnLast.size() && view->state()->whatIf()->predictedSegments[b.life.index()].released == kNever)
+                atEnd += b.size;
+        QCOMPARE(atEnd, view->state()->whatIf()->predicted.reservedAtEndBytes);
+        saveShot(view.get(), "segments-over-time-predicted");
     }
 
     void whatIfChartReadsAtLaptopSize()

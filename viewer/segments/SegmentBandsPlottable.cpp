@@ -45,11 +45,13 @@ void SegmentBandsPlottable::draw(QCPPainter *painter)
     for (const SegmentBand &band : frame_.bands) {
         const QColor color = kPalette[band.life.index() % std::size(kPalette)];
         QColor pale = color;
-        pale.setAlpha(dark_ ? 70 : 60);
+        pale.setAlpha(occupancyKnown_ ? (dark_ ? 70 : 60) : 150);
         painter->setBrush(pale);
         painter->drawPolygon(outline(band, false));
-        painter->setBrush(color);
-        painter->drawPolygon(outline(band, true));
+        if (occupancyKnown_) {
+            painter->setBrush(color);
+            painter->drawPolygon(outline(band, true));
+        }
     }
     // The edges of segments tall enough to show them, so that neighbours of one colour stay
     // apart; on thinner ones an edge would hide the band.

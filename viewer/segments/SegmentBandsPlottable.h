@@ -18,6 +18,9 @@ public:
     void setFrame(SegmentTimelineFrame frame, std::vector<double> columnX);
     const SegmentTimelineFrame &frame() const { return frame_; }
     void setDark(bool dark) { dark_ = dark; }
+    // Without occupancy (a replay's predicted segments) bands are drawn in one half-strong
+    // colour, neither used nor free.
+    void setOccupancyKnown(bool known) { occupancyKnown_ = known; }
     // The band under a pixel, and the column there; none when nothing is.
     const SegmentBand *bandAtPixel(const QPointF &pixel, size_t *column = nullptr) const;
 
@@ -38,6 +41,7 @@ private:
     SegmentTimelineFrame frame_;
     std::vector<double> columnX_;
     bool dark_ = false;
+    bool occupancyKnown_ = true;
 };
 
 } // namespace memlens

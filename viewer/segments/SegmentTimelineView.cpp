@@ -9,6 +9,7 @@
 #include "style/PlotPalette.h"
 
 #include <QComboBox>
+#include <QStandardItemModel>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMouseEvent>
@@ -27,6 +28,11 @@ SegmentTimelineView::SegmentTimelineView(ViewState *state, QWidget *parent) : QW
     title_->setMinimumWidth(0);
     title_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     bar->addWidget(title_, 1);
+    source_ = new QComboBox(this);
+    source_->addItem(tr("recorded segments"));
+    source_->addItem(tr("segments under the what-if setting"));
+    source_->setToolTip(tr("Pick a what-if setting on the Segments page to see the segments the replay predicts"));
+    bar->addWidget(source_);
     auto *orderLabel = new QLabel(tr("Stack &by:"), this);
     order_ = new QComboBox(this);
     order_->addItem(tr("address"), int(SegmentOrder::Address));
@@ -63,6 +69,7 @@ SegmentTimelineView::SegmentTimelineView(ViewState *state, QWidget *parent) : QW
     connect(state_, &ViewState::selectedEventChanged, this, &SegmentTimelineView::followCursor);
     connect(state_, &ViewState::whatIfChanged, this, &SegmentTimelineView::showWhatIf);
     connect(order_, &QComboBox::currentIndexChanged, this, &SegmentTimelineView::relayout);
+    connect(source_, &QComboBox::currentIndexChanged, this, &SegmentTimelineView::relayout);
     connect(plot_->xAxis, qOverload<const QCPRange &>(&QCPAxis::rangeChanged), this, [this] {
         if (!relayingOut_ && isVisible())
             QMetaObject::invokeMethod(this, &SegmentTimelineView::relayout, Qt::QueuedConnection);
@@ -78,6 +85,16 @@ SegmentOrder SegmentTimelineView::order() const
 void SegmentTimelineView::setOrder(SegmentOrder order)
 {
     order_->setCurrentIndex(order_->findData(int(order)));
+}
+
+bool SegmentTimelineView::showsPredicted() const
+{
+    return source_->currentIndex() == 1 && state_->whatIf();
+}
+
+void SegmentTimelineView::setShowsPredicted(bool predicted)
+{
+    source_->setCurrentIndex(predicted ? 1 : 0);
 }
 
 QString SegmentTimelineView::titleText() const
@@ -111,7 +128,17 @@ void SegmentTimelineView::relayout()
     const auto first = static_cast<uint32_t>(std::clamp(range.lower, 0.0, double(n - 1)));
     const auto last = static_cast<uint32_t>(std::clamp(range.upper, double(first), double(n - 1)));
     const int columns = std::clamp(plot_->axisRect()->width(), 1, kMaxColumns);
-    SegmentTimelineFrame frame = layoutSegmentTimeline(*d->index, EventId(first), EventId(last), columns, order());
+    const bool predicted = showsPredicted();
+    SegmentTimelineFrame frame;
+    if (predicted) {
+        std::vector<SegmentSpan> spans;
+        for (const PredictedSegment &s : state_->whatIf()->predictedSegments)
+            spans.push_back({s.addr, s.size, s.created.isNone() ? TracePoint::start() : TracePoint::after(s.created),
+                             s.released == kNever ? TracePoint::never() : TracePoint::after(s.released)});
+        frame = layoutSegmentSpans(*d->index, spans, EventId(first), EventId(last), columns, order());
+    } else {
+        frame = layoutSegmentTimeline(*d->index, EventId(first), EventId(last), columns, order());
+    }
     std::vector<double> columnX;
     columnX.push_back(first);
     for (EventId e : frame.columnLast)
@@ -121,8 +148,13 @@ void SegmentTimelineView::relayout()
         top = std::max(top, s);
     const size_t segments = frame.bands.size();
     bands_->setFrame(std::move(frame), std::move(columnX));
+    bands_->setOccupancyKnown(!predicted);
+    bands_->setName(predicted ? tr("predicted segments (how full each is is not modelled)") : tr("recorded segments"));
     plot_->yAxis->setRange(0, std::max<double>(1, double(std::max<uint64_t>(top, d->index->peakReservedBytes())) * 1.05));
-    title_->setText(tr("<b>Segments over time</b>: %1 segment lives in events %2–%3; at most %4 reserved")
+    title_->setText(tr("<b>Segments over time</b>%1: %2 segment lives in events %3–%4; at most %5 reserved")
+                        .arg(predicted ? tr(" predicted under %1")
+                                             .arg(QString::fromStdString(state_->whatIf()->config.text()).toHtmlEscaped())
+                                       : QString())
                         .arg(segments)
                         .arg(first)
                         .arg(last)
@@ -161,6 +193,13 @@ void SegmentTimelineView::showWhatIf()
     }
     predicted_->setData(xs, ys, true);
     predicted_->setVisible(result != nullptr);
+    // The predicted segments can be shown only while there is a replay to show.
+    if (auto *model = qobject_cast<QStandardItemModel *>(source_->model()))
+        model->item(1)->setEnabled(result != nullptr);
+    if (!result && source_->currentIndex() == 1)
+        source_->setCurrentIndex(0);
+    else if (isVisible())
+        relayout();
     plot_->legend->setVisible(result != nullptr);
     replotIfShown();
 }
@@ -186,6 +225,14 @@ QString SegmentTimelineView::describeAt(const QPoint &pixel) const
     const SegmentBand *band = d ? bands_->bandAtPixel(pixel, &column) : nullptr;
     if (!band)
         return {};
+    if (showsPredicted()) {
+        const PredictedSegment &s = state_->whatIf()->predictedSegments[band->life.index()];
+        return tr("Predicted segment 0x%1: %2\nreserved %3 → %4")
+            .arg(s.addr, 0, 16)
+            .arg(bytesText(s.size))
+            .arg(s.created.isNone() ? tr("before the trace") : eventLabel(*d->index, s.created),
+                 s.released == kNever ? tr("still reserved at the end") : eventLabel(*d->index, s.released));
+    }
     const SegmentLife &life = d->index->segmentLife(band->life);
     const QString from = life.fromBeforeTrace() ? tr("before the trace") : eventLabel(*d->index, life.createdEvent);
     const QString to = life.releasedEvent == kNever ? tr("still reserved at the end") : eventLabel(*d->index, life.releasedEvent);

@@ -31,6 +31,10 @@ public:
     SegmentBandsPlottable *bands() const { return bands_; }
     SegmentOrder order() const;
     void setOrder(SegmentOrder order);
+    // The recorded segments, or (with a what-if setting on the Segments page) those the
+    // replay predicts under it.
+    bool showsPredicted() const;
+    void setShowsPredicted(bool predicted);
     // What the tooltip says at a pixel of the plot ("" over no band).
     QString describeAt(const QPoint &pixel) const;
     QString titleText() const;
@@ -55,6 +59,7 @@ private:
     ViewState *state_;
     QLabel *title_;
     QComboBox *order_;
+    QComboBox *source_;
     QCustomPlot *plot_;
     SegmentBandsPlottable *bands_;
     QCPGraph *predicted_;
