@@ -92,6 +92,8 @@ SegmentsPage::SegmentsPage(ViewState *state, QWidget *parent) : QWidget(parent),
     events_->setTabKeyNavigation(false); // Tab moves on to the next control, not the next cell
     events_->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 4);
     events_->horizontalHeader()->setStretchLastSection(true);
+    // Addresses differ in their low digits: a narrow pane keeps those ("…1b2940000").
+    events_->setTextElideMode(Qt::ElideLeft);
     ll->addWidget(events_);
 
     auto *right = new QSplitter(Qt::Vertical, split);
@@ -126,6 +128,7 @@ SegmentsPage::SegmentsPage(ViewState *state, QWidget *parent) : QWidget(parent),
     segments_->verticalHeader()->hide();
     segments_->setTabKeyNavigation(false); // Tab moves on to the next control, not the next cell
     segments_->horizontalHeader()->setStretchLastSection(true);
+    segments_->setTextElideMode(Qt::ElideLeft);
     whatIf_ = new WhatIfPanel(state_, right);
     right->addWidget(top);
     right->addWidget(segments_);
