@@ -1,5 +1,7 @@
 #include "figures/PoolUsage.h"
 
+#include "model/ChangeSeries.h"
+
 #include <algorithm>
 #include <map>
 
@@ -7,8 +9,7 @@ namespace memlens {
 
 uint64_t ByteSeries::at(TracePoint t) const
 {
-    auto it = std::upper_bound(changes.begin(), changes.end(), t, [](TracePoint key, const auto &c) { return key < TracePoint::after(c.first); });
-    return it == changes.begin() ? start : std::prev(it)->second;
+    return valueAt(changes, start, t);
 }
 
 uint64_t ByteSeries::peak() const

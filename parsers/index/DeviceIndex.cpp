@@ -1,5 +1,6 @@
 #include "index/DeviceIndex.h"
 
+#include "model/ChangeSeries.h"
 #include "model/LoadError.h"
 
 #include <algorithm>
@@ -281,10 +282,7 @@ AllocationDetail DeviceIndex::detail(AllocationId id) const
 
 uint64_t DeviceIndex::reservedAt(TracePoint t) const
 {
-    // The last change among the entries applied, if any.
-    auto it = std::upper_bound(reservedChanges_.begin(), reservedChanges_.end(), t,
-                               [](TracePoint key, const auto &change) { return key < TracePoint::after(change.first); });
-    return it == reservedChanges_.begin() ? startReserved_ : std::prev(it)->second;
+    return valueAt(reservedChanges_, startReserved_, t);
 }
 
 std::vector<AllocationId> DeviceIndex::liveAt(TracePoint at) const

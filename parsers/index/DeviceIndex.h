@@ -23,9 +23,9 @@ struct Allocation {
     EventId freeCompleted = kNever;
 
     bool fromBeforeTrace() const { return allocEvent.isNone(); }
-    TracePoint born() const { return fromBeforeTrace() ? TracePoint::start() : TracePoint::after(allocEvent); }
-    TracePoint freed() const { return freeCompleted == kNever ? TracePoint::never() : TracePoint::after(freeCompleted); }
-    TracePoint freeRequestedAt() const { return freeRequested == kNever ? TracePoint::never() : TracePoint::after(freeRequested); }
+    TracePoint born() const { return TracePoint::bornAt(allocEvent); }
+    TracePoint freed() const { return TracePoint::goneAt(freeCompleted); }
+    TracePoint freeRequestedAt() const { return TracePoint::goneAt(freeRequested); }
     bool aliveAt(TracePoint t) const { return born() <= t && t < freed(); }
 };
 

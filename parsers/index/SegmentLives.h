@@ -27,8 +27,8 @@ struct SegmentLife {
     bool large = true;
 
     bool fromBeforeTrace() const { return createdEvent.isNone(); }
-    TracePoint born() const { return fromBeforeTrace() ? TracePoint::start() : TracePoint::after(createdEvent); }
-    TracePoint ended() const { return releasedEvent == kNever ? TracePoint::never() : TracePoint::after(releasedEvent); }
+    TracePoint born() const { return TracePoint::bornAt(createdEvent); }
+    TracePoint ended() const { return TracePoint::goneAt(releasedEvent); }
     bool aliveAt(TracePoint t) const { return born() <= t && t < ended(); }
 };
 

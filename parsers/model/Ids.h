@@ -65,6 +65,10 @@ public:
     static constexpr TracePoint before(EventId e) { return TracePoint(e.index()); }
     // After the end of any trace: when something the trace never ends, ends.
     static constexpr TracePoint never() { return TracePoint(UINT32_MAX); }
+    // When something made by entry `made` exists from: the start without one (it was there
+    // before the trace). When something ended by entry `ended` is gone: never for kNever.
+    static constexpr TracePoint bornAt(EventId made) { return made.isNone() ? start() : after(made); }
+    static constexpr TracePoint goneAt(EventId ended) { return ended == kNever ? never() : after(ended); }
     // After the first n entries (a trace's end, for n its length).
     static constexpr TracePoint afterFirst(size_t n) { return TracePoint(static_cast<uint32_t>(n)); }
 

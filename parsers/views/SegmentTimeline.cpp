@@ -1,5 +1,7 @@
 #include "views/SegmentTimeline.h"
 
+#include "views/EvenColumns.h"
+
 #include <algorithm>
 #include <map>
 
@@ -59,16 +61,12 @@ std::vector<std::vector<std::pair<SegmentLifeId, uint64_t>>> usedAtColumnEnds(co
 
 namespace {
 
-// Columns splitting events [first, last] evenly: (before its first event, after its last) each.
+// The timeline's columns (evenColumns) as moments: (before its first event, after its last).
 std::vector<std::pair<TracePoint, TracePoint>> columnRanges(EventId first, EventId last, int columns, SegmentTimelineFrame &frame)
 {
     std::vector<std::pair<TracePoint, TracePoint>> ranges;
-    const double span = static_cast<double>(last.index() - first.index() + 1);
-    for (int c = 0; c < columns; ++c) {
-        const auto lo = first.index() + static_cast<uint32_t>(span * c / columns);
-        const auto next = first.index() + static_cast<uint32_t>(span * (c + 1) / columns);
-        const EventId hi(std::max(lo, next == 0 ? 0 : next - 1));
-        ranges.emplace_back(TracePoint::before(EventId(lo)), TracePoint::after(hi));
+    for (const auto &[lo, hi] : evenColumns(first, last, columns)) {
+        ranges.emplace_back(TracePoint::before(lo), TracePoint::after(hi));
         frame.columnLast.push_back(hi);
     }
     return ranges;

@@ -1,5 +1,7 @@
 #include "views/TimelineLayout.h"
 
+#include "views/EvenColumns.h"
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -211,17 +213,9 @@ EventId TimelineLayout::peakIn(EventId firstEvent, EventId lastEvent) const
 TimelineFrame TimelineLayout::layout(EventId firstEvent, EventId lastEvent, int columns, size_t maxBands,
                                      std::span<const PoolUsage> pools) const
 {
-    std::vector<ColumnRange> ranges;
     if (columns < 1 || index_.eventCount() == 0 || firstEvent > lastEvent)
         return {};
-    const uint32_t first = firstEvent.index(), last = lastEvent.index();
-    const double span = static_cast<double>(last - first + 1);
-    for (int c = 0; c < columns; ++c) {
-        const auto lo = first + static_cast<uint32_t>(span * c / columns);
-        const auto next = first + static_cast<uint32_t>(span * (c + 1) / columns);
-        ranges.emplace_back(EventId(lo), EventId(std::max(lo, next == 0 ? 0 : next - 1)));
-    }
-    return layoutColumns(ranges, maxBands, pools);
+    return layoutColumns(evenColumns(firstEvent, lastEvent, columns), maxBands, pools);
 }
 
 TimelineFrame TimelineLayout::layoutColumns(const std::vector<ColumnRange> &ranges, size_t maxBands,

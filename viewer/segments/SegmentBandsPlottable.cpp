@@ -42,25 +42,28 @@ void SegmentBandsPlottable::draw(QCPPainter *painter)
     if (columnX_.size() != frame_.columnLast.size() + 1)
         return;
     painter->setPen(Qt::NoPen);
+    // The edges of segments tall enough to show them are drawn last, so that neighbours of one
+    // colour stay apart; on thinner ones an edge would hide the band.
+    std::vector<QPolygonF> edged;
+    const double zero = mValueAxis->coordToPixel(0);
     for (const SegmentBand &band : frame_.bands) {
         const QColor color = kPalette[band.life.index() % std::size(kPalette)];
         QColor pale = color;
         pale.setAlpha(occupancyKnown_ ? (dark_ ? 70 : 60) : 150);
         painter->setBrush(pale);
-        painter->drawPolygon(outline(band, false));
+        QPolygonF whole = outline(band, false);
+        painter->drawPolygon(whole);
         if (occupancyKnown_) {
             painter->setBrush(color);
             painter->drawPolygon(outline(band, true));
         }
+        if (std::abs(mValueAxis->coordToPixel(double(band.size)) - zero) >= kMinEdgedPixels)
+            edged.push_back(std::move(whole));
     }
-    // The edges of segments tall enough to show them, so that neighbours of one colour stay
-    // apart; on thinner ones an edge would hide the band.
     painter->setPen(QPen(dark_ ? QColor(30, 30, 30) : Qt::white, 0.5));
     painter->setBrush(Qt::NoBrush);
-    const double zero = mValueAxis->coordToPixel(0);
-    for (const SegmentBand &band : frame_.bands)
-        if (std::abs(mValueAxis->coordToPixel(double(band.size)) - zero) >= kMinEdgedPixels)
-            painter->drawPolygon(outline(band, false));
+    for (const QPolygonF &whole : edged)
+        painter->drawPolygon(whole);
 }
 
 void SegmentBandsPlottable::drawLegendIcon(QCPPainter *painter, const QRectF &rect) const

@@ -67,7 +67,11 @@ SegmentTimelineView::SegmentTimelineView(ViewState *state, QWidget *parent) : QW
     refresh_ = new RefreshWhenShown(this, [this] { rebuild(); });
     connect(state_, &ViewState::deviceChanged, refresh_, &RefreshWhenShown::request);
     connect(state_, &ViewState::selectedEventChanged, this, &SegmentTimelineView::followCursor);
-    connect(state_, &ViewState::whatIfChanged, this, &SegmentTimelineView::showWhatIf);
+    connect(state_, &ViewState::whatIfChanged, this, [this] {
+        showWhatIf();
+        if (isVisible())
+            relayout(); // the predicted segments may be the ones shown
+    });
     connect(order_, &QComboBox::currentIndexChanged, this, &SegmentTimelineView::relayout);
     connect(source_, &QComboBox::currentIndexChanged, this, &SegmentTimelineView::relayout);
     connect(plot_->xAxis, qOverload<const QCPRange &>(&QCPAxis::rangeChanged), this, [this] {
@@ -108,8 +112,8 @@ void SegmentTimelineView::rebuild()
     const size_t n = d ? d->index->eventCount() : 0;
     const QSignalBlocker blocker(plot_->xAxis);
     plot_->xAxis->setRange(0, std::max<double>(1, double(n)));
-    relayout();
     showWhatIf();
+    relayout();
     followCursor();
 }
 
@@ -133,8 +137,7 @@ void SegmentTimelineView::relayout()
     if (predicted) {
         std::vector<SegmentSpan> spans;
         for (const PredictedSegment &s : state_->whatIf()->predictedSegments)
-            spans.push_back({s.addr, s.size, s.created.isNone() ? TracePoint::start() : TracePoint::after(s.created),
-                             s.released == kNever ? TracePoint::never() : TracePoint::after(s.released)});
+            spans.push_back({s.addr, s.size, TracePoint::bornAt(s.created), TracePoint::goneAt(s.released)});
         frame = layoutSegmentSpans(*d->index, spans, EventId(first), EventId(last), columns, order());
     } else {
         frame = layoutSegmentTimeline(*d->index, EventId(first), EventId(last), columns, order());
@@ -196,10 +199,10 @@ void SegmentTimelineView::showWhatIf()
     // The predicted segments can be shown only while there is a replay to show.
     if (auto *model = qobject_cast<QStandardItemModel *>(source_->model()))
         model->item(1)->setEnabled(result != nullptr);
-    if (!result && source_->currentIndex() == 1)
+    if (!result) {
+        const QSignalBlocker blocker(source_); // the caller lays the bands out once
         source_->setCurrentIndex(0);
-    else if (isVisible())
-        relayout();
+    }
     plot_->legend->setVisible(result != nullptr);
     replotIfShown();
 }
