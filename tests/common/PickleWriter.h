@@ -87,6 +87,15 @@ public:
         }
         return *this;
     }
+    // Memoizes the value on top of the stack, as CPython never does for a number.
+    PickleWriter &memoize() { memo(); return *this; }
+    // BINPUT: writes the top of the stack to memo slot `slot`, also one written before.
+    PickleWriter &put(uint8_t slot)
+    {
+        out_ += 'q';
+        out_ += static_cast<char>(slot);
+        return *this;
+    }
     uint32_t lastMemo() const { return next_ - 1; }
     std::string finish() { out_ += '.'; return out_; }
     std::string &bytes() { return out_; }

@@ -207,6 +207,30 @@ private slots:
         QCOMPARE(snap->traces.at(0).size[0], uint64_t(64));
     }
 
+    // The memo keeps containers and strings packed; a hand-made file may memoize numbers too
+    // (CPython never does), and they must come back as they went in, also when rewritten.
+    void memoizedNumbersComeBack()
+    {
+        PickleWriter w(2);
+        w.dict().mark().str("device_traces").list().list().mark();
+        w.dict().mark().str("action").str("alloc").str("addr").uinteger(0xFFFFFFFFFFFFF000ull).memoize();
+        const uint32_t addrSlot = w.lastMemo();
+        w.str("size").integer(-5).memoize();
+        const uint32_t sizeSlot = w.lastMemo();
+        w.setitems();
+        w.dict().mark().str("action").str("alloc").str("addr").get(addrSlot).str("size").integer(70000).put(static_cast<uint8_t>(sizeSlot));
+        w.setitems();
+        w.dict().mark().str("action").str("alloc").str("addr").get(addrSlot).str("size").get(sizeSlot).setitems();
+        w.appends().append().setitems();
+        auto snap = loadSnapshotFromMemory(w.finish(), "memo.pickle");
+        const EventTable &ev = snap->traces.at(0);
+        QCOMPARE(ev.count(), size_t(3));
+        QCOMPARE(ev.addr[1], 0xFFFFFFFFFFFFF000ull);
+        QCOMPARE(ev.addr[2], 0xFFFFFFFFFFFFF000ull);
+        QCOMPARE(ev.size[1], uint64_t(70000));
+        QCOMPARE(ev.size[2], uint64_t(70000));
+    }
+
     void singleItemOpcodes()
     {
         // SETITEM / APPEND (no MARK), as CPython writes one-element containers, and the

@@ -17,8 +17,16 @@ constexpr size_t kMaxMarks = 100'000;
 
 class PickleMachine {
 public:
-    PickleMachine(ByteReader &in, Snapshot &out, bool background) : tokens_(in, background), out_(out), asm_(out, arena_)
+    // The assembler is made first: the tokenizer's thread faults its columns in ahead.
+    PickleMachine(ByteReader &in, Snapshot &out, bool background)
+        : out_(out), asm_(out, arena_), tokens_(in, background, [this] { asm_.prefaultAhead(); })
     {
+        // A trace entry takes 70–80 bytes of a pickle, never much under 32; a compressed file
+        // holds more entries than its size says, and the columns grow on from there.
+        if (background) {
+            asm_.expectEntries(static_cast<size_t>(in.fileSize() / 32));
+            arena_.memo.reserve(static_cast<size_t>(in.fileSize() / 16));
+        }
     }
 
     void run()
@@ -104,10 +112,12 @@ private:
                 fail("memo grows faster than the file");
             memo.push_back(Value::none());
         }
+        if (memo.full())
+            fail("memo holds more numbers than it can count");
         arena_.retain(v); // before releasing the old value: it may be the same node
         if (slot < memo.size()) {
             arena_.release(memo[slot]);
-            memo[slot] = v;
+            memo.set(slot, v);
         } else {
             if (sparseMemo_.size() > (at() + 65536) / 2)
                 fail("memo grows faster than the file");
@@ -240,12 +250,13 @@ private:
         }
     }
 
-    PickleTokenStream tokens_;
-    const TokenChunk *chunk_ = nullptr;
-    size_t index_ = 0;
     Snapshot &out_;
     ObjectArena arena_;
     SnapshotAssembler asm_;
+    // Last: its thread stops before the assembler it calls goes.
+    PickleTokenStream tokens_;
+    const TokenChunk *chunk_ = nullptr;
+    size_t index_ = 0;
     std::vector<Value> stack_;
     std::vector<size_t> marks_;
     std::unordered_map<uint64_t, Value> sparseMemo_;

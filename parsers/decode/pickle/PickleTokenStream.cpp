@@ -4,7 +4,8 @@
 
 namespace memlens {
 
-PickleTokenStream::PickleTokenStream(ByteReader &in, bool background) : tokenizer_(in)
+PickleTokenStream::PickleTokenStream(ByteReader &in, bool background, std::function<void()> published)
+    : tokenizer_(in), published_(std::move(published))
 {
     if (!background)
         return;
@@ -49,6 +50,8 @@ void PickleTokenStream::produce()
         changed_.notify_all();
         if (!more)
             return;
+        if (published_)
+            published_();
     }
 }
 

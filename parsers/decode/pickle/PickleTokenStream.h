@@ -7,6 +7,7 @@
 
 #include <array>
 #include <condition_variable>
+#include <functional>
 #include <mutex>
 #include <thread>
 
@@ -14,7 +15,8 @@ namespace memlens {
 
 class PickleTokenStream {
 public:
-    PickleTokenStream(ByteReader &in, bool background);
+    // `published` runs on the tokenizer's thread after each chunk it hands over (background only).
+    PickleTokenStream(ByteReader &in, bool background, std::function<void()> published = {});
     // Stops the tokenizer, also when the machine gave up early.
     ~PickleTokenStream();
     PickleTokenStream(const PickleTokenStream &) = delete;
@@ -32,6 +34,7 @@ private:
 
     static constexpr size_t kRing = 4;
     PickleTokenizer tokenizer_;
+    std::function<void()> published_;
     std::array<TokenChunk, kRing> ring_;
     TokenChunk empty_;
     std::mutex mutex_;

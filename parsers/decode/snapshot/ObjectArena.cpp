@@ -46,7 +46,7 @@ void ObjectArena::markConverted(uint32_t id, const Value &result)
     clearItems(id);
     const uint32_t slot = nodes_[id].memoSlot;
     if (slot < memo.size() && memo[slot].kind == Kind::Node && memo[slot].u == id) {
-        memo[slot] = result;
+        memo.set(slot, result);
         release(Value::ref(Kind::Node, id));
     }
 }

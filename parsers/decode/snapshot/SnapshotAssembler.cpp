@@ -1,5 +1,6 @@
 #include "decode/snapshot/SnapshotAssembler.h"
 
+#include "model/EventColumns.h"
 #include "model/LoadError.h"
 
 #include <algorithm>
@@ -283,12 +284,15 @@ uint32_t SnapshotAssembler::convertEntry(uint32_t dictId)
         }
     }
     const auto row = static_cast<uint32_t>(staged_.count());
+    if (row == prefaultRows_)
+        prefault_.disarm(); // the columns may move from the next row on
     staged_.action.push_back(action);
     staged_.addr.push_back(action == Action::Oom && haveDeviceFree ? deviceFree : addr);
     staged_.size.push_back(size);
     staged_.stream.push_back(streamIndex(stream));
     staged_.timeUs.push_back(time);
     staged_.stack.push_back(stack);
+    prefault_.written(row + 1);
     if (action == Action::Other)
         staged_.otherNames.emplace_back(row, StringId(actionString));
     if (compile) {
@@ -352,8 +356,21 @@ void SnapshotAssembler::setItems(uint32_t dictId, const Value *keysAndValues, si
     dict.items.insert(dict.items.end(), keysAndValues, keysAndValues + count);
 }
 
+void SnapshotAssembler::expectEntries(size_t rows)
+{
+    std::vector<PrefaultAhead::Column> columns;
+    forEachDenseColumn([&](auto column) {
+        auto &c = staged_.*column;
+        c.reserve(rows);
+        columns.push_back({reinterpret_cast<char *>(c.begin()), sizeof(*c.begin())});
+    });
+    prefault_.arm(std::move(columns), rows);
+    prefaultRows_ = rows;
+}
+
 void SnapshotAssembler::finish(const Value &root, uint64_t offset)
 {
+    prefault_.disarm();
     finishOffset_ = offset;
     if (root.kind != Kind::Node)
         notSnapshot("the file holds a single value, not a dict of segments and traces");

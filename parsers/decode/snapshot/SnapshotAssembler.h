@@ -4,6 +4,7 @@
 // and finish() converts the rest once the top-level object is complete. Shared by the pickle
 // and the JSON decoder, so both read exactly the same fields.
 #include "decode/snapshot/ObjectArena.h"
+#include "memory/PrefaultAhead.h"
 #include "model/Snapshot.h"
 
 #include <string_view>
@@ -26,6 +27,10 @@ public:
     }
     // The same for `count` values: key, value, key, value…
     void setItems(uint32_t dictId, const Value *keysAndValues, size_t count);
+    // Room for about `rows` entries, which prefaultAhead() may fault in ahead of their rows.
+    void expectEntries(size_t rows);
+    // From another thread while the decoder runs: see PrefaultAhead.
+    void prefaultAhead() { prefault_.ahead(); }
     // Converts what streaming did not, fills `out`. Throws DecodeError(offset) when the
     // object is not a memory snapshot.
     void finish(const Value &root, uint64_t offset);
@@ -57,6 +62,8 @@ private:
     Snapshot &out_;
     ObjectArena &arena_;
     EventTable staged_;          // rows of all devices in file order, before finish() splits them
+    PrefaultAhead prefault_;     // of staged_'s columns, up to prefaultRows_
+    size_t prefaultRows_ = SIZE_MAX;
     std::vector<int8_t> actionByString_;
     uint64_t finishOffset_ = 0;
     struct KeyIds {

@@ -1,0 +1,72 @@
+#pragma once
+// The pickle memo: a value per slot, 4 bytes each. A snapshot memoizes every dict, list and
+// string, ~17 M slots in a 1 GB file; at 16 bytes a slot (a whole Value) the memo was a
+// third of the decoder's peak memory and of the fresh pages the kernel had to zero. Python
+// only memoizes containers and strings, which are a kind and an id: those are packed into
+// one word. Anything else a hand-made file memoizes (a number) goes to a side table.
+#include "decode/snapshot/Value.h"
+#include "model/PodArray.h"
+
+#include <vector>
+
+namespace memlens {
+
+class MemoTable {
+public:
+    size_t size() const { return slots_.size(); }
+    void reserve(size_t slots) { slots_.reserve(slots); }
+    void push_back(const Value &v) { slots_.push_back(pack(v)); }
+    Value operator[](size_t slot) const { return unpack(slots_[slot]); }
+    void set(size_t slot, const Value &v)
+    {
+        const uint32_t old = slots_[slot];
+        if (old >> kIdBits == kSide && !fits(v))
+            side_[old & kIdMask] = v; // a slot written again keeps its side place
+        else
+            slots_[slot] = pack(v);
+    }
+    // The side table is as full as an id can count: the caller must not write more.
+    bool full() const { return side_.size() > kIdMask; }
+
+private:
+    static constexpr int kIdBits = 28;
+    static constexpr uint32_t kIdMask = (1u << kIdBits) - 1;
+    static constexpr uint32_t kSide = 15; // the id is an index into side_
+
+    static bool packable(Kind kind)
+    {
+        switch (kind) {
+        case Kind::None:
+        case Kind::Str:
+        case Kind::Bytes:
+        case Kind::Node:
+        case Kind::Stack:
+        case Kind::Frame:
+        case Kind::Entry:
+        case Kind::Segment:
+        case Kind::Spent: return true;
+        default: return false;
+        }
+    }
+    static bool fits(const Value &v) { return packable(v.kind) && v.u <= kIdMask && v.i == 0 && !v.unsignedInt; }
+    uint32_t pack(const Value &v)
+    {
+        if (fits(v))
+            return static_cast<uint32_t>(v.kind) << kIdBits | v.u;
+        // The decoder bounds how many slots a file may write, and so this table.
+        side_.push_back(v);
+        return kSide << kIdBits | static_cast<uint32_t>(side_.size() - 1);
+    }
+    Value unpack(uint32_t word) const
+    {
+        const uint32_t kind = word >> kIdBits;
+        if (kind == kSide)
+            return side_[word & kIdMask];
+        return Value::ref(static_cast<Kind>(kind), word & kIdMask);
+    }
+
+    PodArray<uint32_t> slots_;
+    std::vector<Value> side_;
+};
+
+} // namespace memlens
