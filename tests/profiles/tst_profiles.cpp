@@ -16,6 +16,7 @@
 
 #include <QJsonArray>
 #include <QTemporaryDir>
+#include <functional>
 #include <map>
 #include <numeric>
 
@@ -277,18 +278,22 @@ private slots:
             QVERIFY2(QFileInfo(out).size() > 0, qPrintable(error));
             file = out;
         }
-        auto decodeWith = [&](void (*decoder)(ByteReader &, Snapshot &)) {
+        auto decodeWith = [&](const std::function<void(ByteReader &, Snapshot &)> &decoder) {
             OpenedSource opened = openByteSource(file.toStdString());
             ByteReader reader(*opened.source, opened.fileSize, {});
             auto snapshot = std::make_unique<Snapshot>();
             decoder(reader, *snapshot);
             return snapshot;
         };
-        const auto fast = decodeWith(decodeProfilerTrace);
         const auto reference = decodeWith(decodeProfilerTraceReference);
-        QVERIFY(!fast->traces.empty() && fast->traces.front().count() > 0);
-        const QString different = difference(*fast, *reference);
-        QVERIFY2(different.isEmpty(), qPrintable(different));
+        // On this thread, and on workers (where a wrong cut is found only after later batches
+        // were cut behind it).
+        for (const unsigned workers : {0u, 1u, 3u}) {
+            const auto fast = decodeWith([&](ByteReader &r, Snapshot &s) { decodeProfilerTrace(r, s, workers); });
+            QVERIFY(!fast->traces.empty() && fast->traces.front().count() > 0);
+            const QString different = difference(*fast, *reference);
+            QVERIFY2(different.isEmpty(), qPrintable(QString("%1 workers: %2").arg(workers).arg(different)));
+        }
     }
 
     // A trace recorded without Python stacks (with_stack=False) names only operators and
@@ -361,7 +366,8 @@ private slots:
         QFile out(dir.filePath("trace.json"));
         QVERIFY(out.open(QIODevice::WriteOnly) && out.write(bytes) == bytes.size());
         out.close();
-        for (auto decoder : {decodeProfilerTrace, decodeProfilerTraceReference}) {
+        using Decoder = void (*)(ByteReader &, Snapshot &);
+        for (Decoder decoder : {Decoder(decodeProfilerTrace), Decoder(decodeProfilerTraceReference)}) {
             OpenedSource opened = openByteSource(out.fileName().toStdString());
             ByteReader reader(*opened.source, opened.fileSize, {});
             Snapshot snapshot;

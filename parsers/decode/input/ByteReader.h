@@ -69,6 +69,16 @@ public:
     // Up to `capacity` bytes, at least one unless at the end.
     size_t readSome(char *out, size_t capacity)
     {
+        if (pos_ == end_ && capacity >= kBufferSize) {
+            // Nothing buffered and a large read: from the source straight into `out`.
+            base_ += pos_;
+            pos_ = end_ = 0;
+            const size_t n = source_.read(out, capacity);
+            base_ += n;
+            if (n > 0)
+                report();
+            return n;
+        }
         if (pos_ == end_ && !refill(1))
             return 0;
         size_t n = std::min(capacity, end_ - pos_);

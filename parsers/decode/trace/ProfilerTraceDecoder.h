@@ -6,8 +6,13 @@
 
 namespace memlens {
 
-// simdjson On-Demand over batches of the traceEvents list (ProfilerTraceReader.cpp).
+// simdjson On-Demand over batches of the traceEvents list (ProfilerTraceReader.cpp), parsed by
+// a worker thread per usable core but this one, up to kMaxTraceWorkers.
 void decodeProfilerTrace(ByteReader &reader, Snapshot &out);
+// The same with `workers` threads; with none, this thread parses.
+void decodeProfilerTrace(ByteReader &reader, Snapshot &out, unsigned workers);
+// Each holds a batch (~10 MB) in flight; beyond this many the reading thread keeps up no more.
+constexpr unsigned kMaxTraceWorkers = 4;
 // nlohmann's SAX parser over the whole stream: slower, validating everything; the reference the
 // tests and the fuzzer hold the fast reader to.
 void decodeProfilerTraceReference(ByteReader &reader, Snapshot &out);

@@ -1,12 +1,15 @@
 #include "decode/trace/ProfilerTraceDecoder.h"
 
 #include "decode/input/JsonInput.h"
+#include "decode/trace/TraceBatchQueue.h"
 #include "decode/trace/TraceEventSink.h"
+#include "memory/UsableCores.h"
 #include "model/LoadError.h"
 
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <memory>
 #include <simdjson.h>
 #include <optional>
 #include <string>
@@ -28,133 +31,9 @@ using namespace simdjson;
 constexpr size_t kChunk = 1 << 20;
 constexpr size_t kBatch = 8 << 20; // events handed to simdjson at once
 
-struct Number {
-    double d;
-    int64_t i;
-    uint64_t u;
-};
-
-// A JSON number as the reference reader sees it: an integer (signed, else unsigned) keeps its
-// value in all three; anything else (fractions, exponents, beyond 64 bits) is a double.
-bool readNumber(ondemand::value &v, Number &n)
-{
-    ondemand::number_type type;
-    if (v.get_number_type().get(type))
-        return false;
-    if (type == ondemand::number_type::signed_integer) {
-        int64_t i;
-        if (!v.get_int64().get(i)) {
-            n = {static_cast<double>(i), i, static_cast<uint64_t>(i)};
-            return true;
-        }
-    } else if (type == ondemand::number_type::unsigned_integer) {
-        uint64_t u;
-        if (!v.get_uint64().get(u)) {
-            n = {static_cast<double>(u), static_cast<int64_t>(u), u};
-            return true;
-        }
-    }
-    double d;
-    if (v.get_double().get(d))
-        return false;
-    n = {d, jsonInt64(d), jsonUint64(d)};
-    return true;
-}
-
 [[noreturn]] void fail(uint64_t offset, error_code e)
 {
     throw DecodeError(offset, std::string("invalid JSON: ") + error_message(e));
-}
-
-// A field's key, value and the value's type (inlined: called per field, 20 % slower as a call).
-simdjson_inline error_code readField(simdjson_result<ondemand::field> &field, std::string_view &key, ondemand::value &v, ondemand::json_type &type)
-{
-    if (auto e = field.unescaped_key().get(key))
-        return e;
-    if (auto e = field.value().get(v))
-        return e;
-    return v.type().get(type);
-}
-
-// The memory fields of an event's args.
-error_code readArgs(ondemand::object args, TraceEvent &ev)
-{
-    for (auto field : args) {
-        std::string_view key;
-        ondemand::value v;
-        ondemand::json_type type;
-        if (auto e = readField(field, key, v, type))
-            return e;
-        if (type != ondemand::json_type::number ||
-            (key != "Device Type" && key != "Device Id" && key != "Addr" && key != "Bytes" && key != "Total Allocated" && key != "Total Reserved"))
-            continue;
-        Number n;
-        if (!readNumber(v, n))
-            return NUMBER_ERROR;
-        if (key == "Device Type") {
-            ev.deviceType = n.i;
-        } else if (key == "Device Id") {
-            ev.deviceId = n.i;
-        } else if (key == "Addr") {
-            ev.addr = n.u;
-            ev.haveAddr = true;
-        } else if (key == "Bytes") {
-            ev.bytes = n.i;
-            ev.haveBytes = true;
-        } else if (key == "Total Allocated") {
-            ev.totalAllocated = n.u;
-            ev.haveTotals = true;
-        } else if (key == "Total Reserved") {
-            ev.totalReserved = n.u;
-        }
-    }
-    return SUCCESS;
-}
-
-error_code readEvent(ondemand::object object, TraceEvent &ev)
-{
-    for (auto field : object) {
-        std::string_view key;
-        ondemand::value v;
-        ondemand::json_type type;
-        if (auto e = readField(field, key, v, type))
-            return e;
-        if (type == ondemand::json_type::string) {
-            std::string_view s;
-            if (auto e = v.get_string().get(s))
-                return e;
-            if (key == "ph")
-                ev.ph = s.empty() ? 0 : s[0];
-            else if (key == "name")
-                ev.name = s;
-            else if (key == "cat")
-                ev.cat = s;
-            else if (key == "tid")
-                ev.tid = traceThreadId(s);
-        } else if (type == ondemand::json_type::number && (key == "ts" || key == "dur")) {
-            // Only the double is read: simdjson rounds an integer token as the cast does.
-            double d;
-            if (v.get_double().get(d)) {
-                Number n;
-                if (!readNumber(v, n))
-                    return NUMBER_ERROR;
-                d = n.d;
-            }
-            (key == "ts" ? ev.ts : ev.dur) = d;
-        } else if (type == ondemand::json_type::number && key == "tid") {
-            Number n;
-            if (!readNumber(v, n))
-                return NUMBER_ERROR;
-            ev.tid = n.i;
-        } else if (type == ondemand::json_type::object && key == "args") {
-            ondemand::object args;
-            if (auto e = v.get_object().get(args))
-                return e;
-            if (auto e = readArgs(args, ev))
-                return e;
-        }
-    }
-    return SUCCESS;
 }
 
 // Where the structure is, byte by byte: strings (with escapes), nesting, and the root's keys.
@@ -166,7 +45,8 @@ struct ScanState {
 
 class TraceScanner {
 public:
-    TraceScanner(ByteReader &reader, TraceEventSink &sink) : reader_(reader), sink_(sink), buffer_(kBatch + 2 * kChunk + SIMDJSON_PADDING + 1)
+    TraceScanner(ByteReader &reader, TraceEventSink &sink, unsigned workers)
+        : reader_(reader), sink_(sink), workers_(workers), buffer_(kBatch + 2 * kChunk + SIMDJSON_PADDING + 1)
     {
         buffer_[0] = '[';
     }
@@ -214,14 +94,25 @@ private:
             if (!eof && used_ < kBatch)
                 return;
             // The usual case: cut before the last "}, {" and let simdjson confirm that it is a
-            // run of whole events (a cut anywhere else leaves a string or an object open).
-            if (!eof) {
-                if (const std::optional<size_t> cut = likelyCut(); cut && parseEvents(*cut, false)) {
-                    consume(*cut + 1);
-                    continue;
+            // run of whole events (a cut anywhere else leaves a string or an object open), on
+            // the workers while this thread reads on.
+            if (!eof && !exactNext_) {
+                if (const std::optional<size_t> cut = likelyCut()) {
+                    if (workers_ > 0) {
+                        dispatch(*cut);
+                        continue;
+                    }
+                    if (parseEvents(*cut, false)) {
+                        consume(*cut + 1);
+                        continue;
+                    }
                 }
             }
-            // Otherwise the exact scan finds the last comma between events, or the list's end.
+            // Otherwise the exact scan finds the last comma between events, or the list's end,
+            // after the events cut before.
+            if (!drain())
+                continue;
+            exactNext_ = false;
             const ListScan scan = scanList();
             if (scan.end) {
                 parseEvents(*scan.end, true);
@@ -367,7 +258,7 @@ private:
         const char saved = data[end];
         data[end] = ']';
         pending_.clear();
-        const error_code error = parseBatch(padded_string_view(buffer_.data(), end + 2, buffer_.size()));
+        const error_code error = parseTraceBatch(parser_, padded_string_view(buffer_.data(), end + 2, buffer_.size()), pending_);
         data[end] = saved;
         if (error) {
             if (mustParse)
@@ -379,32 +270,65 @@ private:
         return true;
     }
 
-    error_code parseBatch(padded_string_view json)
+    // Hands content()[0, cut) to the workers; what follows the cut moves to a fresh buffer.
+    void dispatch(size_t cut)
     {
-        ondemand::document doc;
-        if (auto e = parser_.iterate(json).get(doc))
-            return e;
-        ondemand::array events;
-        if (auto e = doc.get_array().get(events))
-            return e;
-        for (auto element : events) {
-            ondemand::value v;
-            if (auto e = element.get(v))
-                return e;
-            ondemand::json_type type;
-            if (auto e = v.type().get(type))
-                return e;
-            if (type != ondemand::json_type::object)
-                continue;
-            ondemand::object object;
-            if (auto e = v.get_object().get(object))
-                return e;
-            TraceEvent ev;
-            if (auto e = readEvent(object, ev))
-                return e;
-            pending_.push_back(ev);
+        if (!queue_)
+            queue_ = std::make_unique<TraceBatchQueue>(workers_);
+        std::unique_ptr<TraceBatch> batch = queue_->fresh(buffer_.size());
+        std::swap(batch->bytes, buffer_);
+        buffer_[0] = '[';
+        used_ -= cut + 1;
+        std::memcpy(content(), batch->bytes.data() + 1 + cut + 1, used_);
+        batch->end = cut;
+        batch->offset = reader_.offset();
+        queue_->push(std::move(batch));
+        // One batch a worker and one more, which this thread parses itself when the oldest is
+        // not done when it is wanted; meanwhile this thread reads on.
+        while (queue_->inFlight() > queue_->workers() + 1) {
+            if (!sinkOldest())
+                return;
         }
-        return SUCCESS;
+    }
+
+    // Hands the oldest batch's events over; false when its cut was wrong (see reread).
+    bool sinkOldest()
+    {
+        std::unique_ptr<TraceBatch> batch = queue_->pop();
+        if (batch->error) {
+            reread(*batch);
+            return false;
+        }
+        for (const TraceEvent &e : batch->events)
+            sink_.add(e);
+        queue_->giveBack(std::move(batch));
+        return true;
+    }
+    bool drain()
+    {
+        while (queue_ && queue_->inFlight() > 0) {
+            if (!sinkOldest())
+                return false;
+        }
+        return true;
+    }
+
+    // A batch did not parse: its cut was inside a string, or the events are not JSON. Its
+    // bytes and all that followed go back before the unread ones, for the exact scan.
+    void reread(const TraceBatch &failed)
+    {
+        std::vector<char> joined(1, '[');
+        auto take = [&](const TraceBatch &b) { joined.insert(joined.end(), b.bytes.begin() + 1, b.bytes.begin() + 2 + static_cast<long>(b.end)); };
+        take(failed);
+        while (std::unique_ptr<TraceBatch> later = queue_->pop()) {
+            take(*later);
+            queue_->giveBack(std::move(later));
+        }
+        joined.insert(joined.end(), content(), content() + used_);
+        used_ = joined.size() - 1;
+        joined.resize(std::max(joined.size() + kChunk + SIMDJSON_PADDING, buffer_.size()));
+        buffer_ = std::move(joined);
+        exactNext_ = true;
     }
 
     static constexpr int kMaxDepth = 1000; // simdjson's own limit is 1024
@@ -412,6 +336,9 @@ private:
     ByteReader &reader_;
     TraceEventSink &sink_;
     ondemand::parser parser_;
+    const unsigned workers_;
+    std::unique_ptr<TraceBatchQueue> queue_; // made at the first batch: small files need none
+    bool exactNext_ = false;                 // a cut failed: the exact scan cuts next
     std::vector<char> buffer_;
     size_t used_ = 0;
     ScanState state_;
@@ -423,8 +350,13 @@ private:
 
 void decodeProfilerTrace(ByteReader &reader, Snapshot &out)
 {
+    decodeProfilerTrace(reader, out, std::min(usableCores() - 1, kMaxTraceWorkers));
+}
+
+void decodeProfilerTrace(ByteReader &reader, Snapshot &out, unsigned workers)
+{
     TraceEventSink sink(out);
-    TraceScanner(reader, sink).run();
+    TraceScanner(reader, sink, workers).run();
 }
 
 } // namespace memlens

@@ -77,8 +77,10 @@ private:
     void addPhaseMarks(int maxDevice);
 
     Snapshot &out_;
-    std::vector<MemoryEvent> memory_;
-    std::unordered_map<int64_t, std::vector<OpInterval>> ops_; // by thread
+    // Grown in place (PodArray): a 1 GB trace holds millions of each, and a vector's copies
+    // at each doubling touched fresh memory twice the size.
+    PodArray<MemoryEvent> memory_;
+    std::unordered_map<int64_t, PodArray<OpInterval>> ops_; // by thread
     std::unordered_map<std::string, FrameId, StringHash, std::equal_to<>> frameOfName_;
     std::vector<std::pair<StringId, TimedRange>> annotations_; // user annotations: (name, range)
     OperatorRanges structure_;
