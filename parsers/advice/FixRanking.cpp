@@ -118,7 +118,7 @@ public:
         const ModelShape &shape = setup_.input.model;
         if (!setup_.hasShape || !tokens_ || shape.isImage())
             return Bucket::None;
-        const uint64_t size = index_.detail(id).size;
+        const uint64_t size = index_.requestedBytes(id);
         if (!setup_.mayBeLogits(categories_.of(id), index_.detail(id).stack))
             return Bucket::None;
         if (shape.vocab && (size == tokens_ * uint64_t(shape.vocab) * 4 || size == tokens_ * uint64_t(shape.vocab) * 2))

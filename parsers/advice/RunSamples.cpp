@@ -25,7 +25,7 @@ std::vector<RunSample> sampleRun(const Snapshot &snapshot, const DeviceIndex &in
             running.scores += bytes;
     };
     for (AllocationId id : index.liveAt(TracePoint::start()))
-        add(id, static_cast<int64_t>(index.detail(id).size));
+        add(id, static_cast<int64_t>(index.requestedBytes(id)));
     // Which events are sampled is known beforehand, so only they are placed in a phase.
     const uint32_t every = static_cast<uint32_t>(std::max<size_t>(1, ev.count() / std::max<size_t>(1, count)));
     std::vector<uint32_t> sampled;

@@ -133,7 +133,7 @@ std::optional<uint64_t> largestQuotient(const DeviceIndex &index, const Ids &ids
     for (AllocationId id : ids) {
         if (!keep(id))
             continue;
-        const uint64_t size = index.detail(id).size;
+        const uint64_t size = index.requestedBytes(id);
         if (size >= unit && size % unit == 0 && size / unit <= maxQuotient)
             best = std::max(best.value_or(0), size / unit);
     }
@@ -146,7 +146,7 @@ std::optional<uint64_t> commonQuotient(const DeviceIndex &index, const Ids &ids,
 {
     std::map<uint64_t, int> counts;
     for (AllocationId id : ids) {
-        const uint64_t size = index.detail(id).size;
+        const uint64_t size = index.requestedBytes(id);
         if (size >= unit && size % unit == 0 && size / unit <= maxQuotient)
             ++counts[size / unit];
     }
@@ -228,7 +228,7 @@ Inferred<bool> inferAutocast(const FrameFacts &facts, const DeviceIndex &index, 
         std::unordered_set<uint64_t> halved;
         for (AllocationId id : allAllocations(index)) {
             const Category c = categories.of(id);
-            const uint64_t size = index.detail(id).size;
+            const uint64_t size = index.requestedBytes(id);
             if ((c == Category::Activation || c == Category::Temporary) && m.paramSizes.count(size * 2))
                 halved.insert(size * 2);
         }

@@ -152,7 +152,7 @@ void AllocationCategories::buildTotals()
     const EventTable &ev = index_.events();
     std::array<int64_t, kCategoryCount> totals{};
     for (AllocationId id : index_.liveAt(TracePoint::start()))
-        totals[static_cast<size_t>(of(id))] += static_cast<int64_t>(index_.detail(id).size);
+        totals[static_cast<size_t>(of(id))] += static_cast<int64_t>(index_.requestedBytes(id));
     for (uint32_t e = 0; e < ev.count(); ++e) {
         if (e % kCheckpointEvery == 0)
             checkpoints_.push_back(totals);
@@ -185,7 +185,7 @@ std::array<uint64_t, kCategoryCount> AllocationCategories::bytesAt(const DeviceI
 {
     std::array<uint64_t, kCategoryCount> bytes{};
     for (AllocationId id : index.liveAt(t))
-        bytes[static_cast<size_t>(of(id))] += index.detail(id).size;
+        bytes[static_cast<size_t>(of(id))] += index.requestedBytes(id);
     return bytes;
 }
 

@@ -84,7 +84,7 @@ TraceCoverage traceCoverage(const Snapshot &snapshot, const DeviceIndex &index, 
         const AllocationId id(i);
         if (index.allocation(id).fromBeforeTrace() && id != index.preProfileAllocation()) {
             ++c.ghostBlocks;
-            c.ghostBytes += index.detail(id).size;
+            c.ghostBytes += index.requestedBytes(id);
         }
     }
     if (ev.count() == 0 || !ev.allocatedAfter.empty()) // profiler traces start when profiling does

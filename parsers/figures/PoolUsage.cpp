@@ -68,7 +68,7 @@ std::vector<PoolUsage> privatePools(const Snapshot &snapshot, const DeviceIndex 
             slot[i] = static_cast<int32_t>(&u - pools.data());
             ++u.allocations;
             if (index.allocation(id).fromBeforeTrace())
-                u.active.start += index.detail(id).size;
+                u.active.start += index.requestedBytes(id);
         }
     }
     std::vector<int64_t> active(pools.size()), reserved(pools.size()), envelope(pools.size());

@@ -31,11 +31,10 @@ BlockSizes::BlockSizes(const Snapshot &snapshot, const DeviceIndex &index) : ind
 
 uint64_t BlockSizes::of(AllocationId allocation) const
 {
-    const AllocationDetail d = index_.detail(allocation);
     if (index_.allocation(allocation).freeCompleted == kNever)
-        if (auto it = final_.find(d.addr); it != final_.end())
+        if (auto it = final_.find(index_.detail(allocation).addr); it != final_.end())
             return it->second;
-    return roundedBlockSize(d.size);
+    return roundedBlockSize(index_.requestedBytes(allocation));
 }
 
 AllocatorState allocatorStateAt(const Snapshot &snapshot, const DeviceIndex &index, TracePoint at)

@@ -54,10 +54,6 @@ void DeviceIndex::pairAllocations(const std::atomic<bool> *cancel)
     // Sized once: growing it by doubling copied it, and touched twice its memory, on a long run.
     allocations_.reserve(static_cast<size_t>(std::count(ev.action.begin(), ev.action.end(), Action::Alloc)) + 64);
     int64_t delta = 0; // relative to the (not yet known) bytes alive before the trace
-    auto sizeOf = [&](AllocationId id) {
-        const Allocation &a = allocations_[id.index()];
-        return a.fromBeforeTrace() ? detail(id).size : ev.size[a.allocEvent.index()];
-    };
     auto openAt = [&](uint64_t addr) { return openAllocation(open, addr); };
     for (uint32_t i = 0; i < n; ++i) {
         if ((i & 0x3FFFF) == 0)
@@ -68,7 +64,7 @@ void DeviceIndex::pairAllocations(const std::atomic<bool> *cancel)
                 // The free was not recorded (skip_actions or a lost entry): end it here.
                 allocations_[prev.index()].freeCompleted = EventId(i);
                 implicitEnds_.emplace_back(EventId(i), prev);
-                delta -= static_cast<int64_t>(sizeOf(prev));
+                delta -= static_cast<int64_t>(requestedBytes(prev));
             }
             const auto id = static_cast<uint32_t>(allocations_.size());
             allocations_.push_back(Allocation{EventId(i), kNever, kNever});
@@ -95,7 +91,7 @@ void DeviceIndex::pairAllocations(const std::atomic<bool> *cancel)
                 open.erase(ev.addr[i]);
             allocations_[id.index()].freeCompleted = EventId(i);
             eventAllocation_[i] = id;
-            delta -= static_cast<int64_t>(sizeOf(id));
+            delta -= static_cast<int64_t>(requestedBytes(id));
             break;
         }
         case Action::Annotate: {

@@ -56,6 +56,12 @@ public:
     size_t allocationCount() const { return allocations_.size(); }
     const Allocation &allocation(AllocationId id) const { return allocations_[id.index()]; }
     AllocationDetail detail(AllocationId id) const;
+    // detail(id).size alone: one load where the whole detail is four (scattered) and a lookup.
+    uint64_t requestedBytes(AllocationId id) const
+    {
+        const Allocation &a = allocations_[id.index()];
+        return a.fromBeforeTrace() ? detail(id).size : events_->size[a.allocEvent.index()];
+    }
     // The allocation an alloc, free or annotate entry belongs to; none for other actions.
     AllocationId allocationOfEvent(EventId event) const { return eventAllocation_[event.index()]; }
     // The segment life a segment entry creates or ends; none for other actions.
@@ -121,10 +127,10 @@ public:
         const AllocationId owner = eventAllocation_[e.index()];
         if (events_->action[e.index()] == Action::Alloc) {
             for (const auto &[event, ended] : endedBy(e))
-                f(ended, -static_cast<int64_t>(detail(ended).size));
+                f(ended, -static_cast<int64_t>(requestedBytes(ended)));
             f(owner, static_cast<int64_t>(events_->size[e.index()]));
         } else if (events_->action[e.index()] == Action::FreeCompleted && !owner.isNone()) {
-            f(owner, -static_cast<int64_t>(detail(owner).size));
+            f(owner, -static_cast<int64_t>(requestedBytes(owner)));
         }
     }
 

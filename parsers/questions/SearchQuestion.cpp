@@ -33,7 +33,7 @@ SearchAnswer answerSearch(const std::string &file, std::shared_ptr<const Snapsho
             hits.push_back(AllocationId(i));
     }
     // The largest first: what an agent asks about next.
-    std::stable_sort(hits.begin(), hits.end(), [&](AllocationId x, AllocationId y) { return index.detail(x).size > index.detail(y).size; });
+    std::stable_sort(hits.begin(), hits.end(), [&](AllocationId x, AllocationId y) { return index.requestedBytes(x) > index.requestedBytes(y); });
     answer.matches = hits.size();
     for (size_t i = 0; i < hits.size() && i < request.top; ++i)
         answer.hits.push_back({liveBlockInfo(index, hits[i], &categories), index.allocation(hits[i]).freeCompleted});

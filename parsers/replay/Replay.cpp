@@ -100,7 +100,7 @@ void seedFromFirstEntry(const DeviceIndex &index, const AllocatorConfig &config,
         seg.small = !life.large;
         std::sort(blocksIn[k].begin(), blocksIn[k].end());
         for (const auto &[addr, id] : blocksIn[k])
-            seg.liveBlocks.emplace_back(addr, CachingAllocatorModel::roundSize(index.detail(id).size, config));
+            seg.liveBlocks.emplace_back(addr, CachingAllocatorModel::roundSize(index.requestedBytes(id), config));
         const std::vector<uint32_t> ids = model.seed(seg);
         for (size_t b = 0; b < ids.size(); ++b)
             blockOf[blocksIn[k][b].second.index()] = ids[b];

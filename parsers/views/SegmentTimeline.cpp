@@ -37,7 +37,7 @@ std::vector<std::vector<std::pair<SegmentLifeId, uint64_t>>> usedAtColumnEnds(co
             used[life.index()] += bytes;
     };
     for (AllocationId id : index.liveAt(TracePoint::start()))
-        place(id, static_cast<int64_t>(index.detail(id).size));
+        place(id, static_cast<int64_t>(index.requestedBytes(id)));
     std::vector<std::vector<std::pair<SegmentLifeId, uint64_t>>> out(columnLast.size());
     size_t birth = 0, death = 0, column = 0;
     const uint32_t end = columnLast.empty() ? 0 : columnLast.back().index() + 1;

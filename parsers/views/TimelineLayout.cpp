@@ -64,7 +64,7 @@ TimelineLayout::TimelineLayout(const DeviceIndex &index) : index_(index)
     tree_.assign(2 * nodes, {});
     std::vector<uint64_t> size(index.allocationCount());
     for (uint32_t i = 0; i < index.allocationCount(); ++i)
-        size[i] = index.detail(AllocationId(i)).size;
+        size[i] = index.requestedBytes(AllocationId(i));
     // Leaves: every allocation in each leaf it meets, trimmed as they fill up.
     for (uint32_t i = 0; i < index.allocationCount(); ++i) {
         const AllocationId id(i);
@@ -177,7 +177,7 @@ std::vector<AllocationId> TimelineLayout::largestIn(EventId firstEvent, EventId 
     // k largest are sorted.
     std::vector<std::pair<uint64_t, AllocationId>> sized(result.size());
     for (size_t i = 0; i < result.size(); ++i)
-        sized[i] = {index_.detail(result[i]).size, result[i]};
+        sized[i] = {index_.requestedBytes(result[i]), result[i]};
     auto larger = [](const auto &a, const auto &b) { return a.first != b.first ? a.first > b.first : a.second < b.second; };
     if (sized.size() > k) {
         std::nth_element(sized.begin(), sized.begin() + static_cast<long>(k), sized.end(), larger);
@@ -248,7 +248,7 @@ TimelineFrame TimelineLayout::layoutColumns(const std::vector<ColumnRange> &rang
     for (size_t i = 0; i < chosen.size(); ++i) {
         TimelineBand &band = frame.bands[i];
         band.allocation = chosen[i];
-        band.size = index_.detail(chosen[i]).size;
+        band.size = index_.requestedBytes(chosen[i]);
         uint32_t start = 0, end = 0;
         if (!aliveRange(chosen[i], start, end))
             continue;
@@ -315,8 +315,8 @@ std::vector<AllocationId> TimelineLayout::bandsIn(EventId first, EventId last, s
     // folded, and identical steps would look different in two places of one view.
     std::vector<AllocationId> chosen = largestIn(first, last, maxBands + 1);
     if (chosen.size() > maxBands) {
-        const uint64_t cut = index_.detail(chosen[maxBands]).size;
-        while (!chosen.empty() && index_.detail(chosen.back()).size == cut)
+        const uint64_t cut = index_.requestedBytes(chosen[maxBands]);
+        while (!chosen.empty() && index_.requestedBytes(chosen.back()) == cut)
             chosen.pop_back();
     }
     // Stacked oldest at the bottom: blocks alive before the trace (ghost blocks, memory from before
