@@ -331,6 +331,46 @@ private slots:
         QVERIFY(view.state()->deviceLayout());
     }
 
+    // View ▸ Timeline while the file is read or the timeline prepared shows it once it is there
+    // (a disabled tab cannot be current: it showed Steps, and stayed there); a tab clicked
+    // meanwhile wins.
+    void pageAskedForWhileItWaits_data()
+    {
+        QTest::addColumn<bool>("whileReading");
+        QTest::addColumn<bool>("clickSummary");
+        QTest::newRow("while reading") << true << false;
+        QTest::newRow("while the timeline is prepared") << false << false;
+        QTest::newRow("then a tab clicked") << false << true;
+    }
+    void pageAskedForWhileItWaits()
+    {
+        QFETCH(bool, whileReading);
+        QFETCH(bool, clickSummary);
+        DocumentView view;
+        view.show();
+        bool asked = false;
+        connect(&view, &DocumentView::statusChanged, &view, [&](const QString &text) {
+            if (!text.contains("preparing the timeline") || asked || whileReading)
+                return;
+            asked = true;
+            view.showPage(Page::Timeline);
+            QCOMPARE(view.currentPageKind(), Page::Summary);
+            if (clickSummary) {
+                QTabBar *bar = view.findChild<QTabBar *>();
+                QTest::mouseClick(bar, Qt::LeftButton, {}, bar->tabRect(0).center());
+            }
+        });
+        QSignalSpy loaded(&view, &DocumentView::loaded);
+        view.load(gpt2());
+        if (whileReading) {
+            view.showPage(Page::Timeline);
+            asked = true;
+        }
+        QVERIFY(loaded.wait(30000));
+        QVERIFY(asked);
+        QTRY_COMPARE(view.currentPageKind(), clickSummary ? Page::Summary : Page::Timeline);
+    }
+
     // Cancelling must stop the load: a 400,000-entry file (made here, so no cache entry) takes
     // far longer to decode than the cancel takes to arrive, so without it `loaded` would come.
     void cancelLoad()

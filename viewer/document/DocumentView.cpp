@@ -24,6 +24,7 @@
 #include "timeline/TimelineView.h"
 
 #include <algorithm>
+#include <utility>
 #include <QComboBox>
 #include <qcustomplot.h>
 #include <QHBoxLayout>
@@ -108,6 +109,7 @@ DocumentView::DocumentView(QWidget *parent)
     side->addWidget(noteList_);
     side->setStretchFactor(0, 3);
     side->setStretchFactor(1, 1);
+    connect(tabs_, &QTabWidget::tabBarClicked, this, [this] { pendingPage_.reset(); });
     split->addWidget(tabs_);
     split->addWidget(side);
     timeline_->setNotes(notes_);
@@ -252,6 +254,10 @@ void DocumentView::showDocument(std::shared_ptr<const Document> doc)
     const bool perAllocation = !d.devices.empty();
     const bool hasSegments = !d.snapshot->segments.empty() || d.snapshot->facts.format != FileFormat::ChromeTrace;
     const bool hasSteps = std::any_of(d.devices.begin(), d.devices.end(), [](const auto &device) { return !device.second.summary.steps.empty(); });
+    // A page asked for while the file was read is shown when it can be (see showPage).
+    if (!pendingPage_ && currentPageKind() != Page::Summary)
+        pendingPage_ = currentPageKind();
+    tabs_->setCurrentWidget(summary_);
     for (Page page : kPages) {
         const bool shown = page == Page::Categories ? d.snapshot->categories.has_value()
                            : page == Page::Segments || page == Page::SegmentTimeline ? perAllocation && hasSegments
@@ -272,6 +278,8 @@ void DocumentView::enablePages()
     for (Page page : kPages)
         tabs_->setTabEnabled(tabs_->indexOf(pageWidget(page)), true);
     tabs_->setTabToolTip(tabs_->indexOf(timeline_), QString());
+    if (const std::optional<Page> page = std::exchange(pendingPage_, std::nullopt); page && tabs_->isTabVisible(tabs_->indexOf(pageWidget(*page))))
+        tabs_->setCurrentWidget(pageWidget(*page));
     emit statusChanged(statusText());
 }
 
@@ -299,6 +307,14 @@ QWidget *DocumentView::pageWidget(Page page) const
 
 void DocumentView::showPage(Page page)
 {
+    // A disabled tab cannot be current: QTabWidget showed the next enabled one instead (View ▸
+    // Timeline while the timeline was prepared went to Steps, and stayed there).
+    const int tab = tabs_->indexOf(pageWidget(page));
+    if (!tabs_->isTabEnabled(tab) && tabs_->isTabVisible(tab)) {
+        pendingPage_ = page;
+        return;
+    }
+    pendingPage_.reset();
     tabs_->setCurrentWidget(pageWidget(page));
 }
 

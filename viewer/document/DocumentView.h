@@ -8,6 +8,8 @@
 #include <memory>
 #include <QWidget>
 
+#include <optional>
+
 class QComboBox;
 class QLabel;
 class QProgressBar;
@@ -64,6 +66,7 @@ public:
     StacksPage *stacks() const { return stacks_; }
     LiveTensorsPage *live() const { return live_; }
     CategoryTimelineView *categories() const { return categories_; }
+    // A page that waits for the timeline's index is shown once the index is there.
     void showPage(Page page);
     QWidget *pageWidget(Page page) const;
     QWidget *currentPage() const;
@@ -115,6 +118,7 @@ private:
     QWidget *deviceRow_;
     QComboBox *device_;
     QTabWidget *tabs_;
+    std::optional<Page> pendingPage_; // asked for while it waited; a tab clicked meanwhile wins
     SummaryPage *summary_;
     TimelineView *timeline_;
     StepsView *steps_;
