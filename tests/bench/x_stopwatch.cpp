@@ -5,14 +5,23 @@
 // stay far below), then prints the seconds from the command's start to that grab and ends the
 // command. X_STOPWATCH_TRACE=1 prints the share at each grab; X_STOPWATCH_PPM=FILE keeps the last.
 //   x_stopwatch PERCENT TIMEOUT_S CMD [ARGS...]       (exit 1 on timeout)
+// With X_STOPWATCH_OPEN=FILE it opens FILE as a user does, and times from there: once the
+// command's window is up it types Ctrl+O, then FILE's path and Return into the file dialog
+// (synthetic key events, sent to each window in turn); the clock starts at that Return. Once the
+// dialog is gone it types Ctrl+2 (View ▸ Timeline) in the window, as the timeline is what it
+// waits for.
 #include <xcb/xcb.h>
+#include <xcb/xproto.h>
 
 #include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <string>
 #include <sys/wait.h>
+#include <vector>
 #include <thread>
 #include <unistd.h>
 
@@ -46,6 +55,134 @@ double colouredShare(xcb_connection_t *c, const xcb_screen_t *screen)
     free(reply);
     return all ? 100.0 * double(strong) / double(all) : 0;
 }
+// The top-level windows that are mapped (no window manager: children of the root).
+std::vector<xcb_window_t> shownWindows(xcb_connection_t *c, const xcb_screen_t *screen)
+{
+    std::vector<xcb_window_t> out;
+    xcb_query_tree_reply_t *tree = xcb_query_tree_reply(c, xcb_query_tree(c, screen->root), nullptr);
+    if (!tree)
+        return out;
+    const xcb_window_t *children = xcb_query_tree_children(tree);
+    for (int i = 0; i < xcb_query_tree_children_length(tree); ++i) {
+        xcb_get_window_attributes_reply_t *a = xcb_get_window_attributes_reply(c, xcb_get_window_attributes(c, children[i]), nullptr);
+        if (a && a->map_state == XCB_MAP_STATE_VIEWABLE && !a->override_redirect)
+            out.push_back(children[i]);
+        free(a);
+    }
+    free(tree);
+    return out;
+}
+
+// Waits until a top-level window not in `known` is shown; 0 after `seconds`.
+xcb_window_t newWindow(xcb_connection_t *c, const xcb_screen_t *screen, const std::vector<xcb_window_t> &known, double seconds)
+{
+    const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    while (std::chrono::steady_clock::now() < until) {
+        for (xcb_window_t w : shownWindows(c, screen)) {
+            if (std::find(known.begin(), known.end(), w) == known.end())
+                return w;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return 0;
+}
+
+std::string title(xcb_connection_t *c, xcb_window_t window)
+{
+    xcb_get_property_reply_t *r =
+        xcb_get_property_reply(c, xcb_get_property(c, 0, window, XCB_ATOM_WM_NAME, XCB_GET_PROPERTY_TYPE_ANY, 0, 1024), nullptr);
+    std::string out;
+    if (r)
+        out.assign(static_cast<const char *>(xcb_get_property_value(r)), size_t(xcb_get_property_value_length(r)));
+    free(r);
+    return out;
+}
+
+class Keyboard {
+public:
+    explicit Keyboard(xcb_connection_t *c) : c_(c)
+    {
+        const xcb_setup_t *setup = xcb_get_setup(c);
+        first_ = setup->min_keycode;
+        const int count = setup->max_keycode - setup->min_keycode + 1;
+        xcb_get_keyboard_mapping_reply_t *m = xcb_get_keyboard_mapping_reply(c, xcb_get_keyboard_mapping(c, first_, uint8_t(count)), nullptr);
+        if (!m)
+            return;
+        perCode_ = m->keysyms_per_keycode;
+        const xcb_keysym_t *syms = xcb_get_keyboard_mapping_keysyms(m);
+        syms_.assign(syms, syms + xcb_get_keyboard_mapping_keysyms_length(m));
+        free(m);
+    }
+    // Sends the key that types keysym `sym` (Latin-1 characters are their own keysyms).
+    bool press(xcb_window_t window, xcb_keysym_t sym, uint16_t modifiers = 0)
+    {
+        for (size_t i = 0; perCode_ && i < syms_.size(); ++i) {
+            if (syms_[i] != sym || i % perCode_ > 1)
+                continue;
+            const auto code = static_cast<xcb_keycode_t>(first_ + i / perCode_);
+            const uint16_t state = modifiers | (i % perCode_ == 1 ? XCB_MOD_MASK_SHIFT : 0);
+            for (const uint8_t type : {uint8_t(XCB_KEY_PRESS), uint8_t(XCB_KEY_RELEASE)}) {
+                xcb_key_press_event_t e{};
+                e.response_type = type;
+                e.detail = code;
+                e.time = XCB_CURRENT_TIME;
+                e.root = root_;
+                e.event = window;
+                e.child = XCB_NONE;
+                e.state = state;
+                e.same_screen = 1;
+                xcb_send_event(c_, 0, window, type == XCB_KEY_PRESS ? XCB_EVENT_MASK_KEY_PRESS : XCB_EVENT_MASK_KEY_RELEASE,
+                               reinterpret_cast<const char *>(&e));
+            }
+            xcb_flush(c_);
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+            return true;
+        }
+        return false;
+    }
+    xcb_window_t root_ = 0;
+
+private:
+    xcb_connection_t *c_;
+    xcb_keycode_t first_ = 0;
+    int perCode_ = 0;
+    std::vector<xcb_keysym_t> syms_;
+};
+
+// Ctrl+O in the command's window, then `path` and Return in the dialog (`start` is set then),
+// then Ctrl+2. False when a window or a key is missing.
+bool openThroughTheDialog(xcb_connection_t *c, const xcb_screen_t *screen, const char *path, std::chrono::steady_clock::time_point &start)
+{
+    const xcb_window_t main = newWindow(c, screen, {}, 30);
+    if (!main)
+        return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500)); // the start page settles
+    Keyboard keys(c);
+    keys.root_ = screen->root;
+    xcb_set_input_focus(c, XCB_INPUT_FOCUS_POINTER_ROOT, main, XCB_CURRENT_TIME);
+    if (!keys.press(main, 'o', XCB_MOD_MASK_CONTROL))
+        return false;
+    const xcb_window_t dialog = newWindow(c, screen, {main}, 10);
+    if (!dialog)
+        return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1000)); // the dialog lists its folder
+    xcb_set_input_focus(c, XCB_INPUT_FOCUS_POINTER_ROOT, dialog, XCB_CURRENT_TIME);
+    for (const char *p = path; *p; ++p) {
+        if (!keys.press(dialog, static_cast<unsigned char>(*p)))
+            return false;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    if (!keys.press(dialog, 0xff0d)) // Return
+        return false;
+    start = std::chrono::steady_clock::now();
+    // The window's title names the file once its document is there to switch pages in.
+    const char *slash = std::strrchr(path, '/');
+    const std::string name = slash ? slash + 1 : path;
+    for (int i = 0; i < 6000 && title(c, main).find(name) == std::string::npos; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    xcb_set_input_focus(c, XCB_INPUT_FOCUS_POINTER_ROOT, main, XCB_CURRENT_TIME);
+    return keys.press(main, '2', XCB_MOD_MASK_CONTROL);
+}
 } // namespace
 
 int main(int argc, char **argv)
@@ -61,11 +198,19 @@ int main(int argc, char **argv)
         return 2;
     }
     const xcb_screen_t *screen = xcb_setup_roots_iterator(xcb_get_setup(c)).data;
-    const auto start = std::chrono::steady_clock::now();
+    auto start = std::chrono::steady_clock::now();
     const pid_t child = fork();
     if (child == 0) {
         execvp(argv[3], argv + 3);
         _exit(127);
+    }
+    if (const char *open = std::getenv("X_STOPWATCH_OPEN")) {
+        if (!openThroughTheDialog(c, screen, open, start)) {
+            std::fprintf(stderr, "x_stopwatch: could not open %s through the dialog\n", open);
+            kill(child, SIGTERM);
+            waitpid(child, nullptr, 0);
+            return 1;
+        }
     }
     int code = 1;
     for (;;) {
