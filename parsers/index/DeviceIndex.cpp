@@ -1,9 +1,11 @@
 #include "index/DeviceIndex.h"
 
 #include "model/ChangeSeries.h"
+#include "memory/PrefaultAhead.h"
 #include "model/LoadError.h"
 
 #include <algorithm>
+#include <future>
 
 namespace memlens {
 
@@ -26,9 +28,27 @@ DeviceIndex::DeviceIndex(const Snapshot &snapshot, int device, const std::atomic
     : snapshot_(snapshot), device_(device)
 {
     events_ = device >= 0 && static_cast<size_t>(device) < snapshot.traces.size() ? &snapshot.traces[device] : &empty_;
-    eventAllocation_.resizeForOverwrite(events_->count());
+    const size_t n = events_->count();
+    eventAllocation_.resizeForOverwrite(n);
+    active_.resizeForOverwrite(n); // every event's value is written by pairAllocations
+    // Sized once: growing it by doubling copied it, and touched twice its memory, on a long run.
+    // Room for each entry and final block to start one (only what is written becomes memory),
+    // so that it never moves.
+    const auto allocs = static_cast<size_t>(std::count(events_->action.begin(), events_->action.end(), Action::Alloc));
+    allocations_.reserve(n + snapshot.blocks.size() + 64);
+    // The kernel zeroes each fresh page at its first touch (~200 MB for 12 M entries): the other
+    // core faults these in while this one fills them from their start.
+    std::future<void> faulted;
+    if (n >= kFaultInElsewhereFrom) {
+        faulted = std::async(std::launch::async, [this, n, allocs] {
+            prefault(active_.begin(), n * sizeof(uint64_t)) && prefault(allocations_.begin(), allocs * sizeof(Allocation)) &&
+                prefault(eventAllocation_.begin(), n * sizeof(AllocationId));
+        });
+    }
     std::fill(eventAllocation_.begin(), eventAllocation_.end(), AllocationId::none());
     pairAllocations(cancel);
+    if (faulted.valid())
+        faulted.wait();
     poll(cancel);
     segments_ = buildSegmentLives(snapshot, device_, *events_);
     computeTotals();
@@ -50,9 +70,6 @@ void DeviceIndex::pairAllocations(const std::atomic<bool> *cancel)
     const EventTable &ev = *events_;
     const auto n = static_cast<uint32_t>(ev.count());
     AddressMap open;
-    active_.resizeForOverwrite(n); // every event's value is written below
-    // Sized once: growing it by doubling copied it, and touched twice its memory, on a long run.
-    allocations_.reserve(static_cast<size_t>(std::count(ev.action.begin(), ev.action.end(), Action::Alloc)) + 64);
     int64_t delta = 0; // relative to the (not yet known) bytes alive before the trace
     auto openAt = [&](uint64_t addr) { return openAllocation(open, addr); };
     for (uint32_t i = 0; i < n; ++i) {

@@ -135,6 +135,8 @@ public:
     }
 
     static constexpr uint32_t kCheckpointEvery = 8192;
+    // From this many entries the index's arrays are faulted in on another core.
+    static constexpr size_t kFaultInElsewhereFrom = size_t{1} << 20;
 
 private:
     void pairAllocations(const std::atomic<bool> *cancel);

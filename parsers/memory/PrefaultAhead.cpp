@@ -6,6 +6,14 @@
 
 namespace memlens {
 
+bool prefault(void *p, size_t bytes)
+{
+    constexpr uintptr_t kPage = 4096;
+    const auto begin = reinterpret_cast<uintptr_t>(p) & ~(kPage - 1);
+    const auto end = reinterpret_cast<uintptr_t>(p) + bytes;
+    return end <= begin || ::madvise(reinterpret_cast<void *>(begin), end - begin, MADV_POPULATE_WRITE) == 0;
+}
+
 void PrefaultAhead::arm(std::vector<Column> columns, size_t rows)
 {
     std::lock_guard lock(mutex_);
@@ -30,11 +38,8 @@ void PrefaultAhead::ahead()
     // In steps of a quarter of the distance: each call's work stays short.
     if (want < faulted_ + kAheadRows / 4)
         return;
-    constexpr uintptr_t kPage = 4096;
     for (const Column &c : columns_) {
-        const auto begin = reinterpret_cast<uintptr_t>(c.base + faulted_ * c.bytesPerRow) & ~(kPage - 1);
-        const auto end = reinterpret_cast<uintptr_t>(c.base + want * c.bytesPerRow);
-        if (end > begin && ::madvise(reinterpret_cast<void *>(begin), end - begin, MADV_POPULATE_WRITE) != 0) {
+        if (!prefault(c.base + faulted_ * c.bytesPerRow, (want - faulted_) * c.bytesPerRow)) {
             armed_ = false; // not supported here, or out of memory: the writer faults them in itself
             return;
         }

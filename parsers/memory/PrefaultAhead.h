@@ -12,6 +12,9 @@
 
 namespace memlens {
 
+// Faults in [p, p + bytes) without writing to it (see above); false where the kernel cannot.
+bool prefault(void *p, size_t bytes);
+
 class PrefaultAhead {
 public:
     struct Column {
