@@ -30,7 +30,7 @@ DeviceIndex::DeviceIndex(const Snapshot &snapshot, int device, const std::atomic
     events_ = device >= 0 && static_cast<size_t>(device) < snapshot.traces.size() ? &snapshot.traces[device] : &empty_;
     const size_t n = events_->count();
     eventAllocation_.resizeForOverwrite(n);
-    active_.resizeForOverwrite(n); // every event's value is written by pairAllocations
+    active_.reserve(n);
     // Sized once: growing it by doubling copied it, and touched twice its memory, on a long run.
     // Room for each entry and final block to start one (only what is written becomes memory),
     // so that it never moves.
@@ -41,7 +41,7 @@ DeviceIndex::DeviceIndex(const Snapshot &snapshot, int device, const std::atomic
     std::future<void> faulted;
     if (n >= kFaultInElsewhereFrom) {
         faulted = std::async(std::launch::async, [this, n, allocs] {
-            prefault(active_.begin(), n * sizeof(uint64_t)) && prefault(allocations_.begin(), allocs * sizeof(Allocation)) &&
+            active_.prefault(n) && prefault(allocations_.begin(), allocs * sizeof(Allocation)) &&
                 prefault(eventAllocation_.begin(), n * sizeof(AllocationId));
         });
     }
@@ -126,8 +126,9 @@ void DeviceIndex::pairAllocations(const std::atomic<bool> *cancel)
         default:
             break;
         }
-        active_[i] = static_cast<uint64_t>(delta);
+        active_.push(delta);
     }
+    active_.finish();
     addBlocksFromBeforeTrace(open);
     addPreProfileAllocation();
     std::stable_sort(annotations_.begin(), annotations_.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
@@ -202,10 +203,10 @@ void DeviceIndex::computeTotals()
     peakActive_ = initialBytes_;
     peak_ = TracePoint::start();
     for (uint32_t i = 0; i < n; ++i) {
-        const auto value = static_cast<int64_t>(initialBytes_) + static_cast<int64_t>(active_[i]);
-        active_[i] = value < 0 ? 0 : static_cast<uint64_t>(value);
-        if (active_[i] > peakActive_ && ev.action[i] == Action::Alloc) {
-            peakActive_ = active_[i];
+        if (ev.action[i] != Action::Alloc)
+            continue;
+        if (const uint64_t active = activeAfter(i); active > peakActive_) {
+            peakActive_ = active;
             peak_ = TracePoint::after(EventId(i));
         }
     }

@@ -5,6 +5,7 @@
 // Definitions follow docs/DESIGN.md.
 #include "index/SegmentLives.h"
 #include "model/AddressMap.h"
+#include "index/ActiveBytes.h"
 #include "model/PodArray.h"
 #include "model/Snapshot.h"
 
@@ -69,7 +70,7 @@ public:
 
     uint64_t initialBytes() const { return initialBytes_; }
     uint32_t initialBlocks() const { return initialBlocks_; }
-    uint64_t activeAt(TracePoint t) const { return t.isStart() ? initialBytes_ : active_[t.lastEntry().index()]; }
+    uint64_t activeAt(TracePoint t) const { return t.isStart() ? initialBytes_ : activeAfter(t.lastEntry().index()); }
     uint64_t peakActiveBytes() const { return peakActive_; }
     // The first moment active bytes reach their peak: the start when no entry exceeds it.
     TracePoint peak() const { return peak_; }
@@ -154,7 +155,13 @@ private:
     PodArray<Allocation> allocations_;
     std::vector<std::pair<AllocationId, AllocationDetail>> initialDetails_; // sorted by allocation id
     PodArray<AllocationId> eventAllocation_; // per event: allocationOfEvent
-    PodArray<uint64_t> active_;
+    ActiveBytes active_; // relative to initialBytes_
+    // The active bytes after entry `i`: never below zero, whatever the file says.
+    uint64_t activeAfter(uint32_t i) const
+    {
+        const int64_t value = static_cast<int64_t>(initialBytes_) + active_[i];
+        return value < 0 ? 0 : static_cast<uint64_t>(value);
+    }
     uint64_t initialBytes_ = 0;
     uint32_t initialBlocks_ = 0;
     uint64_t peakActive_ = 0;

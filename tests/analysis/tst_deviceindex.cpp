@@ -3,6 +3,7 @@
 #include "CorpusFiles.h"
 #include "IdPrinting.h"
 #include "SyntheticSnapshot.h"
+#include "index/ActiveBytes.h"
 #include "index/DeviceIndex.h"
 #include "index/Moment.h"
 #include "figures/SnapshotSummary.h"
@@ -143,6 +144,33 @@ class TestDeviceIndex : public QObject {
     Q_OBJECT
 
 private slots:
+    // The compact active-bytes column gives back every value pushed: a plain array of them is
+    // the reference. Blocks that span more than 4 GiB (a 40 GB tensor), values below zero and
+    // at the int64 edges, a last block cut short.
+    void activeBytesKeepEveryValue()
+    {
+        std::vector<int64_t> values;
+        QRandomGenerator rng(7);
+        int64_t v = 0;
+        for (int i = 0; i < 5000; ++i) {
+            if (i % 700 == 3)
+                v += int64_t(40) << 30; // a block spanning 40 GiB
+            else if (i % 700 == 9)
+                v -= int64_t(40) << 30;
+            else
+                v += int64_t(rng.bounded(1 << 20)) - (1 << 19);
+            values.push_back(v);
+        }
+        values.insert(values.end(), {INT64_MIN, INT64_MAX, -1, 0});
+        ActiveBytes column;
+        column.reserve(values.size());
+        for (int64_t x : values)
+            column.push(x);
+        column.finish();
+        for (size_t i = 0; i < values.size(); ++i)
+            QCOMPARE(column[i], values[i]);
+    }
+
     // Ids of different tables do not mix, nor pass for bare numbers; none orders after every
     // index (readers rely on `id.index() >= count` for none), and kNever before none. Moments are
     // a type of their own: the start first, an entry's "after" past its "before", never last.
