@@ -40,6 +40,7 @@ public:
     void finish(bool sawEvents, uint64_t offset);
 
 private:
+    static constexpr size_t kSortElsewhereFrom = 100'000; // memory events
     struct MemoryEvent {
         double ts;
         int64_t tid;
