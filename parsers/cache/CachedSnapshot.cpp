@@ -5,18 +5,27 @@
 
 namespace memlens {
 
-CacheWrite::CacheWrite(const SnapshotCache &cache, CacheKey key, std::shared_ptr<const Snapshot> snapshot)
-    : thread_([cache, key = std::move(key), snapshot = std::move(snapshot)] { cache.write(key, *snapshot); })
+CacheWrite::CacheWrite(const SnapshotCache &cache, CacheKey key, std::shared_ptr<const Snapshot> snapshot, bool now)
+    : cache_(cache), key_(std::move(key)), snapshot_(std::move(snapshot))
 {
+    if (now)
+        start();
+}
+
+void CacheWrite::start()
+{
+    if (!thread_.joinable())
+        thread_ = std::thread([cache = cache_, key = key_, snapshot = snapshot_] { cache.write(key, *snapshot); });
 }
 
 CacheWrite::~CacheWrite()
 {
-    thread_.join();
+    if (thread_.joinable())
+        thread_.join();
 }
 
 CachedSnapshot loadSnapshotCached(const std::string &path, const LoadControl &control, const SnapshotCache *cache,
-                                  const std::function<void(double)> &cacheProgress)
+                                  const std::function<void(double)> &cacheProgress, CacheWriting writing)
 {
     CachedSnapshot out;
     const std::optional<CacheKey> key = cache ? SnapshotCache::keyOf(path) : std::nullopt;
@@ -28,7 +37,7 @@ CachedSnapshot loadSnapshotCached(const std::string &path, const LoadControl &co
     }
     out.snapshot = loadSnapshot(path, control);
     if (key && cacheable(*out.snapshot))
-        out.writing = std::make_unique<CacheWrite>(*cache, *key, out.snapshot);
+        out.writing = std::make_unique<CacheWrite>(*cache, *key, out.snapshot, writing == CacheWriting::Now);
     return out;
 }
 

@@ -45,7 +45,7 @@ std::string_view loadStageName(LoadStage stage)
 }
 
 void runDocumentPipeline(const std::string &path, const std::atomic<bool> *cancel, const PipelineSink &sink, StopAfter stopAfter,
-                         const SnapshotCache *cache)
+                         const SnapshotCache *cache, CacheWriting writing)
 {
     auto report = [&](double fraction, LoadStage stage) {
         if (sink.progress)
@@ -58,9 +58,11 @@ void runDocumentPipeline(const std::string &path, const std::atomic<bool> *cance
             report(total ? static_cast<double>(done) / static_cast<double>(total) : 0.0, LoadStage::Reading);
         };
     }
-    // The cache entry is written on another thread while the stages run.
-    CachedSnapshot loaded = loadSnapshotCached(path, control, cache, [&](double fraction) { report(fraction, LoadStage::ReadingCache); });
-    runDocumentStages(path, std::move(loaded.snapshot), runGpus(std::nullopt, {}, path), cancel, sink, stopAfter);
+    CachedSnapshot loaded = loadSnapshotCached(path, control, cache, [&](double fraction) { report(fraction, LoadStage::ReadingCache); },
+                                               writing);
+    runDocumentStages(path, loaded.snapshot, runGpus(std::nullopt, {}, path), cancel, sink, stopAfter);
+    if (loaded.writing)
+        loaded.writing->start(); // a no-op when it started at once
 }
 
 void runDocumentStages(const std::string &name, std::shared_ptr<const Snapshot> snapshot, const Inferred<int> &gpus,

@@ -4,7 +4,7 @@
 // its callback as soon as it exists. Runs on whatever thread calls it.
 #include "pipeline/Document.h"
 
-#include "cache/SnapshotCache.h"
+#include "cache/CachedSnapshot.h"
 
 #include <atomic>
 #include <functional>
@@ -29,9 +29,11 @@ struct PipelineSink {
 };
 
 // Throws LoadError or LoadCancelled. With a `cache`, the decoded snapshot comes from it when it
-// has a matching entry, and goes into it otherwise.
+// has a matching entry, and goes into it otherwise: beside the stages (`Now`: a command that
+// waits for both), or after them (`WhenStarted`: the window, whose first frame is what counts).
 void runDocumentPipeline(const std::string &path, const std::atomic<bool> *cancel, const PipelineSink &sink,
-                         StopAfter stopAfter = StopAfter::Timeline, const SnapshotCache *cache = nullptr);
+                         StopAfter stopAfter = StopAfter::Timeline, const SnapshotCache *cache = nullptr,
+                         CacheWriting writing = CacheWriting::Now);
 
 // The stages after reading, for a snapshot made in memory (a stitched run): `name` becomes the
 // document's path, `gpus` the run's GPU count for the advice (ranks/RunGpus).

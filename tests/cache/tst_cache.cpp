@@ -83,6 +83,31 @@ private slots:
         QCOMPARE(summaryOf(*warm.snapshot, "f"), summaryOf(*cold.snapshot, "f"));
     }
 
+    // The window's load writes the cache entry once its stages are done (its first frame does
+    // not share the cores with compressing the snapshot); a write never started writes nothing.
+    void entryWrittenAfterTheStages()
+    {
+        const std::string file = (corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle").toStdString();
+        const auto key = SnapshotCache::keyOf(file);
+        QVERIFY(key);
+        {
+            QTemporaryDir dir;
+            const SnapshotCache cache(dir.path().toStdString());
+            CachedSnapshot loaded = loadSnapshotCached(file, {}, &cache, {}, CacheWriting::WhenStarted);
+            QVERIFY(loaded.writing);
+            loaded.writing.reset();
+            QVERIFY(!cache.read(*key));
+        }
+        QTemporaryDir dir;
+        const SnapshotCache cache(dir.path().toStdString());
+        bool timeline = false;
+        PipelineSink sink;
+        sink.timeline = [&](std::shared_ptr<const TimelineLayouts>) { timeline = true; };
+        runDocumentPipeline(file, nullptr, sink, StopAfter::Timeline, &cache, CacheWriting::WhenStarted);
+        QVERIFY(timeline);
+        QVERIFY(cache.read(*key));
+    }
+
     // Every stage of a load says what it is doing and its fraction moves: a cold open reads the
     // file, a reopen reads the cache entry (not "Indexing 0 %" throughout), then both index,
     // summarise, advise and prepare the timeline, the bar never going back within a stage.

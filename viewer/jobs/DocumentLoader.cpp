@@ -20,7 +20,7 @@ void DocumentLoader::cancel()
 void DocumentLoader::load(const QString &path, StopAfter stopAfter)
 {
     run([path, stopAfter, cache = cache_](const Job &job, const PipelineSink &sink) {
-        runDocumentPipeline(path.toStdString(), job.cancelFlag(), sink, stopAfter, cache.get());
+        runDocumentPipeline(path.toStdString(), job.cancelFlag(), sink, stopAfter, cache.get(), CacheWriting::WhenStarted);
     }, stopAfter);
 }
 
