@@ -1,7 +1,8 @@
 #pragma once
 // Opening a file through the snapshot cache: a matching entry is read instead of the file;
-// otherwise the file is decoded and its entry written on a second thread while the caller
-// indexes (the thread shares ownership of the snapshot, which nobody changes any more).
+// otherwise the file is decoded and its entry written on a second thread, while the caller
+// indexes or once it says (the thread shares ownership of the snapshot, which nobody changes
+// any more).
 #include "cache/SnapshotCache.h"
 #include "decode/input/ByteReader.h"
 
