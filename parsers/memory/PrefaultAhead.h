@@ -23,8 +23,14 @@ public:
     };
     // Writer: the columns hold room for `rows` rows at `base` and will not move until disarm().
     void arm(std::vector<Column> columns, size_t rows);
-    // Writer: `rows` rows are written.
-    void written(size_t rows) { written_.store(rows, std::memory_order_relaxed); }
+    // Writer: row `row` is written next, those before it are. Disarms before a row beyond the
+    // room, which may move the columns.
+    void writing(size_t row)
+    {
+        if (row == rows_)
+            disarm();
+        written_.store(row, std::memory_order_relaxed);
+    }
     // Writer: before a column may move or be freed. Waits for a fault-in under way.
     void disarm();
     // Another thread: faults in the rows a little ahead of the written ones.
@@ -35,7 +41,7 @@ public:
 private:
     std::mutex mutex_;
     std::vector<Column> columns_;
-    size_t rows_ = 0;      // reserved
+    size_t rows_ = 0;      // reserved; written by the writer only, in arm()
     size_t faulted_ = 0;   // rows faulted in
     bool armed_ = false;
     std::atomic<size_t> written_{0};

@@ -284,15 +284,13 @@ uint32_t SnapshotAssembler::convertEntry(uint32_t dictId)
         }
     }
     const auto row = static_cast<uint32_t>(staged_.count());
-    if (row == prefaultRows_)
-        prefault_.disarm(); // the columns may move from the next row on
+    prefault_.writing(row);
     staged_.action.push_back(action);
     staged_.addr.push_back(action == Action::Oom && haveDeviceFree ? deviceFree : addr);
     staged_.size.push_back(size);
     staged_.stream.push_back(streamIndex(stream));
     staged_.timeUs.push_back(time);
     staged_.stack.push_back(stack);
-    prefault_.written(row + 1);
     if (action == Action::Other)
         staged_.otherNames.emplace_back(row, StringId(actionString));
     if (compile) {
@@ -365,7 +363,6 @@ void SnapshotAssembler::expectEntries(size_t rows)
         columns.push_back({reinterpret_cast<char *>(c.begin()), sizeof(*c.begin())});
     });
     prefault_.arm(std::move(columns), rows);
-    prefaultRows_ = rows;
 }
 
 void SnapshotAssembler::finish(const Value &root, uint64_t offset)

@@ -62,8 +62,7 @@ private:
     Snapshot &out_;
     ObjectArena &arena_;
     EventTable staged_;          // rows of all devices in file order, before finish() splits them
-    PrefaultAhead prefault_;     // of staged_'s columns, up to prefaultRows_
-    size_t prefaultRows_ = SIZE_MAX;
+    PrefaultAhead prefault_;     // of staged_'s columns
     std::vector<int8_t> actionByString_;
     uint64_t finishOffset_ = 0;
     struct KeyIds {

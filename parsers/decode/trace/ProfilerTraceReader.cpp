@@ -281,7 +281,6 @@ private:
         used_ -= cut + 1;
         std::memcpy(content(), batch->bytes.data() + 1 + cut + 1, used_);
         batch->end = cut;
-        batch->offset = reader_.offset();
         queue_->push(std::move(batch));
         // One batch a worker and one more, which this thread parses itself when the oldest is
         // not done when it is wanted; meanwhile this thread reads on.

@@ -17,7 +17,6 @@ namespace memlens {
 struct TraceBatch {
     std::vector<char> bytes;  // '[', then the events' text; room for simdjson's padding after
     size_t end = 0;           // where the ',' after the last event is, counted from bytes[1]
-    uint64_t offset = 0;      // the reader's offset when the batch was cut, for its error
     std::vector<TraceEvent> events;
     simdjson::error_code error = simdjson::SUCCESS;
     bool parsed = false;
