@@ -4,6 +4,7 @@
 #include "decode/pickle/PickleTokenStream.h"
 #include "decode/snapshot/SnapshotAssembler.h"
 
+#include <new>
 #include <unordered_map>
 
 namespace memlens {
@@ -25,7 +26,11 @@ public:
         // holds more entries than its size says, and the columns grow on from there.
         if (background) {
             asm_.expectEntries(static_cast<size_t>(in.fileSize() / 32));
-            arena_.memo.reserve(static_cast<size_t>(in.fileSize() / 16));
+            try {
+                arena_.memo.reserve(static_cast<size_t>(in.fileSize() / 16));
+            } catch (const std::bad_alloc &) {
+                // As for the columns: an estimate only, the memo grows as it must.
+            }
         }
     }
 

@@ -4,6 +4,7 @@
 #include "model/LoadError.h"
 
 #include <algorithm>
+#include <new>
 #include <cmath>
 
 namespace memlens {
@@ -357,11 +358,17 @@ void SnapshotAssembler::setItems(uint32_t dictId, const Value *keysAndValues, si
 void SnapshotAssembler::expectEntries(size_t rows)
 {
     std::vector<PrefaultAhead::Column> columns;
-    forEachDenseColumn([&](auto column) {
-        auto &c = staged_.*column;
-        c.reserve(rows);
-        columns.push_back({reinterpret_cast<char *>(c.begin()), sizeof(*c.begin())});
-    });
+    try {
+        forEachDenseColumn([&](auto column) {
+            auto &c = staged_.*column;
+            c.reserve(rows);
+            columns.push_back({reinterpret_cast<char *>(c.begin()), sizeof(*c.begin())});
+        });
+    } catch (const std::bad_alloc &) {
+        // Address space the system will not promise (a file of tens of GB, mostly not
+        // entries): the columns grow as entries come, as without the estimate.
+        return;
+    }
     prefault_.arm(std::move(columns), rows);
 }
 
