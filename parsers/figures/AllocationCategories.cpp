@@ -1,11 +1,9 @@
 #include "figures/AllocationCategories.h"
 
-#include "index/FrameFilter.h"
-#include "model/IdVector.h"
-#include "index/Phases.h"
-#include "attribution/FrameRole.h"
+#include "attribution/StackEvidence.h"
 
 #include <algorithm>
+#include <bit>
 
 namespace memlens {
 
@@ -13,45 +11,26 @@ namespace {
 
 constexpr uint64_t kCublasWorkspace = 32ull << 20; // cuBLAS's default on Hopper (CUBLAS_WORKSPACE_CONFIG :4096:8)
 
-bool contains(std::string_view text, std::string_view part)
-{
-    return text.find(part) != std::string_view::npos;
-}
-
-struct StackFacts {
-    bool optim = false;     // a frame in torch/optim
-    bool optimInit = false; // where optimizers create their state (Adam's _init_group, …)
-    bool moduleTo = false;  // Module.to / _apply / convert, parameter initialisation
-    bool gathered = false;  // a sharded parameter gathered whole for its layer (FSDP, ZeRO-3)
-    bool forward = false;   // inside a module's forward
-    bool backward = false;  // autograd engine frames or a backward function
-    bool accumulate = false; // AccumulateGrad
-    bool python = false;    // any Python frame at all
-};
-
-// The frames the site rule reads (attribution/): mixed C++ / Python stacks carry dozens of
-// allocator, dispatcher and interpreter frames that say nothing of what the memory is for.
-StackFacts factsOf(const Snapshot &s, StackId stack)
-{
-    StackFacts f;
-    for (FrameId id : stackFrames(s, stack, true)) {
-        const Frame &fr = s.frames.at(id);
-        const std::string_view name = s.strings.at(fr.name), file = s.strings.at(fr.file);
-        f.python = f.python || isPythonRole(frameRole(name, file));
-        f.gathered = f.gathered || ((contains(file, "/fsdp/") || contains(file, "deepspeed/runtime/zero")) &&
-                                    (contains(name, "all_gather") || contains(name, "unshard") || contains(name, "fetch")));
-        // A profiler trace without Python stacks still names the step's record_function range:
-        // "Optimizer.step#AdamW.step" (torch/optim/optimizer.py's profile_hook_step).
-        f.optim = f.optim || contains(file, "torch/optim/") || name.starts_with("Optimizer.step#");
-        f.optimInit = f.optimInit || (contains(file, "torch/optim/") && (name == "_init_group" || contains(name, "init_state")));
-        f.moduleTo = f.moduleTo || (contains(file, "torch/nn/modules/module.py") && (name == "convert" || name == "_apply" || name == "to")) ||
-                     contains(file, "torch/nn/init.py") || name == "reset_parameters" || name == "_load_from_state_dict";
-        f.forward = f.forward || name == "forward";
-        f.backward = f.backward || !autogradNodeName(name).empty() || contains(name, "backward");
-        f.accumulate = f.accumulate || contains(name, "AccumulateGrad") || contains(name, "accumulateGrad");
+// One bit per entry: "is there one after entry a and before entry b?" scans words, not entries.
+class EntryBits {
+public:
+    explicit EntryBits(size_t count) : words_((count + 63) / 64, 0) {}
+    void set(uint32_t e) { words_[e / 64] |= uint64_t(1) << (e % 64); }
+    // Whether a set entry lies strictly between `after` and `before`.
+    bool anyBetween(uint32_t after, uint32_t before) const
+    {
+        for (uint32_t e = after + 1; e < before;) {
+            const uint64_t word = words_[e / 64] >> (e % 64);
+            if (word != 0)
+                return e + static_cast<uint32_t>(std::countr_zero(word)) < before;
+            e = (e / 64 + 1) * 64;
+        }
+        return false;
     }
-    return f;
-}
+
+private:
+    std::vector<uint64_t> words_;
+};
 
 } // namespace
 
@@ -61,81 +40,65 @@ std::string_view categoryName(Category c)
     return names[static_cast<int>(c)];
 }
 
+// The rules read what the stacks show (attribution/StackEvidence): who made an allocation, who
+// freed it, and whether backward ran or the script went on in between. No phase name a user
+// chose (their marks, their training function's name) decides a category.
 AllocationCategories::AllocationCategories(const Snapshot &snapshot, const DeviceIndex &index) : index_(index)
 {
     const EventTable &ev = index.events();
-    const Phases phases(snapshot, index.device());
-    const std::vector<int32_t> eventPhase = phases.classifyEvents(ev);
-    const bool phased = phases.classified();
-    auto phaseAt = [&](EventId e) { return phased && e.index() < ev.count() ? phases.kind(eventPhase[e.index()]) : StepPart::None; };
-
+    StackEvidenceCache evidence(snapshot);
+    const ThreadSides sides = ThreadSides::of(ev, evidence);
+    bool freesRecorded = false; // context="all": a free's stack is the freeing thread's
+    for (uint32_t e = 0; e < ev.count() && !freesRecorded; ++e)
+        freesRecorded = (ev.action[e] == Action::FreeRequested || ev.action[e] == Action::FreeCompleted) && ev.stack[e] != StackTable::kEmpty;
+    EntryBits scriptAllocs(ev.count()), engineAllocs(ev.count());
+    for (uint32_t e = 0; e < ev.count(); ++e) {
+        if (ev.action[e] != Action::Alloc)
+            continue;
+        const StackEvidence &f = evidence.of(ev.stack[e]);
+        if (sides.engine(f))
+            engineAllocs.set(e);
+        else if (sides.script(f, ev.stack[e]))
+            scriptAllocs.set(e);
+    }
     // A snapshot dumped at an OOM cut a step short: what it still holds was not yet freed.
     const bool cutShort = !index.oomEvents().empty();
-    IdVector<StackId, int8_t> known(snapshot.stacks.size(), 0);
-    IdVector<StackId, StackFacts> facts(snapshot.stacks.size());
-    auto factsFor = [&](StackId stack) -> const StackFacts & {
-        if (!known[stack]) {
-            facts[stack] = factsOf(snapshot, stack);
-            known[stack] = 1;
-        }
-        return facts[stack];
-    };
-    // Outside the pass phases (a run marked per layer only, FSDP's hooks) the stacks tell the
-    // passes apart: backward runs autograd's nodes, on a thread without Python frames.
-    auto backwardStack = [](const StackFacts &f) { return f.backward || !f.python; };
-    std::vector<uint32_t> backwardAllocs; // alloc entries made by backward, in event order
-    for (uint32_t e = 0; e < ev.count(); ++e) {
-        if (ev.action[e] == Action::Alloc && phaseAt(EventId(e)) == StepPart::None && backwardStack(factsFor(ev.stack[e])))
-            backwardAllocs.push_back(e);
-    }
-    auto backwardBetween = [&](EventId from, EventId to) {
-        const auto it = std::upper_bound(backwardAllocs.begin(), backwardAllocs.end(), from.index());
-        return it != backwardAllocs.end() && *it < to.index();
-    };
     categories_.assign(index.allocationCount(), Category::Unknown);
     for (uint32_t i = 0; i < index.allocationCount(); ++i) {
-        const AllocationId id(i);
-        const Allocation &a = index.allocation(id);
-        const AllocationDetail d = index.detail(id);
-        const StackFacts &f = factsFor(d.stack);
+        const Allocation &a = index.allocation(AllocationId(i));
+        if (a.fromBeforeTrace())
+            continue; // nothing recorded says who made it
+        const StackEvidence &f = evidence.of(ev.stack[a.allocEvent.index()]);
         const bool neverFreed = a.freeCompleted == kNever;
-        const bool born = !a.fromBeforeTrace();
-        const StepPart bornIn = born ? phaseAt(a.allocEvent) : StepPart::None;
-        const StepPart freedIn = a.freeCompleted != kNever ? phaseAt(a.freeCompleted) : StepPart::None;
-        const bool outlivesPhase = born && bornIn != StepPart::None &&
-                                   (neverFreed || ev.timeUs[a.freeCompleted.index()] > phases.end(eventPhase[a.allocEvent.index()]));
+        const EventId freeEvent = a.freeRequested != kNever ? a.freeRequested : a.freeCompleted;
+        const StackEvidence *freedBy = !neverFreed && freesRecorded ? &evidence.of(ev.stack[freeEvent.index()]) : nullptr;
+        const uint32_t born = a.allocEvent.index(), gone = neverFreed ? ev.count() : a.freeCompleted.index();
         Category c = Category::Unknown;
-        if (f.optim) {
+        if (f.optimizer) {
             // State is created once and kept; everything else an optimizer step allocates
             // (foreach temporaries) is gone by its end, unless the dump cut the step short.
-            const bool kept = neverFreed || outlivesPhase;
-            c = kept && (f.optimInit || !cutShort) ? Category::OptimizerState : Category::Temporary;
-        } else if (f.moduleTo) {
+            const bool kept = neverFreed || (freedBy ? !freedBy->optimizer : engineAllocs.anyBetween(born, gone));
+            c = kept && (f.optimizerInit || !cutShort) ? Category::OptimizerState : Category::Temporary;
+        } else if (f.parameterInit) {
             c = neverFreed ? Category::Parameter : Category::Temporary;
         } else if (f.gathered) {
             c = Category::Parameter; // freed again after its layer, but parameters all the same
-        } else if (neverFreed && !f.python && !f.accumulate && d.size == kCublasWorkspace) {
+        } else if (neverFreed && !f.python && !f.accumulate && index.requestedBytes(AllocationId(i)) == kCublasWorkspace) {
             c = Category::Unknown; // cuBLAS's workspace, created by the first matmul and kept
-        } else if (f.accumulate ||
-                   (born && (bornIn == StepPart::Backward || (bornIn == StepPart::None && backwardStack(f))) &&
-                    (neverFreed || freedIn == StepPart::Optimizer || outlivesPhase))) {
-            // Autograd's gradient accumulation, or what backward creates and the optimizer step
-            // still uses (gradients live until zero_grad).
-            c = Category::Gradient;
-        } else if (born && (bornIn == StepPart::Forward || (bornIn == StepPart::None && f.forward && !f.backward))) {
-            // Kept for backward: freed in it, or still alive when the dump cut a step short.
-            // Forward allocations that outlive every step are caches (masks, rotary tables).
-            if (neverFreed)
-                c = cutShort ? Category::Activation : Category::Unknown;
-            else if (freedIn == StepPart::Backward || (!phased && !f.python) || outlivesPhase ||
-                     (bornIn == StepPart::None && backwardBetween(a.allocEvent, a.freeCompleted)))
-                c = Category::Activation;
-            else
-                c = Category::Temporary;
-        } else if (born && !neverFreed && !outlivesPhase && bornIn != StepPart::None) {
+        } else if (f.accumulate || sides.engine(f)) {
+            // Made by backward: what outlives the pass (freed once the script's thread went on, as
+            // zero_grad does) is a gradient; what backward frees itself was its own temporary.
+            const bool outlivesPass = neverFreed || (freedBy && sides.script(*freedBy, ev.stack[freeEvent.index()])) ||
+                                      scriptAllocs.anyBetween(born, gone);
+            c = f.accumulate || outlivesPass ? Category::Gradient : Category::Temporary;
+        } else if (neverFreed) {
+            // Forward allocations that outlive every step are caches (masks, rotary tables),
+            // unless the dump cut the step short.
+            c = f.moduleCall && cutShort ? Category::Activation : Category::Unknown;
+        } else if ((freedBy && sides.engine(*freedBy)) || (f.moduleCall && engineAllocs.anyBetween(born, gone))) {
+            c = Category::Activation; // kept for backward, which freed it
+        } else if (f.moduleCall) {
             c = Category::Temporary;
-        } else if (born && !neverFreed && bornIn == StepPart::None && backwardStack(f)) {
-            c = Category::Temporary; // freed by backward itself, before the optimizer
         }
         categories_[i] = c;
     }

@@ -1,8 +1,7 @@
 #pragma once
 // What each allocation is — parameter, gradient, optimizer state, activation, temporary — inferred
-// from its stack and its lifetime relative to the forward / backward / optimizer phases. The rules
-// (documented in README.md) use record_function phases when the file has them and the stack's
-// shape otherwise.
+// from the stacks that made and freed it and what ran in between (README.md states the rules),
+// never from a record_function phase or a function the user named.
 #include "index/DeviceIndex.h"
 #include "model/Snapshot.h"
 

@@ -120,9 +120,12 @@ DeviceSummary summarizeDeviceWithoutCategories(const Snapshot &snapshot, const D
     FileHealth health = fileHealth(snapshot, index);
     s.coverage = std::move(health.coverage);
     s.warnings = std::move(health.warnings);
-    s.steps = findSteps(snapshot, index, s.phases, s.coverage.truncated);
-    s.leakSuspects = findLeakSuspects(index, s.steps);
-    s.whyNoLeakSuspects = whyNoLeakSuspects(s.phases, s.steps, s.leakSuspects.size());
+    StepFinding found = findSteps(snapshot, index, s.phases, s.coverage.truncated);
+    s.leakSuspects = findLeakSuspects(index, found.steps);
+    s.whyNoLeakSuspects = whyNoLeakSuspects(found, s.leakSuspects.size());
+    s.stepsFrom = found.steps.empty() ? StepSource::None : found.source;
+    s.whyNoSteps = whyNoSteps(found);
+    s.steps = std::move(found.steps);
     s.name = snapshot.deviceName(s.device);
     if (!ev.allocatedAfter.empty()) {
         TraceTotals t;

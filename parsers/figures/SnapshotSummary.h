@@ -80,6 +80,8 @@ struct DeviceSummary {
     std::vector<PhaseRange> phases;
     std::string peakPhase; // the innermost phase at the peak ("" when none)
     std::vector<StepSummary> steps;
+    StepSource stepsFrom = StepSource::None; // the evidence the steps came from (None: no steps)
+    std::string whyNoSteps;                  // "" when there are steps
     std::vector<LeakSuspect> leakSuspects;
     std::string whyNoLeakSuspects; // "" when there are suspects
     std::optional<TraceTotals> traceTotals;

@@ -42,34 +42,6 @@ uint64_t activeBefore(const DeviceIndex &index, int64_t t)
     return index.activeAt(TracePoint::afterFirst(static_cast<size_t>(at - times.begin())));
 }
 
-// When the optimizer stepped: torch.optim's own "Optimizer.step#AdamW.step" ranges (any optimizer
-// derived from torch.optim.Optimizer records them), else the script's own optimizer phases
-// (zero_grad is not a step), outermost only. Sorted.
-std::vector<int64_t> optimizerSteps(const std::vector<PhaseRange> &phases)
-{
-    std::vector<int64_t> times;
-    for (const PhaseRange &p : phases) {
-        if (p.startUs && p.name.starts_with("Optimizer.step#"))
-            times.push_back(*p.startUs);
-    }
-    if (times.empty()) {
-        int64_t openUntil = INT64_MIN;
-        std::vector<const PhaseRange *> started;
-        for (const PhaseRange &p : phases) {
-            if (p.startUs && stepPartOfName(p.name) == StepPart::Optimizer && p.name.find("zero_grad") == std::string::npos)
-                started.push_back(&p);
-        }
-        std::stable_sort(started.begin(), started.end(), [](auto *a, auto *b) { return *a->startUs < *b->startUs; });
-        for (const PhaseRange *p : started) {
-            if (*p->startUs >= openUntil)
-                times.push_back(*p->startUs);
-            openUntil = std::max(openUntil, p->endUs.value_or(INT64_MAX));
-        }
-    }
-    std::sort(times.begin(), times.end());
-    return times;
-}
-
 // A training step holds one optimizer step: a pattern that starts again before the optimizer
 // stepped (a per-layer mark, a micro-batch's forward) is not a step's beginning.
 bool oncePerOptimizerStep(const std::vector<int64_t> &starts, const std::vector<int64_t> &optimizer)
@@ -114,7 +86,8 @@ std::string_view openingPattern(const std::vector<const PhaseRange *> &top, cons
     uint64_t bestMedian = UINT64_MAX;
     for (std::string_view pattern : order) {
         auto &values = activeAtStarts[pattern];
-        if (occurrences[pattern] < 2 || !oncePerOptimizerStep(startsOf[pattern], optimizer))
+        // The optimizer's own phases end a step; the runs below place them.
+        if (occurrences[pattern] < 2 || stepPartOfName(pattern) == StepPart::Optimizer || !oncePerOptimizerStep(startsOf[pattern], optimizer))
             continue;
         std::nth_element(values.begin(), values.begin() + values.size() / 2, values.end());
         if (values[values.size() / 2] < bestMedian) {
@@ -125,26 +98,33 @@ std::string_view openingPattern(const std::vector<const PhaseRange *> &top, cons
     return best;
 }
 
-// [start, end) of each step in time.
-std::vector<Span> stepSpans(const std::vector<PhaseRange> &phases, const DeviceIndex &index, const std::vector<TraceGap> &gaps, bool truncated)
+struct TopPhases {
+    std::vector<const PhaseRange *> top;    // not inside the phase that started before it and is still open
+    std::vector<const PhaseRange *> cutOff; // their START fell out of the window
+};
+
+TopPhases topPhases(const std::vector<PhaseRange> &phases)
 {
-    std::vector<const PhaseRange *> started, cutOff;
+    TopPhases out;
+    std::vector<const PhaseRange *> started;
     for (const PhaseRange &p : phases)
-        (p.startUs ? started : cutOff).push_back(&p);
+        (p.startUs ? started : out.cutOff).push_back(&p);
     std::stable_sort(started.begin(), started.end(), [](auto *a, auto *b) { return *a->startUs < *b->startUs; });
-    // Top level: not inside the phase that started before it and is still open.
-    std::vector<const PhaseRange *> top;
     int64_t openUntil = INT64_MIN;
     for (const PhaseRange *p : started) {
         if (*p->startUs < openUntil)
             continue;
-        top.push_back(p);
+        out.top.push_back(p);
         openUntil = p->endUs.value_or(INT64_MAX);
     }
-    const std::string_view pattern = openingPattern(top, cutOff, optimizerSteps(phases), index);
-    std::vector<Span> spans;
-    if (pattern.empty())
-        return spans;
+    return out;
+}
+
+// [start, end) of each step in time, each opened by a phase of `pattern`.
+std::vector<Span> patternSpans(const TopPhases &phasesAtTop, std::string_view pattern, const std::vector<PhaseRange> &phases,
+                               const DeviceIndex &index, bool truncated)
+{
+    const auto &[top, cutOff] = phasesAtTop;
     std::map<std::string_view, int> cycle; // patterns that repeat: the cycle's phases
     for (const PhaseRange *p : top)
         ++cycle[patternName(p->name)];
@@ -155,17 +135,12 @@ std::vector<Span> stepSpans(const std::vector<PhaseRange> &phases, const DeviceI
     std::erase_if(cycle, [&](const auto &c) { return c.second < 2 && c.first != pattern; });
     const auto inCycle = [&](const std::string &name) { return cycle.contains(patternName(name)); };
 
+    std::vector<Span> spans;
     std::vector<std::vector<std::string_view>> patternsOf; // each step's top-level patterns
     bool openPhase = false;                                  // in the last step
     int64_t lastEnd = INT64_MIN;
-    // When only the optimizer's own phases qualify (a run marked per layer, or not at all), a
-    // step is what lies between two optimizer steps: it opens with the first phase after one.
-    const bool afterOptimizer = stepPartOfName(pattern) == StepPart::Optimizer;
-    const auto isOptimizer = [](const PhaseRange *p) { return stepPartOfName(p->name) == StepPart::Optimizer; };
-    for (size_t i = 0; i < top.size(); ++i) {
-        const PhaseRange *p = top[i];
-        const bool opens = afterOptimizer ? !isOptimizer(p) && (i == 0 || isOptimizer(top[i - 1])) : patternName(p->name) == pattern;
-        if (opens) {
+    for (const PhaseRange *p : top) {
+        if (patternName(p->name) == pattern) {
             if (!spans.empty())
                 spans.back().end = *p->startUs;
             spans.push_back({*p->startUs, INT64_MAX});
@@ -194,22 +169,78 @@ std::vector<Span> stepSpans(const std::vector<PhaseRange> &phases, const DeviceI
         const int64_t at = p.startUs ? *p.startUs : p.endUs.value_or(INT64_MAX);
         return at < spans.front().start && inCycle(p.name);
     });
-    if (afterOptimizer && (truncated || !cutOff.empty()))
-        spans.front().partial = true; // its first phases may have fallen out of the window
-    else if (cutAtStart)
+    if (cutAtStart)
         spans.insert(spans.begin(), Span{INT64_MIN, spans.front().start, true});
     // A step that opened before the first entry of a window that dropped older entries lost some.
     else if (truncated && index.eventCount() && spans.front().start < index.events().timeUs[0])
         spans.front().partial = true;
-    for (Span &span : spans) {
-        span.partial = span.partial || std::any_of(gaps.begin(), gaps.end(), [&](const TraceGap &g) {
+    return spans;
+}
+
+// [start, end) of each step in time, each ending where its optimizer step ends.
+std::vector<Span> runSpans(const std::vector<OptimizerRun> &runs, const DeviceIndex &index, bool truncated, bool startsCutOff)
+{
+    std::vector<Span> spans;
+    int64_t from = INT64_MIN;
+    for (const OptimizerRun &r : runs) {
+        const int64_t to = r.endUs == INT64_MAX ? INT64_MAX : r.endUs + 1;
+        spans.push_back({from, to, to == INT64_MAX}); // an optimizer step still running: the dump cut it
+        from = to;
+        if (to == INT64_MAX)
+            break;
+    }
+    // The script made more after the last optimizer step: the next step, cut by the dump.
+    const EventTable &ev = index.events();
+    for (size_t e = ev.count(); from != INT64_MAX && e > 0 && ev.timeUs[e - 1] >= from; --e) {
+        if (ev.action[e - 1] == Action::Alloc) {
+            spans.push_back({from, INT64_MAX, true});
+            break;
+        }
+    }
+    // The first step is whole when the trace saw it begin: nothing dropped, and no more memory in
+    // use at its start than at its end (a window opened mid-step holds that step's activations).
+    if (!spans.empty() && spans.front().end != INT64_MAX) {
+        const bool sawItBegin = !truncated && !startsCutOff && index.activeAt(TracePoint::start()) <= activeBefore(index, spans.front().end);
+        spans.front().partial = spans.front().partial || !sawItBegin;
+    }
+    return spans;
+}
+
+struct StepSpans {
+    std::vector<Span> spans;
+    StepSource source = StepSource::None;
+};
+
+StepSpans stepSpans(const Snapshot &snapshot, const std::vector<PhaseRange> &phases, const DeviceIndex &index, bool truncated)
+{
+    const TopPhases phasesAtTop = topPhases(phases);
+    StepSpans out;
+    const bool profilerSteps = std::any_of(phasesAtTop.top.begin(), phasesAtTop.top.end(),
+                                           [](const PhaseRange *p) { return patternName(p->name).starts_with("ProfilerStep"); });
+    OptimizerSteps optimizer;
+    if (!profilerSteps)
+        optimizer = findOptimizerSteps(snapshot, index, phases);
+    std::vector<int64_t> optimizerStarts;
+    for (const OptimizerRun &r : optimizer.runs)
+        optimizerStarts.push_back(r.startUs);
+    if (const std::string_view pattern = openingPattern(phasesAtTop.top, phasesAtTop.cutOff, optimizerStarts, index); !pattern.empty()) {
+        out.spans = patternSpans(phasesAtTop, pattern, phases, index, truncated);
+        out.source = profilerSteps ? StepSource::ProfilerStep : StepSource::Marks;
+    } else if (!optimizer.runs.empty()) {
+        out.spans = runSpans(optimizer.runs, index, truncated, !phasesAtTop.cutOff.empty());
+        out.source = optimizer.source;
+    } else {
+        out.source = optimizer.source;
+    }
+    for (Span &span : out.spans) {
+        span.partial = span.partial || std::any_of(snapshot.gaps.begin(), snapshot.gaps.end(), [&](const TraceGap &g) {
             return g.device == index.device() && g.fromUs < span.end && g.toUs > span.start;
         });
     }
     // One whole cycle is not yet a loop: its marks could as well be a single pass's.
-    if (std::count_if(spans.begin(), spans.end(), [](const Span &span) { return !span.partial; }) < 2)
-        spans.clear();
-    return spans;
+    if (std::count_if(out.spans.begin(), out.spans.end(), [](const Span &span) { return !span.partial; }) < 2)
+        out.spans.clear();
+    return out;
 }
 
 // Numbers the steps of a stitched run: within each dump (the steps begun after the previous
@@ -234,9 +265,9 @@ std::string stepName(const StepSummary &step)
     return step.iteration ? "iteration " + std::to_string(*step.iteration) : "step " + std::to_string(step.index);
 }
 
-std::vector<StepSummary> findSteps(const Snapshot &snapshot, const DeviceIndex &index, const std::vector<PhaseRange> &phases, bool truncated)
+StepFinding findSteps(const Snapshot &snapshot, const DeviceIndex &index, const std::vector<PhaseRange> &phases, bool truncated)
 {
-    const std::vector<Span> spans = stepSpans(phases, index, snapshot.gaps, truncated);
+    const auto [spans, source] = stepSpans(snapshot, phases, index, truncated);
     const EventTable &ev = index.events();
     const auto reserved = index.reservedChanges();
     std::vector<StepSummary> steps;
@@ -291,7 +322,7 @@ std::vector<StepSummary> findSteps(const Snapshot &snapshot, const DeviceIndex &
     for (uint32_t i = 0; i < steps.size(); ++i)
         steps[i].index = i;
     numberIterations(steps, snapshot.dumpEnds);
-    return steps;
+    return {std::move(steps), source};
 }
 
 size_t wholeStepCount(const std::vector<StepSummary> &steps)
@@ -348,19 +379,24 @@ std::vector<LeakSuspect> findLeakSuspects(const DeviceIndex &index, const std::v
     return suspects;
 }
 
-std::string whyNoLeakSuspects(const std::vector<PhaseRange> &phases, const std::vector<StepSummary> &steps, size_t suspects)
+std::string whyNoSteps(const StepFinding &found)
+{
+    if (!found.steps.empty())
+        return {};
+    if (found.source == StepSource::None)
+        return "the trace holds no ProfilerStep#, no optimizer step (torch.optim's Optimizer.step# mark) and no allocation or "
+               "free under torch/optim in its stacks";
+    return "fewer than two whole training steps (" + std::string(stepSourceText(found.source)) + " show " +
+           (found.source == StepSource::ProfilerStep ? "the cycles" : "the optimizer steps") + ")";
+}
+
+std::string whyNoLeakSuspects(const StepFinding &found, size_t suspects)
 {
     if (suspects > 0)
         return {};
-    if (phases.empty())
-        return "no record_function phases to tell training steps by";
-    if (steps.empty()) {
-        const bool profilerSteps = std::any_of(phases.begin(), phases.end(), [](const PhaseRange &p) { return p.name.starts_with("ProfilerStep"); });
-        if (!profilerSteps && optimizerSteps(phases).empty())
-            return "no training steps: the trace holds no optimizer step (torch.optim's Optimizer.step#…) or ProfilerStep to tell "
-                   "a step from per-layer marks";
-        return "fewer than two whole training steps (a ProfilerStep, or a cycle with one optimizer step)";
-    }
+    const std::vector<StepSummary> &steps = found.steps;
+    if (steps.empty())
+        return "no training steps: " + whyNoSteps(found);
     if (const size_t whole = wholeStepCount(steps); whole < kLeakSuspectSteps)
         return std::to_string(whole) + " whole steps; telling growth from a step's own memory takes " + std::to_string(kLeakSuspectSteps);
     return "nothing allocated in one step was still alive at the end and grew in the steps after it";

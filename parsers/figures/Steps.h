@@ -1,26 +1,29 @@
 #pragma once
 // Training steps, and allocations that pile up across them (leak suspects).
 //
-// A step is one cycle of the whole training loop, opened by one of the `record_function`
-// phases that no other phase contains (top-level phases, in time order):
-// - `ProfilerStep#N` where the trace has it;
-// - otherwise the phase name (a trailing iteration number and a " (module)" suffix ignored) that
-//   repeats, starts again only after the optimizer stepped (torch.optim's `Optimizer.step#…`, or
-//   the script's optimizer phase), and at whose starts active memory is lowest (the median over
-//   its starts): a training loop's cycle begins where the last step's memory is gone and the
-//   next one's not yet made, whichever phase the window happens to open with (a ring-buffered
-//   dump may open after `backward`). Per-layer marks (FSDP's `FSDP::pre_forward (layers.3)`,
-//   Megatron's and DeepSpeed's) and micro-batches repeat between two optimizer steps, so they
-//   never open one; a trace without an optimizer step has no steps. When only the optimizer's
-//   own phases qualify, a step opens with the first top-level phase after an optimizer step.
-// Each opening phase starts a step, which lasts until the next one; the last ends with the last
-// top-level phase that starts in it. A step is partial when the window cuts it: the events before
-// the first opening phase, when the cycle's phases show there (the window opened mid-step), the
-// last step when one of its phases is still open or it lacks a phase the step before had, and any
-// step a stitched run's gap falls in, and a first step that opened before the first entry of a
-// truncated window. Without a repeating phase, or with fewer than two whole steps, a trace has
-// no steps.
+// A step is one cycle of the whole training loop, told by what torch writes by itself (the
+// evidence is kept: StepSource):
+// - `ProfilerStep#N` where the trace has it, each opening a step;
+// - else one step per optimizer step (figures/OptimizerSteps: torch.optim's `Optimizer.step#…`
+//   marks, else the optimizer's frames in the stacks). Where a top-level record_function phase
+//   of the script's own (a trailing iteration number and a " (module)" suffix ignored) repeats
+//   once per optimizer step, the step opens with it, choosing the one at whose starts active
+//   memory is lowest (the median over its starts): a training loop's cycle begins where the last
+//   step's memory is gone and the next one's not yet made. Otherwise a step ends where its
+//   optimizer step ends (with the zero_grad that follows it) and the next begins there.
+//   Per-layer marks (FSDP's `FSDP::pre_forward (layers.3)`, Megatron's and DeepSpeed's), NCCL's
+//   and micro-batches repeat between two optimizer steps, so they never open one; a trace
+//   without an optimizer step has no steps.
+// A step is partial when the window cuts it. Opened by phases: the events before the first
+// opening phase when the cycle's phases show there (the window opened mid-step), the last step
+// when one of its phases is still open or it lacks a phase the step before had, and a first step
+// that opened before the first entry of a truncated window. Ended by the optimizer: the first
+// step unless the trace saw it begin (nothing dropped, no more memory in use at the start than
+// at its end), an optimizer step still running, and what the script made after the last one.
+// Any step a stitched run's gap falls in is partial. With fewer than two whole steps, a trace
+// has no steps.
 #include "index/DeviceIndex.h"
+#include "figures/OptimizerSteps.h"
 #include "index/Phases.h"
 
 #include <cstdint>
@@ -50,7 +53,11 @@ struct StepSummary {
 // "iteration 120" where the step's iteration is known (stitched runs), else "step 8".
 std::string stepName(const StepSummary &step);
 
-std::vector<StepSummary> findSteps(const Snapshot &snapshot, const DeviceIndex &index, const std::vector<PhaseRange> &phases, bool truncated);
+struct StepFinding {
+    std::vector<StepSummary> steps;
+    StepSource source = StepSource::None; // the evidence found, whether or not it made two whole steps
+};
+StepFinding findSteps(const Snapshot &snapshot, const DeviceIndex &index, const std::vector<PhaseRange> &phases, bool truncated);
 
 // Memory created in one step and still alive at the end, from one call stack, that grew in
 // more than one step.
@@ -72,7 +79,9 @@ std::vector<LeakSuspect> findLeakSuspects(const DeviceIndex &index, const std::v
 size_t wholeStepCount(const std::vector<StepSummary> &steps);
 
 // Why there are no leak suspects, for the summary ("" when there are some).
-std::string whyNoLeakSuspects(const std::vector<PhaseRange> &phases, const std::vector<StepSummary> &steps, size_t suspects);
+std::string whyNoLeakSuspects(const StepFinding &found, size_t suspects);
+// Why there are no steps, naming the evidence looked for ("" when there are some).
+std::string whyNoSteps(const StepFinding &found);
 
 // The step with the highest peak (the first of equal ones); `steps` must not be empty.
 const StepSummary &highestStep(const std::vector<StepSummary> &steps);

@@ -50,11 +50,6 @@ Phases::Phases(const Snapshot &snapshot, int device) : ranges_(phaseRanges(snaps
     }
 }
 
-std::vector<int32_t> Phases::classifyEvents(const EventTable &events) const
-{
-    return classify(events, events.count(), [](size_t i) { return static_cast<uint32_t>(i); });
-}
-
 std::vector<int32_t> Phases::classifyEvents(const EventTable &events, std::span<const uint32_t> which) const
 {
     return classify(events, which.size(), [which](size_t i) { return which[i]; });

@@ -1,7 +1,7 @@
 #pragma once
 // A device's record_function phases (torch's `external_annotations`: START/END marks paired by
-// name) and which phase an event falls in. The one owner of both: the summary, the categories
-// and the timeline's phase bands all ask here.
+// name) and which phase an event falls in. The one owner of both: the summary, the advice's run
+// samples and the timeline's phase bands ask here (categories and steps read the stacks instead).
 #include "index/DeviceIndex.h"
 #include "model/Snapshot.h"
 
@@ -34,11 +34,10 @@ public:
     // Whether any phase is a forward, backward or optimizer phase with a known start.
     bool classified() const { return !spans_.empty(); }
 
-    // For each event, the innermost forward / backward / optimizer phase containing its time
-    // (kNoSpan: none), found in one sweep over the events, not a scan of every phase per event.
+    // For some events (`which`, any order), the innermost forward / backward / optimizer phase
+    // containing its time (kNoSpan: none) at i for which[i], found in one sweep over the events,
+    // not a scan of every phase per event.
     static constexpr int32_t kNoSpan = -1;
-    std::vector<int32_t> classifyEvents(const EventTable &events) const;
-    // The same for some events only (`which`, any order): the answer for which[i] is at i.
     std::vector<int32_t> classifyEvents(const EventTable &events, std::span<const uint32_t> which) const;
     StepPart kind(int32_t span) const { return span == kNoSpan ? StepPart::None : spans_[static_cast<size_t>(span)].kind; }
     // When that phase ends (INT64_MAX: never, or no phase).

@@ -15,7 +15,8 @@ StepsAnswer answerSteps(const std::string &file, std::shared_ptr<const Snapshot>
 nlohmann::json stepsJson(const StepsAnswer &answer)
 {
     const nlohmann::json d = summaryJsonObject(*answer.snapshot, answer.file, {answer.report})["devices"][0];
-    return {{"file", answer.file}, {"device", answer.report.summary.device}, {"steps", d["steps"]}, {"leak_suspects", d["leak_suspects"]},
+    return {{"file", answer.file}, {"device", answer.report.summary.device}, {"steps", d["steps"]}, {"steps_from", d["steps_from"]},
+            {"leak_suspects", d["leak_suspects"]},
             {"phases", d["phases"]}};
 }
 

@@ -190,6 +190,7 @@ json deviceJson(const Snapshot &snapshot, const DeviceReport &report)
         {key::ooms, oomsJson(s, report.deviceTotal)},
         {"phases", phasesJson(s)},
         {"steps", stepsJson(s)},
+        {"steps_from", s.stepsFrom == StepSource::None ? json(nullptr) : json(stepSourceName(s.stepsFrom))},
         {"leak_suspects", leakSuspectsJson(snapshot, s)},
         {"no_leak_suspects_because", s.whyNoLeakSuspects.empty() ? json(nullptr) : json(s.whyNoLeakSuspects)},
     };

@@ -120,7 +120,7 @@ void writeStepsAndLeaks(std::ostringstream &out, const Snapshot &snapshot, const
         const size_t partial = s.steps.size() - wholeStepCount(s.steps);
         out << "  Steps          " << s.steps.size() << (partial ? " (" + std::to_string(partial) + " cut by the window, partial)" : std::string()) << "; the highest peak, " << formatBytes(peakStep.peakActiveBytes) << ", in "
             << stepName(peakStep) << "; at the end of the steps " << formatBytes(s.steps.front().endActiveBytes) << " -> "
-            << formatBytes(s.steps.back().endActiveBytes) << "\n";
+            << formatBytes(s.steps.back().endActiveBytes) << " (steps from " << stepSourceText(s.stepsFrom) << ")\n";
     }
     for (const LeakSuspect &l : s.leakSuspects) {
         out << "  Leak suspect   " << formatBytes(l.bytes) << " in " << l.allocations << " allocations, grew in " << l.steps << " steps, at "

@@ -96,13 +96,12 @@ def layer_marks(framework, forward, backward, layers):
     return out
 
 
-def cut_at_first_peak(data, marks):
-    """The trace up to where active memory peaks in the first step's forward and backward, an
-    OOM entry there, and the allocator state at that moment as segments."""
+def cut_at_first_peak(data, marks, through='backward'):
+    """The trace up to where active memory peaks in the first step from its forward through
+    `through` (its backward, or the forward alone), an OOM entry there, and the allocator state
+    at that moment as segments."""
     trace = data['device_traces'][0]
-    forward = spans(marks, 'forward')[0]
-    backward = spans(marks, 'backward')[0]
-    start, end = forward[0], backward[1]
+    start, end = spans(marks, 'forward')[0][0], spans(marks, through)[0][1]
     active, best, at = 0, -1, 0
     sizes = {}
     for i, e in enumerate(trace):

@@ -111,7 +111,10 @@ void StepsView::rebuild()
     reservedLine_->setData(x, reserved, true);
     highestLabel_->setVisible(!steps.empty());
     if (steps.empty()) {
-        readout_->setText(tr("No steps: the trace has no repeating record_function phases (see the README)."));
+        // The reason names the evidence looked for: ProfilerStep#, torch.optim's marks, its frames.
+        const DeviceData *d = state_->deviceData();
+        const QString why = d ? QString::fromStdString(d->summary.whyNoSteps) : QString();
+        readout_->setText(why.isEmpty() ? tr("No steps.") : tr("No steps: %1.").arg(why.toHtmlEscaped()));
         plot_->replot();
         return;
     }
@@ -141,11 +144,13 @@ void StepsView::rebuild()
         cut += tr(" · %n partial (hatched)", "", n);
     if (!gapTexts_.empty())
         cut += tr(" · %n gap(s) between recorded iterations (dashed)", "", int(gapTexts_.size()));
-    readout_->setText(tr("<b>%1 steps</b> · the highest peak, %2, in %3 · allocated at the end of the first step %4, of the last %5%6")
+    readout_->setText(tr("<b>%1 steps</b> · the highest peak, %2, in %3 · allocated at the end of the first step %4, of the last %5%6 · "
+                         "steps from %7")
                           .arg(steps.size())
                           .arg(bytesText(h.peakActiveBytes))
                           .arg(QString::fromStdString(stepName(h)))
-                          .arg(bytesText(steps.front().endAllocatedBytes), bytesText(steps.back().endAllocatedBytes), cut));
+                          .arg(bytesText(steps.front().endAllocatedBytes), bytesText(steps.back().endAllocatedBytes), cut,
+                               QString::fromStdString(std::string(stepSourceText(state_->deviceData()->summary.stepsFrom)))));
     plot_->replot();
 }
 

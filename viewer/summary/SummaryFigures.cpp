@@ -132,11 +132,13 @@ void SummaryFigures::stepsAndLeaks(Rows &row, const Document &document, const De
         const StepSummary &highest = highestStep(s.steps);
         const size_t partial = s.steps.size() - wholeStepCount(s.steps);
         const QString cut = partial ? tr(" (%1 cut by the window, partial)").arg(partial) : QString();
-        row(tr("Steps"), tr("<a href='steps'>%1 steps</a>%6; the highest peak, %2, in %3; allocated at the end of a step %4 → %5")
+        row(tr("Steps"), tr("<a href='steps'>%1 steps</a>%6; the highest peak, %2, in %3; allocated at the end of a step %4 → %5 "
+                            "(from %7)")
                              .arg(s.steps.size())
                              .arg(bytesText(highest.peakActiveBytes))
                              .arg(QString::fromStdString(stepName(highest)))
-                             .arg(bytesText(s.steps.front().endAllocatedBytes), bytesText(s.steps.back().endAllocatedBytes), cut));
+                             .arg(bytesText(s.steps.front().endAllocatedBytes), bytesText(s.steps.back().endAllocatedBytes), cut,
+                                  QString::fromStdString(std::string(stepSourceText(s.stepsFrom))).toHtmlEscaped()));
     }
     if (!s.leakSuspects.empty()) {
         QStringList suspects;

@@ -1,0 +1,100 @@
+#include "attribution/StackEvidence.h"
+
+#include "attribution/FrameRole.h"
+
+namespace memlens {
+
+namespace {
+
+bool contains(std::string_view text, std::string_view part)
+{
+    return text.find(part) != std::string_view::npos;
+}
+
+bool isEngineFrame(std::string_view name, std::string_view file, bool torchPython)
+{
+    if (contains(name, "torch::autograd::Engine::") || name.starts_with("autograd::engine::evaluate_function") ||
+        !autogradNodeName(name).empty() || contains(name, "AccumulateGrad") || contains(name, "accumulateGrad"))
+        return true;
+    // backward() and autograd.grad() themselves, which the main thread runs until the engine is done.
+    return torchPython && ((contains(file, "torch/autograd/") && (name == "backward" || name == "grad" || name == "_engine_run_backward")) ||
+                           (file.ends_with("torch/_tensor.py") && name == "backward"));
+}
+
+bool isOptimizerFrame(std::string_view name, std::string_view file, bool torchPython)
+{
+    if (name.starts_with("Optimizer.step#") || name.starts_with("Optimizer.zero_grad#"))
+        return true; // the profiler's record_function range (torch/optim/optimizer.py's profile_hook_step)
+    if (torchPython)
+        return contains(file, "torch/optim/") && !contains(file, "lr_scheduler") && !contains(file, "swa_utils");
+    // Fused optimizers run one kernel per step: aten::_fused_adam_, _fused_adamw_, _fused_sgd_, …
+    return contains(name, "_fused_adam") || contains(name, "_fused_sgd") || contains(name, "_fused_adagrad");
+}
+
+bool isParameterInitFrame(std::string_view name, std::string_view file, bool torchPython)
+{
+    if (!torchPython)
+        return false;
+    if (contains(file, "torch/nn/modules/module.py"))
+        return name == "convert" || name == "_apply" || name == "to" || name == "_load_from_state_dict" || name == "load_state_dict";
+    return contains(file, "torch/nn/init.py") || contains(file, "torch/nn/parameter.py") ||
+           (contains(file, "torch/nn/modules/") && (name == "__init__" || name == "reset_parameters"));
+}
+
+} // namespace
+
+StackEvidence stackEvidence(const Snapshot &s, StackId stack)
+{
+    StackEvidence e;
+    bool outermostPythonIsTorch = false;
+    for (FrameId id : s.stacks.at(stack)) {
+        const Frame &fr = s.frames.at(id);
+        const std::string_view name = s.strings.at(fr.name), file = s.strings.at(fr.file);
+        const FrameRole role = frameRole(name, file);
+        const bool torchPython = role == FrameRole::TorchPython;
+        if (isPythonRole(role)) {
+            e.python = true;
+            // Frames run innermost first: the last Python file seen is where the thread's Python began.
+            if (!file.starts_with('<'))
+                outermostPythonIsTorch = torchPython;
+        }
+        e.engine = e.engine || isEngineFrame(name, file, torchPython);
+        e.accumulate = e.accumulate || contains(name, "AccumulateGrad") || contains(name, "accumulateGrad");
+        e.moduleCall = e.moduleCall || name == "forward" || name.starts_with("nn.Module: ") ||
+                       (torchPython && contains(file, "torch/nn/modules/module.py") && (name == "_call_impl" || name == "_wrapped_call_impl"));
+        const bool optimizer = isOptimizerFrame(name, file, torchPython);
+        e.optimizer = e.optimizer || optimizer;
+        e.optimizerInit = e.optimizerInit || (optimizer && torchPython && (name == "_init_group" || contains(name, "init_state")));
+        e.parameterInit = e.parameterInit || isParameterInitFrame(name, file, torchPython);
+        e.gathered = e.gathered || ((contains(file, "/fsdp/") || contains(file, "deepspeed/runtime/zero")) &&
+                                    (contains(name, "all_gather") || contains(name, "unshard") || contains(name, "fetch")));
+    }
+    // A Python stack that begins in torch's own package was called from C++, not from a script:
+    // the engine running a custom Function's backward, a checkpoint's recomputation or a hook.
+    e.engine = e.engine || outermostPythonIsTorch;
+    return e;
+}
+
+StackEvidenceCache::StackEvidenceCache(const Snapshot &snapshot)
+    : snapshot_(snapshot), evidence_(snapshot.stacks.size()), known_(snapshot.stacks.size(), 0)
+{
+}
+
+const StackEvidence &StackEvidenceCache::of(StackId stack)
+{
+    if (!known_[stack.index()]) {
+        evidence_[stack.index()] = stackEvidence(snapshot_, stack);
+        known_[stack.index()] = 1;
+    }
+    return evidence_[stack.index()];
+}
+
+ThreadSides ThreadSides::of(const EventTable &events, StackEvidenceCache &evidence)
+{
+    ThreadSides sides;
+    for (uint32_t e = 0; e < events.count() && !sides.pythonRecorded; ++e)
+        sides.pythonRecorded = events.action[e] == Action::Alloc && evidence.of(events.stack[e]).python;
+    return sides;
+}
+
+} // namespace memlens

@@ -1,0 +1,37 @@
+#pragma once
+// When the optimizer stepped, from what torch writes by itself: torch.optim's own
+// `Optimizer.step#…` record_function ranges (any optimizer derived from torch.optim.Optimizer
+// records them), else the optimizer's frames in the recorded stacks (Python under torch/optim/,
+// a fused optimizer's kernel), else a phase of the script's own whose name says optimizer.
+// A training step holds one optimizer step, so these are what steps are counted by.
+#include "index/DeviceIndex.h"
+#include "index/Phases.h"
+#include "model/Snapshot.h"
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace memlens {
+
+// The evidence a run's steps came from (summary --json's steps_from).
+enum class StepSource : uint8_t { None, ProfilerStep, OptimizerMarks, OptimizerFrames, Marks };
+std::string_view stepSourceName(StepSource source); // "profiler_step", …; "" for None
+std::string_view stepSourceText(StepSource source); // in words: "torch.optim's Optimizer.step# marks", …
+
+struct OptimizerRun {
+    int64_t startUs = 0;
+    int64_t endUs = INT64_MAX; // INT64_MAX: still running when the trace ends
+};
+
+struct OptimizerSteps {
+    std::vector<OptimizerRun> runs; // in time order
+    StepSource source = StepSource::None;
+};
+
+// One run per optimizer step: the step and the zero_grad that follows it before the script makes
+// anything else, and runs with no forward or backward work between them (several optimizers,
+// a zero_grad at the top of the loop) are one.
+OptimizerSteps findOptimizerSteps(const Snapshot &snapshot, const DeviceIndex &index, const std::vector<PhaseRange> &phases);
+
+} // namespace memlens
