@@ -29,14 +29,15 @@ std::vector<OptimizerRun> joined(std::vector<OptimizerRun> runs)
 
 // Runs with no forward or backward work between them are one optimizer step: the step and the
 // zero_grad after it, several optimizers stepping one after another, a zero_grad at the top of the
-// next iteration. Work is an allocation a module's call or the autograd engine made.
-std::vector<OptimizerRun> joinedAcrossIdleGaps(std::vector<OptimizerRun> runs, const EventTable &ev, StackEvidenceCache &evidence,
-                                               const ThreadSides &sides)
+// next iteration. Work is an allocation a module's call or the autograd engine made; `found.workFrom`
+// gets when it first came in each gap that is left.
+void joinAcrossIdleGaps(OptimizerSteps &found, std::vector<OptimizerRun> runs, const EventTable &ev, StackEvidenceCache &evidence,
+                        const ThreadSides &sides)
 {
     runs = joined(std::move(runs));
-    if (runs.size() < 2)
-        return runs;
-    std::vector<uint8_t> workAfter(runs.size(), 0); // forward or backward work in the gap after run k
+    if (runs.empty())
+        return;
+    std::vector<int64_t> workFrom(runs.size() + 1, INT64_MAX); // [k]: in the gap before run k; [n]: after the last
     size_t before = 0; // the runs that ended before t: t lies in the gap after them unless a run holds it
     int64_t last = INT64_MIN;
     for (uint32_t e = 0; e < ev.count(); ++e) {
@@ -49,20 +50,23 @@ std::vector<OptimizerRun> joinedAcrossIdleGaps(std::vector<OptimizerRun> runs, c
         while (before < runs.size() && runs[before].endUs < t)
             ++before;
         last = t;
-        if (before == 0 || workAfter[before - 1] || (before < runs.size() && runs[before].startUs <= t))
+        if (workFrom[before] <= t || (before < runs.size() && runs[before].startUs <= t))
             continue;
         const StackEvidence &f = evidence.of(ev.stack[e]);
         if (sides.engine(f) || f.moduleCall)
-            workAfter[before - 1] = 1;
+            workFrom[before] = t;
     }
-    std::vector<OptimizerRun> out{runs.front()};
+    found.runs = {runs.front()};
+    found.workFrom = {workFrom[0]};
     for (size_t k = 1; k < runs.size(); ++k) {
-        if (workAfter[k - 1])
-            out.push_back(runs[k]);
-        else
-            out.back().endUs = runs[k].endUs;
+        if (workFrom[k] != INT64_MAX) {
+            found.runs.push_back(runs[k]);
+            found.workFrom.push_back(workFrom[k]);
+        } else {
+            found.runs.back().endUs = runs[k].endUs;
+        }
     }
-    return out;
+    found.workFrom.push_back(workFrom.back());
 }
 
 std::vector<OptimizerRun> runsOfMarks(const std::vector<PhaseRange> &phases, bool (*isOptimizer)(const PhaseRange &))
@@ -133,19 +137,19 @@ OptimizerSteps findOptimizerSteps(const Snapshot &snapshot, const DeviceIndex &i
     StackEvidenceCache evidence(snapshot);
     const ThreadSides sides = ThreadSides::of(ev, evidence);
     OptimizerSteps found;
-    found.runs = runsOfMarks(phases, [](const PhaseRange &p) { return isTorchOptimizerMark(p.name); });
+    std::vector<OptimizerRun> runs = runsOfMarks(phases, [](const PhaseRange &p) { return isTorchOptimizerMark(p.name); });
     found.source = StepSource::OptimizerMarks;
-    if (found.runs.empty()) {
-        found.runs = runsOfFrames(ev, evidence);
+    if (runs.empty()) {
+        runs = runsOfFrames(ev, evidence);
         found.source = StepSource::OptimizerFrames;
     }
-    if (found.runs.empty()) {
-        found.runs = runsOfMarks(phases, [](const PhaseRange &p) { return stepPartOfName(p.name) == StepPart::Optimizer; });
+    if (runs.empty()) {
+        runs = runsOfMarks(phases, [](const PhaseRange &p) { return stepPartOfName(p.name) == StepPart::Optimizer; });
         found.source = StepSource::Marks;
     }
-    if (found.runs.empty())
+    if (runs.empty())
         found.source = StepSource::None;
-    found.runs = joinedAcrossIdleGaps(std::move(found.runs), ev, evidence, sides);
+    joinAcrossIdleGaps(found, std::move(runs), ev, evidence, sides);
     return found;
 }
 

@@ -27,6 +27,9 @@ struct OptimizerRun {
 struct OptimizerSteps {
     std::vector<OptimizerRun> runs; // in time order
     StepSource source = StepSource::None;
+    // When forward or backward work first came before each run and after the last (one more than
+    // the runs; INT64_MAX: none): where each step's own work begins.
+    std::vector<int64_t> workFrom;
 };
 
 // One run per optimizer step: the step and the zero_grad that follows it before the script makes

@@ -177,31 +177,36 @@ std::vector<Span> patternSpans(const TopPhases &phasesAtTop, std::string_view pa
     return spans;
 }
 
-// [start, end) of each step in time, each ending where its optimizer step ends.
-std::vector<Span> runSpans(const std::vector<OptimizerRun> &runs, const DeviceIndex &index, bool truncated, bool startsCutOff)
+// [start, end) of each step in time, one per optimizer step: a step opens where its forward or
+// backward work begins and lasts until the next one opens; the last ends with its optimizer step.
+std::vector<Span> runSpans(const OptimizerSteps &optimizer, const DeviceIndex &index, bool truncated, bool startsCutOff)
 {
+    const auto &[runs, source, workFrom] = optimizer;
     std::vector<Span> spans;
-    int64_t from = INT64_MIN;
-    for (const OptimizerRun &r : runs) {
-        const int64_t to = r.endUs == INT64_MAX ? INT64_MAX : r.endUs + 1;
-        spans.push_back({from, to, to == INT64_MAX}); // an optimizer step still running: the dump cut it
-        from = to;
-        if (to == INT64_MAX)
-            break;
+    for (size_t k = 0; k < runs.size(); ++k) {
+        // Work begins before its optimizer step; none before the first: the trace opened in it.
+        const int64_t start = workFrom[k] <= runs[k].startUs ? workFrom[k] : (k == 0 ? INT64_MIN : runs[k - 1].endUs + 1);
+        if (!spans.empty())
+            spans.back().end = start;
+        const bool running = runs[k].endUs == INT64_MAX; // an optimizer step still running: the dump cut it
+        spans.push_back({start, running ? INT64_MAX : runs[k].endUs + 1, running});
+        if (running)
+            return spans;
     }
-    // The script made more after the last optimizer step: the next step, cut by the dump.
-    const EventTable &ev = index.events();
-    for (size_t e = ev.count(); from != INT64_MAX && e > 0 && ev.timeUs[e - 1] >= from; --e) {
-        if (ev.action[e - 1] == Action::Alloc) {
-            spans.push_back({from, INT64_MAX, true});
-            break;
-        }
+    // Forward or backward ran after the last optimizer step: the next step, cut by the dump
+    // (the next batch loaded alone is not yet one).
+    if (workFrom.back() != INT64_MAX) {
+        spans.back().end = workFrom.back();
+        spans.push_back({workFrom.back(), INT64_MAX, true});
     }
-    // The first step is whole when the trace saw it begin: nothing dropped, and no more memory in
-    // use at its start than at its end (a window opened mid-step holds that step's activations).
-    if (!spans.empty() && spans.front().end != INT64_MAX) {
-        const bool sawItBegin = !truncated && !startsCutOff && index.activeAt(TracePoint::start()) <= activeBefore(index, spans.front().end);
-        spans.front().partial = spans.front().partial || !sawItBegin;
+    // The first step is whole when the trace saw it begin: nothing dropped, its work began inside
+    // the trace, and no more memory in use then than at its end (a window opened mid-step holds
+    // that step's activations).
+    Span &first = spans.front();
+    if (first.end != INT64_MAX) {
+        const bool sawItBegin = !truncated && !startsCutOff && first.start != INT64_MIN &&
+                                activeBefore(index, first.start) <= activeBefore(index, first.end);
+        first.partial = first.partial || !sawItBegin;
     }
     return spans;
 }
@@ -227,7 +232,7 @@ StepSpans stepSpans(const Snapshot &snapshot, const std::vector<PhaseRange> &pha
         out.spans = patternSpans(phasesAtTop, pattern, phases, index, truncated);
         out.source = profilerSteps ? StepSource::ProfilerStep : StepSource::Marks;
     } else if (!optimizer.runs.empty()) {
-        out.spans = runSpans(optimizer.runs, index, truncated, !phasesAtTop.cutOff.empty());
+        out.spans = runSpans(optimizer, index, truncated, !phasesAtTop.cutOff.empty());
         out.source = optimizer.source;
     } else {
         out.source = optimizer.source;

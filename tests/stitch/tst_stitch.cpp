@@ -32,10 +32,12 @@ struct Cut {
 };
 
 // The dumps cut_dumps.py wrote, in step order.
-std::vector<Cut> cutDumps(const QString &source, const QString &out, int every, int window)
+// `marks`: ours (the corpus's), torch (its own only) or none, as users' dumps carry them.
+std::vector<Cut> cutDumps(const QString &source, const QString &out, int every, int window, const QString &marks = "ours")
 {
     QString error;
-    const QByteArray lines = runPythonTool("cut_dumps.py", {source, out, "--every", QString::number(every), "--window", QString::number(window)}, &error);
+    const QByteArray lines = runPythonTool(
+        "cut_dumps.py", {source, out, "--every", QString::number(every), "--window", QString::number(window), "--marks", marks}, &error);
     std::vector<Cut> cuts;
     for (const QByteArray &line : lines.split('\n')) {
         if (line.isEmpty())
@@ -194,6 +196,44 @@ private slots:
         const int whole = checkWholeSteps(stitched, summaryOfFile(source));
         QVERIFY(whole >= 4);
         QVERIFY(size_t(whole) < stitched.steps.size());
+    }
+
+    // Users' periodic dumps carry torch's marks only, or none: stitched, they are numbered with
+    // the same iterations and peaks as the same dumps with our marks, gaps and all.
+    void usersDumpsKeepTheirIterations_data()
+    {
+        QTest::addColumn<QString>("marks");
+        QTest::addColumn<int>("window");
+        QTest::newRow("torch's marks, overlapping") << QString("torch") << 50000;
+        QTest::newRow("no marks, overlapping") << QString("none") << 50000;
+        QTest::newRow("no marks, gaps") << QString("none") << 6000;
+    }
+    void usersDumpsKeepTheirIterations()
+    {
+        QFETCH(QString, marks);
+        QFETCH(int, window);
+        QTemporaryDir ours, users;
+        const QString source = snapshotIn("frag_varlen_gpt2");
+        QCOMPARE(cutDumps(source, ours.path(), 5, window).size(), size_t(5));
+        QCOMPARE(cutDumps(source, users.path(), 5, window, marks).size(), size_t(5));
+        const DeviceSummary marked = summaryOf(*stitchFolder(ours.path()).snapshot);
+        const DeviceSummary stitched = summaryOf(*stitchFolder(users.path()).snapshot);
+        QCOMPARE(stitched.stepsFrom, marks == "torch" ? StepSource::OptimizerMarks : StepSource::OptimizerFrames);
+        std::map<int64_t, const StepSummary *> byIteration;
+        for (const StepSummary &s : marked.steps) {
+            if (!s.partial)
+                byIteration[s.iteration.value_or(-1)] = &s;
+        }
+        size_t matched = 0;
+        for (const StepSummary &s : stitched.steps) {
+            const auto it = byIteration.find(s.iteration.value_or(-1));
+            if (s.partial || it == byIteration.end())
+                continue;
+            QCOMPARE(s.peakActiveBytes, it->second->peakActiveBytes);
+            ++matched;
+        }
+        QVERIFY2(matched + 1 >= byIteration.size(), qPrintable(QString("%1 of %2 whole iterations").arg(matched).arg(byIteration.size())));
+        QCOMPARE(stitched.steps.back().iteration, marked.steps.back().iteration);
     }
 
     // A ring-buffered dump on its own opens mid-step: its steps still open at `forward` (where

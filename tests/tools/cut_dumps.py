@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""cut_dumps.py SOURCE OUTDIR --every K --window W [--rank R]: the dumps a training
+"""cut_dumps.py SOURCE OUTDIR --every K --window W [--rank R] [--marks ours|torch|none]: the dumps a training
 job writes when it calls torch.cuda.memory._dump_snapshot() every K steps with a trace ring buffer
 of W entries (max_entries), cut from one complete run, in torchtitan's layout
 OUTDIR/iteration_N/rankR_memory_snapshot.pickle (N: the steps done when it was written).
@@ -10,8 +10,10 @@ first entry's time on (torch keeps marks in a ring buffer of its own; cutting bo
 time is the simplification). Its segments and blocks are the allocator state at its end: the
 source's final state with the trace undone back to that moment, by MemoryViz's rule
 (memoryviz_state.simulate_many). A block the trace recreates is its request rounded to 512 bytes;
-a block still owed a free_completed in the window is active_pending_free. Prints one JSON line per
-dump: file, step, first and last entry index in the source."""
+a block still owed a free_completed in the window is active_pending_free. --marks torch keeps only
+the marks torch writes by itself in the dumps, --marks none none at all, as users' dumps are (the
+moments are still found from the source's own marks). Prints one JSON line per dump: file, step,
+first and last entry index in the source."""
 import argparse
 import json
 import os
@@ -52,6 +54,7 @@ def main():
     ap.add_argument('--every', type=int, required=True)
     ap.add_argument('--window', type=int, required=True)
     ap.add_argument('--rank', type=int, default=0)
+    ap.add_argument('--marks', choices=['ours', 'torch', 'none'], default='ours')
     args = ap.parse_args()
     data = open_any(args.source)
     trace = data['device_traces'][0]
@@ -91,7 +94,8 @@ def main():
         dump = dict(data)
         dump['segments'] = out_segments
         dump['device_traces'] = [window]
-        dump['external_annotations'] = [m for m in marks if window[0]['time_us'] <= m['time_us'] < moment]
+        dump['external_annotations'] = [m for m in marks if window[0]['time_us'] <= m['time_us'] < moment and
+                                        (args.marks == 'ours' or (args.marks == 'torch' and m['name'] not in ('forward', 'backward', 'optimizer')))]
         folder = os.path.join(args.outdir, f'iteration_{steps}')
         os.makedirs(folder, exist_ok=True)
         path = os.path.join(folder, f'rank{args.rank}_memory_snapshot.pickle')

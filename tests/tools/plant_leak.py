@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Plants a training leak in a corpus snapshot: in every step (each `forward` START), one
+"""Plants a training leak in a corpus snapshot: in every step (as each `forward` ends), one
 allocation of SIZE bytes from one call site (train.py:42:leaky) that is never freed, as a
 loss kept in a list would be. The allocations live in one new segment that the trace reserves
 with the first of them, and the final snapshot lists that segment with the leaked blocks, so
@@ -28,7 +28,7 @@ def main():
     data = open_any(args.source)
     trace = data['device_traces'][0]
     starts = [a['time_us'] for a in data['external_annotations']
-              if a['name'] == 'forward' and a['stage'] == 'START' and a['device'] == 0]
+              if a['name'] == 'forward' and a['stage'] == 'END' and a['device'] == 0]
     assert args.size % 512 == 0 and len(starts) * args.size <= SEGMENT
     frames = [{'name': 'leaky', 'filename': '/srv/train.py', 'line': 42},
               {'name': '<module>', 'filename': '/srv/train.py', 'line': 90}]
