@@ -6,7 +6,7 @@ JOBS      ?= $(shell nproc)
 EXAMPLE   := resources/examples/gpt2_fp32_adamw.pickle.zst
 PACKAGES  := g++ cmake ninja-build pkg-config qt6-base-dev qt6-svg-dev libqcustomplot-dev libzstd-dev \
              nlohmann-json3-dev zlib1g-dev fonts-dejavu-core xvfb xauth ccache python3 zstd \
-             desktop-file-utils appstream file dpkg-dev help2man bash-completion libsimdjson-dev
+             desktop-file-utils appstream file dpkg-dev help2man bash-completion libsimdjson-dev mold
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all deps configure build run test package bench fuzz sanitize clean

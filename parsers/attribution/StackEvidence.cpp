@@ -6,18 +6,18 @@ namespace memlens {
 
 namespace {
 
-bool contains(std::string_view text, std::string_view part)
+bool mentions(std::string_view text, std::string_view part)
 {
     return text.find(part) != std::string_view::npos;
 }
 
 bool isEngineFrame(std::string_view name, std::string_view file, bool torchPython)
 {
-    if (contains(name, "torch::autograd::Engine::") || name.starts_with("autograd::engine::evaluate_function") ||
-        !autogradNodeName(name).empty() || contains(name, "AccumulateGrad") || contains(name, "accumulateGrad"))
+    if (mentions(name, "torch::autograd::Engine::") || name.starts_with("autograd::engine::evaluate_function") ||
+        !autogradNodeName(name).empty() || mentions(name, "AccumulateGrad") || mentions(name, "accumulateGrad"))
         return true;
     // backward() and autograd.grad() themselves, which the main thread runs until the engine is done.
-    return torchPython && ((contains(file, "torch/autograd/") && (name == "backward" || name == "grad" || name == "_engine_run_backward")) ||
+    return torchPython && ((mentions(file, "torch/autograd/") && (name == "backward" || name == "grad" || name == "_engine_run_backward")) ||
                            (file.ends_with("torch/_tensor.py") && name == "backward"));
 }
 
@@ -26,19 +26,19 @@ bool isOptimizerFrame(std::string_view name, std::string_view file, bool torchPy
     if (name.starts_with("Optimizer.step#") || name.starts_with("Optimizer.zero_grad#"))
         return true; // the profiler's record_function range (torch/optim/optimizer.py's profile_hook_step)
     if (torchPython)
-        return contains(file, "torch/optim/") && !contains(file, "lr_scheduler") && !contains(file, "swa_utils");
+        return mentions(file, "torch/optim/") && !mentions(file, "lr_scheduler") && !mentions(file, "swa_utils");
     // Fused optimizers run one kernel per step: aten::_fused_adam_, _fused_adamw_, _fused_sgd_, …
-    return contains(name, "_fused_adam") || contains(name, "_fused_sgd") || contains(name, "_fused_adagrad");
+    return mentions(name, "_fused_adam") || mentions(name, "_fused_sgd") || mentions(name, "_fused_adagrad");
 }
 
 bool isParameterInitFrame(std::string_view name, std::string_view file, bool torchPython)
 {
     if (!torchPython)
         return false;
-    if (contains(file, "torch/nn/modules/module.py"))
+    if (mentions(file, "torch/nn/modules/module.py"))
         return name == "convert" || name == "_apply" || name == "to" || name == "_load_from_state_dict" || name == "load_state_dict";
-    return contains(file, "torch/nn/init.py") || contains(file, "torch/nn/parameter.py") ||
-           (contains(file, "torch/nn/modules/") && (name == "__init__" || name == "reset_parameters"));
+    return mentions(file, "torch/nn/init.py") || mentions(file, "torch/nn/parameter.py") ||
+           (mentions(file, "torch/nn/modules/") && (name == "__init__" || name == "reset_parameters"));
 }
 
 } // namespace
@@ -59,15 +59,15 @@ StackEvidence stackEvidence(const Snapshot &s, StackId stack)
                 outermostPythonIsTorch = torchPython;
         }
         e.engine = e.engine || isEngineFrame(name, file, torchPython);
-        e.accumulate = e.accumulate || contains(name, "AccumulateGrad") || contains(name, "accumulateGrad");
+        e.accumulate = e.accumulate || mentions(name, "AccumulateGrad") || mentions(name, "accumulateGrad");
         e.moduleCall = e.moduleCall || name == "forward" || name.starts_with("nn.Module: ") ||
-                       (torchPython && contains(file, "torch/nn/modules/module.py") && (name == "_call_impl" || name == "_wrapped_call_impl"));
+                       (torchPython && mentions(file, "torch/nn/modules/module.py") && (name == "_call_impl" || name == "_wrapped_call_impl"));
         const bool optimizer = isOptimizerFrame(name, file, torchPython);
         e.optimizer = e.optimizer || optimizer;
-        e.optimizerInit = e.optimizerInit || (optimizer && torchPython && (name == "_init_group" || contains(name, "init_state")));
+        e.optimizerInit = e.optimizerInit || (optimizer && torchPython && (name == "_init_group" || mentions(name, "init_state")));
         e.parameterInit = e.parameterInit || isParameterInitFrame(name, file, torchPython);
-        e.gathered = e.gathered || ((contains(file, "/fsdp/") || contains(file, "deepspeed/runtime/zero")) &&
-                                    (contains(name, "all_gather") || contains(name, "unshard") || contains(name, "fetch")));
+        e.gathered = e.gathered || ((mentions(file, "/fsdp/") || mentions(file, "deepspeed/runtime/zero")) &&
+                                    (mentions(name, "all_gather") || mentions(name, "unshard") || mentions(name, "fetch")));
     }
     // A Python stack that begins in torch's own package was called from C++, not from a script:
     // the engine running a custom Function's backward, a checkpoint's recomputation or a hook.

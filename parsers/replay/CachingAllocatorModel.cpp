@@ -10,8 +10,6 @@ namespace {
 // torch's constants (CUDACachingAllocator.cpp).
 constexpr uint64_t kMinBlockSize = 512;
 constexpr uint64_t kSmallSize = 1ull << 20;
-constexpr uint64_t kSmallBuffer = 2ull << 20;
-constexpr uint64_t kLargeBuffer = 20ull << 20;
 constexpr uint64_t kMinLargeAlloc = 10ull << 20;
 constexpr uint64_t kRoundLarge = 2ull << 20;
 

@@ -26,6 +26,10 @@ struct SegmentChange {
 class CachingAllocatorModel {
 public:
     static constexpr uint32_t kNone = UINT32_MAX;
+    // torch's segment sizes (CUDACachingAllocator.cpp), and an expandable segment's page sizes:
+    // 2 MiB for the small pool, 20 MiB for the large.
+    static constexpr uint64_t kSmallBuffer = 2ull << 20;
+    static constexpr uint64_t kLargeBuffer = 20ull << 20;
 
     // `capacity`: the most the allocator may reserve (set_per_process_memory_fraction's limit,
     // or the device's free memory); none = unlimited. `placeSegment(size)` may name the address

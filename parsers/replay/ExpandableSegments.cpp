@@ -9,9 +9,6 @@ namespace memlens {
 
 namespace {
 
-// torch's page sizes for expandable segments: 2 MiB for the small pool, 20 MiB for the large.
-constexpr uint64_t kSmallBuffer = 2ull << 20;
-constexpr uint64_t kLargeBuffer = 20ull << 20;
 // Address space of one expandable segment: torch reserves 1 1/8 of the device's memory; without
 // a capacity, room for any device made so far.
 constexpr uint64_t kExpandableAddressSpace = 1ull << 40;

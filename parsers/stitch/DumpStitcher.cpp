@@ -14,9 +14,8 @@
 
 namespace memlens {
 
-namespace {
-
 // The run's last entries on a device came from this dump, so its final state is the run's.
+// Outside the anonymous namespace: DumpStitcher::State holds it.
 struct DeviceEnd {
     std::string file;
     AllocatorImage image;
@@ -24,6 +23,8 @@ struct DeviceEnd {
     std::vector<Block> blocks;
     std::vector<uint32_t> implausible; // into `segments`
 };
+
+namespace {
 
 bool sameEntry(const Snapshot &run, const EventTable &a, size_t i, const Snapshot &dump, const EventTable &n, size_t j)
 {

@@ -235,7 +235,7 @@ private slots:
         s.send({{"jsonrpc", "2.0"}, {"id", 99}}); // no method
         QCOMPARE(s.receive()["error"].toObject()["code"].toInt(), -32600);
         // Members of the wrong type (the first ended the server, found by fuzz_mcp).
-        for (const QByteArray line : {QByteArray(R"({"jsonrpc": 4, "id": 7, "method": "ping"})"), QByteArray(R"({"jsonrpc": "2.0", "id": 8, "method": 5})"),
+        for (const QByteArray &line : {QByteArray(R"({"jsonrpc": 4, "id": 7, "method": "ping"})"), QByteArray(R"({"jsonrpc": "2.0", "id": 8, "method": 5})"),
                                       QByteArray(R"({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": []})"),
                                       QByteArray(R"({"jsonrpc": "2.0", "id": 10, "method": "tools/call", "params": {"name": 3}})"),
                                       QByteArray(R"({"jsonrpc": "2.0", "id": 11, "method": "tools/call", "params": {"name": "summary", "arguments": {"path": 1}}})")}) {
