@@ -14,6 +14,7 @@
 #include "gui/GuiCommand.h"
 #include "mcp/McpCommand.h"
 
+#include <algorithm>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,6 +33,12 @@ int main(int argc, char **argv)
     };
     const Args args(argv + 1, argv + argc);
     const std::string_view first = args.empty() ? std::string_view() : std::string_view(args.front());
+    if (first == "help") // `memlens help`, `memlens help COMMAND`, as git's
+        return args.size() > 1 ? memlens::runCommandHelp(args[1]) : memlens::runHelpCommand();
+    const bool asksHelp = std::any_of(args.begin() + std::min<size_t>(1, args.size()), args.end(),
+                                      [](const std::string &a) { return a == "--help" || a == "-h"; });
+    if (asksHelp && first != "--list" && (first == "render" || std::any_of(std::begin(commands), std::end(commands), [&](const Command &c) { return c.name == first; })))
+        return memlens::runCommandHelp(first);
     for (const Command &c : commands) {
         if (first == c.name)
             return c.run({args.begin() + 1, args.end()});

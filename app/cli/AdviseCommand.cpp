@@ -21,13 +21,9 @@ int runAdviseCommand(const std::vector<std::string> &args)
         const std::string file = cl.positional().front();
         AdviseRequest request;
         request.at = cl.moment("at");
-        if (const auto sort = cl.value("sort")) {
-            if (*sort != "effort" && *sort != "saves")
-                throw std::invalid_argument("--sort takes effort or saves, not '" + *sort + "'");
-            request.bySaves = *sort == "saves";
-        }
-        if (const auto gpus = cl.integer("gpus"))
-            request.gpus = static_cast<int>(std::clamp<long long>(*gpus, 1, 1 << 20));
+        request.bySaves = cl.value("sort") == "saves"; // the table admits effort or saves only
+        if (const auto gpus = cl.integer("gpus")) // within the table's 1 to 2^20
+            request.gpus = static_cast<int>(*gpus);
         request.gpusSource = "--gpus";
         request.capacity = capacityOption(cl);
         request.device = cl.integer("device");

@@ -1,5 +1,7 @@
 #include "mcp/McpArguments.h"
 
+#include "questions/OptionValues.h"
+
 namespace memlens {
 
 std::optional<std::string> stringArgument(const nlohmann::json &args, const std::string &name)
@@ -52,9 +54,18 @@ bool flagArgument(const nlohmann::json &args, const std::string &name)
     return args[name].get<bool>();
 }
 
+std::optional<int64_t> integerArgument(const nlohmann::json &args, const CommandOption &option)
+{
+    const std::string name(option.name);
+    const std::optional<int64_t> v = integerArgument(args, name, INT64_MIN, INT64_MAX);
+    if (v && !optionAdmits(option, *v))
+        throw McpArgumentError(name + ": " + std::to_string(*v) + " is not " + optionTakes(option));
+    return v;
+}
+
 size_t topArgument(const nlohmann::json &args)
 {
-    return static_cast<size_t>(integerArgument(args, "top", 1, 100).value_or(10));
+    return static_cast<size_t>(integerArgument(args, *commandSpec("summary").option("top")).value_or(10));
 }
 
 std::optional<Moment> momentArgument(const nlohmann::json &args)

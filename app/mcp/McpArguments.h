@@ -2,6 +2,7 @@
 // Reading a tool call's arguments: each reader names the argument in its error.
 #include "index/Moment.h"
 #include "mcp/McpTools.h"
+#include "questions/CommandOptions.h"
 
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -12,6 +13,8 @@ namespace memlens {
 std::optional<std::string> stringArgument(const nlohmann::json &args, const std::string &name);
 std::string requiredString(const nlohmann::json &args, const std::string &name);
 std::optional<int64_t> integerArgument(const nlohmann::json &args, const std::string &name, int64_t min, int64_t max);
+// An Integer option of the table (questions/CommandOptions), bounded as the command line bounds it.
+std::optional<int64_t> integerArgument(const nlohmann::json &args, const CommandOption &option);
 std::optional<double> numberArgument(const nlohmann::json &args, const std::string &name, double min, double max);
 bool flagArgument(const nlohmann::json &args, const std::string &name);
 // `top`: every list in an answer is cut to it (default 10, at most 100), as `--top K` cuts the

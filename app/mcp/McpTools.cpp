@@ -41,7 +41,7 @@ Opened open(const json &args, McpToolContext &context, const std::string &argume
 
 std::optional<int64_t> deviceArgument(const json &args)
 {
-    return integerArgument(args, "device", -1, 1 << 20);
+    return integerArgument(args, *commandSpec("summary").option("device"));
 }
 
 // The command line's rule for gpu and capacity (questions/CapacityRequest), with MCP's names.
@@ -107,7 +107,8 @@ McpToolResult adviseTool(const json &args, McpToolContext &context)
     request.device = deviceArgument(args);
     request.at = momentArgument(args);
     request.capacity = capacityArguments(args);
-    if (const std::optional<int64_t> gpus = integerArgument(args, "gpus", 1, 1 << 20))
+    const CommandSpec &advise = commandSpec("advise");
+    if (const std::optional<int64_t> gpus = integerArgument(args, *advise.option("gpus")))
         request.gpus = static_cast<int>(*gpus);
     request.gpusSource = "gpus";
     const AdviseAnswer a = answerAdvise(o.file, *o.snapshot, request);

@@ -1,5 +1,8 @@
 #include "options/CommandLine.h"
 
+#include "questions/OptionValues.h"
+
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -13,11 +16,59 @@ std::set<std::string> asSet(const std::vector<std::string> &names)
     return {names.begin(), names.end()};
 }
 
+// Edits (insert, delete, replace a letter, swap two neighbours) from one name to the other.
+size_t editDistance(std::string_view a, std::string_view b)
+{
+    std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
+    for (size_t i = 0; i <= a.size(); ++i)
+        d[i][0] = i;
+    for (size_t j = 0; j <= b.size(); ++j)
+        d[0][j] = j;
+    for (size_t i = 1; i <= a.size(); ++i) {
+        for (size_t j = 1; j <= b.size(); ++j) {
+            d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+                d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+        }
+    }
+    return d[a.size()][b.size()];
+}
+
+// "; did you mean --top?" for a misspelt option, as git and cargo say it; "" when none is close.
+std::string nearestOption(const std::string &name, const std::set<std::string> &valued, const std::set<std::string> &flags)
+{
+    std::string best;
+    size_t bestDistance = std::max<size_t>(2, name.size() / 3) + 1;
+    for (const std::set<std::string> *names : {&valued, &flags}) {
+        for (const std::string &candidate : *names) {
+            if (const size_t d = editDistance(name, candidate); d < bestDistance) {
+                bestDistance = d;
+                best = candidate;
+            }
+        }
+    }
+    return best.empty() ? std::string() : "; did you mean " + std::string(best.size() == 1 ? "-" : "--") + best + "?";
+}
+
 } // namespace
 
 CommandLine::CommandLine(const std::vector<std::string> &args, const CommandSpec &spec, std::string_view form)
     : CommandLine(args, asSet(valuedOptions(spec, form)), asSet(flagOptions(spec, form)))
 {
+    // Whole numbers and choices as the option table bounds them (questions/OptionValues, which MCP
+    // asks too).
+    for (const auto &[name, text] : values_) {
+        std::string tableName = name;
+        std::replace(tableName.begin(), tableName.end(), '-', '_');
+        const CommandOption *option = spec.option(tableName);
+        if (!option || (option->kind != OptionKind::Integer && option->kind != OptionKind::Choice))
+            continue;
+        int64_t number = 0;
+        const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), number);
+        const bool whole = ec == std::errc() && end == text.data() + text.size();
+        if (option->kind == OptionKind::Integer ? !(whole && optionAdmits(*option, number)) : !optionAdmits(*option, text))
+            throw std::invalid_argument(flagOf(option->name) + " takes " + optionTakes(*option) + ", not '" + text + "'");
+    }
 }
 
 CommandLine::CommandLine(const std::vector<std::string> &args, const std::set<std::string> &valued,
@@ -48,7 +99,7 @@ CommandLine::CommandLine(const std::vector<std::string> &args, const std::set<st
         } else if (flags.count(name) && !inlineValue) {
             flags_.insert(name);
         } else {
-            throw std::invalid_argument("unknown option " + arg);
+            throw std::invalid_argument("unknown option " + arg + nearestOption(name, valued, flags));
         }
     }
 }

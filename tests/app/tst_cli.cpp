@@ -364,6 +364,60 @@ private slots:
             QVERIFY2(help.contains(word), qPrintable(word + " is in the README but not in --help"));
     }
 
+    // Like git's and cargo's: `memlens COMMAND --help` and `memlens help COMMAND` print that
+    // command's forms and every option of the table, exit 0 (summary --help answered "unknown
+    // option --help"; `memlens help` opened a window on a file called "help"); `memlens help` is
+    // the overview; a misspelt option is answered with the nearest one.
+    void helpLikeGits()
+    {
+        for (const QString name : {"summary", "diff", "advise", "replay", "render", "export", "watch", "estimate"}) {
+            const Run asked = memlens({name, "--help"}), viaHelp = memlens({"help", name}), shortly = memlens({name, "FILE", "-h"});
+            QVERIFY2(asked.exitCode == 0 && asked.err.isEmpty(), qPrintable(name + ": " + asked.err));
+            QCOMPARE(viaHelp.out, asked.out);
+            QCOMPARE(shortly.out, asked.out);
+            QVERIFY2(asked.out.startsWith("usage: memlens " + name.toUtf8() + " "), asked.out.left(80).constData());
+            // Every option the table gives the command (what completion lists).
+            const QList<QByteArray> options = memlens({"--list", "options", name}).out.split('\n');
+            QVERIFY(options.size() > 2);
+            for (const QByteArray &option : options)
+                QVERIFY2(asked.out.contains(option.trimmed()), qPrintable(name + " --help lacks " + option));
+        }
+        QCOMPARE(memlens({"mcp", "--help"}).exitCode, 0);
+        QVERIFY(memlens({"mcp", "--help"}).out.contains("--root DIR"));
+        const Run overview = memlens({"help"});
+        QCOMPARE(overview.exitCode, 0);
+        QCOMPARE(overview.out, memlens({"--help"}).out);
+        const Run unknown = memlens({"help", "sumary"});
+        QCOMPARE(unknown.exitCode, 2);
+        QVERIFY2(unknown.err.contains("'sumary' is not a memlens command") && unknown.err.count('\n') == 1, unknown.err.constData());
+        const QString file = corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle";
+        const Run typo = memlens({"summary", file, "--tpo", "5"});
+        QCOMPARE(typo.exitCode, 2);
+        QVERIFY2(typo.err.contains("unknown option --tpo; did you mean --top?"), typo.err.constData());
+    }
+
+    // The option table bounds whole numbers and choices once (questions/OptionValues): the
+    // command line refuses --top 0 and 500, a negative device and a choice it does not list, as
+    // MCP does (tst_mcp::tableBoundsArguments); --top 0 printed an empty list before.
+    void tableBoundsOptions()
+    {
+        const QString file = corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle";
+        const QList<std::pair<QStringList, QByteArray>> refused = {
+            {{"summary", file, "--top", "0"}, "--top takes a whole number from 1 to 100, not '0'"},
+            {{"summary", file, "--top", "500"}, "--top takes a whole number from 1 to 100, not '500'"},
+            {{"summary", file, "--device", "-1"}, "--device takes a whole number ≥ 0, not '-1'"},
+            {{"advise", file, "--sort", "size"}, "--sort takes effort or saves, not 'size'"},
+            {{"advise", file, "--gpus", "0"}, "--gpus takes a whole number from 1 to 1048576, not '0'"},
+        };
+        for (const auto &[args, words] : refused) {
+            const Run r = memlens(args + QStringList{"--no-cache"});
+            QCOMPARE(r.exitCode, 2);
+            QVERIFY2(r.err.contains(words) && r.err.count('\n') == 1, r.err.constData());
+        }
+        QCOMPARE(memlens({"summary", file, "--top", "100", "--no-cache"}).exitCode, 0);
+        QCOMPARE(memlens({"advise", file, "--sort", "saves", "--no-cache"}).exitCode, 0);
+    }
+
     void summaryJson_data()
     {
         QTest::addColumn<QString>("file");

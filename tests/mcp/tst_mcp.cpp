@@ -298,6 +298,30 @@ private slots:
     // fresh answer) and the server keeps answering.
     // A moment before the first entry (a peak no entry exceeds, on a dump without a trace) is the
     // start: the answers say so, where they once wrote the "none" event as 4294967295.
+    // The option table bounds whole numbers for MCP as for the command line (questions/OptionValues;
+    // tst_cli::tableBoundsOptions): top 0 and 500, a negative device, no GPUs are refused, worded
+    // for a tool call. A device of -1 was taken before, where the schema said minimum 0. (advise's
+    // sort is the command line's alone: MCP answers whole lists and refuses it as no argument.)
+    void tableBoundsArguments()
+    {
+        const QString gpt2 = corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle";
+        Session s(corpusDir());
+        s.request("initialize", {{"protocolVersion", "2025-06-18"}, {"capabilities", QJsonObject()}, {"clientInfo", QJsonObject{{"name", "t"}, {"version", "1"}}}});
+        const QList<std::tuple<QString, QJsonObject, QString>> refused = {
+            {"summary", {{"path", gpt2}, {"top", 0}}, "top: 0 is not a whole number from 1 to 100"},
+            {"live_at", {{"path", gpt2}, {"top", 500}}, "top: 500 is not a whole number from 1 to 100"},
+            {"summary", {{"path", gpt2}, {"device", -1}}, "device: -1 is not a whole number ≥ 0"},
+            {"advise", {{"path", gpt2}, {"sort", "size"}}, "sort: not an argument of advise"},
+            {"advise", {{"path", gpt2}, {"gpus", 0}}, "gpus: 0 is not a whole number from 1 to 1048576"},
+        };
+        for (const auto &[tool, arguments, words] : refused) {
+            const QJsonObject error = s.call(tool, arguments)["error"].toObject();
+            QCOMPARE(error["code"].toInt(), -32602);
+            QCOMPARE(error["message"].toString(), words);
+        }
+        QVERIFY(!s.structured("summary", {{"path", gpt2}, {"top", 100}, {"device", 0}}).isEmpty());
+    }
+
     void theStartIsNoEvent()
     {
         QTemporaryDir dir;
