@@ -1,6 +1,7 @@
 // memlens: one binary for the window, the headless commands and the MCP server; the first
 // argument picks which.
 #include "cli/AdviseCommand.h"
+#include "cli/CommandReference.h"
 #include "cli/DiffCommand.h"
 #include "cli/EstimateCommand.h"
 #include "cli/ExportCommand.h"
@@ -33,8 +34,11 @@ int main(int argc, char **argv)
     };
     const Args args(argv + 1, argv + argc);
     const std::string_view first = args.empty() ? std::string_view() : std::string_view(args.front());
-    if (first == "help") // `memlens help`, `memlens help COMMAND`, as git's
-        return args.size() > 1 ? memlens::runCommandHelp(args[1]) : memlens::runHelpCommand();
+    if (first == "help") { // `memlens help`, `memlens help COMMAND`, as git's; docs/cli.md
+        if (args.size() > 1)
+            return args[1] == "--markdown" ? memlens::runReferenceCommand() : memlens::runCommandHelp(args[1]);
+        return memlens::runHelpCommand();
+    }
     const bool asksHelp = std::any_of(args.begin() + std::min<size_t>(1, args.size()), args.end(),
                                       [](const std::string &a) { return a == "--help" || a == "-h"; });
     if (asksHelp && first != "--list" && (first == "render" || std::any_of(std::begin(commands), std::end(commands), [&](const Command &c) { return c.name == first; })))

@@ -396,6 +396,19 @@ private slots:
         QVERIFY2(typo.err.contains("unknown option --tpo; did you mean --top?"), typo.err.constData());
     }
 
+    // docs/cli.md is what the option table makes (memlens help --markdown): a flag added to the
+    // table and not to the reference fails here.
+    void referenceIsTheTable()
+    {
+        QFile reference(QString::fromUtf8(MEMLENS_SOURCE_DIR) + "/docs/cli.md");
+        QVERIFY(reference.open(QIODevice::ReadOnly));
+        const Run made = memlens({"help", "--markdown"});
+        QCOMPARE(made.exitCode, 0);
+        QVERIFY2(made.out == reference.readAll(), "docs/cli.md differs from `memlens help --markdown`: regenerate it");
+        for (const QByteArray flag : {"--fail-if-peak-grows", "--alloc-conf", "--parquet", "--interval", "--lora-r"})
+            QVERIFY2(made.out.contains(flag), flag.constData());
+    }
+
     // The option table bounds whole numbers and choices once (questions/OptionValues): the
     // command line refuses --top 0 and 500, a negative device and a choice it does not list, as
     // MCP does (tst_mcp::tableBoundsArguments); --top 0 printed an empty list before.
