@@ -1,5 +1,8 @@
 #include "cli/RenderCommand.h"
 
+#include "questions/QuestionError.h"
+#include "questions/ReplayQuestion.h"
+
 #include "gui/Application.h"
 #include "pipeline/RankStitch.h"
 #include "options/CommandLine.h"
@@ -9,8 +12,6 @@
 #include "compare/RunOverlayView.h"
 #include "document/DocumentView.h"
 #include "document/SessionBinding.h"
-#include "replay/ReplayAdmission.h"
-#include "replay/Replay.h"
 #include "state/Page.h"
 #include "state/ViewState.h"
 #include "estimator/EstimatorPanel.h"
@@ -162,11 +163,17 @@ void applyWhatIf(ViewState &state, const DeviceData *device, const std::string &
 {
     if (!device || (view != "timeline" && view != "segments" && view != "segment-timeline"))
         throw std::invalid_argument("--what-if draws on --view timeline, segments or segment-timeline");
-    if (const std::optional<std::string> why = whyNotReplayable(*state.document()->snapshot, device->index->device()))
-        throw std::invalid_argument("--what-if: " + why.value());
-    ReplayOptions options;
-    options.config = AllocatorConfig::parse(conf);
-    state.setWhatIf(std::make_shared<const ReplayResult>(replayTrace(*state.document()->snapshot, *device->index, options)));
+    // The question `memlens replay` asks, with its refusals (a fraction of a device without its size).
+    ReplayRequest request;
+    request.device = device->index->device();
+    request.allocConf = conf;
+    try {
+        const std::optional<AllocatorConfig> admitted = admitReplayRequest(request);
+        const Document &document = *state.document();
+        state.setWhatIf(std::make_shared<const ReplayResult>(answerReplay(document.path, *document.snapshot, *device->index, request, admitted).result));
+    } catch (const QuestionError &e) {
+        throw std::invalid_argument("--what-if: " + std::string(e.what()));
+    }
 }
 
 // The timeline's --range, --at and --search.

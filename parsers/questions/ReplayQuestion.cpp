@@ -33,21 +33,40 @@ std::optional<AllocatorConfig> admitReplayRequest(const ReplayRequest &request)
     return config;
 }
 
+namespace {
+
+// The file, then the device, can be replayed (a profiler trace cannot; a device without a trace).
+void admitReplayDevice(const std::string &file, const Snapshot &snapshot, int device)
+{
+    if (const std::optional<std::string> why = whyNotReplayable(snapshot))
+        throw QuestionError("path", file + ": " + *why, QuestionError::Kind::Input);
+    if (const std::optional<std::string> why = whyNotReplayable(snapshot, device))
+        throw QuestionError("device", file + ": " + *why);
+}
+
+} // namespace
+
 ReplayAnswer answerReplay(const std::string &file, const Snapshot &snapshot, const ReplayRequest &request)
 {
     const std::optional<AllocatorConfig> config = admitReplayRequest(request);
     if (const std::optional<std::string> why = whyNotReplayable(snapshot))
         throw QuestionError("path", file + ": " + *why, QuestionError::Kind::Input);
     const int device = request.device ? static_cast<int>(std::clamp<int64_t>(*request.device, -1, INT32_MAX)) : replayableDevices(snapshot).front();
-    if (const std::optional<std::string> why = whyNotReplayable(snapshot, device))
-        throw QuestionError("device", file + ": " + *why);
+    admitReplayDevice(file, snapshot, device);
+    const DeviceIndex index(snapshot, device);
+    return answerReplay(file, snapshot, index, request, config);
+}
+
+ReplayAnswer answerReplay(const std::string &file, const Snapshot &snapshot, const DeviceIndex &index, const ReplayRequest &request,
+                          const std::optional<AllocatorConfig> &admitted, const std::atomic<bool> *cancel)
+{
+    admitReplayDevice(file, snapshot, index.device());
     ReplayOptions options;
-    options.config = config ? *config : AllocatorConfig::recorded(snapshot);
+    options.config = admitted ? *admitted : AllocatorConfig::recorded(snapshot);
     options.capacity = request.capacity.bytes;
     options.capacitySource = request.capacity.source;
     options.deviceTotal = request.capacity.deviceTotal;
-    const DeviceIndex index(snapshot, device);
-    return {file, request.allocConf, replayTrace(snapshot, index, options)};
+    return {file, request.allocConf, replayTrace(snapshot, index, options, cancel)};
 }
 
 std::string replayAnswerText(const ReplayAnswer &answer)

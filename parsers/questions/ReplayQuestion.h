@@ -26,9 +26,13 @@ struct ReplayAnswer {
 // device's size (alloc_conf); a file that cannot be replayed (path, Kind::Input: a profiler
 // trace, a memory-timeline export); a device the file lacks or cannot replay.
 ReplayAnswer answerReplay(const std::string &file, const Snapshot &snapshot, const ReplayRequest &request);
-// The request's own checks, which need no file (the command line makes them before loading it);
-// the setting parsed, none for the file's own.
+// The request's own checks, which need no file (the command line makes them before loading it,
+// the window when the setting is chosen); the setting parsed, none for the file's own.
 std::optional<AllocatorConfig> admitReplayRequest(const ReplayRequest &request);
+// The same question for a device already indexed (the window's), the request already admitted
+// (`admitted`: admitReplayRequest's answer); throws ReplayCancelled when `cancel` becomes true.
+ReplayAnswer answerReplay(const std::string &file, const Snapshot &snapshot, const DeviceIndex &index, const ReplayRequest &request,
+                          const std::optional<AllocatorConfig> &admitted, const std::atomic<bool> *cancel = nullptr);
 
 std::string replayAnswerText(const ReplayAnswer &answer);
 nlohmann::json replayAnswerJson(const ReplayAnswer &answer);

@@ -1,6 +1,8 @@
 // The viewer's segments/: the allocator state at the cursor, its event list and table, the OOM verdict,
 // the what-if replay, and the rule for hidden pages.
 #include "ViewerTestSupport.h"
+#include "questions/QuestionError.h"
+#include "questions/ReplayQuestion.h"
 
 using namespace memlens;
 
@@ -107,6 +109,40 @@ private slots:
         panel->setConfig("max_split_size_mb:huge");
         QVERIFY2(panel->summaryText().contains("max_split_size_mb"), qPrintable(panel->summaryText()));
         QVERIFY(!panel->isReplaying());
+    }
+
+    // The What-if asks the question `memlens replay` and MCP's replay ask (questions/ReplayQuestion):
+    // the prediction the command line prints for the same setting, and the same refusal of a
+    // fraction of a device whose size it is not told (the window replayed it, "not applied").
+    void whatIfAsksTheReplayQuestion()
+    {
+        const QString file = corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle";
+        auto doc = load(file);
+        auto view = openView(doc, Page::Segments, QSize(1600, 1100));
+        WhatIfPanel *panel = view->segments()->whatIf();
+        QSignalSpy replayed(panel, &WhatIfPanel::replayed);
+        panel->setConfig("expandable_segments:True");
+        QVERIFY(replayed.wait(30000));
+        ReplayRequest request;
+        request.allocConf = "expandable_segments:True";
+        const ReplayAnswer asked = answerReplay(file.toStdString(), *doc->snapshot, request);
+        QCOMPARE(view->state()->whatIf()->predicted.peakReservedBytes, asked.result.predicted.peakReservedBytes);
+        QCOMPARE(view->state()->whatIf()->predicted.oomAt, asked.result.predicted.oomAt);
+        QCOMPARE(view->state()->whatIf()->predictedReserved, asked.result.predictedReserved);
+
+        request.allocConf = "per_process_memory_fraction:0.5";
+        QString refusal;
+        try {
+            admitReplayRequest(request);
+        } catch (const QuestionError &e) {
+            refusal = QString::fromStdString(e.what());
+        }
+        QVERIFY(refusal.contains("per_process_memory_fraction is a share of the device"));
+        panel->setConfig("per_process_memory_fraction:0.5");
+        QTest::qWait(200);
+        QCOMPARE(replayed.size(), 1);
+        QVERIFY(!panel->isReplaying());
+        QVERIFY2(panel->summaryText().contains(refusal.toHtmlEscaped()), qPrintable(panel->summaryText()));
     }
 
     // The What-if chart in a 1024 × 700 window: tall enough to read (it was about 110 px, its x

@@ -1,5 +1,7 @@
 #include "segments/WhatIfPanel.h"
 
+#include "questions/QuestionError.h"
+#include "questions/ReplayQuestion.h"
 #include "replay/ReplayAdmission.h"
 #include "state/ViewState.h"
 #include "style/ByteText.h"
@@ -137,10 +139,15 @@ void WhatIfPanel::start()
     QString text = conf_->currentText().trimmed();
     if (conf_->currentIndex() >= 0 && conf_->itemText(conf_->currentIndex()) == text)
         text = conf_->currentData().toString();
-    ReplayOptions options;
+    // The question `memlens replay` and MCP's replay ask (questions/ReplayQuestion), refused alike.
+    ReplayRequest request;
+    request.device = state_->device();
+    if (!text.isEmpty())
+        request.allocConf = text.toStdString();
+    std::optional<AllocatorConfig> admitted;
     try {
-        options.config = text.isEmpty() ? AllocatorConfig::recorded(*state_->document()->snapshot) : AllocatorConfig::parse(text.toStdString());
-    } catch (const std::invalid_argument &e) {
+        admitted = admitReplayRequest(request);
+    } catch (const QuestionError &e) {
         summary_->setText(QString::fromStdString(e.what()).toHtmlEscaped());
         return;
     }
@@ -148,11 +155,20 @@ void WhatIfPanel::start()
     replaying_ = true;
     summary_->setText(tr("Replaying %1 events…").arg(d->index->eventCount()));
     // The worker holds the document it replays; a newer device or document stops it first.
-    jobs_.start([this, options, document = state_->document(), device = state_->device()](const Job &job) {
+    jobs_.start([this, request, admitted, document = state_->document(), device = state_->device()](const Job &job) {
         std::shared_ptr<const ReplayResult> result;
         try {
-            result = std::make_shared<const ReplayResult>(replayTrace(*document->snapshot, *document->device(device)->index, options, job.cancelFlag()));
+            const DeviceData &data = *document->device(device);
+            result = std::make_shared<const ReplayResult>(
+                answerReplay(document->path, *document->snapshot, *data.index, request, admitted, job.cancelFlag()).result);
         } catch (const ReplayCancelled &) {
+            return;
+        } catch (const QuestionError &e) {
+            job.post([this, why = QString::fromStdString(e.what())] {
+                jobs_.finish();
+                replaying_ = false;
+                summary_->setText(why.toHtmlEscaped());
+            });
             return;
         }
         job.post([this, result] {
