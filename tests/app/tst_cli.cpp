@@ -396,6 +396,23 @@ private slots:
         QVERIFY2(typo.err.contains("unknown option --tpo; did you mean --top?"), typo.err.constData());
     }
 
+    // Without a login session XDG_RUNTIME_DIR is unset and Qt warned about it on stderr, so a
+    // refusal of `memlens render` was two lines (issue 56, item 15).
+    void renderRefusalIsOneLineWithoutASession()
+    {
+        QTemporaryDir dir;
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.remove("XDG_RUNTIME_DIR");
+        p.setProcessEnvironment(env);
+        p.start(QString::fromUtf8(MEMLENS_BINARY_DIR) + "/bin/memlens",
+                {"render", dir.filePath("missing.pickle"), "--view", "timeline", "-o", dir.filePath("x.png")});
+        QVERIFY(p.waitForFinished(60000));
+        const QByteArray err = p.readAllStandardError();
+        QCOMPARE(p.exitCode(), 1);
+        QVERIFY2(err.count('\n') == 1 && err.contains("missing.pickle"), err.constData());
+    }
+
     // docs/cli.md is what the option table makes (memlens help --markdown): a flag added to the
     // table and not to the reference fails here.
     void referenceIsTheTable()
