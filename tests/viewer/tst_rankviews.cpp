@@ -313,6 +313,7 @@ private slots:
         QTest::mouseClick(heatmap, Qt::LeftButton, {}, heatmap->cellRect(1, 1).center().toPoint());
         QCOMPARE(heatmap->currentColumn(), 1);
         QVERIFY(page->headline().contains("at step 10"));
+        QVERIFY2(page->headline().contains(" · 1 outlier<"), qPrintable(page->headline())); // it read "1 outliers"
         const QImage marked = heatmap->grab().toImage();
         const QRectF cell = heatmap->cellRect(1, 1);
         QCOMPARE(marked.pixelColor(int(cell.center().x()), int(cell.top()) + 2), heatmap->palette().color(QPalette::Highlight));

@@ -290,6 +290,8 @@ private slots:
         auto view = openView(doc, Page::Timeline, QSize(1200, 700));
         QTest::keyClick(view->timeline()->plot(), Qt::Key_O);
         QCOMPARE(view->state()->selectedEvent(), doc->devices.at(0).summary.ooms.at(0).event);
+        // One OOM is "1 OOM" (it read "1 OOM(s)": tr's %n plural needs a translation to work).
+        QVERIFY2(view->timeline()->peakReadout().contains(">1 OOM<"), qPrintable(view->timeline()->peakReadout()));
     }
 
     void hoverTooltip()

@@ -312,7 +312,7 @@ QString RankOverviewPage::headline() const
         text += tr(" at step %1").arg(*step_);
     text += tr(" · imbalance <b>%1</b> (max ÷ median peak)").arg(c.imbalance, 0, 'f', 2);
     if (!c.outliers.empty())
-        text += tr(" · %1 outliers").arg(c.outliers.size());
+        text += c.outliers.size() == 1 ? tr(" · 1 outlier") : tr(" · %1 outliers").arg(c.outliers.size());
     if (!c.oomRanks.empty())
         text += tr(" · <span style='color:#d23232'><b>%1 with an OOM</b></span>").arg(c.oomRanks.size());
     if (watch_)

@@ -127,7 +127,8 @@ void TimelineView::rebuild()
         const QString red = dark ? QStringLiteral("#ff8080") : QStringLiteral("#c81e1e");
         text += tr(" · reserved peak %1 <span style='color:%2'>(dashed line)</span>").arg(bytesText(s.peakReservedBytes), red);
         if (!s.ooms.empty())
-            text += tr(" · <span style='color:%1'>%n OOM(s)</span>", nullptr, static_cast<int>(s.ooms.size())).arg(red);
+            text += (s.ooms.size() == 1 ? tr(" · <span style='color:%1'>1 OOM</span>").arg(red)
+                                        : tr(" · <span style='color:%1'>%2 OOMs</span>").arg(red).arg(s.ooms.size()));
         readoutBase_ = text;
     } else {
         readoutBase_ = tr("No trace for this device");
