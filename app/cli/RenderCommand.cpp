@@ -1,5 +1,6 @@
 #include "cli/RenderCommand.h"
 
+#include "cli/OutputName.h"
 #include "questions/QuestionError.h"
 #include "questions/ReplayQuestion.h"
 
@@ -248,7 +249,7 @@ void writeView(DocumentView &documentView, const std::string &view, bool footer,
     }
 }
 
-int render(int argc, char **argv, const CommandLine &cl)
+int render(int argc, char **argv, const CommandLine &cl, const QString &out)
 {
     const std::optional<Session> session = sessionOption(cl);
     if ((cl.positional().size() != 1 && !(session && cl.positional().empty())) || !cl.value("o"))
@@ -256,7 +257,6 @@ int render(int argc, char **argv, const CommandLine &cl)
     const std::string view = cl.value("view").value_or(session ? session->page : "timeline");
     if (const auto views = renderViews(); std::find(views.begin(), views.end(), view) == views.end())
         throw std::invalid_argument("--view " + view + " is not available (" + viewList() + ")");
-    const QString out = QString::fromStdString(*cl.value("o"));
     if (!out.endsWith(".png", Qt::CaseInsensitive) && !out.endsWith(".svg", Qt::CaseInsensitive))
         throw std::invalid_argument("-o must name a .png or .svg file");
     const QSize size = parseSize(cl.value("size").value_or("1600x900"));
@@ -311,7 +311,13 @@ int runRenderCommand(int argc, char **argv)
 {
     try {
         const CommandLine cl(std::vector<std::string>(argv + 2, argv + argc), commandSpec("render"));
-        return render(argc, argv, cl);
+        std::optional<OutputName> out;
+        if (const std::optional<std::string> o = cl.value("o"))
+            out.emplace(*o);
+        const int code = render(argc, argv, cl, out ? out->path() : QString());
+        if (out)
+            out->commit();
+        return code;
     } catch (const UnreadableFile &e) {
         std::cerr << "memlens: " << e.message << '\n';
         return 1;

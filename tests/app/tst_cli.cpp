@@ -8,6 +8,9 @@
 #include <QSet>
 #include <QTemporaryDir>
 
+#include <cstdlib>
+#include <filesystem>
+
 #include <sys/stat.h>
 
 namespace {
@@ -411,6 +414,29 @@ private slots:
         const QByteArray err = p.readAllStandardError();
         QCOMPARE(p.exitCode(), 1);
         QVERIFY2(err.count('\n') == 1 && err.contains("missing.pickle"), err.constData());
+    }
+
+    // render -o to a name that is not UTF-8 writes that name byte for byte (it wrote one with
+    // U+FFFD in it and exited 0), and a render that fails leaves no file behind (issue 56, item 13).
+    void renderNamesItsImageByteForByte()
+    {
+        QTemporaryDir dir;
+        const std::string latin1 = dir.path().toStdString() + "/caf\xe9.png";
+        // QProcess spells arguments in UTF-8: the raw bytes go through the shell.
+        const std::string command = "'" + std::string(MEMLENS_BINARY_DIR) + "/bin/memlens' render '" + corpusDir().toStdString() +
+                                    "/snapshots/gpt2_fp32_adamw/snapshot.pickle' --view timeline --no-cache -o '" + latin1 + "'";
+        QCOMPARE(std::system(command.c_str()), 0);
+        std::vector<std::string> names;
+        for (const auto &entry : std::filesystem::directory_iterator(dir.path().toStdString()))
+            names.push_back(entry.path().filename().string());
+        QCOMPARE(names, std::vector<std::string>{"caf\xe9.png"});
+        const std::string failing = "'" + std::string(MEMLENS_BINARY_DIR) + "/bin/memlens' render '" + dir.path().toStdString() +
+                                    "/missing.pickle' -o '" + dir.path().toStdString() + "/gr\xfc\xdf.png' 2>/dev/null";
+        QVERIFY(std::system(failing.c_str()) != 0);
+        names.clear();
+        for (const auto &entry : std::filesystem::directory_iterator(dir.path().toStdString()))
+            names.push_back(entry.path().filename().string());
+        QCOMPARE(names, std::vector<std::string>{"caf\xe9.png"});
     }
 
     // docs/cli.md is what the option table makes (memlens help --markdown): a flag added to the
