@@ -124,6 +124,52 @@ std::vector<RankFigures> summarizeRanks(const std::vector<RankFile> &files, unsi
     return out;
 }
 
+namespace {
+
+bool alike(uint64_t a, uint64_t b)
+{
+    return static_cast<double>(a > b ? a - b : b - a) <= RankComparison::kOutlierShare * static_cast<double>(std::max(a, b));
+}
+
+// Ranks of one job mostly peak alike: the peak most ranks share (within kOutlierShare) is the
+// typical one, and a rank off it is an outlier. A median between two groups is nobody's peak
+// (3.37, 8.07, 8.07 GiB and 61 MiB outlined all four, the two at the maximum included); with no
+// peak shared by more ranks than any other (two ranks, two groups of two) nobody is the odd one.
+std::vector<size_t> peakOutliers(const std::vector<RankFigures> &ranks)
+{
+    std::vector<size_t> readable;
+    for (size_t i = 0; i < ranks.size(); ++i) {
+        if (ranks[i].error.empty())
+            readable.push_back(i);
+    }
+    if (readable.size() < RankComparison::kMinRanksForOutliers)
+        return {};
+    auto sharing = [&](size_t i) {
+        return std::count_if(readable.begin(), readable.end(), [&](size_t j) { return alike(ranks[i].peakActiveBytes, ranks[j].peakActiveBytes); });
+    };
+    size_t typical = readable.front();
+    std::ptrdiff_t most = 0;
+    bool tied = false;
+    for (size_t i : readable) {
+        const std::ptrdiff_t count = sharing(i);
+        if (count > most) {
+            most = count;
+            typical = i;
+            tied = false;
+        } else if (count == most && !alike(ranks[i].peakActiveBytes, ranks[typical].peakActiveBytes)) {
+            tied = true;
+        }
+    }
+    std::vector<size_t> outliers;
+    for (size_t i : readable) {
+        if (!tied && most > 1 && !alike(ranks[i].peakActiveBytes, ranks[typical].peakActiveBytes))
+            outliers.push_back(i);
+    }
+    return outliers;
+}
+
+} // namespace
+
 RankComparison compareRanks(const std::vector<RankFigures> &ranks)
 {
     RankComparison c;
@@ -141,13 +187,7 @@ RankComparison compareRanks(const std::vector<RankFigures> &ranks)
     const size_t n = peaks.size();
     c.medianPeak = n % 2 ? static_cast<double>(peaks[n / 2]) : (static_cast<double>(peaks[n / 2 - 1]) + static_cast<double>(peaks[n / 2])) / 2;
     c.imbalance = c.medianPeak > 0 ? static_cast<double>(peaks.back()) / c.medianPeak : 0;
-    // Two ranks have no majority: each is as far off their median as the other, so neither is
-    // the odd one (both were outlined). Outliers need three ranks at least.
-    for (size_t i = 0; i < ranks.size() && n >= RankComparison::kMinRanksForOutliers; ++i) {
-        if (ranks[i].error.empty() && c.medianPeak > 0 &&
-            std::abs(static_cast<double>(ranks[i].peakActiveBytes) - c.medianPeak) > RankComparison::kOutlierShare * c.medianPeak)
-            c.outliers.push_back(i);
-    }
+    c.outliers = peakOutliers(ranks);
     return c;
 }
 

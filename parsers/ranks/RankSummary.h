@@ -58,7 +58,7 @@ std::vector<RankFigures> summarizeRanks(const std::vector<RankFile> &files, unsi
 struct RankComparison {
     double medianPeak = 0;
     double imbalance = 0;             // max ÷ median peak active bytes (0 without readable ranks)
-    std::vector<size_t> outliers;     // indices whose peak is more than kOutlierShare off the median (3 ranks or more)
+    std::vector<size_t> outliers;     // indices whose peak is more than kOutlierShare off the peak most ranks share (3 ranks or more)
     std::vector<size_t> oomRanks;     // indices with OOM entries
     static constexpr double kOutlierShare = 0.10;
     static constexpr size_t kMinRanksForOutliers = 3;

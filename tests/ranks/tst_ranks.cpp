@@ -66,6 +66,16 @@ private slots:
         QVERIFY(compareRanks(figures({10, 13})).outliers.empty());
         QCOMPARE(compareRanks(figures({10, 13, 10})).outliers, std::vector<size_t>{1});
         QCOMPARE(compareRanks(figures({10, 13})).imbalance, 13.0 / 11.5);
+        // Four ranks at one step (issue 56): 3.37, 8.07, 8.07 GiB and 61 MiB. The median (5.72 GiB)
+        // is nobody's peak and outlined all four; the two that share the maximum are the typical
+        // ones, the other two stand out.
+        const uint64_t mib = 1 << 20;
+        QCOMPARE(compareRanks(figures({3451 * mib, 8264 * mib, 8264 * mib, 61 * mib})).outliers, (std::vector<size_t>{0, 3}));
+        // No peak shared by more ranks than another: nobody is the odd one.
+        QVERIFY(compareRanks(figures({10, 10, 20, 20})).outliers.empty());
+        QVERIFY(compareRanks(figures({10, 20, 40})).outliers.empty());
+        // One straggler among eight.
+        QCOMPARE(compareRanks(figures({100, 101, 99, 100, 150, 100, 102, 100})).outliers, std::vector<size_t>{4});
     }
 
     void namingSchemes_data()
