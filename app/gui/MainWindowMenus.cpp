@@ -96,19 +96,13 @@ void MainWindow::createFileMenu()
 void MainWindow::createViewMenu()
 {
     QMenu *view = menuBar()->addMenu(tr("&View"));
-    view->addAction(tr("&Summary"), QKeySequence(Qt::CTRL | Qt::Key_1), this, [this] {
-        if (DocumentView *d = currentDocument())
-            d->showPage(Page::Summary);
-    });
-    view->addAction(tr("&Timeline"), QKeySequence(Qt::CTRL | Qt::Key_2), this, [this] {
-        if (DocumentView *d = currentDocument())
-            d->showPage(Page::Timeline);
-    });
-    const std::pair<QString, Page> morePages[] = {
-        {tr("S&egments"), Page::Segments}, {tr("St&eps"), Page::Steps}, {tr("St&acks"), Page::Stacks}, {tr("&Live Allocations"), Page::Live},
-        {tr("Segments &over Time"), Page::SegmentTimeline}};
-    int key = Qt::Key_3;
-    for (const auto &[label, page] : morePages) {
+    // Ctrl+1 … Ctrl+8 in the tabs' order (Page's).
+    const std::pair<QString, Page> pages[] = {
+        {tr("&Summary"), Page::Summary},   {tr("&Timeline"), Page::Timeline},           {tr("St&eps"), Page::Steps},
+        {tr("Se&gments"), Page::Segments}, {tr("Segments &over Time"), Page::SegmentTimeline}, {tr("St&acks"), Page::Stacks},
+        {tr("&Live Allocations"), Page::Live}, {tr("&Categories"), Page::Categories}};
+    int key = Qt::Key_1;
+    for (const auto &[label, page] : pages) {
         view->addAction(label, QKeySequence(Qt::CTRL | key++), this, [this, page = page] {
             if (DocumentView *d = currentDocument())
                 d->showPage(page);
