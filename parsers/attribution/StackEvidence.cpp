@@ -11,10 +11,15 @@ bool mentions(std::string_view text, std::string_view part)
     return text.find(part) != std::string_view::npos;
 }
 
+bool isAccumulateGradFrame(std::string_view name)
+{
+    return mentions(name, "AccumulateGrad") || mentions(name, "accumulateGrad");
+}
+
 bool isEngineFrame(std::string_view name, std::string_view file, bool torchPython)
 {
     if (mentions(name, "torch::autograd::Engine::") || name.starts_with("autograd::engine::evaluate_function") ||
-        !autogradNodeName(name).empty() || mentions(name, "AccumulateGrad") || mentions(name, "accumulateGrad"))
+        !autogradNodeName(name).empty() || isAccumulateGradFrame(name))
         return true;
     // backward() and autograd.grad() themselves, which the main thread runs until the engine is done.
     return torchPython && ((mentions(file, "torch/autograd/") && (name == "backward" || name == "grad" || name == "_engine_run_backward")) ||
@@ -59,7 +64,7 @@ StackEvidence stackEvidence(const Snapshot &s, StackId stack)
                 outermostPythonIsTorch = torchPython;
         }
         e.engine = e.engine || isEngineFrame(name, file, torchPython);
-        e.accumulate = e.accumulate || mentions(name, "AccumulateGrad") || mentions(name, "accumulateGrad");
+        e.accumulate = e.accumulate || isAccumulateGradFrame(name);
         e.moduleCall = e.moduleCall || name == "forward" || name.starts_with("nn.Module: ") ||
                        (torchPython && mentions(file, "torch/nn/modules/module.py") && (name == "_call_impl" || name == "_wrapped_call_impl"));
         const bool optimizer = isOptimizerFrame(name, file, torchPython);

@@ -228,14 +228,12 @@ StepSpans stepSpans(const Snapshot &snapshot, const std::vector<PhaseRange> &pha
     std::vector<int64_t> optimizerStarts;
     for (const OptimizerRun &r : optimizer.runs)
         optimizerStarts.push_back(r.startUs);
+    out.source = optimizer.source;
     if (const std::string_view pattern = openingPattern(phasesAtTop.top, phasesAtTop.cutOff, optimizerStarts, index); !pattern.empty()) {
         out.spans = patternSpans(phasesAtTop, pattern, phases, index, truncated);
         out.source = profilerSteps ? StepSource::ProfilerStep : StepSource::Marks;
     } else if (!optimizer.runs.empty()) {
         out.spans = runSpans(optimizer, index, truncated, !phasesAtTop.cutOff.empty());
-        out.source = optimizer.source;
-    } else {
-        out.source = optimizer.source;
     }
     for (Span &span : out.spans) {
         span.partial = span.partial || std::any_of(snapshot.gaps.begin(), snapshot.gaps.end(), [&](const TraceGap &g) {
