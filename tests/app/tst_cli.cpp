@@ -38,7 +38,7 @@ const QStringList kDeviceKeys = {
     "peak_time_us", "live_blocks_at_peak", "top_live_at_peak", "peak_reserved_bytes", "start_reserved_bytes",
     "segments", "reserved_bytes", "allocated_bytes", "requested_bytes", "inactive_bytes",
     "largest_inactive_block", "external_fragmentation", "blocks", "oom_entries", "phases", "name",
-    "category_bytes_at_peak", "steps", "leak_suspects"};
+    "category_bytes_at_peak", "steps", "steps_from", "leak_suspects"};
 
 } // namespace
 
