@@ -10,6 +10,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 
 #include <sys/stat.h>
 
@@ -317,8 +318,6 @@ private slots:
         QCOMPARE(memlens({"summary", dir.filePath("empty-missing")}).exitCode, 1);
     }
 
-    // `memlens --help` names every subcommand, option and view the README's command-line
-    // section documents.
     // --version needs no display (it ran with none here: the GUI is never started) and names
     // the project's version, the Qt it runs on and the cache format.
     void version()
@@ -341,17 +340,16 @@ private slots:
         }
     }
 
-    void helpListsWhatTheReadmeDocuments()
+    // `memlens --help` names every subcommand, option and view docs/commands.md documents.
+    void helpListsWhatTheCommandsPageDocuments()
     {
-        QFile readme(QString::fromUtf8(MEMLENS_SOURCE_DIR) + "/README.md");
-        QVERIFY(readme.open(QIODevice::ReadOnly));
-        const QString text = QString::fromUtf8(readme.readAll());
-        const qsizetype from = text.indexOf("\n## Command line"), to = text.indexOf("\n## ", from + 1);
-        QVERIFY(from > 0 && to > from);
+        QFile commands(QString::fromUtf8(MEMLENS_SOURCE_DIR) + "/docs/commands.md");
+        QVERIFY(commands.open(QIODevice::ReadOnly));
+        const QString text = QString::fromUtf8(commands.readAll());
         QStringList documented;
-        static const QRegularExpression headings("^### `memlens (\\w+)([^`]*)`", QRegularExpression::MultilineOption);
+        static const QRegularExpression headings("^## `memlens (\\w+)([^`]*)`", QRegularExpression::MultilineOption);
         static const QRegularExpression option("--[a-z][a-z0-9-]*");
-        for (auto h = headings.globalMatch(text.mid(from, to - from)); h.hasNext();) {
+        for (auto h = headings.globalMatch(text); h.hasNext();) {
             const auto m = h.next();
             documented << m.captured(1);
             for (auto o = option.globalMatch(m.captured(2)); o.hasNext();)
@@ -364,7 +362,68 @@ private slots:
         QCOMPARE(r.exitCode, 0);
         const QString help = QString::fromUtf8(r.out);
         for (const QString &word : documented)
-            QVERIFY2(help.contains(word), qPrintable(word + " is in the README but not in --help"));
+            QVERIFY2(help.contains(word), qPrintable(word + " is in docs/commands.md but not in --help"));
+    }
+
+    // docs/json.md names every key the commands print with --json, on the files that make the
+    // most keys appear: an OOM with a capacity, a stepped run at its end, a profiler trace, a
+    // folder of ranks, a stitched rank, an export, a diff, a replay and an estimate.
+    void jsonKeysAreDocumented()
+    {
+        QFile page(QString::fromUtf8(MEMLENS_SOURCE_DIR) + "/docs/json.md");
+        QVERIFY(page.open(QIODevice::ReadOnly));
+        const QByteArray documented = page.readAll();
+        const QString oom = corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle";
+        const QString steps = corpusDir() + "/snapshots/frag_varlen_gpt2/snapshot.pickle.zst";
+        const QString gpt2 = corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle";
+        QTemporaryDir ranks;
+        for (int step : {10, 20}) {
+            QVERIFY(QDir(ranks.path()).mkpath(QString("iteration_%1").arg(step)));
+            for (int rank : {0, 1})
+                QVERIFY(QFile::link(rank ? oom : gpt2, ranks.filePath(QString("iteration_%1/rank%2_memory_snapshot.pickle").arg(step).arg(rank))));
+        }
+        const QList<QStringList> commands = {
+            {"summary", oom, "--json", "--gpu", "h100-80", "--at", "oom"},
+            {"summary", steps, "--json", "--at", "end"},
+            {"summary", corpusDir() + "/profiles/gpt2_bf16_adamw/trace.pt.trace.json.gz", "--json"},
+            {"summary", ranks.path(), "--json"},
+            {"summary", ranks.path(), "--rank", "0", "--stitch", "--json"},
+            {"export", ranks.filePath("iteration_10"), "--parquet", ranks.filePath("ds"), "--json"},
+            {"diff", oom, gpt2, "--json"},
+            {"advise", oom, "--gpu", "h100-80", "--json"},
+            {"advise", steps, "--json"},
+            {"replay", oom, "--alloc-conf", "expandable_segments:True", "--json"},
+            {"estimate", "--model", "gpt2-small", "--gpu", "h100-80", "--fit", "batch", "--json"}};
+        QSet<QString> keys;
+        const std::function<void(const QJsonValue &)> collect = [&](const QJsonValue &v) {
+            if (v.isObject()) {
+                const QJsonObject object = v.toObject();
+                for (auto it = object.begin(); it != object.end(); ++it) {
+                    keys.insert(it.key());
+                    collect(it.value());
+                }
+            } else if (v.isArray())
+                for (const QJsonValue &item : v.toArray())
+                    collect(item);
+        };
+        for (const QStringList &args : commands) {
+            const Run r = memlens(args.first() == "estimate" ? args : args + QStringList{"--no-cache"});
+            QVERIFY2(r.exitCode == 0, qPrintable(args.join(' ') + ": " + r.err));
+            QJsonParseError error;
+            const QJsonDocument j = QJsonDocument::fromJson(r.out, &error);
+            QVERIFY2(error.error == QJsonParseError::NoError, qPrintable(args.join(' ')));
+            collect(j.isObject() ? QJsonValue(j.object()) : QJsonValue(j.array()));
+        }
+        QVERIFY(keys.size() > 150);
+        QStringList missing;
+        for (const QString &key : keys) {
+            const bool named = documented.contains(("`" + key + "`").toUtf8()) || documented.contains(("`" + key + "[]`").toUtf8())
+                || documented.contains(("\"" + key + "\"").toUtf8());
+            if (!named)
+                missing << key;
+        }
+        missing.sort();
+        QVERIFY2(missing.isEmpty(), qPrintable("not in docs/json.md: " + missing.join(", ")));
     }
 
     // Like git's and cargo's: `memlens COMMAND --help` and `memlens help COMMAND` print that
@@ -466,7 +525,7 @@ private slots:
             {{"advise", file, "--gpus", "0"}, "--gpus takes a whole number from 1 to 1048576, not '0'"},
         };
         for (const auto &[args, words] : refused) {
-            const Run r = memlens(args + QStringList{"--no-cache"});
+            const Run r = memlens(args.first() == "estimate" ? args : args + QStringList{"--no-cache"});
             QCOMPARE(r.exitCode, 2);
             QVERIFY2(r.err.contains(words) && r.err.count('\n') == 1, r.err.constData());
         }

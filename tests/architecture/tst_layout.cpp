@@ -35,6 +35,53 @@ QList<SourceFile> sources(const QString &layer)
     return files;
 }
 
+// GitHub's anchor for a heading: lower case, punctuation dropped, spaces as hyphens.
+QString headingAnchor(QString heading)
+{
+    static const QRegularExpression punctuation(QStringLiteral("[^\\w\\- ]"), QRegularExpression::UseUnicodePropertiesOption);
+    return heading.trimmed().toLower().remove(punctuation).replace(' ', '-');
+}
+
+QString withoutCodeBlocks(QString markdown)
+{
+    static const QRegularExpression code(QStringLiteral("```.*?```"), QRegularExpression::DotMatchesEverythingOption);
+    return markdown.remove(code);
+}
+
+// The links of a Markdown file (relative to `dir`) whose file or heading does not exist.
+QStringList brokenLinks(const QString &markdown, const QString &dir)
+{
+    static const QRegularExpression link(QStringLiteral(R"(\]\(([^)\s]+)\))"));
+    static const QRegularExpression heading(QStringLiteral("^#+ (.*)$"), QRegularExpression::MultilineOption);
+    QStringList broken;
+    const QString text = withoutCodeBlocks(markdown);
+    for (auto m = link.globalMatch(text); m.hasNext();) {
+        const QString target = m.next().captured(1);
+        if (target.contains(':'))
+            continue; // a URL
+        const QString path = target.section('#', 0, 0), anchor = target.section('#', 1);
+        QString linked = markdown;
+        if (!path.isEmpty()) {
+            QFile f(dir + "/" + path);
+            if (!f.exists()) {
+                broken << target;
+                continue;
+            }
+            if (!path.endsWith(".md") || anchor.isEmpty() || !f.open(QIODevice::ReadOnly))
+                continue;
+            linked = QString::fromUtf8(f.readAll());
+        }
+        if (anchor.isEmpty())
+            continue;
+        bool found = false;
+        for (auto h = heading.globalMatch(withoutCodeBlocks(linked)); h.hasNext() && !found;)
+            found = headingAnchor(h.next().captured(1)) == anchor;
+        if (!found)
+            broken << target;
+    }
+    return broken;
+}
+
 QStringList quotedIncludes(const QString &text)
 {
     QStringList out;
@@ -350,6 +397,38 @@ private slots:
         QVERIFY(longFunctions(sample, 110).isEmpty());
         const SourceFile shortOnes{"short.cpp", "namespace a {\nvoid g()\n{\n    if (x) {\n" + body + "    }\n}\n}\n"};
         QCOMPARE(longFunctions(shortOnes, 100).size(), 1); // the function, not its if block
+    }
+
+    // The README is a front page (at most 300 lines) and the reference lives in docs/; every link
+    // between them reaches a file and a heading that exist.
+    void docsHoldTogether()
+    {
+        QFile readme(sourceDir() + "/README.md");
+        QVERIFY(readme.open(QIODevice::ReadOnly));
+        const QString front = QString::fromUtf8(readme.readAll());
+        QVERIFY2(front.count('\n') <= 300, qPrintable(QString("README.md has %1 lines").arg(front.count('\n'))));
+        QStringList broken;
+        for (const QString &name : brokenLinks(front, sourceDir()))
+            broken << "README.md: " + name;
+        QDirIterator it(sourceDir() + "/docs", {"*.md"}, QDir::Files);
+        int pages = 0;
+        while (it.hasNext()) {
+            QFile f(it.next());
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            ++pages;
+            for (const QString &name : brokenLinks(QString::fromUtf8(f.readAll()), sourceDir() + "/docs"))
+                broken << f.fileName().section('/', -1) + ": " + name;
+        }
+        QVERIFY(pages >= 10);
+        QVERIFY2(broken.isEmpty(), qPrintable("broken links: " + broken.join(", ")));
+    }
+
+    // The link check above finds a missing file and a missing heading, and takes a good link.
+    void brokenLinkFinderFindsThem()
+    {
+        const QString sample = "# Two words, one comma\n[a](#two-words-one-comma) [b](#nowhere) [c](README.md) "
+                               "[d](missing.md) [e](https://example.org/x.md) [f](docs/guide.md#the-gui)\n";
+        QCOMPARE(brokenLinks(sample, sourceDir()), QStringList({"#nowhere", "missing.md"}));
     }
 
     // A clone of the repository alone builds and tests: build files, tests and scripts name no
