@@ -48,6 +48,35 @@ nlohmann::json inferredJson(const InferredSetup &s)
             {"shape_is_template", s.shapeFromTemplate}};
 }
 
+namespace {
+
+// The whole model read from an FSDP rank's gathers (null for other runs).
+nlohmann::json shardingJson(const std::optional<ShardedModel> &m)
+{
+    if (!m)
+        return nullptr;
+    nlohmann::json units = nlohmann::json::array();
+    for (const GatheredUnit &u : m->units) {
+        uint64_t weights = 0;
+        for (uint64_t w : u.weights)
+            weights += w;
+        units.push_back({{"module", u.name}, {"gathered_bytes", weights}, {"kept_bytes", u.keptBytes}, {"layer", u.layer}, {"checkpointed", u.checkpointed}});
+    }
+    return {{"world_size", optionalJson(m->world.value)},  {"params", m->params},      {"hidden", m->hidden},   {"kv_width", m->kvWidth},
+            {"mlp_width", m->mlpWidth},                    {"vocab", m->vocab},        {"layers", m->layers},   {"tokens_per_rank", optionalJson(m->tokens.value)},
+            {"gathered_bytes_per_value", m->gatheredBytes}, {"shard_bytes_per_value", optionalJson(m->shardBytes)},
+            {"shard_bytes", m->shardTotal},                {"units", units}};
+}
+
+void writeSharding(std::ostringstream &out, const ShardedModel &m)
+{
+    out << "Sharding: " << m.units.size() << " FSDP units, " << m.layers << " of them layers (" << m.checkpointedLayers() << " checkpointed); hidden "
+        << groupDigits(m.hidden) << ", MLP " << groupDigits(m.mlpWidth) << ", KV " << groupDigits(m.kvWidth) << ", vocabulary " << groupDigits(m.vocab)
+        << "; " << formatBytes(m.shardTotal) << " of shards on this rank\n";
+}
+
+} // namespace
+
 nlohmann::json adviceJson(const std::string &file, int device, const Advice &a)
 {
     nlohmann::json fixes = nlohmann::json::array();
@@ -74,6 +103,7 @@ nlohmann::json adviceJson(const std::string &file, int device, const Advice &a)
                         {"capacity_bytes", nullptr},
                         {"capacity_how", a.capacityHow},
                         {"inferred", inferredJson(a.setup)},
+                        {"sharding", shardingJson(a.sharded)},
                         {"fixes", fixes}};
     if (a.capacity)
         j["capacity_bytes"] = *a.capacity;
@@ -111,6 +141,8 @@ std::string adviceText(const std::string &file, int device, const Advice &a)
                                               : s.parallelism.value->shardingStage == 0 ? "data parallel"
                                                                                         : "sharded (stage " + std::to_string(s.parallelism.value->shardingStage) + ")");
     line("GPUs            ", s.gpus, s.gpus.value ? std::to_string(*s.gpus.value) : "");
+    if (a.sharded)
+        writeSharding(out, *a.sharded);
     out << "What would help (what fits first, least effort first; then the largest saving):\n";
     if (a.fixes.empty())
         out << "  nothing the rules know of saves memory here\n";

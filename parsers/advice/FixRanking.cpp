@@ -4,6 +4,7 @@
 
 #include "advice/AllocatorFixes.h"
 #include "advice/RunSamples.h"
+#include "advice/ShardedFixes.h"
 #include "index/AllocatorState.h"
 #include "index/StackMatch.h"
 #include "figures/SnapshotSummary.h"
@@ -261,7 +262,7 @@ void addTechniqueFixes(Advice &a, FixPricer &pricer, const RunSample &here)
 // Measured directly: logits where they dominate, live score matrices.
 void addMeasuredFixes(const Advice &a, FixPricer &pricer)
 {
-    if (a.logitsBytes * 20 >= a.peakBytes && a.logitsBytes > 0) {
+    if (a.logitsBytes * 20 >= a.peakBytes && a.logitsBytes > 0 && !a.sharded) { // a sharded run prices it itself
         Change c;
         c.logitsKept = 1.0 / 8;
         pricer.add("chunked-cross-entropy", Effort::Loop, c,
@@ -314,6 +315,12 @@ Advice advise(const Snapshot &snapshot, const DeviceIndex &index, const Allocati
     a.point = pointOf(index, options.at.value_or(hasOom ? Moment::oom() : Moment::peak()));
     a.oom = !a.point.isStart() && index.events().action[a.point.lastEntry().index()] == Action::Oom;
     a.setup = inferSetup(snapshot, index, categories, a.point, options.gpus);
+    const std::vector<PhaseRange> phases = phaseRanges(snapshot, index.device());
+    if ((a.sharded = shardedModel(snapshot, index, ModuleUnits(index, phases), phases, a.point))) {
+        applyShardedModel(a.setup, *a.sharded);
+        if (options.gpus.value)
+            a.setup.gpus = options.gpus;
+    }
 
     const std::vector<RunSample> samples = sampleRun(snapshot, index, categories, ShapeBuckets(snapshot, index, categories, a.setup), a.point);
     const auto atSample = std::find_if(samples.begin(), samples.end(), [&](const RunSample &s) { return s.point == a.point; });
@@ -330,6 +337,8 @@ Advice advise(const Snapshot &snapshot, const DeviceIndex &index, const Allocati
     FixPricer pricer(a, samples, request, double(a.reservedBytes) - double(here.total()));
     addTechniqueFixes(a, pricer, here);
     addMeasuredFixes(a, pricer);
+    if (a.sharded)
+        addShardedFixes(a, *a.sharded, uint64_t(request));
     // A replay per setting costs about a second per 10 M entries: where fitting is the question
     // (an OOM, or a capacity to fit), and where much of what is reserved at the moment is free
     // (fragmentation without an OOM) on traces that replay in well under a second; the Segments

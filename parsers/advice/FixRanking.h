@@ -6,6 +6,7 @@
 // difference of the peaks. Logits and attention scores are measured directly; allocator settings
 // are priced by replaying the trace (advice/AllocatorFixes).
 #include "advice/SetupInference.h"
+#include "advice/ShardedSetup.h"
 #include "figures/AllocationCategories.h"
 #include "index/DeviceIndex.h"
 #include "index/Moment.h"
@@ -53,6 +54,7 @@ struct AdviceOptions {
 
 struct Advice {
     InferredSetup setup;
+    std::optional<ShardedModel> sharded; // an FSDP run: the whole model from the rank's gathers
     TracePoint point = TracePoint::start(); // the moment advised on: after the OOM or peak entry
     bool oom = false;
     uint64_t peakBytes = 0;     // allocated at the event, plus the failed request at an OOM

@@ -23,7 +23,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr char kMagic[8] = {'M', 'L', 'C', 'A', 'C', 'H', 'E', '\n'};
+constexpr char kCacheEntryMagic[8] = {'M', 'L', 'C', 'A', 'C', 'H', 'E', '\n'};
 // Bumped whenever decoding yields something else, not only when the layout changes: an entry
 // written by an older memlens would otherwise keep its older reading of the file.
 // 2: annotate, pool ids, host memory, FX frames. 3: profiler traces' inferred phases.
@@ -39,7 +39,7 @@ constexpr uint64_t kMaxExpansion = 64;
 // Header: magic, version, then the key as written, then the payload's decoded size.
 std::string header(const CacheKey &key, uint64_t payloadSize)
 {
-    std::string h(kMagic, sizeof kMagic);
+    std::string h(kCacheEntryMagic, sizeof kCacheEntryMagic);
     auto put = [&](const auto &v) { h.append(reinterpret_cast<const char *>(&v), sizeof v); };
     put(kFormatVersion);
     put(key.size);

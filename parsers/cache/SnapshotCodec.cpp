@@ -12,7 +12,7 @@ namespace {
 using codec::Reader;
 using codec::Writer;
 
-constexpr char kMagic[8] = {'M', 'L', 'S', 'N', 'A', 'P', '0', '2'};
+constexpr char kSnapshotMagic[8] = {'M', 'L', 'S', 'N', 'A', 'P', '0', '2'};
 constexpr size_t kMaxDevices = 4096;
 
 template <typename V>
@@ -142,7 +142,7 @@ std::string encodeSnapshot(const Snapshot &snapshot)
 uint64_t encodeSnapshot(const Snapshot &s, const EncodingSink &sink)
 {
     Writer w(sink);
-    for (char c : kMagic)
+    for (char c : kSnapshotMagic)
         w.pod(c);
     const FileFacts &f = s.facts;
     w.text(std::string(kFileFormatNames.name(f.format)));
@@ -413,7 +413,7 @@ std::unique_ptr<Snapshot> decodeSnapshot(std::string_view bytes)
 std::unique_ptr<Snapshot> decodeSnapshot(uint64_t size, PayloadSource &source)
 {
     Reader r(size, source);
-    for (char c : kMagic)
+    for (char c : kSnapshotMagic)
         check(r.pod<char>() == c, "not a memlens snapshot cache");
     auto s = std::make_unique<Snapshot>();
     // Declared after the snapshot, so that on an error its columns are left alone before they are freed.

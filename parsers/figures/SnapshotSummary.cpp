@@ -117,6 +117,10 @@ DeviceSummary summarizeDeviceWithoutCategories(const Snapshot &snapshot, const D
     if (s.peakTimeUs)
         if (const PhaseRange *p = innermostPhaseAt(s.phases, *s.peakTimeUs))
             s.peakPhase = p->name;
+    if (auto units = std::make_shared<const ModuleUnits>(index, s.phases); !units->empty()) {
+        s.unitsAtPeak = units->bytesAt(index, index.peak());
+        s.units = std::move(units);
+    }
     FileHealth health = fileHealth(snapshot, index);
     s.coverage = std::move(health.coverage);
     s.warnings = std::move(health.warnings);
@@ -189,7 +193,8 @@ CategorySummary summarizeCategories(const CategoryTimeline &timeline)
     return s;
 }
 
-PointSummary summarizePoint(const Snapshot &snapshot, const DeviceIndex &index, TracePoint t, size_t topK, const AllocationCategories *categories)
+PointSummary summarizePoint(const Snapshot &snapshot, const DeviceIndex &index, TracePoint t, size_t topK, const AllocationCategories *categories,
+                            const ModuleUnits *units)
 {
     PointSummary p;
     if (!t.isStart()) {
@@ -202,6 +207,8 @@ PointSummary summarizePoint(const Snapshot &snapshot, const DeviceIndex &index, 
     const AllocatorState state = allocatorStateAt(snapshot, index, t);
     p.allocator = {state.segments.size(), state.reserved, state.allocated, state.requested, state.free, state.largestFree};
     p.pools = poolSharesAt(snapshot, index, state);
+    if (units)
+        p.units = units->bytesAt(index, t);
     return p;
 }
 

@@ -4,6 +4,7 @@
 #include "index/AllocatorState.h"
 #include "index/DeviceIndex.h"
 #include "figures/FileHealth.h"
+#include "figures/ModuleUnits.h"
 #include "index/Phases.h"
 #include "figures/PoolShares.h"
 #include "figures/Steps.h"
@@ -86,6 +87,10 @@ struct DeviceSummary {
     std::string whyNoLeakSuspects; // "" when there are suspects
     std::optional<TraceTotals> traceTotals;
     std::array<uint64_t, kCategoryCount> categoryBytesAtPeak{};
+    // The units the run executes its model in (FSDP units, module paths), when its marks name
+    // them: null otherwise. Shared, never written after the summary is made.
+    std::shared_ptr<const ModuleUnits> units;
+    std::vector<UnitBytes> unitsAtPeak;
     TraceCoverage coverage;
     std::vector<FileWarning> warnings;
 };
@@ -110,6 +115,7 @@ struct PointSummary {
     std::vector<LiveBlockInfo> topLive;
     AllocatorFigures allocator;
     std::vector<PoolShare> pools; // the allocator's segments there by pool
+    std::vector<UnitBytes> units; // live bytes by the unit that made them, with units
 };
 
 FinalState finalState(const Snapshot &snapshot, int device);
@@ -125,6 +131,6 @@ DeviceSummary summarizeDevice(const Snapshot &snapshot, const DeviceIndex &index
                               std::unique_ptr<const AllocationCategories> *made = nullptr);
 // `categories`: the device's, for the live blocks' categories ("unknown" without them).
 PointSummary summarizePoint(const Snapshot &snapshot, const DeviceIndex &index, TracePoint t, size_t topK,
-                            const AllocationCategories *categories = nullptr);
+                            const AllocationCategories *categories = nullptr, const ModuleUnits *units = nullptr);
 
 } // namespace memlens

@@ -142,6 +142,15 @@ void addCoverageJson(json &d, const DeviceSummary &s)
     }
 }
 
+// Live bytes by unit: `module` null for what no unit made.
+json unitBytesJson(const std::vector<UnitBytes> &units)
+{
+    json out = json::array();
+    for (const UnitBytes &u : units)
+        out.push_back({{"module", u.unit.empty() ? json(nullptr) : json(u.unit)}, {"bytes", u.bytes}, {"blocks", u.blocks}});
+    return out;
+}
+
 // `at`: what --at asked about.
 json pointJson(const Snapshot &snapshot, const PointSummary &p)
 {
@@ -158,7 +167,8 @@ json pointJson(const Snapshot &snapshot, const PointSummary &p)
               {"requested_bytes", p.allocator.requested},
               {"free_bytes", p.allocator.free},
               {"largest_free_bytes", p.allocator.largestFree},
-              {"pools", poolsJson(p.pools)}}}};
+              {"pools", poolsJson(p.pools)}}},
+            {"modules", unitBytesJson(p.units)}};
 }
 
 json deviceJson(const Snapshot &snapshot, const DeviceReport &report)
@@ -195,6 +205,8 @@ json deviceJson(const Snapshot &snapshot, const DeviceReport &report)
         {"no_leak_suspects_because", s.whyNoLeakSuspects.empty() ? json(nullptr) : json(s.whyNoLeakSuspects)},
     };
     d[key::categories] = categoryBytesJson(s.categoryBytesAtPeak);
+    d["units_from"] = s.units ? json(kUnitSourceNames.name(s.units->source())) : json(nullptr);
+    d["modules_at_peak"] = unitBytesJson(s.unitsAtPeak);
     addCoverageJson(d, s);
     if (report.at)
         d["at"] = pointJson(snapshot, *report.at);
@@ -209,7 +221,7 @@ DeviceReport reportDevice(const Snapshot &snapshot, const DeviceIndex &index, si
     std::unique_ptr<const AllocationCategories> categories;
     DeviceReport report{summarizeDevice(snapshot, index, top, nullptr, &categories), std::nullopt, deviceTotal};
     if (at)
-        report.at = summarizePoint(snapshot, index, *at, top, categories.get());
+        report.at = summarizePoint(snapshot, index, *at, top, categories.get(), report.summary.units.get());
     return report;
 }
 

@@ -5,6 +5,7 @@
 #include "report/SiteJson.h"
 
 #include <algorithm>
+#include <numeric>
 #include <sstream>
 
 namespace memlens {
@@ -113,6 +114,25 @@ void writeOoms(std::ostringstream &out, const DeviceReport &report)
     }
 }
 
+// The units holding most, largest first, then what no unit made: a line, however many units.
+void writeUnits(std::ostringstream &out, const char *when, const std::vector<UnitBytes> &units, UnitSource source)
+{
+    std::vector<UnitBytes> made;
+    const UnitBytes *outside = nullptr;
+    for (const UnitBytes &u : units)
+        u.unit.empty() ? void(outside = &u) : made.push_back(u);
+    std::stable_sort(made.begin(), made.end(), [](const UnitBytes &a, const UnitBytes &b) { return a.bytes > b.bytes; });
+    constexpr size_t kShown = 6;
+    out << "  " << when << " by unit (" << (source == UnitSource::FsdpMarks ? "FSDP's marks" : "module-path marks") << "):";
+    for (size_t i = 0; i < std::min(made.size(), kShown); ++i)
+        out << " " << made[i].unit << " " << formatBytes(made[i].bytes) << ";";
+    if (made.size() > kShown)
+        out << " " << made.size() - kShown << " more units " << formatBytes(std::accumulate(made.begin() + kShown, made.end(), uint64_t{0}, [](uint64_t sum, const UnitBytes &u) { return sum + u.bytes; })) << ";";
+    if (outside)
+        out << " outside any unit " << formatBytes(outside->bytes) << ";";
+    out << "\n";
+}
+
 void writeStepsAndLeaks(std::ostringstream &out, const Snapshot &snapshot, const DeviceSummary &s)
 {
     if (!s.steps.empty()) {
@@ -155,6 +175,8 @@ void writeDevice(std::ostringstream &out, const Snapshot &snapshot, const Device
             out << " " << categoryName(static_cast<Category>(c)) << " " << formatBytes(s.categoryBytesAtPeak[static_cast<size_t>(c)]) << ";";
     }
     out << "\n";
+    if (s.units)
+        writeUnits(out, "At the peak", s.unitsAtPeak, s.units->source());
     writeStepsAndLeaks(out, snapshot, s);
     if (!s.topLiveAtPeak.empty()) {
         out << "  Largest allocations live at the peak:\n";
@@ -167,6 +189,8 @@ void writeDevice(std::ostringstream &out, const Snapshot &snapshot, const Device
             << p.liveBlocks << " live blocks; largest:\n";
         writeLive(out, snapshot, p.topLive);
         writePools(out, p.pools, "there");
+        if (s.units)
+            writeUnits(out, "There", p.units, s.units->source());
     }
 }
 

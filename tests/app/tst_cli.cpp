@@ -366,8 +366,8 @@ private slots:
     }
 
     // docs/json.md names every key the commands print with --json, on the files that make the
-    // most keys appear: an OOM with a capacity, a stepped run at its end, a profiler trace, a
-    // folder of ranks, a stitched rank, an export, a diff, a replay and an estimate.
+    // most keys appear: an OOM with a capacity, a stepped run at its end, a profiler trace, an
+    // FSDP run, a folder of ranks, a stitched rank, an export, a diff, a replay and an estimate.
     void jsonKeysAreDocumented()
     {
         QFile page(QString::fromUtf8(MEMLENS_SOURCE_DIR) + "/docs/json.md");
@@ -382,7 +382,13 @@ private slots:
             for (int rank : {0, 1})
                 QVERIFY(QFile::link(rank ? oom : gpt2, ranks.filePath(QString("iteration_%1/rank%2_memory_snapshot.pickle").arg(step).arg(rank))));
         }
+        const QString fsdp = ranks.filePath("fsdp.pickle");
+        QString error;
+        runPythonTool("make_fsdp2_run.py", {fsdp, "--layers", "4"}, &error);
+        QVERIFY2(QFile::exists(fsdp), qPrintable(error));
         const QList<QStringList> commands = {
+            {"summary", fsdp, "--json", "--at", "end"},
+            {"advise", fsdp, "--gpu", "a100-40", "--json"},
             {"summary", oom, "--json", "--gpu", "h100-80", "--at", "oom"},
             {"summary", steps, "--json", "--at", "end"},
             {"summary", corpusDir() + "/profiles/gpt2_bf16_adamw/trace.pt.trace.json.gz", "--json"},

@@ -1,0 +1,149 @@
+#include "advice/ShardedFixes.h"
+
+#include "model/ByteFormat.h"
+
+#include <algorithm>
+#include <array>
+
+namespace memlens {
+
+namespace {
+
+uint64_t minus(uint64_t a, uint64_t b)
+{
+    return a > b ? a - b : 0;
+}
+
+// The recorded figures the step is built from, at the moment advised on.
+struct Recorded {
+    uint64_t live = 0;          // allocated, without the failed request
+    uint64_t logits = 0;        // live logits (16-bit)
+    uint64_t logitsFp32 = 0;    // the loss's fp32 copy of them
+    uint64_t shards = 0;        // sharded parameters
+    uint64_t layerExtra = 0;    // what the layers that are not checkpointed keep beyond their input
+    uint64_t keptWeights = 0;   // gathered weights of units whose forward ended
+    uint64_t activations = 0;   // what the units made, less their weights
+    uint64_t largestUnit = 0;   // gathered weights of the largest unit
+    uint64_t largestLayer = 0;  // its parameters' values
+    uint64_t recompute = 0;     // what one layer keeps without checkpointing
+    size_t plainLayers = 0;
+};
+
+Recorded recorded(const Advice &a, const ShardedModel &m, uint64_t request)
+{
+    Recorded r;
+    r.live = minus(a.peakBytes, request);
+    r.logits = a.logitsBytes;
+    r.logitsFp32 = m.tokens.value && m.vocab ? *m.tokens.value * m.vocab * 4 : request;
+    r.shards = m.shardTotal;
+    for (const GatheredUnit &u : m.units) {
+        const uint64_t made = minus(u.keptBytes, u.weightsLiveBytes);
+        r.activations += made;
+        if (u.forwardDone)
+            r.keptWeights += u.weightsLiveBytes;
+        uint64_t weights = 0;
+        for (uint64_t w : u.weights)
+            weights += w;
+        r.largestUnit = std::max(r.largestUnit, weights);
+        if (u.layer) {
+            r.largestLayer = std::max(r.largestLayer, weights / uint64_t(m.gatheredBytes));
+            if (!u.checkpointed) {
+                r.layerExtra += minus(made, m.unitInputBytes());
+                r.recompute = std::max(r.recompute, made);
+                ++r.plainLayers;
+            }
+        }
+    }
+    return r;
+}
+
+std::string stepText(const ShardedStep &s)
+{
+    return formatBytes(s.peak()) + " at its " + s.peakPhase() + " (forward " + formatBytes(s.forward) + ", loss " + formatBytes(s.loss) +
+           ", backward " + formatBytes(s.backward) + ", optimizer step " + formatBytes(s.optimizer) + ")";
+}
+
+} // namespace
+
+uint64_t ShardedStep::peak() const
+{
+    return std::max({forward, loss, backward, optimizer});
+}
+
+std::string ShardedStep::peakPhase() const
+{
+    const uint64_t p = peak();
+    return p == backward ? "backward" : p == loss ? "loss" : p == optimizer ? "optimizer step" : "forward";
+}
+
+// Forward: what the rank recorded, less what the change removes. Loss: the fp32 copy of the
+// logits and log_softmax's fp32 output. Backward, at its start: the logits' gradient, two units
+// gathered again (the one running and the one prefetched), the running unit's fp32 gradients
+// before the reduce-scatter, and a checkpointed layer recomputed. Optimizer step: shards, their
+// fp32 gradients and AdamW's two moments (the first iteration has not stepped yet: AdamW is the
+// common case), beside what stays from step to step.
+ShardedStep shardedStep(const Advice &a, const ShardedModel &m, uint64_t request, const ShardedChange &c)
+{
+    const Recorded r = recorded(a, m, request);
+    const uint64_t shards = c.offloadShards ? 0 : r.shards / uint64_t(std::max(1, c.worldFactor));
+    const uint64_t shardValues = m.shardBytes ? shards / uint64_t(*m.shardBytes) : shards / 4;
+    const uint64_t chunk = r.logits / 8;
+    ShardedStep s;
+    s.forward = minus(r.live, (c.chunkedLoss ? r.logits - chunk : 0) + (c.checkpointAll ? r.layerExtra : 0) + (c.reshardAll ? r.keptWeights : 0) +
+                                  (r.shards - shards));
+    s.loss = s.forward + (c.chunkedLoss ? 2 * (r.logitsFp32 / 8) : 2 * r.logitsFp32);
+    const bool recomputes = c.checkpointAll || m.checkpointedLayers() > 0;
+    s.backward = s.forward + (c.chunkedLoss ? chunk : r.logits) + 2 * r.largestUnit + r.largestLayer * 4 + (recomputes ? r.recompute : 0);
+    const uint64_t persistent = minus(s.forward, r.activations + (c.chunkedLoss ? chunk : r.logits) + shards);
+    s.optimizer = persistent + shards + (c.offloadShards ? 0 : shardValues * 4 * 3);
+    return s;
+}
+
+void addShardedFixes(Advice &a, const ShardedModel &m, uint64_t request)
+{
+    const Recorded r = recorded(a, m, request);
+    const bool failedOnLogits = a.oom && m.tokensFrom == "the failed request";
+    auto add = [&](const std::string &technique, Effort effort, const ShardedChange &change, uint64_t saves, std::string why) {
+        if (saves == 0)
+            return;
+        const ShardedStep step = shardedStep(a, m, request, change);
+        const uint64_t recordedAfter = minus(a.peakBytes, saves);
+        std::optional<bool> fits;
+        if (a.capacity) {
+            fits = step.peak() <= *a.capacity;
+            why += recordedAfter <= *a.capacity ? "; clears the recorded " + std::string(a.oom ? "OOM" : "peak") + " (" + formatBytes(recordedAfter) + ")"
+                                                : "; the recorded part alone still needs " + formatBytes(recordedAfter);
+        }
+        why += "; the whole step as FSDP runs it: " + stepText(step);
+        a.fixes.push_back({technique, effort, int64_t(saves), step.peak(), fits, std::move(why), {}, std::nullopt, std::nullopt, false});
+    };
+    if (r.logits || failedOnLogits) {
+        const uint64_t saves = (failedOnLogits ? request : 0) + r.logits - r.logits / 8;
+        add("chunked-cross-entropy", Effort::Loop, {.chunkedLoss = true}, saves,
+            std::string(failedOnLogits ? "the allocation that failed is the loss's fp32 copy of the logits (" + formatBytes(request) + "); " : "") +
+                "a fused or chunked linear cross-entropy (e.g. Liger's, or loss parallel) never holds the " + formatBytes(r.logits) +
+                " of logits and their fp32 copies whole");
+    }
+    if (r.plainLayers > 0 && r.layerExtra > 0)
+        add("checkpoint-remaining-layers", Effort::Loop, {.checkpointAll = true}, r.layerExtra,
+            std::to_string(r.plainLayers) + " of " + std::to_string(m.layers) + " layers are not checkpointed and keep " +
+                formatBytes(r.layerExtra) + " beyond one input each; checkpointed, each keeps its input (" + formatBytes(m.unitInputBytes()) + ")");
+    if (r.keptWeights > 0)
+        add("reshard-after-forward", Effort::Loop, {.reshardAll = true}, r.keptWeights,
+            formatBytes(r.keptWeights) + " of gathered weights stay after their units' forward (reshard_after_forward=False); resharding frees them "
+                                        "and gathers them again for backward");
+    if (r.shards > 0) {
+        add("cpu-offload", Effort::Hardware, {.offloadShards = true}, r.shards,
+            "fully_shard(offload_policy=CPUOffloadPolicy()) keeps the " + formatBytes(r.shards) +
+                " of shards, their gradients and the optimizer state on the CPU (the step then runs there)");
+        if (m.world.value)
+            add("fsdp over " + std::to_string(2 * *m.world.value) + " GPUs", Effort::Hardware, {.worldFactor = 2}, r.shards - r.shards / 2,
+                "twice the ranks halve the shards, their gradients and the optimizer state; activations and logits are per rank's tokens and "
+                "do not divide");
+    }
+    if (a.capacity && std::none_of(a.fixes.begin(), a.fixes.end(), [](const Fix &f) { return f.fits.value_or(false); }) && r.logits && r.layerExtra)
+        add("chunked-cross-entropy + checkpoint-remaining-layers", Effort::Loop, {.chunkedLoss = true, .checkpointAll = true},
+            (failedOnLogits ? request : 0) + r.logits - r.logits / 8 + r.layerExtra, "both of the above together");
+}
+
+} // namespace memlens

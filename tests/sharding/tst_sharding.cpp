@@ -1,0 +1,261 @@
+// Sharded runs read as what they are: memory by FSDP unit, the whole model's setup from one
+// rank's shards, and the fixes that apply, on FSDP2 snapshots generated as torchtitan writes them
+// (tests/tools/make_fsdp2_run.py: torch's own marks only, C++ and Python stacks, alternate layers
+// checkpointed, an OOM in the loss). Bytes by unit are checked against an independent reading of
+// the marks (tests/tools/unit_oracle.py), the setup against the generator's config.
+#include "CorpusFiles.h"
+#include "advice/FixRanking.h"
+#include "decode/SnapshotLoader.h"
+#include "figures/AllocationCategories.h"
+#include "figures/SnapshotSummary.h"
+#include "index/DeviceIndex.h"
+
+#include <QJsonArray>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <algorithm>
+#include <memory>
+
+using namespace memlens;
+
+namespace {
+
+struct Generated {
+    QString file;
+    QJsonObject truth;
+};
+
+Generated generate(const QTemporaryDir &dir, const QString &name, const QStringList &args)
+{
+    QString error;
+    const QString file = dir.filePath(name + ".pickle");
+    const QByteArray out = runPythonTool("make_fsdp2_run.py", QStringList{file} + args, &error);
+    if (out.isEmpty())
+        qWarning("%s", qPrintable(error));
+    return {file, QJsonDocument::fromJson(out).object()};
+}
+
+QJsonObject oracle(const QString &file, const QStringList &args = {})
+{
+    QString error;
+    const QByteArray out = runPythonTool("unit_oracle.py", QStringList{file} + args, &error);
+    if (out.isEmpty())
+        qWarning("%s", qPrintable(error));
+    return QJsonDocument::fromJson(out).object();
+}
+
+struct Loaded {
+    std::unique_ptr<Snapshot> snapshot;
+    std::unique_ptr<DeviceIndex> index;
+    std::unique_ptr<AllocationCategories> categories;
+};
+
+Loaded load(const QString &file)
+{
+    Loaded l;
+    l.snapshot = loadSnapshot(file.toStdString());
+    l.index = std::make_unique<DeviceIndex>(*l.snapshot, 0);
+    l.categories = std::make_unique<AllocationCategories>(*l.snapshot, *l.index);
+    return l;
+}
+
+Advice adviseOn(const Loaded &l, std::optional<uint64_t> capacity)
+{
+    AdviceOptions options;
+    options.capacity = capacity;
+    options.deviceTotal = capacity;
+    options.capacitySource = "--gpu a100-40";
+    return advise(*l.snapshot, *l.index, *l.categories, options);
+}
+
+const Fix *fixNamed(const Advice &a, const std::string &technique)
+{
+    const auto it = std::find_if(a.fixes.begin(), a.fixes.end(), [&](const Fix &f) { return f.technique == technique; });
+    return it == a.fixes.end() ? nullptr : &*it;
+}
+
+constexpr uint64_t kA100 = 40ull << 30;
+
+} // namespace
+
+class TestSharding : public QObject {
+    Q_OBJECT
+
+private slots:
+    void unitsAtPeakMatchAnIndependentReading_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::newRow("alternate layers checkpointed, OOM in the loss") << QStringList{};
+        QTest::newRow("none checkpointed") << QStringList{"--checkpoint-every", "0"};
+        QTest::newRow("all checkpointed, 8 ranks") << QStringList{"--checkpoint-every", "1", "--world", "8"};
+        QTest::newRow("no OOM, 12 layers") << QStringList{"--no-oom", "--layers", "12"};
+    }
+    // Live bytes at the peak by unit equal the oracle's for every unit, and what no unit made.
+    void unitsAtPeakMatchAnIndependentReading()
+    {
+        QFETCH(QStringList, args);
+        QTemporaryDir dir;
+        const Generated g = generate(dir, "run", args);
+        QVERIFY(!g.truth.isEmpty());
+        const Loaded l = load(g.file);
+        const DeviceSummary s = summarizeDevice(*l.snapshot, *l.index, 5);
+        QVERIFY(s.units);
+        QCOMPARE(s.units->source(), UnitSource::FsdpMarks);
+        const QJsonObject expected = oracle(g.file);
+        QCOMPARE(qint64(s.peakIndex->index()), expected["event"].toInteger());
+        const QJsonObject units = expected["units"].toObject();
+        uint64_t total = 0;
+        for (const UnitBytes &u : s.unitsAtPeak) {
+            total += u.bytes;
+            if (u.unit.empty())
+                QCOMPARE(qint64(u.bytes), expected["outside"].toInteger());
+            else
+                QVERIFY2(qint64(u.bytes) == units[QString::fromStdString(u.unit)].toInteger(), u.unit.c_str());
+        }
+        QCOMPARE(size_t(units.size()), s.unitsAtPeak.size() - 1);
+        QCOMPARE(total, s.peakActiveBytes);
+    }
+
+    // The whole model from one rank's gathers, as the generator built it: parameters, shape,
+    // tokens per rank, world size, checkpointed layers; at two other sizes, so no figure is a
+    // constant.
+    void setupFromShards_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::newRow("llama-3.1-8b over 4 ranks") << QStringList{};
+        QTest::newRow("a 20-layer model over 8 ranks, 4096 tokens") << QStringList{"--layers", "20", "--hidden", "2048", "--kv", "512", "--intermediate", "5632",
+                                                                                    "--vocab", "32000", "--world", "8", "--tokens", "4096", "--checkpoint-every", "4"};
+    }
+    void setupFromShards()
+    {
+        QFETCH(QStringList, args);
+        QTemporaryDir dir;
+        const Generated g = generate(dir, "run", args);
+        const Loaded l = load(g.file);
+        const Advice a = adviseOn(l, std::nullopt);
+        QVERIFY(a.sharded);
+        const ShardedModel &m = *a.sharded;
+        QCOMPARE(qint64(*a.setup.params.value), g.truth["params"].toInteger());
+        QCOMPARE(qint64(m.hidden), g.truth["hidden"].toInteger());
+        QCOMPARE(qint64(m.kvWidth), g.truth["kv"].toInteger());
+        QCOMPARE(qint64(m.mlpWidth), g.truth["intermediate"].toInteger());
+        QCOMPARE(qint64(m.vocab), g.truth["vocab"].toInteger());
+        QCOMPARE(m.layers, g.truth["layers"].toInt());
+        QCOMPARE(qint64(*a.setup.tokens.value), g.truth["tokens"].toInteger());
+        QCOMPARE(*a.setup.gpus.value, g.truth["world"].toInt());
+        QCOMPARE(m.gatheredBytes, 2);
+        QCOMPARE(*m.shardBytes, 4);
+        QCOMPARE(qint64(m.shardTotal), g.truth["shard_bytes"].toInteger());
+        QStringList checkpointed;
+        for (const GatheredUnit &u : m.units) {
+            if (u.checkpointed)
+                checkpointed << QString::fromStdString(u.name);
+        }
+        QStringList expected;
+        for (const QJsonValue &v : g.truth["checkpointed"].toArray())
+            expected << v.toString();
+        QCOMPARE(checkpointed, expected);
+        QCOMPARE(a.setup.parallelism.value->shardingStage, 3);
+        if (g.truth["params"].toInteger() == 8'030'261'248)
+            QCOMPARE(*a.setup.preset.value, std::string("llama-3-8b"));
+    }
+
+    // The OOM is the loss's fp32 logits: the first fix named is that allocation's own, saving the
+    // request and the 16-bit logits; checkpointing the other layers saves what they keep beyond
+    // one input each, by the oracle's bytes; each fix's fits is its whole-step peak against the
+    // capacity; a run that checkpoints every layer is not told to checkpoint more.
+    void fixesForShardedRun()
+    {
+        QTemporaryDir dir;
+        const Generated g = generate(dir, "run", {});
+        const Loaded l = load(g.file);
+        const Advice a = adviseOn(l, kA100);
+        const uint64_t request = uint64_t(g.truth["oom_request"].toInteger());
+        const uint64_t tokens = uint64_t(g.truth["tokens"].toInteger()), vocab = uint64_t(g.truth["vocab"].toInteger());
+        const uint64_t input = tokens * uint64_t(g.truth["hidden"].toInteger()) * 2;
+
+        const Fix *loss = fixNamed(a, "chunked-cross-entropy");
+        QVERIFY(loss);
+        const uint64_t logits = tokens * vocab * 2;
+        QCOMPARE(uint64_t(loss->savesBytes), request + logits - logits / 8);
+        QVERIFY(QString::fromStdString(loss->why).contains("the allocation that failed is the loss's fp32 copy of the logits"));
+
+        const QJsonObject units = oracle(g.file)["units"].toObject();
+        QStringList checkpointed;
+        for (const QJsonValue &v : g.truth["checkpointed"].toArray())
+            checkpointed << v.toString();
+        uint64_t beyondInput = 0;
+        for (int i = 0; i < g.truth["layers"].toInt(); ++i) {
+            const QString layer = QString("layers.%1").arg(i);
+            if (!checkpointed.contains(layer))
+                beyondInput += uint64_t(units[layer].toInteger()) - input;
+        }
+        const Fix *rest = fixNamed(a, "checkpoint-remaining-layers");
+        QVERIFY(rest);
+        QCOMPARE(uint64_t(rest->savesBytes), beyondInput);
+        QVERIFY(QString::fromStdString(rest->why).contains("clears the recorded OOM"));
+        for (const Fix &f : a.fixes) {
+            QVERIFY(f.fits.has_value());
+            QCOMPARE(*f.fits, f.peakAfterBytes <= *a.capacity);
+            QVERIFY2(QString::fromStdString(f.why).contains("the whole step as FSDP runs it"), f.technique.c_str());
+        }
+        QVERIFY(*rest->fits);
+
+        const Generated all = generate(dir, "all", {"--checkpoint-every", "1"});
+        const Loaded la = load(all.file);
+        QVERIFY(!fixNamed(adviseOn(la, kA100), "checkpoint-remaining-layers"));
+    }
+
+    // Runs without FSDP's marks have no units and no sharded setup: the corpus files.
+    void singleGpuRunsHaveNoUnits()
+    {
+        for (const char *run : {"gpt2_fp32_adamw/snapshot.pickle", "tinyllama_bf16_ckpt_cpp_stacks/snapshot.pickle.gz", "oom_gpt2_medium_6gib/oom_snapshot.pickle"}) {
+            const Loaded l = load(corpusDir() + "/snapshots/" + run);
+            QVERIFY2(!summarizeDevice(*l.snapshot, *l.index, 5).units, run);
+            QVERIFY2(!adviseOn(l, std::nullopt).sharded, run);
+        }
+    }
+
+    // Megatron's per-layer record_function names (`decoder.layers.3.mlp`) are units too: every
+    // byte live at the peak is in one unit or outside all, and the units are the marks' names.
+    void modulePathMarksAreUnits()
+    {
+        QTemporaryDir dir;
+        const QString out = dir.filePath("megatron.pickle");
+        QString error;
+        runPythonTool("make_layer_marks.py", {corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle", out, "--framework", "megatron", "--layers", "4"}, &error);
+        QVERIFY2(QFile::exists(out), qPrintable(error));
+        const Loaded l = load(out);
+        const DeviceSummary s = summarizeDevice(*l.snapshot, *l.index, 5);
+        QVERIFY(s.units);
+        QCOMPARE(s.units->source(), UnitSource::ModulePathMarks);
+        QCOMPARE(s.units->names().size(), size_t(8));
+        for (const std::string &name : s.units->names())
+            QVERIFY2(name.starts_with("decoder.layers."), name.c_str());
+        uint64_t total = 0;
+        for (const UnitBytes &u : s.unitsAtPeak)
+            total += u.bytes;
+        QCOMPARE(total, s.peakActiveBytes);
+    }
+
+    // The mark grammar: FSDP2's and FSDP1's hook names, the root's unnamed marks, module paths.
+    void markNames()
+    {
+        QCOMPARE(fsdpHookMark("FSDP::pre_forward (layers.3)")->unit, std::string("layers.3"));
+        QCOMPARE(std::string(fsdpHookMark("FSDP::post_backward_reduce (norm, output)")->hook), std::string("post_backward_reduce"));
+        QCOMPARE(fsdpHookMark("FullyShardedDataParallel::pre_forward (model.layers.0)")->unit, std::string("model.layers.0"));
+        QCOMPARE(fsdpHookMark("FSDP::pre_forward")->unit, std::string("(root)"));
+        QVERIFY(!fsdpHookMark("forward"));
+        QVERIFY(!fsdpHookMark("FSDP::pre_forward (broken"));
+        QVERIFY(isModulePath("decoder.layers.3.self_attention"));
+        QVERIFY(isModulePath("layers.0"));
+        QVERIFY(!isModulePath("Optimizer.step#AdamW.step"));
+        QVERIFY(!isModulePath("ProfilerStep#3"));
+        QVERIFY(!isModulePath("forward"));
+        QVERIFY(!isModulePath("model.encoder"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSharding)
+#include "tst_sharding.moc"
