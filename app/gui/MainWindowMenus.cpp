@@ -96,11 +96,11 @@ void MainWindow::createFileMenu()
 void MainWindow::createViewMenu()
 {
     QMenu *view = menuBar()->addMenu(tr("&View"));
-    // Ctrl+1 … Ctrl+8 in the tabs' order (Page's).
+    // Ctrl+1 … Ctrl+9 in the tabs' order (Page's).
     const std::pair<QString, Page> pages[] = {
         {tr("&Summary"), Page::Summary},   {tr("&Timeline"), Page::Timeline},           {tr("St&eps"), Page::Steps},
         {tr("Se&gments"), Page::Segments}, {tr("Segments &over Time"), Page::SegmentTimeline}, {tr("St&acks"), Page::Stacks},
-        {tr("&Live Allocations"), Page::Live}, {tr("&Categories"), Page::Categories}};
+        {tr("&Live Allocations"), Page::Live}, {tr("By &Unit"), Page::Modules}, {tr("&Categories"), Page::Categories}};
     int key = Qt::Key_1;
     for (const auto &[label, page] : pages) {
         view->addAction(label, QKeySequence(Qt::CTRL | key++), this, [this, page = page] {

@@ -4,6 +4,7 @@
 #include "report/OptionalJson.h"
 #include "report/SummaryReport.h"
 
+#include <algorithm>
 #include <sstream>
 
 namespace memlens {
@@ -70,7 +71,8 @@ nlohmann::json shardingJson(const std::optional<ShardedModel> &m)
 
 void writeSharding(std::ostringstream &out, const ShardedModel &m)
 {
-    out << "Sharding: " << m.units.size() << " FSDP units, " << m.layers << " of them layers (" << m.checkpointedLayers() << " checkpointed); hidden "
+    const auto gathered = std::count_if(m.units.begin(), m.units.end(), [](const GatheredUnit &u) { return !u.weights.empty(); });
+    out << "Sharding: " << gathered << " FSDP units, " << m.layers << " of them layers (" << m.checkpointedLayers() << " checkpointed); hidden "
         << groupDigits(m.hidden) << ", MLP " << groupDigits(m.mlpWidth) << ", KV " << groupDigits(m.kvWidth) << ", vocabulary " << groupDigits(m.vocab)
         << "; " << formatBytes(m.shardTotal) << " of shards on this rank\n";
 }

@@ -335,10 +335,13 @@ Advice advise(const Snapshot &snapshot, const DeviceIndex &index, const Allocati
     findCapacity(a, index, options);
 
     FixPricer pricer(a, samples, request, double(a.reservedBytes) - double(here.total()));
-    addTechniqueFixes(a, pricer, here);
-    addMeasuredFixes(a, pricer);
+    // The estimator's per-category factors read a single-GPU run: an FSDP rank's shards, gathered
+    // units and 16-bit activations are priced by its own step instead.
     if (a.sharded)
         addShardedFixes(a, *a.sharded, uint64_t(request));
+    else
+        addTechniqueFixes(a, pricer, here);
+    addMeasuredFixes(a, pricer);
     // A replay per setting costs about a second per 10 M entries: where fitting is the question
     // (an OOM, or a capacity to fit), and where much of what is reserved at the moment is free
     // (fragmentation without an OOM) on traces that replay in well under a second; the Segments

@@ -279,7 +279,15 @@ void applyShardedModel(InferredSetup &setup, const ShardedModel &m)
         setup.checkpointing = {checkpointed > 0, std::to_string(checkpointed) + " of " + std::to_string(m.layers) + " layers run under torch.utils.checkpoint",
                                Confidence::High};
     }
+    // A trace that ends before the first backward shows neither gradients nor optimizer state;
+    // FSDP trains what it shards, with AdamW in the common case.
+    if (setup.trainableParams.value.value_or(0) == 0)
+        setup.trainableParams = {m.params, "the trace ends before any gradient: every parameter is taken as trained", Confidence::Low};
+    if (setup.optimizer.value.value_or(Optimizer::None) == Optimizer::None)
+        setup.optimizer = {Optimizer::AdamW, "the trace ends before the first optimizer step: AdamW assumed", Confidence::Low};
     EstimateInput &in = setup.input;
+    in.optimizer = *setup.optimizer.value;
+    in.inference = false;
     in.zeroStage = 3;
     in.gpus = m.world.value.value_or(in.gpus);
     in.precision = m.gatheredBytes == 2 ? Precision::AmpBf16 : Precision::Fp32;

@@ -42,6 +42,9 @@ bool isParameterInitFrame(std::string_view name, std::string_view file, bool tor
         return false;
     if (mentions(file, "torch/nn/modules/module.py"))
         return name == "convert" || name == "_apply" || name == "to" || name == "_load_from_state_dict" || name == "load_state_dict";
+    // FSDP's shards are the parameters a sharded run keeps (fully_shard makes them).
+    if (mentions(file, "/fsdp/") && mentions(file, "_fsdp_param.py"))
+        return name == "_init_sharded_param";
     return mentions(file, "torch/nn/init.py") || mentions(file, "torch/nn/parameter.py") ||
            (mentions(file, "torch/nn/modules/") && (name == "__init__" || name == "reset_parameters"));
 }

@@ -39,6 +39,8 @@
 #include "summary/FixList.h"
 #include "summary/LiveAllocationModel.h"
 #include "summary/LiveTensorsPage.h"
+#include "style/ByteText.h"
+#include "units/UnitsPage.h"
 #include "summary/SummaryPage.h"
 #include "timeline/AllocationBandsPlottable.h"
 #include "timeline/StepLabelStride.h"

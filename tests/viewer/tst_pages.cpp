@@ -345,6 +345,44 @@ private slots:
         QCOMPARE(page->table()->model()->rowCount(), static_cast<int>(doc->devices.at(0).index->liveAt(TracePoint::after(EventId(100))).size()));
     }
 
+    // An FSDP run's By unit page: a bar per unit at the cursor (the peak), and a click on a bar
+    // lists that unit's allocations on the Live page, as many as the summary counts for it; the
+    // filter's ✕ shows every allocation again. A run without unit marks has no such page.
+    void unitsPage()
+    {
+        QTemporaryDir dir;
+        const QString file = dir.filePath("fsdp.pickle");
+        QString error;
+        runPythonTool("make_fsdp2_run.py", {file, "--layers", "8"}, &error);
+        QVERIFY2(QFile::exists(file), qPrintable(error));
+        auto doc = load(file);
+        auto view = openView(doc, Page::Modules, QSize(1400, 900));
+        UnitsPage *page = view->units();
+        QVERIFY(page->isVisible());
+        const DeviceSummary &s = doc->devices.at(0).summary;
+        QVERIFY2(page->readout().contains("10 units hold"), qPrintable(page->readout()));
+        const auto layer1 = std::find_if(s.unitsAtPeak.begin(), s.unitsAtPeak.end(), [](const UnitBytes &u) { return u.unit == "layers.1"; });
+        QVERIFY(layer1 != s.unitsAtPeak.end());
+        const int row = int(layer1 - s.unitsAtPeak.begin());
+        QCustomPlot *plot = page->plot();
+        const QPoint bar(int(plot->xAxis->coordToPixel(double(layer1->bytes) / 2)), int(plot->yAxis->coordToPixel(row)));
+        int32_t unit = -2;
+        QVERIFY(page->unitAt(bar, unit));
+        QCOMPARE(s.units->names()[size_t(unit)], std::string("layers.1"));
+        saveShot(view.get(), "units-page");
+        QTest::mouseClick(plot, Qt::LeftButton, {}, bar);
+        LiveTensorsPage *live = view->live();
+        QVERIFY(live->isVisible());
+        QCOMPARE(uint64_t(live->table()->model()->rowCount()), layer1->blocks);
+        QVERIFY2(live->totalsText().contains(bytesText(layer1->bytes)), qPrintable(live->totalsText()));
+        live->clearFilters();
+        QCOMPARE(uint64_t(live->table()->model()->rowCount()), s.liveBlocksAtPeak);
+
+        auto plain = load(gpt2());
+        auto other = openView(plain, Page::Summary, QSize(1400, 900));
+        QVERIFY(!other->findChild<QTabWidget *>()->isTabVisible(other->findChild<QTabWidget *>()->indexOf(other->units())));
+    }
+
     // The estimator measures the device the user selected, not the first one.
     void estimatorMeasuresTheSelectedDevice()
     {

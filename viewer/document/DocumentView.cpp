@@ -2,6 +2,7 @@
 
 #include "pipeline/RankStitch.h"
 
+#include "document/LoadProgressPage.h"
 #include "jobs/DocumentLoader.h"
 #include "state/ViewState.h"
 #include "export/ViewExport.h"
@@ -22,6 +23,7 @@
 #include "timeline/AllocationBandsPlottable.h"
 #include "timeline/CategoryTimelineView.h"
 #include "timeline/TimelineView.h"
+#include "units/UnitsPage.h"
 
 #include <algorithm>
 #include <utility>
@@ -29,8 +31,6 @@
 #include <qcustomplot.h>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QProgressBar>
-#include <QPushButton>
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QTabWidget>
@@ -47,25 +47,8 @@ DocumentView::DocumentView(QWidget *parent)
     stack_ = new QStackedWidget(this);
     outer->addWidget(stack_);
 
-    progressPage_ = new QWidget(stack_);
-    auto *pl = new QVBoxLayout(progressPage_);
-    pl->addStretch();
-    progressLabel_ = new QLabel(progressPage_);
-    progressLabel_->setAlignment(Qt::AlignCenter);
-    progress_ = new QProgressBar(progressPage_);
-    progress_->setRange(0, 1000);
-    progress_->setMaximumWidth(480);
-    auto *cancel = new QPushButton(tr("Cancel"), progressPage_);
-    cancel->setShortcut(Qt::Key_Escape);
-    connect(cancel, &QPushButton::clicked, this, &DocumentView::cancelLoad);
-    pl->addWidget(progressLabel_);
-    auto *row = new QHBoxLayout;
-    row->addStretch();
-    row->addWidget(progress_, 1);
-    row->addWidget(cancel);
-    row->addStretch();
-    pl->addLayout(row);
-    pl->addStretch();
+    progressPage_ = new LoadProgressPage(stack_);
+    connect(progressPage_, &LoadProgressPage::cancelRequested, this, &DocumentView::cancelLoad);
     stack_->addWidget(progressPage_);
 
     auto *content = new QWidget(stack_);
@@ -98,6 +81,8 @@ DocumentView::DocumentView(QWidget *parent)
     tabs_->addTab(stacks_, tr("Stacks"));
     live_ = new LiveTensorsPage(state_, tabs_);
     tabs_->addTab(live_, tr("Live"));
+    units_ = new UnitsPage(state_, tabs_);
+    tabs_->addTab(units_, tr("By unit"));
     categories_ = new CategoryTimelineView(state_, tabs_);
     tabs_->addTab(categories_, tr("Categories"));
     auto *side = new QSplitter(Qt::Vertical, split);
@@ -150,18 +135,22 @@ DocumentView::DocumentView(QWidget *parent)
     connect(steps_, &StepsView::showTimeline, this, [this] { tabs_->setCurrentWidget(timeline_); });
     connect(summary_, &SummaryPage::showInEstimator, this, &DocumentView::estimatorRequested);
     connect(summary_, &SummaryPage::showSteps, this, [this] { tabs_->setCurrentWidget(steps_); });
+    connect(summary_, &SummaryPage::showUnits, this, [this] { tabs_->setCurrentWidget(units_); });
     connect(summary_, &SummaryPage::showLeaks, this, [this](EventId event) {
         state_->setSelectedEvent(event);
         live_->setEarlierStepOnly(true);
         tabs_->setCurrentWidget(live_);
     });
     connect(segments_, &SegmentsPage::showLiveTensors, this, [this] { tabs_->setCurrentWidget(live_); });
+    connect(units_, &UnitsPage::showUnitAllocations, this, [this](int32_t unit, const QString &name) {
+        live_->setUnitFilter(unit, name);
+        tabs_->setCurrentWidget(live_);
+    });
     connect(segmentTimeline_, &SegmentTimelineView::showSegments, this, [this] { tabs_->setCurrentWidget(segments_); });
     connect(state_, &ViewState::selectedAllocationChanged, this, &DocumentView::showAllocation);
     connect(state_, &ViewState::selectedEventChanged, this, [this] { emit statusChanged(statusText()); });
     connect(loader_, &DocumentLoader::progress, this, [this](double fraction, const QString &stage) {
-        progress_->setValue(static_cast<int>(fraction * 1000));
-        progressLabel_->setText(tr("%1 %2…").arg(stage, path_));
+        progressPage_->setProgress(fraction, tr("%1 %2…").arg(stage, path_));
     });
     connect(loader_, &DocumentLoader::documentReady, this, &DocumentView::showDocument);
     connect(loader_, &DocumentLoader::timelineReady, this, [this](std::shared_ptr<const TimelineLayouts> timeline) {
@@ -194,8 +183,7 @@ const std::shared_ptr<const Document> &DocumentView::document() const
 void DocumentView::load(const QString &path)
 {
     path_ = path;
-    progress_->setValue(0);
-    progressLabel_->setText(tr("Opening %1…").arg(path));
+    progressPage_->start(tr("Opening %1…").arg(path));
     stack_->setCurrentWidget(progressPage_);
     loader_->load(path);
 }
@@ -203,8 +191,7 @@ void DocumentView::load(const QString &path)
 void DocumentView::loadStitched(const QString &folder, int rank)
 {
     path_ = QString::fromStdString(stitchedRunName(folder.toStdString(), rank));
-    progress_->setValue(0);
-    progressLabel_->setText(tr("Stitching the dumps of rank %1 in %2…").arg(rank).arg(folder));
+    progressPage_->start(tr("Stitching the dumps of rank %1 in %2…").arg(rank).arg(folder));
     stack_->setCurrentWidget(progressPage_);
     loader_->loadStitched(folder, rank);
 }
@@ -254,6 +241,7 @@ void DocumentView::showDocument(std::shared_ptr<const Document> doc)
     const bool perAllocation = !d.devices.empty();
     const bool hasSegments = !d.snapshot->segments.empty() || d.snapshot->facts.format != FileFormat::ChromeTrace;
     const bool hasSteps = std::any_of(d.devices.begin(), d.devices.end(), [](const auto &device) { return !device.second.summary.steps.empty(); });
+    const bool hasUnits = std::any_of(d.devices.begin(), d.devices.end(), [](const auto &device) { return device.second.summary.units != nullptr; });
     // A page asked for while the file was read is shown when it can be (see showPage).
     if (!pendingPage_ && currentPageKind() != Page::Summary)
         pendingPage_ = currentPageKind();
@@ -262,6 +250,7 @@ void DocumentView::showDocument(std::shared_ptr<const Document> doc)
         const bool shown = page == Page::Categories ? d.snapshot->categories.has_value()
                            : page == Page::Segments || page == Page::SegmentTimeline ? perAllocation && hasSegments
                            : page == Page::Steps    ? hasSteps
+                           : page == Page::Modules  ? hasUnits
                                                     : perAllocation;
         tabs_->setTabVisible(tabs_->indexOf(pageWidget(page)), shown);
         tabs_->setTabEnabled(tabs_->indexOf(pageWidget(page)), page == Page::Summary || page == Page::Steps || page == Page::Categories);
@@ -300,6 +289,7 @@ QWidget *DocumentView::pageWidget(Page page) const
     case Page::SegmentTimeline: return segmentTimeline_;
     case Page::Stacks: return stacks_;
     case Page::Live: return live_;
+    case Page::Modules: return units_;
     case Page::Categories: return categories_;
     }
     return summary_;

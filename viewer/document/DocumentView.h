@@ -12,7 +12,7 @@
 
 class QComboBox;
 class QLabel;
-class QProgressBar;
+
 class QStackedWidget;
 class QTabWidget;
 class QTextBrowser;
@@ -24,6 +24,7 @@ class NoteEditor;
 class NoteListPanel;
 class NoteSet;
 class DocumentLoader;
+class LoadProgressPage;
 class SegmentsPage;
 class SegmentTimelineView;
 class LiveTensorsPage;
@@ -31,6 +32,7 @@ class StacksPage;
 class StepsView;
 class SummaryPage;
 class TimelineView;
+class UnitsPage;
 class ViewState;
 
 class DocumentView : public QWidget {
@@ -65,6 +67,7 @@ public:
     SegmentTimelineView *segmentTimeline() const { return segmentTimeline_; }
     StacksPage *stacks() const { return stacks_; }
     LiveTensorsPage *live() const { return live_; }
+    UnitsPage *units() const { return units_; }
     CategoryTimelineView *categories() const { return categories_; }
     // A page that waits for the timeline's index is shown once the index is there.
     void showPage(Page page);
@@ -111,9 +114,7 @@ private:
     DocumentLoader *loader_;
     DocumentLoader *refresher_;
     QStackedWidget *stack_;
-    QWidget *progressPage_;
-    QLabel *progressLabel_;
-    QProgressBar *progress_;
+    LoadProgressPage *progressPage_;
     bool cppFrames_ = false; // the snapshot has C++ frames
     QWidget *deviceRow_;
     QComboBox *device_;
@@ -126,6 +127,7 @@ private:
     SegmentTimelineView *segmentTimeline_;
     StacksPage *stacks_;
     LiveTensorsPage *live_;
+    UnitsPage *units_;
     CategoryTimelineView *categories_;
     QTextBrowser *details_;
     NoteSet *notes_;

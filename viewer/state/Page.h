@@ -4,15 +4,16 @@
 
 namespace memlens {
 
-enum class Page { Summary, Timeline, Steps, Segments, SegmentTimeline, Stacks, Live, Categories };
+enum class Page { Summary, Timeline, Steps, Segments, SegmentTimeline, Stacks, Live, Modules, Categories };
 
-constexpr EnumNames<Page, 8> kPageNames{{{{Page::Summary, "summary"},
+constexpr EnumNames<Page, 9> kPageNames{{{{Page::Summary, "summary"},
                                           {Page::Timeline, "timeline"},
                                           {Page::Steps, "steps"},
                                           {Page::Segments, "segments"},
                                           {Page::SegmentTimeline, "segment-timeline"},
                                           {Page::Stacks, "stacks"},
                                           {Page::Live, "live"},
+                                          {Page::Modules, "modules"},
                                           {Page::Categories, "categories"}}}};
 constexpr std::array kPages = kPageNames.values();
 

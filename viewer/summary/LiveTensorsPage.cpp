@@ -30,8 +30,9 @@ class LiveFilterProxy : public QSortFilterProxyModel {
 public:
     using QSortFilterProxyModel::QSortFilterProxyModel;
     void set(std::shared_ptr<const Document> doc, const DeviceData *device, TracePoint cursor, const QString &text, uint64_t minBytes,
-             uint64_t maxBytes, bool earlierStepOnly)
+             uint64_t maxBytes, bool earlierStepOnly, std::optional<int32_t> unit)
     {
+        unit_ = device && device->summary.units ? unit : std::nullopt;
         doc_ = std::move(doc);
         device_ = device;
         search_.reset();
@@ -59,6 +60,8 @@ protected:
             if (born < 0 || (cursorStep_ >= 0 && born >= cursorStep_))
                 return false;
         }
+        if (unit_ && device_->summary.units->unitOf(r.allocation) != *unit_)
+            return false;
         return !search_ || search_->matches(r.allocation);
     }
 
@@ -69,6 +72,7 @@ private:
     int cursorStep_ = -1;
     uint64_t min_ = 0, max_ = 0;
     bool earlierStepOnly_ = false;
+    std::optional<int32_t> unit_; // made in this unit (ModuleUnits::kOutside: in none)
 };
 
 namespace {
@@ -107,6 +111,10 @@ LiveTensorsPage::LiveTensorsPage(ViewState *state, QWidget *parent) : QWidget(pa
     earlierStep_ = new QCheckBox(tr("Created in an earlier step, never freed"), this);
     earlierStep_->setToolTip(tr("What a leak leaves behind: allocations made in a step before the cursor's that the trace never frees"));
     auto *exportButton = new QPushButton(tr("Export CSV…"), this);
+    unitChip_ = new QLabel(this);
+    unitChip_->setVisible(false);
+    connect(unitChip_, &QLabel::linkActivated, this, [this] { setUnitFilter(std::nullopt, {}); });
+    bar->addWidget(unitChip_);
     bar->addWidget(text_, 2);
     bar->addWidget(minSize_);
     bar->addWidget(maxSize_);
@@ -162,7 +170,7 @@ LiveTensorsPage::LiveTensorsPage(ViewState *state, QWidget *parent) : QWidget(pa
 
 void LiveTensorsPage::setFilter(const QString &text, uint64_t minBytes, uint64_t maxBytes)
 {
-    proxy_->set(state_->document(), state_->deviceData(), cursor_, text, minBytes, maxBytes, earlierStep_->isChecked());
+    proxy_->set(state_->document(), state_->deviceData(), cursor_, text, minBytes, maxBytes, earlierStep_->isChecked(), unit_);
     updateTotals();
 }
 
@@ -171,6 +179,16 @@ void LiveTensorsPage::clearFilters()
     for (QLineEdit *edit : {text_, minSize_, maxSize_})
         edit->clear();
     earlierStep_->setChecked(false);
+    setUnitFilter(std::nullopt, {});
+}
+
+void LiveTensorsPage::setUnitFilter(std::optional<int32_t> unit, const QString &name)
+{
+    unit_ = unit;
+    unitChip_->setText(tr("Made in <b>%1</b> <a href='clear'>✕</a>").arg(name.toHtmlEscaped()));
+    unitChip_->setToolTip(tr("Only allocations made while this unit ran; ✕ shows every unit's"));
+    unitChip_->setVisible(unit.has_value());
+    setFilter(text_->text(), parseSize(minSize_->text()), parseSize(maxSize_->text()));
 }
 
 void LiveTensorsPage::setEarlierStepOnly(bool on)

@@ -4,7 +4,9 @@
 // selects the allocation in every view.
 #include "pipeline/Document.h"
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <QWidget>
 
 class QLabel;
@@ -32,6 +34,9 @@ public:
     // Shown instead of the table when the filters leave nothing (with a link that clears them).
     QLabel *emptyNotice() const { return empty_; }
     void clearFilters();
+    // Only allocations the unit made (figures/ModuleUnits; ModuleUnits::kOutside: made in none);
+    // nothing: every unit's.
+    void setUnitFilter(std::optional<int32_t> unit, const QString &name);
     QString exportCsv(const QString &path) const; // error message, or empty
 
 private:
@@ -44,6 +49,8 @@ private:
     QTableView *table_;
     QLineEdit *text_, *minSize_, *maxSize_;
     QCheckBox *earlierStep_;
+    QLabel *unitChip_;
+    std::optional<int32_t> unit_;
     TracePoint cursor_; // the moment whose live allocations are shown
     QLabel *title_, *totals_, *empty_;
     QStackedWidget *results_;

@@ -163,6 +163,8 @@ void SummaryPage::onLink(const QString &link)
         emit showSegments(EventId(link.mid(9).toUInt()));
     else if (link == "steps")
         emit showSteps();
+    else if (link == "units")
+        emit showUnits();
     else if (link == "leaks" && d->index->eventCount() > 0)
         emit showLeaks(EventId(static_cast<uint32_t>(d->index->eventCount() - 1)));
 }
