@@ -227,7 +227,9 @@ void writeLiveAtPeakRows(const FleetSource &source, const std::string &file, par
     for (const FleetDevice &d : source.devices) {
         const DeviceIndex &index = *d.index;
         const auto live = largestLive(index, index.peak(), std::numeric_limits<size_t>::max(), nullptr, d.categories);
-        for (const LiveBlockInfo &b : live)
+        const ModuleUnits *units = d.summary->units.get();
+        for (const LiveBlockInfo &b : live) {
+            const int32_t unit = units ? units->unitOf(b.allocation) : ModuleUnits::kOutside;
             out.row()
                 .string(file)
                 .integer(d.device)
@@ -236,7 +238,9 @@ void writeLiveAtPeakRows(const FleetSource &source, const std::string &file, par
                 .optionalString(sites.of(b.stack))
                 .string(categoryName(b.category))
                 .integer(eventNumber(b.allocEvent))
+                .optionalString(unit == ModuleUnits::kOutside ? std::nullopt : std::optional<std::string>(units->names()[size_t(unit)]))
                 .end();
+        }
     }
 }
 

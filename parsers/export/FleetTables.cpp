@@ -54,7 +54,7 @@ std::vector<ColumnSpec> columnsOf(FleetTable table)
         return {text("file"), integer("stack_id"), integer("depth"), text("frame"), text("site", true)};
     case FleetTable::LiveAtPeak:
         return {text("file"), integer("device"), integer("addr"), integer("size"), text("site", true), text("category"),
-                integer("alloc_seq", true)};
+                integer("alloc_seq", true), text("module", true)};
     case FleetTable::Pools:
         return {text("file"), integer("device"), text("pool_id"), integer("segments"), integer("reserved_bytes"),
                 integer("allocated_bytes")};

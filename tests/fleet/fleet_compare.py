@@ -30,11 +30,12 @@ COLUMNS = {
               'end_active_bytes', 'partial'],
     'events': ['file', 'device', 'seq', 'time_us', 'action', 'addr', 'size', 'stream', 'pool', 'stack_id', 'category'],
     'stacks': ['file', 'stack_id', 'depth', 'frame', 'site'],
-    'live_at_peak': ['file', 'device', 'addr', 'size', 'site', 'category', 'alloc_seq'],
+    'live_at_peak': ['file', 'device', 'addr', 'size', 'site', 'category', 'alloc_seq', 'module'],
     'pools': ['file', 'device', 'pool_id', 'segments', 'reserved_bytes', 'allocated_bytes'],
 }
 TYPES = {'file': 'VARCHAR', 'name': 'VARCHAR', 'action': 'VARCHAR', 'pool': 'VARCHAR', 'frame': 'VARCHAR', 'site': 'VARCHAR',
-         'category': 'VARCHAR', 'format': 'VARCHAR', 'pool_id': 'VARCHAR', 'truncated': 'BOOLEAN', 'partial': 'BOOLEAN'}
+         'category': 'VARCHAR', 'format': 'VARCHAR', 'pool_id': 'VARCHAR', 'truncated': 'BOOLEAN', 'partial': 'BOOLEAN',
+         'module': 'VARCHAR'}
 
 # Every table reads, with the columns and types the README lists, plus rank and step from the folders.
 for table, columns in COLUMNS.items():

@@ -8,14 +8,20 @@
 #include "decode/SnapshotLoader.h"
 #include "figures/AllocationCategories.h"
 #include "figures/SnapshotSummary.h"
+#include "export/FleetTables.h"
 #include "index/DeviceIndex.h"
+#include "parquet/ParquetFileReader.h"
+#include "parquet/ParquetFileWriter.h"
 
 #include <QJsonArray>
 #include <QTemporaryDir>
 #include <QTest>
 
 #include <algorithm>
+#include <fstream>
+#include <map>
 #include <memory>
+#include <sstream>
 
 using namespace memlens;
 
@@ -205,6 +211,35 @@ private slots:
         const Generated all = generate(dir, "all", {"--checkpoint-every", "1"});
         const Loaded la = load(all.file);
         QVERIFY(!fixNamed(adviseOn(la, kA100), "checkpoint-remaining-layers"));
+    }
+
+    // The fleet dataset's live_at_peak table names each block's unit: grouped by it, the bytes
+    // are the summary's modules_at_peak (DuckDB reads the same column in tests/fleet).
+    void datasetNamesTheUnit()
+    {
+        QTemporaryDir dir;
+        const Generated g = generate(dir, "run", {"--layers", "6"});
+        const Loaded l = load(g.file);
+        const DeviceSummary s = summarizeDevice(*l.snapshot, *l.index, 5);
+        const std::string path = dir.filePath("live.parquet").toStdString();
+        {
+            parquet::ParquetFileWriter writer(path, fleetTableColumns(FleetTable::LiveAtPeak), parquet::ParquetOptions{});
+            writeFleetTable(FleetTable::LiveAtPeak, {l.snapshot.get(), {{0, l.index.get(), l.categories.get(), &s}}}, "run.pickle", writer);
+            writer.finish();
+        }
+        std::ifstream in(path, std::ios::binary);
+        std::stringstream bytes;
+        bytes << in.rdbuf();
+        const std::string file = bytes.str();
+        const parquet::ParquetFileReader reader(file);
+        const auto modules = reader.strings("module");
+        const auto sizes = reader.integers("size");
+        std::map<std::string, uint64_t> byUnit;
+        for (size_t r = 0; r < modules.size(); ++r)
+            byUnit[modules[r].value_or("")] += uint64_t(*sizes[r]);
+        QCOMPARE(byUnit.size(), s.unitsAtPeak.size());
+        for (const UnitBytes &u : s.unitsAtPeak)
+            QCOMPARE(byUnit[u.unit], u.bytes);
     }
 
     // Runs without FSDP's marks have no units and no sharded setup: the corpus files.
