@@ -310,7 +310,8 @@ void trainingPhases(const EstimateInput &in, const Policy &p, const ModelState &
     // Adam runs fused kernels.
     const bool inPlace = in.fusedOptimizer || in.optimizer == Optimizer::None || in.optimizer == Optimizer::Sgd ||
                          in.optimizer == Optimizer::AdamW8bit;
-    const double stepTemp = inPlace ? 0 : double(st.trainable) * st.trainableBytes;
+    // Sharded optimizer state (ZeRO-1 and up, FSDP) steps each rank's shard only.
+    const double stepTemp = inPlace ? 0 : double(st.trainable) * st.trainableBytes / (in.zeroStage >= 1 ? std::max(1, in.gpus) : 1);
     r.phases[EstimatePhase::OptimizerStep] = static_cast<uint64_t>(st.weights + st.states + st.gradients + stepTemp);
     if (in.checkpointing == Checkpointing::Full)
         r.phases[EstimatePhase::Recompute] = static_cast<uint64_t>(base + st.gradients + activations + layer * 1.5);

@@ -243,6 +243,26 @@ private slots:
         QCOMPARE(estimate(in).kvCacheBytes, uint64_t(2) * 32 * 4 * 1024 * 8 * 128 * 2);
     }
 
+    // Under FSDP / ZeRO-3 over N GPUs each rank steps its own shard: the optimizer step's
+    // weights, gradients, AdamW state and foreach temporaries are the one-GPU step's ÷ N (the
+    // temporaries stayed whole: 29.9 GiB for Llama-3-8B over 4 ranks, as if unsharded).
+    void shardedOptimizerStepDivides()
+    {
+        EstimateInput one;
+        one.model = *findModel("llama-3-8b");
+        one.precision = Precision::AmpBf16;
+        one.batch = 1;
+        one.seq = 8192;
+        EstimateInput four = one;
+        four.zeroStage = 3;
+        four.gpus = 4;
+        const EstimateResult a = estimate(one), b = estimate(four);
+        const uint64_t workspace = a.workspaceBytes;
+        QCOMPARE(b.transientBytes, a.transientBytes / 4);
+        const uint64_t stepOne = a.phases.at(EstimatePhase::OptimizerStep) - workspace, stepFour = b.phases.at(EstimatePhase::OptimizerStep) - workspace;
+        QVERIFY2(stepFour * 4 >= stepOne - 8 && stepFour * 4 <= stepOne + 8, qPrintable(QString("%1 x 4 vs %2").arg(stepFour).arg(stepOne)));
+    }
+
     void techniquesSave()
     {
         const EstimateInput in = tinyllamaBf16();
