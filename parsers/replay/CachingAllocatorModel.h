@@ -62,6 +62,7 @@ public:
     uint64_t reservedBytes() const { return reserved_; }
     uint64_t allocatedBytes() const { return allocated_; }
     uint64_t blockSize(uint32_t block) const { return blocks_[block].size; }
+    uint64_t blockAddress(uint32_t block) const { return blocks_[block].ptr; }
     // Segment changes since the last call, oldest first.
     std::vector<SegmentChange> takeSegmentChanges();
 

@@ -2,6 +2,7 @@
 // them (exact figures for small cases), and every corpus file against an independent port of
 // MemoryViz's MemoryView (tests/tools/memoryviz_state.py, which reads the file with CPython).
 #include "CorpusFiles.h"
+#include "ExpandableTwin.h"
 #include "IdPrinting.h"
 #include "SyntheticSnapshot.h"
 #include "index/AllocatorState.h"
@@ -9,6 +10,7 @@
 #include "figures/FileHealth.h"
 #include "figures/SnapshotSummary.h"
 #include "decode/SnapshotLoader.h"
+#include "replay/Replay.h"
 #include "views/SegmentTimeline.h"
 
 #include <QFileInfo>
@@ -223,9 +225,33 @@ private slots:
         QString cutError;
         const QString cut = cutGpt2Trace(dir.path(), &cutError);
         QVERIFY2(!cut.isEmpty(), qPrintable(cutError));
-        for (const QString &name : {QStringLiteral("frag_varlen_gpt2/snapshot.pickle.zst"), QStringLiteral("oom_gpt2_medium_6gib/oom_snapshot.pickle"),
-                                    QStringLiteral("streams_pending_free/snapshot.pickle"), cut}) {
-            const QString file = name == cut ? cut : corpusDir() + "/snapshots/" + name;
+        // Each single-stream corpus run's expandable-segments twin too: mapped ranges grow page by
+        // page, and every map ends one segment life and starts the larger one.
+        QStringList twins;
+        for (const char *run : {"frag_varlen_gpt2/snapshot.pickle.zst", "gpt2_fp32_adamw/snapshot.pickle", "resnet50_bf16_sgd/snapshot.pickle",
+                                "tinyllama_bf16_ckpt_cpp_stacks/snapshot.pickle.gz"}) {
+            auto source = loadSnapshot((corpusDir() + "/snapshots/" + run).toStdString());
+            const DeviceIndex sourceIndex(*source, 0);
+            const QString twin = dir.filePath(QString(run).section('/', 0, 0) + ".expandable.pickle");
+            QFile out(twin);
+            QVERIFY(out.open(QIODevice::WriteOnly));
+            out.write(QByteArray::fromStdString(expandableTwin(*source, sourceIndex).pickle()));
+            out.close();
+            twins << twin;
+            // The view's "at most … reserved" is the most the allocator held, as the replay
+            // under the same setting predicts it.
+            auto twinSnapshot = loadSnapshot(twin.toStdString());
+            const DeviceIndex twinIndex(*twinSnapshot, 0);
+            const SegmentTimelineFrame whole = layoutSegmentTimeline(twinIndex, EventId(0), EventId(uint32_t(twinIndex.eventCount() - 1)), 1600, SegmentOrder::Address);
+            QVERIFY2(*std::max_element(whole.stacked.begin(), whole.stacked.end()) == twinIndex.peakReservedBytes(),
+                     qPrintable(QStringLiteral("%1: the view stacks %2, the allocator held at most %3").arg(twin).arg(*std::max_element(whole.stacked.begin(), whole.stacked.end())).arg(twinIndex.peakReservedBytes())));
+            ReplayOptions options;
+            options.config.expandableSegments = true;
+            QCOMPARE(twinIndex.peakReservedBytes(), replayTrace(*source, sourceIndex, options).predicted.peakReservedBytes);
+        }
+        for (const QString &name : QStringList{QStringLiteral("frag_varlen_gpt2/snapshot.pickle.zst"), QStringLiteral("oom_gpt2_medium_6gib/oom_snapshot.pickle"),
+                                               QStringLiteral("streams_pending_free/snapshot.pickle"), cut} + twins) {
+            const QString file = name == cut || twins.contains(name) ? name : corpusDir() + "/snapshots/" + name;
             if (!QFileInfo::exists(file))
                 QFAIL(qPrintable(file + " is missing"));
             auto snapshot = loadSnapshot(file.toStdString());
@@ -255,15 +281,22 @@ private slots:
                     QVERIFY2(reserved == static_cast<uint64_t>(want["reserved_bytes"].toDouble()), qPrintable(where + " reserved"));
                     QVERIFY2(used == static_cast<uint64_t>(want["requested_bytes"].toDouble()),
                              qPrintable(where + QStringLiteral(" used %1, MemoryViz requested %2").arg(used).arg(want["requested_bytes"].toDouble())));
-                    // Bands of one column never overlap and stack without gaps.
+                    // The segments alive at the column's end stack from 0 without gaps; one that
+                    // ended inside the column lies above them or over memory one of them held, and
+                    // the column is as high as what it draws.
                     std::vector<std::pair<uint64_t, uint64_t>> spans;
-                    for (const SegmentBand &b : frame.bands)
-                        if (b.endColumn() == 3)
+                    uint64_t top = 0;
+                    for (const SegmentBand &b : frame.bands) {
+                        if (b.endColumn() != 3)
+                            continue;
+                        top = std::max(top, b.bottom.back() + b.size);
+                        if (index.segmentLife(b.life).aliveAt(TracePoint::after(events[i])))
                             spans.emplace_back(b.bottom.back(), b.bottom.back() + b.size);
+                    }
                     std::sort(spans.begin(), spans.end());
                     for (size_t k = 0; k < spans.size(); ++k)
                         QCOMPARE(spans[k].first, k ? spans[k - 1].second : uint64_t(0));
-                    QCOMPARE(frame.stacked.back(), spans.empty() ? uint64_t(0) : spans.back().second);
+                    QCOMPARE(frame.stacked.back(), top);
                 }
             }
         }
