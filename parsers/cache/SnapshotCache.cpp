@@ -31,7 +31,8 @@ constexpr char kCacheEntryMagic[8] = {'M', 'L', 'C', 'A', 'C', 'H', 'E', '\n'};
 // 7: profiler traces' malformed [memory] events counted; hook marks (FSDP::pre_forward …) are no
 // pass in the inferred phases.
 // 8: stitched runs' dump ends (their steps' iteration numbers).
-constexpr uint32_t kFormatVersion = 8;
+// 9: the key holds the file's change time and inode.
+constexpr uint32_t kFormatVersion = 9;
 // A decoded snapshot is at most this many times its entry's compressed size; more is a
 // decompression bomb, not a snapshot.
 constexpr uint64_t kMaxExpansion = 64;
@@ -44,6 +45,8 @@ std::string header(const CacheKey &key, uint64_t payloadSize)
     put(kFormatVersion);
     put(key.size);
     put(key.mtimeNs);
+    put(key.ctimeNs);
+    put(key.inode);
     put(static_cast<uint32_t>(key.path.size()));
     h += key.path;
     put(static_cast<uint32_t>(key.checksum.size()));
@@ -126,6 +129,8 @@ std::optional<CacheKey> SnapshotCache::keyOf(const std::string &path)
     key.path = absolute.lexically_normal().string();
     key.size = static_cast<uint64_t>(st.st_size);
     key.mtimeNs = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+    key.ctimeNs = static_cast<int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec;
+    key.inode = static_cast<uint64_t>(st.st_ino);
     key.checksum = snapshotChecksum(path);
     if (key.checksum.empty())
         return std::nullopt;

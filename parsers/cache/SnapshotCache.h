@@ -1,7 +1,7 @@
 #pragma once
 // Decoded snapshots kept on disk so that opening a file again skips decoding: one entry per
 // file in $XDG_CACHE_HOME/memlens (default ~/.cache/memlens), keyed by the file's path, size,
-// modification time and content checksum, zstd-compressed behind a header with a format
+// modification and change times, inode and content checksum, zstd-compressed behind a header with a format
 // version. Entries are written atomically (temporary file + rename; a killed writer's temporary
 // is swept by the next eviction); the oldest are evicted past a size cap. An entry is untrusted
 // input: a corrupt, truncated, stale or foreign one is ignored (the file is read again), never
@@ -20,6 +20,11 @@ struct CacheKey {
     std::string path; // absolute
     uint64_t size = 0;
     int64_t mtimeNs = 0;
+    // The inode's change time and number: a file rewritten in place with its size and modification
+    // time put back (cp -p, touch -r) still changes them, and no tool sets them. The checksum reads
+    // only the first and last MiB.
+    int64_t ctimeNs = 0;
+    uint64_t inode = 0;
     std::string checksum; // snapshotChecksum(): size and the first and last MiB
     bool operator==(const CacheKey &) const = default;
 };
