@@ -369,6 +369,7 @@ DocumentView *MainWindow::addDocumentTab(const QString &path, const QString &tit
     view->setSnapshotCache(cache_);
     undo_->addStack(view->notes()->undoStack()); // before the tab becomes current
     const int index = tabs_->addTab(view, title);
+    view->setDisplayName(title);
     // A dot on the tab: notes changed since the session was opened or saved.
     connect(view->notes()->undoStack(), &QUndoStack::cleanChanged, this, [this, view, title](bool clean) {
         if (const int i = tabs_->indexOf(view); i >= 0)

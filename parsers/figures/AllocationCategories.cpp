@@ -40,6 +40,12 @@ std::string_view categoryName(Category c)
     return names[static_cast<int>(c)];
 }
 
+std::string_view categoryLabel(Category c)
+{
+    static constexpr std::string_view labels[kCategoryCount] = {"parameter", "gradient", "optimizer state", "activation", "temporary", "unknown"};
+    return labels[static_cast<int>(c)];
+}
+
 // The rules read what the stacks show (attribution/StackEvidence): who made an allocation, who
 // freed it, and whether backward ran or the script went on in between. No phase name a user
 // chose (their marks, their training function's name) decides a category.

@@ -13,7 +13,8 @@ namespace memlens {
 
 enum class Category : uint8_t { Parameter, Gradient, OptimizerState, Activation, Temporary, Unknown };
 constexpr int kCategoryCount = 6;
-std::string_view categoryName(Category c);
+std::string_view categoryName(Category c);  // as JSON, CSV and the dataset spell it: "optimizer_state"
+std::string_view categoryLabel(Category c); // as people read it: "optimizer state"
 
 class AllocationCategories {
 public:

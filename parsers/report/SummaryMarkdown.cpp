@@ -16,14 +16,14 @@ std::string summaryMarkdown(const Snapshot &snapshot, const DeviceSummary &s, co
     std::string categories;
     for (int c = 0; c < kCategoryCount; ++c) {
         if (const uint64_t bytes = s.categoryBytesAtPeak[static_cast<size_t>(c)])
-            categories += (categories.empty() ? "" : ", ") + std::string(categoryName(static_cast<Category>(c))) + " " + formatBytes(bytes);
+            categories += (categories.empty() ? "" : ", ") + std::string(categoryLabel(static_cast<Category>(c))) + " " + formatBytes(bytes);
     }
     if (!categories.empty())
         md += "- At the peak: " + categories + "\n";
     md += "\n| size | category | allocated at |\n|---:|---|---|\n";
     for (size_t i = 0; i < s.topLiveAtPeak.size() && i < 5; ++i) {
         const LiveBlockInfo &l = s.topLiveAtPeak[i];
-        md += "| " + formatBytes(l.size) + " | " + std::string(categoryName(l.category)) + " | `" +
+        md += "| " + formatBytes(l.size) + " | " + std::string(categoryLabel(l.category)) + " | `" +
               siteLine(snapshot, allocationSite(snapshot, l.stack)) + "` |\n";
     }
     return md;

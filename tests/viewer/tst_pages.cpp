@@ -17,8 +17,10 @@ private slots:
             QVERIFY(applyTheme(*qApp, theme));
             const QPalette p = qApp->palette();
             for (QPalette::ColorRole row : {QPalette::Base, QPalette::AlternateBase}) {
-                const double ratio = contrastRatio(goodTextColor(p), p.color(row));
-                QVERIFY2(ratio >= 4.5, qPrintable(QString("%1: %2 : 1").arg(theme).arg(ratio)));
+                for (const QColor &text : {goodTextColor(p), cautionTextColor(p)}) {
+                    const double ratio = contrastRatio(text, p.color(row));
+                    QVERIFY2(ratio >= 4.5, qPrintable(QString("%1: %2 on %3: %4 : 1").arg(theme, text.name(), p.color(row).name()).arg(ratio)));
+                }
             }
         }
     }
@@ -276,7 +278,7 @@ private slots:
             QVERIFY2(fixes->item(i)->text().contains(QString::fromStdString(formatBytes(margin)) + " to spare"), qPrintable(fixes->item(i)->text()));
             const bool hair = double(margin) < 0.01 * double(*advice.capacity) && f.effort == Effort::Config;
             QCOMPARE(f.thinMargin, hair || (f.effort != Effort::Config && double(margin) < 0.05 * double(*advice.capacity)));
-            QCOMPARE(fixes->item(i)->foreground().color() == fixes->palette().color(QPalette::Disabled, QPalette::Text), f.thinMargin);
+            QCOMPARE(fixes->item(i)->foreground().color() == cautionTextColor(fixes->palette()), f.thinMargin);
             if (f.thinMargin && f.effort == Effort::Config)
                 QVERIFY(f.why.find("the trace ends at the OOM") != std::string::npos);
             thin += f.thinMargin;

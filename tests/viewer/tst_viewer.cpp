@@ -103,6 +103,15 @@ private slots:
                                                                    QString::fromStdString(formatBytes(sb.peakReservedBytes)));
         QVERIFY2(title.contains(less) && title.contains(reserved), qPrintable(title));
         QCOMPARE(view.alignment(), OverlayAlignment::Event); // streams_pending_free has no steps
+
+        // The second tab goes by its folder, and so does the footer of what it exports (it said
+        // "snapshot.pickle" under a tab named "rank1/snapshot.pickle").
+        MainWindow window;
+        window.openFile(dir.filePath("rank0/snapshot.pickle"));
+        DocumentView *second = window.openFile(dir.filePath("rank1/snapshot.pickle"));
+        QTRY_VERIFY_WITH_TIMEOUT(second->document() != nullptr, 30000);
+        QCOMPARE(window.tabs()->tabText(window.tabs()->indexOf(second)), QString("rank1/snapshot.pickle"));
+        QCOMPARE(second->exportFooter("9.9").file, QString("rank1/snapshot.pickle"));
     }
 
     void exportWithFooter()
@@ -159,6 +168,8 @@ private slots:
         QVERIFY(md.contains("**fragmentation**"));
         QVERIFY(md.contains(QString::fromStdString(formatBytes(doc->devices.at(0).summary.peakActiveBytes))));
         QVERIFY(md.contains("| size | category | allocated at |"));
+        // Categories in words people read, not the JSON key (the OOM run holds optimizer state).
+        QVERIFY2(md.contains("optimizer state") && !md.contains("optimizer_state"), qPrintable(md));
     }
 
     // A view captured into a session and restored shows the same thing.

@@ -155,7 +155,7 @@ void RunOverlayView::refresh()
         if (!a && !b)
             continue;
         table += QString("<tr><td>%1</td><td align=right>%2</td><td align=right>%3</td><td align=right>%4</td></tr>")
-                     .arg(QString::fromStdString(std::string(categoryName(static_cast<Category>(c)))), bytesText(a), bytesText(b),
+                     .arg(QString::fromStdString(std::string(categoryLabel(static_cast<Category>(c)))), bytesText(a), bytesText(b),
                           signedBytesText(int64_t(b) - int64_t(a)));
     }
     categories_->setText(table + "</table>");

@@ -329,7 +329,7 @@ ExportFooter DocumentView::exportFooter(const QString &version) const
     const DeviceData *d = state_->deviceData();
     if (!d)
         return footer;
-    footer.file = QString::fromStdString(state_->document()->fileName());
+    footer.file = displayName_.isEmpty() ? QString::fromStdString(state_->document()->fileName()) : displayName_;
     footer.device = QString::fromStdString(d->summary.name);
     const std::optional<EventId> e = state_->selectedEvent();
     footer.moment = e ? eventLabel(*d->index, *e)

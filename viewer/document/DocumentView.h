@@ -75,6 +75,8 @@ public:
     QWidget *currentPage() const;
     Page currentPageKind() const;
     // The footer of an exported picture of the current page.
+    // The name the tab goes by ("rank0/snapshot.pickle"), which exported images carry too.
+    void setDisplayName(const QString &name) { displayName_ = name; }
     struct ExportFooter exportFooter(const QString &version) const;
     void setDetailsVisible(bool visible);
     NoteSet *notes() const { return notes_; }
@@ -115,6 +117,7 @@ private:
     DocumentLoader *refresher_;
     QStackedWidget *stack_;
     LoadProgressPage *progressPage_;
+    QString displayName_;
     bool cppFrames_ = false; // the snapshot has C++ frames
     QWidget *deviceRow_;
     QComboBox *device_;

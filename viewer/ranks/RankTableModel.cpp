@@ -93,7 +93,7 @@ QVariant RankTableModel::headerData(int section, Qt::Orientation orientation, in
     default:
         if (section == kColumns - 1)
             return tr("File");
-        return QString::fromStdString(std::string(categoryName(static_cast<Category>(section - FirstCategory))));
+        return QString::fromStdString(std::string(categoryLabel(static_cast<Category>(section - FirstCategory))));
     }
 }
 

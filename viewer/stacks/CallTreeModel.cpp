@@ -95,9 +95,9 @@ QVariant CallTreeModel::data(const QModelIndex &index, int role) const
         const auto top = std::max_element(n.categoryBytes.begin(), n.categoryBytes.end());
         if (*top == 0)
             return QString();
-        const std::string_view name = categoryName(static_cast<Category>(top - n.categoryBytes.begin()));
+        const std::string_view name = categoryLabel(static_cast<Category>(top - n.categoryBytes.begin()));
         return QStringLiteral("%1 (%2 %)")
-            .arg(QString::fromLatin1(name.data(), qsizetype(name.size())).replace('_', ' '))
+            .arg(QString::fromLatin1(name.data(), qsizetype(name.size())))
             .arg(qRound(100.0 * double(*top) / double(std::max<uint64_t>(1, n.bytes))));
     }
     case Labels: {

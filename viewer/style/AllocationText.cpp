@@ -79,7 +79,7 @@ QString allocationTooltip(const Document &doc, const DeviceIndex &index, Allocat
     lines << QObject::tr("%1 requested%2").arg(bytesText(d.size), roundedSize(d.size));
     // What it is, as category colouring shows it.
     if (const DeviceData *device = doc.device(index.device()); device && device->categories)
-        lines << QObject::tr("category: %1").arg(QString::fromUtf8(categoryName(device->categories->of(allocation))).replace('_', ' '));
+        lines << QObject::tr("category: %1").arg(QString::fromUtf8(categoryLabel(device->categories->of(allocation))));
     lines << QObject::tr("address 0x%1, stream %2").arg(d.addr, 0, 16).arg(d.stream);
     lines << lifetime(index, a);
     for (const auto &[label, value] : notes(*doc.snapshot, index, allocation))

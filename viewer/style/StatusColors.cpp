@@ -26,4 +26,11 @@ QColor goodTextColor(const QPalette &palette)
     return base.lightnessF() < 0.5 ? QColor(129, 199, 132) : QColor(46, 125, 50);
 }
 
+QColor cautionTextColor(const QPalette &palette)
+{
+    // Material amber 200 on dark backgrounds, a deep amber (orange 900) on light ones.
+    const QColor base = palette.color(QPalette::Base);
+    return base.lightnessF() < 0.5 ? QColor(255, 224, 130) : QColor(178, 84, 0);
+}
+
 } // namespace memlens

@@ -8,6 +8,8 @@ class QPalette;
 namespace memlens {
 
 QColor goodTextColor(const QPalette &palette);
+// "Fits, but within the error of what priced it": amber, not grey (grey reads as disabled).
+QColor cautionTextColor(const QPalette &palette);
 // WCAG 2's contrast ratio of two colours (1 to 21).
 double contrastRatio(const QColor &a, const QColor &b);
 

@@ -36,9 +36,10 @@ void FixList::setAdvice(const Advice *advice)
                                          this);
         item->setToolTip(QString::fromStdString(f.why));
         item->setData(Qt::UserRole, int(i));
-        // A fix that fits by less than the error of what priced it is dimmed: not a promise.
+        // A fix that fits by less than the error of what priced it is told apart (amber): not a
+        // promise, but not disabled either.
         if (f.fits)
-            item->setForeground(f.thinMargin ? palette().color(QPalette::Disabled, QPalette::Text)
+            item->setForeground(f.thinMargin ? cautionTextColor(palette())
                                 : *f.fits    ? goodTextColor(palette())
                                              : palette().color(QPalette::Text));
     }

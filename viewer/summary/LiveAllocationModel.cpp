@@ -75,7 +75,7 @@ QVariant LiveAllocationModel::data(const QModelIndex &index, int role) const
         return tr("%1 events, %2 s").arg(events).arg(seconds, 0, 'f', 3);
     }
     case CategoryColumn:
-        return QString::fromLatin1(categoryName(r.category).data(), static_cast<qsizetype>(categoryName(r.category).size())).replace('_', ' ');
+        return QString::fromLatin1(categoryLabel(r.category).data(), static_cast<qsizetype>(categoryLabel(r.category).size()));
     case Address:
         return QStringLiteral("0x%1").arg(r.addr, 0, 16);
     case Stream:

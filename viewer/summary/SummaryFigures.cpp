@@ -117,8 +117,8 @@ void SummaryFigures::oomsAndCategories(Rows &row, const DeviceData &data)
     QStringList byCategory;
     for (int c = 0; c < kCategoryCount; ++c) {
         if (const uint64_t bytes = s.categoryBytesAtPeak[static_cast<size_t>(c)]) {
-            const std::string_view name = categoryName(static_cast<Category>(c));
-            byCategory << QStringLiteral("%1 %2").arg(QString::fromLatin1(name.data(), qsizetype(name.size())).replace('_', ' '), bytesText(bytes));
+            const std::string_view name = categoryLabel(static_cast<Category>(c));
+            byCategory << QStringLiteral("%1 %2").arg(QString::fromLatin1(name.data(), qsizetype(name.size())), bytesText(bytes));
         }
     }
     if (!byCategory.isEmpty())

@@ -55,7 +55,7 @@ TimelineView::TimelineView(ViewState *state, QWidget *parent) : QWidget(parent),
     QStringList entries;
     for (int c = 0; c < kCategoryCount; ++c)
         entries << QStringLiteral("<span style='color:%1'>■</span> %2")
-                       .arg(categoryColor(c).name(), QString::fromUtf8(categoryName(static_cast<Category>(c))).replace('_', ' '));
+                       .arg(categoryColor(c).name(), QString::fromUtf8(categoryLabel(static_cast<Category>(c))));
     legend_->setText(entries.join(QStringLiteral(" &nbsp; ")));
     legend_->setVisible(state_->colorMode() == ColorMode::Category);
     layout->addWidget(legend_);
