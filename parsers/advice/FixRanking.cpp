@@ -10,6 +10,7 @@
 #include "figures/SnapshotSummary.h"
 #include "estimator/Techniques.h"
 #include "replay/Replay.h"
+#include "replay/ReplayVerdict.h"
 #include "model/ByteFormat.h"
 
 #include <algorithm>
@@ -285,7 +286,7 @@ void addMeasuredFixes(const Advice &a, FixPricer &pricer)
 // not over what the program did after it.
 void addMargins(Advice &a)
 {
-    constexpr double kReplayError = 0.01, kEstimateError = 0.05;
+    constexpr double kEstimateError = 0.05;
     for (Fix &f : a.fixes) {
         if (!a.capacity || !f.fits.value_or(false) || f.peakAfterBytes > *a.capacity)
             continue;
@@ -293,7 +294,7 @@ void addMargins(Advice &a)
         const double error = f.effort == Effort::Config ? kReplayError : kEstimateError;
         f.thinMargin = double(*f.marginBytes) < error * double(*a.capacity);
         if (f.thinMargin && a.oom && f.effort == Effort::Config)
-            f.why += "; the trace ends at the OOM, so what the program did after it is not in the replay";
+            f.why += std::string("; ") + kEndsAtOomCaveat;
     }
 }
 
@@ -303,9 +304,7 @@ std::string marginText(const Fix &fix, uint64_t capacity)
 {
     if (!fix.marginBytes || capacity == 0)
         return "";
-    char percent[32];
-    std::snprintf(percent, sizeof percent, "%.1f %%", 100.0 * double(*fix.marginBytes) / double(capacity));
-    return formatBytes(*fix.marginBytes) + " to spare (" + percent + " of the capacity)" + (fix.thinMargin ? ", within the error of what priced it" : "");
+    return spareText(*fix.marginBytes, capacity, fix.thinMargin);
 }
 
 Advice advise(const Snapshot &snapshot, const DeviceIndex &index, const AllocationCategories &categories, const AdviceOptions &options)

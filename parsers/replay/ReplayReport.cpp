@@ -66,7 +66,7 @@ std::string replayText(const std::string &file, const ReplayResult &r)
     if (r.predicted.peakIndex)
         out << " at event " << r.predicted.peakIndex->index();
     out << ", " << r.predicted.segmentAllocs.size() << " segment allocations, " << formatBytes(r.predicted.reservedAtEndBytes) << " reserved at the end\n";
-    out << "  " << (r.predicted.oomAt ? "OOM at event " + std::to_string(r.predicted.oomAt->index()) : std::string("no OOM")) << '\n';
+    out << "  " << replayVerdict(r) << '\n';
     for (const std::string &note : r.notes)
         out << "  note: " << note << '\n';
     return out.str();

@@ -3,6 +3,8 @@
 #include "ViewerTestSupport.h"
 #include "questions/QuestionError.h"
 #include "questions/ReplayQuestion.h"
+#include "replay/ReplayReport.h"
+#include "replay/ReplayVerdict.h"
 
 using namespace memlens;
 
@@ -129,6 +131,16 @@ private slots:
         QCOMPARE(view->state()->whatIf()->predicted.peakReservedBytes, asked.result.predicted.peakReservedBytes);
         QCOMPARE(view->state()->whatIf()->predicted.oomAt, asked.result.predicted.oomAt);
         QCOMPARE(view->state()->whatIf()->predictedReserved, asked.result.predictedReserved);
+        // One wording of the answer: the panel says what `memlens replay` says, and the fix list's
+        // margin for the same setting is the same words (the panel said "No OOM within 5.99 GiB").
+        const QString verdict = QString::fromStdString(replayVerdict(asked.result));
+        QVERIFY2(verdict.contains("to spare") && verdict.contains("within the error of what priced it"), qPrintable(verdict));
+        QVERIFY2(panel->summaryText().contains(verdict.mid(1).toHtmlEscaped()), qPrintable(panel->summaryText()));
+        QVERIFY(QString::fromStdString(replayText(file.toStdString(), asked.result)).contains(verdict));
+        const Advice &advice = doc->devices.at(0).advice;
+        const auto fix = std::find_if(advice.fixes.begin(), advice.fixes.end(), [](const Fix &f) { return f.technique == "expandable_segments"; });
+        QVERIFY(fix != advice.fixes.end());
+        QVERIFY2(verdict.contains(QString::fromStdString(marginText(*fix, *advice.capacity))), qPrintable(verdict));
 
         request.allocConf = "per_process_memory_fraction:0.5";
         QString refusal;

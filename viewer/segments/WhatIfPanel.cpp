@@ -3,6 +3,7 @@
 #include "questions/QuestionError.h"
 #include "questions/ReplayQuestion.h"
 #include "replay/ReplayAdmission.h"
+#include "replay/ReplayVerdict.h"
 #include "state/ViewState.h"
 #include "style/ByteText.h"
 #include "style/PlotPalette.h"
@@ -219,7 +220,8 @@ void WhatIfPanel::showResult()
         label->setColor(red);
         text += tr("<span style='color:%1'><b>Predicted OOM at event %2</b></span>").arg(red.name()).arg(r->predicted.oomAt->index());
     } else {
-        text += r->capacity.bytes ? tr("No OOM within %1.").arg(bytesText(*r->capacity.bytes)) : tr("No OOM (no capacity known).");
+        const QString verdict = QString::fromStdString(replayVerdict(*r));
+        text += (verdict.left(1).toUpper() + verdict.mid(1)).toHtmlEscaped() + ".";
     }
     if (r->fromFirstEntry)
         text += tr(" Started from the state at the first entry (the trace was cut).");
