@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <tuple>
 
+#include <sys/stat.h>
+
 namespace memlens {
 
 namespace fs = std::filesystem;
@@ -93,15 +95,37 @@ RankFolder findRankFiles(const std::string &folder)
     if (!fs::is_directory(folder, ec))
         throw std::runtime_error(folder + ": not a folder");
     std::vector<std::string> paths;
-    fs::recursive_directory_iterator it(folder, fs::directory_options::skip_permission_denied, ec), end;
+    // Step folders may be links (a job's storage laid out by symlinks): followed, each folder read
+    // once, so a link back up the tree is no loop. A dump's name on anything but a regular file
+    // (a FIFO, a link to nothing) is said, not skipped in silence.
+    std::set<std::pair<dev_t, ino_t>> seen;
+    auto firstVisit = [&](const fs::path &dir) {
+        struct stat st {};
+        return ::stat(dir.c_str(), &st) == 0 && seen.insert({st.st_dev, st.st_ino}).second;
+    };
+    firstVisit(folder);
+    fs::recursive_directory_iterator it(folder, fs::directory_options::skip_permission_denied | fs::directory_options::follow_directory_symlink, ec), end;
     if (ec)
         throw std::runtime_error(folder + ": " + ec.message());
     for (; it != end; it.increment(ec)) {
         if (ec)
             throw std::runtime_error(folder + ": " + ec.message());
         std::error_code fileEc;
-        if (it->is_regular_file(fileEc) && isSnapshotFileName(it->path().filename().string()))
+        if (it->is_directory(fileEc)) {
+            if (!firstVisit(it->path())) {
+                it.disable_recursion_pending();
+                result.notes.push_back(it->path().string() + ": a folder already read (a link to it), read once");
+            }
+            continue;
+        }
+        if (!isSnapshotFileName(it->path().filename().string()))
+            continue;
+        if (it->is_regular_file(fileEc))
             paths.push_back(it->path().string());
+        else if (it->is_symlink(fileEc) && !it->exists(fileEc))
+            result.notes.push_back(it->path().string() + ": a link to nothing, left out");
+        else
+            result.notes.push_back(it->path().string() + ": not a regular file (a FIFO or a device), left out");
     }
     std::sort(paths.begin(), paths.end());
     bool allNamed = true;

@@ -17,6 +17,8 @@
 using namespace memlens;
 namespace fs = std::filesystem;
 
+#include <sys/stat.h>
+
 namespace {
 
 std::string gpt2() { return (corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle").toStdString(); }
@@ -163,6 +165,33 @@ private slots:
 
     // The world size beside a rank's snapshot (advise's GPU count): the ranks of its own step
     // in its own folder; none for a file whose name has no rank or that stands alone.
+    // A step folder that is a link (storage laid out by symlinks) is read, once, and a link back up
+    // the tree is no loop; a dump's name on a FIFO or on a link to nothing is said in the notes
+    // (all three were skipped without a word).
+    void linkedStepFoldersAndOddFiles()
+    {
+        QTemporaryDir dir;
+        const fs::path root = dir.path().toStdString();
+        link(gpt2(), root / "run/iteration_1/rank0_memory_snapshot.pickle");
+        link(gpt2(), root / "elsewhere/iteration_2/rank0_memory_snapshot.pickle");
+        fs::create_symlink(root / "elsewhere/iteration_2", root / "run/iteration_2");
+        fs::create_symlink("..", root / "run/iteration_1/up");
+        QCOMPARE(::mkfifo((root / "run/iteration_1/rank1_memory_snapshot.pickle").c_str(), 0600), 0);
+        fs::create_symlink(root / "missing.pickle", root / "run/iteration_1/rank2_memory_snapshot.pickle");
+        const RankFolder folder = findRankFiles((root / "run").string());
+        QCOMPARE(folder.files.size(), size_t(2));
+        QCOMPARE(folder.steps, (std::vector<std::optional<int64_t>>{1, 2}));
+        const std::string notes = [&] {
+            std::string all;
+            for (const std::string &n : folder.notes)
+                all += n + "\n";
+            return all;
+        }();
+        QVERIFY2(notes.find("rank1_memory_snapshot.pickle: not a regular file") != std::string::npos, notes.c_str());
+        QVERIFY2(notes.find("rank2_memory_snapshot.pickle: a link to nothing") != std::string::npos, notes.c_str());
+        QVERIFY2(notes.find("up: a folder already read") != std::string::npos, notes.c_str());
+    }
+
     void worldSizeBesideASnapshot()
     {
         QTemporaryDir dir;
