@@ -22,7 +22,9 @@ FinalState finalState(const Snapshot &snapshot, int device)
         for (uint32_t b = seg.firstBlock; b < seg.firstBlock + seg.blockCount; ++b) {
             const Block &block = snapshot.blocks[b];
             ++s.blocks;
-            if (block.state == BlockState::ActiveAllocated) {
+            // A block awaiting its free on another stream is still held (torch counts it until
+            // free_completed; so do the segments' own sums and the allocator at the end).
+            if (block.state == BlockState::ActiveAllocated || block.state == BlockState::ActivePendingFree) {
                 s.allocated += block.size;
                 s.requested += block.requestedSize;
             } else if (block.state == BlockState::Inactive) {

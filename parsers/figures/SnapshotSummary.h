@@ -36,8 +36,8 @@ struct FinalState {
     uint64_t segments = 0;
     uint64_t blocks = 0;
     uint64_t reserved = 0;
-    uint64_t allocated = 0; // rounded sizes of active_allocated blocks
-    uint64_t requested = 0; // requested sizes of active_allocated blocks
+    uint64_t allocated = 0; // rounded sizes of active_allocated and active_pending_free blocks
+    uint64_t requested = 0; // requested sizes of the same blocks
     uint64_t inactive = 0;
     uint64_t largestInactive = 0;
     double externalFragmentation = 0; // 1 − largest inactive ÷ inactive

@@ -184,7 +184,7 @@ void writeDevice(std::ostringstream &out, const Snapshot &snapshot, const Device
     }
     if (report.at) {
         const PointSummary &p = *report.at;
-        out << "  At event " << (p.index ? std::to_string(p.index->index()) : std::string("start")) << ": "
+        out << "  " << (p.index ? "At event " + std::to_string(p.index->index()) : s.entries ? std::string("Before the first entry") : std::string("At the final state (the file has no trace entries)")) << ": "
             << formatBytes(p.activeBytes) << " active, " << formatBytes(p.reservedBytes) << " reserved, "
             << p.liveBlocks << " live blocks; largest:\n";
         writeLive(out, snapshot, p.topLive);

@@ -68,6 +68,9 @@ private slots:
         const QJsonObject device = QJsonDocument::fromJson(end.out).object()["devices"].toArray()[0].toObject();
         QCOMPARE(device["at"].toObject()["reserved_bytes"].toInteger(), device["reserved_bytes"].toInteger());
         QVERIFY(device["at"].toObject()["index"].isNull());
+        // Said as what it is, not "At event start".
+        const Run endText = memlens({"summary", bare, "--at", "end", "--no-cache"});
+        QVERIFY2(endText.out.contains("At the final state (the file has no trace entries)") && !endText.out.contains("At event start"), endText.out.constData());
 
         const QString pools = dir.filePath("two.pickle");
         runPythonTool("make_private_pools.py", {corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle", pools, "--second-device"}, &error);
