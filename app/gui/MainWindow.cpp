@@ -1,5 +1,6 @@
 #include "gui/MainWindow.h"
 
+#include "state/ScreenFit.h"
 #include "gui/ExampleSnapshot.h"
 #include "decode/input/FileChecksum.h"
 #include "document/DocumentView.h"
@@ -45,7 +46,7 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent), undo_(new QUndoGr
 {
     setWindowTitle(tr("memlens"));
     setAcceptDrops(true);
-    resize(1280, 800);
+    fitOnScreen(this, QSize(1280, 800));
     central_ = new QStackedWidget(this);
     start_ = new StartPage(central_);
     tabs_ = new QTabWidget(central_);
@@ -183,9 +184,9 @@ void MainWindow::openEstimator(int fix)
         panel->setWindowFlag(Qt::Window);
         panel->setAttribute(Qt::WA_DeleteOnClose);
         panel->setWindowTitle(tr("Memory estimator — memlens"));
-        panel->resize(1100, 620);
-        // Over this window, not at the screen's corner; Esc closes it, as a dialog would.
-        panel->move(geometry().center() - QPoint(panel->width() / 2, panel->height() / 2));
+        // Over this window, not at the screen's corner, and on the screen; Esc closes it, as a
+        // dialog would.
+        fitOnScreen(panel, QSize(1100, 620), this);
         auto *close = new QShortcut(QKeySequence(Qt::Key_Escape), panel);
         connect(close, &QShortcut::activated, panel, &QWidget::close);
         estimator_ = panel;

@@ -1,5 +1,6 @@
 #include "compare/CompareDialog.h"
 
+#include "state/ScreenFit.h"
 #include "index/Moment.h"
 #include "figures/SnapshotSummary.h"
 #include "compare/RunNames.h"
@@ -31,6 +32,7 @@ CompareDialog::CompareDialog(std::shared_ptr<const Document> a, int device, QWid
     bar->addWidget(at_);
     bar->addStretch();
     totals_ = new QLabel(tr("Choose a snapshot to compare with."), this);
+    totals_->setWordWrap(true);
     table_ = new QTableWidget(0, 4, this);
     table_->setHorizontalHeaderLabels({tr("Call site"), tr("A"), tr("B"), tr("Change")});
     table_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
@@ -50,7 +52,7 @@ CompareDialog::CompareDialog(std::shared_ptr<const Document> a, int device, QWid
     split->setStretchFactor(1, 2);
     split->setSizes({540, 360});
     layout->addWidget(split);
-    resize(1200, 900);
+    fitOnScreen(this, QSize(1200, 900), parentWidget());
     connect(at_, &QComboBox::currentIndexChanged, this, &CompareDialog::refresh);
     connect(loader_, &DocumentLoader::progress, this, [this](double f, const QString &stage) {
         totals_->setText(tr("%1 B… %2 %").arg(stage).arg(qRound(f * 100)));

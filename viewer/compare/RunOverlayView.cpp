@@ -29,6 +29,7 @@ RunOverlayView::RunOverlayView(QWidget *parent) : QWidget(parent)
     auto *bar = new QHBoxLayout;
     title_ = new QLabel(this);
     title_->setTextFormat(Qt::RichText);
+    title_->setWordWrap(true); // a long headline wraps, not widens the window past a small screen
     align_ = new QComboBox(this);
     align_->addItem(tr("Align by time"), int(OverlayAlignment::Time));
     align_->addItem(tr("Align by event"), int(OverlayAlignment::Event));
@@ -45,6 +46,7 @@ RunOverlayView::RunOverlayView(QWidget *parent) : QWidget(parent)
     categories_ = new QLabel(this);
     categories_->setTextFormat(Qt::RichText);
     categories_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    categories_->setWordWrap(true);
     layout->addLayout(bar);
     layout->addWidget(plot_, 1);
     layout->addWidget(categories_);

@@ -20,7 +20,8 @@ RankChart::RankChart(QWidget *parent) : QWidget(parent), plot_(new QCustomPlot(t
     plot_->xAxis->setLabel(tr("Rank"));
     plot_->xAxis->grid()->setZeroLinePen(Qt::NoPen);
     plot_->legend->setVisible(true);
-    plot_->legend->setFillOrder(QCPLegend::foColumnsFirst); // one row above the bars, not over them
+    plot_->legend->setFillOrder(QCPLegend::foColumnsFirst); // rows of three above the bars, not over them
+    plot_->legend->setWrap(3);
     plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
     setMinimumHeight(260);
     connect(plot_, &QCustomPlot::plottableClick, this, [this](QCPAbstractPlottable *p, int dataIndex, QMouseEvent *) {
@@ -55,7 +56,7 @@ void RankChart::setRanks(const std::vector<RankFigures> &ranks, const RankCompar
         return b;
     };
     QCPBars *normal = bars(tr("Peak active"), QColor(78, 121, 167));
-    QCPBars *outlier = bars(tr("Outlier (>10 % off the median)"), QColor(242, 142, 44));
+    QCPBars *outlier = bars(tr("Outlier (>10 % off the peak most ranks share)"), QColor(242, 142, 44));
     QCPBars *oom = bars(tr("Rank with an OOM"), QColor(220, 50, 50));
     auto *reserved = new QCPGraph(plot_->xAxis, plot_->yAxis);
     reserved->setName(tr("Peak reserved"));
@@ -82,15 +83,13 @@ void RankChart::setRanks(const std::vector<RankFigures> &ranks, const RankCompar
         median->point1->setCoords(0, comparison.medianPeak);
         median->point2->setCoords(1, comparison.medianPeak);
         median->setPen(QPen(palette().color(QPalette::Text), 1, Qt::DashLine));
-        auto *label = new QCPItemText(plot_);
-        label->position->setType(QCPItemPosition::ptAxisRectRatio);
-        label->position->setCoords(0.01, 0.1);
-        label->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
-        label->setColor(palette().color(QPalette::Text));
-        label->setText(tr("dashed: median peak · imbalance (max ÷ median) %1").arg(comparison.imbalance, 0, 'f', 2));
+        // Named in the legend: a text item of its own sat under the legend in a narrow window.
+        auto *entry = new QCPGraph(plot_->xAxis, plot_->yAxis);
+        entry->setPen(median->pen());
+        entry->setName(tr("median peak (imbalance, max ÷ median: %1)").arg(comparison.imbalance, 0, 'f', 2));
     }
     plot_->xAxis->setRange(-0.6, static_cast<double>(ranks.size()) - 0.4);
-    plot_->yAxis->setRange(0, static_cast<double>(top) * 1.3 + 1);
+    plot_->yAxis->setRange(0, static_cast<double>(top) * 1.45 + 1); // headroom for two legend rows
     plot_->replot();
 }
 

@@ -123,14 +123,18 @@ void RankStepHeatmap::paintEvent(QPaintEvent *)
     const QFontMetrics fm(font());
     const QRectF area = plotArea();
     p.setPen(palette().color(QPalette::WindowText));
-    p.drawText(QRectF(0, 0, width(), fm.height() + 4), Qt::AlignLeft | Qt::AlignVCenter,
-               grid_.ranks.empty()      ? tr("Peak per rank and step: summarising…")
-               : grid_.ranks.size() == 1 ? tr("Peak active per step of rank %1: each bar's height is its share of the highest; OOM red · "
-                                              "double-click to open the dumps as one run")
-                                               .arg(grid_.ranks.front())
-                                         : tr("Peak active per rank (rows) and step (columns): %1 is higher (the scale on the right); "
-                                              "outliers outlined, OOM red · double-click a rank to open its dumps as one run")
-                                               .arg(dark ? tr("brighter") : tr("darker")));
+    // The whole caption where it fits; in a narrow window the short one, then elided (it was cut).
+    const QString full = grid_.ranks.empty()      ? tr("Peak per rank and step: summarising…")
+                         : grid_.ranks.size() == 1 ? tr("Peak active per step of rank %1: each bar's height is its share of the highest; OOM red · "
+                                                        "double-click to open the dumps as one run")
+                                                         .arg(grid_.ranks.front())
+                                                   : tr("Peak active per rank (rows) and step (columns): %1 is higher (the scale on the right); "
+                                                        "outliers outlined, OOM red · double-click a rank to open its dumps as one run")
+                                                         .arg(dark ? tr("brighter") : tr("darker"));
+    const QString brief = grid_.ranks.size() > 1 ? tr("Peak per rank and step: %1 is higher · double-click a rank to open its dumps").arg(dark ? tr("brighter") : tr("darker"))
+                                                 : full;
+    const QString caption = fm.horizontalAdvance(full) <= width() ? full : fm.elidedText(brief, Qt::ElideRight, width());
+    p.drawText(QRectF(0, 0, width(), fm.height() + 4), Qt::AlignLeft | Qt::AlignVCenter, caption);
     if (grid_.ranks.empty())
         return;
     drawScale(p, dark);
