@@ -11,16 +11,18 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <optional>
+
+#include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 namespace memlens {
 
 namespace {
-
-struct PendingFile {
-    std::string temporary;
-    std::string final;
-};
 
 // The snapshot's devices indexed and summarised, as `summary` makes them (no advice, no timeline).
 struct LoadedInput {
@@ -51,11 +53,56 @@ std::unique_ptr<LoadedInput> loadInput(const std::string &path, const SnapshotCa
     return input;
 }
 
-void removeAll(const std::vector<PendingFile> &files)
+namespace fs = std::filesystem;
+
+// A staging folder's name, ".input=x<hash>.<pid>.tmp", and the process that made it.
+std::string stagingName(const fs::path &final)
+{
+    return "." + final.filename().string() + "." + std::to_string(::getpid()) + ".tmp";
+}
+
+std::optional<pid_t> stagingOwner(const std::string &name)
+{
+    if (!name.starts_with(".input=") || !name.ends_with(".tmp"))
+        return std::nullopt;
+    const std::string stem = name.substr(0, name.size() - 4);
+    const size_t dot = stem.rfind('.');
+    if (dot == std::string::npos)
+        return std::nullopt;
+    try {
+        return static_cast<pid_t>(std::stol(stem.substr(dot + 1)));
+    } catch (const std::exception &) {
+        return std::nullopt;
+    }
+}
+
+// What exports that died left in a step's folder: staging folders whose process is gone.
+void sweepLeftovers(const fs::path &stepFolder)
 {
     std::error_code ec;
-    for (const PendingFile &f : files)
-        std::filesystem::remove(f.temporary, ec);
+    for (fs::directory_iterator it(stepFolder, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::optional<pid_t> owner = stagingOwner(it->path().filename().string());
+        if (owner && *owner != ::getpid() && ::kill(*owner, 0) == -1 && errno == ESRCH) {
+            std::error_code removeEc;
+            fs::remove_all(it->path(), removeEc);
+        }
+    }
+}
+
+// The staged folder becomes the input's folder in one rename, or takes the place of an earlier
+// export's in one exchange (whose old folder is then removed).
+void publish(const fs::path &staging, const fs::path &final)
+{
+    if (::renameat2(AT_FDCWD, staging.c_str(), AT_FDCWD, final.c_str(), RENAME_NOREPLACE) == 0)
+        return;
+    if (errno == EEXIST || errno == ENOTEMPTY) {
+        if (::renameat2(AT_FDCWD, staging.c_str(), AT_FDCWD, final.c_str(), RENAME_EXCHANGE) != 0)
+            throw std::runtime_error(final.string() + ": cannot replace: " + std::strerror(errno));
+        std::error_code ec;
+        fs::remove_all(staging, ec);
+        return;
+    }
+    throw std::runtime_error(final.string() + ": cannot publish: " + std::strerror(errno));
 }
 
 } // namespace
@@ -72,31 +119,45 @@ ExportedInput exportInput(const ExportInput &input, const std::string &out, cons
                           const std::atomic<bool> *cancel)
 {
     ExportedInput result{input, {}, {}};
-    std::vector<PendingFile> pending;
+    const fs::path final = inputFolder(out, input);
+    const fs::path staging = final.parent_path() / stagingName(final);
     try {
         const std::unique_ptr<LoadedInput> loaded = loadInput(input.path, cache, cancel);
-        const std::string part = partFileName(input);
+        fs::create_directories(final.parent_path());
+        sweepLeftovers(final.parent_path());
+        fs::create_directory(staging);
         for (FleetTable table : kFleetTables) {
-            const std::filesystem::path final = partPath(out, fleetTableName(table), input, part);
-            std::filesystem::create_directories(final.parent_path());
-            pending.push_back({(final.parent_path() / ("." + part + "." + std::to_string(::getpid()) + ".tmp")).string(), final.string()});
             parquet::ParquetOptions options;
             options.metadata = {{kDatasetSourceKey, input.source}};
-            parquet::ParquetFileWriter writer(pending.back().temporary, fleetTableColumns(table), options);
+            parquet::ParquetFileWriter writer((staging / tableFileName(fleetTableName(table))).string(), fleetTableColumns(table), options);
             writeFleetTable(table, loaded->source, input.name, writer);
             writer.finish();
             result.rows[static_cast<size_t>(table)] = writer.rows();
         }
-        for (const PendingFile &f : pending)
-            std::filesystem::rename(f.temporary, f.final);
+        publish(staging, final);
     } catch (const LoadError &e) {
         result.error = e.what();
     } catch (const std::exception &e) {
         result.error = input.path + ": " + e.what();
     }
-    if (!result.error.empty())
-        removeAll(pending);
+    if (!result.error.empty()) {
+        std::error_code ec;
+        fs::remove_all(staging, ec);
+        result.rows = {}; // nothing of it was published
+    }
     return result;
+}
+
+void checkDatasetFolder(const std::string &out)
+{
+    std::error_code ec;
+    fs::create_directories(out, ec);
+    const fs::path probe = fs::path(out) / (".memlens-probe." + std::to_string(::getpid()));
+    std::FILE *f = ec ? nullptr : std::fopen(probe.c_str(), "wb");
+    if (!f)
+        throw std::runtime_error(out + ": cannot write there: " + (ec ? ec.message() : std::string(std::strerror(errno))));
+    std::fclose(f);
+    fs::remove(probe, ec);
 }
 
 } // namespace memlens

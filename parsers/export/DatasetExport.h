@@ -1,7 +1,8 @@
 #pragma once
-// One input's tables into a dataset: the file is loaded (through the cache when given), each
-// table written to a hidden temporary name beside its place, and all renamed into place only when
-// every table is whole, so a reader never sees half an input.
+// One input's tables into a dataset: the file is loaded (through the cache when given), its six
+// tables written into a hidden staging folder beside the input's place, which then becomes (or
+// takes the place of) the input's folder in one rename, so a reader never sees half an input,
+// even of an export killed at any moment; staging folders of exports that died are swept.
 #include "export/DatasetLayout.h"
 #include "export/FleetTables.h"
 
@@ -26,5 +27,9 @@ std::optional<std::string> whyNotExportable(const Snapshot &snapshot);
 
 ExportedInput exportInput(const ExportInput &input, const std::string &out, const SnapshotCache *cache,
                           const std::atomic<bool> *cancel = nullptr);
+
+// Throws std::runtime_error, one line naming `out`, when no dataset can be written there: asked
+// before any input is decoded (an unwritable OUT was found after decoding every input).
+void checkDatasetFolder(const std::string &out);
 
 } // namespace memlens

@@ -39,7 +39,7 @@ std::vector<Part> snapshotParts(const std::string &dir, size_t atMost = SIZE_MAX
 {
     std::vector<Part> parts;
     std::error_code ec;
-    for (fs::directory_iterator r(fs::path(dir) / "snapshots", ec), end; !ec && r != end; r.increment(ec)) {
+    for (fs::directory_iterator r(dir, ec), end; !ec && r != end; r.increment(ec)) {
         const auto rank = partitionValue(r->path().filename().string(), "rank");
         if (!rank || *rank < 0 || *rank > INT32_MAX)
             continue;
@@ -47,11 +47,14 @@ std::vector<Part> snapshotParts(const std::string &dir, size_t atMost = SIZE_MAX
             const auto step = partitionValue(s->path().filename().string(), "step");
             if (!step)
                 continue;
+            // Each input's folder (a staging one, hidden, is not yet an input).
             for (fs::directory_iterator f(s->path(), ec), fend; !ec && f != fend; f.increment(ec)) {
-                const std::string name = f->path().filename().string();
+                if (!f->path().filename().string().starts_with("input="))
+                    continue;
+                const fs::path table = f->path() / "snapshots.parquet";
                 std::error_code fileEc;
-                if (!name.starts_with(".") && name.ends_with(".parquet") && f->is_regular_file(fileEc))
-                    parts.push_back({f->path(), static_cast<int>(*rank), *step});
+                if (fs::is_regular_file(table, fileEc))
+                    parts.push_back({table, static_cast<int>(*rank), *step});
                 if (parts.size() >= atMost)
                     return parts;
             }
@@ -119,7 +122,7 @@ DatasetFigures readDatasetFigures(const std::string &dir)
 {
     std::vector<Part> parts = snapshotParts(dir);
     if (parts.empty())
-        throw std::runtime_error(dir + ": no Parquet dataset (snapshots/rank=R/step=S/*.parquet) in it");
+        throw std::runtime_error(dir + ": no Parquet dataset (rank=R/step=S/input=…/snapshots.parquet) in it");
     std::sort(parts.begin(), parts.end(), [](const Part &a, const Part &b) { return a.path < b.path; });
     DatasetFigures out;
     std::map<std::string, size_t> byFile;

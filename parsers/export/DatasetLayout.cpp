@@ -41,19 +41,18 @@ std::vector<ExportInput> shareOf(const std::vector<ExportInput> &inputs, int i, 
     return {inputs.begin() + static_cast<long>(begin), inputs.begin() + static_cast<long>(end)};
 }
 
-std::string partFileName(const ExportInput &input)
+std::string inputFolder(const std::string &out, const ExportInput &input)
 {
-    const uint64_t hash = fnv1a(snapshotChecksum(input.path), fnv1a(input.name + '\0'));
+    // A letter before the hash: a value of digits alone would be read as a number by DuckDB's
+    // partition typing, in some folders and not others.
     char name[40];
-    std::snprintf(name, sizeof name, "part-%016llx.parquet", static_cast<unsigned long long>(hash));
-    return name;
+    std::snprintf(name, sizeof name, "input=x%016llx", static_cast<unsigned long long>(fnv1a(input.name + '\0')));
+    return (std::filesystem::path(out) / ("rank=" + std::to_string(input.rank)) / ("step=" + std::to_string(input.step)) / name).string();
 }
 
-std::string partPath(const std::string &out, std::string_view table, const ExportInput &input, const std::string &part)
+std::string tableFileName(std::string_view table)
 {
-    return (std::filesystem::path(out) / std::string(table) / ("rank=" + std::to_string(input.rank)) /
-            ("step=" + std::to_string(input.step)) / part)
-        .string();
+    return std::string(table) + ".parquet";
 }
 
 } // namespace memlens

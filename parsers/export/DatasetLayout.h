@@ -1,7 +1,10 @@
 #pragma once
 // Where an export puts each input's tables: a Hive-partitioned dataset
-// OUT/<table>/rank=R/step=S/part-<hash>.parquet, one file per input and table, so re-runs and
-// shards running in parallel into one OUT never write the same name for different inputs.
+// OUT/rank=R/step=S/input=x<hash>/<table>.parquet. An input's six tables share one folder, which
+// appears whole by one rename (six renames, one per table folder, left an input visible in some
+// tables and not others when the export was killed between them). <hash> is of the input's path
+// below the folder exported: a re-export replaces that input's folder (a dump rewritten in place
+// kept its old part beside the new), and shards running side by side never write one folder.
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -25,10 +28,9 @@ std::vector<ExportInput> exportInputs(const std::string &fileOrDir);
 // and shares 1…N together are every input once. Throws std::invalid_argument unless 1 ≤ I ≤ N.
 std::vector<ExportInput> shareOf(const std::vector<ExportInput> &inputs, int i, int n);
 
-// "part-0123456789abcdef.parquet": a hash of the input's name and its content checksum (size,
-// first and last MiB), the same for each of its tables.
-std::string partFileName(const ExportInput &input);
-// "OUT/events/rank=3/step=200/" followed by `part`.
-std::string partPath(const std::string &out, std::string_view table, const ExportInput &input, const std::string &part);
+// "OUT/rank=3/step=200/input=x0123456789abcdef": the folder of the input's tables.
+std::string inputFolder(const std::string &out, const ExportInput &input);
+// "events.parquet".
+std::string tableFileName(std::string_view table);
 
 } // namespace memlens

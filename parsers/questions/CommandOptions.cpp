@@ -108,11 +108,11 @@ CommandSpec exportSpec()
 {
     return {"export",
             "FILE|DIR",
-            {{"parquet", K::Text, "OUT", "the dataset's folder: OUT/<table>/rank=R/step=S/part-<hash>.parquet"},
+            {{"parquet", K::Text, "OUT", "the dataset's folder: OUT/rank=R/step=S/input=x<hash>/<table>.parquet"},
              {"shard", K::Text, "I/N", "only the I-th of N equal shares of the sorted inputs"},
              kJson, kNoCache},
             {{"FILE|DIR --parquet OUT", "the snapshots as a Parquet dataset any query engine reads (DuckDB, Spark, Trino):\n"
-                                        "OUT/<table>/rank=R/step=S/part-<hash>.parquet; docs/fleet/ has the queries"}}};
+                                        "OUT/rank=R/step=S/input=x<hash>/<table>.parquet; docs/fleet/ has the queries"}}};
 }
 
 CommandSpec watchSpec()

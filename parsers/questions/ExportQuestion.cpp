@@ -34,6 +34,7 @@ ExportAnswer answerExport(const ExportRequest &request, const SnapshotCache *cac
     ExportAnswer answer{request, 0, {}};
     const std::vector<ExportInput> all = exportInputs(request.input);
     answer.inputsInAll = all.size();
+    checkDatasetFolder(request.out);
     for (const ExportInput &input : shareOf(all, request.shard, request.shards)) {
         answer.inputs.push_back(exportInput(input, request.out, cache));
         if (done)
@@ -56,6 +57,8 @@ std::string exportAnswerText(const ExportAnswer &answer)
 {
     std::array<int64_t, kFleetTables.size()> totals{};
     for (const ExportedInput &input : answer.inputs) {
+        if (!input.error.empty())
+            continue; // rolled back: none of its rows is in the dataset
         for (size_t t = 0; t < totals.size(); ++t)
             totals[t] += input.rows[t];
     }

@@ -3,6 +3,8 @@
 #include "CorpusFiles.h"
 
 #include <QImage>
+#include <QThread>
+#include <QDirIterator>
 #include <QJsonArray>
 #include <QRegularExpression>
 #include <QSet>
@@ -12,6 +14,7 @@
 #include <filesystem>
 #include <functional>
 
+#include <signal.h>
 #include <sys/stat.h>
 
 namespace {
@@ -433,6 +436,67 @@ private slots:
         }
         missing.sort();
         QVERIFY2(missing.isEmpty(), qPrintable("not in docs/json.md: " + missing.join(", ")));
+    }
+
+    // An export killed at any moment leaves no input half visible: each input's six tables appear
+    // together (one folder, one rename), whatever was being written; a re-run sweeps the dead
+    // runs' staging folders and completes the dataset. A dump rewritten in place replaces its
+    // tables on re-export (it kept the old part beside the new: two snapshots rows, two peaks).
+    // An OUT that cannot be written is one line before any input is decoded.
+    void exportKilledAnywhereIsWholeOrAbsent()
+    {
+        QTemporaryDir dir;
+        const QString fleet = dir.filePath("fleet"), out = dir.filePath("ds");
+        for (int step = 1; step <= 4; ++step) {
+            QVERIFY(QDir().mkpath(fleet + QString("/iteration_%1").arg(step)));
+            for (int rank = 0; rank < 3; ++rank)
+                QVERIFY(QFile::copy(corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle",
+                                    fleet + QString("/iteration_%1/rank%2_memory_snapshot.pickle").arg(step).arg(rank)));
+        }
+        auto inputFolders = [&](bool hidden) {
+            QStringList found;
+            QDirIterator it(out, QDir::Dirs | QDir::Hidden | QDir::NoDotAndDotDot, QDirIterator::Subdirectories);
+            while (it.hasNext()) {
+                const QString path = it.next();
+                if (QFileInfo(path).fileName().startsWith(hidden ? ".input=" : "input="))
+                    found << path;
+            }
+            return found;
+        };
+        int killedMidway = 0;
+        for (int delayMs = 40; delayMs <= 640; delayMs += 40) {
+            QProcess p;
+            p.start(QString::fromUtf8(MEMLENS_BINARY_DIR) + "/bin/memlens", {"export", fleet, "--parquet", out, "--no-cache"});
+            QVERIFY(p.waitForStarted());
+            QThread::msleep(static_cast<unsigned long>(delayMs));
+            killedMidway += p.state() == QProcess::Running;
+            ::kill(static_cast<pid_t>(p.processId()), SIGKILL);
+            p.waitForFinished();
+            for (const QString &folder : inputFolders(false)) {
+                const QStringList tables = QDir(folder).entryList({"*.parquet"}, QDir::Files);
+                QVERIFY2(tables.size() == 6, qPrintable(folder + QString(" holds %1 tables after a kill at %2 ms").arg(tables.size()).arg(delayMs)));
+            }
+        }
+        QVERIFY2(killedMidway >= 3, "no kill landed while the export ran");
+        const Run whole = memlens({"export", fleet, "--parquet", out, "--no-cache"});
+        QCOMPARE(whole.exitCode, 0);
+        QCOMPARE(inputFolders(false).size(), 12);
+        QVERIFY2(inputFolders(true).isEmpty(), qPrintable(inputFolders(true).join(", ")));
+
+        // Rewritten in place: the same input, the other run's figures, still one folder.
+        const QString rewritten = fleet + "/iteration_4/rank2_memory_snapshot.pickle";
+        QVERIFY(QFile::remove(rewritten));
+        QVERIFY(QFile::copy(corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle", rewritten));
+        QCOMPARE(memlens({"export", fleet, "--parquet", out, "--no-cache"}).exitCode, 0);
+        QCOMPARE(inputFolders(false).size(), 12);
+
+        QFile blocker(dir.filePath("not-a-folder"));
+        QVERIFY(blocker.open(QIODevice::WriteOnly));
+        blocker.close();
+        const Run refused = memlens({"export", fleet, "--parquet", dir.filePath("not-a-folder/ds"), "--no-cache"});
+        QCOMPARE(refused.exitCode, 1);
+        QVERIFY2(refused.err.count('\n') == 1 && refused.err.contains("not-a-folder/ds: cannot write there"), refused.err.constData());
+        QVERIFY2(refused.out.isEmpty(), refused.out.constData()); // nothing was decoded and reported first
     }
 
     // Like git's and cargo's: `memlens COMMAND --help` and `memlens help COMMAND` print that

@@ -45,7 +45,7 @@ rm -rf "$dir/fleet_one"
 start=$(date +%s.%N)
 taskset -c 0 "$build/bin/memlens" export "$fleet" --parquet "$dir/fleet_one" --shard 1/10 --no-cache >/dev/null
 one=$(python3 -c "import sys; print(float(sys.argv[2]) - float(sys.argv[1]))" "$start" "$(date +%s.%N)")
-one_files=$(find "$dir/fleet_one/snapshots" -name '*.parquet' | wc -l)
+one_files=$(find "$dir/fleet_one" -name snapshots.parquet | wc -l)
 echo "one core: $one_files dumps in $(printf %.1f "$one") s = $(python3 -c "print(round($one_files / $one, 1))") dumps/s, $(python3 -c "print(round($fleet_bytes / $files * $one_files / 1e6 / $one, 1))") MB/s"
 rm -rf "$dir/fleet_dataset"
 start=$(date +%s.%N)

@@ -37,10 +37,10 @@ TYPES = {'file': 'VARCHAR', 'name': 'VARCHAR', 'action': 'VARCHAR', 'pool': 'VAR
          'category': 'VARCHAR', 'format': 'VARCHAR', 'pool_id': 'VARCHAR', 'truncated': 'BOOLEAN', 'partial': 'BOOLEAN',
          'module': 'VARCHAR'}
 
-# Every table reads, with the columns and types the README lists, plus rank and step from the folders.
+# Every table reads, with the columns and types docs/commands.md lists, plus rank, step and input from the folders.
 for table, columns in COLUMNS.items():
     described = [(r['column_name'], r['column_type']) for r in rows('describe_' + table)]
-    want = [(c, TYPES.get(c, 'BIGINT')) for c in columns] + [('rank', 'BIGINT'), ('step', 'BIGINT')]
+    want = [(c, TYPES.get(c, 'BIGINT')) for c in columns] + [('input', 'VARCHAR'), ('rank', 'BIGINT'), ('step', 'BIGINT')]
     check(described == want, f'{table}: DuckDB reads the columns {described}, expected {want}')
 
 # The snapshots table against `summary FILE --json`, and rank / step against the file names.

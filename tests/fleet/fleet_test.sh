@@ -60,8 +60,8 @@ checks+=(
   "step_totals=SELECT file, COUNT(*) AS n, MAX(peak_active_bytes) AS peak FROM steps GROUP BY file"
   "pools_rows=SELECT * FROM pools"
   "live_rows=SELECT file, addr, size, site, category, alloc_seq FROM live_at_peak"
-  "events_stats=SELECT file_name, path_in_schema, stats_min_value, stats_max_value, stats_null_count, row_group_num_rows FROM parquet_metadata('\${DATASET}/events/**/*.parquet') WHERE path_in_schema IN ('seq', 'size', 'category')"
-  "events_actual=SELECT filename, COUNT(*) AS n, MIN(seq) AS seq_min, MAX(seq) AS seq_max, MIN(size) AS size_min, MAX(size) AS size_max, MIN(category) AS category_min, MAX(category) AS category_max, COUNT(*) - COUNT(category) AS category_nulls FROM read_parquet('\${DATASET}/events/**/*.parquet', filename = true) GROUP BY filename"
+  "events_stats=SELECT file_name, path_in_schema, stats_min_value, stats_max_value, stats_null_count, row_group_num_rows FROM parquet_metadata('\${DATASET}/rank=*/step=*/input=*/events.parquet') WHERE path_in_schema IN ('seq', 'size', 'category')"
+  "events_actual=SELECT filename, COUNT(*) AS n, MIN(seq) AS seq_min, MAX(seq) AS seq_max, MIN(size) AS size_min, MAX(size) AS size_max, MIN(category) AS category_min, MAX(category) AS category_max, COUNT(*) - COUNT(category) AS category_nulls FROM read_parquet('\${DATASET}/rank=*/step=*/input=*/events.parquet', filename = true) GROUP BY filename"
 )
 for query in peak_per_rank_step growing_ranks top_sites_at_peak imbalance_per_step oom_ranks; do
   checks+=("$query=$docs/$query.sql")

@@ -13,6 +13,7 @@
 #include "parquet/Utf8Text.h"
 #include "questions/ExportQuestion.h"
 
+#include <QDir>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -276,18 +277,19 @@ private slots:
         const std::string dataset = dir.filePath("dataset").toStdString();
         const ExportAnswer answer = answerExport({(corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle").toStdString(), dataset}, nullptr);
         QCOMPARE(answer.failed(), size_t(0));
-        const QString partition = QString::fromStdString(dataset) + "/snapshots/rank=0/step=0/";
-        QCOMPARE(::mkfifo((partition + "waiting.parquet").toLocal8Bit().constData(), 0600), 0);
+        const QString partition = QString::fromStdString(dataset) + "/rank=0/step=0/";
+        QVERIFY(QDir().mkpath(partition + "input=xwaiting") && QDir().mkpath(partition + "input=xlarge"));
+        QCOMPARE(::mkfifo((partition + "input=xwaiting/snapshots.parquet").toLocal8Bit().constData(), 0600), 0);
         QVERIFY(isFleetDataset(dataset));
         QCOMPARE(readDatasetFigures(dataset).figures.size(), size_t(1));
-        QFile large(partition + "large.parquet");
+        QFile large(partition + "input=xlarge/snapshots.parquet");
         QVERIFY(large.open(QIODevice::WriteOnly) && large.resize((qint64(1) << 30) + 1)); // sparse: nothing is written
         large.close();
         try {
             readDatasetFigures(dataset);
             QFAIL("a part over 1 GiB was read");
         } catch (const std::runtime_error &e) {
-            QVERIFY2(std::string(e.what()).find("large.parquet: a snapshots part of 1073741825 bytes") != std::string::npos, e.what());
+            QVERIFY2(std::string(e.what()).find("input=xlarge/snapshots.parquet: a snapshots part of 1073741825 bytes") != std::string::npos, e.what());
         }
     }
 

@@ -343,7 +343,7 @@ private slots:
         const std::string dataset = (work.path() + "/dataset").toStdString();
         const ExportAnswer answer = answerExport({gpt2().toStdString(), dataset}, nullptr);
         QCOMPARE(answer.failed(), size_t(0));
-        QDirIterator parts(QString::fromStdString(dataset) + "/snapshots", {"*.parquet"}, QDir::Files, QDirIterator::Subdirectories);
+        QDirIterator parts(QString::fromStdString(dataset), {"snapshots.parquet"}, QDir::Files, QDirIterator::Subdirectories);
         QVERIFY(parts.hasNext());
         const QString part = parts.next();
         QFile file(part);
