@@ -172,14 +172,19 @@ std::string_view functionOf(std::string_view name)
     // A template's demangled name begins with its return type: "std::vector<at::Tensor> at::native::f(…)".
     int depth = 0;
     size_t begin = 0;
+    constexpr std::string_view kAnonymous = "(anonymous namespace)"; // a name's part, its space no separator
     for (size_t i = 0; i < name.size(); ++i) {
+        if (name.substr(i).starts_with(kAnonymous)) {
+            i += kAnonymous.size() - 1;
+            continue;
+        }
         if (name[i] == '<')
             ++depth;
         else if (name[i] == '>')
             --depth;
         else if (name[i] == ' ' && depth == 0)
             begin = i + 1;
-        else if (name[i] == '(' && depth == 0 && !name.substr(i).starts_with("(anonymous namespace)"))
+        else if (name[i] == '(' && depth == 0)
             return name.substr(begin, i - begin);
     }
     return name.substr(begin);

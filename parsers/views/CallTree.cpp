@@ -76,7 +76,7 @@ StringId CallTree::groupOf(const DeviceIndex &index, AllocationId allocation, St
 
 CallTree::CallTree(const Snapshot &snapshot, const DeviceIndex &index, const std::vector<AllocationId> &allocations,
                    const CallTreeOptions &options, const AllocationCategories *categories)
-    : snapshot_(snapshot), grouping_(options.grouping)
+    : snapshot_(snapshot), grouping_(options.grouping), hideNoise_(options.hideNoise)
 {
     nodes_.push_back({});
     // Children looked up by (parent, frame); frame lists are shared, so cache them per stack.
@@ -171,7 +171,7 @@ std::string CallTree::label(CallTreeNodeId id) const
             text += " [" + std::string(snapshot_.strings.at(fx->node)) + "]";
         return text;
     }
-    return snapshot_.frameText(n.frame);
+    return hideNoise_ ? shownFrameText(snapshot_, n.frame) : snapshot_.frameText(n.frame);
 }
 
 std::vector<CallTreeNodeId> CallTree::heaviestPath() const

@@ -82,6 +82,7 @@ private:
 
     const Snapshot &snapshot_;
     StackGrouping grouping_;
+    bool hideNoise_; // frames named as shownFrameText names them
     IdVector<CallTreeNodeId, CallTreeNode> nodes_;
 };
 

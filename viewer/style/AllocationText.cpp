@@ -87,7 +87,7 @@ QString allocationTooltip(const Document &doc, const DeviceIndex &index, Allocat
     lines << QObject::tr("allocated at %1").arg(siteLabel(*doc.snapshot, d.stack));
     const auto ids = stackFrames(*doc.snapshot, d.stack, true);
     for (size_t i = 0; i < ids.size() && static_cast<int>(i) < frames; ++i)
-        lines << QString::fromStdString(doc.snapshot->frameText(ids[i]));
+        lines << QString::fromStdString(shownFrameText(*doc.snapshot, ids[i]));
     if (static_cast<int>(ids.size()) > frames)
         lines << QObject::tr("… %1 more frames").arg(ids.size() - static_cast<size_t>(frames));
     return lines.join('\n');
@@ -125,8 +125,10 @@ QString allocationDetailsHtml(const Document &doc, const DeviceIndex &index, All
                              snapshotText(*doc.snapshot, fx->originalTrace).trimmed().toHtmlEscaped());
             continue;
         }
+        // With noise hidden a C++ frame is its function or operator, not a four-line signature.
+        const QString name = allFrames ? snapshotText(*doc.snapshot, f.name) : QString::fromStdString(shownFrameText(*doc.snapshot, id));
         html += QStringLiteral("<li><code>%1</code><br/><small>%2:%3</small></li>")
-                    .arg(snapshotText(*doc.snapshot, f.name).toHtmlEscaped(), snapshotText(*doc.snapshot, f.file).toHtmlEscaped())
+                    .arg(name.toHtmlEscaped(), snapshotText(*doc.snapshot, f.file).toHtmlEscaped())
                     .arg(f.line);
     }
     html += "</ol>";
