@@ -263,6 +263,22 @@ void numberIterations(std::vector<StepSummary> &steps, const std::vector<DumpEnd
 
 } // namespace
 
+std::vector<IterationGap> iterationGaps(const std::vector<StepSummary> &steps)
+{
+    std::vector<IterationGap> gaps;
+    for (size_t k = 1; k < steps.size(); ++k) {
+        const std::optional<int64_t> before = steps[k - 1].iteration, after = steps[k].iteration;
+        if (before && after && *after > *before + 1)
+            gaps.push_back({k, *before + 1, *after - 1});
+    }
+    return gaps;
+}
+
+std::string iterationGapText(const IterationGap &gap)
+{
+    return gap.first == gap.last ? "iteration " + std::to_string(gap.first) : "iterations " + std::to_string(gap.first) + "–" + std::to_string(gap.last);
+}
+
 std::string stepName(const StepSummary &step)
 {
     return step.iteration ? "iteration " + std::to_string(*step.iteration) : "step " + std::to_string(step.index);

@@ -53,6 +53,16 @@ struct StepSummary {
 // "iteration 120" where the step's iteration is known (stitched runs), else "step 8".
 std::string stepName(const StepSummary &step);
 
+// Iterations a stitched run's dumps did not record: between steps[after - 1] and steps[after],
+// iterations first … last. The Steps page draws them, the summary counts them.
+struct IterationGap {
+    size_t after = 0;
+    int64_t first = 0, last = 0;
+};
+std::vector<IterationGap> iterationGaps(const std::vector<StepSummary> &steps);
+// "iteration 7" or "iterations 6–9".
+std::string iterationGapText(const IterationGap &gap);
+
 struct StepFinding {
     std::vector<StepSummary> steps;
     StepSource source = StepSource::None; // the evidence found, whether or not it made two whole steps

@@ -239,6 +239,11 @@ private slots:
         QCOMPARE(page->gapLabels(), gaps);
         QVERIFY2(page->readout().contains(QString("%1 gap").arg(gaps.size())), qPrintable(page->readout()));
         saveShot(view.get(), "steps-stitched-iterations");
+        // The Summary's Steps row counts the gaps and names the first (it said nothing of them).
+        view->showPage(Page::Summary);
+        const QString first = gaps.front().section('\n', 0, 0);
+        QVERIFY2(view->summaryPage()->factsText().contains(QString("%1 gaps where no dump recorded %2").arg(gaps.size()).arg(first)),
+                 qPrintable(view->summaryPage()->factsText()));
     }
 
     void watchingAnEmptyFolderShowsTheFirstDumps()

@@ -164,10 +164,8 @@ void StepsView::markGaps(const std::vector<StepSummary> &steps)
     gapTexts_.clear();
     const bool dark = palette().color(QPalette::Base).lightness() < 128;
     const QColor color = dark ? QColor(200, 200, 120) : QColor(120, 100, 20);
-    for (size_t k = 1; k < steps.size(); ++k) {
-        const std::optional<int64_t> before = steps[k - 1].iteration, after = steps[k].iteration;
-        if (!before || !after || *after <= *before + 1)
-            continue;
+    for (const IterationGap &gap : iterationGaps(steps)) {
+        const size_t k = gap.after;
         auto *line = new QCPItemStraightLine(plot_);
         line->point1->setCoords(double(k) - 0.5, 0);
         line->point2->setCoords(double(k) - 0.5, 1);
@@ -182,8 +180,7 @@ void StepsView::markGaps(const std::vector<StepSummary> &steps)
         back.setAlpha(220);
         text->setBrush(back);
         text->setPadding(QMargins(3, 2, 3, 2));
-        text->setText(*after == *before + 2 ? tr("iteration %1\nnot recorded").arg(*before + 1)
-                                             : tr("iterations %1–%2\nnot recorded").arg(*before + 1).arg(*after - 1));
+        text->setText(tr("%1\nnot recorded").arg(QString::fromStdString(iterationGapText(gap))));
         gapLines_.push_back(line);
         gapTexts_.push_back(text);
     }

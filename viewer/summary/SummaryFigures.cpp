@@ -141,7 +141,17 @@ void SummaryFigures::stepsAndLeaks(Rows &row, const Document &document, const De
     if (!s.steps.empty()) {
         const StepSummary &highest = highestStep(s.steps);
         const size_t partial = s.steps.size() - wholeStepCount(s.steps);
-        const QString cut = partial ? tr(" (%1 cut by the window, partial)").arg(partial) : QString();
+        // A stitched run's gaps: the iterations its dumps did not record (the row said nothing of them).
+        const std::vector<IterationGap> gaps = iterationGaps(s.steps);
+        QStringList missing;
+        for (size_t g = 0; g < gaps.size() && g < 3; ++g)
+            missing << QString::fromStdString(iterationGapText(gaps[g]));
+        if (gaps.size() > 3)
+            missing << tr("…");
+        const QString cut = (partial ? tr(" (%1 cut by the window or a gap, partial)").arg(partial) : QString()) +
+                            (gaps.empty()       ? QString()
+                             : gaps.size() == 1 ? tr("; a gap where no dump recorded %1").arg(missing.join(", "))
+                                                : tr("; %1 gaps where no dump recorded %2").arg(gaps.size()).arg(missing.join(", ")));
         row(tr("Steps"), tr("<a href='steps'>%1 steps</a>%6; the highest peak, %2, in %3; allocated at the end of a step %4 → %5 "
                             "(from %7)")
                              .arg(s.steps.size())
