@@ -164,6 +164,14 @@ void RankStepHeatmap::paintEvent(QPaintEvent *)
                 p.setBrush(Qt::NoBrush);
                 p.drawRect(cell.adjusted(1, 1, -1, -1));
             }
+            // The peak itself where the cell has room for it (it was on hover only), in the
+            // colour that reads on the cell's own.
+            const QString figure = bytesText(f.peakActiveBytes);
+            if (cell.width() >= fm.horizontalAdvance(figure) + 6 && cell.height() >= fm.height() + 2) {
+                const QColor fill = value->oom ? oom : heatColor(grid_.ranks.size() == 1 ? 0 : share, dark);
+                p.setPen(fill.lightnessF() < 0.55 ? QColor(Qt::white) : QColor(Qt::black));
+                p.drawText(cell, Qt::AlignCenter, figure);
+            }
         }
     }
     p.setPen(palette().color(QPalette::WindowText));

@@ -27,6 +27,7 @@ SegmentTimelineView::SegmentTimelineView(ViewState *state, QWidget *parent) : QW
     title_->setTextFormat(Qt::RichText);
     title_->setMinimumWidth(0);
     title_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    title_->setWordWrap(true); // under a what-if the title is long: it wraps beside the combos, not under them
     bar->addWidget(title_, 1);
     source_ = new QComboBox(this);
     source_->addItem(tr("recorded segments"));
