@@ -415,7 +415,9 @@ std::string whyNoLeakSuspects(const StepFinding &found, size_t suspects)
         return {};
     const std::vector<StepSummary> &steps = found.steps;
     if (steps.empty())
-        return "no training steps: " + whyNoSteps(found);
+        // "fewer than two whole training steps (…)" says it already; "none: no training steps:
+        // fewer than two whole training steps" said it twice.
+        return found.source == StepSource::None ? "no training steps: " + whyNoSteps(found) : whyNoSteps(found);
     if (const size_t whole = wholeStepCount(steps); whole < kLeakSuspectSteps)
         return std::to_string(whole) + " whole steps; telling growth from a step's own memory takes " + std::to_string(kLeakSuspectSteps);
     return "nothing allocated in one step was still alive at the end and grew in the steps after it";

@@ -180,6 +180,8 @@ private slots:
         QVERIFY(s.steps.size() <= 1);
         QVERIFY(s.leakSuspects.empty());
         QVERIFY(!s.whyNoLeakSuspects.empty());
+        // Said once: it read "no training steps: fewer than two whole training steps (…)".
+        QVERIFY2(s.whyNoLeakSuspects.find("training steps") == s.whyNoLeakSuspects.rfind("training steps"), s.whyNoLeakSuspects.c_str());
         const uint64_t unknown = s.categoryBytesAtPeak[size_t(Category::Unknown)];
         QVERIFY2(unknown * 10 < s.peakActiveBytes, qPrintable(QString("%1 of %2 unknown").arg(unknown).arg(s.peakActiveBytes)));
     }
