@@ -120,13 +120,35 @@ uint64_t liveBytes(const AllocatorImage &image)
 
 } // namespace
 
+// The run as it stood before the last dump went in, kept while that dump opened a gap: when the
+// next dump (by step) falls wholly before it but after the run it joined, the last dump was
+// another run's, and the stitch goes back to this.
+struct StitchCheckpoint {
+    std::vector<size_t> traceCounts;
+    std::map<int, DeviceEnd> ends;
+    size_t gaps = 0, warnings = 0, dumps = 0, phaseMarks = 0;
+    std::set<std::tuple<int, StringId, bool, int64_t>> marks;
+    std::string file; // the dump that went in after it
+};
+
 struct DumpStitcher::State {
     std::unique_ptr<Snapshot> run = std::make_unique<Snapshot>();
     StitchedRun result;
     std::set<std::tuple<int, StringId, bool, int64_t>> marks;
     std::map<int, DeviceEnd> ends;
     bool empty = true;
+    std::optional<StitchCheckpoint> beforeLast;
 };
+
+namespace {
+
+void truncate(EventTable &t, size_t n)
+{
+    forEachDenseColumn([&](auto column) { (t.*column).resize(n); });
+    forEachSparseColumn([&](auto column, std::string_view) { std::erase_if(t.*column, [&](const auto &e) { return e.first >= n; }); });
+}
+
+} // namespace
 
 DumpStitcher::DumpStitcher() : state_(std::make_unique<State>()) {}
 DumpStitcher::~DumpStitcher() = default;
@@ -139,6 +161,11 @@ void DumpStitcher::add(const Snapshot &dump, const std::string &file, std::optio
         throw std::invalid_argument(file + ": only snapshots can be stitched, not profiler traces or memory timelines");
     if (!dump.facts.hasTimes)
         throw std::invalid_argument(file + ": its entries have no times, so its place among the dumps is unknown");
+    rollBackAnotherRun(dump, file);
+    StitchCheckpoint checkpoint{{}, st.ends, st.result.gaps.size(), st.result.warnings.size(), st.result.dumps.size(), run.phaseMarks.size(),
+                                st.marks, file};
+    for (const EventTable &t : run.traces)
+        checkpoint.traceCounts.push_back(t.count());
     IdRemap remap(dump, run);
     if (st.empty) {
         run.facts = dump.facts;
@@ -205,6 +232,45 @@ void DumpStitcher::add(const Snapshot &dump, const std::string &file, std::optio
             run.phaseMarks.push_back(mark);
     }
     st.result.dumps.push_back(std::move(info));
+    if (st.result.gaps.size() > checkpoint.gaps)
+        st.beforeLast = std::move(checkpoint);
+    else
+        st.beforeLast.reset();
+}
+
+// A dump whose entries all come before the run's end, on a device where the last dump opened a
+// gap, yet after the run as it stood before that dump: the last dump was another run's (a later
+// one, left among this rank's dumps). It comes out, said so; this dump then continues the run.
+void DumpStitcher::rollBackAnotherRun(const Snapshot &dump, const std::string &file)
+{
+    State &st = *state_;
+    if (!st.beforeLast)
+        return;
+    Snapshot &run = *st.run;
+    const StitchCheckpoint &before = *st.beforeLast;
+    bool continuesBefore = false, precedesLast = true;
+    for (int device = 0; device < static_cast<int>(dump.traces.size()); ++device) {
+        const EventTable &n = dump.traces[device];
+        if (n.count() == 0 || run.traces.size() <= static_cast<size_t>(device) || run.traces[device].count() == 0)
+            continue;
+        const EventTable &a = run.traces[device];
+        precedesLast = precedesLast && n.timeUs[n.count() - 1] < a.timeUs[a.count() - 1];
+        const size_t kept = device < static_cast<int>(before.traceCounts.size()) ? before.traceCounts[device] : 0;
+        continuesBefore = continuesBefore || (kept > 0 && n.timeUs[n.count() - 1] > a.timeUs[kept - 1]);
+    }
+    if (!precedesLast || !continuesBefore)
+        return;
+    for (size_t device = 0; device < run.traces.size(); ++device)
+        truncate(run.traces[device], device < before.traceCounts.size() ? before.traceCounts[device] : 0);
+    run.phaseMarks.resize(before.phaseMarks);
+    st.ends = before.ends;
+    st.marks = before.marks;
+    st.result.gaps.resize(before.gaps);
+    st.result.warnings.resize(before.warnings);
+    st.result.dumps.resize(before.dumps);
+    st.result.warnings.push_back(before.file + " was left out: its entries come after those of " + file +
+                                 ", a later step's dump, which continues the run without it: a dump of another run");
+    st.beforeLast.reset();
 }
 
 StitchedRun DumpStitcher::finish()

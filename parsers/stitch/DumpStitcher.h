@@ -12,6 +12,9 @@
 //   the summary computes holds across the gap.
 //   A gap across which none of the live allocations survives (same address and size) is warned
 //   of: one run keeps its parameters across any gap, so the later dump is likely another run's.
+//   When the next dump by step then falls wholly before the dump that opened the gap but after
+//   the run before it, that dump was another run's (a later one left among these): it is taken
+//   out again, said so, and the run goes on without it.
 // - The final segments are those of the dump that ends the run.
 // Only one dump is read at a time, during add().
 #include "model/Snapshot.h"
@@ -60,6 +63,7 @@ public:
     StitchedRun finish();
 
 private:
+    void rollBackAnotherRun(const Snapshot &dump, const std::string &file);
     struct State;
     std::unique_ptr<State> state_;
 };

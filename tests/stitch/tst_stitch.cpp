@@ -343,6 +343,33 @@ private slots:
         QVERIFY(own.warnings.empty());
     }
 
+    // A later run's dump left among this rank's dumps (by its path, between steps 12 and 16) is
+    // left out, said so, and the rank's own dumps go on as one run: the same steps, iterations and
+    // entries as without it. It was stitched in behind a gap, the real dumps after it were then
+    // "older entries left out", and the steps were numbered 1…14.
+    void laterRunsDumpAmongTheDumpsIsLeftOut()
+    {
+        QTemporaryDir own, later;
+        QVERIFY(!cutDumps(snapshotIn("frag_varlen_gpt2"), own.path(), 4, 20000).empty());
+        const StitchedRun alone = stitchFolder(own.path());
+        QVERIFY(!cutDumps(snapshotIn("resnet50_bf16_sgd"), later.path(), 1, 20000).empty());
+        QVERIFY(QDir(own.path()).mkpath("iteration_14"));
+        QVERIFY(QFile::copy(later.filePath("iteration_2/rank0_memory_snapshot.pickle"), own.filePath("iteration_14/rank0_memory_snapshot.pickle")));
+        const StitchedRun run = stitchFolder(own.path());
+        QCOMPARE(run.dumps.size(), alone.dumps.size());
+        QCOMPARE(run.snapshot->traces[0].count(), alone.snapshot->traces[0].count());
+        QCOMPARE(run.gaps.size(), alone.gaps.size());
+        const DeviceSummary with = summaryOf(*run.snapshot), without = summaryOf(*alone.snapshot);
+        QCOMPARE(with.steps.size(), without.steps.size());
+        for (size_t i = 0; i < with.steps.size(); ++i)
+            QCOMPARE(with.steps[i].iteration, without.steps[i].iteration);
+        QCOMPARE(with.peakActiveBytes, without.peakActiveBytes);
+        QCOMPARE(run.warnings.size(), size_t(1));
+        QVERIFY2(run.warnings.front().find("iteration_14/rank0_memory_snapshot.pickle was left out") != std::string::npos &&
+                     run.warnings.front().find("another run") != std::string::npos,
+                 run.warnings.front().c_str());
+    }
+
     // A dump that cannot be read (half written) is left out with a warning naming it.
     void unreadableDumpLeftOut()
     {
