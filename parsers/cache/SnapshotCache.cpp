@@ -13,6 +13,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <vector>
@@ -144,11 +145,41 @@ std::string SnapshotCache::entryPath(const CacheKey &key) const
     return dir_ + "/" + name;
 }
 
+namespace {
+
+// A writer still at work on this entry: another memlens (a window closed a moment ago finishing
+// its write) or this one. Its temporary grows; the entry appears when it is renamed.
+bool entryBeingWritten(const std::string &entry)
+{
+    std::error_code ec;
+    const fs::path path(entry);
+    const std::string prefix = path.filename().string() + ".tmp";
+    for (const auto &e : fs::directory_iterator(path.parent_path(), ec)) {
+        const std::string name = e.path().filename().string();
+        if (!name.starts_with(prefix))
+            continue;
+        pid_t pid = 0;
+        const auto [end, parsed] = std::from_chars(name.data() + prefix.size(), name.data() + name.size(), pid);
+        std::error_code timeEc;
+        const auto age = fs::file_time_type::clock::now() - fs::last_write_time(e.path(), timeEc);
+        if (parsed == std::errc() && end == name.data() + name.size() && pid > 0 && (pid == ::getpid() || ::kill(pid, 0) == 0) && !timeEc &&
+            age < std::chrono::seconds(10))
+            return true;
+    }
+    return false;
+}
+
+} // namespace
+
 std::unique_ptr<Snapshot> SnapshotCache::read(const CacheKey &key, const std::function<void(double)> &progress) const
 {
     if (dir_.empty())
         return nullptr;
     const std::string file = entryPath(key);
+    // Reopened while a writer finishes this entry (a window closed a second after it drew a
+    // large file): wait for it, up to a minute while it is at work, instead of decoding cold.
+    for (int waited = 0; waited < 600 && entryBeingWritten(file); ++waited)
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
     std::ifstream in(file, std::ios::binary);
     if (!in)
         return nullptr;

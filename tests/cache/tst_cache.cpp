@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 using namespace memlens;
 
@@ -256,6 +257,39 @@ private slots:
         QCOMPARE(after->mtimeNs, before->mtimeNs);
         QCOMPARE(after->checksum, before->checksum);
         QVERIFY(!cache.read(*after));
+    }
+
+    // Reopened while another memlens still writes the entry (a window closed a second after it
+    // drew a large file): the read waits for the writer instead of decoding cold. Here the
+    // "writer" is a live process's temporary that a thread of this test turns into the entry.
+    void readWaitsForAWriterAtWork()
+    {
+        QTemporaryDir dir;
+        const std::string file = dir.filePath("s.pickle").toStdString();
+        QVERIFY(QFile::copy(corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle", QString::fromStdString(file)));
+        const SnapshotCache cache(dir.filePath("cache").toStdString());
+        const auto key = SnapshotCache::keyOf(file);
+        QProcess writer; // a live process whose PID names the temporary
+        writer.start("sleep", {"30"});
+        QVERIFY(writer.waitForStarted());
+        std::filesystem::create_directories(dir.filePath("cache").toStdString());
+        const std::string temp = cache.entryPath(*key) + ".tmp" + std::to_string(writer.processId());
+        writeAll(temp, "partial");
+        std::thread finishing([&] {
+            std::this_thread::sleep_for(std::chrono::milliseconds(600));
+            const std::string entry = makeCacheEntry(*key, *loadSnapshot(file));
+            writeAll(temp, entry);
+            std::filesystem::rename(temp, cache.entryPath(*key));
+        });
+        const auto read = cache.read(*key);
+        finishing.join();
+        writer.kill();
+        writer.waitForFinished();
+        QVERIFY2(read != nullptr, "the read did not wait for the entry being written");
+        // A temporary whose writer is gone is not waited for.
+        std::filesystem::remove(cache.entryPath(*key));
+        writeAll(cache.entryPath(*key) + ".tmp" + std::to_string(writer.processId()), "left by a killed writer");
+        QVERIFY(!cache.read(*key));
     }
 
     // A write that cannot finish leaves no entry and no temporary file.
