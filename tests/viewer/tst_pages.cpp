@@ -385,6 +385,25 @@ private slots:
         QVERIFY(!other->findChild<QTabWidget *>()->isTabVisible(other->findChild<QTabWidget *>()->indexOf(other->units())));
     }
 
+    // Private pools on the Summary: each with its segment count, as the command line states it
+    // (the window gave reserved and allocated bytes only), and what made it.
+    void summaryPoolsCountSegments()
+    {
+        QTemporaryDir dir;
+        const QString file = dir.filePath("pools.pickle");
+        QString error;
+        runPythonTool("make_private_pools.py", {gpt2(), file}, &error);
+        QVERIFY2(QFile::exists(file), qPrintable(error));
+        auto doc = load(file);
+        auto view = openView(doc, Page::Summary, QSize(1400, 900));
+        const QString text = view->summaryPage()->factsText();
+        for (const PoolShare &p : doc->devices.at(0).summary.poolsAtEnd) {
+            const QString segments = p.segments == 1 ? QString("in 1 segment,") : QString("in %1 segments,").arg(p.segments);
+            QVERIFY2(text.contains(QString("%1 reserved %2").arg(bytesText(p.reserved), segments)), qPrintable(text));
+        }
+        QVERIFY(text.contains("vLLM"));
+    }
+
     // The estimator measures the device the user selected, not the first one.
     void estimatorMeasuresTheSelectedDevice()
     {

@@ -71,8 +71,9 @@ void SummaryFigures::peakAndHealth(Rows &row, const Document &document, const De
         QStringList pools;
         for (const PoolShare &p : s.poolsAtEnd) {
             const QString id = p.isPrivate() ? QStringLiteral("(%1, %2)").arg(p.pool.first).arg(p.pool.second) : tr("default");
-            pools << tr("<b>%1</b>: %2 reserved, %3 allocated%4")
-                         .arg(id, bytesText(p.reserved), bytesText(p.allocated),
+            // The segment count as the command line's text gives it (the window had none).
+            pools << tr("<b>%1</b>: %2 reserved in %3, %4 allocated%5")
+                         .arg(id, bytesText(p.reserved), p.segments == 1 ? tr("1 segment") : tr("%1 segments").arg(p.segments), bytesText(p.allocated),
                               p.isPrivate() ? " — " + QString::fromStdString(p.madeBy).toHtmlEscaped() : QString());
         }
         row(tr("Memory pools"), pools.join(QStringLiteral("<br/>")));
