@@ -104,6 +104,8 @@ signals:
     void estimatorRequested(int fix);
 
 private:
+    QWidget *buildContent();
+    void connectPages();
     // Stage 1: what needs only the indices (summary) shows while the timeline is prepared.
     void showDocument(std::shared_ptr<const Document> doc);
     void enablePages(); // stage 2 arrived
