@@ -33,6 +33,21 @@ SegmentsPage::SegmentsPage(ViewState *state, QWidget *parent) : QWidget(parent),
 {
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
+    layout->addLayout(buildBar());
+    auto *split = new QSplitter(Qt::Horizontal, this);
+    split->addWidget(buildEventList(split));
+    split->addWidget(buildStatePanes(split));
+    split->setStretchFactor(0, 2);
+    split->setStretchFactor(1, 5);
+    split->setSizes({460, 1140});
+    layout->addWidget(split, 1);
+
+    connectState();
+}
+
+// The bar above: the moment shown, Peak / OOM / End, the map's scale and the colouring.
+QHBoxLayout *SegmentsPage::buildBar()
+{
     auto *bar = new QHBoxLayout;
     title_ = new QLabel(this);
     // Its text (the moment, the totals) is clipped, not a minimum width: on a small screen the
@@ -66,10 +81,13 @@ SegmentsPage::SegmentsPage(ViewState *state, QWidget *parent) : QWidget(parent),
     scale->setToolTip(tr("Bytes per row of the map (Ctrl+wheel on the map)"));
     bar->addWidget(scale);
     bar->addWidget(new ColorModeBox(state_, this));
-    layout->addLayout(bar);
+    return bar;
+}
 
-    auto *split = new QSplitter(Qt::Horizontal, this);
-    auto *left = new QWidget(split);
+// The event list with its action filter and address search.
+QWidget *SegmentsPage::buildEventList(QWidget *parent)
+{
+    auto *left = new QWidget(parent);
     auto *ll = new QVBoxLayout(left);
     ll->setContentsMargins(0, 0, 0, 0);
     auto *filters = new QHBoxLayout;
@@ -95,8 +113,13 @@ SegmentsPage::SegmentsPage(ViewState *state, QWidget *parent) : QWidget(parent),
     // Addresses differ in their low digits: a narrow pane keeps those ("…1b2940000").
     events_->setTextElideMode(Qt::ElideLeft);
     ll->addWidget(events_);
+    return left;
+}
 
-    auto *right = new QSplitter(Qt::Vertical, split);
+// The allocator's state at the cursor: figures, verdict, map; the segments' table; the What-if.
+QSplitter *SegmentsPage::buildStatePanes(QWidget *parent)
+{
+    auto *right = new QSplitter(Qt::Vertical, parent);
     auto *top = new QWidget(right);
     auto *tl = new QVBoxLayout(top);
     tl->setContentsMargins(0, 0, 0, 0);
@@ -136,15 +159,13 @@ SegmentsPage::SegmentsPage(ViewState *state, QWidget *parent) : QWidget(parent),
     right->setStretchFactor(0, 3);
     right->setStretchFactor(1, 1);
     right->setStretchFactor(2, 1);
-    split->addWidget(left);
-    split->addWidget(right);
-    split->setStretchFactor(0, 2);
-    split->setStretchFactor(1, 5);
-    split->setSizes({460, 1140});
-    layout->addWidget(split, 1);
+    return right;
+}
 
-    connect(scale, &QComboBox::currentIndexChanged, this,
-            [this, scale] { map_->setBytesPerRow(scale->currentData().toULongLong()); });
+// The page follows the cursor, the device, the scale and the colouring; its list moves the cursor.
+void SegmentsPage::connectState()
+{
+    connect(scale_, &QComboBox::currentIndexChanged, this, [this] { map_->setBytesPerRow(scale_->currentData().toULongLong()); });
     // Ctrl+wheel on the map changes the scale too: the menu follows.
     connect(map_, &SegmentMapWidget::bytesPerRowChanged, this, [this](uint64_t bytes) {
         const int i = scale_->findData(QVariant::fromValue<qulonglong>(bytes));
@@ -153,7 +174,7 @@ SegmentsPage::SegmentsPage(ViewState *state, QWidget *parent) : QWidget(parent),
             scale_->setCurrentIndex(i);
         }
     });
-    map_->setBytesPerRow(scale->currentData().toULongLong());
+    map_->setBytesPerRow(scale_->currentData().toULongLong());
     connect(actionFilter_, &QComboBox::currentIndexChanged, this, &SegmentsPage::applyFilter);
     connect(search_, &QLineEdit::editingFinished, this, &SegmentsPage::applyFilter);
     connect(events_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex &current) {

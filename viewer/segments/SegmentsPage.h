@@ -10,7 +10,9 @@
 #include <QWidget>
 
 class QComboBox;
+class QHBoxLayout;
 class QLabel;
+class QSplitter;
 class QLineEdit;
 class QScrollArea;
 class QTableView;
@@ -45,6 +47,10 @@ signals:
     void showLiveTensors(); // the verdict's link to what was live at the OOM
 
 private:
+    QHBoxLayout *buildBar();
+    QWidget *buildEventList(QWidget *parent);
+    QSplitter *buildStatePanes(QWidget *parent);
+    void connectState();
     void rebuild();
     void release();
     void showState(TracePoint at);
