@@ -15,6 +15,8 @@
 class QCheckBox;
 class QComboBox;
 class QLabel;
+class QVBoxLayout;
+class QFormLayout;
 class QListWidget;
 class QPushButton;
 class QSpinBox;
@@ -55,6 +57,8 @@ public:
     QString figuresText() const;
 
 private:
+    QFormLayout *buildSetupForm();
+    QVBoxLayout *buildResults();
     void recompute();
     void applyTechnique(const QString &technique);
     void showShape(const ModelShape &shape);
