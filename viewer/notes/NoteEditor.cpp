@@ -150,74 +150,102 @@ void NoteEditor::showMenu(const QPoint &pos, const QPoint &globalPos)
     menu.exec(globalPos);
 }
 
+bool NoteEditor::mousePressed(QMouseEvent *me)
+{
+    if (me->button() != Qt::LeftButton)
+        return false;
+    pressAt_ = me->position();
+    if (tool_) {
+        pressed_ = true;
+        drag_ = {};
+        return true;
+    }
+    drag_ = hitAt(pressAt_);
+    if (drag_.index < 0) {
+        if (selectedIsHere())
+            set_->setSelected(-1);
+        return false; // the view's own click, drag or pan
+    }
+    pressed_ = true;
+    original_ = set_->items()[drag_.index];
+    set_->setSelected(drag_.index);
+    surface_->setFocus(Qt::MouseFocusReason);
+    return true;
+}
+
+bool NoteEditor::mouseMoved(QMouseEvent *me)
+{
+    if (!pressed_) {
+        if (!tool_)
+            surface_->setCursor(hitAt(me->position()).index >= 0 ? Qt::SizeAllCursor : Qt::ArrowCursor);
+        return false;
+    }
+    if (tool_) {
+        // The shape being drawn, previewed as an extra item.
+        Note a;
+        a.kind = *tool_;
+        a.view = placement_->noteView();
+        const QPointF head = tool_ == NoteKind::Arrow ? me->position() : pressAt_;
+        const QPointF tail = tool_ == NoteKind::Arrow ? pressAt_ : me->position();
+        if (tool_ != NoteKind::Note && placement_->pinHead(a, head) && placement_->pinTail(a, tail))
+            set_->setPreview(static_cast<int>(set_->items().size()), a);
+        return true;
+    }
+    set_->setPreview(drag_.index, moved(original_, drag_.part, me->position() - pressAt_));
+    return true;
+}
+
+bool NoteEditor::mouseReleased(QMouseEvent *me)
+{
+    if (!pressed_ || me->button() != Qt::LeftButton)
+        return false;
+    pressed_ = false;
+    if (tool_) {
+        const NoteKind kind = *tool_;
+        set_->clearPreview();
+        setTool({});
+        emit toolFinished();
+        create(kind, pressAt_, me->position());
+        return true;
+    }
+    const QPointF delta = me->position() - pressAt_;
+    if (delta.manhattanLength() < kClick)
+        set_->clearPreview(); // a click only selects
+    else
+        set_->replace(drag_.index, moved(original_, drag_.part, delta), tr("Move %1").arg(noteKindName(original_.kind)));
+    return true;
+}
+
+bool NoteEditor::keyPressed(QKeyEvent *ke)
+{
+    if (ke->key() == Qt::Key_Escape && (pressed_ || tool_)) {
+        pressed_ = false;
+        set_->clearPreview();
+        setTool({});
+        emit toolFinished();
+        return true;
+    }
+    if (!selectedIsHere())
+        return false;
+    if (ke->key() == Qt::Key_Delete || ke->key() == Qt::Key_Backspace) {
+        set_->remove(set_->selected());
+        return true;
+    }
+    if (ke->key() == Qt::Key_F2) {
+        editText(set_->selected());
+        return true;
+    }
+    return false;
+}
+
 bool NoteEditor::eventFilter(QObject *watched, QEvent *event)
 {
     if (watched != surface_)
         return false;
     switch (event->type()) {
-    case QEvent::MouseButtonPress: {
-        auto *me = static_cast<QMouseEvent *>(event);
-        if (me->button() != Qt::LeftButton)
-            return false;
-        pressAt_ = me->position();
-        if (tool_) {
-            pressed_ = true;
-            drag_ = {};
-            return true;
-        }
-        drag_ = hitAt(pressAt_);
-        if (drag_.index < 0) {
-            if (selectedIsHere())
-                set_->setSelected(-1);
-            return false; // the view's own click, drag or pan
-        }
-        pressed_ = true;
-        original_ = set_->items()[drag_.index];
-        set_->setSelected(drag_.index);
-        surface_->setFocus(Qt::MouseFocusReason);
-        return true;
-    }
-    case QEvent::MouseMove: {
-        auto *me = static_cast<QMouseEvent *>(event);
-        if (!pressed_) {
-            if (!tool_)
-                surface_->setCursor(hitAt(me->position()).index >= 0 ? Qt::SizeAllCursor : Qt::ArrowCursor);
-            return false;
-        }
-        if (tool_) {
-            // The shape being drawn, previewed as an extra item.
-            Note a;
-            a.kind = *tool_;
-            a.view = placement_->noteView();
-            const QPointF head = tool_ == NoteKind::Arrow ? me->position() : pressAt_;
-            const QPointF tail = tool_ == NoteKind::Arrow ? pressAt_ : me->position();
-            if (tool_ != NoteKind::Note && placement_->pinHead(a, head) && placement_->pinTail(a, tail))
-                set_->setPreview(static_cast<int>(set_->items().size()), a);
-            return true;
-        }
-        set_->setPreview(drag_.index, moved(original_, drag_.part, me->position() - pressAt_));
-        return true;
-    }
-    case QEvent::MouseButtonRelease: {
-        auto *me = static_cast<QMouseEvent *>(event);
-        if (!pressed_ || me->button() != Qt::LeftButton)
-            return false;
-        pressed_ = false;
-        if (tool_) {
-            const NoteKind kind = *tool_;
-            set_->clearPreview();
-            setTool({});
-            emit toolFinished();
-            create(kind, pressAt_, me->position());
-            return true;
-        }
-        const QPointF delta = me->position() - pressAt_;
-        if (delta.manhattanLength() < kClick)
-            set_->clearPreview(); // a click only selects
-        else
-            set_->replace(drag_.index, moved(original_, drag_.part, delta), tr("Move %1").arg(noteKindName(original_.kind)));
-        return true;
-    }
+    case QEvent::MouseButtonPress: return mousePressed(static_cast<QMouseEvent *>(event));
+    case QEvent::MouseMove: return mouseMoved(static_cast<QMouseEvent *>(event));
+    case QEvent::MouseButtonRelease: return mouseReleased(static_cast<QMouseEvent *>(event));
     case QEvent::MouseButtonDblClick: {
         auto *me = static_cast<QMouseEvent *>(event);
         const NoteHit hit = hitAt(me->position());
@@ -226,27 +254,7 @@ bool NoteEditor::eventFilter(QObject *watched, QEvent *event)
         editText(hit.index);
         return true;
     }
-    case QEvent::KeyPress: {
-        auto *ke = static_cast<QKeyEvent *>(event);
-        if (ke->key() == Qt::Key_Escape && (pressed_ || tool_)) {
-            pressed_ = false;
-            set_->clearPreview();
-            setTool({});
-            emit toolFinished();
-            return true;
-        }
-        if (!selectedIsHere())
-            return false;
-        if (ke->key() == Qt::Key_Delete || ke->key() == Qt::Key_Backspace) {
-            set_->remove(set_->selected());
-            return true;
-        }
-        if (ke->key() == Qt::Key_F2) {
-            editText(set_->selected());
-            return true;
-        }
-        return false;
-    }
+    case QEvent::KeyPress: return keyPressed(static_cast<QKeyEvent *>(event));
     case QEvent::ContextMenu: {
         auto *ce = static_cast<QContextMenuEvent *>(event);
         showMenu(ce->pos(), ce->globalPos());

@@ -12,6 +12,10 @@
 #include <QPointer>
 #include <QWidget>
 
+class QMouseEvent;
+
+class QKeyEvent;
+
 namespace memlens {
 
 class ViewState;
@@ -46,6 +50,10 @@ protected:
     bool eventFilter(QObject *watched, QEvent *event) override;
 
 private:
+    bool mousePressed(QMouseEvent *me);
+    bool mouseMoved(QMouseEvent *me);
+    bool mouseReleased(QMouseEvent *me);
+    bool keyPressed(QKeyEvent *ke);
     NoteHit hitAt(const QPointF &pixel) const;
     void showMenu(const QPoint &pos, const QPoint &globalPos);
     bool selectedIsHere() const;
