@@ -12,9 +12,8 @@
 #include <QPointer>
 #include <QWidget>
 
-class QMouseEvent;
-
 class QKeyEvent;
+class QMouseEvent;
 
 namespace memlens {
 

@@ -71,6 +71,9 @@ private:
     QPolygonF bandOutline(const TimelineBand &band, double left) const;
     void drawLabels(QCPPainter *painter, const QRect &area);
     void drawGaps(QCPPainter *painter, const QRect &area);
+    void drawOutlines(QCPPainter *painter, double left, bool searching, const TimelineBand *selectedBand);
+    void drawReserved(QCPPainter *painter, double left, double right);
+    void drawMarkers(QCPPainter *painter);
     void drawMarker(QCPPainter *painter, EventId event, const QString &label, const QColor &color, int row);
     bool pin(double &x, double &y, const QPointF &pixel) const;
 
