@@ -298,6 +298,15 @@ void addMargins(Advice &a)
     }
 }
 
+// An FSDP run read whole from the rank's gathers, with the summary's units and phases when given.
+std::optional<ShardedModel> shardedRun(const Snapshot &snapshot, const DeviceIndex &index, const DeviceSummary *summary, TracePoint at)
+{
+    if (summary)
+        return summary->units ? shardedModel(snapshot, index, *summary->units, summary->phases, at) : std::nullopt;
+    const std::vector<PhaseRange> phases = phaseRanges(snapshot, index.device());
+    return shardedModel(snapshot, index, ModuleUnits(index, phases), phases, at);
+}
+
 } // namespace
 
 std::string marginText(const Fix &fix, uint64_t capacity)
@@ -314,8 +323,7 @@ Advice advise(const Snapshot &snapshot, const DeviceIndex &index, const Allocati
     a.point = pointOf(index, options.at.value_or(hasOom ? Moment::oom() : Moment::peak()));
     a.oom = !a.point.isStart() && index.events().action[a.point.lastEntry().index()] == Action::Oom;
     a.setup = inferSetup(snapshot, index, categories, a.point, options.gpus);
-    const std::vector<PhaseRange> phases = phaseRanges(snapshot, index.device());
-    if ((a.sharded = shardedModel(snapshot, index, ModuleUnits(index, phases), phases, a.point))) {
+    if ((a.sharded = shardedRun(snapshot, index, options.summary, a.point))) {
         applyShardedModel(a.setup, *a.sharded);
         if (options.gpus.value)
             a.setup.gpus = options.gpus;

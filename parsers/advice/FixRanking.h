@@ -20,6 +20,8 @@
 
 namespace memlens {
 
+struct DeviceSummary;
+
 struct Fix {
     std::string technique;
     Effort effort = Effort::Numerics;
@@ -37,6 +39,9 @@ struct Fix {
 
 struct AdviceOptions {
     std::optional<Moment> at;            // none: the first OOM, else the peak
+    // The device's summary when the caller made one: its phases and units are taken, not found
+    // again (the window's pipeline summarises each device before it advises).
+    const DeviceSummary *summary = nullptr;
     std::optional<uint64_t> capacity;    // --gpu / --capacity
     std::string capacitySource;          // what gave it
     // The device's total (--gpu): at an OOM, what it held outside the allocator is taken off

@@ -94,6 +94,7 @@ void runDocumentStages(const std::string &name, std::shared_ptr<const Snapshot> 
         std::unique_ptr<const AllocationCategories> categories;
         data.summary = summarizeDevice(*snapshot, *index, 50, nullptr, &categories);
         report(at(0.7), LoadStage::Advising);
+        adviceOptions.summary = &data.summary;
         data.advice = advise(*snapshot, *index, *categories, adviceOptions);
         data.pools = privatePools(*snapshot, *index);
         data.stackedPeakBytes = stackedPeakBytes(*index, data.pools);
