@@ -147,6 +147,14 @@ void ModuleUnits::assign(const DeviceIndex &index)
     });
 }
 
+std::vector<UnitBytes> unitsByBytes(const std::vector<UnitBytes> &bytes)
+{
+    std::vector<UnitBytes> units = bytes;
+    std::erase_if(units, [](const UnitBytes &u) { return u.unit.empty(); });
+    std::stable_sort(units.begin(), units.end(), [](const UnitBytes &a, const UnitBytes &b) { return a.bytes > b.bytes; });
+    return units;
+}
+
 std::vector<UnitBytes> ModuleUnits::bytesAt(const DeviceIndex &index, TracePoint t) const
 {
     std::vector<UnitBytes> byUnit(names_.size() + 1);

@@ -73,6 +73,10 @@ void forEachAllocInSpans(const EventTable &events, const std::vector<Span> &span
     }
 }
 
+// The units of `bytes` (not what no unit made), largest first: the order the summary's text and
+// the window's Summary name them in.
+std::vector<UnitBytes> unitsByBytes(const std::vector<UnitBytes> &bytes);
+
 class ModuleUnits {
 public:
     static constexpr int32_t kOutside = -1;

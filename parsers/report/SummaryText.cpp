@@ -117,18 +117,15 @@ void writeOoms(std::ostringstream &out, const DeviceReport &report)
 // The units holding most, largest first, then what no unit made: a line, however many units.
 void writeUnits(std::ostringstream &out, const char *when, const std::vector<UnitBytes> &units, UnitSource source)
 {
-    std::vector<UnitBytes> made;
-    const UnitBytes *outside = nullptr;
-    for (const UnitBytes &u : units)
-        u.unit.empty() ? void(outside = &u) : made.push_back(u);
-    std::stable_sort(made.begin(), made.end(), [](const UnitBytes &a, const UnitBytes &b) { return a.bytes > b.bytes; });
+    const std::vector<UnitBytes> made = unitsByBytes(units);
+    const auto outside = std::find_if(units.begin(), units.end(), [](const UnitBytes &u) { return u.unit.empty(); });
     constexpr size_t kShown = 6;
     out << "  " << when << " by unit (" << (source == UnitSource::FsdpMarks ? "FSDP's marks" : "module-path marks") << "):";
     for (size_t i = 0; i < std::min(made.size(), kShown); ++i)
         out << " " << made[i].unit << " " << formatBytes(made[i].bytes) << ";";
     if (made.size() > kShown)
         out << " " << made.size() - kShown << " more units " << formatBytes(std::accumulate(made.begin() + kShown, made.end(), uint64_t{0}, [](uint64_t sum, const UnitBytes &u) { return sum + u.bytes; })) << ";";
-    if (outside)
+    if (outside != units.end())
         out << " outside any unit " << formatBytes(outside->bytes) << ";";
     out << "\n";
 }

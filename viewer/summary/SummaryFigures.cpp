@@ -126,9 +126,7 @@ void SummaryFigures::oomsAndCategories(Rows &row, const DeviceData &data)
         row(tr("At the peak"), byCategory.join(QStringLiteral(" · ")));
     if (s.units) {
         // The units holding most, largest first: where a sharded run's memory sits.
-        std::vector<UnitBytes> units = s.unitsAtPeak;
-        std::erase_if(units, [](const UnitBytes &u) { return u.unit.empty(); });
-        std::stable_sort(units.begin(), units.end(), [](const UnitBytes &a, const UnitBytes &b) { return a.bytes > b.bytes; });
+        const std::vector<UnitBytes> units = unitsByBytes(s.unitsAtPeak);
         QStringList largest;
         for (size_t i = 0; i < std::min<size_t>(units.size(), 4); ++i)
             largest << QStringLiteral("%1 %2").arg(QString::fromStdString(units[i].unit).toHtmlEscaped(), bytesText(units[i].bytes));
