@@ -13,6 +13,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <thread>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -147,23 +148,30 @@ std::string SnapshotCache::entryPath(const CacheKey &key) const
 
 namespace {
 
+// The writer's PID of a temporary entry "<entry name>.tmp<PID>", nothing for other names.
+std::optional<pid_t> writerOf(std::string_view name, std::string_view entryName)
+{
+    const std::string prefix = std::string(entryName) + ".tmp";
+    if (!name.starts_with(prefix))
+        return std::nullopt;
+    pid_t pid = 0;
+    const auto [end, ec] = std::from_chars(name.data() + prefix.size(), name.data() + name.size(), pid);
+    if (ec != std::errc() || end != name.data() + name.size() || pid <= 0)
+        return std::nullopt;
+    return pid;
+}
+
 // A writer still at work on this entry: another memlens (a window closed a moment ago finishing
 // its write) or this one. Its temporary grows; the entry appears when it is renamed.
 bool entryBeingWritten(const std::string &entry)
 {
     std::error_code ec;
     const fs::path path(entry);
-    const std::string prefix = path.filename().string() + ".tmp";
     for (const auto &e : fs::directory_iterator(path.parent_path(), ec)) {
-        const std::string name = e.path().filename().string();
-        if (!name.starts_with(prefix))
-            continue;
-        pid_t pid = 0;
-        const auto [end, parsed] = std::from_chars(name.data() + prefix.size(), name.data() + name.size(), pid);
+        const std::optional<pid_t> pid = writerOf(e.path().filename().string(), path.filename().string());
         std::error_code timeEc;
         const auto age = fs::file_time_type::clock::now() - fs::last_write_time(e.path(), timeEc);
-        if (parsed == std::errc() && end == name.data() + name.size() && pid > 0 && (pid == ::getpid() || ::kill(pid, 0) == 0) && !timeEc &&
-            age < std::chrono::seconds(10))
+        if (pid && (*pid == ::getpid() || ::kill(*pid, 0) == 0) && !timeEc && age < std::chrono::seconds(10))
             return true;
     }
     return false;
@@ -243,16 +251,12 @@ bool isStaleTemporary(const fs::path &path)
 {
     const std::string name = path.filename().string();
     const size_t at = name.rfind(".mlcache.tmp");
-    if (at == std::string::npos)
-        return false;
-    const std::string digits = name.substr(at + 12);
-    pid_t pid = 0;
-    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), pid);
-    if (ec != std::errc() || end != digits.data() + digits.size() || pid <= 0)
+    const std::optional<pid_t> pid = at == std::string::npos ? std::nullopt : writerOf(name, name.substr(0, at + 8));
+    if (!pid)
         return false;
     std::error_code error;
     const auto age = fs::file_time_type::clock::now() - fs::last_write_time(path, error);
-    return pid != ::getpid() && ((::kill(pid, 0) != 0 && errno == ESRCH) || (!error && age > std::chrono::hours(24)));
+    return *pid != ::getpid() && ((::kill(*pid, 0) != 0 && errno == ESRCH) || (!error && age > std::chrono::hours(24)));
 }
 
 } // namespace
