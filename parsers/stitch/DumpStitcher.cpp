@@ -127,8 +127,10 @@ struct StitchCheckpoint {
     std::vector<size_t> traceCounts;
     std::map<int, DeviceEnd> ends;
     size_t gaps = 0, warnings = 0, dumps = 0, phaseMarks = 0;
-    std::set<std::tuple<int, StringId, bool, int64_t>> marks;
     std::string file; // the dump that went in after it
+    // The marks that dump added to the run's set, taken out again on a rollback (the set grows
+    // with the run: copied per dump, a long stitch copied it over and over).
+    std::vector<std::tuple<int, StringId, bool, int64_t>> addedMarks;
 };
 
 struct DumpStitcher::State {
@@ -163,7 +165,7 @@ void DumpStitcher::add(const Snapshot &dump, const std::string &file, std::optio
         throw std::invalid_argument(file + ": its entries have no times, so its place among the dumps is unknown");
     rollBackAnotherRun(dump, file);
     StitchCheckpoint checkpoint{{}, st.ends, st.result.gaps.size(), st.result.warnings.size(), st.result.dumps.size(), run.phaseMarks.size(),
-                                st.marks, file};
+                                file, {}};
     for (const EventTable &t : run.traces)
         checkpoint.traceCounts.push_back(t.count());
     IdRemap remap(dump, run);
@@ -228,8 +230,10 @@ void DumpStitcher::add(const Snapshot &dump, const std::string &file, std::optio
     for (const PhaseMark &m : dump.phaseMarks) {
         PhaseMark mark = m;
         mark.name = remap.string(m.name);
-        if (st.marks.emplace(mark.device, mark.name, mark.start, mark.timeUs).second)
+        if (st.marks.emplace(mark.device, mark.name, mark.start, mark.timeUs).second) {
             run.phaseMarks.push_back(mark);
+            checkpoint.addedMarks.emplace_back(mark.device, mark.name, mark.start, mark.timeUs);
+        }
     }
     st.result.dumps.push_back(std::move(info));
     if (st.result.gaps.size() > checkpoint.gaps)
@@ -264,7 +268,8 @@ void DumpStitcher::rollBackAnotherRun(const Snapshot &dump, const std::string &f
         truncate(run.traces[device], device < before.traceCounts.size() ? before.traceCounts[device] : 0);
     run.phaseMarks.resize(before.phaseMarks);
     st.ends = before.ends;
-    st.marks = before.marks;
+    for (const auto &mark : before.addedMarks)
+        st.marks.erase(mark);
     st.result.gaps.resize(before.gaps);
     st.result.warnings.resize(before.warnings);
     st.result.dumps.resize(before.dumps);
