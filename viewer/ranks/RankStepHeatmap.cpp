@@ -1,6 +1,7 @@
 #include "ranks/RankStepHeatmap.h"
 
 #include "style/ByteText.h"
+#include "style/PlotPalette.h"
 
 #include <algorithm>
 #include <cmath>
@@ -13,11 +14,6 @@
 namespace memlens {
 
 namespace {
-
-bool darkPalette(const QPalette &palette)
-{
-    return palette.color(QPalette::Window).lightness() < 128;
-}
 
 // From the background (no memory) to a deep blue (the highest peak), so the heaviest cells
 // read as the darkest in the light theme and the brightest in the dark one.
@@ -119,7 +115,7 @@ QString RankStepHeatmap::cellText(int row, int column) const
 void RankStepHeatmap::paintEvent(QPaintEvent *)
 {
     QPainter p(this);
-    const bool dark = darkPalette(palette());
+    const bool dark = isDarkPalette(palette());
     const QFontMetrics fm(font());
     const QRectF area = plotArea();
     p.setPen(palette().color(QPalette::WindowText));

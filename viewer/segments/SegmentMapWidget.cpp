@@ -4,6 +4,7 @@
 #include "style/AllocationText.h"
 #include "style/BandColors.h"
 #include "style/ByteText.h"
+#include "style/PlotPalette.h"
 
 #include <QMouseEvent>
 #include <QPainter>
@@ -126,7 +127,7 @@ void SegmentMapWidget::paintEvent(QPaintEvent *event)
 {
     QPainter p(this);
     const QPalette pal = palette();
-    const bool dark = pal.color(QPalette::Base).lightness() < 128;
+    const bool dark = isDarkPalette(pal);
     p.fillRect(rect(), pal.color(QPalette::Base));
     const int first = std::max(0, (event->rect().top() - kMargin) / rowHeight_ - 1);
     const int last = std::min(static_cast<int>(rows_.size()) - 1, (event->rect().bottom() - kMargin) / rowHeight_ + 1);

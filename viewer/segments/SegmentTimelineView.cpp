@@ -283,7 +283,7 @@ void SegmentTimelineView::changeEvent(QEvent *event)
 void SegmentTimelineView::applyPalette()
 {
     applyPlotPalette(plot_, palette());
-    const bool dark = palette().color(QPalette::Base).lightness() < 128;
+    const bool dark = isDarkPalette(palette());
     bands_->setDark(dark);
     predicted_->setPen(QPen(dark ? QColor(255, 200, 90) : QColor(200, 60, 0), 2, Qt::DashLine));
     cursor_->setPen(QPen(dark ? QColor(240, 240, 240) : QColor(20, 20, 20), 1));

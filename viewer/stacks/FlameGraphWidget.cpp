@@ -3,6 +3,7 @@
 #include "notes/NotePainter.h"
 #include "style/BandColors.h"
 #include "style/ByteText.h"
+#include "style/PlotPalette.h"
 
 #include <QHelpEvent>
 #include <QMouseEvent>
@@ -95,7 +96,7 @@ void FlameGraphWidget::paintEvent(QPaintEvent *)
     }
     if (notes_)
         paintNotes(p, notes_->displayItems(), *this, notes_->selected(),
-                         palette().color(QPalette::Base).lightness() < 128);
+                         isDarkPalette(palette()));
 }
 
 void FlameGraphWidget::setNotes(const NoteSet *notes)

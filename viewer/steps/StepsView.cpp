@@ -162,7 +162,7 @@ void StepsView::markGaps(const std::vector<StepSummary> &steps)
         plot_->removeItem(text);
     gapLines_.clear();
     gapTexts_.clear();
-    const bool dark = palette().color(QPalette::Base).lightness() < 128;
+    const bool dark = isDarkPalette(palette());
     const QColor color = dark ? QColor(200, 200, 120) : QColor(120, 100, 20);
     for (const IterationGap &gap : iterationGaps(steps)) {
         const size_t k = gap.after;
@@ -290,7 +290,7 @@ void StepsView::showStep(int index)
 void StepsView::applyPalette()
 {
     applyPlotPalette(plot_, palette());
-    const bool dark = palette().color(QPalette::Base).lightness() < 128;
+    const bool dark = isDarkPalette(palette());
     const QColor bar = dark ? QColor(90, 140, 220) : QColor(70, 120, 200);
     const QColor hot = dark ? QColor(255, 120, 120) : QColor(200, 40, 40);
     peaks_->setBrush(bar);

@@ -2,6 +2,8 @@
 
 #include <qcustomplot.h>
 
+#include <QPalette>
+
 namespace memlens {
 
 void applyPlotPalette(QCustomPlot *plot, const QPalette &palette)
@@ -22,6 +24,11 @@ void applyPlotPalette(QCustomPlot *plot, const QPalette &palette)
     plot->legend->setTextColor(text);
     plot->legend->setBorderPen(QPen(text));
     plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+bool isDarkPalette(const QPalette &palette)
+{
+    return palette.color(QPalette::Base).lightness() < 128;
 }
 
 } // namespace memlens

@@ -123,7 +123,7 @@ void TimelineView::rebuild()
         QString text = tr("<b>Peak %1</b>").arg(bytesText(s.peakActiveBytes));
         if (s.peakIndex)
             text += tr(" at %1").arg(eventLabel(*device->index, *s.peakIndex));
-        const bool dark = palette().color(QPalette::Base).lightness() < 128;
+        const bool dark = isDarkPalette(palette());
         const QString red = dark ? QStringLiteral("#ff8080") : QStringLiteral("#c81e1e");
         text += tr(" · reserved peak %1 <span style='color:%2'>(dashed line)</span>").arg(bytesText(s.peakReservedBytes), red);
         if (!s.ooms.empty())
@@ -229,7 +229,7 @@ void TimelineView::setNotes(const NoteSet *notes)
 
 void TimelineView::applyPalette()
 {
-    bands_->setDark(palette().color(QPalette::Base).lightness() < 128);
+    bands_->setDark(isDarkPalette(palette()));
     applyPlotPalette(plot_, palette());
 }
 

@@ -103,7 +103,7 @@ void UnitsPage::changeEvent(QEvent *event)
 void UnitsPage::applyPalette()
 {
     applyPlotPalette(plot_, palette());
-    const bool dark = palette().color(QPalette::Window).lightness() < 128;
+    const bool dark = isDarkPalette(palette());
     plain_->setBrush(dark ? QColor(0x5b, 0x9b, 0xd5) : QColor(0x2f, 0x6d, 0xb0));
     checkpointed_->setBrush(dark ? QColor(0x8f, 0xc9, 0x8a) : QColor(0x4c, 0x9a, 0x48));
     outside_->setBrush(dark ? QColor(0x80, 0x80, 0x80) : QColor(0xa8, 0xa8, 0xa8));
