@@ -129,8 +129,9 @@ std::string adviceText(const std::string &file, int device, const Advice &a)
     };
     line("parameters      ", s.params, s.params.value ? groupDigits(*s.params.value) : "");
     line("trainable       ", s.trainableParams, s.trainableParams.value ? groupDigits(*s.trainableParams.value) : "");
-    line("weights         ", s.paramDtype,
-         (s.paramDtype.value ? precisionName(*s.paramDtype.value) : "") + (s.autocast.value.value_or(false) ? " + autocast" : ""));
+    const bool autocast = s.autocast.value.value_or(false);
+    const std::string width = !s.paramDtype.value ? "" : s.fp16 && !autocast && *s.paramDtype.value == Precision::Bf16 ? "fp16" : precisionName(*s.paramDtype.value);
+    line("weights         ", s.paramDtype, width + (autocast ? (s.fp16 ? " + autocast (fp16)" : " + autocast") : ""));
     line("optimizer       ", s.optimizer, s.optimizer.value ? optimizerName(*s.optimizer.value) : "");
     line("model           ", s.preset, s.preset.value.value_or(""));
     if (s.tokens.value || !s.tokens.how.empty())

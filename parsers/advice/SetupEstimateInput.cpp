@@ -13,7 +13,7 @@ void makeEstimateInput(InferredSetup &out, const ModelShape *shape, double param
         in.model = *shape;
         out.hasShape = true;
     }
-    in.precision = *out.autocast.value ? Precision::AmpBf16 : bytesPerParam == 2 ? Precision::Bf16 : Precision::Fp32;
+    in.precision = *out.autocast.value ? (out.fp16 ? Precision::Fp16Amp : Precision::AmpBf16) : bytesPerParam == 2 ? Precision::Bf16 : Precision::Fp32;
     in.optimizer = opt.value_or(Optimizer::AdamW); // an unknown layout is priced as the common case
     in.inference = opt == Optimizer::None;
     in.zeroStage = out.parallelism.value->shardingStage;

@@ -3,6 +3,7 @@
 #include "advice/SetupEstimateInput.h"
 
 #include "advice/InferredShape.h"
+#include "advice/OperatorPrecision.h"
 
 #include "advice/WeightWidth.h"
 #include "index/StackMatch.h"
@@ -222,9 +223,13 @@ Measured measure(const DeviceIndex &index, const AllocationCategories &categorie
     return m;
 }
 
-// Autocast: its decorator in the stacks, or forward-time copies of exactly half a weight's size.
-Inferred<bool> inferAutocast(const FrameFacts &facts, const DeviceIndex &index, const AllocationCategories &categories, const Measured &m)
+// Autocast: the trace's recorded input types, its decorator in the stacks, or forward-time
+// copies of exactly half a weight's size.
+Inferred<bool> inferAutocast(const FrameFacts &facts, const DeviceIndex &index, const AllocationCategories &categories, const Measured &m,
+                             const std::optional<OperatorPrecision> &ops)
 {
+    if (ops)
+        return {ops->autocast, ops->how, Confidence::High};
     size_t halfCopies = 0;
     if (!m.paramSizes.empty()) {
         std::unordered_set<uint64_t> halved;
@@ -249,21 +254,31 @@ Inferred<bool> inferAutocast(const FrameFacts &facts, const DeviceIndex &index, 
 // Without parameter allocations (a trace begun mid-training), the gradients backward makes are
 // one per trained weight: their total at a family preset's count, at 2 or 4 bytes each, says
 // the count and the width.
-const ModelShape *weightsFromGradients(InferredSetup &out, const FrameFacts &facts, const Measured &m, double &bytesPerParam)
+// The recorded input types, when the trace has them, say the width first.
+const ModelShape *weightsFromGradients(InferredSetup &out, const FrameFacts &facts, const Measured &m, const std::optional<OperatorPrecision> &ops,
+                                       double &bytesPerParam)
 {
-    const ModelShape *p16 = facts.family && m.gradBytes ? presetOfSize(m.gradBytes / 2.0, facts.family) : nullptr;
-    const ModelShape *p32 = facts.family && m.gradBytes ? presetOfSize(m.gradBytes / 4.0, facts.family) : nullptr;
+    const bool may16 = !ops || ops->weightBytes == 2, may32 = !ops || ops->weightBytes == 4;
+    const ModelShape *p16 = may16 && facts.family && m.gradBytes ? presetOfSize(m.gradBytes / 2.0, facts.family) : nullptr;
+    const ModelShape *p32 = may32 && facts.family && m.gradBytes ? presetOfSize(m.gradBytes / 4.0, facts.family) : nullptr;
     if (!p16 && !p32) {
         out.params = {std::nullopt, "no parameter allocations in the trace (created before recording began?)", Confidence::Low};
-        out.paramDtype = {std::nullopt, "no parameters to measure", Confidence::Low};
+        if (ops)
+            out.paramDtype = {ops->weightBytes == 2 ? Precision::Bf16 : Precision::Fp32, ops->how, Confidence::High};
+        else
+            out.paramDtype = {std::nullopt, "no parameters to measure", Confidence::Low};
         return nullptr;
     }
     const ModelShape *preset = p16 ? p16 : p32;
     bytesPerParam = p16 ? 2 : 4;
     const std::string how = "no parameter allocations in the trace; its gradients, " + gib(double(m.gradBytes)) + ", are " + preset->name +
                             "'s count at " + std::to_string(int(bytesPerParam)) + " bytes each";
-    out.paramDtype = {p16 ? Precision::Bf16 : Precision::Fp32, how + (p16 ? " (bf16 and fp16 are the same size; bf16 assumed)" : ""), Confidence::Medium};
-    out.params = {parameterCount(*preset), how, Confidence::Medium};
+    if (ops)
+        out.paramDtype = {p16 ? Precision::Bf16 : Precision::Fp32, how + "; " + ops->how, Confidence::High};
+    else
+        out.paramDtype = {p16 ? Precision::Bf16 : Precision::Fp32, how + (p16 ? " (bf16 and fp16 are the same size; bf16 assumed)" : ""),
+                          Confidence::Medium};
+    out.params = {parameterCount(*preset), how, ops ? Confidence::High : Confidence::Medium};
     return preset;
 }
 
@@ -271,11 +286,11 @@ const ModelShape *weightsFromGradients(InferredSetup &out, const FrameFacts &fac
 // preset's exact count at that width confirms; a preset's count alone is one kind of evidence.
 // Returns the preset matched, and the bytes per parameter in `bytesPerParam`.
 const ModelShape *inferWeights(InferredSetup &out, const FrameFacts &facts, const Measured &m, const std::optional<WeightWidth> &width,
-                               double &bytesPerParam)
+                               const std::optional<OperatorPrecision> &ops, double &bytesPerParam)
 {
     bytesPerParam = 4;
     if (m.paramBytes == 0)
-        return weightsFromGradients(out, facts, m, bytesPerParam);
+        return weightsFromGradients(out, facts, m, ops, bytesPerParam);
     const ModelShape *preset = nullptr;
     const ModelShape *p32 = presetOfSize(m.paramBytes / 4.0, facts.family), *p16 = presetOfSize(m.paramBytes / 2.0, facts.family);
     auto confirmedBy = [&](const ModelShape *p, int bytes) {
@@ -286,6 +301,10 @@ const ModelShape *inferWeights(InferredSetup &out, const FrameFacts &facts, cons
         const bool agrees = width && width->bytes == 4;
         out.paramDtype = {Precision::Fp32, "autocast runs on fp32 weights" + (agrees ? "; " + width->how : std::string()),
                           facts.autocast || agrees ? Confidence::High : Confidence::Medium};
+    } else if (ops) {
+        bytesPerParam = ops->weightBytes;
+        preset = ops->weightBytes == 4 ? p32 : p16;
+        out.paramDtype = {ops->weightBytes == 4 ? Precision::Fp32 : Precision::Bf16, ops->how + confirmedBy(preset, ops->weightBytes), Confidence::High};
     } else if (width) {
         bytesPerParam = width->bytes;
         preset = width->bytes == 4 ? p32 : p16;
@@ -442,10 +461,12 @@ InferredSetup inferSetup(const Snapshot &snapshot, const DeviceIndex &index, con
     const FrameFacts facts = frameFacts(snapshot);
     out.family = facts.family;
     const Measured m = measure(index, categories, at);
-    out.autocast = inferAutocast(facts, index, categories, m);
+    const std::optional<OperatorPrecision> ops = precisionFromOperators(snapshot.facts.operatorDtypes);
+    out.autocast = inferAutocast(facts, index, categories, m, ops);
+    out.fp16 = ops && ops->fp16;
     const std::optional<WeightWidth> width = m.paramBytes > 0 ? weightWidthFromShapes(m.allParamSizes) : std::nullopt;
     double bytesPerParam = 4;
-    const ModelShape *preset = inferWeights(out, facts, m, width, bytesPerParam);
+    const ModelShape *preset = inferWeights(out, facts, m, width, ops, bytesPerParam);
     // The count before LoRA's adapters are counted once (inferTrainable), as the rest reads it.
     const double params = out.params.value ? double(*out.params.value) : 0;
     out.optimizer = inferOptimizer(snapshot, m, params, bytesPerParam);

@@ -42,6 +42,7 @@ struct InferredSetup {
     Inferred<uint64_t> trainableParams;
     Inferred<Precision> paramDtype;    // Fp32 or Bf16 (autocast is its own finding)
     Inferred<bool> autocast;           // bf16 weight copies made during forward
+    bool fp16 = false;                 // the 16-bit values are fp16 (a trace's input types say so); else bf16 is assumed
     Inferred<Optimizer> optimizer;     // empty: state of no known layout, or gradients and no state yet
     Inferred<uint64_t> tokens;         // per micro-batch, language models
     Inferred<uint64_t> batch;          // image models: images per micro-batch

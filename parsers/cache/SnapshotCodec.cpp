@@ -156,6 +156,8 @@ uint64_t encodeSnapshot(const Snapshot &s, const EncodingSink &sink)
     for (bool b : flags)
         w.pod(static_cast<uint8_t>(b));
     w.pod(f.malformedMemoryEvents);
+    for (uint64_t n : {f.operatorDtypes.fp32, f.operatorDtypes.bf16, f.operatorDtypes.fp16, f.operatorDtypes.cast})
+        w.pod(n);
     w.pod(static_cast<uint64_t>(s.strings.size()));
     for (uint32_t id = 1; id < s.strings.size(); ++id) // id 0 is "" in every table
         w.text(s.strings.at(StringId(id)));
@@ -242,6 +244,8 @@ void readFacts(Reader &r, FileFacts &f)
     for (bool *b : flags)
         *b = flag(r);
     f.malformedMemoryEvents = r.pod<uint64_t>();
+    for (uint64_t *n : {&f.operatorDtypes.fp32, &f.operatorDtypes.bf16, &f.operatorDtypes.fp16, &f.operatorDtypes.cast})
+        *n = r.pod<uint64_t>();
 }
 
 // Strings, frames and FX frames. Interning again rebuilds the lookup maps; a duplicate would

@@ -149,6 +149,19 @@ struct DumpEnd {
     bool operator==(const DumpEnd &) const = default;
 };
 
+// Profiler traces recorded with record_shapes: the dtype of the first input of each matrix
+// product and convolution (`Input type`). Autocast records a product twice: as called, on fp32
+// inputs, and inside it, after its casts, on 16-bit ones; a model cast to 16 bits calls them on
+// 16-bit inputs.
+struct OperatorDtypes {
+    uint64_t fp32 = 0; // outermost products (no product open around them) on float inputs
+    uint64_t bf16 = 0; // … on c10::BFloat16
+    uint64_t fp16 = 0; // … on c10::Half
+    uint64_t cast = 0; // fp32 products with a 16-bit product inside
+    uint64_t total() const { return fp32 + bf16 + fp16; }
+    bool operator==(const OperatorDtypes &) const = default;
+};
+
 // What the file held and how it was stored, for display and `summary --json`.
 struct FileFacts {
     FileFormat format = FileFormat::Pickle;
@@ -172,6 +185,7 @@ struct FileFacts {
     bool noAddresses = false;
     // Profiler traces: `[memory]` events left out for lacking Bytes or a Device Type.
     uint64_t malformedMemoryEvents = 0;
+    OperatorDtypes operatorDtypes;
     bool operator==(const FileFacts &) const = default;
 };
 

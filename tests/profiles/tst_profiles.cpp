@@ -382,6 +382,48 @@ private slots:
         QCOMPARE(good->facts.malformedMemoryEvents, uint64_t(0));
     }
 
+    // record_shapes' "Input type" of every matrix product and convolution, counted against
+    // operator_dtypes.py's own nesting of the same events: the corpus's autocast run (GPT-2,
+    // bf16 autocast as its README says) and ResNet-50 traces under autocast and cast to bf16.
+    void operatorDtypesAgreeWithTheirOracle_data()
+    {
+        QTest::addColumn<QStringList>("resnetFlags"); // empty: the corpus trace
+        QTest::addColumn<bool>("autocast");
+        QTest::addColumn<int>("weightBytes");
+        QTest::newRow("corpus gpt2 autocast") << QStringList{} << true << 4;
+        QTest::newRow("resnet50 autocast") << QStringList{"--amp", "--record-shapes"} << true << 4;
+        QTest::newRow("resnet50 cast to bf16") << QStringList{"--record-shapes"} << false << 2;
+    }
+
+    void operatorDtypesAgreeWithTheirOracle()
+    {
+        QFETCH(QStringList, resnetFlags);
+        QFETCH(bool, autocast);
+        QFETCH(int, weightBytes);
+        QTemporaryDir dir;
+        QString file = profileDir() + "/trace.pt.trace.json.gz", error;
+        if (!resnetFlags.isEmpty()) {
+            file = dir.filePath("resnet.pt.trace.json");
+            QVERIFY2(!runPythonTool("make_resnet_trace.py", QStringList{file, "32", "2"} + resnetFlags, &error).isEmpty(), qPrintable(error));
+        }
+        const QJsonObject oracle = QJsonDocument::fromJson(runPythonTool("operator_dtypes.py", {file}, &error)).object();
+        QVERIFY2(!oracle.isEmpty(), qPrintable(error));
+        const auto snapshot = loadSnapshot(file.toStdString());
+        const OperatorDtypes &ops = snapshot->facts.operatorDtypes;
+        QCOMPARE(qint64(ops.fp32), oracle["fp32"].toInteger());
+        QCOMPARE(qint64(ops.bf16), oracle["bf16"].toInteger());
+        QCOMPARE(qint64(ops.fp16), oracle["fp16"].toInteger());
+        QCOMPARE(qint64(ops.cast), oracle["cast"].toInteger());
+        QVERIFY(ops.total() > 0);
+        const DeviceIndex index(*snapshot, snapshot->devices().front());
+        const AllocationCategories categories(*snapshot, index);
+        const Advice advice = advise(*snapshot, index, categories, {});
+        QCOMPARE(advice.setup.autocast.value, std::optional<bool>(autocast));
+        QCOMPARE(advice.setup.autocast.confidence, Confidence::High);
+        QVERIFY2(advice.setup.autocast.how.find("recorded input types") != std::string::npos, advice.setup.autocast.how.c_str());
+        QCOMPARE(advice.setup.input.precision, autocast ? Precision::AmpBf16 : weightBytes == 2 ? Precision::Bf16 : Precision::Fp32);
+    }
+
     void badTraces()
     {
         const QByteArray good = gunzip(profileDir() + "/trace.pt.trace.json.gz");

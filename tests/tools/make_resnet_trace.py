@@ -7,10 +7,17 @@ nodes of backward on their own thread), ProfilerStep#N and Optimizer.* annotatio
 so the weights, momentum buffers and the last step's gradients predate the trace, as they do
 in users' traces. The layer shapes are torchvision's Bottleneck (v1.5: stride on the 3x3 conv).
 
-Prints the trace's own facts, computed here: the peak of Total Allocated and which share of
-the bytes live there forward created for backward.
+--amp trains fp32 weights under autocast(bf16) instead: fp32 images, gradients and momentum,
+and each convolution's and the fc's weights cast to bf16 inside the operator that uses them
+(aten::to → aten::_to_copy), kept for backward. --record-shapes writes each operator's
+"Input type" as record_shapes=True does: under autocast a product is recorded as called, on
+float inputs, and again inside, after the casts, on c10::BFloat16 ones.
 
-make_resnet_trace.py OUT.json [BATCH] [STEPS]"""
+Prints the trace's own facts, computed here: the peak of Total Allocated, which share of the
+bytes live there forward created for backward, the parameter count, the bytes per weight and
+the bytes of autocast's cast copies.
+
+make_resnet_trace.py OUT.json [BATCH] [STEPS] [--amp] [--record-shapes]"""
 import json
 import sys
 
@@ -67,22 +74,24 @@ class Allocator:
         self.free_by_size.setdefault(rounded, []).append(addr)
 
 
-def main(out_path, batch=64, steps=3):
+def main(out_path, batch=64, steps=3, amp=False, shapes=False):
     bf16 = 2
+    wbytes = 4 if amp else 2  # bytes per weight, gradient and momentum value
+    called = 'float' if amp else 'c10::BFloat16'  # what a product is called on
     params = []  # (element count) per parameter tensor
     for name, c_out, c_in, k, _ in layers():
         if name.startswith(('conv', 'l')) and k:
             params += [c_out * c_in * k * k, c_out, c_out]  # conv weight, BN weight and bias
         elif name == 'fc':
             params += [c_out * c_in, c_out]
-    param_bytes = sum((p * bf16 + 511) // 512 * 512 for p in params)
+    param_bytes = sum((p * wbytes + 511) // 512 * 512 for p in params)
     # Before the trace: weights, momentum buffers and the previous step's gradients.
     before = 3 * param_bytes
     base = 0x7E0000000000
     old_grads = []
     addr = base
     for p in params:
-        rounded = (p * bf16 + 511) // 512 * 512
+        rounded = (p * wbytes + 511) // 512 * 512
         old_grads.append((addr, rounded))
         addr += rounded
     a = Allocator(before, (before // (20 * MIB) + 1) * 20 * MIB)
@@ -90,12 +99,48 @@ def main(out_path, batch=64, steps=3):
     ts = 1_000_000.0
     fwd_tid, bwd_tid, pid = 100, 101, 1
 
-    def op(name, tid, dur=5.0, cat='cpu_op'):
+    def op(name, tid, dur=5.0, cat='cpu_op', types=None):
         nonlocal ts
-        events.append({'ph': 'X', 'cat': cat, 'name': name, 'pid': pid, 'tid': tid, 'ts': ts, 'dur': dur, 'args': {}})
+        args = {'Input Dims': [[] for _ in types], 'Input type': types} if shapes and types else {}
+        events.append({'ph': 'X', 'cat': cat, 'name': name, 'pid': pid, 'tid': tid, 'ts': ts, 'dur': dur, 'args': args})
         start = ts
         ts += 0.5
         return start
+
+    def begin(name, types):
+        """An operator that encloses what follows until end()."""
+        op(name, fwd_tid, 0.0, types=types)
+        return len(events) - 1
+
+    def end(index):
+        nonlocal ts
+        events[index]['dur'] = ts - events[index]['ts']
+        ts += 0.5
+
+    casts = []  # autocast's bf16 copies, kept for backward
+
+    def cast(elements):
+        outer = begin('aten::to', ['float', '', '', '', '', ''])
+        inner = begin('aten::_to_copy', ['float', '', '', '', '', ''])
+        casts.append(alloc(fwd_tid, elements * bf16))
+        end(inner)
+        end(outer)
+
+    def product(called_name, run_names, weight_elements, bias_elements, output_bytes, first=0):
+        """A convolution or the fc as record_shapes sees it: under autocast the call on float
+        inputs, its weights (and the images, `first`) cast inside, then the same call on bf16."""
+        frames = [begin(called_name, [called] * 3 + ['ScalarList'])]
+        if amp:
+            for elements in (first, weight_elements, bias_elements):
+                if elements:
+                    cast(elements)
+            frames.append(begin(called_name, ['c10::BFloat16'] * 3 + ['ScalarList']))
+        for n in run_names:
+            frames.append(begin(n, ['c10::BFloat16'] * 3 + ['ScalarList']))
+        out = alloc(fwd_tid, output_bytes)
+        for index in reversed(frames):
+            end(index)
+        return out
 
     def mem(tid, address, nbytes):
         nonlocal ts
@@ -122,7 +167,7 @@ def main(out_path, batch=64, steps=3):
             free(fwd_tid, g)
         ts = max(ts, z + 41)
         op('aten::to', fwd_tid)
-        images = alloc(fwd_tid, batch * 3 * 224 * 224 * bf16)
+        images = alloc(fwd_tid, batch * 3 * 224 * 224 * (4 if amp else bf16))
         labels = alloc(fwd_tid, batch * 8)
         saved = []  # forward's tensors kept for backward, in order
         for name, c_out, c_in, k, side in layers():
@@ -138,13 +183,11 @@ def main(out_path, batch=64, steps=3):
             elif name == 'fc':
                 op('aten::adaptive_avg_pool2d', fwd_tid)
                 saved.append(alloc(fwd_tid, batch * 2048 * bf16))
-                op('aten::linear', fwd_tid)
-                op('aten::addmm', fwd_tid)
-                saved.append(alloc(fwd_tid, batch * 1000 * bf16))
+                saved.append(product('aten::linear', ['aten::addmm'], c_out * c_in, c_out, batch * 1000 * bf16))
             else:
-                for n in ('aten::conv2d', 'aten::convolution', 'aten::_convolution', 'aten::cudnn_convolution'):
-                    op(n, fwd_tid)
-                saved.append(alloc(fwd_tid, batch * c_out * side * side * bf16))
+                first = batch * 3 * 224 * 224 if name == 'conv1' else 0
+                saved.append(product('aten::conv2d', ['aten::convolution', 'aten::_convolution', 'aten::cudnn_convolution'],
+                                     c_out * c_in * k * k, 0, batch * c_out * side * side * bf16, first))
                 op('aten::batch_norm', fwd_tid)
                 op('aten::cudnn_batch_norm', fwd_tid)
                 saved.append(alloc(fwd_tid, batch * c_out * side * side * bf16))
@@ -158,7 +201,7 @@ def main(out_path, batch=64, steps=3):
         op('aten::nll_loss_forward', fwd_tid)
         loss = alloc(fwd_tid, 512)
         if a.allocated > peak[0]:
-            peak = (a.allocated, sum(b[1] for b in saved))
+            peak = (a.allocated, sum(b[1] for b in saved) + sum(b[1] for b in casts))
         # Backward on the autograd thread: each node makes its input's gradient (and its
         # weights'), then frees what forward kept for it and the gradient it consumed.
         grads = []
@@ -173,14 +216,17 @@ def main(out_path, batch=64, steps=3):
             block = saved.pop()
             grad_in = alloc(bwd_tid, block[1])
             if node == 'ConvolutionBackward0' and len(grads) < len(params):
-                grads.append(alloc(bwd_tid, params[len(grads)] * bf16))
+                grads.append(alloc(bwd_tid, params[len(grads)] * wbytes))
             free(bwd_tid, block)
             free(bwd_tid, grad_out)
             grad_out = grad_in
         free(bwd_tid, grad_out)
         while len(grads) < len(params):  # BN and fc gradients, small, each made by its node as torch does
             op('autograd::engine::evaluate_function: CudnnBatchNormBackward0', bwd_tid, 1.0)
-            grads.append(alloc(bwd_tid, params[len(grads)] * bf16))
+            grads.append(alloc(bwd_tid, params[len(grads)] * wbytes))
+        cast_bytes = sum(b[1] for b in casts)
+        while casts:
+            free(bwd_tid, casts.pop())
         free(fwd_tid, images)
         free(fwd_tid, labels)
         free(fwd_tid, loss)
@@ -191,12 +237,15 @@ def main(out_path, batch=64, steps=3):
         events.append({'ph': 'X', 'cat': 'user_annotation', 'name': 'ProfilerStep#%d' % (step + 2), 'pid': pid, 'tid': fwd_tid,
                        'ts': step_start - 0.25, 'dur': ts - step_start + 0.5, 'args': {}})
         ts += 10
-    trace = {'schemaVersion': 1, 'profile_memory': 1, 'with_stack': 0, 'record_shapes': 0, 'displayTimeUnit': 'ms',
+    trace = {'schemaVersion': 1, 'profile_memory': 1, 'with_stack': 0, 'record_shapes': int(shapes), 'displayTimeUnit': 'ms',
              'traceEvents': events}
     json.dump(trace, open(out_path, 'w'))
     print(json.dumps({'peak_total_allocated': max(e['args']['Total Allocated'] for e in events if e['name'] == '[memory]'),
-                      'forward_saved_at_peak': peak[1], 'parameters': sum(params)}))
+                      'forward_saved_at_peak': peak[1], 'parameters': sum(params), 'weight_bytes': wbytes,
+                      'parameter_bytes': param_bytes, 'cast_bytes': cast_bytes}))
 
 
 if __name__ == '__main__':
-    main(sys.argv[1], *(int(x) for x in sys.argv[2:]))
+    flags = [a for a in sys.argv[1:] if a.startswith('--')]
+    numbers = [int(a) for a in sys.argv[2:] if not a.startswith('--')]
+    main(sys.argv[1], *numbers, amp='--amp' in flags, shapes='--record-shapes' in flags)

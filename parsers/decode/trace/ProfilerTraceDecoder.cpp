@@ -15,7 +15,7 @@ namespace memlens {
 
 namespace {
 
-enum class Field { None, Ph, Name, Cat, Pid, Tid, Ts, Dur, DeviceType, DeviceId, Addr, Bytes, TotalAllocated, TotalReserved };
+enum class Field { None, Ph, Name, Cat, Pid, Tid, Ts, Dur, DeviceType, DeviceId, Addr, Bytes, TotalAllocated, TotalReserved, InputType };
 
 class TraceSax {
 public:
@@ -28,6 +28,13 @@ public:
     bool number_float(double v, const std::string &) { return number(v, jsonInt64(v), jsonUint64(v)); }
     bool string(std::string &s)
     {
+        if (typesOpen_ && depth_ == 5) {
+            if (inputType_.empty() && !s.empty()) {
+                inputType_ = s;
+                ev_.inputType = inputType_;
+            }
+            return true;
+        }
         if (inEvent()) {
             switch (field_) {
             case Field::Ph: ev_.ph = s.empty() ? 0 : s[0]; break;
@@ -49,6 +56,7 @@ public:
             ev_ = {};
             name_.clear();
             cat_.clear();
+            inputType_.clear();
         }
         if (inEvents_ && depth_ == 4)
             argsOpen_ = argsKey_;
@@ -68,6 +76,8 @@ public:
     bool start_array(size_t)
     {
         ++depth_;
+        if (depth_ == 5)
+            typesOpen_ = argsOpen_ && field_ == Field::InputType;
         if (depth_ == 2 && rootKey_ == "traceEvents") {
             inEvents_ = true;
             sawEvents_ = true;
@@ -79,6 +89,8 @@ public:
     {
         if (depth_ == 2)
             inEvents_ = false;
+        if (depth_ == 5)
+            typesOpen_ = false;
         --depth_;
         field_ = Field::None;
         return true;
@@ -99,7 +111,8 @@ public:
         } else if (depth_ == 4 && argsOpen_) {
             static const std::unordered_map<std::string, Field> args = {
                 {"Device Type", Field::DeviceType}, {"Device Id", Field::DeviceId}, {"Addr", Field::Addr},
-                {"Bytes", Field::Bytes}, {"Total Allocated", Field::TotalAllocated}, {"Total Reserved", Field::TotalReserved}};
+                {"Bytes", Field::Bytes}, {"Total Allocated", Field::TotalAllocated}, {"Total Reserved", Field::TotalReserved},
+                {"Input type", Field::InputType}};
             if (auto it = args.find(k); it != args.end())
                 field_ = it->second;
         }
@@ -146,10 +159,11 @@ private:
     bool inEvents_ = false;
     bool argsKey_ = false;
     bool argsOpen_ = false;
+    bool typesOpen_ = false; // in args' "Input type" list
     std::string rootKey_;
     Field field_ = Field::None;
     TraceEvent ev_;
-    std::string name_, cat_; // what ev_'s views show
+    std::string name_, cat_, inputType_; // what ev_'s views show
     TraceEventSink sink_;
 };
 

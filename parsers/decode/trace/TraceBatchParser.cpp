@@ -51,7 +51,33 @@ simdjson_inline error_code readField(simdjson_result<ondemand::field> &field, st
     return v.type().get(type);
 }
 
-// The memory fields of an event's args.
+// The first non-empty string of an operator's "Input type" list (the rest is skipped).
+error_code readFirstType(ondemand::value &v, std::string_view &out)
+{
+    ondemand::array list;
+    if (auto e = v.get_array().get(list))
+        return e;
+    for (auto element : list) {
+        ondemand::value item;
+        if (auto e = element.get(item))
+            return e;
+        ondemand::json_type type;
+        if (auto e = item.type().get(type))
+            return e;
+        if (type != ondemand::json_type::string)
+            continue;
+        std::string_view s;
+        if (auto e = item.get_string().get(s))
+            return e;
+        if (!s.empty()) {
+            out = s;
+            return SUCCESS;
+        }
+    }
+    return SUCCESS;
+}
+
+// The memory fields of an event's args, and the operators' first input type.
 error_code readArgs(ondemand::object args, TraceEvent &ev)
 {
     for (auto field : args) {
@@ -60,6 +86,11 @@ error_code readArgs(ondemand::object args, TraceEvent &ev)
         ondemand::json_type type;
         if (auto e = readField(field, key, v, type))
             return e;
+        if (type == ondemand::json_type::array && key == "Input type") {
+            if (auto e = readFirstType(v, ev.inputType))
+                return e;
+            continue;
+        }
         if (type != ondemand::json_type::number ||
             (key != "Device Type" && key != "Device Id" && key != "Addr" && key != "Bytes" && key != "Total Allocated" && key != "Total Reserved"))
             continue;

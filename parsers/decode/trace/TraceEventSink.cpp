@@ -10,6 +10,21 @@
 
 namespace memlens {
 
+namespace {
+
+// The operators autocast runs in 16 bits (its lower-precision list) and the ones they call.
+bool isProduct(std::string_view name)
+{
+    static constexpr std::string_view kProducts[] = {
+        "aten::linear", "aten::matmul", "aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm", "aten::addbmm", "aten::mv", "aten::addmv",
+        "aten::conv1d", "aten::conv2d", "aten::conv3d", "aten::conv_transpose1d", "aten::conv_transpose2d", "aten::conv_transpose3d",
+        "aten::convolution", "aten::_convolution", "aten::cudnn_convolution", "aten::scaled_dot_product_attention"};
+    return std::find(std::begin(kProducts), std::end(kProducts), name) != std::end(kProducts) ||
+           name.starts_with("aten::_scaled_dot_product_");
+}
+
+} // namespace
+
 int64_t traceThreadId(std::string_view text)
 {
     return static_cast<int64_t>(std::hash<std::string_view>{}(text) & 0x7FFFFFFFFFFF);
@@ -41,7 +56,13 @@ void TraceEventSink::add(const TraceEvent &e)
         return;
     if (e.ph == 'X' && (e.cat == "cpu_op" || e.cat == "python_function" || e.cat == "user_annotation")) {
         const TimedRange range{e.ts, e.ts + std::max(0.0, e.dur)};
-        ops_[e.tid].push_back({range.start, range.end, frameFor(e)});
+        ProductDtype dtype = ProductDtype::None;
+        if (!e.inputType.empty() && e.cat == "cpu_op" && isProduct(e.name))
+            dtype = e.inputType == "float"           ? ProductDtype::Fp32
+                    : e.inputType == "c10::BFloat16" ? ProductDtype::Bf16
+                    : e.inputType == "c10::Half"     ? ProductDtype::Fp16
+                                                     : ProductDtype::None;
+        ops_[e.tid].push_back({range.start, range.end, frameFor(e), dtype});
         // record_function ranges (ProfilerStep#N, user labels) become phases, as in snapshots;
         // module calls and autograd operators say where forward and backward ran.
         if (e.cat == "user_annotation") {
@@ -107,6 +128,7 @@ void TraceEventSink::finish(bool sawEvents, uint64_t offset)
     });
     if (operatorsSorted.valid())
         operatorsSorted.get();
+    countOperatorDtypes();
     int maxDevice = -1;
     for (const MemoryEvent &m : memory_)
         maxDevice = std::max(maxDevice, m.device);
@@ -131,6 +153,32 @@ void TraceEventSink::finish(bool sawEvents, uint64_t offset)
     if (cpu)
         out_.facts.cpuDevice = 64;
     addPhaseMarks(maxDevice);
+}
+
+void TraceEventSink::countOperatorDtypes()
+{
+    OperatorDtypes &n = out_.facts.operatorDtypes;
+    struct Open {
+        const OpInterval *op;
+        bool castInside;
+    };
+    std::vector<Open> open; // the products open at the current one, outermost first
+    for (const auto &[tid, ops] : ops_) {
+        open.clear();
+        for (const OpInterval &op : ops) {
+            if (op.dtype == ProductDtype::None)
+                continue;
+            while (!open.empty() && open.back().op->end < op.start)
+                open.pop_back();
+            if (open.empty()) {
+                ++(op.dtype == ProductDtype::Fp32 ? n.fp32 : op.dtype == ProductDtype::Bf16 ? n.bf16 : n.fp16);
+            } else if (Open &outer = open.back(); outer.op->dtype == ProductDtype::Fp32 && op.dtype != ProductDtype::Fp32 && !outer.castInside) {
+                outer.castInside = true;
+                ++n.cast;
+            }
+            open.push_back({&op, false});
+        }
+    }
 }
 
 void TraceEventSink::operatorsOpenAt(const MemoryEvent &m, OpenOperators &state, std::vector<FrameId> &frames) const

@@ -20,6 +20,7 @@ namespace memlens {
 struct TraceEvent {
     char ph = 0;
     std::string_view name, cat;
+    std::string_view inputType; // the first non-empty entry of args' "Input type" (record_shapes)
     int64_t tid = 0;
     double ts = NAN, dur = 0;
     int64_t deviceType = -1, deviceId = -1, bytes = 0;
@@ -55,10 +56,13 @@ private:
         uint32_t order; // position in the file, to keep equal timestamps stable
     };
 
+    // What a matrix product or convolution took (OperatorDtypes); None for every other operator.
+    enum class ProductDtype : uint8_t { None, Fp32, Bf16, Fp16 };
     struct OpInterval {
         double start;
         double end;
         FrameId frame;
+        ProductDtype dtype;
     };
 
     struct StringHash {
@@ -76,6 +80,7 @@ private:
     void operatorsOpenAt(const MemoryEvent &m, OpenOperators &state, std::vector<FrameId> &frames) const;
     bool appendMemoryEvents(const std::vector<char> &noAddresses);
     void addPhaseMarks(int maxDevice);
+    void countOperatorDtypes();
 
     Snapshot &out_;
     // Grown in place (PodArray): a 1 GB trace holds millions of each, and a vector's copies
