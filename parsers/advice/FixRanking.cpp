@@ -23,7 +23,7 @@ namespace {
 // How a fix changes the run: a factor per category (temporaries of the optimizer step get
 // their own), gradients that stay alive across micro-batches, the logits and scores it removes.
 struct Change {
-    std::array<double, kCategoryCount> ratio{1, 1, 1, 1, 1, 1};
+    std::array<double, kCategoryCount> ratio{1, 1, 1, 1, 1, 1, 1};
     double stepTemporaries = 1;
     bool gradientsPersist = false;
     double logitsKept = 1;

@@ -49,6 +49,15 @@ bool isParameterInitFrame(std::string_view name, std::string_view file, bool tor
            (mentions(file, "torch/nn/modules/") && (name == "__init__" || name == "reset_parameters"));
 }
 
+// vLLM allocates its KV cache in functions named for it (v1's initialize_kv_cache,
+// _allocate_kv_cache_tensors; v0's CacheEngine, Worker.initialize_cache), SGLang in mem_cache/.
+bool isKvCacheFrame(std::string_view name, std::string_view file)
+{
+    if (mentions(file, "sglang/") && mentions(file, "/mem_cache/"))
+        return true;
+    return mentions(file, "vllm/") && (mentions(name, "kv_cache") || name == "initialize_cache" || mentions(file, "cache_engine.py"));
+}
+
 } // namespace
 
 StackEvidence stackEvidence(const Snapshot &s, StackId stack)
@@ -74,6 +83,9 @@ StackEvidence stackEvidence(const Snapshot &s, StackId stack)
         e.optimizer = e.optimizer || optimizer;
         e.optimizerInit = e.optimizerInit || (optimizer && torchPython && (name == "_init_group" || mentions(name, "init_state")));
         e.parameterInit = e.parameterInit || isParameterInitFrame(name, file, torchPython);
+        e.kvCache = e.kvCache || isKvCacheFrame(name, file);
+        if (e.megatronBufferLine == 0 && name == "__init__" && mentions(file, "megatron/core/distributed/param_and_grad_buffer.py"))
+            e.megatronBufferLine = std::max<int64_t>(1, fr.line);
         e.gathered = e.gathered || ((mentions(file, "/fsdp/") || mentions(file, "deepspeed/runtime/zero")) &&
                                     (mentions(name, "all_gather") || mentions(name, "unshard") || mentions(name, "fetch")));
     }

@@ -21,6 +21,8 @@ struct StackEvidence {
     bool parameterInit = false; // a module built, moved or loaded: nn.Module __init__, .to/_apply,
                                 // nn.init, reset_parameters, load_state_dict
     bool gathered = false;      // a sharded parameter gathered whole for its layer (FSDP, ZeRO-3)
+    bool kvCache = false;       // a serving framework allocating its KV cache (vLLM, SGLang)
+    int64_t megatronBufferLine = 0; // > 0: made in Megatron's _ParamAndGradBuffer.__init__, at that line
 };
 
 StackEvidence stackEvidence(const Snapshot &snapshot, StackId stack);

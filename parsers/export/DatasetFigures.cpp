@@ -86,8 +86,12 @@ void readPart(const Part &part, DatasetFigures &out, std::map<std::string, size_
         const auto reserved = reader.integers("peak_reserved_bytes");
         const auto ooms = reader.integers("oom_count");
         std::array<std::vector<std::optional<int64_t>>, kCategoryCount> categories;
-        for (size_t c = 0; c < kCategoryCount; ++c)
-            categories[c] = reader.integers(std::string(categoryName(static_cast<Category>(c))) + "_bytes_at_peak");
+        for (size_t c = 0; c < kCategoryCount; ++c) {
+            const std::string column = std::string(categoryName(static_cast<Category>(c))) + "_bytes_at_peak";
+            // Datasets written before kv_cache was a category lack its column: none of it then.
+            const bool present = std::any_of(reader.columns().begin(), reader.columns().end(), [&](const auto &info) { return info.name == column; });
+            categories[c] = present ? reader.integers(column) : std::vector<std::optional<int64_t>>(files.size());
+        }
         for (size_t row = 0; row < files.size(); ++row) {
             if (!files[row] || !devices[row] || !peaks[row] || !reserved[row] || !ooms[row] || *peaks[row] < 0 || *reserved[row] < 0 || *ooms[row] < 0)
                 throw parquet::ParquetFormatError(0, "a snapshots row without its figures");

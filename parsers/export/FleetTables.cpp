@@ -43,7 +43,7 @@ std::vector<ColumnSpec> columnsOf(FleetTable table)
                 integer("peak_reserved_bytes"), integer("peak_time_us", true), integer("oom_count"), flag("truncated"),
                 integer("reserved_bytes"), integer("allocated_bytes"), text("format"), integer("parameter_bytes_at_peak"),
                 integer("gradient_bytes_at_peak"), integer("optimizer_state_bytes_at_peak"), integer("activation_bytes_at_peak"),
-                integer("temporary_bytes_at_peak"), integer("unknown_bytes_at_peak")};
+                integer("temporary_bytes_at_peak"), integer("kv_cache_bytes_at_peak"), integer("unknown_bytes_at_peak")};
     case FleetTable::Steps:
         return {text("file"), integer("device"), integer("index"), integer("start_time_us"), integer("end_time_us"),
                 integer("peak_active_bytes"), integer("peak_reserved_bytes"), integer("end_active_bytes"), flag("partial")};

@@ -32,17 +32,40 @@ private:
     std::vector<uint64_t> words_;
 };
 
+// Megatron's DDP makes its flat buffers in _ParamAndGradBuffer.__init__: `param_data` (with the
+// distributed optimizer) a few lines above `grad_data`, in every release. Line numbers differ by
+// release, their order does not: with two lines seen, the first is the parameters'; with one, the
+// gradients' (the only buffer without the distributed optimizer).
+struct MegatronBufferLines {
+    int64_t first = 0;
+    bool two = false;
+    static MegatronBufferLines of(const DeviceIndex &index, StackEvidenceCache &evidence)
+    {
+        MegatronBufferLines out;
+        const EventTable &ev = index.events();
+        for (uint32_t e = 0; e < ev.count(); ++e) {
+            const int64_t line = ev.action[e] == Action::Alloc ? evidence.of(ev.stack[e]).megatronBufferLine : 0;
+            if (line <= 0 || line == out.first)
+                continue;
+            out.two = out.first != 0;
+            out.first = out.first == 0 ? line : std::min(out.first, line);
+        }
+        return out;
+    }
+    bool isParameterBuffer(int64_t line) const { return two && line == first; }
+};
+
 } // namespace
 
 std::string_view categoryName(Category c)
 {
-    static constexpr std::string_view names[kCategoryCount] = {"parameter", "gradient", "optimizer_state", "activation", "temporary", "unknown"};
+    static constexpr std::string_view names[kCategoryCount] = {"parameter", "gradient", "optimizer_state", "activation", "temporary", "kv_cache", "unknown"};
     return names[static_cast<int>(c)];
 }
 
 std::string_view categoryLabel(Category c)
 {
-    static constexpr std::string_view labels[kCategoryCount] = {"parameter", "gradient", "optimizer state", "activation", "temporary", "unknown"};
+    static constexpr std::string_view labels[kCategoryCount] = {"parameter", "gradient", "optimizer state", "activation", "temporary", "KV cache", "unknown"};
     return labels[static_cast<int>(c)];
 }
 
@@ -69,6 +92,7 @@ AllocationCategories::AllocationCategories(const Snapshot &snapshot, const Devic
     }
     // A snapshot dumped at an OOM cut a step short: what it still holds was not yet freed.
     const bool cutShort = !index.oomEvents().empty();
+    const MegatronBufferLines megatron = MegatronBufferLines::of(index, evidence);
     categories_.assign(index.allocationCount(), Category::Unknown);
     for (uint32_t i = 0; i < index.allocationCount(); ++i) {
         const Allocation &a = index.allocation(AllocationId(i));
@@ -80,7 +104,11 @@ AllocationCategories::AllocationCategories(const Snapshot &snapshot, const Devic
         const StackEvidence *freedBy = !neverFreed && freesRecorded ? &evidence.of(ev.stack[freeEvent.index()]) : nullptr;
         const uint32_t born = a.allocEvent.index(), gone = neverFreed ? ev.count() : a.freeCompleted.index();
         Category c = Category::Unknown;
-        if (f.optimizer) {
+        if (f.kvCache) {
+            c = Category::KvCache;
+        } else if (f.megatronBufferLine > 0) {
+            c = megatron.isParameterBuffer(f.megatronBufferLine) ? Category::Parameter : Category::Gradient;
+        } else if (f.optimizer) {
             // State is created once and kept; everything else an optimizer step allocates
             // (foreach temporaries) is gone by its end, unless the dump cut the step short.
             const bool kept = neverFreed || (freedBy ? !freedBy->optimizer : engineAllocs.anyBetween(born, gone));

@@ -11,8 +11,9 @@
 
 namespace memlens {
 
-enum class Category : uint8_t { Parameter, Gradient, OptimizerState, Activation, Temporary, Unknown };
-constexpr int kCategoryCount = 6;
+// KvCache: a serving framework's KV cache (vLLM, SGLang), by the framework's own functions.
+enum class Category : uint8_t { Parameter, Gradient, OptimizerState, Activation, Temporary, KvCache, Unknown };
+constexpr int kCategoryCount = 7;
 std::string_view categoryName(Category c);  // as JSON, CSV and the dataset spell it: "optimizer_state"
 std::string_view categoryLabel(Category c); // as people read it: "optimizer state"
 

@@ -20,7 +20,7 @@ void writePools(std::ostringstream &out, const std::vector<PoolShare> &pools, co
     out << "  Pools " << when << '\n';
     for (const PoolShare &p : pools) {
         out << "    " << (p.isPrivate() ? "(" + std::to_string(p.pool.first) + ", " + std::to_string(p.pool.second) + ")" : std::string("default")) << ": "
-            << formatBytes(p.reserved) << " reserved in " << p.segments << " segments, " << formatBytes(p.allocated) << " allocated";
+            << formatBytes(p.reserved) << " reserved in " << p.segments << (p.segments == 1 ? " segment, " : " segments, ") << formatBytes(p.allocated) << " allocated";
         if (p.isPrivate())
             out << "; " << p.madeBy;
         out << '\n';
@@ -92,7 +92,7 @@ void writeCoverage(std::ostringstream &out, const DeviceSummary &s)
             << s.traceTotals->peakIndex.index() << "; at the end " << formatBytes(s.traceTotals->finalAllocated)
             << " allocated, " << formatBytes(s.traceTotals->finalReserved) << " reserved\n";
     else
-        out << "  At the end     " << formatBytes(s.final.reserved) << " reserved in " << s.final.segments << " segments, "
+        out << "  At the end     " << formatBytes(s.final.reserved) << " reserved in " << s.final.segments << (s.final.segments == 1 ? " segment, " : " segments, ")
             << formatBytes(s.final.allocated) << " allocated (" << formatBytes(s.final.requested) << " requested), "
             << formatBytes(s.final.inactive) << " free; largest free block " << formatBytes(s.final.largestInactive)
             << ", external fragmentation " << static_cast<int>(s.final.externalFragmentation * 100 + 0.5) << "%\n";

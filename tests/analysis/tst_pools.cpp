@@ -2,13 +2,16 @@
 // segments' own segment_pool_id sums (computed by the Python that wrote the file), what made each
 // private pool, and the device a file opens on when several devices recorded.
 #include "CorpusFiles.h"
+#include "figures/AllocationCategories.h"
 #include "index/DeviceIndex.h"
 #include "figures/SnapshotSummary.h"
 #include "decode/SnapshotLoader.h"
 #include "pipeline/DocumentPipeline.h"
 #include "report/SummaryReport.h"
 
+#include <QFileInfo>
 #include <QJsonArray>
+#include <map>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -88,7 +91,45 @@ private slots:
         const std::string text = summaryText(*snapshot, "pools.pickle", {DeviceReport{s, std::nullopt, std::nullopt}});
         const size_t pools = text.find("Pools at the end"), steps = text.find("Steps");
         QVERIFY(pools != std::string::npos && pools < steps);
-        QVERIFY(text.find("(0, 1): 22.0 GiB reserved in 1 segments") != std::string::npos);
+        QVERIFY(text.find("(0, 1): 22.0 GiB reserved in 1 segment, ") != std::string::npos);
+    }
+
+    // What the pools hold, by what made it: vLLM's KV cache (its initialize_cache) is the KV cache
+    // category, Megatron's DDP buffers in a MemPool are parameters and gradients by the order of
+    // their lines in _ParamAndGradBuffer.__init__ (param_data above grad_data), each total equal
+    // to what make_private_pools.py wrote (before: all "unknown"). Megatron without the
+    // distributed optimizer makes grad_data alone: one line seen, gradients.
+    void poolsSayWhatTheyHold()
+    {
+        QTemporaryDir dir;
+        const PoolFile file = poolFile(dir, {"--megatron-gib", "32"});
+        const QJsonObject megatron = file.sums["megatron"].toObject();
+        QVERIFY(megatron["parameter"].toInteger() > 0 && megatron["gradient"].toInteger() > megatron["parameter"].toInteger());
+        const auto snapshot = loadSnapshot(file.path.toStdString());
+        const DeviceIndex index(*snapshot, 0);
+        const AllocationCategories categories(*snapshot, index);
+        std::map<Category, uint64_t> inPools; // over the private pools' allocations alive at the end
+        for (AllocationId id : index.liveAt(index.end())) {
+            const PoolIndex pool = index.events().poolOf(index.allocation(id).allocEvent);
+            if (snapshot->poolId(pool) != std::pair<int64_t, int64_t>{0, 0})
+                inPools[categories.of(id)] += index.requestedBytes(id);
+        }
+        QCOMPARE(qint64(inPools[Category::KvCache]), file.sums["kv_cache"].toInteger());
+        QCOMPARE(qint64(inPools[Category::Parameter]), megatron["parameter"].toInteger());
+        QCOMPARE(qint64(inPools[Category::Gradient]), megatron["gradient"].toInteger());
+        QCOMPARE(categories.totalsAt(index.end())[size_t(Category::KvCache)], uint64_t(file.sums["kv_cache"].toInteger()));
+
+        // The gradient buffers alone, as without the distributed optimizer.
+        QTemporaryDir other;
+        const PoolFile gradsOnly = poolFile(other, {"--megatron-gib", "32", "--no-distributed-optimizer"});
+        const auto grads = loadSnapshot(gradsOnly.path.toStdString());
+        const DeviceIndex gradsIndex(*grads, 0);
+        const AllocationCategories gradsCategories(*grads, gradsIndex);
+        const QJsonObject gradsMegatron = gradsOnly.sums["megatron"].toObject();
+        QCOMPARE(gradsMegatron["parameter"].toInteger(), qint64(0));
+        QCOMPARE(gradsCategories.totalsAt(gradsIndex.end())[size_t(Category::Gradient)], categories.totalsAt(index.end())[size_t(Category::Gradient)]);
+        QCOMPARE(qint64(gradsCategories.totalsAt(gradsIndex.end())[size_t(Category::Parameter)]),
+                 qint64(categories.totalsAt(index.end())[size_t(Category::Parameter)]) - megatron["parameter"].toInteger());
     }
 
     // A run without private pools has the default pool only, and the text says nothing of pools.

@@ -25,7 +25,7 @@ def rows(name):
 COLUMNS = {
     'snapshots': ['file', 'device', 'name', 'entries', 'peak_active_bytes', 'peak_reserved_bytes', 'peak_time_us', 'oom_count',
                   'truncated', 'reserved_bytes', 'allocated_bytes', 'format', 'parameter_bytes_at_peak', 'gradient_bytes_at_peak',
-                  'optimizer_state_bytes_at_peak', 'activation_bytes_at_peak', 'temporary_bytes_at_peak', 'unknown_bytes_at_peak'],
+                  'optimizer_state_bytes_at_peak', 'activation_bytes_at_peak', 'temporary_bytes_at_peak', 'kv_cache_bytes_at_peak', 'unknown_bytes_at_peak'],
     'steps': ['file', 'device', 'index', 'start_time_us', 'end_time_us', 'peak_active_bytes', 'peak_reserved_bytes',
               'end_active_bytes', 'partial'],
     'events': ['file', 'device', 'seq', 'time_us', 'action', 'addr', 'size', 'stream', 'pool', 'stack_id', 'category'],

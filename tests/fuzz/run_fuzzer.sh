@@ -111,7 +111,7 @@ fi
 mkdir -p "$work/rank-seeds" "$work/rank-live"
 python3 - "$work/rank-seeds" <<'PY'
 import json, os, sys
-categories = {k: 1 << 20 for k in ["parameter", "gradient", "optimizer_state", "activation", "temporary", "unknown"]}
+categories = {k: 1 << 20 for k in ["parameter", "gradient", "optimizer_state", "activation", "temporary", "kv_cache", "unknown"]}
 device = {"device": 0, "peak_active_bytes": 5 << 30, "peak_reserved_bytes": 6 << 30, "oom_entries": [{"event": 3}],
           "category_bytes_at_peak": categories}
 json.dump({"file": "dir/rank0.pickle", "devices": [device, dict(device, device=1)]},

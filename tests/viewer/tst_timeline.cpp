@@ -328,7 +328,7 @@ private slots:
         QVERIFY(timeline->categoryLegend()->isVisibleTo(timeline));
         for (int c = 0; c < kCategoryCount; ++c) {
             QVERIFY(timeline->categoryLegend()->text().contains(categoryColor(c).name()));
-            QVERIFY(timeline->categoryLegend()->text().contains(QString::fromUtf8(categoryName(Category(c))).replace('_', ' ')));
+            QVERIFY(timeline->categoryLegend()->text().contains(QString::fromUtf8(categoryLabel(Category(c)))));
         }
         view->state()->setColorMode(ColorMode::Allocation);
         QVERIFY(!timeline->categoryLegend()->isVisibleTo(timeline));

@@ -2,6 +2,8 @@
 
 #include "pipeline/Document.h"
 
+#include <iterator>
+
 namespace memlens {
 
 QColor bandColor(uint64_t key)
@@ -40,8 +42,9 @@ QColor poolEnvelopeColor(bool dark)
 QColor categoryColor(int category)
 {
     static const QColor colors[] = {QColor(46, 125, 50), QColor(65, 105, 225), QColor(218, 165, 32),
-                                    QColor(220, 50, 50), QColor(147, 112, 219), QColor(150, 150, 150)};
-    return category >= 0 && category < 6 ? colors[category] : colors[5];
+                                    QColor(220, 50, 50), QColor(147, 112, 219), QColor(0, 150, 136), QColor(150, 150, 150)};
+    static_assert(std::size(colors) == kCategoryCount);
+    return category >= 0 && category < kCategoryCount ? colors[category] : colors[kCategoryCount - 1];
 }
 
 } // namespace memlens
