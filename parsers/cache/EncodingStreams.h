@@ -37,6 +37,14 @@ public:
         }
         passThrough(raw, false);
     }
+    // A narrow column: its blocks, its wide values, then its offsets as an event column.
+    template <typename T>
+    void eventColumn(const NarrowColumn<T> &c)
+    {
+        column(c.blocks().data(), c.blocks().size());
+        column(c.wide().data(), c.wide().size());
+        eventColumn(c.offsets());
+    }
     // An event column: a piece of its own when large, which the reader may fill in parallel.
     template <typename T>
     void eventColumn(const PodArray<T> &c)
@@ -116,6 +124,20 @@ public:
         const size_t n = count(sizeof(T));
         out.resizeForOverwrite(n);
         take(reinterpret_cast<char *>(out.begin()), n * sizeof(T));
+    }
+    // What Writer::eventColumn wrote of a narrow column; its offsets' buffer, which settle() may
+    // still be filling, does not move when the column adopts it.
+    template <typename T>
+    void eventColumn(NarrowColumn<T> &out)
+    {
+        PodArray<typename NarrowColumn<T>::Block> blocks;
+        PodArray<T> wide;
+        PodArray<int32_t> offsets;
+        column(blocks);
+        column(wide);
+        eventColumn(offsets);
+        if (!out.adopt(std::move(offsets), std::move(blocks), std::move(wide)))
+            throw CacheFormatError("a narrow column's blocks do not match its entries");
     }
     // What Writer::eventColumn wrote. A large one's content is there only after settle().
     template <typename T>

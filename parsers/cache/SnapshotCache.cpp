@@ -34,7 +34,7 @@ constexpr char kCacheEntryMagic[8] = {'M', 'L', 'C', 'A', 'C', 'H', 'E', '\n'};
 // pass in the inferred phases.
 // 8: stitched runs' dump ends (their steps' iteration numbers).
 // 9: the key holds the file's change time and inode.
-constexpr uint32_t kFormatVersion = 10;
+constexpr uint32_t kFormatVersion = 11;
 // A decoded snapshot is at most this many times its entry's compressed size; more is a
 // decompression bomb, not a snapshot.
 constexpr uint64_t kMaxExpansion = 64;

@@ -1,5 +1,7 @@
 #include "decode/SnapshotLoader.h"
 
+#include <malloc.h>
+
 #include "decode/json/JsonSnapshotDecoder.h"
 #include "decode/json/MemoryTimelineDecoder.h"
 #include "decode/pickle/PickleDecoder.h"
@@ -52,6 +54,7 @@ std::unique_ptr<Snapshot> decode(OpenedSource opened, const std::string &path, c
     } catch (const std::bad_alloc &) {
         throw LoadError(path, reader.offset(), "out of memory while decoding");
     }
+    malloc_trim(0);
     return snapshot;
 }
 } // namespace

@@ -4,6 +4,7 @@
 #include "model/FileKinds.h"
 #include "model/Ids.h"
 #include "model/InternTables.h"
+#include "model/NarrowColumn.h"
 #include "model/PodArray.h"
 
 #include <algorithm>
@@ -58,9 +59,9 @@ typename SparseColumn<V>::const_iterator sparseFrom(const SparseColumn<V> &colum
 struct EventTable {
     PodArray<Action> action;
     PodArray<uint64_t> addr; // for `oom` entries: device_free
-    PodArray<uint64_t> size;
+    NarrowColumn<uint64_t> size;
     PodArray<StreamIndex> stream;
-    PodArray<int64_t> timeUs;  // 0 when the file has no times
+    NarrowColumn<int64_t> timeUs; // 0 when the file has no times
     PodArray<StackId> stack;
     // Sparse columns: (event index, value), only where the value is not the default.
     SparseColumn<StringId> otherNames;

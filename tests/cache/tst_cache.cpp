@@ -6,6 +6,7 @@
 #include "cache/SnapshotCodec.h"
 #include "decode/SnapshotLoader.h"
 #include "cache/CachedSnapshot.h"
+#include "model/NarrowColumn.h"
 #include "pipeline/DocumentPipeline.h"
 #include "report/SummaryReport.h"
 #include "figures/SnapshotSummary.h"
@@ -60,6 +61,62 @@ class TestCache : public QObject {
     Q_OBJECT
 
 private slots:
+    // Narrow columns (times, sizes) keep every 64-bit value, whatever its neighbours: against a
+    // plain vector, across blocks that must widen at their first, middle and last entry, at the
+    // types' ends, after shrinking and growing; and the cache's arrays are refused when their
+    // blocks do not describe the entries.
+    void narrowColumnsKeepEveryValue()
+    {
+        std::vector<int64_t> want;
+        for (int64_t i = 0; i < 1000; ++i)
+            want.push_back(1'700'000'000'000'000 + i * 37);
+        want[256] = INT64_MIN;              // the first entry of the second block: its base
+        want[300] = want[299] + (int64_t{1} << 31); // just beyond the difference a block holds
+        want[511] = INT64_MAX;
+        want[600] = want[599] - (int64_t{1} << 31); // just within it, downwards
+        want[767] = 0;
+        NarrowColumn<int64_t> times;
+        for (int64_t v : want)
+            times.push_back(v);
+        QCOMPARE(times.size(), want.size());
+        for (size_t i = 0; i < want.size(); ++i)
+            QCOMPARE(times[i], want[i]);
+        QVERIFY(std::equal(times.begin(), times.end(), want.begin()));
+        QCOMPARE(times.wide().size(), size_t(256 + 256)); // the second block and the third (0 after 1.7e15)
+        times.resize(400);
+        QCOMPARE(times.size(), size_t(400));
+        QCOMPARE(times[399], want[399]);
+        times.resize(700);
+        QCOMPARE(times[399], want[399]);
+        QCOMPARE(times[699], int64_t(0));
+
+        NarrowColumn<uint64_t> sizes;
+        const std::vector<uint64_t> big{512, UINT64_MAX, 0, uint64_t{22} << 30, 1, UINT64_MAX - 1};
+        for (uint64_t v : big)
+            sizes.push_back(v);
+        for (size_t i = 0; i < big.size(); ++i)
+            QCOMPARE(sizes[i], big[i]);
+
+        using Block = NarrowColumn<uint64_t>::Block;
+        auto adopts = [](size_t offsets, std::vector<Block> blocks, size_t wide) {
+            PodArray<int32_t> o;
+            o.resize(offsets);
+            PodArray<Block> b;
+            for (const Block &x : blocks)
+                b.push_back(x);
+            PodArray<uint64_t> w;
+            w.resize(wide);
+            NarrowColumn<uint64_t> c;
+            return c.adopt(std::move(o), std::move(b), std::move(w));
+        };
+        const uint32_t narrow = NarrowColumn<uint64_t>::kNotWide;
+        QVERIFY(adopts(300, {{0, narrow, 0}, {5, 0, 0}}, 44));
+        QVERIFY(!adopts(300, {{0, narrow, 0}}, 0));             // a block short
+        QVERIFY(!adopts(300, {{0, narrow, 0}, {5, 0, 0}}, 43)); // wide values short
+        QVERIFY(!adopts(300, {{0, narrow, 0}, {5, 1, 0}}, 45)); // wide values out of place
+        QVERIFY(!adopts(300, {{0, narrow, 0}, {5, narrow, 0}}, 1)); // wide values unused
+    }
+
     void reopenEqualsColdLoad_data()
     {
         QTest::addColumn<QString>("file");
@@ -175,12 +232,19 @@ private slots:
     // any of them, or a cut between them, is caught like any other.
     void columnFramesAreCheckedEach()
     {
-        const std::string file = (corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle").toStdString();
+        // The corpus run tiled to 40,000 entries: its narrow columns (4 bytes an entry) are pieces too.
+        QTemporaryDir dir;
+        const QString tiled = dir.filePath("tiled.pickle");
+        QString error;
+        runPythonTool("make_large_snapshot.py", {corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle", tiled, "--entries", "40000"}, &error);
+        QVERIFY2(QFileInfo::exists(tiled), qPrintable(error));
+        const std::string file = tiled.toStdString();
         const auto key = SnapshotCache::keyOf(file);
         auto original = loadSnapshot(file);
         const EventTable &t = original->traces.at(0);
         size_t columns = 0;
-        for (size_t bytes : {t.count(), t.count() * 8, t.count() * 8, t.count() * 2, t.count() * 8, t.count() * 4,
+        // action, addr, size and time (narrow: their offsets), stream, stack, the totals
+        for (size_t bytes : {t.count(), t.count() * 8, t.count() * 4, t.count() * 2, t.count() * 4, t.count() * 4,
                              t.allocatedAfter.size() * 8, t.reservedAfter.size() * 8})
             columns += bytes >= kColumnPieceBytes ? 1 : 0;
         QVERIFY2(columns >= 3, qPrintable(QString("%1 events, %2 columns").arg(t.count()).arg(columns)));

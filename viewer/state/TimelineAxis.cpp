@@ -49,7 +49,7 @@ EventId TimelineAxis::eventAt(double x) const
         return EventId(static_cast<uint32_t>(std::clamp(std::floor(x), 0.0, static_cast<double>(n - 1))));
     const auto &t = index_->events().timeUs;
     const int64_t target = t0_ + static_cast<int64_t>(std::floor(x * 1e6));
-    const auto *it = std::upper_bound(t.begin(), t.end(), target);
+    const auto it = std::upper_bound(t.begin(), t.end(), target);
     return EventId(it == t.begin() ? 0 : static_cast<uint32_t>(it - t.begin() - 1));
 }
 

@@ -288,7 +288,7 @@ uint32_t SnapshotAssembler::convertEntry(uint32_t dictId)
     prefault_.writing(row);
     staged_.action.push_back(action);
     staged_.addr.push_back(action == Action::Oom && haveDeviceFree ? deviceFree : addr);
-    staged_.size.push_back(size);
+    staged_.size.push_back(size > kMaxPlausibleBytes ? 0 : size);
     staged_.stream.push_back(streamIndex(stream));
     staged_.timeUs.push_back(time);
     staged_.stack.push_back(stack);
@@ -308,10 +308,8 @@ uint32_t SnapshotAssembler::convertEntry(uint32_t dictId)
         staged_.forwardFrames.emplace_back(row, forward);
     if (pool != PoolIndex(0))
         staged_.pool.emplace_back(row, pool);
-    if (size > kMaxPlausibleBytes) {
+    if (size > kMaxPlausibleBytes)
         staged_.implausibleSizes.emplace_back(row, out_.strings.intern(std::to_string(size)));
-        staged_.size[row] = 0;
-    }
     return row;
 }
 
@@ -362,7 +360,10 @@ void SnapshotAssembler::expectEntries(size_t rows)
         forEachDenseColumn([&](auto column) {
             auto &c = staged_.*column;
             c.reserve(rows);
-            columns.push_back({reinterpret_cast<char *>(c.begin()), sizeof(*c.begin())});
+            if constexpr (requires { c.offsetsForFilling(); })
+                columns.push_back({reinterpret_cast<char *>(c.offsetsForFilling().begin()), sizeof(int32_t)});
+            else
+                columns.push_back({reinterpret_cast<char *>(c.begin()), sizeof(*c.begin())});
         });
     } catch (const std::bad_alloc &) {
         // Address space the system will not promise (a file of tens of GB, mostly not
