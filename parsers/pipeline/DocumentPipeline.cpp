@@ -2,6 +2,7 @@
 
 #include "decode/SnapshotLoader.h"
 #include "cache/CachedSnapshot.h"
+#include "pipeline/HeadStart.h"
 #include "model/LoadError.h"
 #include "ranks/RunGpus.h"
 
@@ -58,8 +59,9 @@ void runDocumentPipeline(const std::string &path, const std::atomic<bool> *cance
             report(total ? static_cast<double>(done) / static_cast<double>(total) : 0.0, LoadStage::Reading);
         };
     }
-    CachedSnapshot loaded = loadSnapshotCached(path, control, cache, [&](double fraction) { report(fraction, LoadStage::ReadingCache); },
-                                               writing);
+    auto cacheProgress = [&](double fraction) { report(fraction, LoadStage::ReadingCache); };
+    std::optional<CachedSnapshot> started = takeHeadStart(path, cache, control, cacheProgress);
+    CachedSnapshot loaded = started ? std::move(*started) : loadSnapshotCached(path, control, cache, cacheProgress, writing);
     runDocumentStages(path, loaded.snapshot, runGpus(std::nullopt, {}, path), cancel, sink, stopAfter);
     if (loaded.writing)
         loaded.writing->start(); // a no-op when it started at once

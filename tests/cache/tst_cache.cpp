@@ -8,11 +8,13 @@
 #include "cache/CachedSnapshot.h"
 #include "model/NarrowColumn.h"
 #include "pipeline/DocumentPipeline.h"
+#include "pipeline/HeadStart.h"
 #include "report/SummaryReport.h"
 #include "figures/SnapshotSummary.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <QDir>
 #include <QFile>
 #include <QTemporaryDir>
 #include <QProcess>
@@ -61,6 +63,23 @@ class TestCache : public QObject {
     Q_OBJECT
 
 private slots:
+    // The window's head start: taken once by the loader that asks for the same path through the
+    // same cache, equal to a plain load; another path, another cache or a second take get none.
+    void headStartIsTakenOnceBySamePath()
+    {
+        const std::string file = (corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle").toStdString();
+        QVERIFY(!takeHeadStart(file, nullptr, {}, {}));
+        beginHeadStart(file, nullptr);
+        const SnapshotCache other(QDir::tempPath().toStdString() + "/memlens-headstart-test");
+        QVERIFY(!takeHeadStart(file + ".other", nullptr, {}, {}));
+        QVERIFY(!takeHeadStart(file, &other, {}, {}));
+        std::optional<CachedSnapshot> taken = takeHeadStart(file, nullptr, {}, {});
+        QVERIFY(taken && taken->snapshot);
+        QVERIFY(!taken->fromCache);
+        QVERIFY(difference(*taken->snapshot, *loadSnapshot(file)).isEmpty());
+        QVERIFY(!takeHeadStart(file, nullptr, {}, {}));
+    }
+
     // Narrow columns (times, sizes) keep every 64-bit value, whatever its neighbours: against a
     // plain vector, across blocks that must widen at their first, middle and last entry, at the
     // types' ends, after shrinking and growing; and the cache's arrays are refused when their

@@ -1,0 +1,96 @@
+#include "pipeline/HeadStart.h"
+
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <mutex>
+#include <thread>
+
+namespace memlens {
+
+namespace {
+
+struct Started {
+    std::string path;
+    std::shared_ptr<const SnapshotCache> cache;
+    std::atomic<bool> cancel{false};
+    std::atomic<uint64_t> done{0}, total{0};
+    std::atomic<double> cacheFraction{-1};
+    std::future<CachedSnapshot> result;
+    std::thread thread;
+};
+
+// The one head start, joined (cancelled first) when the process ends without taking it.
+struct HeadStart {
+    std::mutex mutex;
+    std::shared_ptr<Started> started;
+    bool begun = false;
+    ~HeadStart()
+    {
+        if (started && started->thread.joinable()) {
+            started->cancel = true;
+            started->thread.join();
+        }
+    }
+};
+
+HeadStart &headStart()
+{
+    static HeadStart h;
+    return h;
+}
+
+} // namespace
+
+void beginHeadStart(const std::string &path, std::shared_ptr<const SnapshotCache> cache)
+{
+    HeadStart &h = headStart();
+    std::lock_guard lock(h.mutex);
+    if (h.begun)
+        return;
+    h.begun = true;
+    auto s = std::make_shared<Started>();
+    s->path = path;
+    s->cache = std::move(cache);
+    std::packaged_task<CachedSnapshot()> task([s = s.get()] {
+        LoadControl control;
+        control.cancel = &s->cancel;
+        control.progress = [s](uint64_t done, uint64_t total) {
+            s->done = done;
+            s->total = total;
+        };
+        return loadSnapshotCached(s->path, control, s->cache.get(), [s](double f) { s->cacheFraction = f; }, CacheWriting::WhenStarted);
+    });
+    s->result = task.get_future();
+    try {
+        s->thread = std::thread(std::move(task));
+    } catch (const std::system_error &) {
+        return; // no thread to be had: the window loads the file as it would have
+    }
+    h.started = std::move(s);
+}
+
+std::optional<CachedSnapshot> takeHeadStart(const std::string &path, const SnapshotCache *cache, const LoadControl &control,
+                                            const std::function<void(double)> &cacheProgress)
+{
+    std::shared_ptr<Started> s;
+    {
+        HeadStart &h = headStart();
+        std::lock_guard lock(h.mutex);
+        if (!h.started || h.started->path != path || h.started->cache.get() != cache)
+            return std::nullopt;
+        s = std::move(h.started);
+    }
+    while (s->result.wait_for(std::chrono::milliseconds(40)) != std::future_status::ready) {
+        if (control.cancel && control.cancel->load())
+            s->cancel = true;
+        if (const double f = s->cacheFraction; f >= 0 && cacheProgress)
+            cacheProgress(f);
+        else if (control.progress && s->total)
+            control.progress(s->done, s->total);
+    }
+    s->thread.join();
+    return s->result.get();
+}
+
+} // namespace memlens
