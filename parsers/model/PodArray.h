@@ -2,8 +2,8 @@
 // Growable array for trivially copyable element types. Grows with realloc so that
 // glibc can move large buffers with mremap instead of copying: a 12 M-entry trace
 // would otherwise briefly need twice its memory while std::vector reallocates.
-// Large buffers are mappings of their own with transparent huge pages (memory/HugePages.h).
-#include "memory/HugePages.h"
+// Large buffers are mappings of their own (memory/LargeBuffers.h).
+#include "memory/LargeBuffers.h"
 
 #include <cstddef>
 #include <cstdlib>
@@ -61,11 +61,11 @@ public:
         if (capacity <= capacity_)
             return;
         const size_t bytes = capacity * sizeof(T);
-        void *grown = mapped_ || bytes >= kHugePageAdviceBytes ? growMapping(data_, capacity_ * sizeof(T), mapped_, size_ * sizeof(T), bytes)
+        void *grown = mapped_ || bytes >= kOwnMappingBytes ? growMapping(data_, capacity_ * sizeof(T), mapped_, size_ * sizeof(T), bytes)
                                                              : std::realloc(data_, bytes);
         if (!grown)
             throw std::bad_alloc();
-        mapped_ = mapped_ || bytes >= kHugePageAdviceBytes;
+        mapped_ = mapped_ || bytes >= kOwnMappingBytes;
         data_ = static_cast<T *>(grown);
         capacity_ = capacity;
     }
@@ -73,7 +73,7 @@ public:
     // New elements are zero-filled.
     void resize(size_t size)
     {
-        if (size_ == 0 && size > capacity_ && size * sizeof(T) >= kHugePageAdviceBytes) {
+        if (size_ == 0 && size > capacity_ && size * sizeof(T) >= kOwnMappingBytes) {
             // A new mapping's pages are zero already: no second pass over them.
             releaseBuffer(data_, capacity_ * sizeof(T), mapped_);
             data_ = nullptr;

@@ -87,13 +87,13 @@ class TestDecoding : public QObject {
 private slots:
     // The decoded columns' container against std::vector through growth, copies, moves and
     // zero-filling resizes on both sides of the size where it switches from malloc to mappings
-    // of its own (memory/HugePages.h): the same elements, every new one zero.
+    // of its own (memory/LargeBuffers.h): the same elements, every new one zero.
     void podArrayAcrossTheMappingThreshold()
     {
         QRandomGenerator random(11);
         PodArray<uint64_t> a;
         std::vector<uint64_t> reference;
-        const size_t threshold = kHugePageAdviceBytes / sizeof(uint64_t);
+        const size_t threshold = kOwnMappingBytes / sizeof(uint64_t);
         auto same = [&](const PodArray<uint64_t> &x) {
             return x.size() == reference.size() && std::equal(x.begin(), x.end(), reference.begin());
         };
