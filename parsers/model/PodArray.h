@@ -49,10 +49,12 @@ public:
         std::swap(mapped_, other.mapped_);
     }
 
-    void push_back(const T &value)
+    // Inlined at every call: called, a value built in registers is stored for the call and read
+    // back at once, which stalls store forwarding (a sixth of a pickle's decoding, by perf).
+    [[gnu::always_inline]] void push_back(const T &value)
     {
-        if (size_ == capacity_)
-            reserve(capacity_ < 16 ? 16 : capacity_ + capacity_ / 2);
+        if (size_ == capacity_) [[unlikely]]
+            grow();
         data_[size_++] = value;
     }
 
@@ -97,6 +99,7 @@ public:
     }
 
     void clear() { size_ = 0; }
+    void pop_back() { --size_; }
     size_t size() const { return size_; }
     bool empty() const { return size_ == 0; }
     T &operator[](size_t i) { return data_[i]; }
@@ -115,6 +118,8 @@ public:
     }
 
 private:
+    [[gnu::noinline]] void grow() { reserve(capacity_ < 16 ? 16 : capacity_ + capacity_ / 2); }
+
     T *data_ = nullptr;
     size_t size_ = 0;
     size_t capacity_ = 0;

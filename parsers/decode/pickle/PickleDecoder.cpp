@@ -262,7 +262,7 @@ private:
     PickleTokenStream tokens_;
     const TokenChunk *chunk_ = nullptr;
     size_t index_ = 0;
-    std::vector<Value> stack_;
+    PodArray<Value> stack_; // its push_back is inlined (see PodArray), std::vector's was not here
     std::vector<size_t> marks_;
     std::unordered_map<uint64_t, Value> sparseMemo_;
 };
