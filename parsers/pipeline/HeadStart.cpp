@@ -20,17 +20,23 @@ struct Started {
     std::thread thread;
 };
 
-// The one head start, joined (cancelled first) when the process ends without taking it.
+void cancelAndJoin(const std::shared_ptr<Started> &s)
+{
+    if (s && s->thread.joinable()) {
+        s->cancel = true;
+        s->thread.join();
+    }
+}
+
+// The head start under way, and one given up (cancelled, joined when the next begins or the
+// process ends).
 struct HeadStart {
     std::mutex mutex;
-    std::shared_ptr<Started> started;
-    bool begun = false;
+    std::shared_ptr<Started> started, abandoned;
     ~HeadStart()
     {
-        if (started && started->thread.joinable()) {
-            started->cancel = true;
-            started->thread.join();
-        }
+        cancelAndJoin(started);
+        cancelAndJoin(abandoned);
     }
 };
 
@@ -46,9 +52,10 @@ void beginHeadStart(const std::string &path, std::shared_ptr<const SnapshotCache
 {
     HeadStart &h = headStart();
     std::lock_guard lock(h.mutex);
-    if (h.begun)
+    if (h.started)
         return;
-    h.begun = true;
+    cancelAndJoin(h.abandoned);
+    h.abandoned.reset();
     auto s = std::make_shared<Started>();
     s->path = path;
     s->cache = std::move(cache);
@@ -77,8 +84,15 @@ std::optional<CachedSnapshot> takeHeadStart(const std::string &path, const Snaps
     {
         HeadStart &h = headStart();
         std::lock_guard lock(h.mutex);
-        if (!h.started || h.started->path != path || h.started->cache.get() != cache)
+        if (!h.started)
             return std::nullopt;
+        if (h.started->path != path || h.started->cache.get() != cache) {
+            // The window opens something else first: the head start would only compete with it
+            // for cores and memory (a name that reads differently once through Qt, say).
+            h.started->cancel = true;
+            h.abandoned = std::move(h.started);
+            return std::nullopt;
+        }
         s = std::move(h.started);
     }
     while (s->result.wait_for(std::chrono::milliseconds(40)) != std::future_status::ready) {

@@ -11,12 +11,12 @@
 
 namespace memlens {
 
-// Starts loading `path` on a thread of its own; a second call is ignored.
+// Starts loading `path` on a thread of its own; ignored while another is under way.
 void beginHeadStart(const std::string &path, std::shared_ptr<const SnapshotCache> cache);
 
 // The head start of `path` through `cache`, once, waited for while `control` hears its
-// progress (and a cancel reaches it); nullopt when none was begun for them. Throws what loading
-// threw.
+// progress (and a cancel reaches it); nullopt when none was begun for them, and a head start of
+// another path or cache is then cancelled and given up. Throws what loading threw.
 std::optional<CachedSnapshot> takeHeadStart(const std::string &path, const SnapshotCache *cache, const LoadControl &control,
                                             const std::function<void(double)> &cacheProgress);
 

@@ -64,15 +64,20 @@ class TestCache : public QObject {
 
 private slots:
     // The window's head start: taken once by the loader that asks for the same path through the
-    // same cache, equal to a plain load; another path, another cache or a second take get none.
+    // same cache, equal to a plain load; a second take gets none. A loader asking for another
+    // path or through another cache first gives it up: the file is then loaded as without one.
     void headStartIsTakenOnceBySamePath()
     {
         const std::string file = (corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle").toStdString();
         QVERIFY(!takeHeadStart(file, nullptr, {}, {}));
         beginHeadStart(file, nullptr);
-        const SnapshotCache other(QDir::tempPath().toStdString() + "/memlens-headstart-test");
         QVERIFY(!takeHeadStart(file + ".other", nullptr, {}, {}));
+        QVERIFY(!takeHeadStart(file, nullptr, {}, {}));
+        const SnapshotCache other(QDir::tempPath().toStdString() + "/memlens-headstart-test");
+        beginHeadStart(file, nullptr);
         QVERIFY(!takeHeadStart(file, &other, {}, {}));
+        QVERIFY(!takeHeadStart(file, nullptr, {}, {}));
+        beginHeadStart(file, nullptr);
         std::optional<CachedSnapshot> taken = takeHeadStart(file, nullptr, {}, {});
         QVERIFY(taken && taken->snapshot);
         QVERIFY(!taken->fromCache);
