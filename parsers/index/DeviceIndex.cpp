@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <future>
-#include <iterator>
 
 namespace memlens {
 
@@ -230,48 +229,51 @@ void DeviceIndex::computeTotals()
         peakReserved_ = std::max(peakReserved_, reserved);
 }
 
-// Live sets as sorted id lists, each the last one with the window's births added and its ends
-// taken out: memory for the live allocations and one window, where a position per allocation
-// took 4 bytes of each of millions at the index's peak.
 void DeviceIndex::buildCheckpoints(const std::atomic<bool> *cancel)
 {
     const EventTable &ev = *events_;
     const auto n = static_cast<uint32_t>(ev.count());
-    std::vector<AllocationId> live, born, gone, merged;
-    for (const auto &[id, d] : initialDetails_)
+    std::vector<AllocationId> live;
+    std::vector<uint32_t> position(allocations_.size(), UINT32_MAX); // in `live`, by allocation
+    auto add = [&](AllocationId id) {
+        if (position[id.index()] != UINT32_MAX)
+            return;
+        position[id.index()] = static_cast<uint32_t>(live.size());
         live.push_back(id);
-    std::sort(live.begin(), live.end());
+    };
+    auto remove = [&](AllocationId id) {
+        const uint32_t p = position[id.index()];
+        if (p == UINT32_MAX)
+            return;
+        live[p] = live.back();
+        position[live[p].index()] = p;
+        live.pop_back();
+        position[id.index()] = UINT32_MAX;
+    };
+    for (const auto &[id, d] : initialDetails_)
+        add(id);
     size_t nextImplicit = 0;
-    auto settle = [&] {
-        std::sort(born.begin(), born.end());
-        std::sort(gone.begin(), gone.end());
-        merged.clear();
-        std::set_union(live.begin(), live.end(), born.begin(), born.end(), std::back_inserter(merged));
-        live.clear();
-        std::set_difference(merged.begin(), merged.end(), gone.begin(), gone.end(), std::back_inserter(live));
-        born.clear();
-        gone.clear();
+    auto snapshotLive = [&] {
+        std::vector<AllocationId> sorted = live;
+        std::sort(sorted.begin(), sorted.end());
+        checkpoints_.push_back(std::move(sorted));
     };
     for (uint32_t i = 0; i < n; ++i) {
         if (i % kCheckpointEvery == 0) {
             poll(cancel);
-            settle();
-            checkpoints_.push_back(live);
+            snapshotLive();
         }
         const AllocationId owner = eventAllocation_[i];
         if (ev.action[i] == Action::Alloc) {
             while (nextImplicit < implicitEnds_.size() && implicitEnds_[nextImplicit].first == EventId(i))
-                gone.push_back(implicitEnds_[nextImplicit++].second);
-            if (!owner.isNone())
-                born.push_back(owner);
-        } else if (ev.action[i] == Action::FreeCompleted && !owner.isNone()) {
-            gone.push_back(owner);
+                remove(implicitEnds_[nextImplicit++].second);
+            add(owner);
+        } else if (ev.action[i] == Action::FreeCompleted) {
+            remove(owner);
         }
     }
-    if (n % kCheckpointEvery == 0) {
-        settle();
-        checkpoints_.push_back(live);
-    }
+    if (n % kCheckpointEvery == 0)
+        snapshotLive();
 }
 
 } // namespace memlens
