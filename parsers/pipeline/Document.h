@@ -19,7 +19,7 @@ namespace memlens {
 
 struct DeviceData {
     std::shared_ptr<const DeviceIndex> index; // shared with the timeline's index while it is built
-    std::unique_ptr<const AllocationCategories> categories;
+    std::shared_ptr<const AllocationCategories> categories; // shared by the document the advice completes
     DeviceSummary summary;
     Advice advice; // the inferred setup and ranked fixes, at the OOM when there is one, else the peak
     std::vector<PoolUsage> pools; // private mempools (CUDA graphs, MemPool); empty for most runs
@@ -50,7 +50,7 @@ struct Document {
 // refers to that document's DeviceIndex.
 struct TimelineLayouts {
     std::shared_ptr<const Document> document;
-    std::map<int, std::unique_ptr<const TimelineLayout>> layouts;
+    std::map<int, std::shared_ptr<const TimelineLayout>> layouts; // shared when the advice's document follows
 
     const TimelineLayout *layout(int d) const
     {

@@ -67,6 +67,27 @@ void runDocumentPipeline(const std::string &path, const std::atomic<bool> *cance
         loaded.writing->start(); // a no-op when it started at once
 }
 
+namespace {
+
+// The document again, each device with its advice: the first one's index, categories and
+// summary shared or copied, so the layouts built on them serve both.
+std::shared_ptr<const Document> withAdvice(const Document &first, const Inferred<int> &gpus)
+{
+    auto doc = std::make_shared<Document>();
+    doc->path = first.path;
+    doc->snapshot = first.snapshot;
+    for (const auto &[device, data] : first.devices) {
+        DeviceData &d = doc->devices.emplace(device, data).first->second;
+        AdviceOptions options;
+        options.gpus = gpus;
+        options.summary = &d.summary;
+        d.advice = advise(*doc->snapshot, *d.index, *d.categories, options);
+    }
+    return doc;
+}
+
+} // namespace
+
 void runDocumentStages(const std::string &name, std::shared_ptr<const Snapshot> snapshot, const Inferred<int> &gpus,
                        const std::atomic<bool> *cancel, const PipelineSink &sink, StopAfter stopAfter)
 {
@@ -74,6 +95,8 @@ void runDocumentStages(const std::string &name, std::shared_ptr<const Snapshot> 
         if (sink.progress)
             sink.progress(fraction, stage);
     };
+    // The window draws the timeline first: the advice is not needed for it.
+    const bool adviceLast = sink.advised && stopAfter == StopAfter::Timeline;
     auto doc = std::make_shared<Document>();
     doc->path = name;
     const std::vector<int> devices = snapshot->devices();
@@ -95,9 +118,11 @@ void runDocumentStages(const std::string &name, std::shared_ptr<const Snapshot> 
         // summary; the advice needs them, not the summary.
         std::unique_ptr<const AllocationCategories> categories;
         data.summary = summarizeDevice(*snapshot, *index, 50, nullptr, &categories);
-        report(at(0.7), LoadStage::Advising);
-        adviceOptions.summary = &data.summary;
-        data.advice = advise(*snapshot, *index, *categories, adviceOptions);
+        if (!adviceLast) {
+            report(at(0.7), LoadStage::Advising);
+            adviceOptions.summary = &data.summary;
+            data.advice = advise(*snapshot, *index, *categories, adviceOptions);
+        }
         data.pools = privatePools(*snapshot, *index);
         data.stackedPeakBytes = stackedPeakBytes(*index, data.pools);
         data.index = std::move(index);
@@ -112,13 +137,22 @@ void runDocumentStages(const std::string &name, std::shared_ptr<const Snapshot> 
         return;
     report(0.0, LoadStage::PreparingTimeline);
     auto layouts = std::make_shared<TimelineLayouts>();
-    layouts->document = std::move(published);
+    layouts->document = published;
     for (auto &[device, layout] : timeline)
         layouts->layouts.emplace(device, layout.get());
     if (cancel && cancel->load())
         throw LoadCancelled();
     if (sink.timeline)
-        sink.timeline(std::move(layouts));
+        sink.timeline(layouts);
+    if (!adviceLast)
+        return;
+    report(0.0, LoadStage::Advising);
+    auto advised = std::make_shared<TimelineLayouts>();
+    advised->document = withAdvice(*published, gpus);
+    advised->layouts = layouts->layouts;
+    if (cancel && cancel->load())
+        throw LoadCancelled();
+    sink.advised(std::move(advised));
 }
 
 std::shared_ptr<const TimelineLayouts> buildTimelineLayouts(std::shared_ptr<const Document> document)

@@ -26,6 +26,10 @@ struct PipelineSink {
     std::function<void(double fraction, LoadStage stage)> progress; // may be empty
     std::function<void(std::shared_ptr<const Document>)> document;  // may be empty
     std::function<void(std::shared_ptr<const TimelineLayouts>)> timeline; // may be empty
+    // When set (and the timeline is asked for), the advice follows the first frame: stage 1's
+    // document comes without it, and this last stage brings the same layouts with a document
+    // that has it. Unset, stage 1's document has the advice.
+    std::function<void(std::shared_ptr<const TimelineLayouts>)> advised;
 };
 
 // Throws LoadError or LoadCancelled. With a `cache`, the decoded snapshot comes from it when it

@@ -1,6 +1,7 @@
 // The snapshot cache: a reopened file equals a cold load field for field; a damaged, stale or
 // foreign entry is never believed; a failed write leaves nothing behind; old entries go first.
 #include "CorpusFiles.h"
+#include "advice/AdviceReport.h"
 #include "SnapshotEquality.h"
 #include "cache/SnapshotCache.h"
 #include "cache/SnapshotCodec.h"
@@ -190,6 +191,34 @@ private slots:
         runDocumentPipeline(file, nullptr, sink, StopAfter::Timeline, &cache, CacheWriting::WhenStarted);
         QVERIFY(timeline);
         QVERIFY(cache.read(*key));
+    }
+
+    // The window's order: the document without advice, the timeline on it, then the same layouts
+    // with a document whose advice is what a plain load (the commands') finds, on the same index.
+    void adviceFollowsTheFirstFrame()
+    {
+        const std::string file = (corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle").toStdString();
+        std::shared_ptr<const Document> first;
+        std::shared_ptr<const TimelineLayouts> timeline, advised;
+        std::vector<std::string> order;
+        PipelineSink sink;
+        sink.document = [&](std::shared_ptr<const Document> d) { first = d; order.push_back("document"); };
+        sink.timeline = [&](std::shared_ptr<const TimelineLayouts> t) { timeline = t; order.push_back("timeline"); };
+        sink.advised = [&](std::shared_ptr<const TimelineLayouts> t) { advised = t; order.push_back("advised"); };
+        runDocumentPipeline(file, nullptr, sink, StopAfter::Timeline);
+        QCOMPARE(order, (std::vector<std::string>{"document", "timeline", "advised"}));
+        QCOMPARE(timeline->document, first);
+        const DeviceData &before = first->devices.begin()->second;
+        QVERIFY(before.advice.fixes.empty() && !before.advice.setup.params.value);
+        QVERIFY(advised->document != first);
+        QCOMPARE(advised->layouts, timeline->layouts);
+        const LoadedDocument plain = loadDocument(file, StopAfter::Document);
+        for (const auto &[device, d] : advised->document->devices) {
+            QCOMPARE(d.index, first->device(device)->index);
+            const Advice &want = plain.document->device(device)->advice;
+            QVERIFY(!want.fixes.empty());
+            QCOMPARE(adviceJson("x", device, d.advice).dump(), adviceJson("x", device, want).dump());
+        }
     }
 
     // Every stage of a load says what it is doing and its fraction moves: a cold open reads the

@@ -289,7 +289,8 @@ private slots:
 
         DocumentView *view = window.openFile(corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle");
         QVERIFY(view);
-        QTRY_VERIFY_WITH_TIMEOUT(view->document() != nullptr, 30000);
+        QSignalSpy loaded(view, &DocumentView::loaded); // the last stage: the advice follows the first frame
+        QTRY_VERIFY_WITH_TIMEOUT(loaded.count() > 0, 30000);
         QCOMPARE(window.windowTitle(), QString("oom_snapshot.pickle — memlens"));
         for (QAction *a : window.findChildren<QAction *>()) {
             if (a->text() == "Memory &Estimator…")

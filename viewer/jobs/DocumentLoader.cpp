@@ -53,9 +53,12 @@ void DocumentLoader::run(std::function<void(const Job &, const PipelineSink &)> 
             });
         };
         sink.timeline = [&](std::shared_ptr<const TimelineLayouts> timeline) {
+            job.post([this, timeline] { emit timelineReady(timeline); });
+        };
+        sink.advised = [&](std::shared_ptr<const TimelineLayouts> timeline) {
             job.post([this, timeline] {
                 jobs_.finish();
-                emit timelineReady(timeline);
+                emit adviceReady(timeline);
             });
         };
         try {

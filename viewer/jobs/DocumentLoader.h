@@ -32,8 +32,10 @@ signals:
     void progress(double fraction, const QString &stage);
     // Stage 1: the document (the summary can be shown; the timeline cannot yet).
     void documentReady(std::shared_ptr<const memlens::Document> document);
-    // Stage 2, the last: the timeline's layouts for that document.
+    // Stage 2: the timeline's layouts for that document, which has no advice yet.
     void timelineReady(std::shared_ptr<const memlens::TimelineLayouts> timeline);
+    // Stage 3, the last: the same layouts with a document that has the advice.
+    void adviceReady(std::shared_ptr<const memlens::TimelineLayouts> timeline);
     void failed(const QString &message);
     void cancelled();
 
