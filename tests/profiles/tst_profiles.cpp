@@ -14,6 +14,7 @@
 #include "decode/SnapshotLoader.h"
 #include "model/LoadError.h"
 
+#include <QFile>
 #include <QJsonArray>
 #include <QTemporaryDir>
 #include <functional>
@@ -422,6 +423,47 @@ private slots:
         QCOMPARE(advice.setup.autocast.confidence, Confidence::High);
         QVERIFY2(advice.setup.autocast.how.find("recorded input types") != std::string::npos, advice.setup.autocast.how.c_str());
         QCOMPARE(advice.setup.input.precision, autocast ? Precision::AmpBf16 : weightBytes == 2 ? Precision::Bf16 : Precision::Fp32);
+    }
+
+    // The input types as both readers take them from odd lists: the first non-empty string at the
+    // list's top level, whatever comes before or around it; anything else is no type.
+    void inputTypesReadAlikeByBothReaders_data()
+    {
+        QTest::addColumn<QByteArray>("types");
+        QTest::addColumn<int>("fp32"); // products counted on float inputs
+        QTest::newRow("plain") << QByteArray(R"(["float", "float"])") << 1;
+        QTest::newRow("empty first") << QByteArray(R"(["", "ScalarList", "float"])") << 0;
+        QTest::newRow("numbers first") << QByteArray(R"([1, null, "float"])") << 1;
+        QTest::newRow("nested list first") << QByteArray(R"([["c10::Half"], "float"])") << 1;
+        QTest::newRow("object first") << QByteArray(R"([{"a": "c10::Half"}, "float"])") << 1;
+        QTest::newRow("a string, not a list") << QByteArray(R"("float")") << 0;
+        QTest::newRow("empty list") << QByteArray("[]") << 0;
+        QTest::newRow("escaped") << QByteArray(R"(["float"])") << 1;
+    }
+
+    void inputTypesReadAlikeByBothReaders()
+    {
+        QFETCH(QByteArray, types);
+        QFETCH(int, fp32);
+        const QByteArray trace = R"({"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 10, "dur": 5, "args": {"Input Dims": [[2, 2]], "Input type": )" +
+                                 types + R"(}}, {"ph": "i", "cat": "cpu_instant_event", "name": "[memory]", "pid": 1, "tid": 1, "ts": 12, "args": {"Device Type": 1, "Device Id": 0, "Addr": 4096, "Bytes": 512, "Total Allocated": 512, "Total Reserved": 2097152}}]})";
+        QTemporaryDir dir;
+        const QString file = dir.filePath("odd.json");
+        QFile out(file);
+        QVERIFY(out.open(QIODevice::WriteOnly) && out.write(trace) == trace.size());
+        out.close();
+        auto decodeWith = [&](const std::function<void(ByteReader &, Snapshot &)> &decoder) {
+            OpenedSource opened = openByteSource(file.toStdString());
+            ByteReader reader(*opened.source, opened.fileSize, {});
+            auto snapshot = std::make_unique<Snapshot>();
+            decoder(reader, *snapshot);
+            return snapshot;
+        };
+        const auto reference = decodeWith(decodeProfilerTraceReference);
+        const auto fast = decodeWith([](ByteReader &r, Snapshot &s) { decodeProfilerTrace(r, s); });
+        QCOMPARE(qint64(reference->facts.operatorDtypes.fp32), qint64(fp32));
+        QCOMPARE(fast->facts.operatorDtypes, reference->facts.operatorDtypes);
+        QVERIFY2(difference(*fast, *reference).isEmpty(), qPrintable(difference(*fast, *reference)));
     }
 
     void badTraces()
