@@ -22,6 +22,7 @@ struct DeviceData {
     std::shared_ptr<const AllocationCategories> categories; // shared by the document the advice completes
     DeviceSummary summary;
     Advice advice; // the inferred setup and ranked fixes, at the OOM when there is one, else the peak
+    bool advised = true; // false in the window's first document: its advice follows the first frame
     std::vector<PoolUsage> pools; // private mempools (CUDA graphs, MemPool); empty for most runs
     uint64_t stackedPeakBytes = 0; // how high the timeline's stack reaches (pools at their envelope)
 };

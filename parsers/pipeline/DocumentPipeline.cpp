@@ -82,6 +82,7 @@ std::shared_ptr<const Document> withAdvice(const Document &first, const Inferred
         options.gpus = gpus;
         options.summary = &d.summary;
         d.advice = advise(*doc->snapshot, *d.index, *d.categories, options);
+        d.advised = true;
     }
     return doc;
 }
@@ -118,6 +119,7 @@ void runDocumentStages(const std::string &name, std::shared_ptr<const Snapshot> 
         // summary; the advice needs them, not the summary.
         std::unique_ptr<const AllocationCategories> categories;
         data.summary = summarizeDevice(*snapshot, *index, 50, nullptr, &categories);
+        data.advised = !adviceLast;
         if (!adviceLast) {
             report(at(0.7), LoadStage::Advising);
             adviceOptions.summary = &data.summary;

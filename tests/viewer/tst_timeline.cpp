@@ -8,6 +8,44 @@ class TestTimeline : public QObject {
     Q_OBJECT
 
 private slots:
+    // The window's last load stage swaps in the document with the advice: the page, device,
+    // visible range and selection set on the first frame stay, the Summary gets its fixes, and
+    // only then is the view loaded (before, the swap reset the range to the whole run).
+    void adviceSwapKeepsWhatTheUserSet()
+    {
+        std::shared_ptr<const TimelineLayouts> first, advised;
+        PipelineSink sink;
+        sink.timeline = [&](std::shared_ptr<const TimelineLayouts> t) { first = t; };
+        sink.advised = [&](std::shared_ptr<const TimelineLayouts> t) { advised = t; };
+        runDocumentPipeline(gpt2().toStdString(), nullptr, sink, StopAfter::Timeline);
+        QVERIFY(first && advised);
+        DocumentView view;
+        view.resize(1280, 800);
+        view.setDocument({first->document, first});
+        view.showPage(Page::Timeline);
+        view.show();
+        QCOMPARE(view.summaryPage()->fixList()->count(), 0);
+        const VisibleRange full = view.state()->visibleRange();
+        const VisibleRange zoomed{full.first + (full.last - full.first) / 3, full.first + (full.last - full.first) / 2};
+        view.state()->setVisibleRange(zoomed);
+        view.state()->setSelectedEvent(EventId(100));
+        QSignalSpy loaded(&view, &DocumentView::loaded);
+        view.takeAdvice(advised);
+        QCOMPARE(loaded.count(), 1);
+        QCOMPARE(view.document(), advised->document);
+        QCOMPARE(view.currentPageKind(), Page::Timeline);
+        QVERIFY(view.state()->visibleRange() == zoomed);
+        QCOMPARE(view.state()->selectedEvent(), std::optional<EventId>(EventId(100)));
+        QVERIFY(view.summaryPage()->fixList()->count() > 0);
+        std::shared_ptr<const TimelineLayouts> otherRun; // a stale job's last stage: dropped
+        sink.timeline = {};
+        sink.advised = [&](std::shared_ptr<const TimelineLayouts> t) { otherRun = t; };
+        runDocumentPipeline(gpt2().toStdString(), nullptr, sink, StopAfter::Timeline);
+        view.takeAdvice(otherRun);
+        QCOMPARE(loaded.count(), 1);
+        QCOMPARE(view.document(), advised->document);
+    }
+
     // Step numbers wider than the steps: every k-th step is numbered (1, 2, 5, 10, …), each label
     // with room; at ~22 px per step a 3-digit number (about 27 px) goes on every second step
     // (before, no step had a number there).

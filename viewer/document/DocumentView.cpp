@@ -161,6 +161,27 @@ void DocumentView::setDocument(const LoadedDocument &loaded)
         enablePages();
 }
 
+void DocumentView::takeAdvice(std::shared_ptr<const TimelineLayouts> advised)
+{
+    if (!advised || !state_->timeline() || advised->layouts != state_->timeline()->layouts)
+        return; // not the run on screen
+    const int page = tabs_->currentIndex();
+    const int device = state_->device();
+    const VisibleRange range = state_->visibleRange();
+    const std::optional<EventId> event = state_->selectedEvent();
+    const AllocationId allocation = state_->selectedAllocation();
+    showDocument(advised->document);
+    if (!state_->setTimeline(std::move(advised)))
+        return;
+    state_->setDevice(device);
+    state_->setVisibleRange(range);
+    state_->setSelectedEvent(event);
+    state_->setSelectedAllocation(allocation);
+    enablePages();
+    tabs_->setCurrentIndex(page);
+    emit loaded();
+}
+
 QWidget *DocumentView::pageWidget(Page page) const
 {
     switch (page) {

@@ -53,6 +53,9 @@ public:
     void cancelLoad();
     // For the headless renderer and tests: adopt an already built document.
     void setDocument(const LoadedDocument &loaded);
+    // The load's last stage, the run on screen with its advice: swapped in on the page shown,
+    // keeping the device, visible range and selection set since the first frame; then loaded().
+    void takeAdvice(std::shared_ptr<const TimelineLayouts> advised);
 
     const std::shared_ptr<const Document> &document() const;
     QString path() const { return path_; }

@@ -151,19 +151,8 @@ void DocumentView::connectPages()
         if (state_->setTimeline(std::move(timeline)))
             enablePages();
     });
-    // The advice follows the first frame in a document of its own: swapped in on the page shown,
-    // before anything (a session, a test) hears the file is loaded.
-    connect(loader_, &DocumentLoader::adviceReady, this, [this](std::shared_ptr<const TimelineLayouts> timeline) {
-        if (!state_->timeline() || timeline->layouts != state_->timeline()->layouts)
-            return; // not the run on screen
-        const int page = tabs_->currentIndex();
-        showDocument(timeline->document);
-        if (state_->setTimeline(std::move(timeline))) {
-            enablePages();
-            tabs_->setCurrentIndex(page);
-            emit loaded();
-        }
-    });
+    // The advice follows the first frame, before anything (a session, a test) hears the file is loaded.
+    connect(loader_, &DocumentLoader::adviceReady, this, &DocumentView::takeAdvice);
     connect(loader_, &DocumentLoader::failed, this, &DocumentView::loadFailed);
     connect(loader_, &DocumentLoader::cancelled, this, &DocumentView::loadCancelled);
     // A refresh swaps both stages in at once, so no page is disabled meanwhile; a failed one

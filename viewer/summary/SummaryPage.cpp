@@ -93,12 +93,18 @@ void SummaryPage::refresh()
         return;
     }
     const Advice &advice = d->advice;
-    fixHeading_->setText(tr("<b>What would help</b> at the %1, what fits first, least effort first — double-click one to see it applied "
-                            "in the <a href='estimator'>estimator</a>%2")
-                             .arg(advice.oom ? tr("OOM") : tr("peak"),
-                                  advice.capacity ? tr(" · capacity %1").arg(bytesText(*advice.capacity)) : QString()));
-    fixHeading_->setToolTip(QString::fromStdString(advice.capacityHow));
-    fixes_->setAdvice(&advice);
+    if (!d->advised) { // the window's first document: the advice follows the first frame
+        fixHeading_->setText(tr("<b>What would help</b> — finding it…"));
+        fixHeading_->setToolTip(QString());
+        fixes_->setAdvice(nullptr);
+    } else {
+        fixHeading_->setText(tr("<b>What would help</b> at the %1, what fits first, least effort first — double-click one to see it applied "
+                                "in the <a href='estimator'>estimator</a>%2")
+                                 .arg(advice.oom ? tr("OOM") : tr("peak"),
+                                      advice.capacity ? tr(" · capacity %1").arg(bytesText(*advice.capacity)) : QString()));
+        fixHeading_->setToolTip(QString::fromStdString(advice.capacityHow));
+        fixes_->setAdvice(&advice);
+    }
     const DeviceSummary &s = d->summary;
     facts_->setText(SummaryFigures::factsLine(*doc, s));
     figures_->setText(SummaryFigures::html(*doc, *d));
