@@ -43,6 +43,7 @@
 #include "units/UnitsPage.h"
 #include "summary/SummaryPage.h"
 #include "timeline/AllocationBandsPlottable.h"
+#include "timeline/StackedLabels.h"
 #include "timeline/StepLabelStride.h"
 #include "timeline/TimelineView.h"
 

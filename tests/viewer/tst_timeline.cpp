@@ -46,6 +46,17 @@ private slots:
         QCOMPARE(view.document(), advised->document);
     }
 
+    // Private pools' labels: each at its region's top, one that would overwrite the label above
+    // it just below that one (the Megatron + vLLM file drew "(1, 0)" over "(0, 2)"), in the
+    // pools' order.
+    void poolLabelsDoNotOverlap()
+    {
+        QCOMPARE(stackedLabelTops({100, 300}, 15), (std::vector<double>{100, 300}));
+        QCOMPARE(stackedLabelTops({207, 200, 400}, 15), (std::vector<double>{215, 200, 400}));
+        QCOMPARE(stackedLabelTops({50, 50, 50}, 15), (std::vector<double>{50, 65, 80}));
+        QCOMPARE(stackedLabelTops({}, 15), std::vector<double>{});
+    }
+
     // Step numbers wider than the steps: every k-th step is numbered (1, 2, 5, 10, …), each label
     // with room; at ~22 px per step a 3-digit number (about 27 px) goes on every second step
     // (before, no step had a number there).

@@ -1,4 +1,5 @@
 #include "timeline/AllocationBandsPlottable.h"
+#include "timeline/StackedLabels.h"
 
 
 #include "state/ViewState.h"
@@ -358,6 +359,8 @@ void AllocationBandsPlottable::drawPrivatePools(QCPPainter *painter, double left
     const size_t count = frame_.columnEvent.size();
     auto y = [&](uint64_t bytes) { return mValueAxis->coordToPixel(static_cast<double>(bytes)); };
     const QColor ink = dark_ ? QColor(230, 230, 230) : Qt::black;
+    std::vector<double> wanted;
+    std::vector<QString> labels;
     for (const TimelinePoolRegion &region : frame_.pools) {
         QPolygonF outline;
         for (size_t c = 0; c < count; ++c)
@@ -368,10 +371,13 @@ void AllocationBandsPlottable::drawPrivatePools(QCPPainter *painter, double left
         const PoolUsage &pool = device()->pools[region.pool];
         const auto &[p0, p1] = state_->document()->snapshot->poolId(pool.pool);
         const QString label = tr("private pool (%1, %2) · stream %3 · reserved %4").arg(p0).arg(p1).arg(pool.stream).arg(bytesText(pool.reserved.last()));
-        const double top = count ? y(region.top[count - 1]) : 0;
-        painter->setPen(ink);
-        painter->drawText(QRectF(right - 420, top + 2, 414, 15), Qt::AlignRight | Qt::AlignVCenter, label);
+        wanted.push_back((count ? y(region.top[count - 1]) : 0) + 2);
+        labels.push_back(label);
     }
+    painter->setPen(ink);
+    const std::vector<double> tops = stackedLabelTops(wanted, 15);
+    for (size_t i = 0; i < labels.size(); ++i)
+        painter->drawText(QRectF(right - 420, tops[i], 414, 15), Qt::AlignRight | Qt::AlignVCenter, labels[i]);
 }
 
 void AllocationBandsPlottable::drawLabels(QCPPainter *painter, const QRect &area)
