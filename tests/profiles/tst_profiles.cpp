@@ -38,6 +38,16 @@ QByteArray gunzip(const QString &path)
     return p.readAllStandardOutput();
 }
 
+// A trace file through one of the two readers (the fast one is held to the reference).
+std::unique_ptr<Snapshot> decodeTraceWith(const QString &file, const std::function<void(ByteReader &, Snapshot &)> &decoder)
+{
+    OpenedSource opened = openByteSource(file.toStdString());
+    ByteReader reader(*opened.source, opened.fileSize, {});
+    auto snapshot = std::make_unique<Snapshot>();
+    decoder(reader, *snapshot);
+    return snapshot;
+}
+
 } // namespace
 
 class TestProfiles : public QObject {
@@ -279,18 +289,11 @@ private slots:
             QVERIFY2(QFileInfo(out).size() > 0, qPrintable(error));
             file = out;
         }
-        auto decodeWith = [&](const std::function<void(ByteReader &, Snapshot &)> &decoder) {
-            OpenedSource opened = openByteSource(file.toStdString());
-            ByteReader reader(*opened.source, opened.fileSize, {});
-            auto snapshot = std::make_unique<Snapshot>();
-            decoder(reader, *snapshot);
-            return snapshot;
-        };
-        const auto reference = decodeWith(decodeProfilerTraceReference);
+        const auto reference = decodeTraceWith(file, decodeProfilerTraceReference);
         // On this thread, and on workers (where a wrong cut is found only after later batches
         // were cut behind it).
         for (const unsigned workers : {0u, 1u, 3u}) {
-            const auto fast = decodeWith([&](ByteReader &r, Snapshot &s) { decodeProfilerTrace(r, s, workers); });
+            const auto fast = decodeTraceWith(file, [&](ByteReader &r, Snapshot &s) { decodeProfilerTrace(r, s, workers); });
             QVERIFY(!fast->traces.empty() && fast->traces.front().count() > 0);
             const QString different = difference(*fast, *reference);
             QVERIFY2(different.isEmpty(), qPrintable(QString("%1 workers: %2").arg(workers).arg(different)));
@@ -452,15 +455,8 @@ private slots:
         QFile out(file);
         QVERIFY(out.open(QIODevice::WriteOnly) && out.write(trace) == trace.size());
         out.close();
-        auto decodeWith = [&](const std::function<void(ByteReader &, Snapshot &)> &decoder) {
-            OpenedSource opened = openByteSource(file.toStdString());
-            ByteReader reader(*opened.source, opened.fileSize, {});
-            auto snapshot = std::make_unique<Snapshot>();
-            decoder(reader, *snapshot);
-            return snapshot;
-        };
-        const auto reference = decodeWith(decodeProfilerTraceReference);
-        const auto fast = decodeWith([](ByteReader &r, Snapshot &s) { decodeProfilerTrace(r, s); });
+        const auto reference = decodeTraceWith(file, decodeProfilerTraceReference);
+        const auto fast = decodeTraceWith(file, [](ByteReader &r, Snapshot &s) { decodeProfilerTrace(r, s); });
         QCOMPARE(qint64(reference->facts.operatorDtypes.fp32), qint64(fp32));
         QCOMPARE(fast->facts.operatorDtypes, reference->facts.operatorDtypes);
         QVERIFY2(difference(*fast, *reference).isEmpty(), qPrintable(difference(*fast, *reference)));

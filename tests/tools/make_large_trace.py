@@ -10,9 +10,12 @@ of 10 MB whose name is all "}, {" (the places a reader that cuts the list into b
 wrongly).
 """
 import argparse
-import gzip
 import json
 import os
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+from trace_facts import load_json  # noqa: E402
 
 
 def main():
@@ -23,9 +26,7 @@ def main():
     ap.add_argument('--indent', type=int, default=None)
     ap.add_argument('--tricky', action='store_true')
     args = ap.parse_args()
-    opener = gzip.open if open(args.source, 'rb').read(2) == b'\x1f\x8b' else open
-    with opener(args.source, 'rt') as f:
-        data = json.load(f)
+    data = load_json(args.source)
     events = data.pop('traceEvents')
     ts = [e['ts'] for e in events if 'ts' in e]
     span = max(ts) - min(ts) + 1000.0

@@ -5,9 +5,12 @@ many took float, c10::BFloat16 and c10::Half as their first typed input, and how
 float ones have a 16-bit one directly inside (autocast's casts). Only the json module.
 
 operator_dtypes.py TRACE[.gz]"""
-import gzip
 import json
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+from trace_facts import load_json  # noqa: E402
 
 PRODUCTS = {'aten::linear', 'aten::matmul', 'aten::mm', 'aten::addmm', 'aten::bmm', 'aten::baddbmm', 'aten::addbmm', 'aten::mv',
             'aten::addmv', 'aten::conv1d', 'aten::conv2d', 'aten::conv3d', 'aten::conv_transpose1d', 'aten::conv_transpose2d',
@@ -17,9 +20,7 @@ KINDS = {'float': 'fp32', 'c10::BFloat16': 'bf16', 'c10::Half': 'fp16'}
 
 
 def main(path):
-    opener = gzip.open if open(path, 'rb').read(2) == b'\x1f\x8b' else open
-    with opener(path, 'rt') as f:
-        data = json.load(f)
+    data = load_json(path)
     threads = {}
     for e in data['traceEvents']:
         if e.get('ph') != 'X' or e.get('cat') != 'cpu_op':

@@ -6,10 +6,15 @@ import json
 import sys
 
 
-def main(path):
+def load_json(path):
+    """A JSON file, gzip-compressed or not (the other tools read traces through this too)."""
     opener = gzip.open if open(path, 'rb').read(2) == b'\x1f\x8b' else open
     with opener(path, 'rt') as f:
-        data = json.load(f)
+        return json.load(f)
+
+
+def main(path):
+    data = load_json(path)
     devices = {}
     for e in data['traceEvents']:
         if e.get('name') != '[memory]':

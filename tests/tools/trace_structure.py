@@ -3,16 +3,17 @@
 per step annotation (a user_annotation that is not an optimizer call), how many outermost
 `nn.Module: …` calls and autograd `evaluate_function` operators ran in it, and when the first
 autograd operator started and the last ended (µs, floored as Chrome traces are read)."""
-import gzip
 import json
 import math
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+from trace_facts import load_json  # noqa: E402
 
 
 def main(path):
-    opener = gzip.open if open(path, 'rb').read(2) == b'\x1f\x8b' else open
-    with opener(path, 'rt') as f:
-        events = json.load(f)['traceEvents']
+    events = load_json(path)['traceEvents']
     spans = lambda pred: sorted((e['ts'], e['ts'] + e.get('dur', 0)) for e in events if e.get('ph') == 'X' and pred(e))
     steps = spans(lambda e: e.get('cat') == 'user_annotation' and 'ptimizer' not in e['name'])
     modules = spans(lambda e: e.get('cat') == 'python_function' and e['name'].startswith('nn.Module: '))
