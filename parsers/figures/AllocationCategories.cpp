@@ -39,18 +39,13 @@ private:
 struct MegatronBufferLines {
     int64_t first = 0;
     bool two = false;
-    static MegatronBufferLines of(const DeviceIndex &index, StackEvidenceCache &evidence)
+    // An allocation's line (0: not made there).
+    void see(int64_t line)
     {
-        MegatronBufferLines out;
-        const EventTable &ev = index.events();
-        for (uint32_t e = 0; e < ev.count(); ++e) {
-            const int64_t line = ev.action[e] == Action::Alloc ? evidence.of(ev.stack[e]).megatronBufferLine : 0;
-            if (line <= 0 || line == out.first)
-                continue;
-            out.two = out.first != 0;
-            out.first = out.first == 0 ? line : std::min(out.first, line);
-        }
-        return out;
+        if (line <= 0 || line == first)
+            return;
+        two = first != 0;
+        first = first == 0 ? line : std::min(first, line);
     }
     bool isParameterBuffer(int64_t line) const { return two && line == first; }
 };
@@ -81,10 +76,12 @@ AllocationCategories::AllocationCategories(const Snapshot &snapshot, const Devic
     for (uint32_t e = 0; e < ev.count() && !freesRecorded; ++e)
         freesRecorded = (ev.action[e] == Action::FreeRequested || ev.action[e] == Action::FreeCompleted) && ev.stack[e] != StackTable::kEmpty;
     EntryBits scriptAllocs(ev.count()), engineAllocs(ev.count());
+    MegatronBufferLines megatron;
     for (uint32_t e = 0; e < ev.count(); ++e) {
         if (ev.action[e] != Action::Alloc)
             continue;
         const StackEvidence &f = evidence.of(ev.stack[e]);
+        megatron.see(f.megatronBufferLine);
         if (sides.engine(f))
             engineAllocs.set(e);
         else if (sides.script(f, ev.stack[e]))
@@ -92,7 +89,6 @@ AllocationCategories::AllocationCategories(const Snapshot &snapshot, const Devic
     }
     // A snapshot dumped at an OOM cut a step short: what it still holds was not yet freed.
     const bool cutShort = !index.oomEvents().empty();
-    const MegatronBufferLines megatron = MegatronBufferLines::of(index, evidence);
     categories_.assign(index.allocationCount(), Category::Unknown);
     for (uint32_t i = 0; i < index.allocationCount(); ++i) {
         const Allocation &a = index.allocation(AllocationId(i));
