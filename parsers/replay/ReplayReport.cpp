@@ -1,5 +1,7 @@
 #include "replay/ReplayReport.h"
 
+#include "replay/ReplayVerdict.h"
+
 #include "model/ByteFormat.h"
 #include "report/OptionalJson.h"
 

@@ -1,6 +1,7 @@
 #pragma once
-// A pickle decoded with the tokenizer on a chosen thread, or the error it stopped at: what
-// tst_decoding and fuzz_snapshot compare between the two ways (Qt-free, for the fuzzer).
+// A pickle decoded with the tokenizer on a chosen thread and its entries read directly or by
+// the stack machine, or the error it stopped at: what tst_decoding and fuzz_snapshot compare
+// between the ways (Qt-free, for the fuzzer).
 #include "decode/input/ByteReader.h"
 #include "decode/pickle/PickleDecoder.h"
 #include "model/LoadError.h"
@@ -10,19 +11,20 @@
 
 namespace memlens {
 
-// The snapshot, or "error at <offset>: <message>".
+// The snapshot, or "error at <offset>: <message>"; how many entries were read directly.
 struct Decoded {
     std::unique_ptr<Snapshot> snapshot;
     std::string error;
+    size_t directEntries = 0;
 };
 
-inline Decoded decodeWith(OpenedSource opened, PickleTokenizing tokenizing)
+inline Decoded decodeWith(OpenedSource opened, PickleTokenizing tokenizing, PickleEntries entries = PickleEntries::Direct)
 {
     ByteReader reader(*opened.source, opened.fileSize, {});
     Decoded d;
     d.snapshot = std::make_unique<Snapshot>();
     try {
-        decodePickle(reader, *d.snapshot, tokenizing);
+        d.directEntries = decodePickle(reader, *d.snapshot, tokenizing, entries);
     } catch (const DecodeError &e) {
         d.error = "error at " + std::to_string(e.offset) + ": " + e.what();
     }

@@ -23,6 +23,7 @@ public:
     PickleWriter &setitem() { out_ += 's'; return *this; }
     PickleWriter &none() { out_ += 'N'; return *this; }
     PickleWriter &boolean(bool b) { out_ += b ? '\x88' : '\x89'; return *this; }
+    PickleWriter &tuple1() { out_ += '\x85'; memo(); return *this; }
     PickleWriter &tuple2() { out_ += '\x86'; memo(); return *this; }
 
     PickleWriter &integer(int64_t v)

@@ -2,8 +2,10 @@
 // lists, numbers at the edges, unknown actions and keys, compression, progress and cancel.
 #include "CorpusFiles.h"
 #include "PickleDecoding.h"
+#include "PickleWriter.h"
 #include "SnapshotEquality.h"
 #include "SyntheticSnapshot.h"
+#include "cache/SnapshotCodec.h"
 #include "index/DeviceIndex.h"
 #include "figures/SnapshotSummary.h"
 #include "decode/pickle/PickleDecoder.h"
@@ -68,6 +70,47 @@ QString differenceOf(const Decoded &a, const Decoded &b)
     if (a.error != b.error)
         return QString::fromStdString(a.error + " | " + b.error);
     return a.error.empty() ? difference(*a.snapshot, *b.snapshot) : QString();
+}
+
+// The snapshot with its entries read directly and by the stack machine: "" when the two are
+// the same to the byte (the cache's encoding: every table and id), else where they differ.
+QString directAgainstMachine(std::string_view bytes, size_t &direct)
+{
+    const Decoded a = decodeWith(openMemorySource(bytes, "x"), PickleTokenizing::OnThisThread);
+    const Decoded b = decodeWith(openMemorySource(bytes, "x"), PickleTokenizing::OnThisThread, PickleEntries::ThroughTheMachine);
+    direct = a.directEntries;
+    if (b.directEntries != 0)
+        return "the machine read entries directly";
+    if (!differenceOf(a, b).isEmpty())
+        return differenceOf(a, b);
+    if (a.error.empty() && encodeSnapshot(*a.snapshot) != encodeSnapshot(*b.snapshot))
+        return "encodings";
+    return {};
+}
+
+// A snapshot whose one device's trace holds what `entries` writes, between MARK and APPENDS.
+template <typename Entries>
+std::string traceOf(int protocol, Entries entries)
+{
+    PickleWriter w(protocol);
+    w.dict().mark().str("segments").list().str("device_traces").list().list().mark();
+    entries(w);
+    w.appends().append().setitems();
+    return w.finish();
+}
+
+// A frame dict; its memo slot.
+uint32_t frameDict(PickleWriter &w, const std::string &name, int64_t line)
+{
+    w.dict();
+    const uint32_t slot = w.lastMemo();
+    w.mark().str("name").str(name).str("filename").str("/srv/train.py").str("line").integer(line).setitems();
+    return slot;
+}
+
+PickleWriter &entryStart(PickleWriter &w, const std::string &action, uint64_t addr)
+{
+    return w.dict().mark().str("action").str(action).str("addr").uinteger(addr).str("size").integer(512).str("stream").integer(0);
 }
 
 std::string setting(const Snapshot &s, const std::string &key)
@@ -310,6 +353,104 @@ private slots:
             }
         }
         QVERIFY(errors > 61); // every cut fails, and most of the rest
+    }
+
+    // Trace entries read straight from the tokens (PickleEntryReader) against the stack machine
+    // on the corpus, damaged copies of it and forms torch's pickler never writes: the same
+    // snapshot to the byte, or the same error at the same byte; and read directly where the form
+    // is torch's, by the machine where it is not.
+    void entriesReadDirectlyAsTheMachineReadsThem()
+    {
+        for (const QString &path : corpusSnapshots()) {
+            const std::string p = path.toStdString();
+            const Decoded a = decodeWith(openByteSource(p), PickleTokenizing::OnThisThread);
+            const Decoded b = decodeWith(openByteSource(p), PickleTokenizing::OnThisThread, PickleEntries::ThroughTheMachine);
+            QVERIFY2(a.error.empty(), a.error.c_str());
+            QVERIFY2(differenceOf(a, b).isEmpty(), qPrintable(path + ": " + differenceOf(a, b)));
+            QVERIFY2(encodeSnapshot(*a.snapshot) == encodeSnapshot(*b.snapshot), qPrintable(path));
+            size_t entries = 0;
+            for (const EventTable &trace : a.snapshot->traces)
+                entries += trace.count();
+            // Only entries cut by a token chunk's end are left to the machine.
+            QVERIFY2(a.directEntries * 100 >= entries * 98, qPrintable(QString("%1: %2 of %3").arg(path).arg(a.directEntries).arg(entries)));
+        }
+        QFile f(corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle");
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QByteArray good = f.readAll();
+        size_t direct = 0;
+        for (qsizetype at = 7; at < good.size(); at += good.size() / 41) {
+            QByteArray cut = good.left(at), flipped = good;
+            flipped[at] = static_cast<char>(flipped[at] ^ 0x21);
+            for (const QByteArray &bytes : {cut, flipped}) {
+                const QString diff = directAgainstMachine(std::string_view(bytes.constData(), static_cast<size_t>(bytes.size())), direct);
+                QVERIFY2(diff.isEmpty(), qPrintable(QString("damage at %1: ").arg(at) + diff));
+            }
+        }
+
+        // Whether the form is read directly; unknown for a file both ways refuse at the same byte.
+        enum Direct { No, Yes, Refused };
+        struct Form {
+            const char *name;
+            std::string bytes;
+            Direct direct;
+        };
+        const auto alloc = [](PickleWriter &w) { entryStart(w, "alloc", 0x1000).str("frames").list().setitems(); };
+        std::vector<Form> forms = {
+            {"protocol 2 (BINPUT)", traceOf(2, [&](PickleWriter &w) { alloc(w); alloc(w); }), Yes},
+            {"a fresh pool_id tuple on every entry", traceOf(4, [](PickleWriter &w) {
+                 for (int i = 0; i < 3; ++i)
+                     entryStart(w, "alloc", 0x1000 + i).str("pool_id").integer(0).integer(i).tuple2().setitems();
+             }), Yes},
+            {"fresh frame lists: dicts, a repeated frame, one APPEND", traceOf(4, [](PickleWriter &w) {
+                 entryStart(w, "alloc", 0x1000).str("frames").list().mark();
+                 const uint32_t inner = frameDict(w, "inner", 3);
+                 frameDict(w, "outer", 9);
+                 w.get(inner).appends().setitems();
+                 entryStart(w, "free_requested", 0x1000).str("frames").list().get(inner).append().setitems();
+                 entryStart(w, "alloc", 0x2000).str("frames").list();
+                 frameDict(w, "solo", 1);
+                 w.append().setitems();
+             }), Yes},
+            {"a string the entry made, used again in it", traceOf(4, [](PickleWriter &w) {
+                 entryStart(w, "alloc", 0x1000).str("user_metadata").str("alloc").str("compile_context").str("N/A").setitems();
+             }), Yes},
+            {"\"frames\" twice, both fresh lists", traceOf(4, [](PickleWriter &w) {
+                 entryStart(w, "alloc", 0x1000).str("frames").list().mark();
+                 frameDict(w, "a", 1);
+                 w.appends().str("frames").list().mark();
+                 frameDict(w, "b", 2);
+                 w.appends().setitems();
+             }), No},
+            {"a frame dict with \"action\"", traceOf(4, [](PickleWriter &w) {
+                 entryStart(w, "alloc", 0x1000).str("frames").list().mark();
+                 w.dict().mark().str("action").str("alloc").str("name").str("f").setitems().appends().setitems();
+             }), No},
+            {"\"action\" not first", traceOf(4, [](PickleWriter &w) {
+                 w.dict().mark().str("size").integer(64).str("action").str("alloc").str("addr").integer(0x40).setitems();
+             }), No},
+            {"the frame list in a tuple", traceOf(4, [](PickleWriter &w) {
+                 entryStart(w, "alloc", 0x1000).str("frames").list().tuple1().setitems();
+             }), No},
+            {"the entry refers to itself", traceOf(4, [](PickleWriter &w) {
+                 w.dict();
+                 const uint32_t self = w.lastMemo();
+                 w.mark().str("action").str("alloc").str("me").get(self).setitems();
+             }), No},
+            {"an entry changed after it was made", traceOf(4, [](PickleWriter &w) {
+                 w.dict();
+                 const uint32_t entry = w.lastMemo();
+                 w.mark().str("action").str("alloc").str("size").integer(64).setitems();
+                 w.get(entry).str("size").integer(1).setitem();
+             }), Refused},
+        };
+        for (const Form &form : forms) {
+            const QString diff = directAgainstMachine(form.bytes, direct);
+            QVERIFY2(diff.isEmpty(), qPrintable(QString(form.name) + ": " + diff));
+            const Decoded d = decodeWith(openMemorySource(form.bytes, "x"), PickleTokenizing::OnThisThread);
+            QVERIFY2(d.error.empty() == (form.direct != Refused), qPrintable(QString(form.name) + ": " + QString::fromStdString(d.error)));
+            if (form.direct != Refused)
+                QVERIFY2((direct > 0) == (form.direct == Yes), qPrintable(QString("%1: %2 read directly").arg(form.name).arg(direct)));
+        }
     }
 
     void progressAndCancel()

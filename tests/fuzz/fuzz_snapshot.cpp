@@ -2,7 +2,8 @@
 // that runs on whatever they accept: the advice (with its allocator replays), file health (in the
 // summary), private pools, labels, and a replay under the setting the file records (its
 // PYTORCH_CUDA_ALLOC_CONF text is parsed as torch parses it).
-// A pickle is also decoded with the tokenizer on a thread of its own, which must change nothing;
+// A pickle is also decoded with the tokenizer on a thread of its own and with its entries read
+// by the stack machine, which must change nothing;
 // a profiler trace is also read by the reference trace reader, which must agree.
 // The summary's and replay's JSON writers run on every accepted file, named by input bytes.
 // Build: cmake -DMEMLENS_FUZZ=ON -DCMAKE_CXX_COMPILER=clang++
@@ -31,19 +32,23 @@
 
 namespace {
 // The decoded snapshot as bytes (the cache's encoding), or the error.
-std::string decodedWith(std::string_view bytes, memlens::PickleTokenizing tokenizing)
+std::string decodedWith(std::string_view bytes, memlens::PickleTokenizing tokenizing,
+                        memlens::PickleEntries entries = memlens::PickleEntries::Direct)
 {
-    const memlens::Decoded d = memlens::decodeWith(memlens::openMemorySource(bytes, "fuzz.pickle"), tokenizing);
+    const memlens::Decoded d = memlens::decodeWith(memlens::openMemorySource(bytes, "fuzz.pickle"), tokenizing, entries);
     return d.error.empty() ? memlens::encodeSnapshot(*d.snapshot) : d.error;
 }
 
 // The fuzzer's inputs are below the size from which the tokenizer gets a thread of its own, so
-// that path is asked for here, and its result compared with the single-threaded one.
-void checkTokenizerThread(std::string_view bytes)
+// that path is asked for here, and its result compared with the single-threaded one; and trace
+// entries read straight from the tokens must come out as the stack machine makes them.
+void checkPickleWays(std::string_view bytes)
 {
     if (bytes.empty() || static_cast<unsigned char>(bytes.front()) != 0x80)
         return;
-    if (decodedWith(bytes, memlens::PickleTokenizing::OnThisThread) != decodedWith(bytes, memlens::PickleTokenizing::OnItsOwnThread))
+    const std::string direct = decodedWith(bytes, memlens::PickleTokenizing::OnThisThread);
+    if (direct != decodedWith(bytes, memlens::PickleTokenizing::OnItsOwnThread) ||
+        direct != decodedWith(bytes, memlens::PickleTokenizing::OnThisThread, memlens::PickleEntries::ThroughTheMachine))
         std::abort();
 }
 
@@ -79,7 +84,7 @@ void checkJson(const std::string &text)
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    checkTokenizerThread(std::string_view(reinterpret_cast<const char *>(data), size));
+    checkPickleWays(std::string_view(reinterpret_cast<const char *>(data), size));
     checkTraceReaders(std::string_view(reinterpret_cast<const char *>(data), size));
     try {
         auto snapshot = memlens::loadSnapshotFromMemory(

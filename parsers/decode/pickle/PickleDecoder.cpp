@@ -1,6 +1,7 @@
 #include "decode/pickle/PickleDecoder.h"
 
 #include "decode/snapshot/ObjectArena.h"
+#include "decode/pickle/PickleEntryReader.h"
 #include "decode/pickle/PickleTokenStream.h"
 #include "decode/snapshot/SnapshotAssembler.h"
 
@@ -19,8 +20,9 @@ constexpr size_t kMaxMarks = 100'000;
 class PickleMachine {
 public:
     // The assembler is made first: the tokenizer's thread faults its columns in ahead.
-    PickleMachine(ByteReader &in, Snapshot &out, bool background)
-        : out_(out), asm_(out, arena_), tokens_(in, background, [this] { asm_.prefaultAhead(); })
+    PickleMachine(ByteReader &in, Snapshot &out, bool background, bool directEntries)
+        : out_(out), asm_(out, arena_), entries_(arena_, asm_), directEntries_(directEntries),
+          tokens_(in, background, [this] { asm_.prefaultAhead(); })
     {
         // A trace entry takes 70–80 bytes of a pickle, never much under 32; a compressed file
         // holds more entries than its size says, and the columns grow on from there.
@@ -34,11 +36,14 @@ public:
         }
     }
 
+    size_t directEntries() const { return directCount_; }
+
     void run()
     {
         out_.facts.format = FileFormat::Pickle;
         for (;;) {
             chunk_ = &tokens_.next();
+            directFrom_ = 0;
             for (index_ = 0; index_ < chunk_->count; ++index_) {
                 const PickleToken &t = chunk_->tokens[index_];
                 // The tokenizer wrote them on the other core: ask for them well before use.
@@ -112,8 +117,7 @@ private:
         auto &memo = arena_.memo;
         // Python numbers memo slots 0, 1, 2…; anything else goes to a side table.
         if (slot == memo.size()) {
-            // Checked now and then: a slot per opcode cannot outgrow the file by much between.
-            if (memo.size() % 4096 == 0 && memo.size() > (at() + 65536) / 2)
+            if (memo.outgrows(at()))
                 fail("memo grows faster than the file");
             memo.push_back(Value::none());
         }
@@ -145,20 +149,29 @@ private:
         push(it->second);
     }
 
-    // Pops `count` values above the container at `containerIndex` into it.
-    void fill(size_t containerIndex, size_t firstItem, bool dict)
+    // Pops `count` values above the container at `containerIndex` into it. A dict that a
+    // whole SETITEMS batch (`batch`) fills as torch writes trace entries becomes its event row
+    // now, as PickleEntryReader makes it: the entry on the stack and in the memo.
+    void fill(size_t containerIndex, size_t firstItem, bool dict, bool batch = false)
     {
         const uint32_t id = topNode(containerIndex);
         const size_t count = stack_.size() - firstItem;
-        if (dict) {
-            if (count % 2)
-                fail("SETITEMS with an odd number of values");
-            asm_.setItems(id, stack_.data() + firstItem, count);
-        } else {
+        if (!dict) {
             for (size_t i = firstItem; i < stack_.size(); ++i)
                 asm_.append(id, stack_[i]);
+            stack_.resize(firstItem);
+            return;
         }
+        if (count % 2)
+            fail("SETITEMS with an odd number of values");
+        const bool entry = batch && arena_.at(id).items.empty() && count / 2 <= PickleEntryReader::kMaxEntryPairs &&
+                           asm_.startsEntry(stack_.data() + firstItem, count);
+        asm_.setItems(id, stack_.data() + firstItem, count);
         stack_.resize(firstItem);
+        if (entry) {
+            stack_[containerIndex] = asm_.convertEntryDict(id);
+            arena_.release(Value::ref(Kind::Node, id));
+        }
     }
 
     // Builds a container from the values above the last mark (LIST, DICT, TUPLE…).
@@ -191,6 +204,25 @@ private:
         push(Value::ref(Kind::Node, id));
     }
 
+    // A trace entry read straight from the tokens (PickleEntryReader), when they allow it and
+    // the machine's own bounds could not be reached on the way.
+    bool directEntry()
+    {
+        if (!directEntries_ || index_ < directFrom_ || stack_.size() + TokenChunk::kCapacity >= kMaxStack ||
+            marks_.size() + 2 >= kMaxMarks)
+            return false;
+        Value entry;
+        size_t last;
+        if (!entries_.read(*chunk_, index_, entry, last)) {
+            directFrom_ = entries_.reached() + 1;
+            return false;
+        }
+        stack_.push_back(entry);
+        index_ = last;
+        ++directCount_;
+        return true;
+    }
+
     void step(const PickleToken &t)
     {
         switch (t.op) {
@@ -204,7 +236,10 @@ private:
                 fail("MARKs nested deeper than " + std::to_string(kMaxMarks));
             marks_.push_back(stack_.size());
             break;
-        case TokenOp::NewDict: pushNew(NodeKind::Dict); break;
+        case TokenOp::NewDict:
+            if (!directEntry())
+                pushNew(NodeKind::Dict);
+            break;
         case TokenOp::NewList: pushNew(NodeKind::List); break;
         case TokenOp::NewTuple: pushNew(NodeKind::Tuple); break;
         case TokenOp::Dict: collect(NodeKind::Dict); break;
@@ -222,7 +257,7 @@ private:
             const size_t m = popMark();
             if (m == 0)
                 fail("SETITEMS without a dict");
-            fill(m - 1, m, true);
+            fill(m - 1, m, true, true);
             break;
         }
         case TokenOp::Append:
@@ -258,10 +293,14 @@ private:
     Snapshot &out_;
     ObjectArena arena_;
     SnapshotAssembler asm_;
+    PickleEntryReader entries_;
+    const bool directEntries_;
     // Last: its thread stops before the assembler it calls goes.
     PickleTokenStream tokens_;
     const TokenChunk *chunk_ = nullptr;
     size_t index_ = 0;
+    size_t directFrom_ = 0; // the first token of the chunk where an entry may be read directly
+    size_t directCount_ = 0;
     PodArray<Value> stack_; // its push_back is inlined (see PodArray), std::vector's was not here
     std::vector<size_t> marks_;
     std::unordered_map<uint64_t, Value> sparseMemo_;
@@ -269,11 +308,13 @@ private:
 
 } // namespace
 
-void decodePickle(ByteReader &reader, Snapshot &out, PickleTokenizing tokenizing)
+size_t decodePickle(ByteReader &reader, Snapshot &out, PickleTokenizing tokenizing, PickleEntries entries)
 {
     const bool background = tokenizing == PickleTokenizing::OnItsOwnThread ||
                             (tokenizing == PickleTokenizing::BySize && reader.fileSize() >= PickleTokenStream::kBackgroundFromBytes);
-    PickleMachine(reader, out, background).run();
+    PickleMachine machine(reader, out, background, entries == PickleEntries::Direct);
+    machine.run();
+    return machine.directEntries();
 }
 
 } // namespace memlens

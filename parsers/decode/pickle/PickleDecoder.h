@@ -10,7 +10,13 @@ namespace memlens {
 // or more (BySize), or always on one or the other (tests compare the two).
 enum class PickleTokenizing { BySize, OnThisThread, OnItsOwnThread };
 
-// Decodes a whole pickle from `reader` into `out`. Throws DecodeError with the byte offset.
-void decodePickle(ByteReader &reader, Snapshot &out, PickleTokenizing tokenizing = PickleTokenizing::BySize);
+// Whether torch's trace entries are read straight from the tokens (PickleEntryReader) or, like
+// everything else, through the stack machine (tests compare the two).
+enum class PickleEntries { Direct, ThroughTheMachine };
+
+// Decodes a whole pickle from `reader` into `out`; returns how many trace entries were read
+// straight from the tokens. Throws DecodeError with the byte offset.
+size_t decodePickle(ByteReader &reader, Snapshot &out, PickleTokenizing tokenizing = PickleTokenizing::BySize,
+                  PickleEntries entries = PickleEntries::Direct);
 
 } // namespace memlens

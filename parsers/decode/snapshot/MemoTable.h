@@ -25,6 +25,10 @@ public:
         else
             slots_[slot] = pack(v);
     }
+    // Whether one more slot, written by the opcode at `fileOffset`, would make the memo grow
+    // faster than any file's bytes can (checked now and then: a slot per opcode cannot
+    // outgrow the file by much between).
+    bool outgrows(uint64_t fileOffset) const { return size() % 4096 == 0 && size() > (fileOffset + 65536) / 2; }
     // The side table is as full as an id can count: the caller must not write more.
     bool full() const { return side_.size() > kIdMask; }
 

@@ -7,6 +7,7 @@
 #include "memory/PrefaultAhead.h"
 #include "model/Snapshot.h"
 
+#include <span>
 #include <string_view>
 
 namespace memlens {
@@ -17,7 +18,8 @@ public:
 
     Value str(std::string_view text) { return Value::ref(Kind::Str, out_.strings.intern(text).index()); }
 
-    // Takes over the caller's reference to `item`.
+    // Takes over the caller's reference to `item`. A trace entry becomes its event row here
+    // (if it is not one already): a list of entries is a run of rows.
     void append(uint32_t listId, Value item);
     // Takes over the caller's references to `key` and `value`.
     void setItem(uint32_t dictId, Value key, Value value)
@@ -27,6 +29,29 @@ public:
     }
     // The same for `count` values: key, value, key, value…
     void setItems(uint32_t dictId, const Value *keysAndValues, size_t count);
+    // Whether a dict with these items is a trace entry as torch writes it, "action" first.
+    bool startsEntry(const Value *items, size_t count) const
+    {
+        return count >= 2 && items[0].kind == Kind::Str && items[0].u == k_.action;
+    }
+    // Whether append() turns this item into an event row.
+    bool becomesEntry(const Value &item) const
+    {
+        return item.kind == Kind::Node && arena_.at(item.u).kind == NodeKind::Dict && !arena_.at(item.u).converted &&
+               hasAction(arena_.at(item.u));
+    }
+    // A finished trace entry's event row, which the memo slot naming the dict now holds.
+    Value convertEntryDict(uint32_t dictId);
+    // The same from a dict's items (key, value, key, value…) that were never a node.
+    uint32_t convertEntry(const Value *items, size_t count);
+    // The frame a frame dict's items describe; the frame a value in a frame list stands for
+    // (false: none, it is skipped), and the stack of those frames.
+    FrameId frameOf(const Value *items, size_t count);
+    bool frameOf(const Value &frame, FrameId &id);
+    StackId stackOf(std::span<const FrameId> frames);
+    uint32_t actionKey() const { return k_.action; }
+    uint32_t framesKey() const { return k_.frames; }
+
     // Room for about `rows` entries, which prefaultAhead() may fault in ahead of their rows.
     void expectEntries(size_t rows);
     // From another thread while the decoder runs: see PrefaultAhead.
@@ -36,10 +61,8 @@ public:
     void finish(const Value &root, uint64_t offset);
 
 private:
-    uint32_t convertEntry(uint32_t dictId);
     StackId stackOf(const Value &frames);
-    bool frameOf(const Value &frame, FrameId &id);
-    void readFxFields(const Node &frame, FrameId frameId);
+    void readFxFields(const Value *items, size_t count, FrameId frameId);
     StringId joinedText(const Value &lines);
     PoolIndex poolIndex(const Value &pool); // of a (a, b) tuple
     // hostDevice ≥ 0: a host segment, given that device number.
@@ -53,6 +76,7 @@ private:
     void convertPhaseMarks(const Value &annotations);
     StreamIndex streamIndex(uint64_t stream);
     Action actionOf(uint32_t stringId);
+    static const Value *field(const Value *items, size_t count, uint32_t key);
     const Value *field(const Node &dict, uint32_t key) const;
     bool hasAction(const Node &dict) const; // a trace entry
     uint64_t number(const Value *v, uint64_t fallback = 0) const;
@@ -64,6 +88,7 @@ private:
     EventTable staged_;          // rows of all devices in file order, before finish() splits them
     PrefaultAhead prefault_;     // of staged_'s columns
     std::vector<int8_t> actionByString_;
+    std::vector<FrameId> frameIds_; // stackOf's, kept for its capacity
     uint64_t finishOffset_ = 0;
     struct KeyIds {
         uint32_t action, addr, size, stream, time_us, frames, device_free, compile_context, user_metadata;

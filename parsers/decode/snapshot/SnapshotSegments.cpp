@@ -1,7 +1,7 @@
 #include "decode/snapshot/SnapshotAssembler.h"
 
 // The snapshot's final state: segments and their blocks, allocator settings and
-// record_function phases. Trace entries are in SnapshotAssembler.cpp.
+// record_function phases. Trace entries are in SnapshotEntries.cpp.
 namespace memlens {
 
 PoolIndex SnapshotAssembler::poolIndex(const Value &pool)

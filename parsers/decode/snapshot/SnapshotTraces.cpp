@@ -60,7 +60,7 @@ void SnapshotAssembler::convertTraces(const std::vector<uint32_t> &lists)
             if (e.kind == Kind::Entry)
                 rowsOf[d].push_back(e.u);
             else if (e.kind == Kind::Node && arena_.at(e.u).kind == NodeKind::Dict && !arena_.at(e.u).converted)
-                rowsOf[d].push_back(convertEntry(e.u));
+                rowsOf[d].push_back(convertEntry(arena_.at(e.u).items.data(), arena_.at(e.u).items.size()));
             else
                 notSnapshot("the trace of " + std::to_string(d) + " holds something that is not a trace entry");
         }

@@ -1,0 +1,222 @@
+#include "decode/snapshot/SnapshotAssembler.h"
+
+#include "model/EventColumns.h"
+
+#include <algorithm>
+
+// Trace entries, their stacks and frames: a dict's items become an event row, as a decoder
+// finishes each entry (SnapshotAssembler.h says when).
+namespace memlens {
+
+bool SnapshotAssembler::frameOf(const Value &frame, FrameId &id)
+{
+    if (frame.kind == Kind::Frame) {
+        id = FrameId(frame.u);
+        return true;
+    }
+    if (frame.kind != Kind::Node)
+        return false;
+    const Node &n = arena_.at(frame.u);
+    if (n.converted) {
+        id = FrameId(n.result.u);
+        return n.result.kind == Kind::Frame;
+    }
+    // A list read as a frame has no fields.
+    const bool dict = n.kind == NodeKind::Dict;
+    id = frameOf(dict ? n.items.data() : nullptr, dict ? n.items.size() : 0);
+    arena_.markConverted(frame.u, Value::ref(Kind::Frame, id.index()));
+    return true;
+}
+
+FrameId SnapshotAssembler::frameOf(const Value *items, size_t count)
+{
+    const Value *name = field(items, count, k_.name);
+    const Value *file = field(items, count, k_.filename);
+    const Value *line = field(items, count, k_.line);
+    Frame f;
+    f.name = name && name->kind == Kind::Str ? StringId(name->u) : StringTable::kEmpty;
+    f.file = file && file->kind == Kind::Str ? StringId(file->u) : StringTable::kEmpty;
+    f.line = static_cast<int64_t>(number(line));
+    const FrameId id = out_.frames.intern(f);
+    if (count > 6) // more keys than name, filename and line: FX augmentation
+        readFxFields(items, count, id);
+    return id;
+}
+
+void SnapshotAssembler::readFxFields(const Value *items, size_t count, FrameId frameId)
+{
+    auto textOf = [&](uint32_t key) {
+        const Value *v = field(items, count, key);
+        return v && v->kind == Kind::Str ? StringId(v->u) : StringTable::kEmpty;
+    };
+    const FxFrame fx{textOf(k_.fx_node_op), textOf(k_.fx_node_name), textOf(k_.fx_node_target), textOf(k_.fx_original_trace)};
+    if (fx == FxFrame{})
+        return;
+    auto &all = out_.fxFrames;
+    auto it = std::lower_bound(all.begin(), all.end(), frameId, [](const auto &e, FrameId key) { return e.first < key; });
+    if (it == all.end() || it->first != frameId)
+        all.insert(it, {frameId, fx});
+    out_.facts.hasFxFrames = true;
+}
+
+StringId SnapshotAssembler::joinedText(const Value &lines)
+{
+    if (lines.kind == Kind::Str)
+        return StringId(lines.u);
+    if (lines.kind != Kind::Node)
+        return StringTable::kEmpty;
+    std::string joined;
+    for (const Value &line : arena_.at(lines.u).items) {
+        if (line.kind == Kind::Str && joined.size() < (1u << 20))
+            joined += out_.strings.at(StringId(line.u));
+    }
+    return out_.strings.intern(joined);
+}
+
+StackId SnapshotAssembler::stackOf(const Value &frames)
+{
+    if (frames.kind == Kind::Stack)
+        return StackId(frames.u);
+    if (frames.kind != Kind::Node)
+        return StackTable::kEmpty;
+    const uint32_t listId = frames.u;
+    const Node &list = arena_.at(listId);
+    if (list.converted)
+        return list.result.kind == Kind::Stack ? StackId(list.result.u) : StackTable::kEmpty;
+    // Converting frames releases nodes but creates none: the list's items stay where they are.
+    frameIds_.clear();
+    for (const Value &item : list.items) {
+        FrameId id;
+        if (frameOf(item, id))
+            frameIds_.push_back(id);
+    }
+    const StackId stack = stackOf(frameIds_);
+    arena_.markConverted(listId, Value::ref(Kind::Stack, stack.index()));
+    return stack;
+}
+
+StackId SnapshotAssembler::stackOf(std::span<const FrameId> frames)
+{
+    if (!frames.empty())
+        out_.facts.hasFrames = true;
+    return out_.stacks.intern(frames);
+}
+
+uint32_t SnapshotAssembler::convertEntry(const Value *items, size_t count)
+{
+    Action action = Action::Other;
+    uint32_t actionString = 0;
+    uint64_t addr = 0, size = 0, stream = 0, deviceFree = 0;
+    int64_t time = 0;
+    // Raw string indices as the arena holds them (0: ""), typed where they are stored.
+    uint32_t compile = 0, meta = 0, internal = 0;
+    StackId stack = StackTable::kEmpty;
+    StringId forward = StringTable::kEmpty;
+    PoolIndex pool(0);
+    bool haveDeviceFree = false;
+    for (size_t i = 0; i + 1 < count; i += 2) {
+        const Value &key = items[i];
+        const Value &v = items[i + 1];
+        if (key.kind != Kind::Str)
+            continue;
+        const uint32_t kid = key.u;
+        if (kid == k_.action) {
+            if (v.kind == Kind::Str) {
+                actionString = v.u;
+                action = actionOf(v.u);
+            }
+        } else if (kid == k_.addr) {
+            addr = number(&v);
+        } else if (kid == k_.size) {
+            size = number(&v);
+        } else if (kid == k_.stream) {
+            stream = number(&v);
+        } else if (kid == k_.time_us) {
+            time = static_cast<int64_t>(number(&v));
+            out_.facts.hasTimes = true;
+        } else if (kid == k_.frames) {
+            stack = stackOf(v);
+        } else if (kid == k_.device_free) {
+            deviceFree = number(&v);
+            haveDeviceFree = true;
+        } else if (kid == k_.compile_context) {
+            if (v.kind == Kind::Str && v.u != k_.na && v.u != StringTable::kEmpty.index())
+                compile = v.u;
+        } else if (kid == k_.user_metadata) {
+            if (v.kind == Kind::Str && v.u != StringTable::kEmpty.index())
+                meta = v.u;
+        } else if (kid == k_.pool_id) {
+            pool = poolIndex(v);
+            out_.facts.hasPoolIds = true;
+        } else if (kid == k_.internal_metadata) {
+            if (v.kind == Kind::Str)
+                internal = v.u;
+        } else if (kid == k_.forward_frames) {
+            forward = joinedText(v);
+        }
+    }
+    const auto row = static_cast<uint32_t>(staged_.count());
+    prefault_.writing(row);
+    staged_.action.push_back(action);
+    staged_.addr.push_back(action == Action::Oom && haveDeviceFree ? deviceFree : addr);
+    staged_.size.push_back(size > kMaxPlausibleBytes ? 0 : size);
+    staged_.stream.push_back(streamIndex(stream));
+    staged_.timeUs.push_back(time);
+    staged_.stack.push_back(stack);
+    if (action == Action::Other)
+        staged_.otherNames.emplace_back(row, StringId(actionString));
+    if (compile) {
+        staged_.compileContext.emplace_back(row, StringId(compile));
+        out_.facts.hasCompileContext = true;
+    }
+    if (meta) {
+        staged_.userMetadata.emplace_back(row, StringId(meta));
+        out_.facts.hasUserMetadata = true;
+    }
+    if (internal)
+        staged_.internalMetadata.emplace_back(row, StringId(internal));
+    if (forward != StringTable::kEmpty)
+        staged_.forwardFrames.emplace_back(row, forward);
+    if (pool != PoolIndex(0))
+        staged_.pool.emplace_back(row, pool);
+    if (size > kMaxPlausibleBytes)
+        staged_.implausibleSizes.emplace_back(row, out_.strings.intern(std::to_string(size)));
+    return row;
+}
+
+Value SnapshotAssembler::convertEntryDict(uint32_t dictId)
+{
+    const Node &n = arena_.at(dictId);
+    const Value entry = Value::ref(Kind::Entry, convertEntry(n.items.data(), n.items.size()));
+    arena_.markConverted(dictId, entry);
+    return entry;
+}
+
+void SnapshotAssembler::append(uint32_t listId, Value item)
+{
+    Node &list = arena_.at(listId);
+    if (list.converted)
+        notSnapshot("a list is changed after it was used");
+    if (list.kind == NodeKind::Dict)
+        notSnapshot("items appended to a dict");
+    if (becomesEntry(item)) {
+        const Value entry = convertEntryDict(item.u);
+        arena_.release(item);
+        item = entry;
+    }
+    Node &l = arena_.at(listId);
+    if (item.kind == Kind::Entry && l.items.empty() && (l.entryCount == 0 || l.entryFirst + l.entryCount == item.u)) {
+        if (l.entryCount++ == 0)
+            l.entryFirst = item.u;
+        return;
+    }
+    if (l.entryCount > 0) {
+        // The run of rows stops being consecutive: spell it out as items.
+        for (uint32_t r = 0; r < l.entryCount; ++r)
+            l.items.push_back(Value::ref(Kind::Entry, l.entryFirst + r));
+        l.entryCount = 0;
+    }
+    l.items.push_back(item);
+}
+
+} // namespace memlens
