@@ -411,6 +411,14 @@ private slots:
                  frameDict(w, "solo", 1);
                  w.append().setitems();
              }), Yes},
+            {"a tuple the entry made, used again in it", traceOf(4, [](PickleWriter &w) {
+                 entryStart(w, "alloc", 0x1000).str("pool_id").integer(0).integer(1).tuple2();
+                 w.str("pool_again").get(w.lastMemo()).setitems();
+             }), Yes},
+            {"a tuple made, then a form left to the machine", traceOf(4, [](PickleWriter &w) {
+                 entryStart(w, "alloc", 0x1000).str("pool_id").integer(0).integer(1).tuple2();
+                 w.str("not_frames").list().setitems();
+             }), No},
             {"a string the entry made, used again in it", traceOf(4, [](PickleWriter &w) {
                  entryStart(w, "alloc", 0x1000).str("user_metadata").str("alloc").str("compile_context").str("N/A").setitems();
              }), Yes},

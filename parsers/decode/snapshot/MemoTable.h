@@ -29,6 +29,17 @@ public:
     // faster than any file's bytes can (checked now and then: a slot per opcode cannot
     // outgrow the file by much between).
     bool outgrows(uint64_t fileOffset) const { return size() % 4096 == 0 && size() > (fileOffset + 65536) / 2; }
+    // Drops the slots from `n` on, and their side places: a reader that wrote them gave up.
+    // Only for slots pushed since `n`, none of them rewritten (their side places, if any, are
+    // then the last ones, in slot order).
+    void truncate(size_t n)
+    {
+        while (slots_.size() > n) {
+            if (slots_.back() >> kIdBits == kSide)
+                side_.pop_back();
+            slots_.pop_back();
+        }
+    }
     // The side table is as full as an id can count: the caller must not write more.
     bool full() const { return side_.size() > kIdMask; }
 

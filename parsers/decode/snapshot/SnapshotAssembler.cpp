@@ -87,7 +87,7 @@ const Value *SnapshotAssembler::field(const Node &dict, uint32_t key) const
 
 bool SnapshotAssembler::hasAction(const Node &dict) const
 {
-    return startsEntry(dict.items.data(), dict.items.size()) || field(dict, k_.action);
+    return dict.kind == NodeKind::Dict && hasAction(dict.items.data(), dict.items.size());
 }
 
 uint64_t SnapshotAssembler::number(const Value *v, uint64_t fallback) const

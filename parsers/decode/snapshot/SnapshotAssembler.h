@@ -29,11 +29,13 @@ public:
     }
     // The same for `count` values: key, value, key, value…
     void setItems(uint32_t dictId, const Value *keysAndValues, size_t count);
-    // Whether a dict with these items is a trace entry as torch writes it, "action" first.
+    // Whether a dict with these items is a trace entry as torch writes it, "action" first; and
+    // whether it has "action" anywhere (append() takes such a dict for an entry).
     bool startsEntry(const Value *items, size_t count) const
     {
         return count >= 2 && items[0].kind == Kind::Str && items[0].u == k_.action;
     }
+    bool hasAction(const Value *items, size_t count) const { return startsEntry(items, count) || field(items, count, k_.action); }
     // Whether append() turns this item into an event row.
     bool becomesEntry(const Value &item) const
     {
@@ -49,7 +51,6 @@ public:
     FrameId frameOf(const Value *items, size_t count);
     bool frameOf(const Value &frame, FrameId &id);
     StackId stackOf(std::span<const FrameId> frames);
-    uint32_t actionKey() const { return k_.action; }
     uint32_t framesKey() const { return k_.frames; }
 
     // Room for about `rows` entries, which prefaultAhead() may fault in ahead of their rows.
