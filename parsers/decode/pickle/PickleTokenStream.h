@@ -6,6 +6,7 @@
 #include "decode/pickle/PickleTokenizer.h"
 
 #include <array>
+#include <atomic>
 #include <condition_variable>
 #include <functional>
 #include <mutex>
@@ -37,12 +38,17 @@ private:
     std::function<void()> published_;
     std::array<TokenChunk, kRing> ring_;
     TokenChunk empty_;
+    // Spins a little before sleeping, when each side has a core of its own.
+    template <typename Ready> void spinUntil(Ready ready) const;
+
     std::mutex mutex_;
     std::condition_variable changed_;
-    size_t produced_ = 0; // chunks published
-    size_t consumed_ = 0; // chunks handed to the machine
-    bool finished_ = false; // the tokenizer has published its last chunk
+    // Written under the mutex; atomic so that a side may spin on them without it.
+    std::atomic<size_t> produced_{0};   // chunks published
+    std::atomic<size_t> consumed_{0};   // chunks handed to the machine
+    std::atomic<bool> finished_{false}; // the tokenizer has published its last chunk
     bool stop_ = false;
+    bool spin_ = false;
     std::thread thread_;
 };
 
