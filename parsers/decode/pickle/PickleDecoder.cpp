@@ -19,7 +19,8 @@ constexpr size_t kMaxMarks = 100'000;
 
 class PickleMachine {
 public:
-    // The assembler is made first: the tokenizer's thread faults its columns in ahead.
+    // The assembler is made first: whichever thread waits for the other faults its columns in
+    // ahead of the rows.
     PickleMachine(ByteReader &in, Snapshot &out, bool background, bool directEntries)
         : out_(out), asm_(out, arena_), entries_(arena_, asm_), directEntries_(directEntries),
           tokens_(in, background, [this] { asm_.prefaultAhead(); })

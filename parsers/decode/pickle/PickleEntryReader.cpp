@@ -25,9 +25,10 @@ bool PickleEntryReader::read(const TokenChunk &chunk, size_t first, Value &entry
     tokens_ = chunk.tokens.data();
     count_ = chunk.count;
     // The tokenizer wrote them on the other core: ask for the next entries' well before use
-    // (an entry is ~20 tokens, five cache lines; the machine's own prefetch runs once per entry).
+    // (~16 entries ahead, each ~20 tokens, five cache lines: nearer was measurably slower; the
+    // machine's own prefetch runs once per entry).
     for (size_t k = 0; k < 24; k += 4)
-        __builtin_prefetch(tokens_ + first + 64 + k);
+        __builtin_prefetch(tokens_ + first + 320 + k);
     memoBase_ = arena_.memo.size();
     entrySlot_ = listSlot_ = -1;
     held_.clear();

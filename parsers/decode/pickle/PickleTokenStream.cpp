@@ -25,8 +25,8 @@ template <typename Ready> void PickleTokenStream::spinUntil(Ready ready) const
     }
 }
 
-PickleTokenStream::PickleTokenStream(ByteReader &in, bool background, std::function<void()> published)
-    : tokenizer_(in), published_(std::move(published))
+PickleTokenStream::PickleTokenStream(ByteReader &in, bool background, std::function<void()> idle)
+    : tokenizer_(in), idle_(std::move(idle))
 {
     if (!background)
         return;
@@ -56,7 +56,10 @@ void PickleTokenStream::produce()
         {
             // Slot n % kRing is free once the machine has taken chunk n - kRing + 1: it
             // gives a chunk back only when it asks for the next.
-            spinUntil([&] { return n < consumed_.load(std::memory_order_acquire) + kRing - 1; });
+            auto free = [&] { return n < consumed_.load(std::memory_order_acquire) + kRing - 1; };
+            if (!free() && idle_)
+                idle_();
+            spinUntil(free);
             std::unique_lock lock(mutex_);
             changed_.wait(lock, [&] { return stop_ || n < consumed_ + kRing - 1; });
             if (stop_)
@@ -73,8 +76,6 @@ void PickleTokenStream::produce()
         changed_.notify_all();
         if (!more)
             return;
-        if (published_)
-            published_();
     }
 }
 
@@ -82,7 +83,13 @@ const TokenChunk &PickleTokenStream::next()
 {
     if (!thread_.joinable())
         return tokenizer_.fill(ring_[0]) ? ring_[0] : empty_;
-    spinUntil([&] { return produced_.load(std::memory_order_acquire) > consumed_.load(std::memory_order_relaxed) || finished_.load(std::memory_order_acquire); });
+    auto ready = [&] {
+        return produced_.load(std::memory_order_acquire) > consumed_.load(std::memory_order_relaxed) ||
+               finished_.load(std::memory_order_acquire);
+    };
+    if (!ready() && idle_)
+        idle_();
+    spinUntil(ready);
     std::unique_lock lock(mutex_);
     changed_.wait(lock, [&] { return produced_ > consumed_ || finished_; });
     if (produced_ == consumed_)

@@ -16,8 +16,9 @@ namespace memlens {
 
 class PickleTokenStream {
 public:
-    // `published` runs on the tokenizer's thread after each chunk it hands over (background only).
-    PickleTokenStream(ByteReader &in, bool background, std::function<void()> published = {});
+    // `idle` is work either thread may do: it runs on whichever is about to wait for the other
+    // (background only), so that it is done by the one that has time.
+    PickleTokenStream(ByteReader &in, bool background, std::function<void()> idle = {});
     // Stops the tokenizer, also when the machine gave up early.
     ~PickleTokenStream();
     PickleTokenStream(const PickleTokenStream &) = delete;
@@ -35,7 +36,7 @@ private:
 
     static constexpr size_t kRing = 4;
     PickleTokenizer tokenizer_;
-    std::function<void()> published_;
+    std::function<void()> idle_;
     std::array<TokenChunk, kRing> ring_;
     TokenChunk empty_;
     // Spins a little before sleeping, when each side has a core of its own.
