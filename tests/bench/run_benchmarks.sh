@@ -44,10 +44,19 @@ for big in "$long" "$tiled"; do
   read -r py py_rss < <(seconds python3 -c "import pickle,sys; pickle.load(open(sys.argv[1],'rb'))" "$big")
   echo "python3 pickle.load: ${py} s, peak RSS $((py_rss / 1024)) MiB"
   ratio() { python3 -c "print(round($1 / $2, $3))"; }
-  read -r ours ours_rss < <(seconds "$build/bin/memlens" summary "$big" --no-cache)
-  read -r ours1 ours1_rss < <(seconds taskset -c 0 "$build/bin/memlens" summary "$big" --no-cache)
+  # The median of three, as issue 55 states its targets: the first run after pickle.load's 4.4 GB
+  # is often the slowest, and this VM's neighbours come and go.
+  median3() { # prints "MEDIAN_SECONDS LARGEST_RSS ALL_THREE_SECONDS"
+    local runs=() t r
+    for i in 1 2 3; do read -r t r < <(seconds "$@"); runs+=("$t $r"); done
+    echo "$(printf '%s\n' "${runs[@]}" | cut -d' ' -f1 | sort -n | sed -n 2p)" \
+      "$(printf '%s\n' "${runs[@]}" | cut -d' ' -f2 | sort -n | tail -1)" \
+      "$(printf '%s\n' "${runs[@]}" | cut -d' ' -f1 | paste -sd/ -)"
+  }
+  read -r ours ours_rss ours_all < <(median3 "$build/bin/memlens" summary "$big" --no-cache)
+  read -r ours1 ours1_rss ours1_all < <(median3 taskset -c 0 "$build/bin/memlens" summary "$big" --no-cache)
   size_kib=$(( $(stat -c %s "$big") / 1024 ))
-  echo "cold summary (--no-cache): 2 cores ${ours} s = $(ratio "$py" "$ours" 1)x faster than pickle.load; 1 core ${ours1} s = $(ratio "$py" "$ours1" 1)x (targets, issue 55: >= 12x on 2 cores, >= 8x on 1 core)"
+  echo "cold summary (--no-cache, median of $ours_all s; 1 core $ours1_all s): 2 cores ${ours} s = $(ratio "$py" "$ours" 1)x faster than pickle.load; 1 core ${ours1} s = $(ratio "$py" "$ours1" 1)x (targets, issue 55: >= 12x on 2 cores, >= 8x on 1 core)"
   echo "peak RSS of the cold summary: $((ours_rss / 1024)) MiB = $(ratio "$ours_rss" "$size_kib" 2)x the file; pickle.load's $(ratio "$py_rss" "$size_kib" 2)x (target: <= 0.5x)"
   read -r render render_rss < <(seconds env QT_QPA_PLATFORM=offscreen "$build/bin/memlens" render "$big" --view timeline --no-cache -o "$dir/timeline.png")
   read -r render1 render1_rss < <(seconds env QT_QPA_PLATFORM=offscreen taskset -c 0 "$build/bin/memlens" render "$big" --view timeline --no-cache -o "$dir/timeline.png")
