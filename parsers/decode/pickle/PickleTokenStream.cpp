@@ -30,7 +30,9 @@ PickleTokenStream::PickleTokenStream(ByteReader &in, bool background, std::funct
 {
     if (!background)
         return;
-    spin_ = usableCores() >= 2;
+    // Not for a file of a few thousand chunks or fewer: the sleeps it saves are milliseconds
+    // there, and spinning would take the core the window's own start needs beside it.
+    spin_ = usableCores() >= 2 && in.fileSize() >= kSpinFromBytes;
     try {
         thread_ = std::thread([this] { produce(); });
     } catch (const std::system_error &) {

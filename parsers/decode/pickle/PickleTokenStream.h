@@ -30,6 +30,8 @@ public:
     // Files at least this large are tokenized on a second thread: its start costs tens of
     // microseconds, decoding such a file milliseconds.
     static constexpr uint64_t kBackgroundFromBytes = 256u << 10;
+    // Files at least this large have the two threads spin briefly before they sleep.
+    static constexpr uint64_t kSpinFromBytes = 64u << 20;
 
 private:
     void produce();
