@@ -117,13 +117,9 @@ private:
         const Value v = stack_.back();
         auto &memo = arena_.memo;
         // Python numbers memo slots 0, 1, 2…; anything else goes to a side table.
-        if (slot == memo.size()) {
-            if (memo.outgrows(at()))
-                fail("memo grows faster than the file");
+        memo.checkRoom(slot == memo.size(), at());
+        if (slot == memo.size())
             memo.push_back(Value::none());
-        }
-        if (memo.full())
-            fail("memo holds more numbers than it can count");
         arena_.retain(v); // before releasing the old value: it may be the same node
         if (slot < memo.size()) {
             arena_.release(memo[slot]);

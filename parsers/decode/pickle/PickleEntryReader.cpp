@@ -1,7 +1,5 @@
 #include "decode/pickle/PickleEntryReader.h"
 
-#include "model/LoadError.h"
-
 namespace memlens {
 
 namespace {
@@ -69,12 +67,7 @@ void PickleEntryReader::hold(const Value &v)
     const size_t next = memo.size();
     if (tokens_[i_].op == TokenOp::Put && tokens_[i_].slot != next)
         return -1;
-    // As the machine's memo write, at the same byte.
-    const uint64_t offset = chunk_->offsets[i_];
-    if (memo.outgrows(offset))
-        throw DecodeError(offset, "memo grows faster than the file");
-    if (memo.full())
-        throw DecodeError(offset, "memo holds more numbers than it can count");
+    memo.checkRoom(true, chunk_->offsets[i_]); // as the machine's memo write, at the same byte
     arena_.retain(v);
     memo.push_back(v);
     if (v.kind == Kind::Node)

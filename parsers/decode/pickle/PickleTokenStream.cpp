@@ -63,7 +63,7 @@ void PickleTokenStream::produce()
                 idle_();
             spinUntil(free);
             std::unique_lock lock(mutex_);
-            changed_.wait(lock, [&] { return stop_ || n < consumed_ + kRing - 1; });
+            changed_.wait(lock, [&] { return stop_ || free(); });
             if (stop_)
                 return;
         }
@@ -93,7 +93,7 @@ const TokenChunk &PickleTokenStream::next()
         idle_();
     spinUntil(ready);
     std::unique_lock lock(mutex_);
-    changed_.wait(lock, [&] { return produced_ > consumed_ || finished_; });
+    changed_.wait(lock, ready);
     if (produced_ == consumed_)
         return empty_;
     const TokenChunk &chunk = ring_[consumed_ % kRing];

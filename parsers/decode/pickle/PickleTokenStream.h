@@ -35,14 +35,14 @@ public:
 
 private:
     void produce();
+    // Spins a little before sleeping, when each side has a core of its own.
+    template <typename Ready> void spinUntil(Ready ready) const;
 
     static constexpr size_t kRing = 4;
     PickleTokenizer tokenizer_;
     std::function<void()> idle_;
     std::array<TokenChunk, kRing> ring_;
     TokenChunk empty_;
-    // Spins a little before sleeping, when each side has a core of its own.
-    template <typename Ready> void spinUntil(Ready ready) const;
 
     std::mutex mutex_;
     std::condition_variable changed_;

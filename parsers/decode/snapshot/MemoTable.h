@@ -5,6 +5,7 @@
 // only memoizes containers and strings, which are a kind and an id: those are packed into
 // one word. Anything else a hand-made file memoizes (a number) goes to a side table.
 #include "decode/snapshot/Value.h"
+#include "model/LoadError.h"
 #include "model/PodArray.h"
 
 #include <vector>
@@ -25,10 +26,17 @@ public:
         else
             slots_[slot] = pack(v);
     }
-    // Whether one more slot, written by the opcode at `fileOffset`, would make the memo grow
-    // faster than any file's bytes can (checked now and then: a slot per opcode cannot
-    // outgrow the file by much between).
-    bool outgrows(uint64_t fileOffset) const { return size() % 4096 == 0 && size() > (fileOffset + 65536) / 2; }
+    // Before the opcode at `fileOffset` writes a slot (a new one: `adding`): throws when one
+    // more would make the memo grow faster than any file's bytes can (checked now and then: a
+    // slot per opcode cannot outgrow the file by much between), or when the side table is as
+    // full as an id can count.
+    void checkRoom(bool adding, uint64_t fileOffset) const
+    {
+        if (adding && size() % 4096 == 0 && size() > (fileOffset + 65536) / 2)
+            throw DecodeError(fileOffset, "memo grows faster than the file");
+        if (full())
+            throw DecodeError(fileOffset, "memo holds more numbers than it can count");
+    }
     // Drops the slots from `n` on, and their side places: a reader that wrote them gave up.
     // Only for slots pushed since `n`, none of them rewritten (their side places, if any, are
     // then the last ones, in slot order).
@@ -40,10 +48,9 @@ public:
             slots_.pop_back();
         }
     }
-    // The side table is as full as an id can count: the caller must not write more.
+private:
     bool full() const { return side_.size() > kIdMask; }
 
-private:
     static constexpr int kIdBits = 28;
     static constexpr uint32_t kIdMask = (1u << kIdBits) - 1;
     static constexpr uint32_t kSide = 15; // the id is an index into side_
