@@ -329,7 +329,8 @@ Advice advise(const Snapshot &snapshot, const DeviceIndex &index, const Allocati
             a.setup.gpus = options.gpus;
     }
 
-    const std::vector<RunSample> samples = sampleRun(snapshot, index, categories, ShapeBuckets(snapshot, index, categories, a.setup), a.point);
+    const StepParts parts(snapshot, index, options.summary ? options.summary->phases : phaseRanges(snapshot, index.device()));
+    const std::vector<RunSample> samples = sampleRun(index, categories, parts, ShapeBuckets(snapshot, index, categories, a.setup), a.point);
     const auto atSample = std::find_if(samples.begin(), samples.end(), [&](const RunSample &s) { return s.point == a.point; });
     const RunSample here = atSample != samples.end() ? *atSample : samples.back();
     const int64_t request = a.oom ? static_cast<int64_t>(index.events().size[a.point.lastEntry().index()]) : 0;

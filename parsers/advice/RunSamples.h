@@ -3,7 +3,7 @@
 // what is logits or attention scores: what a fix scales to find where the peak would be.
 #include "figures/AllocationCategories.h"
 #include "index/DeviceIndex.h"
-#include "index/Phases.h"
+#include "figures/StepParts.h"
 #include "model/Snapshot.h"
 
 #include <array>
@@ -16,7 +16,7 @@ enum class Bucket : uint8_t { None, Logits, Scores };
 
 struct RunSample {
     TracePoint point = TracePoint::start();
-    StepPart part = StepPart::None; // of the step the sample is in
+    StepPart part = StepPart::None; // of the step the sample is in (figures/StepParts)
     std::array<int64_t, kCategoryCount> categories{};
     int64_t logits = 0;
     int64_t scores = 0;
@@ -24,7 +24,7 @@ struct RunSample {
 };
 
 // Samples spread evenly over the events (about `count`), plus `mustInclude` exactly.
-std::vector<RunSample> sampleRun(const Snapshot &snapshot, const DeviceIndex &index, const AllocationCategories &categories,
+std::vector<RunSample> sampleRun(const DeviceIndex &index, const AllocationCategories &categories, const StepParts &parts,
                                  const std::function<Bucket(AllocationId allocation)> &bucketOf, TracePoint mustInclude, size_t count = 4096);
 
 } // namespace memlens

@@ -269,6 +269,8 @@ Inferred<Optimizer> inferOptimizer(const Snapshot &snapshot, const Measured &m, 
     std::string stateFile;
     const std::optional<Optimizer> byStack = optimizerOfStacks(snapshot, m.stateStacks, stateFile);
     const double ratio = params > 0 ? double(m.stateBytes) / (params * bytesPerParam) : 0;
+    if (!snapshot.facts.hasFrames) // no stack says who made what: state and gradients are not told apart
+        return {std::nullopt, "not recorded: the file has no stacks, so optimizer state and gradients cannot be told", Confidence::Low};
     if (m.stateBytes == 0)
         return m.gradBytes ? Inferred<Optimizer>{std::nullopt, "gradients but no optimizer state yet (stopped before the first step?)", Confidence::Low}
                            : Inferred<Optimizer>{Optimizer::None, "neither gradients nor optimizer state in the trace", Confidence::High};

@@ -29,31 +29,29 @@ std::vector<OptimizerRun> joined(std::vector<OptimizerRun> runs)
 
 // Runs with no forward or backward work between them are one optimizer step: the step and the
 // zero_grad after it, several optimizers stepping one after another, a zero_grad at the top of the
-// next iteration. Work is an allocation a module's call or the autograd engine made; `found.workFrom`
-// gets when it first came in each gap that is left.
+// next iteration. Work is an allocation a module's call or the autograd engine made (in a trace
+// recorded without stacks, any allocation: nothing tells them apart); `found.workFrom` gets when
+// it first came in each gap that is left.
 void joinAcrossIdleGaps(OptimizerSteps &found, std::vector<OptimizerRun> runs, const EventTable &ev, StackEvidenceCache &evidence,
-                        const ThreadSides &sides)
+                        const ThreadSides &sides, const StitchBridges &bridges)
 {
+    bool stacksRecorded = false;
+    for (uint32_t e = 0; e < ev.count() && !stacksRecorded; ++e)
+        stacksRecorded = ev.action[e] == Action::Alloc && ev.stack[e] != StackTable::kEmpty;
     runs = joined(std::move(runs));
     if (runs.empty())
         return;
     std::vector<int64_t> workFrom(runs.size() + 1, INT64_MAX); // [k]: in the gap before run k; [n]: after the last
-    size_t before = 0; // the runs that ended before t: t lies in the gap after them unless a run holds it
-    int64_t last = INT64_MIN;
+    OptimizerRunCursor cursor(runs);
     for (uint32_t e = 0; e < ev.count(); ++e) {
         if (ev.action[e] != Action::Alloc)
             continue;
         const int64_t t = ev.timeUs[e];
-        if (t < last) // traces are almost always in time order
-            before = static_cast<size_t>(
-                std::upper_bound(runs.begin(), runs.end(), t, [](int64_t time, const OptimizerRun &r) { return time <= r.endUs; }) - runs.begin());
-        while (before < runs.size() && runs[before].endUs < t)
-            ++before;
-        last = t;
+        const size_t before = cursor.endedBefore(t);
         if (workFrom[before] <= t || (before < runs.size() && runs[before].startUs <= t))
             continue;
         const StackEvidence &f = evidence.of(ev.stack[e]);
-        if (sides.engine(f) || f.moduleCall)
+        if ((!stacksRecorded || sides.engine(f) || f.moduleCall) && !bridges.has(ev, e))
             workFrom[before] = t;
     }
     found.runs = {runs.front()};
@@ -107,6 +105,26 @@ std::vector<OptimizerRun> runsOfFrames(const EventTable &ev, StackEvidenceCache 
 
 } // namespace
 
+size_t OptimizerRunCursor::endedBefore(int64_t t)
+{
+    if (t < last_)
+        before_ = static_cast<size_t>(
+            std::upper_bound(runs_.begin(), runs_.end(), t, [](int64_t time, const OptimizerRun &r) { return time <= r.endUs; }) - runs_.begin());
+    while (before_ < runs_.size() && runs_[before_].endUs < t)
+        ++before_;
+    last_ = t;
+    return before_;
+}
+
+StitchBridges::StitchBridges(const Snapshot &snapshot, int device)
+{
+    for (const TraceGap &g : snapshot.gaps) {
+        if (g.device == device)
+            ends_.push_back(g.toUs);
+    }
+    std::sort(ends_.begin(), ends_.end());
+}
+
 std::string_view stepSourceName(StepSource source)
 {
     switch (source) {
@@ -149,7 +167,7 @@ OptimizerSteps findOptimizerSteps(const Snapshot &snapshot, const DeviceIndex &i
     }
     if (runs.empty())
         found.source = StepSource::None;
-    joinAcrossIdleGaps(found, std::move(runs), ev, evidence, sides);
+    joinAcrossIdleGaps(found, std::move(runs), ev, evidence, sides, StitchBridges(snapshot, index.device()));
     return found;
 }
 

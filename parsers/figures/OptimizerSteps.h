@@ -8,6 +8,7 @@
 #include "index/Phases.h"
 #include "model/Snapshot.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <string_view>
 #include <vector>
@@ -30,6 +31,39 @@ struct OptimizerSteps {
     // When forward or backward work first came before each run and after the last (one more than
     // the runs; INT64_MAX: none): where each step's own work begins.
     std::vector<int64_t> workFrom;
+};
+
+// Entries' times against the runs, walked in the trace's order (almost always time order).
+class OptimizerRunCursor {
+public:
+    explicit OptimizerRunCursor(const std::vector<OptimizerRun> &runs) : runs_(runs) {}
+    // The runs that ended before t: t lies in the gap after them unless the next one holds it.
+    size_t endedBefore(int64_t t);
+    bool inRun(int64_t t)
+    {
+        const size_t k = endedBefore(t);
+        return k < runs_.size() && runs_[k].startUs <= t;
+    }
+
+private:
+    const std::vector<OptimizerRun> &runs_;
+    size_t before_ = 0;
+    int64_t last_ = INT64_MIN;
+};
+
+// A stitched run's bridge: the entries the stitcher made at a gap's end, without a stack, for
+// what the next dump held at its start. They show no work and no part of a step (an empty stack
+// is the autograd engine's only where torch recorded it).
+class StitchBridges {
+public:
+    StitchBridges(const Snapshot &snapshot, int device);
+    bool has(const EventTable &events, uint32_t e) const
+    {
+        return !ends_.empty() && events.stack[e] == StackTable::kEmpty && std::binary_search(ends_.begin(), ends_.end(), events.timeUs[e]);
+    }
+
+private:
+    std::vector<int64_t> ends_; // the gaps' ends, sorted
 };
 
 // One run per optimizer step: the step and the zero_grad that follows it before the script makes

@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <map>
-#include <numeric>
-#include <queue>
 
 namespace memlens {
 
@@ -39,61 +37,6 @@ const PhaseRange *innermostPhaseAt(const std::vector<PhaseRange> &ranges, int64_
             best = &p;
     }
     return best;
-}
-
-Phases::Phases(const Snapshot &snapshot, int device) : ranges_(phaseRanges(snapshot, device))
-{
-    for (const PhaseRange &p : ranges_) {
-        const StepPart kind = stepPartOfName(p.name);
-        if (kind != StepPart::None && p.startUs)
-            spans_.push_back({*p.startUs, p.endUs.value_or(INT64_MAX), kind});
-    }
-}
-
-std::vector<int32_t> Phases::classifyEvents(const EventTable &events, std::span<const uint32_t> which) const
-{
-    return classify(events, which.size(), [which](size_t i) { return which[i]; });
-}
-
-template <typename EventAt>
-std::vector<int32_t> Phases::classify(const EventTable &events, size_t n, EventAt eventAt) const
-{
-    std::vector<int32_t> out(spans_.empty() ? 0 : n, kNoSpan);
-    if (spans_.empty())
-        return out;
-    // Events in time order (traces almost always are already), spans in start order; a heap
-    // of the spans started so far, latest start on top (the later span on a tie), drops the
-    // ones that ended before the current time.
-    auto timeOf = [&](size_t i) { return events.timeUs[eventAt(i)]; };
-    std::vector<uint32_t> byStart(spans_.size());
-    std::iota(byStart.begin(), byStart.end(), 0u);
-    std::stable_sort(byStart.begin(), byStart.end(), [&](uint32_t a, uint32_t b) { return spans_[a].start < spans_[b].start; });
-    auto later = [&](uint32_t a, uint32_t b) { return std::pair(spans_[a].start, a) < std::pair(spans_[b].start, b); };
-    std::priority_queue<uint32_t, std::vector<uint32_t>, decltype(later)> started(later);
-    size_t next = 0;
-    auto visit = [&](size_t i) {
-        const int64_t t = timeOf(i);
-        while (next < byStart.size() && spans_[byStart[next]].start <= t)
-            started.push(byStart[next++]);
-        while (!started.empty() && spans_[started.top()].end < t)
-            started.pop();
-        if (!started.empty())
-            out[i] = static_cast<int32_t>(started.top());
-    };
-    bool sorted = true;
-    for (size_t i = 1; i < n && sorted; ++i)
-        sorted = timeOf(i - 1) <= timeOf(i);
-    if (sorted) { // traces almost always are: no permutation to build
-        for (size_t i = 0; i < n; ++i)
-            visit(i);
-        return out;
-    }
-    std::vector<uint32_t> byTime(n);
-    std::iota(byTime.begin(), byTime.end(), 0u);
-    std::stable_sort(byTime.begin(), byTime.end(), [&](uint32_t a, uint32_t b) { return timeOf(a) < timeOf(b); });
-    for (uint32_t i : byTime)
-        visit(i);
-    return out;
 }
 
 } // namespace memlens

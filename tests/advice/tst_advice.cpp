@@ -13,6 +13,8 @@
 #include "replay/Replay.h"
 
 #include <QJsonArray>
+#include <QFileInfo>
+#include <QJsonDocument>
 #include <QTemporaryDir>
 #include <QRegularExpression>
 #include <cmath>
@@ -403,6 +405,79 @@ private slots:
             QCOMPARE(f.peakAfterBytes, r.predicted.peakReservedBytes);
             QCOMPARE(uint64_t(f.savesBytes), needed - r.predicted.peakReservedBytes);
         }
+    }
+
+    // The advice on users' files is the advice on our marked runs: every variant
+    // make_user_variants.py writes (torch's marks only, none, the training function renamed,
+    // context="alloc", a script that frees everything before it dumps) is offered the same fixes
+    // as the marked original, each fitting or not alike and saving within 2 % of it, with every
+    // category at the moment advised on within 3 % of the peak. Among them the OOM inside AdamW's
+    // step and TinyLlama's peak inside its first AdamW step, where a model of the step read from
+    // our `optimizer` mark offered checkpointing or half a batch without it.
+    void usersVariantsAreAdvisedAsTheMarkedRun_data()
+    {
+        QTest::addColumn<QString>("run");
+        for (const char *run : {"gpt2_fp32_adamw", "oom_gpt2_medium_6gib", "resnet50_bf16_sgd", "tinyllama_bf16_ckpt_cpp_stacks", "frag_varlen_gpt2"})
+            QTest::newRow(run) << QString(run);
+    }
+    void usersVariantsAreAdvisedAsTheMarkedRun()
+    {
+        QFETCH(QString, run);
+        QTemporaryDir dir;
+        QString error;
+        const QJsonObject made = QJsonDocument::fromJson(runPythonTool("make_user_variants.py", {snapshotIn(run), dir.path(), "--all"}, &error)).object();
+        QVERIFY2(error.isEmpty() && made["files"].toArray().size() == 8, qPrintable(error));
+        const Advised marked = adviseFile(snapshotIn(run));
+        QVERIFY(!marked.advice.fixes.empty());
+        auto byTechnique = [](const Advice &a) {
+            std::map<std::string, const Fix *> out;
+            for (const Fix &f : a.fixes)
+                out[f.technique] = &f;
+            return out;
+        };
+        auto names = [](const std::map<std::string, const Fix *> &fixes) {
+            QStringList out;
+            for (const auto &[technique, fix] : fixes)
+                out << QString::fromStdString(technique) + (fix->fits ? (*fix->fits ? " fits" : " no") : " unknown");
+            return out.join(", ");
+        };
+        const auto want = byTechnique(marked.advice);
+        for (const QJsonValue &file : made["files"].toArray()) {
+            const QString variant = QFileInfo(file.toString()).baseName();
+            if (variant == "no_stacks")
+                continue; // nothing to price on: noStacksAreNotRecorded
+            const Advised a = adviseFile(file.toString());
+            const auto got = byTechnique(a.advice);
+            QVERIFY2(names(got) == names(want), qPrintable(variant + ": " + names(got) + "\n  the marked run: " + names(want)));
+            for (const auto &[technique, fix] : got) {
+                const double saves = double(fix->savesBytes), marks = double(want.at(technique)->savesBytes);
+                QVERIFY2(std::abs(saves - marks) <= 0.02 * std::abs(marks),
+                         qPrintable(QString("%1 %2 saves %3, the marked run %4").arg(variant, QString::fromStdString(technique)).arg(saves).arg(marks)));
+            }
+            for (int c = 0; c < kCategoryCount; ++c) {
+                const double bytes = double(a.advice.categories[size_t(c)]), marks = double(marked.advice.categories[size_t(c)]);
+                QVERIFY2(std::abs(bytes - marks) <= 0.03 * double(marked.advice.peakBytes),
+                         qPrintable(QString("%1 %2: %3, the marked run %4").arg(variant, QString::fromUtf8(categoryName(Category(c)))).arg(bytes).arg(marks)));
+            }
+        }
+    }
+
+    // A file recorded without stacks says so: the optimizer is not recorded (never a confident
+    // "none"), and no fix is priced on a setup the file cannot show.
+    void noStacksAreNotRecorded()
+    {
+        QTemporaryDir dir;
+        const QString out = dir.filePath("no_stacks.pickle");
+        QString error;
+        runPythonTool("make_user_variants.py", {snapshotIn("oom_gpt2_medium_6gib"), out, "--marks", "torch", "--no-stacks"}, &error);
+        QVERIFY2(error.isEmpty() && QFile::exists(out), qPrintable(error));
+        const Advised a = adviseFile(out);
+        QVERIFY(!a.advice.setup.optimizer.value);
+        QCOMPARE(a.advice.setup.optimizer.confidence, Confidence::Low);
+        QVERIFY2(QString::fromStdString(a.advice.setup.optimizer.how).contains("no stacks"), a.advice.setup.optimizer.how.c_str());
+        for (const Fix &f : a.advice.fixes)
+            QVERIFY2(f.effort == Effort::Config, f.technique.c_str()); // what a replay prices needs no stacks
+        QVERIFY(!a.advice.fixes.empty());
     }
 
     void jsonKeys()
