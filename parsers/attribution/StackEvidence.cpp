@@ -58,6 +58,23 @@ bool isKvCacheFrame(std::string_view name, std::string_view file)
     return mentions(file, "vllm/") && (mentions(name, "kv_cache") || name == "initialize_cache" || mentions(file, "cache_engine.py"));
 }
 
+// Frameworks that keep the optimizer's state themselves make it where torch.optim is not on the
+// stack: Megatron's distributed optimizer (its Adam state in init_state_fn, its fp32 main params),
+// DeepSpeed ZeRO (its fp32 partitions, initialize_optimizer_states).
+bool isFrameworkOptimizerStateFrame(std::string_view name, std::string_view file)
+{
+    if (mentions(file, "megatron/core/optimizer/"))
+        return mentions(name, "init_state") || mentions(name, "main_param") || mentions(name, "optimizer_states");
+    if (mentions(file, "deepspeed/runtime/zero/"))
+        return mentions(name, "initialize_optimizer_states") || mentions(name, "fp32_partition") || mentions(name, "_create_fp32");
+    return false;
+}
+
+bool isWorkspaceFrame(std::string_view name)
+{
+    return mentions(name, "getNewWorkspace") || mentions(name, "getCUDABlasLtWorkspace");
+}
+
 } // namespace
 
 StackEvidence stackEvidence(const Snapshot &s, StackId stack)
@@ -81,7 +98,9 @@ StackEvidence stackEvidence(const Snapshot &s, StackId stack)
                        (torchPython && mentions(file, "torch/nn/modules/module.py") && (name == "_call_impl" || name == "_wrapped_call_impl"));
         const bool optimizer = isOptimizerFrame(name, file, torchPython);
         e.optimizer = e.optimizer || optimizer;
-        e.optimizerInit = e.optimizerInit || (optimizer && torchPython && (name == "_init_group" || mentions(name, "init_state")));
+        e.optimizerInit = e.optimizerInit || (optimizer && torchPython && (name == "_init_group" || mentions(name, "init_state"))) ||
+                          isFrameworkOptimizerStateFrame(name, file);
+        e.workspace = e.workspace || isWorkspaceFrame(name);
         e.parameterInit = e.parameterInit || isParameterInitFrame(name, file, torchPython);
         e.kvCache = e.kvCache || isKvCacheFrame(name, file);
         if (e.megatronBufferLine == 0 && name == "__init__" && mentions(file, "megatron/core/distributed/param_and_grad_buffer.py"))

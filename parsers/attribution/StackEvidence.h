@@ -17,11 +17,14 @@ struct StackEvidence {
     bool moduleCall = false;    // inside an nn.Module's call (module.py's _call_impl, a forward)
     bool optimizer = false;     // torch.optim's step / zero_grad (not its LR schedulers), a fused
                                 // optimizer kernel, or the profiler's Optimizer.step# range
-    bool optimizerInit = false; // where optimizers create their state (Adam's _init_group, …)
+    bool optimizerInit = false; // where optimizers create their state (Adam's _init_group, …; Megatron's
+                                // distributed optimizer: init_state_fn, its fp32 main params; DeepSpeed
+                                // ZeRO's fp32 partitions and optimizer states)
     bool parameterInit = false; // a module built, moved or loaded: nn.Module __init__, .to/_apply,
                                 // nn.init, reset_parameters, load_state_dict
     bool gathered = false;      // a sharded parameter gathered whole for its layer (FSDP, ZeRO-3)
     bool kvCache = false;       // a serving framework allocating its KV cache (vLLM, SGLang)
+    bool workspace = false;     // cuBLAS's / cuBLASLt's workspace (at::cuda::getNewWorkspace, any size)
     int64_t megatronBufferLine = 0; // > 0: made in Megatron's _ParamAndGradBuffer.__init__, at that line
 };
 

@@ -1,9 +1,11 @@
 #include "figures/AllocationCategories.h"
 
 #include "attribution/StackEvidence.h"
+#include "figures/StepParts.h"
 
 #include <algorithm>
 #include <bit>
+#include <optional>
 
 namespace memlens {
 
@@ -50,6 +52,22 @@ struct MegatronBufferLines {
     bool isParameterBuffer(int64_t line) const { return two && line == first; }
 };
 
+// A block from before the trace has no entry: what made it is all its frames tell. Anything
+// kept from before the trace lives across steps, so what a module's init or an optimizer's state
+// made is still that.
+Category beforeTrace(const StackEvidence &f, const MegatronBufferLines &megatron)
+{
+    if (f.kvCache)
+        return Category::KvCache;
+    if (f.megatronBufferLine > 0)
+        return megatron.isParameterBuffer(f.megatronBufferLine) ? Category::Parameter : Category::Gradient;
+    if (f.optimizer || f.optimizerInit)
+        return Category::OptimizerState;
+    if (f.parameterInit || f.gathered)
+        return Category::Parameter;
+    return Category::Unknown;
+}
+
 } // namespace
 
 std::string_view categoryName(Category c)
@@ -75,6 +93,11 @@ AllocationCategories::AllocationCategories(const Snapshot &snapshot, const Devic
     bool freesRecorded = false; // context="all": a free's stack is the freeing thread's
     for (uint32_t e = 0; e < ev.count() && !freesRecorded; ++e)
         freesRecorded = (ev.action[e] == Action::FreeRequested || ev.action[e] == Action::FreeCompleted) && ev.stack[e] != StackTable::kEmpty;
+    // Without the frees' stacks (context="alloc") the part of the step a free falls in tells
+    // whether backward was over by then.
+    std::optional<StepParts> parts;
+    if (!freesRecorded)
+        parts.emplace(snapshot, index, phaseRanges(snapshot, index.device()));
     EntryBits scriptAllocs(ev.count()), engineAllocs(ev.count());
     MegatronBufferLines megatron;
     for (uint32_t e = 0; e < ev.count(); ++e) {
@@ -87,18 +110,31 @@ AllocationCategories::AllocationCategories(const Snapshot &snapshot, const Devic
         else if (sides.script(f, ev.stack[e]))
             scriptAllocs.set(e);
     }
+    // Blocks from before the trace: their stacks are the final snapshot's, read once.
+    std::vector<std::pair<uint32_t, const StackEvidence *>> older;
+    for (uint32_t i = 0; i < index.allocationCount(); ++i) {
+        if (index.allocation(AllocationId(i)).fromBeforeTrace()) {
+            older.emplace_back(i, &evidence.of(index.detail(AllocationId(i)).stack));
+            megatron.see(older.back().second->megatronBufferLine);
+        }
+    }
     // A snapshot dumped at an OOM cut a step short: what it still holds was not yet freed.
     const bool cutShort = !index.oomEvents().empty();
     categories_.assign(index.allocationCount(), Category::Unknown);
+    for (const auto &[i, f] : older)
+        categories_[i] = beforeTrace(*f, megatron);
     for (uint32_t i = 0; i < index.allocationCount(); ++i) {
         const Allocation &a = index.allocation(AllocationId(i));
         if (a.fromBeforeTrace())
-            continue; // nothing recorded says who made it
+            continue;
         const StackEvidence &f = evidence.of(ev.stack[a.allocEvent.index()]);
         const bool neverFreed = a.freeCompleted == kNever;
         const EventId freeEvent = a.freeRequested != kNever ? a.freeRequested : a.freeCompleted;
         const StackEvidence *freedBy = !neverFreed && freesRecorded ? &evidence.of(ev.stack[freeEvent.index()]) : nullptr;
         const uint32_t born = a.allocEvent.index(), gone = neverFreed ? ev.count() : a.freeCompleted.index();
+        // Outlived a backward pass: kept across a step, whatever frees it at the end (a script
+        // that deletes its model and optimizer before it dumps).
+        const bool outlivedBackward = neverFreed || engineAllocs.anyBetween(born, gone);
         Category c = Category::Unknown;
         if (f.kvCache) {
             c = Category::KvCache;
@@ -109,17 +145,22 @@ AllocationCategories::AllocationCategories(const Snapshot &snapshot, const Devic
             // (foreach temporaries) is gone by its end, unless the dump cut the step short.
             const bool kept = neverFreed || (freedBy ? !freedBy->optimizer : engineAllocs.anyBetween(born, gone));
             c = kept && (f.optimizerInit || !cutShort) ? Category::OptimizerState : Category::Temporary;
+        } else if (f.optimizerInit) {
+            c = outlivedBackward ? Category::OptimizerState : Category::Temporary; // a framework's own optimizer
         } else if (f.parameterInit) {
-            c = neverFreed ? Category::Parameter : Category::Temporary;
+            c = outlivedBackward ? Category::Parameter : Category::Temporary;
         } else if (f.gathered) {
             c = Category::Parameter; // freed again after its layer, but parameters all the same
-        } else if (neverFreed && !f.python && !f.accumulate && index.requestedBytes(AllocationId(i)) == kCublasWorkspace) {
-            c = Category::Unknown; // cuBLAS's workspace, created by the first matmul and kept
+        } else if (f.workspace || (!f.python && !f.accumulate && index.requestedBytes(AllocationId(i)) == kCublasWorkspace &&
+                                   (neverFreed || (freedBy && sides.script(*freedBy, ev.stack[freeEvent.index()]))))) {
+            c = Category::Unknown; // cuBLAS's workspace, created by the first matmul and kept (its size
+                                   // names it where the stack has no C++ frames: 32 MiB on Hopper)
         } else if (f.accumulate || sides.engine(f)) {
             // Made by backward: what outlives the pass (freed once the script's thread went on, as
             // zero_grad does) is a gradient; what backward frees itself was its own temporary.
             const bool outlivesPass = neverFreed || (freedBy && sides.script(*freedBy, ev.stack[freeEvent.index()])) ||
-                                      scriptAllocs.anyBetween(born, gone);
+                                      scriptAllocs.anyBetween(born, gone) ||
+                                      (parts && parts->at(TracePoint::after(freeEvent)) != StepPart::Backward);
             c = f.accumulate || outlivesPass ? Category::Gradient : Category::Temporary;
         } else if (neverFreed) {
             // Forward allocations that outlive every step are caches (masks, rotary tables),
