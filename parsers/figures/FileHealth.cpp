@@ -241,6 +241,11 @@ std::vector<FileWarning> fileWarnings(const Snapshot &snapshot, const DeviceInde
     add("no_addresses", snapshot.facts.noAddresses ? 1 : 0,
         "the trace's memory events have no addresses (torch <= 1.9): blocks cannot be told apart, so each free is paired with the "
         "latest allocation of its size; totals and the peak are the running sum of Bytes, single blocks' lifetimes are a guess");
+    // Recorded with stacks=None (or a trace without with_stack): figures that read who made what
+    // (categories, the setup, sites) have nothing to read, which is not the same as "none".
+    add("no_stacks", !snapshot.facts.hasFrames && index.allocationCount() > 0 ? 1 : 0,
+        "the file records no stacks: who made each allocation is not recorded, so categories, the setup the advice reads and "
+        "call sites are not recorded either (record with _record_memory_history(stacks=\"python\") or \"all\")");
     add("unexplained_frees", frees.doubleFrees,
         plural(frees.doubleFrees, "free", "frees") + " of an address already freed, which truncation does not explain, first " +
             formatAddress(frees.firstDoubleFree));

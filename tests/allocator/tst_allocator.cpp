@@ -26,6 +26,17 @@ namespace {
 constexpr uint64_t MiB = 1ull << 20;
 constexpr uint64_t kBase = 0x7f2000000000ull;
 
+// The kinds of what a file's health says does not add up. The synthetic files here record no
+// stacks: that is how they were recorded (the one `no_stacks` warning), not a fault.
+QStringList inconsistencies(const FileHealth &health)
+{
+    QStringList kinds;
+    for (const FileWarning &w : health.warnings)
+        kinds << QString::fromStdString(w.kind);
+    kinds.removeOne("no_stacks");
+    return kinds;
+}
+
 SynthEntry entry(const char *action, uint64_t addr, uint64_t size, int64_t t)
 {
     return SynthEntry{action, addr, size, t, 0, -1};
@@ -123,7 +134,7 @@ private slots:
         QVERIFY(state.segments.front().expandable);
         const FileHealth health = fileHealth(*snapshot, index);
         QVERIFY2(!health.coverage.truncated, health.coverage.evidence.empty() ? "" : health.coverage.evidence.front().c_str());
-        QVERIFY(health.warnings.empty());
+        QCOMPARE(inconsistencies(health), QStringList());
     }
 
     void expandableTruncatedStartsFromTheFinalState()
@@ -140,7 +151,7 @@ private slots:
         QCOMPARE(end.segments, 1u);
         const FileHealth health = fileHealth(*snapshot, index);
         QVERIFY(health.coverage.truncated);
-        QVERIFY(health.warnings.empty());
+        QCOMPARE(inconsistencies(health), QStringList());
     }
 
     void unmapSplitsAndMapJoins()
@@ -222,7 +233,7 @@ private slots:
         const std::vector<PoolShare> pools = poolSharesAtEnd(*snapshot, index);
         QCOMPARE(pools.size(), size_t(1));
         QCOMPARE(pools[0].allocated, final.allocated);
-        QVERIFY(fileHealth(*snapshot, index).warnings.empty());
+        QCOMPARE(inconsistencies(fileHealth(*snapshot, index)), QStringList());
     }
 
     void awaitingFreeBlocksAreActive()
