@@ -1,5 +1,6 @@
 #include "figures/Steps.h"
 
+#include "figures/StepParts.h"
 #include "index/AllocatorState.h"
 
 #include <algorithm>
@@ -211,6 +212,38 @@ std::vector<Span> runSpans(const OptimizerSteps &optimizer, const DeviceIndex &i
     return spans;
 }
 
+// After a stitched run's gap the next dump's window may open mid-step, and the first step found
+// there may be the tail of one begun in the gap (its backward and optimizer step): it is partial
+// when backward frees, inside it, memory that was already in use where it starts (the forward's
+// activations). What a whole step finds in use at its start (weights, optimizer state, last
+// step's gradients) is never freed by backward.
+void markBegunInGaps(std::vector<Span> &spans, const Snapshot &snapshot, const std::vector<PhaseRange> &phases, const DeviceIndex &index)
+{
+    const bool gapped = std::any_of(snapshot.gaps.begin(), snapshot.gaps.end(), [&](const TraceGap &g) { return g.device == index.device(); });
+    if (!gapped)
+        return;
+    const StepParts parts(snapshot, index, phases);
+    const auto &times = index.events().timeUs;
+    for (const TraceGap &g : snapshot.gaps) {
+        const auto span = std::find_if(spans.begin(), spans.end(), [&](const Span &s) { return s.start >= g.toUs; });
+        if (g.device != index.device() || span == spans.end() || span->partial)
+            continue;
+        // In use at the start: what the stitcher's bridge made at the gap's end (entries without a
+        // stack at the first entry's time) and anything older, not what the step itself made then.
+        const auto from = std::upper_bound(times.begin(), times.end(), span->start);
+        for (AllocationId id : index.liveAt(TracePoint::afterFirst(static_cast<size_t>(from - times.begin())))) {
+            const EventId made = index.allocation(id).allocEvent;
+            if (!made.isNone() && times[made.index()] == span->start && index.events().stack[made.index()] != StackTable::kEmpty)
+                continue;
+            const EventId freed = index.allocation(id).freeRequested != kNever ? index.allocation(id).freeRequested : index.allocation(id).freeCompleted;
+            if (freed != kNever && times[freed.index()] < span->end && parts.at(TracePoint::after(freed)) == StepPart::Backward) {
+                span->partial = true;
+                break;
+            }
+        }
+    }
+}
+
 struct StepSpans {
     std::vector<Span> spans;
     StepSource source = StepSource::None;
@@ -240,6 +273,7 @@ StepSpans stepSpans(const Snapshot &snapshot, const std::vector<PhaseRange> &pha
             return g.device == index.device() && g.fromUs < span.end && g.toUs > span.start;
         });
     }
+    markBegunInGaps(out.spans, snapshot, phases, index);
     // One whole cycle is not yet a loop: its marks could as well be a single pass's.
     if (std::count_if(out.spans.begin(), out.spans.end(), [](const Span &span) { return !span.partial; }) < 2)
         out.spans.clear();

@@ -20,8 +20,9 @@
 // that opened before the first entry of a truncated window. Ended by the optimizer: the first
 // step unless the trace saw it begin (nothing dropped, no more memory in use at the start than
 // at its end), an optimizer step still running, and what the script made after the last one.
-// Any step a stitched run's gap falls in is partial. With fewer than two whole steps, a trace
-// has no steps.
+// Any step a stitched run's gap falls in is partial, and so is the first step after a gap when
+// backward frees, inside it, memory that was in use at its start (the window opened in the tail
+// of a step begun in the gap). With fewer than two whole steps, a trace has no steps.
 #include "index/DeviceIndex.h"
 #include "figures/OptimizerSteps.h"
 #include "index/Phases.h"
