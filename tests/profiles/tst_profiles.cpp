@@ -262,6 +262,29 @@ private slots:
         }
     }
 
+    // torch 1.9 files record_function ranges under cat "Operator" with the operators and writes
+    // no Python functions' events: its ProfilerStep# and Optimizer.step# ranges are phases all
+    // the same (a script's own, here the corpus trace's step0 … step2, cannot be told from an
+    // operator there), and the trace has the modern trace's steps (it had none).
+    void oldTracesKeepTheirSteps()
+    {
+        QTemporaryDir dir;
+        const QString old = dir.filePath("old.json");
+        QString error;
+        runPythonTool("make_old_trace.py", {profileDir() + "/trace.pt.trace.json.gz", old}, &error);
+        QVERIFY2(QFile::exists(old), qPrintable(error));
+        const auto modern = loadSnapshot((profileDir() + "/trace.pt.trace.json.gz").toStdString());
+        const auto legacy = loadSnapshot(old.toStdString());
+        const int device = modern->devices().front();
+        QCOMPARE(legacy->devices().front(), device);
+        const DeviceIndex modernIndex(*modern, device), legacyIndex(*legacy, device);
+        const DeviceSummary m = summarizeDevice(*modern, modernIndex, 5), l = summarizeDevice(*legacy, legacyIndex, 5);
+        QVERIFY(m.steps.size() >= 2);
+        QVERIFY(l.stepsFrom != StepSource::None);
+        QCOMPARE(l.steps.size(), m.steps.size());
+        QCOMPARE(wholeStepCount(l.steps), wholeStepCount(m.steps));
+    }
+
     // The fast reader (simdjson over batches of the event list) against the reference (nlohmann's
     // SAX parser over everything), model for model: the corpus trace, its torch <= 1.9 form, and
     // generated traces of several batches, compact and pretty-printed, with strings holding

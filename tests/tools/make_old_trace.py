@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Rewrites a torch.profiler Chrome trace as torch <= 1.9 wrote it: `[memory]` events carry
-`Bytes` but no `Addr`, `Total Allocated` or `Total Reserved`. Prints, per device name, the
+`Bytes` but no `Addr`, `Total Allocated` or `Total Reserved`, and every CPU range, operators and
+record_function ranges alike (ProfilerStep#N, Optimizer.step#…), has `cat: "Operator"`, and
+there are no Python functions' events (the Python tracer came later). Prints, per device name, the
 honest figures such a file allows, computed here without memlens: the running sum of `Bytes` in
 time order, plus the blocks that must have existed before the first event (per size, the frees
 beyond the allocations of that size seen so far). Its peak is that sum's maximum.
@@ -15,7 +17,10 @@ import sys
 def main(src, out):
     trace = json.load(gzip.open(src) if src.endswith('.gz') else open(src))
     per_device = collections.defaultdict(list)
+    trace['traceEvents'] = [e for e in trace['traceEvents'] if e.get('cat') != 'python_function']
     for order, e in enumerate(trace['traceEvents']):
+        if e.get('cat') in ('cpu_op', 'user_annotation'):
+            e['cat'] = 'Operator'
         if e.get('name') != '[memory]':
             continue
         args = e['args']

@@ -50,10 +50,19 @@ FrameId TraceEventSink::frameFor(const TraceEvent &e)
     return id;
 }
 
-void TraceEventSink::add(const TraceEvent &e)
+void TraceEventSink::add(const TraceEvent &event)
 {
-    if (std::isnan(e.ts))
+    if (std::isnan(event.ts))
         return;
+    // torch 1.9's Kineto traces file every CPU range under "Operator", record_function's too:
+    // the ranges torch names itself (ProfilerStep#N, Optimizer.step#SGD.step, …zero_grad#) are
+    // its record_function labels; a script's own cannot be told from an operator ("detach",
+    // "AddBackward0") and stays one. Read as the categories torch files them under now.
+    TraceEvent e = event;
+    if (e.cat == "Operator")
+        e.cat = e.name.starts_with("ProfilerStep#") || e.name.starts_with("Optimizer.step#") || e.name.starts_with("Optimizer.zero_grad#")
+                    ? "user_annotation"
+                    : "cpu_op";
     if (e.ph == 'X' && (e.cat == "cpu_op" || e.cat == "python_function" || e.cat == "user_annotation")) {
         const TimedRange range{e.ts, e.ts + std::max(0.0, e.dur)};
         ProductDtype dtype = ProductDtype::None;
