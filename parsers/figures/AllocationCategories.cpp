@@ -118,8 +118,11 @@ AllocationCategories::AllocationCategories(const Snapshot &snapshot, const Devic
             megatron.see(older.back().second->megatronBufferLine);
         }
     }
-    // A snapshot dumped at an OOM cut a step short: what it still holds was not yet freed.
-    const bool cutShort = !index.oomEvents().empty();
+    // A snapshot dumped at an OOM cut a step short: what it still holds was not yet freed. The
+    // process stopped at the OOM whichever device it struck, so every device's step was cut.
+    const bool cutShort = std::any_of(snapshot.traces.begin(), snapshot.traces.end(), [](const EventTable &trace) {
+        return std::find(trace.action.begin(), trace.action.end(), Action::Oom) != trace.action.end();
+    });
     categories_.assign(index.allocationCount(), Category::Unknown);
     for (const auto &[i, f] : older)
         categories_[i] = beforeTrace(*f, megatron);

@@ -4,6 +4,7 @@ record_function marks our recording script (tests/corpus/gen) added, which no us
 
     make_user_variants.py SOURCE OUT --marks torch|none [--rename NAME] [--forward-oom]
                           [--context-alloc] [--no-stacks] [--teardown] [--before-trace KIND]
+                          [--devices N --oom-device K]
     make_user_variants.py SOURCE DIR --all   (DIR/torch.pickle, none.pickle, one per NAME below,
                                               context_alloc.pickle, teardown.pickle, no_stacks.pickle)
 
@@ -24,6 +25,9 @@ record_function marks our recording script (tests/corpus/gen) added, which no us
                  CacheEngine._allocate_kv_cache), megatron_optimizer (the distributed optimizer's
                  Adam state, init_state_fn), megatron_main_params (its fp32 main params) or fsdp_shard
                  (FSDP2's _init_sharded_param). Its size is 25 % of the source's peak (a multiple of 2 MiB).
+--devices N --oom-device K  the run on N devices, as data-parallel ranks in one process record it:
+                 device 0's trace and segments copied to each, the OOM entries kept on device K
+                 only (the process stopped there; the others were cut short at the same moment).
 Prints {"steps": S, "forward_oom": bool}: the training steps the source holds (0 when cut); with
 --all, {"files": [...]} as well; with --before-trace, {"before_trace_bytes": {KIND: B}}.
 """
@@ -147,6 +151,17 @@ def before_trace(data, kind):
     return size
 
 
+def on_devices(data, count, oom_device):
+    """Device 0's run on `count` devices, its OOM entries on `oom_device` alone."""
+    trace = data['device_traces'][0]
+    data['device_traces'] = [[e for e in trace if e['action'] != 'oom' or d == oom_device] for d in range(count)]
+    segments = [s for s in data['segments'] if s['device'] == 0]
+    data['segments'] = [dict(s, device=d) for d in range(count) for s in segments]
+    for m in list(data.get('external_annotations', [])):
+        if m['device'] == 0:
+            data['external_annotations'] += [dict(m, device=d) for d in range(1, count)]
+
+
 def write(data, out):
     with open(out + '.tmp', 'wb') as f:
         pickle.dump(data, f, protocol=4)
@@ -164,6 +179,8 @@ def main():
     ap.add_argument('--no-stacks', action='store_true')
     ap.add_argument('--teardown', action='store_true')
     ap.add_argument('--before-trace', choices=sorted(BEFORE_TRACE), action='append', default=[])
+    ap.add_argument('--devices', type=int, default=1)
+    ap.add_argument('--oom-device', type=int, default=0)
     ap.add_argument('--all', action='store_true')
     args = ap.parse_args()
     data = open_any(args.source)
@@ -178,6 +195,8 @@ def main():
             out['before_trace_bytes'] = {kind: before_trace(data, kind) for kind in args.before_trace}
         if args.no_stacks:
             strip_frames(data, lambda action: True)
+        if args.devices > 1:
+            on_devices(data, args.devices, args.oom_device)
         write(data, args.out)
         print(json.dumps(out))
         return
