@@ -408,16 +408,17 @@ std::vector<LeakSuspect> findLeakSuspects(const DeviceIndex &index, const std::v
         const Allocation &a = index.allocation(id);
         if (a.fromBeforeTrace() || a.freeCompleted != kNever)
             continue;
+        // Made outside every step (before the first opened, or after the last) it grew in no
+        // step, but it is still live at the end from the same stack: its bytes count.
         const int step = stepOfEvent(steps, a.allocEvent);
-        if (step < 0)
-            continue;
         const AllocationDetail d = index.detail(id);
         LeakSuspect &s = byStack[d.stack];
         if (s.perStepBytes.empty()) {
             s.stack = d.stack;
             s.perStepBytes.assign(steps.size(), 0);
         }
-        s.perStepBytes[static_cast<size_t>(step)] += d.size;
+        if (step >= 0)
+            s.perStepBytes[static_cast<size_t>(step)] += d.size;
         s.bytes += d.size;
         ++s.allocations;
     }

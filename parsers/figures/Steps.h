@@ -74,7 +74,7 @@ StepFinding findSteps(const Snapshot &snapshot, const DeviceIndex &index, const 
 // more than one step.
 struct LeakSuspect {
     StackId stack = StackTable::kEmpty;
-    uint64_t bytes = 0; // live at the end from that stack
+    uint64_t bytes = 0; // live at the end from that stack (made in a step or outside every step)
     uint64_t allocations = 0;
     uint32_t steps = 0; // how many steps it grew in
     std::vector<uint64_t> perStepBytes; // one entry per step

@@ -132,6 +132,34 @@ private slots:
         QCOMPARE(snapshot->frameText(snapshot->stacks.at(first.stack).front()), std::string("train.py:42:leaky"));
     }
 
+    // A leak planted as each forward starts, before the step's first module call: without our
+    // marks the first block lies before any step the evidence opens. It grew in no step, but it
+    // is live at the end from the leaking stack, so the suspect's bytes count every block.
+    void plantedLeakBeforeTheFirstModuleCall_data()
+    {
+        QTest::addColumn<QString>("marks");
+        for (const char *marks : {"torch", "none"})
+            QTest::newRow(marks) << QString(marks);
+    }
+    void plantedLeakBeforeTheFirstModuleCall()
+    {
+        QFETCH(QString, marks);
+        QTemporaryDir dir;
+        const QString planted = dir.filePath("leak.pickle"), out = dir.filePath("users.pickle");
+        const qint64 size = 4 << 20;
+        QString error;
+        runPythonTool("plant_leak.py", {snapshotIn("gpt2_fp32_adamw"), planted, "--size", QString::number(size), "--at", "forward-start"}, &error);
+        runPythonTool("make_user_variants.py", {planted, out, "--marks", marks}, &error);
+        QVERIFY2(error.isEmpty() && QFile::exists(out), qPrintable(error));
+        const DeviceSummary s = summaryOf(out);
+        QCOMPARE(s.steps.size(), size_t(3));
+        QVERIFY(!s.leakSuspects.empty());
+        const LeakSuspect &first = s.leakSuspects.front();
+        QCOMPARE(first.bytes, uint64_t(size) * 3);
+        QCOMPARE(first.allocations, uint64_t(3));
+        QVERIFY(first.steps >= 2);
+    }
+
     // Growth needs three whole steps to be told from one step's own memory: the same leak planted
     // in a two-step run is no suspect, and the summary says why.
     void twoStepsAreNoEvidence()
@@ -390,6 +418,29 @@ private slots:
         QCOMPARE(s.categoryBytesAtPeak[size_t(Category::Gradient)], uint64_t(0));
         QVERIFY(s.categoryBytesAtPeak[size_t(Category::Activation)] > s.peakActiveBytes / 10);
         QVERIFY(s.categoryBytesAtPeak[size_t(Category::Parameter)] > 0);
+    }
+
+    // The same run on three devices of one process, the OOM on cuda:1 (make_user_variants.py
+    // --devices 3 --oom-device 1): the process stopped there, so cuda:0's and cuda:2's forward was
+    // cut short as well and their activations are the OOM device's, byte for byte.
+    void anotherDevicesOomCutsEveryDeviceShort()
+    {
+        QTemporaryDir dir;
+        const QString out = dir.filePath("three.pickle");
+        QString error;
+        runPythonTool("make_user_variants.py", {snapshotIn("gpt2_fp32_adamw"), out, "--marks", "none", "--forward-oom", "--devices", "3", "--oom-device", "1"}, &error);
+        QVERIFY2(error.isEmpty() && QFile::exists(out), qPrintable(error));
+        const auto snapshot = loadSnapshot(out.toStdString());
+        QCOMPARE(snapshot->devices(), (std::vector<int>{0, 1, 2}));
+        std::vector<DeviceSummary> s;
+        for (int device : snapshot->devices()) {
+            const DeviceIndex index(*snapshot, device);
+            s.push_back(summarizeDevice(*snapshot, index, 5));
+        }
+        QVERIFY(s[0].ooms.empty() && !s[1].ooms.empty() && s[2].ooms.empty());
+        QVERIFY(s[1].categoryBytesAtPeak[size_t(Category::Activation)] > s[1].peakActiveBytes / 2);
+        for (size_t d : {0u, 2u})
+            QCOMPARE(s[d].categoryBytesAtPeak, s[1].categoryBytesAtPeak);
     }
 
     // A ring buffer that dropped the oldest entries opens mid-step: without marks the first step

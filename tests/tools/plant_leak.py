@@ -5,7 +5,10 @@ loss kept in a list would be. The allocations live in one new segment that the t
 with the first of them, and the final snapshot lists that segment with the leaked blocks, so
 trace and final state agree.
 
-    plant_leak.py SOURCE OUT [--size BYTES]
+    plant_leak.py SOURCE OUT [--size BYTES] [--at forward-end|forward-start]
+
+--at forward-start plants each one as its `forward` starts, before the step's first module call
+(a batch's tensor kept by the loop), so the first lies before any step the evidence opens.
 """
 import argparse
 import os
@@ -24,11 +27,12 @@ def main():
     ap.add_argument('source')
     ap.add_argument('out')
     ap.add_argument('--size', type=int, default=4 << 20)
+    ap.add_argument('--at', choices=['forward-end', 'forward-start'], default='forward-end')
     args = ap.parse_args()
     data = open_any(args.source)
     trace = data['device_traces'][0]
     starts = [a['time_us'] for a in data['external_annotations']
-              if a['name'] == 'forward' and a['stage'] == 'END' and a['device'] == 0]
+              if a['name'] == 'forward' and a['stage'] == ('END' if args.at == 'forward-end' else 'START') and a['device'] == 0]
     assert args.size % 512 == 0 and len(starts) * args.size <= SEGMENT
     frames = [{'name': 'leaky', 'filename': '/srv/train.py', 'line': 42},
               {'name': '<module>', 'filename': '/srv/train.py', 'line': 90}]
