@@ -33,8 +33,9 @@ constexpr char kCacheEntryMagic[8] = {'M', 'L', 'C', 'A', 'C', 'H', 'E', '\n'};
 // 7: profiler traces' malformed [memory] events counted; hook marks (FSDP::pre_forward …) are no
 // pass in the inferred phases.
 // 8: stitched runs' dump ends (their steps' iteration numbers).
-// 9: the key holds the file's change time and inode.
-constexpr uint32_t kFormatVersion = 11;
+// 9: the key holds the file's change time and inode. 12: a file without time_us is timed by
+// its entries' order (an older entry of such a file holds zeros).
+constexpr uint32_t kFormatVersion = 12;
 // A decoded snapshot is at most this many times its entry's compressed size; more is a
 // decompression bomb, not a snapshot.
 constexpr uint64_t kMaxExpansion = 64;

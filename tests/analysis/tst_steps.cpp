@@ -420,6 +420,28 @@ private slots:
         QVERIFY(s.categoryBytesAtPeak[size_t(Category::Parameter)] > 0);
     }
 
+    // A file whose entries carry no time_us (public NPU snapshots), marks removed: its entries'
+    // order times it, so the optimizer's frames give the same steps, each with the same peak, as
+    // the file with its times.
+    void filesWithoutTimesKeepTheirSteps()
+    {
+        QTemporaryDir dir;
+        const QString timed = dir.filePath("timed.pickle"), untimed = dir.filePath("untimed.pickle");
+        QString error;
+        runPythonTool("make_user_variants.py", {snapshotIn("gpt2_fp32_adamw"), timed, "--marks", "none"}, &error);
+        runPythonTool("make_user_variants.py", {snapshotIn("gpt2_fp32_adamw"), untimed, "--marks", "none", "--no-times"}, &error);
+        QVERIFY2(error.isEmpty() && QFile::exists(untimed), qPrintable(error));
+        const auto snapshot = loadSnapshot(untimed.toStdString());
+        QVERIFY(!snapshot->facts.hasTimes);
+        const DeviceSummary with = summaryOf(timed), without = summaryOf(untimed);
+        QCOMPARE(without.stepsFrom, StepSource::OptimizerFrames);
+        QCOMPARE(without.steps.size(), with.steps.size());
+        for (size_t k = 0; k < with.steps.size(); ++k) {
+            QCOMPARE(without.steps[k].peakActiveBytes, with.steps[k].peakActiveBytes);
+            QCOMPARE(without.steps[k].partial, with.steps[k].partial);
+        }
+    }
+
     // The same run on three devices of one process, the OOM on cuda:1 (make_user_variants.py
     // --devices 3 --oom-device 1): the process stopped there, so cuda:0's and cuda:2's forward was
     // cut short as well and their activations are the OOM device's, byte for byte.

@@ -4,7 +4,7 @@ record_function marks our recording script (tests/corpus/gen) added, which no us
 
     make_user_variants.py SOURCE OUT --marks torch|none [--rename NAME] [--forward-oom]
                           [--context-alloc] [--no-stacks] [--teardown] [--before-trace KIND]
-                          [--devices N --oom-device K]
+                          [--devices N --oom-device K] [--no-times]
     make_user_variants.py SOURCE DIR --all   (DIR/torch.pickle, none.pickle, one per NAME below,
                                               context_alloc.pickle, teardown.pickle, no_stacks.pickle)
 
@@ -28,6 +28,7 @@ record_function marks our recording script (tests/corpus/gen) added, which no us
 --devices N --oom-device K  the run on N devices, as data-parallel ranks in one process record it:
                  device 0's trace and segments copied to each, the OOM entries kept on device K
                  only (the process stopped there; the others were cut short at the same moment).
+--no-times       no time_us on any entry or mark (a public NPU snapshot's form).
 Prints {"steps": S, "forward_oom": bool}: the training steps the source holds (0 when cut); with
 --all, {"files": [...]} as well; with --before-trace, {"before_trace_bytes": {KIND: B}}.
 """
@@ -181,6 +182,7 @@ def main():
     ap.add_argument('--before-trace', choices=sorted(BEFORE_TRACE), action='append', default=[])
     ap.add_argument('--devices', type=int, default=1)
     ap.add_argument('--oom-device', type=int, default=0)
+    ap.add_argument('--no-times', action='store_true')
     ap.add_argument('--all', action='store_true')
     args = ap.parse_args()
     data = open_any(args.source)
@@ -197,6 +199,9 @@ def main():
             strip_frames(data, lambda action: True)
         if args.devices > 1:
             on_devices(data, args.devices, args.oom_device)
+        if args.no_times:
+            for e in [e for trace in data['device_traces'] for e in trace] + data.get('external_annotations', []):
+                e.pop('time_us', None)
         write(data, args.out)
         print(json.dumps(out))
         return

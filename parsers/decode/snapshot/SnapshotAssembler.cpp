@@ -221,10 +221,25 @@ void SnapshotAssembler::finish(const Value &root, uint64_t offset)
     }
     if (traces || hostDevice >= 0)
         convertTraces(traceLists(traces, hostTraces, hostDevice));
+    // Without time_us (an NPU snapshot, say) every entry read 0 and steps, parts and phases had
+    // no order to go by; one µs an entry keeps the allocator's order. hasTimes stays false, so
+    // nothing shows these as wall time, and stitching still refuses such dumps.
+    if (!out_.facts.hasTimes)
+        timeByEntryOrder();
     if (const Value *settings = field(arena_.at(id), k_.allocator_settings))
         convertSettings(*settings);
     if (const Value *annotations = field(arena_.at(id), k_.external_annotations))
         convertPhaseMarks(*annotations);
+}
+
+void SnapshotAssembler::timeByEntryOrder()
+{
+    for (EventTable &trace : out_.traces) {
+        NarrowColumn<int64_t> order;
+        for (size_t e = 0; e < trace.count(); ++e)
+            order.push_back(static_cast<int64_t>(e));
+        trace.timeUs = std::move(order);
+    }
 }
 
 } // namespace memlens

@@ -71,6 +71,8 @@ private:
     void convertBlock(const Value &block, Segment &seg, uint64_t offsetInSegment);
     // `lists[d]`: device d's list of entries (node id), UINT32_MAX for none.
     void convertTraces(const std::vector<uint32_t> &lists);
+    // A file whose entries carry no time_us: each entry's time is its place in its trace.
+    void timeByEntryOrder();
     std::vector<uint32_t> traceLists(const Value *deviceTraces, const Value *hostTraces, int hostDevice);
     int hostDeviceFor(const Value *deviceTraces, const Value *hostSegments, const Value *hostTraces) const;
     void convertSettings(const Value &settings);
