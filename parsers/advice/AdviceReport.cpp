@@ -106,7 +106,8 @@ nlohmann::json adviceJson(const std::string &file, int device, const Advice &a)
                         {"capacity_how", a.capacityHow},
                         {"inferred", inferredJson(a.setup)},
                         {"sharding", shardingJson(a.sharded)},
-                        {"fixes", fixes}};
+                        {"fixes", fixes},
+                        {"no_fixes_because", a.noFixesBecause}};
     if (a.capacity)
         j["capacity_bytes"] = *a.capacity;
     j["outside_allocator_bytes"] = optionalJson(a.outsideAllocatorBytes);
@@ -148,7 +149,7 @@ std::string adviceText(const std::string &file, int device, const Advice &a)
         writeSharding(out, *a.sharded);
     out << "What would help (what fits first, least effort first; then the largest saving):\n";
     if (a.fixes.empty())
-        out << "  nothing the rules know of saves memory here\n";
+        out << "  " << a.noFixesBecause << "\n";
     for (const Fix &f : a.fixes) {
         out << "  " << f.technique << " [" << kEffortNames.name(f.effort) << "]: saves " << formatBytes(uint64_t(f.savesBytes)) << ", peak "
             << formatBytes(f.peakAfterBytes);

@@ -7,6 +7,7 @@
 #include "advice/ShardedFixes.h"
 #include "index/AllocatorState.h"
 #include "index/StackMatch.h"
+#include "figures/FileHealth.h"
 #include "figures/SnapshotSummary.h"
 #include "estimator/Techniques.h"
 #include "replay/Replay.h"
@@ -361,6 +362,11 @@ Advice advise(const Snapshot &snapshot, const DeviceIndex &index, const Allocati
             a.fixes.push_back(std::move(f));
     }
     addMargins(a);
+    if (a.fixes.empty())
+        a.noFixesBecause = snapshot.facts.hasFrames ? "nothing the rules know of saves memory here"
+                                                    : std::string(kNotRecordedNoStacks) +
+                                                          ", so the setup the rules price cannot be read; allocator settings are replayed at an OOM "
+                                                          "or with --gpu or --capacity";
     std::stable_sort(a.fixes.begin(), a.fixes.end(), [&](const Fix &x, const Fix &y) {
         const bool xf = x.fits.value_or(false) && !options.bySaves, yf = y.fits.value_or(false) && !options.bySaves;
         if (xf != yf)

@@ -71,6 +71,7 @@ struct Advice {
     std::string capacityHow;
     std::optional<uint64_t> outsideAllocatorBytes; // at the OOM, with the device's total
     std::vector<Fix> fixes; // ordered as AdviceOptions::bySaves says; only fixes that save something
+    std::string noFixesBecause; // why `fixes` is empty, in words; "" when it is not
 };
 
 // "62.0 MiB to spare (1.0 % of the capacity)", or with ", within the error of what priced it":

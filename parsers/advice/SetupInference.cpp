@@ -1,5 +1,7 @@
 #include "advice/SetupInference.h"
 
+#include "figures/FileHealth.h"
+
 #include "advice/SetupEstimateInput.h"
 
 #include "advice/FrameFacts.h"
@@ -7,6 +9,7 @@
 #include "advice/OperatorPrecision.h"
 
 #include "advice/WeightWidth.h"
+#include "figures/FileHealth.h"
 #include "index/StackMatch.h"
 #include "model/ByteFormat.h"
 
@@ -270,7 +273,7 @@ Inferred<Optimizer> inferOptimizer(const Snapshot &snapshot, const Measured &m, 
     const std::optional<Optimizer> byStack = optimizerOfStacks(snapshot, m.stateStacks, stateFile);
     const double ratio = params > 0 ? double(m.stateBytes) / (params * bytesPerParam) : 0;
     if (!snapshot.facts.hasFrames) // no stack says who made what: state and gradients are not told apart
-        return {std::nullopt, "not recorded: the file has no stacks, so optimizer state and gradients cannot be told", Confidence::Low};
+        return {std::nullopt, std::string(kNotRecordedNoStacks), Confidence::Low};
     if (m.stateBytes == 0)
         return m.gradBytes ? Inferred<Optimizer>{std::nullopt, "gradients but no optimizer state yet (stopped before the first step?)", Confidence::Low}
                            : Inferred<Optimizer>{Optimizer::None, "neither gradients nor optimizer state in the trace", Confidence::High};
@@ -392,6 +395,22 @@ void inferRun(InferredSetup &out, const FrameFacts &facts, const Inferred<int> &
     }
 }
 
+// Without any stack nothing above was measured: each finding says so rather than guess why.
+void sayNotRecorded(InferredSetup &out)
+{
+    auto say = [](auto &field) {
+        if (!field.value)
+            field.how = std::string(kNotRecordedNoStacks);
+    };
+    say(out.params);
+    say(out.trainableParams);
+    say(out.paramDtype);
+    say(out.preset);
+    say(out.checkpointing);
+    if (!out.tokens.how.empty())
+        say(out.tokens);
+}
+
 } // namespace
 
 InferredSetup inferSetup(const Snapshot &snapshot, const DeviceIndex &index, const AllocationCategories &categories, TracePoint at,
@@ -415,6 +434,8 @@ InferredSetup inferSetup(const Snapshot &snapshot, const DeviceIndex &index, con
     const ModelShape *shape = inferShape(out, facts, preset, params, m, width, measuredShape);
     inferTokens(out, snapshot, index, categories, at, shape, preset != nullptr);
     inferRun(out, facts, gpus);
+    if (!snapshot.facts.hasFrames)
+        sayNotRecorded(out);
     makeEstimateInput(out, shape, params, bytesPerParam);
     return out;
 }

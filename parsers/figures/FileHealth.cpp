@@ -243,7 +243,7 @@ std::vector<FileWarning> fileWarnings(const Snapshot &snapshot, const DeviceInde
         "latest allocation of its size; totals and the peak are the running sum of Bytes, single blocks' lifetimes are a guess");
     // Recorded with stacks=None (or a trace without with_stack): figures that read who made what
     // (categories, the setup, sites) have nothing to read, which is not the same as "none".
-    add("no_stacks", !snapshot.facts.hasFrames && index.allocationCount() > 0 ? 1 : 0,
+    add(kNoStacksWarning.data(), !snapshot.facts.hasFrames && index.allocationCount() > 0 ? 1 : 0,
         "the file records no stacks: who made each allocation is not recorded, so categories, the setup the advice reads and "
         "call sites are not recorded either (record with _record_memory_history(stacks=\"python\") or \"all\")");
     add("unexplained_frees", frees.doubleFrees,

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace memlens {
@@ -26,6 +27,11 @@ struct TraceCoverage {
 
 // Ring-buffer sizes people set (torch's examples and torchtitan use 100,000 and 1,000,000).
 bool looksLikeRingSize(uint64_t entries);
+
+// What a file recorded without any stack cannot tell (its `no_stacks` warning says why): the
+// categories and the setup the advice reads are this, never "unknown" or "none".
+inline constexpr std::string_view kNotRecordedNoStacks = "not recorded: the file has no stacks";
+inline constexpr std::string_view kNoStacksWarning = "no_stacks"; // FileWarning::kind
 
 struct FileWarning {
     std::string kind;    // a stable key, e.g. "block_outside_segment"

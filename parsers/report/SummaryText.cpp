@@ -167,7 +167,9 @@ void writeDevice(std::ostringstream &out, const Snapshot &snapshot, const Device
     writePools(out, s.poolsAtEnd, "at the end");
     writeOoms(out, report);
     out << "  At the peak by category:";
-    for (int c = 0; c < kCategoryCount; ++c) {
+    if (!snapshot.facts.hasFrames)
+        out << " " << kNotRecordedNoStacks;
+    for (int c = 0; c < kCategoryCount && snapshot.facts.hasFrames; ++c) {
         if (s.categoryBytesAtPeak[static_cast<size_t>(c)])
             out << " " << categoryName(static_cast<Category>(c)) << " " << formatBytes(s.categoryBytesAtPeak[static_cast<size_t>(c)]) << ";";
     }

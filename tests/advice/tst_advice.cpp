@@ -6,6 +6,7 @@
 #include "advice/AdviceReport.h"
 #include "advice/FixRanking.h"
 #include "figures/AllocationCategories.h"
+#include "figures/FileHealth.h"
 #include "index/DeviceIndex.h"
 #include "decode/SnapshotLoader.h"
 #include "estimator/EstimatorPresets.h"
@@ -474,10 +475,15 @@ private slots:
         const Advised a = adviseFile(out);
         QVERIFY(!a.advice.setup.optimizer.value);
         QCOMPARE(a.advice.setup.optimizer.confidence, Confidence::Low);
-        QVERIFY2(QString::fromStdString(a.advice.setup.optimizer.how).contains("no stacks"), a.advice.setup.optimizer.how.c_str());
+        for (const std::string &how : {a.advice.setup.optimizer.how, a.advice.setup.params.how, a.advice.setup.paramDtype.how, a.advice.setup.preset.how})
+            QCOMPARE(how, std::string(kNotRecordedNoStacks));
         for (const Fix &f : a.advice.fixes)
             QVERIFY2(f.effort == Effort::Config, f.technique.c_str()); // what a replay prices needs no stacks
         QVERIFY(!a.advice.fixes.empty());
+        // At the peak, with nothing to replay against, the list says why it is empty.
+        const Advised peak = adviseFile(out, Moment::peak());
+        QVERIFY(peak.advice.fixes.empty());
+        QVERIFY(QString::fromStdString(peak.advice.noFixesBecause).startsWith(QString::fromLatin1(kNotRecordedNoStacks.data())));
     }
 
     void jsonKeys()

@@ -19,7 +19,10 @@ void FixList::setAdvice(const Advice *advice)
     if (!advice)
         return;
     if (advice->fixes.empty()) {
-        auto *item = new QListWidgetItem(tr("Nothing the estimator's rules know of saves memory here."), this);
+        QString why = QString::fromStdString(advice->noFixesBecause);
+        if (!why.isEmpty())
+            why[0] = why[0].toUpper();
+        auto *item = new QListWidgetItem(why + ".", this);
         item->setFlags(Qt::NoItemFlags);
         return;
     }

@@ -94,14 +94,22 @@ void SummaryFigures::peakAndHealth(Rows &row, const Document &document, const De
                                                                     : tr("its first entry"))
                                        .arg(s.coverage.ghostBlocks)
                                        .arg(bytesText(s.coverage.ghostBytes)));
-    if (!s.warnings.empty()) {
+    // How the file was recorded is no inconsistency: a file without stacks says so on its own row.
+    std::vector<FileWarning> inconsistent;
+    for (const FileWarning &w : s.warnings) {
+        if (w.kind == kNoStacksWarning)
+            row(tr("Stacks"), QString::fromStdString(w.message).toHtmlEscaped());
+        else
+            inconsistent.push_back(w);
+    }
+    if (!inconsistent.empty()) {
         uint64_t count = 0;
-        for (const FileWarning &w : s.warnings)
+        for (const FileWarning &w : inconsistent)
             count += w.count;
         row(tr("File health"), tr("<span style='color:#d08000'>⚠</span> <a href='health'>%n inconsistencies</a> in this file: ", nullptr,
                                   static_cast<int>(count)) +
-                                   QString::fromStdString(s.warnings.front().message).toHtmlEscaped() +
-                                   (s.warnings.size() > 1 ? tr(" and %n more kinds", nullptr, static_cast<int>(s.warnings.size() - 1)) : QString()));
+                                   QString::fromStdString(inconsistent.front().message).toHtmlEscaped() +
+                                   (inconsistent.size() > 1 ? tr(" and %n more kinds", nullptr, static_cast<int>(inconsistent.size() - 1)) : QString()));
     }
 }
 
@@ -122,7 +130,9 @@ void SummaryFigures::oomsAndCategories(Rows &row, const DeviceData &data)
             byCategory << QStringLiteral("%1 %2").arg(QString::fromLatin1(name.data(), qsizetype(name.size())), bytesText(bytes));
         }
     }
-    if (!byCategory.isEmpty())
+    if (std::any_of(s.warnings.begin(), s.warnings.end(), [](const FileWarning &w) { return w.kind == kNoStacksWarning; }))
+        row(tr("At the peak"), tr("categories %1").arg(QString::fromLatin1(kNotRecordedNoStacks.data(), qsizetype(kNotRecordedNoStacks.size()))));
+    else if (!byCategory.isEmpty())
         row(tr("At the peak"), byCategory.join(QStringLiteral(" · ")));
     if (s.units) {
         // The units holding most, largest first: where a sharded run's memory sits.
