@@ -153,6 +153,10 @@ void addCategoryFigures(DeviceSummary &s, const DeviceIndex &index, size_t topK,
     const TracePoint peak = index.peak();
     s.topLiveAtPeak = largestLive(index, peak, topK, &s.liveBlocksAtPeak, &categories);
     s.categoryBytesAtPeak = categories.bytesAt(index, peak);
+    for (AllocationId id : index.liveAt(peak)) {
+        if (index.allocation(id).fromBeforeTrace())
+            s.categoryBytesFromBeforeTrace[static_cast<size_t>(categories.of(id))] += index.requestedBytes(id);
+    }
 }
 } // namespace
 

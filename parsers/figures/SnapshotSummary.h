@@ -87,6 +87,9 @@ struct DeviceSummary {
     std::string whyNoLeakSuspects; // "" when there are suspects
     std::optional<TraceTotals> traceTotals;
     std::array<uint64_t, kCategoryCount> categoryBytesAtPeak{};
+    // Of those, the blocks from before the trace: no entry made them, their frames in the final
+    // snapshot named them (what made a KV cache, an optimizer's state, a module's parameters).
+    std::array<uint64_t, kCategoryCount> categoryBytesFromBeforeTrace{};
     // The units the run executes its model in (FSDP units, module paths), when its marks name
     // them: null otherwise. Shared, never written after the summary is made.
     std::shared_ptr<const ModuleUnits> units;

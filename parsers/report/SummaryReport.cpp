@@ -205,6 +205,7 @@ json deviceJson(const Snapshot &snapshot, const DeviceReport &report)
         {"no_leak_suspects_because", s.whyNoLeakSuspects.empty() ? json(nullptr) : json(s.whyNoLeakSuspects)},
     };
     d[key::categories] = categoryBytesJson(s.categoryBytesAtPeak);
+    d["category_bytes_from_before_trace"] = categoryBytesJson(s.categoryBytesFromBeforeTrace);
     d["units_from"] = s.units ? json(kUnitSourceNames.name(s.units->source())) : json(nullptr);
     d["modules_at_peak"] = unitBytesJson(s.unitsAtPeak);
     addCoverageJson(d, s);

@@ -399,6 +399,7 @@ private slots:
         for (int c = 0; c < kCategoryCount; ++c)
             QCOMPARE(before.categoryBytesAtPeak[size_t(c)], own.categoryBytesAtPeak[size_t(c)] + (c == category ? written : 0));
         QVERIFY(before.categoryBytesAtPeak[size_t(Category::Unknown)] <= before.peakActiveBytes / 4);
+        QCOMPARE(before.categoryBytesFromBeforeTrace[size_t(category)], written); // said as coming from the blocks' frames
     }
 
     // A run that dies in the first iteration's forward, before any backward (the corpus runs cut

@@ -132,8 +132,17 @@ void SummaryFigures::oomsAndCategories(Rows &row, const DeviceData &data)
     }
     if (std::any_of(s.warnings.begin(), s.warnings.end(), [](const FileWarning &w) { return w.kind == kNoStacksWarning; }))
         row(tr("At the peak"), tr("categories %1").arg(QString::fromLatin1(kNotRecordedNoStacks.data(), qsizetype(kNotRecordedNoStacks.size()))));
-    else if (!byCategory.isEmpty())
-        row(tr("At the peak"), byCategory.join(QStringLiteral(" · ")));
+    else if (!byCategory.isEmpty()) {
+        QStringList older;
+        for (int c = 0; c < kCategoryCount; ++c) {
+            if (const uint64_t bytes = s.categoryBytesFromBeforeTrace[static_cast<size_t>(c)]; bytes && Category(c) != Category::Unknown) {
+                const std::string_view name = categoryLabel(static_cast<Category>(c));
+                older << QStringLiteral("%1 %2").arg(QString::fromLatin1(name.data(), qsizetype(name.size())), bytesText(bytes));
+            }
+        }
+        row(tr("At the peak"), byCategory.join(QStringLiteral(" · ")) +
+                                   (older.isEmpty() ? QString() : tr(" — from before the trace, named by their blocks' frames: %1").arg(older.join(QStringLiteral(", ")))));
+    }
     if (s.units) {
         // The units holding most, largest first: where a sharded run's memory sits.
         const std::vector<UnitBytes> units = unitsByBytes(s.unitsAtPeak);
