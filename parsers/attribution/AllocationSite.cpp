@@ -6,11 +6,12 @@
 
 namespace memlens {
 
-AllocationSite allocationSite(const Snapshot &snapshot, StackId stack)
+AllocationSite allocationSite(const Snapshot &snapshot, StackId stack, bool autogradThread)
 {
     AllocationSite out;
     const auto frames = snapshot.stacks.at(stack);
     out.stackRecorded = !frames.empty();
+    out.autogradThread = autogradThread && frames.empty();
     std::vector<FrameRole> roles;
     roles.reserve(frames.size());
     for (FrameId id : frames) {
@@ -64,7 +65,7 @@ AllocationSite allocationSite(const Snapshot &snapshot, StackId stack)
 std::string siteText(const Snapshot &snapshot, const AllocationSite &site)
 {
     if (site.site.isNone())
-        return site.stackRecorded ? "(allocator frames only)" : "(no stack recorded)";
+        return site.autogradThread ? "backward (autograd's thread, no stack)" : site.stackRecorded ? "(allocator frames only)" : "(no stack recorded)";
     const Frame &f = snapshot.frames.at(site.site);
     const std::string_view name = snapshot.strings.at(f.name), file = snapshot.strings.at(f.file);
     const FrameRole role = frameRole(name, file);

@@ -20,13 +20,16 @@ struct AllocationSite {
     // it implements; "" when none was recorded.
     std::string op;
     bool stackRecorded = false;
+    // No stack, and made by the trace on autograd's thread (DeviceIndex::madeOnAutogradThread):
+    // backward's, where torch records no stack.
+    bool autogradThread = false;
 };
 
-AllocationSite allocationSite(const Snapshot &snapshot, StackId stack);
+AllocationSite allocationSite(const Snapshot &snapshot, StackId stack, bool autogradThread = false);
 
 // "model.py:340:forward" (a Python frame as Snapshot::frameText writes it), "at::native::mm_out_cuda"
-// or "aten::mm" (a C++ frame without its parameter list), "(no stack recorded)" or
-// "(allocator frames only)".
+// or "aten::mm" (a C++ frame without its parameter list), "(no stack recorded)",
+// "backward (autograd's thread, no stack)" or "(allocator frames only)".
 std::string siteText(const Snapshot &snapshot, const AllocationSite &site);
 // "torch.nn.functional.linear", "MmBackward0": the via frame as the user knows it, "" when none.
 std::string viaText(const Snapshot &snapshot, const AllocationSite &site);

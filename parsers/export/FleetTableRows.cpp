@@ -29,6 +29,13 @@ std::optional<int64_t> eventNumber(EventId e)
 class SiteTexts {
 public:
     explicit SiteTexts(const Snapshot &snapshot) : snapshot_(snapshot) {}
+    // A stackless block autograd's thread made has a site of its own (summary --json's).
+    std::optional<std::string> of(StackId stack, bool autogradThread)
+    {
+        if (autogradThread)
+            return siteText(snapshot_, allocationSite(snapshot_, stack, true));
+        return of(stack);
+    }
     const std::optional<std::string> &of(StackId stack)
     {
         auto [it, added] = texts_.try_emplace(stack);
@@ -235,7 +242,7 @@ void writeLiveAtPeakRows(const FleetSource &source, const std::string &file, par
                 .integer(d.device)
                 .integer(signedBytes(b.addr))
                 .integer(signedBytes(b.size))
-                .optionalString(sites.of(b.stack))
+                .optionalString(sites.of(b.stack, b.autogradThread))
                 .string(categoryName(b.category))
                 .integer(eventNumber(b.allocEvent))
                 .optionalString(unit == ModuleUnits::kOutside ? std::nullopt : std::optional<std::string>(units->names()[size_t(unit)]))

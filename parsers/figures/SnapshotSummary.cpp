@@ -43,7 +43,8 @@ namespace {
 LiveBlockInfo rowOf(const DeviceIndex &index, AllocationId id, const AllocationCategories *categories)
 {
     const AllocationDetail d = index.detail(id);
-    return {id, d.addr, d.size, d.stream, d.stack, index.allocation(id).allocEvent, categories ? categories->of(id) : Category::Unknown, {}, StringTable::kEmpty, StringTable::kEmpty};
+    return {id,         d.addr, d.size, d.stream, d.stack, index.allocation(id).allocEvent, index.madeOnAutogradThread(id),
+            categories ? categories->of(id) : Category::Unknown, {}, StringTable::kEmpty, StringTable::kEmpty};
 }
 
 void addLabels(const DeviceIndex &index, LiveBlockInfo &info)

@@ -25,6 +25,7 @@ struct LiveBlockInfo {
     uint64_t stream = 0;
     StackId stack = StackTable::kEmpty;
     EventId allocEvent; // none: alive when recording began
+    bool autogradThread = false; // DeviceIndex::madeOnAutogradThread: its site says backward
     Category category = Category::Unknown;
     std::vector<std::string> labels; // from annotate entries, oldest first
     StringId userMetadata = StringTable::kEmpty; // from the alloc entry, "" when unset

@@ -1,5 +1,7 @@
 #include "index/DeviceIndex.h"
 
+#include "attribution/FrameRole.h"
+
 #include "model/ChangeSeries.h"
 #include "memory/PrefaultAhead.h"
 #include "model/LoadError.h"
@@ -28,6 +30,10 @@ DeviceIndex::DeviceIndex(const Snapshot &snapshot, int device, const std::atomic
     : snapshot_(snapshot), device_(device)
 {
     events_ = device >= 0 && static_cast<size_t>(device) < snapshot.traces.size() ? &snapshot.traces[device] : &empty_;
+    for (uint32_t f = 0; f < snapshot.frames.size() && !pythonStacks_; ++f) {
+        const Frame &frame = snapshot.frames.at(FrameId(f));
+        pythonStacks_ = isPythonRole(frameRole(snapshot.strings.at(frame.name), snapshot.strings.at(frame.file)));
+    }
     const size_t n = events_->count();
     eventAllocation_.resizeForOverwrite(n);
     active_.reserve(n);
@@ -429,6 +435,12 @@ PoolIndex DeviceIndex::poolOf(AllocationId id) const
         return events_->poolOf(a.allocEvent);
     auto it = std::lower_bound(pools_.begin(), pools_.end(), id, [](const auto &p, AllocationId key) { return p.first < key; });
     return it != pools_.end() && it->first == id ? it->second : PoolIndex(0);
+}
+
+bool DeviceIndex::madeOnAutogradThread(AllocationId id) const
+{
+    const Allocation &a = allocation(id);
+    return pythonStacks_ && !a.fromBeforeTrace() && events_->stack[a.allocEvent.index()] == StackTable::kEmpty;
 }
 
 std::vector<EventId> DeviceIndex::oomEvents() const

@@ -100,6 +100,9 @@ public:
     // Profiler traces: bytes allocated before profiling began that no recorded free accounts for,
     // held by one synthetic allocation at address 0 (none when there is none).
     AllocationId preProfileAllocation() const { return preProfile_; }
+    // Made by the trace without a stack in a file that records Python stacks: on autograd's
+    // thread, where torch records none (attribution/StackEvidence's ThreadSides rule).
+    bool madeOnAutogradThread(AllocationId id) const;
 
     // `annotate` entries on allocation `id`, oldest first (their user_metadata is the label).
     std::span<const std::pair<AllocationId, EventId>> annotationsOf(AllocationId id) const;
@@ -172,6 +175,7 @@ private:
     SegmentLives segments_;
     std::vector<std::pair<EventId, AllocationId>> implicitEnds_; // (alloc event, allocation it ended)
     AllocationId preProfile_;
+    bool pythonStacks_ = false; // some frame of the file is Python
     std::vector<std::pair<AllocationId, EventId>> annotations_; // (allocation, annotate event), sorted
     std::vector<EventId> annotateEvents_;
     std::vector<std::pair<AllocationId, PoolIndex>> pools_; // (allocation, pool index) not known from its entry, private pools only

@@ -6,7 +6,7 @@ namespace memlens {
 
 void addSiteJson(nlohmann::json &entry, const Snapshot &snapshot, const AllocationSite &site)
 {
-    entry["site"] = site.site.isNone() ? nlohmann::json(nullptr) : nlohmann::json(siteText(snapshot, site));
+    entry["site"] = site.site.isNone() && !site.autogradThread ? nlohmann::json(nullptr) : nlohmann::json(siteText(snapshot, site));
     if (const std::string via = viaText(snapshot, site); !via.empty())
         entry["site_via"] = via;
     if (!site.op.empty())

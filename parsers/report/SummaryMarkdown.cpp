@@ -24,7 +24,7 @@ std::string summaryMarkdown(const Snapshot &snapshot, const DeviceSummary &s, co
     for (size_t i = 0; i < s.topLiveAtPeak.size() && i < 5; ++i) {
         const LiveBlockInfo &l = s.topLiveAtPeak[i];
         md += "| " + formatBytes(l.size) + " | " + std::string(categoryLabel(l.category)) + " | `" +
-              siteLine(snapshot, allocationSite(snapshot, l.stack)) + "` |\n";
+              siteLine(snapshot, allocationSite(snapshot, l.stack, l.autogradThread)) + "` |\n";
     }
     return md;
 }

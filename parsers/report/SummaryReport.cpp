@@ -235,7 +235,7 @@ json liveBlockJson(const Snapshot &snapshot, const LiveBlockInfo &b)
               {"category", categoryName(b.category)},
               {"frames", framesJson(snapshot, b.stack)},
               {"labels", b.labels}};
-    addSiteJson(j, snapshot, allocationSite(snapshot, b.stack));
+    addSiteJson(j, snapshot, allocationSite(snapshot, b.stack, b.autogradThread));
     if (b.userMetadata != StringTable::kEmpty)
         j["user_metadata"] = snapshot.strings.at(b.userMetadata);
     if (b.compileContext != StringTable::kEmpty)

@@ -33,7 +33,7 @@ void writeLive(std::ostringstream &out, const Snapshot &snapshot, const std::vec
         out << "    " << formatBytes(b.size);
         for (size_t pad = formatBytes(b.size).size(); pad < 11; ++pad)
             out << ' ';
-        out << siteLine(snapshot, allocationSite(snapshot, b.stack));
+        out << siteLine(snapshot, allocationSite(snapshot, b.stack, b.autogradThread));
         for (const std::string &label : b.labels)
             out << "  [" << label << "]";
         out << '\n';

@@ -4,6 +4,7 @@
 #include "index/DeviceIndex.h"
 #include "figures/SnapshotSummary.h"
 #include "figures/StepParts.h"
+#include "attribution/AllocationSite.h"
 #include "decode/SnapshotLoader.h"
 #include "model/Snapshot.h"
 #include "figures/AllocationCategories.h"
@@ -419,6 +420,36 @@ private slots:
         QCOMPARE(s.categoryBytesAtPeak[size_t(Category::Gradient)], uint64_t(0));
         QVERIFY(s.categoryBytesAtPeak[size_t(Category::Activation)] > s.peakActiveBytes / 10);
         QVERIFY(s.categoryBytesAtPeak[size_t(Category::Parameter)] > 0);
+    }
+
+    // Python-stack runs record no stack on autograd's thread: a stackless block the trace made
+    // there is backward's, and its site says so; a file without any stack cannot tell.
+    void stacklessBlocksOfAutogradsThreadSayBackward()
+    {
+        QTemporaryDir dir;
+        const QString bare = dir.filePath("no_stacks.pickle");
+        QString error;
+        runPythonTool("make_user_variants.py", {snapshotIn("gpt2_fp32_adamw"), bare, "--marks", "torch", "--no-stacks"}, &error);
+        QVERIFY2(error.isEmpty() && QFile::exists(bare), qPrintable(error));
+        for (const QString &file : {snapshotIn("gpt2_fp32_adamw"), bare}) {
+            const auto snapshot = loadSnapshot(file.toStdString());
+            const DeviceIndex index(*snapshot, 0);
+            const DeviceSummary s = summarizeDevice(*snapshot, index, 20);
+            size_t backward = 0;
+            for (const LiveBlockInfo &l : s.topLiveAtPeak) {
+                const std::string site = siteText(*snapshot, allocationSite(*snapshot, l.stack, l.autogradThread));
+                if (l.stack != StackTable::kEmpty)
+                    continue;
+                const bool byAutograd = snapshot->facts.hasFrames && !l.allocEvent.isNone();
+                QCOMPARE(l.autogradThread, byAutograd);
+                QCOMPARE(site, std::string(byAutograd ? "backward (autograd's thread, no stack)" : "(no stack recorded)"));
+                if (byAutograd) {
+                    QVERIFY(l.category == Category::Gradient || l.category == Category::Temporary);
+                    ++backward;
+                }
+            }
+            QCOMPARE(backward > 0, snapshot->facts.hasFrames); // two of GPT-2's 785 MiB logits-sized blocks
+        }
     }
 
     // A file whose entries carry no time_us (public NPU snapshots), marks removed: its entries'

@@ -369,7 +369,8 @@ private slots:
         const QString tip = timeline->tooltipAt(QPoint(static_cast<int>(x), static_cast<int>(yMid)));
         QVERIFY2(tip.contains(QString::fromStdString(formatBytes(largest.size))), qPrintable(tip));
         const auto frames = stackFrames(*doc->snapshot, largest.stack, true);
-        const QString top = frames.empty() ? QString("no stack recorded") : QString::fromStdString(doc->snapshot->frameText(frames.front()));
+        const QString top = frames.empty() ? QString(largest.autogradThread ? "backward (autograd's thread, no stack)" : "no stack recorded")
+                                           : QString::fromStdString(doc->snapshot->frameText(frames.front()));
         QVERIFY2(tip.contains(top), qPrintable(tip));
         // Coloured by category, the timeline says which colour is which; otherwise no legend.
         QVERIFY(!timeline->categoryLegend()->isVisibleTo(timeline));

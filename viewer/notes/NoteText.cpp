@@ -18,7 +18,7 @@ QString NoteText::peak(const Snapshot &snapshot, const DeviceSummary &s)
 {
     QString text = tr("Peak %1 at event %2").arg(bytesText(s.peakActiveBytes)).arg(s.peakIndex ? s.peakIndex->index() : 0);
     for (size_t i = 0; i < s.topLiveAtPeak.size() && i < 3; ++i)
-        text += QStringLiteral("\n%1 %2").arg(bytesText(s.topLiveAtPeak[i].size), siteLabel(snapshot, s.topLiveAtPeak[i].stack));
+        text += QStringLiteral("\n%1 %2").arg(bytesText(s.topLiveAtPeak[i].size), siteLabel(snapshot, s.topLiveAtPeak[i].stack, s.topLiveAtPeak[i].autogradThread));
     return text;
 }
 

@@ -84,7 +84,7 @@ QString allocationTooltip(const Document &doc, const DeviceIndex &index, Allocat
     lines << lifetime(index, a);
     for (const auto &[label, value] : notes(*doc.snapshot, index, allocation))
         lines << label + ": " + value.left(200);
-    lines << QObject::tr("allocated at %1").arg(siteLabel(*doc.snapshot, d.stack));
+    lines << QObject::tr("allocated at %1").arg(siteLabel(*doc.snapshot, d.stack, index.madeOnAutogradThread(allocation)));
     const auto ids = stackFrames(*doc.snapshot, d.stack, true);
     for (size_t i = 0; i < ids.size() && static_cast<int>(i) < frames; ++i)
         lines << QString::fromStdString(shownFrameText(*doc.snapshot, ids[i]));
@@ -111,7 +111,7 @@ QString allocationDetailsHtml(const Document &doc, const DeviceIndex &index, All
     row(QObject::tr("Freed"), a.freeCompleted == kNever ? QObject::tr("still live at the end") : eventLabel(index, a.freeCompleted));
     for (const auto &[label, value] : notes(*doc.snapshot, index, allocation))
         row(label, value);
-    row(QObject::tr("Allocated at"), siteLabel(*doc.snapshot, d.stack));
+    row(QObject::tr("Allocated at"), siteLabel(*doc.snapshot, d.stack, index.madeOnAutogradThread(allocation)));
     html += "<h4>" + QObject::tr("Stack (innermost first)") + "</h4><ol>";
     const auto ids = stackFrames(*doc.snapshot, d.stack, !allFrames);
     for (FrameId id : ids) {
@@ -137,9 +137,9 @@ QString allocationDetailsHtml(const Document &doc, const DeviceIndex &index, All
     return html;
 }
 
-QString siteLabel(const Snapshot &snapshot, StackId stack)
+QString siteLabel(const Snapshot &snapshot, StackId stack, bool autogradThread)
 {
-    return QString::fromStdString(siteLine(snapshot, allocationSite(snapshot, stack)));
+    return QString::fromStdString(siteLine(snapshot, allocationSite(snapshot, stack, autogradThread)));
 }
 
 } // namespace memlens

@@ -14,7 +14,7 @@ QString eventLabel(const DeviceIndex &index, EventId event);
 // "start" before the first entry, else its last entry's label.
 QString pointLabel(const DeviceIndex &index, TracePoint at);
 // Who allocated it (attribution/AllocationSite): "model.py:340:forward → torch.nn.functional.linear, aten::mm".
-QString siteLabel(const Snapshot &snapshot, StackId stack);
+QString siteLabel(const Snapshot &snapshot, StackId stack, bool autogradThread = false);
 // A string of the snapshot's string table (labels, metadata, frame names), as the UI shows it.
 QString snapshotText(const Snapshot &snapshot, StringId id);
 

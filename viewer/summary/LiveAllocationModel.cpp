@@ -83,6 +83,8 @@ QVariant LiveAllocationModel::data(const QModelIndex &index, int role) const
     case Notes:
         return notesText(r);
     case TopFrame: {
+        if (r.autogradThread)
+            return siteLabel(*doc_->snapshot, r.stack, true);
         auto it = sites_.find(r.stack);
         if (it == sites_.end())
             it = sites_.emplace(r.stack, siteLabel(*doc_->snapshot, r.stack)).first;
