@@ -21,6 +21,35 @@ json errorResponse(const json &id, int code, const std::string &message)
     return {{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", code}, {"message", message}}}};
 }
 
+// No request of the protocol nests deeper than a few levels. Parsing a deeper line survives,
+// but copying or walking the value recurses once per level (140,000 levels in a 280 KB line
+// overflowed the stack): such a line is refused before it is parsed.
+constexpr size_t kMaxNesting = 64;
+
+bool nestedTooDeep(std::string_view line)
+{
+    size_t depth = 0;
+    bool inString = false, escaped = false;
+    for (const char c : line) {
+        if (inString) {
+            if (escaped)
+                escaped = false;
+            else if (c == '\\')
+                escaped = true;
+            else if (c == '"')
+                inString = false;
+        } else if (c == '"') {
+            inString = true;
+        } else if (c == '[' || c == '{') {
+            if (++depth > kMaxNesting)
+                return true;
+        } else if ((c == ']' || c == '}') && depth > 0) {
+            --depth;
+        }
+    }
+    return false;
+}
+
 } // namespace
 
 McpServer::McpServer(McpToolContext context)
@@ -35,6 +64,8 @@ std::string McpServer::tooLongReply()
 
 std::optional<std::string> McpServer::handleLine(const std::string &line)
 {
+    if (nestedTooDeep(line))
+        return jsonText(errorResponse(nullptr, kInvalidRequest, "a request nested deeper than " + std::to_string(kMaxNesting) + " levels"));
     json message;
     try {
         message = json::parse(line);

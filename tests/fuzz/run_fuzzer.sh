@@ -134,6 +134,16 @@ lines = [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protoco
          {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "live_at", "arguments": {"path": root + "/s.pickle", "at": "peak"}}},
          {"jsonrpc": "2.0", "id": 6, "method": "ping"}]
 open(os.path.join(sys.argv[1], 'session'), 'w').write('\n'.join(json.dumps(l) for l in lines) + '\n')
+# Nesting at the server's limit (64) and past it, in params, an id and a tool's arguments: a
+# 140,000-deep line once overflowed the stack.
+def nested(depth):
+    return '[' * depth + ']' * depth
+deep = ['{"jsonrpc":"2.0","id":7,"method":"ping","params":{"a":%s}}' % nested(62),
+        '{"jsonrpc":"2.0","id":8,"method":"ping","params":%s}' % nested(65),
+        '{"jsonrpc":"2.0","id":%s,"method":"ping"}' % nested(2000),
+        '{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"summary","arguments":{"path":%s}}}' % nested(1000)]
+for k, line in enumerate(deep):  # one a seed: each within -max_len
+    open(os.path.join(sys.argv[1], 'deep%d' % k), 'w').write(line + '\n')
 PY
 "$build/bin/fuzz_mcp" -max_len=4096 -timeout=20 -rss_limit_mb=2048 \
   -max_total_time="$(( seconds / 10 > 10 ? seconds / 10 : 10 ))" -artifact_prefix="$work/crashes/" -print_final_stats=1 \

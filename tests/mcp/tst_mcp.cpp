@@ -388,6 +388,22 @@ private slots:
         // Oversized: a 2 MiB request line, a search text of 2,000 bytes.
         s.sendRaw(QByteArray(2 << 20, 'x') + "\n");
         QCOMPARE(s.receive()["error"].toObject()["code"].toInt(), -32600);
+        // Nested 140,000 deep (a 280 KB line) in params, an id, a tool's arguments and a
+        // notification: each once ended the server (a stack overflow copying the value).
+        const QByteArray deep = QByteArray(140000, '[') + QByteArray(140000, ']');
+        for (const QByteArray &line : {"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":" + deep + "}",
+                                       "{\"jsonrpc\":\"2.0\",\"id\":" + deep + ",\"method\":\"ping\"}",
+                                       "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"summary\",\"arguments\":{\"path\":" + deep + "}}}"}) {
+            s.sendRaw(line + "\n");
+            const QJsonObject refused = s.receive();
+            QCOMPARE(refused["error"].toObject()["code"].toInt(), -32600);
+            QVERIFY2(refused["error"].toObject()["message"].toString().contains("nested deeper"), qPrintable(QJsonDocument(refused).toJson()));
+        }
+        s.sendRaw("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":" + deep + "}\n");
+        QCOMPARE(s.receive()["error"].toObject()["code"].toInt(), -32600); // its id unread: refused like a request
+        // Brackets inside strings are text, not nesting.
+        QCOMPARE(s.call("summary", {{"path", QString(100, '[')}})["error"].toObject()["code"].toInt(), -32602);
+        QVERIFY(s.request("ping")["result"].isObject());
         const QJsonObject search = s.call("search", {{"path", root.filePath("ranks/rank0_memory_snapshot.pickle")}, {"text", QString(2000, 'a')}});
         QVERIFY(search["error"].toObject()["message"].toString().startsWith("text:"));
         QVERIFY(s.request("ping")["result"].isObject());
