@@ -50,6 +50,32 @@ class TestCli : public QObject {
     Q_OBJECT
 
 private slots:
+    // An answer that did not reach standard output whole is a failure: to /dev/full (a full
+    // disk) and with stdout closed, every answering command exits 1 with one line on stderr
+    // (exit 0 over a cut JSON before); the same commands to /dev/null exit 0.
+    void writeErrorsOnStandardOutputFail()
+    {
+        const QString file = corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle";
+        const QString binary = QString::fromUtf8(MEMLENS_BINARY_DIR) + "/bin/memlens";
+        const QList<QStringList> commands = {{"summary", file, "--json"}, {"summary", file}, {"advise", file, "--json"},
+                                             {"replay", file, "--json"},  {"summary", file, "--folded"}, {"help", "--markdown"}};
+        for (const QStringList &command : commands) {
+            for (const char *redirect : {"> /dev/full", ">&-", "> /dev/null"}) {
+                QProcess p;
+                p.start("/bin/sh", QStringList{"-c", QString("\"$0\" \"$@\" %1").arg(redirect), binary} + command);
+                QVERIFY(p.waitForFinished(120000));
+                const QByteArray err = p.readAllStandardError();
+                const QString what = command.join(' ') + " " + redirect + ": " + QString::fromUtf8(err);
+                if (QByteArray(redirect) == "> /dev/null") {
+                    QVERIFY2(p.exitCode() == 0 && err.isEmpty(), qPrintable(what));
+                    continue;
+                }
+                QVERIFY2(p.exitCode() == 1, qPrintable(what));
+                QVERIFY2(err.count('\n') == 1 && err.startsWith("memlens: cannot write the answer"), qPrintable(what));
+            }
+        }
+    }
+
     // A FIFO is refused at once (it blocked forever); the end of a file without trace entries is
     // its final segments (it was exit 2, while --at peak worked); --folded prints one device's
     // stacks (it printed every device's one after another, with no marker).
