@@ -44,7 +44,7 @@ void writeCommand(std::ostringstream &out, const CommandSpec &spec)
         std::string flag = flagOf(option.name);
         if (!option.value.empty())
             flag += " " + std::string(option.value);
-        std::string takes = takesText(option), help(option.help);
+        std::string takes = takesText(option), help = optionHelp(option);
         for (std::string *cell : {&flag, &takes, &help}) {
             for (size_t at = cell->find('|'); at != std::string::npos; at = cell->find('|', at + 2))
                 cell->replace(at, 1, "\\|");

@@ -19,7 +19,7 @@ int runDiffCommand(const std::vector<std::string> &args)
         DiffRequest request;
         request.device = cl.integer("device");
         request.at = cl.moment("at").value_or(Moment::peak());
-        request.top = static_cast<size_t>(cl.integer("top").value_or(20));
+        request.top = static_cast<size_t>(*cl.integer("top"));
         request.limits = {cl.number("fail-if-peak-grows", "a percentage"), cl.number("fail-if-reserved-grows", "a percentage")};
         const std::string &nameA = cl.positional()[0], &nameB = cl.positional()[1];
         const std::optional<CachedSnapshot> loadedA = loadForCommand(nameA, cl.flag("no-cache"));

@@ -47,7 +47,7 @@ void printOptions(const CommandSpec &spec)
         std::string flag = flagOf(option.name);
         if (!option.value.empty())
             flag += " " + std::string(option.value);
-        std::cout << "  " << flag << std::string(flag.size() < 30 ? 30 - flag.size() : 1, ' ') << option.help;
+        std::cout << "  " << flag << std::string(flag.size() < 30 ? 30 - flag.size() : 1, ' ') << optionHelp(option);
         if (const std::string takes = optionTakes(option); option.kind == OptionKind::Integer && !takes.empty())
             std::cout << " (" << takes << ")";
         std::cout << "\n";

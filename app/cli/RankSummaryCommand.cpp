@@ -27,7 +27,7 @@ int runRankSummaryCommand(const std::vector<std::string> &args)
         const SnapshotCache cache;
         const SnapshotCache *useCache = cl.flag("no-cache") ? nullptr : &cache;
         if (cl.flag("stitch")) {
-            const StitchRequest request{static_cast<int>(*cl.integer("rank")), static_cast<size_t>(cl.integer("top").value_or(10))};
+            const StitchRequest request{static_cast<int>(*cl.integer("rank")), static_cast<size_t>(*cl.integer("top"))};
             const StitchAnswer answer = answerStitch(folder, request, useCache);
             std::cout << (cl.flag("json") ? stitchAnswerJson(answer) : stitchAnswerText(answer));
             std::cout.flush();

@@ -42,7 +42,7 @@ int runSummaryCommand(const std::vector<std::string> &args)
             throw std::invalid_argument(usageLine(commandSpec("summary"), "FILE"));
         SummaryRequest request;
         request.deviceTotal = capacityOption(cl).deviceTotal;
-        request.top = static_cast<size_t>(cl.integer("top").value_or(10));
+        request.top = static_cast<size_t>(*cl.integer("top"));
         request.device = cl.integer("device");
         request.at = cl.moment("at");
         const std::string file = cl.positional().front();

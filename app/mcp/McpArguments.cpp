@@ -63,9 +63,10 @@ std::optional<int64_t> integerArgument(const nlohmann::json &args, const Command
     return v;
 }
 
-size_t topArgument(const nlohmann::json &args)
+size_t topArgument(const nlohmann::json &args, std::string_view command)
 {
-    return static_cast<size_t>(integerArgument(args, *commandSpec("summary").option("top")).value_or(10));
+    const CommandOption &top = *commandSpec(command).option("top");
+    return static_cast<size_t>(integerArgument(args, top).value_or(top.byDefault.value_or(top.max)));
 }
 
 std::optional<Moment> momentArgument(const nlohmann::json &args)

@@ -19,7 +19,8 @@ std::optional<double> numberArgument(const nlohmann::json &args, const std::stri
 bool flagArgument(const nlohmann::json &args, const std::string &name);
 // `top`: every list in an answer is cut to it (default 10, at most 100), as `--top K` cuts the
 // command line's lists.
-size_t topArgument(const nlohmann::json &args);
+// The tool's `top`, else the default its command's option has in the table.
+size_t topArgument(const nlohmann::json &args, std::string_view command);
 // `at`: "peak", "oom", "end" or an event number.
 std::optional<Moment> momentArgument(const nlohmann::json &args);
 

@@ -52,7 +52,7 @@ CapacityRequest capacityArguments(const json &args)
 
 McpToolResult summaryTool(const json &args, McpToolContext &context)
 {
-    const size_t top = topArgument(args);
+    const size_t top = topArgument(args, "summary");
     const fs::path path = context.allowedPath(requiredString(args, "path"), "path");
     if (fs::is_directory(path)) {
         const SnapshotCache cache;
@@ -76,7 +76,7 @@ MomentRequest momentRequest(const json &args, size_t top)
 
 McpToolResult liveAtTool(const json &args, McpToolContext &context)
 {
-    const size_t top = topArgument(args);
+    const size_t top = topArgument(args, "summary");
     const Opened o = open(args, context);
     json j = liveAtJson(answerMoment(o.file, o.snapshot, momentRequest(args, top)));
     const std::string brief = liveAtBrief(j);
@@ -93,7 +93,7 @@ McpToolResult allocatorStateTool(const json &args, McpToolContext &context)
 
 McpToolResult stacksTool(const json &args, McpToolContext &context)
 {
-    const size_t top = topArgument(args);
+    const size_t top = topArgument(args, "summary");
     const Opened o = open(args, context);
     const StacksRequest request{deviceArgument(args), momentArgument(args).value_or(Moment::peak()), flagArgument(args, "bottom_up"), top};
     const StacksAnswer a = answerStacks(o.file, *o.snapshot, request);
@@ -125,7 +125,7 @@ McpToolResult replayTool(const json &args, McpToolContext &context)
 
 McpToolResult diffTool(const json &args, McpToolContext &context)
 {
-    const size_t top = topArgument(args);
+    const size_t top = topArgument(args, "diff");
     const Opened a = open(args, context, "a"), b = open(args, context, "b");
     DiffRequest request;
     request.device = deviceArgument(args);
@@ -138,7 +138,7 @@ McpToolResult diffTool(const json &args, McpToolContext &context)
 
 McpToolResult stepsAndLeaksTool(const json &args, McpToolContext &context)
 {
-    const size_t top = topArgument(args);
+    const size_t top = topArgument(args, "summary");
     const Opened o = open(args, context);
     json j = stepsJson(answerSteps(o.file, o.snapshot, deviceArgument(args)));
     const std::string brief = stepsBrief(j);
@@ -147,7 +147,7 @@ McpToolResult stepsAndLeaksTool(const json &args, McpToolContext &context)
 
 McpToolResult stitchRankTool(const json &args, McpToolContext &context)
 {
-    const size_t top = topArgument(args);
+    const size_t top = topArgument(args, "summary");
     const fs::path path = context.allowedPath(requiredString(args, "path"), "path", McpToolContext::PathKind::Folder);
     const std::optional<int64_t> rank = integerArgument(args, "rank", 0, INT32_MAX);
     if (!rank)
@@ -159,7 +159,7 @@ McpToolResult stitchRankTool(const json &args, McpToolContext &context)
 
 McpToolResult searchTool(const json &args, McpToolContext &context)
 {
-    const size_t top = topArgument(args);
+    const size_t top = topArgument(args, "summary");
     const Opened o = open(args, context);
     const SearchAnswer a = answerSearch(o.file, o.snapshot, {deviceArgument(args), requiredString(args, "text"), top});
     return {answer(searchJson(a), top), searchBrief(a)};

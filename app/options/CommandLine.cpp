@@ -55,6 +55,18 @@ std::string nearestOption(const std::string &name, const std::set<std::string> &
 CommandLine::CommandLine(const std::vector<std::string> &args, const CommandSpec &spec, std::string_view form)
     : CommandLine(args, asSet(valuedOptions(spec, form)), asSet(flagOptions(spec, form)))
 {
+    spec_ = &spec;
+    // Options of one group exclude each other (`--json` and `--folded`, `--gpu` and `--capacity`):
+    // the table draws them as [--a | --b], in its order, and the reader refuses both.
+    std::map<std::string_view, std::string> givenOfGroup;
+    for (const CommandOption &option : spec.options) {
+        const std::string name = flagOf(option.name).substr(option.name.size() == 1 ? 1 : 2);
+        if (option.group.empty() || (!flags_.count(name) && !values_.count(name)))
+            continue;
+        const auto [it, first] = givenOfGroup.try_emplace(option.group, flagOf(option.name));
+        if (!first)
+            throw std::invalid_argument("give " + it->second + " or " + flagOf(option.name) + ", not both");
+    }
     // Whole numbers and choices as the option table bounds them (questions/OptionValues, which MCP
     // asks too).
     for (const auto &[name, text] : values_) {
@@ -115,8 +127,12 @@ std::optional<std::string> CommandLine::value(const std::string &name) const
 std::optional<long long> CommandLine::integer(const std::string &name) const
 {
     auto text = value(name);
-    if (!text)
-        return std::nullopt;
+    if (!text) {
+        std::string tableName = name;
+        std::replace(tableName.begin(), tableName.end(), '-', '_');
+        const CommandOption *option = spec_ ? spec_->option(tableName) : nullptr;
+        return option && option->byDefault ? std::optional<long long>(*option->byDefault) : std::nullopt;
+    }
     long long v = 0;
     auto [ptr, ec] = std::from_chars(text->data(), text->data() + text->size(), v);
     if (ec != std::errc() || ptr != text->data() + text->size() || v < 0)

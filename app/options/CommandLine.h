@@ -23,7 +23,8 @@ public:
     const std::vector<std::string> &positional() const { return positional_; }
     bool flag(const std::string &name) const { return flags_.count(name) > 0; }
     std::optional<std::string> value(const std::string &name) const;
-    // Parses a non-negative integer option; throws std::invalid_argument naming the option.
+    // Parses a non-negative integer option, else the table's default for it (none without one,
+    // or when built without a table); throws std::invalid_argument naming the option.
     std::optional<long long> integer(const std::string &name) const;
     // Parses a non-negative number (a percentage, seconds); throws std::invalid_argument naming
     // the option and `what` it takes.
@@ -32,6 +33,7 @@ public:
     std::optional<Moment> moment(const std::string &name) const;
 
 private:
+    const CommandSpec *spec_ = nullptr; // the table read from, when there is one
     std::vector<std::string> positional_;
     std::set<std::string> flags_;
     std::map<std::string, std::string> values_;

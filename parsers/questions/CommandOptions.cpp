@@ -12,7 +12,7 @@ using K = OptionKind;
 // Options several commands share, worded once.
 const CommandOption kDevice{"device", K::Integer, "N", "the CUDA device"};
 const CommandOption kAt{"at", K::Moment, "peak|oom|end|EVENT", "peak (default), oom (the first OOM entry), end, or an event number"};
-const CommandOption kTop{"top", K::Integer, "K", "most items per list", 1, 100};
+const CommandOption kTop{"top", K::Integer, "K", "most items per list", 1, 100, {}, true, {}, {}, 10};
 const CommandOption kGpu{"gpu", K::Text, "PRESET", "a GPU preset (h100-80, a100-80, …): the capacity, and the device's total"};
 const CommandOption kCapacity{"capacity", K::Integer, "BYTES", "bytes the allocator may reserve", 1};
 const CommandOption kGpus{"gpus", K::Integer, "N", "the run's GPU count, for sharding fixes", 1, 1 << 20};
@@ -29,6 +29,12 @@ CommandOption only(CommandOption option, std::string_view form)
 CommandOption inGroup(CommandOption option, std::string_view group)
 {
     option.group = group;
+    return option;
+}
+
+CommandOption byDefault(CommandOption option, int64_t value)
+{
+    option.byDefault = value;
     return option;
 }
 
@@ -52,7 +58,7 @@ CommandSpec diffSpec()
 {
     return {"diff",
             "A B",
-            {kAt, kDevice, kTop, inGroup(kJson, "output"),
+            {kAt, kDevice, byDefault(kTop, 20), inGroup(kJson, "output"),
              {"markdown", K::Flag, "", "Markdown for a pull-request comment", 0, 0, {}, false, {}, "output"},
              kPeakGrows,
              {"fail_if_reserved_grows", K::Number, "PCT", "percent the reserved peak may grow by before the gate fails"},
@@ -292,6 +298,11 @@ std::string usageLine(const CommandSpec &spec, std::string_view form)
     return text;
 }
 
+std::string optionHelp(const CommandOption &option)
+{
+    return std::string(option.help) + (option.byDefault ? " (default " + std::to_string(*option.byDefault) + ")" : std::string());
+}
+
 nlohmann::json optionSchema(const CommandOption &option)
 {
     nlohmann::json j;
@@ -309,7 +320,9 @@ nlohmann::json optionSchema(const CommandOption &option)
         break;
     case OptionKind::Choice: j = {{"type", "string"}, {"enum", option.choices}}; break;
     }
-    j["description"] = option.help;
+    j["description"] = optionHelp(option);
+    if (option.byDefault)
+        j["default"] = *option.byDefault;
     return j;
 }
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,8 +34,12 @@ struct CommandOption {
     // The operand it goes with, when the command takes several kinds ("FILE" or "DIR" of
     // `summary FILE|DIR`); empty: any.
     std::string_view form;
-    // Options of one group exclude each other: `--help` shows them as [--json | --markdown].
+    // Options of one group exclude each other: `--help` shows them as [--json | --markdown], and
+    // the command line's reader refuses both.
     std::string_view group;
+    // A whole number's value when it is not given: the one default the command line, MCP,
+    // `--help` and docs/cli.md all take from here.
+    std::optional<int64_t> byDefault;
 };
 
 // One way of calling a command, as `--help` shows it: its operands and what it answers.
@@ -71,6 +76,9 @@ std::string commandUsage(const CommandSpec &spec, const CommandForm &form, size_
 // "usage: memlens …" of the command's forms (those whose operands start with `form`, if given),
 // one line each: the command line's usage error.
 std::string usageLine(const CommandSpec &spec, std::string_view form = {});
+
+// The option's help line with its default: "most items per list (default 10)".
+std::string optionHelp(const CommandOption &option);
 
 // The JSON schema of one option's value, as MCP's tools/list shows it.
 nlohmann::json optionSchema(const CommandOption &option);

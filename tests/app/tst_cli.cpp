@@ -50,6 +50,23 @@ class TestCli : public QObject {
     Q_OBJECT
 
 private slots:
+    // Options of one group in the table exclude each other, and the one reader says so for
+    // every group: summary's output forms, diff's, advise's capacity (exit 2, one line naming
+    // both in the table's order); `summary --json --folded` printed folded stacks, exit 0.
+    void exclusiveGroupsAreRefused()
+    {
+        const QString file = corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle";
+        const QList<QPair<QStringList, QString>> cases = {
+            {{"summary", file, "--folded", "--json"}, "give --json or --folded, not both"},
+            {{"diff", file, file, "--markdown", "--json"}, "give --json or --markdown, not both"},
+            {{"advise", file, "--capacity", "100", "--gpu", "h100-80"}, "give --gpu or --capacity, not both"}};
+        for (const auto &[args, says] : cases) {
+            const Run r = memlens(args);
+            QCOMPARE(r.exitCode, 2);
+            QVERIFY2(r.out.isEmpty() && r.err.trimmed().endsWith(says.toUtf8()) && r.err.count('\n') == 1, r.err.constData());
+        }
+    }
+
     // An answer that did not reach standard output whole is a failure: to /dev/full (a full
     // disk) and with stdout closed, every answering command exits 1 with one line on stderr
     // (exit 0 over a cut JSON before); the same commands to /dev/null exit 0.

@@ -292,6 +292,24 @@ private slots:
         QVERIFY(checked >= 25);
     }
 
+    // One default per option, from the table: diff's `top` is 20 from the command line and the
+    // diff tool alike (the tool took summary's 10), and the schema says so; summary's is 10.
+    void defaultsAreTheTables()
+    {
+        const QString a = corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle";
+        const QString b = corpusDir() + "/snapshots/resnet50_bf16_sgd/snapshot.pickle"; // 37 sites differ
+        Session s;
+        const QJsonObject tool = s.structured("diff", {{"a", a}, {"b", b}});
+        const QJsonObject cli = cliJson({"diff", a, b, "--json"});
+        QCOMPARE(cli["sites"].toArray().size(), 20);
+        QCOMPARE(tool["sites"].toArray().size(), cli["sites"].toArray().size());
+        for (const QJsonValue &t : s.request("tools/list")["result"].toObject()["tools"].toArray()) {
+            const QJsonObject top = t["inputSchema"].toObject()["properties"].toObject()["top"].toObject();
+            if (!top.isEmpty())
+                QCOMPARE(top["default"].toInt(), t["name"].toString() == "diff" ? 20 : 10);
+        }
+    }
+
     // What a hostile or careless client tries: every path is resolved against the root (each file
     // of a folder too), a NUL, a FIFO, an oversized request or search text, a file rewritten
     // with the same size and time, a path that is not UTF-8. Each gets a JSON-RPC error (or the
