@@ -30,7 +30,8 @@ struct CommandOption {
     int64_t min = 0;
     int64_t max = std::numeric_limits<int64_t>::max();
     std::vector<std::string_view> choices;
-    bool mcp = true; // false: a way of printing (--json, --no-cache), which MCP does not take
+    bool mcp = true; // false: no MCP tool takes it (a way of printing: --json, --no-cache; or a
+                     // choice the tools leave to the client: --sort, summary's --gpu and --step)
     // The operand it goes with, when the command takes several kinds ("FILE" or "DIR" of
     // `summary FILE|DIR`); empty: any.
     std::string_view form;

@@ -10,6 +10,7 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QRegularExpression>
+#include <QSet>
 #include <QTest>
 
 #include <cstdio>
@@ -290,6 +291,47 @@ private slots:
             }
         }
         QVERIFY(checked >= 25);
+    }
+
+    // The tools take exactly the arguments docs/cli.md (made from the table) gives their
+    // commands: every option not marked "(not an MCP argument)" is an argument of some tool that
+    // answers as its command, and no tool takes one marked so or one its command lacks. (docs/cli.md
+    // listed advise's --sort and summary's --gpu and --step, which the server refused.)
+    void toolsTakeWhatTheReferenceSays()
+    {
+        QFile reference(QString::fromUtf8(MEMLENS_SOURCE_DIR) + "/docs/cli.md");
+        QVERIFY(reference.open(QIODevice::ReadOnly));
+        QMap<QString, QSet<QString>> documented; // command → MCP arguments, from the reference's tables
+        QString command;
+        const QRegularExpression row("^\\| `--?([a-z-]+)[^`]*` \\|.*\\|(.*)\\|$");
+        for (const QString &line : QString::fromUtf8(reference.readAll()).split('\n')) {
+            if (line.startsWith("## memlens "))
+                command = line.mid(11).trimmed();
+            const QRegularExpressionMatch m = row.match(line);
+            if (m.hasMatch() && !m.captured(2).contains("not an MCP argument"))
+                documented[command].insert(m.captured(1).replace('-', '_'));
+        }
+        const QMap<QString, QString> commandOf{{"summary", "summary"}, {"live_at", "summary"}, {"allocator_state", "summary"},
+                                               {"stacks", "summary"}, {"steps_and_leaks", "summary"}, {"stitch_rank", "summary"},
+                                               {"search", "summary"}, {"advise", "advise"}, {"replay", "replay"}, {"diff", "diff"}};
+        QMap<QString, QSet<QString>> taken;
+        Session s;
+        for (const QJsonValue &t : s.request("tools/list")["result"].toObject()["tools"].toArray()) {
+            const QString tool = t["name"].toString();
+            QVERIFY2(commandOf.contains(tool), qPrintable(tool));
+            const QJsonObject properties = t["inputSchema"].toObject()["properties"].toObject();
+            for (auto it = properties.begin(); it != properties.end(); ++it) {
+                if (it.key() == "path" || it.key() == "a" || it.key() == "b" || (tool == "search" && it.key() == "text"))
+                    continue; // operands, and search's own text
+                taken[commandOf[tool]].insert(it.key());
+            }
+        }
+        for (auto it = taken.begin(); it != taken.end(); ++it) {
+            QVERIFY2(it.value() == documented[it.key()],
+                     qPrintable(it.key() + ": tools take " + QStringList(it.value().values()).join(',') + ", docs/cli.md says " +
+                                QStringList(documented[it.key()].values()).join(',')));
+        }
+        QCOMPARE(taken.size(), 4);
     }
 
     // One default per option, from the table: diff's `top` is 20 from the command line and the
