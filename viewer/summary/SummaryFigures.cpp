@@ -85,15 +85,18 @@ void SummaryFigures::peakAndHealth(Rows &row, const Document &document, const De
     }
     if (document.devices.size() > 1 && !oomDevices.isEmpty())
         row(tr("Ran out of memory on"), tr("%1 (of %2 devices)").arg(oomDevices.join(", ")).arg(document.devices.size()));
-    row(tr("Before the trace"), tr("%1 in %2 blocks, %3 reserved").arg(bytesText(s.initialBytes)).arg(s.initialBlocks).arg(bytesText(s.startReservedBytes)));
+    // English plurals written out: without a translation loaded, tr's %n forms read "1 blocks".
+    auto counted = [](uint64_t n, const QString &one, const QString &many) { return n == 1 ? one : many.arg(n); };
+    row(tr("Before the trace"), tr("%1 in %2, %3 reserved")
+                                    .arg(bytesText(s.initialBytes), counted(s.initialBlocks, tr("1 block"), tr("%1 blocks")), bytesText(s.startReservedBytes)));
     if (s.coverage.truncated)
         row(tr("Truncated trace"), tr("the trace does not reach back to the start of recording; it covers from %1. "
-                                      "%2 ghost blocks (%3) are older than its first entry — <a href='health'>why…</a>")
+                                      "%2 (%3) %4 older than its first entry — <a href='health'>why…</a>")
                                        .arg(s.coverage.coversFromUs ? QDateTime::fromMSecsSinceEpoch(*s.coverage.coversFromUs / 1000, QTimeZone::utc())
                                                                           .toString(QStringLiteral("yyyy-MM-dd hh:mm:ss.zzz 'UTC'"))
                                                                     : tr("its first entry"))
-                                       .arg(s.coverage.ghostBlocks)
-                                       .arg(bytesText(s.coverage.ghostBytes)));
+                                       .arg(counted(s.coverage.ghostBlocks, tr("1 ghost block"), tr("%1 ghost blocks")))
+                                       .arg(bytesText(s.coverage.ghostBytes), s.coverage.ghostBlocks == 1 ? tr("is") : tr("are")));
     // How the file was recorded is no inconsistency: a file without stacks says so on its own row.
     std::vector<FileWarning> inconsistent;
     for (const FileWarning &w : s.warnings) {
@@ -106,8 +109,8 @@ void SummaryFigures::peakAndHealth(Rows &row, const Document &document, const De
         uint64_t count = 0;
         for (const FileWarning &w : inconsistent)
             count += w.count;
-        row(tr("File health"), tr("<span style='color:#d08000'>⚠</span> <a href='health'>%n inconsistencies</a> in this file: ", nullptr,
-                                  static_cast<int>(count)) +
+        row(tr("File health"), tr("<span style='color:#d08000'>⚠</span> <a href='health'>%1</a> in this file: ")
+                                       .arg(count == 1 ? tr("1 inconsistency") : tr("%1 inconsistencies").arg(count)) +
                                    QString::fromStdString(inconsistent.front().message).toHtmlEscaped() +
                                    (inconsistent.size() > 1 ? tr(" and %n more kinds", nullptr, static_cast<int>(inconsistent.size() - 1)) : QString()));
     }
