@@ -92,7 +92,18 @@ std::vector<PoolShare> poolSharesAtEnd(const Snapshot &snapshot, const DeviceInd
         PoolShare &share = byPool[s.pool];
         ++share.segments;
         share.reserved += s.totalSize;
-        share.allocated += s.allocatedSize;
+        // As the device's final state counts it (finalState): blocks in use or awaiting their
+        // free on another stream. torch's allocated_size leaves the latter out (its active_size
+        // holds them), so the pools' sum fell short of the device's allocated bytes.
+        if (s.blockCount == 0) {
+            share.allocated += s.allocatedSize;
+            continue;
+        }
+        for (uint32_t b = s.firstBlock; b < s.firstBlock + s.blockCount; ++b) {
+            const Block &block = snapshot.blocks[b];
+            if (block.state == BlockState::ActiveAllocated || block.state == BlockState::ActivePendingFree)
+                share.allocated += block.size;
+        }
     }
     return finish(snapshot, index, std::move(byPool));
 }

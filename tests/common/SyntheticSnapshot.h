@@ -69,18 +69,21 @@ struct SynthSnapshot {
         if (!segments.empty()) {
             w.mark();
             for (const SynthSegment &s : segments) {
-                uint64_t total = 0, allocated = 0, requested = 0;
+                // As torch's snapshot() sums them: allocated_size counts blocks in use, active_size
+                // (and requested_size) those awaiting their free on another stream too.
+                uint64_t total = 0, allocated = 0, active = 0, requested = 0;
                 for (const SynthBlock &b : s.blocks) {
                     total += b.size;
+                    allocated += b.state == "active_allocated" ? b.size : 0;
                     if (b.state != "inactive") {
-                        allocated += b.size;
+                        active += b.size;
                         requested += b.requested;
                     }
                 }
                 w.dict().mark();
                 w.str("device").integer(s.device).str("address").integer(static_cast<int64_t>(s.address));
                 w.str("total_size").integer(static_cast<int64_t>(total)).str("allocated_size").integer(static_cast<int64_t>(allocated));
-                w.str("active_size").integer(static_cast<int64_t>(allocated)).str("requested_size").integer(static_cast<int64_t>(requested));
+                w.str("active_size").integer(static_cast<int64_t>(active)).str("requested_size").integer(static_cast<int64_t>(requested));
                 w.str("stream").integer(static_cast<int64_t>(s.stream)).str("segment_type").str(s.large ? "large" : "small");
                 w.str("segment_pool_id").integer(0).integer(0).tuple2().str("is_expandable").boolean(s.expandable);
                 w.str("frames").list().str("blocks").list();
