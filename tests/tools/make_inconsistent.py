@@ -71,6 +71,18 @@ def entry_size(data):
     alloc['size'] = 1 << 62
 
 
+def entry_size_of(value):
+    """The first allocation's entries say `value` as their size: an integer beyond 64 bits, NaN or
+    infinity, which no size column holds."""
+    def damage(data):
+        trace = data['device_traces'][0]
+        alloc = next(e for e in trace if e['action'] == 'alloc')
+        for e in trace:
+            if e['addr'] == alloc['addr']:
+                e['size'] = value
+    return damage
+
+
 def segment_size(data):
     data['segments'][0]['total_size'] = 1 << 62
 
@@ -130,6 +142,9 @@ CASES = {
     'blocks_larger_than_segment': blocks_larger,
     'segments_overlap': segments_overlap,
     'implausible_entry_size': entry_size,
+    'implausible_entry_size_beyond_64_bits': entry_size_of(1 << 70),
+    'implausible_entry_size_nan': entry_size_of(float('nan')),
+    'implausible_entry_size_inf': entry_size_of(float('inf')),
     'implausible_segment_size': segment_size,
     'allocated_twice': allocated_twice,
     'allocated_twice_skip_actions': no_free_completed,
@@ -149,7 +164,8 @@ def main(source, outdir):
         path = os.path.join(outdir, name + '.pickle')
         with open(path, 'wb') as f:
             pickle.dump(data, f, protocol=4)
-        facts[name] = {'kind': name.replace('_skip_actions', '').replace('_cut', ''), 'peak_at_most': peak(data['device_traces'][0]) + tolerance,
+        kind = 'implausible_entry_size' if name.startswith('implausible_entry_size') else name.replace('_skip_actions', '').replace('_cut', '')
+        facts[name] = {'kind': kind, 'peak_at_most': peak(data['device_traces'][0]) + tolerance,
                        'skip_actions': name.endswith('_skip_actions')}
     # skip_actions=['free_requested']: nothing is inconsistent, the figures are the original's.
     data = copy.deepcopy(original)

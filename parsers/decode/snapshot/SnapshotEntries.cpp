@@ -3,6 +3,7 @@
 #include "model/EventColumns.h"
 
 #include <algorithm>
+#include <cmath>
 
 // Trace entries, their stacks and frames: a dict's items become an event row, as a decoder
 // finishes each entry (SnapshotAssembler.h says when).
@@ -114,6 +115,7 @@ uint32_t SnapshotAssembler::convertEntry(const Value *items, size_t count)
     StringId forward = StringTable::kEmpty;
     PoolIndex pool(0);
     bool haveDeviceFree = false;
+    const Value *unreadableSize = nullptr;
     for (size_t i = 0; i + 1 < count; i += 2) {
         const Value &key = items[i];
         const Value &v = items[i + 1];
@@ -129,6 +131,10 @@ uint32_t SnapshotAssembler::convertEntry(const Value *items, size_t count)
             addr = number(&v);
         } else if (kid == k_.size) {
             size = number(&v);
+            // No size column holds an integer beyond 64 bits, NaN or infinity: read as 0 like a
+            // size beyond 1 PiB, and warned of the same way.
+            if (v.kind == Kind::BigInt || (v.kind == Kind::Float && !(std::isfinite(v.f) && v.f <= 1.8e19)))
+                unreadableSize = &v;
         } else if (kid == k_.stream) {
             stream = number(&v);
         } else if (kid == k_.time_us) {
@@ -181,6 +187,8 @@ uint32_t SnapshotAssembler::convertEntry(const Value *items, size_t count)
         staged_.pool.emplace_back(row, pool);
     if (size > kMaxPlausibleBytes)
         staged_.implausibleSizes.emplace_back(row, out_.strings.intern(std::to_string(size)));
+    else if (unreadableSize)
+        staged_.implausibleSizes.emplace_back(row, out_.strings.intern(unreadableSize->kind == Kind::BigInt ? "2^64 or more" : text(*unreadableSize)));
     return row;
 }
 
