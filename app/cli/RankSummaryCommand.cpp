@@ -1,5 +1,7 @@
 #include "cli/RankSummaryCommand.h"
 
+#include "model/LoadError.h"
+
 #include "cache/SnapshotCache.h"
 #include "options/CommandLine.h"
 #include "options/QuestionFailure.h"
@@ -28,7 +30,13 @@ int runRankSummaryCommand(const std::vector<std::string> &args)
         const SnapshotCache *useCache = cl.flag("no-cache") ? nullptr : &cache;
         if (cl.flag("stitch")) {
             const StitchRequest request{static_cast<int>(*cl.integer("rank")), static_cast<size_t>(*cl.integer("top"))};
-            const StitchAnswer answer = answerStitch(folder, request, useCache);
+            StitchAnswer answer;
+            try {
+                answer = answerStitch(folder, request, useCache);
+            } catch (const LoadError &e) { // no dump of the rank could be read or placed: the files, not the usage
+                std::cerr << "memlens: " << e.what() << '\n';
+                return 1;
+            }
             std::cout << (cl.flag("json") ? stitchAnswerJson(answer) : stitchAnswerText(answer));
             std::cout.flush();
             return 0;

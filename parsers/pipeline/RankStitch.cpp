@@ -54,8 +54,8 @@ StitchedRun stitchRank(const RankFolder &folder, int rank, const SnapshotCache *
         }
     }
     if (stitched == 0)
-        throw std::invalid_argument(folder.folder + ": rank " + std::to_string(rank) + " has no dump that can be read" +
-                                    (unreadable.empty() ? std::string() : " (" + unreadable.front() + ")"));
+        throw LoadError(folder.folder, LoadError::kNoOffset,
+                        "rank " + std::to_string(rank) + " has no dump that can be read" + (unreadable.empty() ? std::string() : " (" + unreadable.front() + ")"));
     StitchedRun run = stitcher.finish();
     for (const std::string &e : unreadable)
         run.warnings.push_back("left out: " + e);

@@ -1,6 +1,7 @@
 #include "stitch/DumpStitcher.h"
 
 #include "index/DeviceIndex.h"
+#include "model/LoadError.h"
 #include "model/EventColumns.h"
 #include "stitch/AllocatorImage.h"
 #include "stitch/IdRemap.h"
@@ -159,10 +160,12 @@ void DumpStitcher::add(const Snapshot &dump, const std::string &file, std::optio
 {
     State &st = *state_;
     Snapshot &run = *st.run;
+    // What the file is, not how it was asked for: a dump that cannot be placed is left out
+    // (stitchRank), and a folder with no other says so as a file it cannot read (exit 1, not 2).
     if (dump.categories || (dump.facts.format != FileFormat::Pickle && dump.facts.format != FileFormat::Json))
-        throw std::invalid_argument(file + ": only snapshots can be stitched, not profiler traces or memory timelines");
+        throw LoadError(file, LoadError::kNoOffset, "only snapshots can be stitched, not profiler traces or memory timelines");
     if (!dump.facts.hasTimes)
-        throw std::invalid_argument(file + ": its entries have no times, so its place among the dumps is unknown");
+        throw LoadError(file, LoadError::kNoOffset, "its entries have no times, so its place among the dumps is unknown");
     rollBackAnotherRun(dump, file);
     StitchCheckpoint checkpoint{{}, st.ends, st.result.gaps.size(), st.result.warnings.size(), st.result.dumps.size(), run.phaseMarks.size(),
                                 file, {}};

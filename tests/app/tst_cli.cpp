@@ -67,6 +67,21 @@ private slots:
         }
     }
 
+    // A rank whose dumps carry no times cannot be stitched: the files' fault, not the usage's
+    // (exit 1 with the file named, where it exited 2 as for a wrong option).
+    void stitchingTimelessDumpsIsAFileProblem()
+    {
+        QTemporaryDir dir;
+        QString error;
+        QVERIFY(QDir(dir.path()).mkpath("iteration_1"));
+        const QString dump = dir.filePath("iteration_1/rank0_memory_snapshot.pickle");
+        runPythonTool("make_user_variants.py", {corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle", dump, "--marks", "torch", "--no-times"}, &error);
+        QVERIFY2(QFile::exists(dump), qPrintable(error));
+        const Run r = memlens({"summary", dir.path(), "--rank", "0", "--stitch", "--no-cache"});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.count('\n') == 1 && r.err.contains("no times") && r.err.contains("rank0_memory_snapshot.pickle"), r.err.constData());
+    }
+
     // An answer that did not reach standard output whole is a failure: to /dev/full (a full
     // disk) and with stdout closed, every answering command exits 1 with one line on stderr
     // (exit 0 over a cut JSON before); the same commands to /dev/null exit 0.
