@@ -10,7 +10,7 @@
 
 namespace memlens {
 
-std::vector<ExportInput> exportInputs(const std::string &fileOrDir)
+ExportInputs exportInputs(const std::string &fileOrDir)
 {
     std::error_code ec;
     if (!std::filesystem::is_directory(fileOrDir, ec)) {
@@ -18,17 +18,18 @@ std::vector<ExportInput> exportInputs(const std::string &fileOrDir)
             throw std::runtime_error(fileOrDir + ": no such file or folder");
         const RankNaming naming = parseRankPath(fileOrDir);
         const std::filesystem::path absolute = std::filesystem::absolute(fileOrDir, ec);
-        return {{fileOrDir, absolute.filename().string(), naming.rank.value_or(0), naming.step.value_or(0), absolute.parent_path().string()}};
+        return {{{fileOrDir, absolute.filename().string(), naming.rank.value_or(0), naming.step.value_or(0), absolute.parent_path().string()}}, {}};
     }
     const RankFolder folder = findRankFiles(fileOrDir);
     if (folder.files.empty())
-        throw std::runtime_error(fileOrDir + ": no snapshot files (*.pickle, *.pkl, *.pickle.zst) in it");
+        throw std::runtime_error(fileOrDir + ": no snapshot files (*.pickle, *.pkl, *.pickle.zst) in it" +
+                                 (folder.notes.empty() ? std::string() : " (" + folder.notes.front() + ")"));
     const std::string source = std::filesystem::absolute(fileOrDir, ec).lexically_normal().string();
-    std::vector<ExportInput> inputs;
+    ExportInputs out{{}, folder.notes};
     for (const RankFile &f : folder.files)
-        inputs.push_back({f.path, std::filesystem::relative(f.path, fileOrDir, ec).generic_string(), f.rank, f.step.value_or(0), source});
-    std::sort(inputs.begin(), inputs.end(), [](const ExportInput &a, const ExportInput &b) { return a.path < b.path; });
-    return inputs;
+        out.inputs.push_back({f.path, std::filesystem::relative(f.path, fileOrDir, ec).generic_string(), f.rank, f.step.value_or(0), source});
+    std::sort(out.inputs.begin(), out.inputs.end(), [](const ExportInput &a, const ExportInput &b) { return a.path < b.path; });
+    return out;
 }
 
 std::vector<ExportInput> shareOf(const std::vector<ExportInput> &inputs, int i, int n)

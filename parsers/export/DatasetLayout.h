@@ -20,9 +20,16 @@ struct ExportInput {
     std::string source; // the absolute folder `name` is below, recorded in each table's footer
 };
 
+struct ExportInputs {
+    std::vector<ExportInput> inputs;
+    // What listing DIR left out or read once, as `summary DIR` says it (a FIFO or a link to
+    // nothing named like a dump, a folder linked twice).
+    std::vector<std::string> notes;
+};
+
 // The snapshots to export: FILE itself, or every snapshot below DIR, sorted by path. Throws
 // std::runtime_error naming the path when it cannot be read or holds no snapshot.
-std::vector<ExportInput> exportInputs(const std::string &fileOrDir);
+ExportInputs exportInputs(const std::string &fileOrDir);
 
 // The I-th (1-based) of N shares of `inputs`, in order: shares differ in size by one at most,
 // and shares 1…N together are every input once. Throws std::invalid_argument unless 1 ≤ I ≤ N.

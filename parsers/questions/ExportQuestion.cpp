@@ -31,11 +31,12 @@ size_t ExportAnswer::failed() const
 
 ExportAnswer answerExport(const ExportRequest &request, const SnapshotCache *cache, const std::function<void(const ExportedInput &)> &done)
 {
-    ExportAnswer answer{request, 0, {}};
-    const std::vector<ExportInput> all = exportInputs(request.input);
-    answer.inputsInAll = all.size();
+    ExportAnswer answer{request, 0, {}, {}};
+    const ExportInputs all = exportInputs(request.input);
+    answer.inputsInAll = all.inputs.size();
+    answer.notes = all.notes;
     checkDatasetFolder(request.out);
-    for (const ExportInput &input : shareOf(all, request.shard, request.shards)) {
+    for (const ExportInput &input : shareOf(all.inputs, request.shard, request.shards)) {
         answer.inputs.push_back(exportInput(input, request.out, cache));
         if (done)
             done(answer.inputs.back());
@@ -73,6 +74,8 @@ std::string exportAnswerText(const ExportAnswer &answer)
     text.back() = '\n';
     if (answer.failed())
         text += std::to_string(answer.failed()) + " could not be exported (above).\n";
+    for (const std::string &note : answer.notes)
+        text += "note: " + note + "\n";
     return text;
 }
 
@@ -95,7 +98,8 @@ nlohmann::json exportAnswerJson(const ExportAnswer &answer)
             {"shard", {answer.request.shard, answer.request.shards}},
             {"inputs_in_all", answer.inputsInAll},
             {"files", files},
-            {"failed", answer.failed()}};
+            {"failed", answer.failed()},
+            {"notes", answer.notes}};
 }
 
 } // namespace memlens

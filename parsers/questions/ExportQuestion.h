@@ -26,6 +26,7 @@ struct ExportAnswer {
     ExportRequest request;
     size_t inputsInAll = 0; // before sharding
     std::vector<ExportedInput> inputs; // this share's, in order
+    std::vector<std::string> notes;    // what listing the folder left out (exportInputs)
     size_t failed() const;
 };
 

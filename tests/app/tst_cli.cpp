@@ -82,6 +82,23 @@ private slots:
         QVERIFY2(r.err.count('\n') == 1 && r.err.contains("no times") && r.err.contains("rank0_memory_snapshot.pickle"), r.err.constData());
     }
 
+    // A FIFO and a link to nothing named like dumps in a folder: export leaves them out and says
+    // so, as `summary DIR` does (it said nothing: "Exported 1 of 1 files").
+    void exportSaysWhatItLeftOut()
+    {
+        QTemporaryDir dir, out;
+        QVERIFY(QDir(dir.path()).mkpath("in"));
+        QVERIFY(QFile::copy(corpusDir() + "/snapshots/streams_pending_free/snapshot.pickle", dir.filePath("in/rank0.pickle")));
+        QVERIFY(::mkfifo(dir.filePath("in/rank1.pickle").toLocal8Bit().constData(), 0600) == 0);
+        QVERIFY(QFile::link(dir.filePath("nowhere.pickle"), dir.filePath("in/rank2.pickle")));
+        const Run text = memlens({"export", dir.filePath("in"), "--parquet", out.filePath("ds")});
+        QCOMPARE(text.exitCode, 0);
+        QVERIFY2(text.out.contains("note: " + dir.filePath("in/rank1.pickle").toUtf8() + ": not a regular file"), text.out.constData());
+        QVERIFY2(text.out.contains("note: " + dir.filePath("in/rank2.pickle").toUtf8() + ": a link to nothing"), text.out.constData());
+        const Run json = memlens({"export", dir.filePath("in"), "--parquet", out.filePath("ds"), "--json"});
+        QCOMPARE(QJsonDocument::fromJson(json.out).object()["notes"].toArray().size(), 2);
+    }
+
     // An answer that did not reach standard output whole is a failure: to /dev/full (a full
     // disk) and with stdout closed, every answering command exits 1 with one line on stderr
     // (exit 0 over a cut JSON before); the same commands to /dev/null exit 0.
