@@ -49,7 +49,7 @@ std::unique_ptr<Snapshot> decode(OpenedSource opened, const std::string &path, c
         if (opened.compression != Compression::None)
             reader.drain();
     } catch (const DecodeError &e) {
-        const bool compressed = snapshot->facts.compression != Compression::None;
+        const bool compressed = snapshot->facts.compression != Compression::None && e.offset != LoadError::kNoOffset;
         throw LoadError(path, e.offset, compressed ? std::string(e.what()) + " (offset in the decompressed data)" : e.what());
     } catch (const std::bad_alloc &) {
         throw LoadError(path, reader.offset(), "out of memory while decoding");

@@ -31,6 +31,8 @@ private:
 };
 
 // Thrown by decoders without knowing the file name; the loader adds it.
+// Where in the file a decoder found it wrong; LoadError::kNoOffset where the problem has no one
+// byte (a nesting limit, a value found wrong after the parse), so the message names none.
 class DecodeError : public std::runtime_error {
 public:
     DecodeError(uint64_t offset, const std::string &reason) : std::runtime_error(reason), offset(offset) {}

@@ -170,6 +170,9 @@ private slots:
         json += "1" + QByteArray(20000, '}');
         expectError(json, "nested deeper");
         expectError(QByteArray(20000, '[') + QByteArray(20000, ']'), "not a memory timeline");
+        // Found past the parse or at a limit, these have no one byte to name: "byte 0" misled.
+        QVERIFY2(tryLoad(json).find("byte 0") == std::string::npos, tryLoad(json).c_str());
+        QVERIFY2(tryLoad(QByteArray(20000, '[') + QByteArray(20000, ']')).find("byte 0") == std::string::npos, "timeline");
     }
 
     void selfReference()

@@ -51,7 +51,7 @@ private:
     bool open(NodeKind kind)
     {
         if (open_.size() >= 10'000)
-            throw DecodeError(0, "JSON nested deeper than 10000 levels");
+            throw DecodeError(LoadError::kNoOffset, "JSON nested deeper than 10000 levels");
         const uint32_t id = arena_.create(kind);
         arena_.retain(Value::ref(Kind::Node, id));
         open_.push_back({id, Value::none()});

@@ -91,7 +91,7 @@ public:
 private:
     bool fail(const char *what)
     {
-        throw DecodeError(0, std::string("not a memory timeline: found ") + what);
+        throw DecodeError(LoadError::kNoOffset, std::string("not a memory timeline: found ") + what);
     }
     bool number(int64_t v)
     {

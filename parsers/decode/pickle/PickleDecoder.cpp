@@ -61,7 +61,7 @@ public:
             if (chunk_->error)
                 std::rethrow_exception(chunk_->error);
             if (chunk_->count == 0)
-                throw DecodeError(0, "pickle ends without STOP");
+                throw DecodeError(LoadError::kNoOffset, "pickle ends without STOP (the file is cut short)");
         }
     }
 

@@ -101,7 +101,7 @@ void TraceEventSink::add(const TraceEvent &event)
     int device;
     if (e.deviceType == 1) {
         if (e.deviceId < 0 || e.deviceId > 63)
-            throw DecodeError(0, "not a memory trace: CUDA device id " + std::to_string(e.deviceId) + " out of range");
+            throw DecodeError(LoadError::kNoOffset, "not a memory trace: CUDA device id " + std::to_string(e.deviceId) + " out of range");
         device = static_cast<int>(e.deviceId);
     } else {
         device = 64;
