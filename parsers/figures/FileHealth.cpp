@@ -163,16 +163,14 @@ FileWarning endStateWarning(const Snapshot &snapshot, const DeviceIndex &index)
     return w;
 }
 
-std::vector<FileWarning> fileWarnings(const Snapshot &snapshot, const DeviceIndex &index, const UnmatchedFrees &frees)
+// What the final segments and their blocks say of themselves: blocks outside or overlapping,
+// more bytes of blocks than the segment, a hole no block covers, segments overlapping, sizes past
+// 1 PiB.
+template <typename Add>
+void segmentWarnings(const Snapshot &snapshot, int device, Add &add)
 {
-    std::vector<FileWarning> warnings;
-    auto add = [&](const char *kind, uint64_t count, const std::string &message) {
-        if (count)
-            warnings.push_back({kind, message, count});
-    };
-    const int device = index.device();
-    uint64_t outside = 0, overlapping = 0, larger = 0, overlappingSegments = 0, implausible = 0;
-    std::string outsideAt, overlapAt, largerAt, segmentAt, implausibleAt;
+    uint64_t outside = 0, overlapping = 0, larger = 0, overlappingSegments = 0, implausible = 0, untiled = 0;
+    std::string outsideAt, overlapAt, largerAt, segmentAt, implausibleAt, untiledAt;
     std::vector<std::pair<uint64_t, uint64_t>> ranges; // (address, end) of this device's segments
     for (uint32_t s = 0; s < snapshot.segments.size(); ++s) {
         const Segment &seg = snapshot.segments[s];
@@ -183,6 +181,9 @@ std::vector<FileWarning> fileWarnings(const Snapshot &snapshot, const DeviceInde
             implausibleAt = formatAddress(seg.address);
         std::vector<std::pair<uint64_t, uint64_t>> blocks;
         uint64_t sum = 0;
+        // torch lists every block of a segment, free ones included, end to end from its address.
+        uint64_t cursor = seg.address;
+        bool tiles = seg.blockCount > 0;
         for (uint32_t b = seg.firstBlock; b < seg.firstBlock + seg.blockCount; ++b) {
             const Block &block = snapshot.blocks[b];
             sum += block.size;
@@ -192,7 +193,15 @@ std::vector<FileWarning> fileWarnings(const Snapshot &snapshot, const DeviceInde
                     outsideAt = formatAddress(block.address) + " in the segment at " + formatAddress(seg.address);
             }
             blocks.emplace_back(block.address, block.address + block.size);
+            tiles = tiles && block.address == cursor;
+            cursor = block.address + block.size;
         }
+        // Blocks outside it or larger than it are said above; this is the hole no block covers.
+        const bool saidAbove = sum > seg.totalSize || std::any_of(blocks.begin(), blocks.end(), [&](const auto &b) {
+                                   return b.first < seg.address || b.second > seg.address + seg.totalSize;
+                               });
+        if (seg.blockCount > 0 && !saidAbove && !(tiles && cursor == seg.address + seg.totalSize) && !untiled++)
+            untiledAt = formatAddress(seg.address);
         if (sum > seg.totalSize && !larger++)
             largerAt = formatAddress(seg.address) + " (" + formatBytes(sum) + " of blocks in " + formatBytes(seg.totalSize) + ")";
         std::sort(blocks.begin(), blocks.end());
@@ -209,10 +218,23 @@ std::vector<FileWarning> fileWarnings(const Snapshot &snapshot, const DeviceInde
     add("block_outside_segment", outside, plural(outside, "block lies", "blocks lie") + " outside their segment, first " + outsideAt);
     add("blocks_overlap", overlapping, plural(overlapping, "block overlaps", "blocks overlap") + " another block, first at " + overlapAt);
     add("blocks_larger_than_segment", larger, plural(larger, "segment holds", "segments hold") + " more bytes of blocks than it has, first " + largerAt);
+    add("blocks_do_not_tile_segment", untiled,
+        plural(untiled, "segment's blocks do", "segments' blocks do") + " not cover it end to end (a hole or a gap between them), first at " +
+            untiledAt + ": its free space is unknown");
     add("segments_overlap", overlappingSegments,
         plural(overlappingSegments, "segment overlaps", "segments overlap") + " another segment, first at " + segmentAt);
     add("implausible_segment_size", implausible,
         plural(implausible, "segment", "segments") + " with a size beyond 1 PiB, read as 0 bytes, first at " + implausibleAt);
+}
+
+std::vector<FileWarning> fileWarnings(const Snapshot &snapshot, const DeviceIndex &index, const UnmatchedFrees &frees)
+{
+    std::vector<FileWarning> warnings;
+    auto add = [&](const char *kind, uint64_t count, const std::string &message) {
+        if (count)
+            warnings.push_back({kind, message, count});
+    };
+    segmentWarnings(snapshot, index.device(), add);
     const EventTable &ev = index.events();
     if (!ev.implausibleSizes.empty()) {
         const auto &[event, text] = ev.implausibleSizes.front();

@@ -54,6 +54,13 @@ def blocks_larger(data):
     seg['blocks'][-1]['size'] += seg['total_size']
 
 
+def blocks_with_a_hole(data):
+    """A segment's blocks no longer cover it: an inactive block dropped from its list (a trimmed
+    or hand-made file; torch lists every block, free ones included)."""
+    seg = next(s for s in data['segments'] if any(b['state'] == 'inactive' for b in s['blocks']) and len(s['blocks']) >= 2)
+    seg['blocks'] = [b for b in seg['blocks'] if b is not next(b for b in seg['blocks'] if b['state'] == 'inactive')]
+
+
 def segments_overlap(data):
     a, b = data['segments'][0], data['segments'][1]
     b['address'] = a['address'] + 512
@@ -141,6 +148,7 @@ CASES = {
     'blocks_overlap': blocks_overlap,
     'blocks_larger_than_segment': blocks_larger,
     'segments_overlap': segments_overlap,
+    'blocks_do_not_tile_segment': blocks_with_a_hole,
     'implausible_entry_size': entry_size,
     'implausible_entry_size_beyond_64_bits': entry_size_of(1 << 70),
     'implausible_entry_size_nan': entry_size_of(float('nan')),
