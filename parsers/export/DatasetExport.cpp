@@ -8,7 +8,9 @@
 #include "model/LoadError.h"
 #include "parquet/ParquetFileWriter.h"
 
+#include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <stdexcept>
 
 #include <cerrno>
@@ -18,6 +20,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace memlens {
@@ -55,13 +58,44 @@ std::unique_ptr<LoadedInput> loadInput(const std::string &path, const SnapshotCa
 
 namespace fs = std::filesystem;
 
-// A staging folder's name, ".input=x<hash>.<pid>.tmp", and the process that made it.
-std::string stagingName(const fs::path &final)
+// Who made a staging folder: the boot (its id names the host's boot too), the PID namespace and
+// the PID. A PID says whether its process is alive only to a process of the same boot and PID
+// namespace: an export in another container or on another host of a shared file system always
+// looked dead to kill(pid, 0), and lost its staging folder mid-write.
+struct StagingOwner {
+    std::string boot;        // /proc/sys/kernel/random/boot_id, dashes removed
+    std::string namespaceId; // the inode of /proc/self/ns/pid
+    pid_t pid = 0;
+};
+
+std::string firstLine(const char *path)
 {
-    return "." + final.filename().string() + "." + std::to_string(::getpid()) + ".tmp";
+    std::ifstream in(path);
+    std::string line;
+    std::getline(in, line);
+    std::erase(line, '-');
+    return line;
 }
 
-std::optional<pid_t> stagingOwner(const std::string &name)
+const StagingOwner &thisProcess()
+{
+    static const StagingOwner self = [] {
+        struct stat st {};
+        const std::string ns = ::stat("/proc/self/ns/pid", &st) == 0 ? std::to_string(st.st_ino) : std::string("0");
+        return StagingOwner{firstLine("/proc/sys/kernel/random/boot_id"), ns, ::getpid()};
+    }();
+    return self;
+}
+
+// A staging folder's name, ".input=x<hash>.<boot>_<namespace>_<pid>.tmp".
+std::string stagingName(const fs::path &final)
+{
+    const StagingOwner &self = thisProcess();
+    return "." + final.filename().string() + "." + self.boot + "_" + self.namespaceId + "_" + std::to_string(self.pid) + ".tmp";
+}
+
+// The owner a staging folder's name gives; an older memlens's ".<pid>.tmp" has a PID alone.
+std::optional<StagingOwner> stagingOwner(const std::string &name)
 {
     if (!name.starts_with(".input=") || !name.ends_with(".tmp"))
         return std::nullopt;
@@ -69,20 +103,36 @@ std::optional<pid_t> stagingOwner(const std::string &name)
     const size_t dot = stem.rfind('.');
     if (dot == std::string::npos)
         return std::nullopt;
+    const std::string owner = stem.substr(dot + 1);
+    const size_t a = owner.find('_'), b = owner.rfind('_');
     try {
-        return static_cast<pid_t>(std::stol(stem.substr(dot + 1)));
+        if (a == std::string::npos)
+            return StagingOwner{{}, {}, static_cast<pid_t>(std::stol(owner))};
+        return StagingOwner{owner.substr(0, a), owner.substr(a + 1, b - a - 1), static_cast<pid_t>(std::stol(owner.substr(b + 1)))};
     } catch (const std::exception &) {
         return std::nullopt;
     }
 }
 
-// What exports that died left in a step's folder: staging folders whose process is gone.
+// Left by an export that died: its owner is of this boot and PID namespace and gone, or it has
+// not been written to for a day (an owner this process cannot see, or an older memlens's).
+bool abandoned(const fs::directory_entry &entry, const StagingOwner &owner)
+{
+    const StagingOwner &self = thisProcess();
+    if (owner.boot == self.boot && owner.namespaceId == self.namespaceId && !self.boot.empty())
+        return owner.pid != self.pid && ::kill(owner.pid, 0) == -1 && errno == ESRCH;
+    std::error_code ec;
+    const auto written = fs::last_write_time(entry.path(), ec);
+    return !ec && fs::file_time_type::clock::now() - written > std::chrono::hours(24);
+}
+
+// What exports that died left in a step's folder.
 void sweepLeftovers(const fs::path &stepFolder)
 {
     std::error_code ec;
     for (fs::directory_iterator it(stepFolder, ec), end; !ec && it != end; it.increment(ec)) {
-        const std::optional<pid_t> owner = stagingOwner(it->path().filename().string());
-        if (owner && *owner != ::getpid() && ::kill(*owner, 0) == -1 && errno == ESRCH) {
+        const std::optional<StagingOwner> owner = stagingOwner(it->path().filename().string());
+        if (owner && abandoned(*it, *owner)) {
             std::error_code removeEc;
             fs::remove_all(it->path(), removeEc);
         }

@@ -99,6 +99,47 @@ private slots:
         QCOMPARE(QJsonDocument::fromJson(json.out).object()["notes"].toArray().size(), 2);
     }
 
+    // A staging folder is swept only when its owner is known dead: of this boot and PID
+    // namespace and gone, or untouched for a day. An export in another PID namespace (another
+    // container or host on a shared file system) always looked dead to kill(pid, 0) and lost
+    // its input mid-write; its folder is now kept. The foreign namespace is a real one from
+    // unshare where it runs (its PID 1, alive there), else a made-up inode, said so.
+    void exportSweepsOnlyWhatIsKnownDead()
+    {
+        QTemporaryDir dir;
+        QVERIFY(QFile::copy(corpusDir() + "/snapshots/streams_pending_free/snapshot.pickle", dir.filePath("rank0.pickle")));
+        const QString step = dir.filePath("ds/rank=0/step=0");
+        QVERIFY(QDir().mkpath(step));
+        QFile bootFile("/proc/sys/kernel/random/boot_id");
+        QVERIFY(bootFile.open(QIODevice::ReadOnly));
+        const QString boot = QString::fromLatin1(bootFile.readAll()).trimmed().remove('-');
+        struct stat st {};
+        QVERIFY(::stat("/proc/self/ns/pid", &st) == 0);
+        const QString ours = QString::number(st.st_ino);
+        QProcess other;
+        other.start("unshare", {"--fork", "--pid", "--mount-proc", "stat", "-L", "-c", "%i", "/proc/self/ns/pid"});
+        QString foreign = other.waitForFinished(10000) && other.exitCode() == 0 ? QString::fromLatin1(other.readAllStandardOutput()).trimmed() : QString();
+        if (foreign.isEmpty() || foreign == ours) {
+            qInfo("unshare gave no PID namespace of its own here: a made-up namespace inode stands in");
+            foreign = QString::number(st.st_ino + 1);
+        }
+        const QString dead = QString::number(4194303); // above pid_max's default: no process has it
+        const QMap<QString, bool> swept{{QString(".input=x1.%1_%2_%3.tmp").arg(boot, ours, dead), true},
+                                        {QString(".input=x2.%1_%2_1.tmp").arg(boot, foreign), false},
+                                        {QString(".input=x3.%1_%2_%3.tmp").arg(boot, foreign, dead), false},
+                                        {QString(".input=x4.ffff_%1_%2.tmp").arg(ours, dead), false},
+                                        {QString(".input=x5.ffff_%1_%2.tmp").arg(ours, dead), true}};
+        for (auto it = swept.begin(); it != swept.end(); ++it)
+            QVERIFY(QDir(step).mkdir(it.key()));
+        // Another host's folder untouched for two days is left over; one written now is not.
+        const QString old = step + "/" + QString(".input=x5.ffff_%1_%2.tmp").arg(ours, dead);
+        QVERIFY(QProcess::execute("touch", {"-d", "2 days ago", old}) == 0);
+        const Run r = memlens({"export", dir.filePath("rank0.pickle"), "--parquet", dir.filePath("ds"), "--no-cache"});
+        QCOMPARE(r.exitCode, 0);
+        for (auto it = swept.begin(); it != swept.end(); ++it)
+            QVERIFY2(QDir(step).exists(it.key()) != it.value(), qPrintable(it.key() + (it.value() ? " was kept" : " was swept")));
+    }
+
     // An answer that did not reach standard output whole is a failure: to /dev/full (a full
     // disk) and with stdout closed, every answering command exits 1 with one line on stderr
     // (exit 0 over a cut JSON before); the same commands to /dev/null exit 0.
