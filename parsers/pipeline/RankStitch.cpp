@@ -59,6 +59,10 @@ StitchedRun stitchRank(const RankFolder &folder, int rank, const SnapshotCache *
     StitchedRun run = stitcher.finish();
     for (const std::string &e : unreadable)
         run.warnings.push_back("left out: " + e);
+    // What listing the folder left out (a FIFO or a link to nothing named like a dump) is said
+    // here too, as `summary DIR` and export say it.
+    for (const std::string &note : folder.notes)
+        run.warnings.push_back(note);
     if (progress)
         progress(files.size(), files.size());
     return run;

@@ -15,6 +15,7 @@
 #include <QTest>
 
 #include <map>
+#include <sys/stat.h>
 
 using namespace memlens;
 
@@ -175,6 +176,28 @@ private slots:
         checkSameSteps(stitched, complete);
         QCOMPARE(stitched.leakSuspects.size(), complete.leakSuspects.size());
         QVERIFY(stitched.warnings.empty());
+    }
+
+    // A FIFO and a link to nothing named as the rank's dumps are left out and said so in the
+    // stitched run's warnings, as `summary DIR` says them (they were dropped in silence).
+    void unreadableNamesAreSaid()
+    {
+        QTemporaryDir dir;
+        const std::vector<Cut> cuts = cutDumps(snapshotIn("gpt2_fp32_adamw"), dir.path(), 1, 100000);
+        QVERIFY(cuts.size() >= 2);
+        QVERIFY(QDir(dir.path()).mkpath("iteration_98") && QDir(dir.path()).mkpath("iteration_99"));
+        QVERIFY(::mkfifo(dir.filePath("iteration_98/rank0_memory_snapshot.pickle").toLocal8Bit().constData(), 0600) == 0);
+        QVERIFY(QFile::link(dir.filePath("nowhere.pickle"), dir.filePath("iteration_99/rank0_memory_snapshot.pickle")));
+        const StitchedRun run = stitchFolder(dir.path());
+        QCOMPARE(run.dumps.size(), cuts.size());
+        const std::string said = [&] {
+            std::string all;
+            for (const std::string &w : run.warnings)
+                all += w + "\n";
+            return all;
+        }();
+        QVERIFY2(said.find("iteration_98/rank0_memory_snapshot.pickle: not a regular file") != std::string::npos, said.c_str());
+        QVERIFY2(said.find("iteration_99/rank0_memory_snapshot.pickle: a link to nothing") != std::string::npos, said.c_str());
     }
 
     // Dumps further apart than their windows: a gap between each two, where the cuts are; the
