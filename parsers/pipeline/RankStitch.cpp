@@ -61,8 +61,7 @@ StitchedRun stitchRank(const RankFolder &folder, int rank, const SnapshotCache *
         run.warnings.push_back("left out: " + e);
     // What listing the folder left out (a FIFO or a link to nothing named like a dump) is said
     // here too, as `summary DIR` and export say it.
-    for (const std::string &note : folder.notes)
-        run.warnings.push_back(note);
+    run.warnings.insert(run.warnings.end(), folder.leftOut.begin(), folder.leftOut.end());
     if (progress)
         progress(files.size(), files.size());
     return run;

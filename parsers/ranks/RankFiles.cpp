@@ -123,10 +123,11 @@ RankFolder findRankFiles(const std::string &folder)
         if (it->is_regular_file(fileEc))
             paths.push_back(it->path().string());
         else if (it->is_symlink(fileEc) && !it->exists(fileEc))
-            result.notes.push_back(it->path().string() + ": a link to nothing, left out");
+            result.leftOut.push_back(it->path().string() + ": a link to nothing, left out");
         else
-            result.notes.push_back(it->path().string() + ": not a regular file (a FIFO or a device), left out");
+            result.leftOut.push_back(it->path().string() + ": not a regular file (a FIFO or a device), left out");
     }
+    result.notes.insert(result.notes.end(), result.leftOut.begin(), result.leftOut.end());
     std::sort(paths.begin(), paths.end());
     bool allNamed = true;
     for (const std::string &path : paths) {

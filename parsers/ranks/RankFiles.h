@@ -23,6 +23,8 @@ struct RankFolder {
     std::vector<RankFile> files;        // every snapshot found, by step then rank
     std::vector<std::optional<int64_t>> steps; // the distinct steps, ascending (nullopt first)
     std::vector<std::string> notes;     // what the user should know (ranks from file order, …)
+    std::vector<std::string> leftOut;   // of those, the names of dumps that are no file to read (a
+                                        // FIFO, a link to nothing): what any reader of the folder says
 
     // The files of one step, by rank.
     std::vector<RankFile> filesOfStep(const std::optional<int64_t> &step) const;
