@@ -64,6 +64,21 @@ private slots:
         QCOMPARE(requested.at(0).at(0).toString(), deep + "/rank7_memory_snapshot.pickle");
     }
 
+    // Without recent files the start page shows no "Recent files" heading over nothing (it did);
+    // with some, heading and list show, and go again when the list empties.
+    void noRecentFilesNoHeading()
+    {
+        StartPage page;
+        page.resize(700, 500);
+        page.show();
+        QVERIFY(!page.recentHeading()->isVisibleTo(&page));
+        QVERIFY(!page.recentList()->isVisibleTo(&page));
+        page.setRecentFiles({"/tmp/a.pickle"});
+        QVERIFY(page.recentHeading()->isVisibleTo(&page) && page.recentList()->isVisibleTo(&page));
+        page.setRecentFiles({});
+        QVERIFY(!page.recentHeading()->isVisibleTo(&page));
+    }
+
     // Every window opens on the screen it is on, whole: the main window, the estimator and
     // Compare. ctest runs this on a 1024 x 700 and a 1920 x 1080 screen (tests/viewer/screens/);
     // at 1024 x 700 the estimator opened at x = -39 and Compare lost its headline and legend.

@@ -28,7 +28,8 @@ StartPage::StartPage(QWidget *parent) : QWidget(parent)
     buttons->addWidget(example);
     buttons->addStretch();
     layout->addLayout(buttons);
-    layout->addWidget(new QLabel(tr("<b>Recent files</b>"), this), 0, Qt::AlignHCenter);
+    recentHeading_ = new QLabel(tr("<b>Recent files</b>"), this);
+    layout->addWidget(recentHeading_, 0, Qt::AlignHCenter);
     recent_ = new QListWidget(this);
     recent_->setMaximumWidth(720);
     recent_->setMinimumWidth(480);
@@ -37,6 +38,7 @@ StartPage::StartPage(QWidget *parent) : QWidget(parent)
     recent_->setMaximumHeight(200);
     layout->addWidget(recent_, 0, Qt::AlignHCenter);
     layout->addStretch();
+    setRecentFiles({}); // none until the window gives them: no heading over an empty list
     connect(open, &QPushButton::clicked, this, &StartPage::openRequested);
     connect(example, &QPushButton::clicked, this, &StartPage::exampleRequested);
     connect(recent_, &QListWidget::itemActivated, this, [this](QListWidgetItem *item) { emit recentRequested(item->data(Qt::UserRole).toString()); });
@@ -52,6 +54,7 @@ void StartPage::setRecentFiles(const QStringList &files)
         item->setToolTip(QDir::toNativeSeparators(f));
     }
     recent_->setVisible(!files.isEmpty());
+    recentHeading_->setVisible(!files.isEmpty());
 }
 
 } // namespace memlens

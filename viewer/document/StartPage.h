@@ -2,6 +2,7 @@
 // Shown when no document is open: open a file, open the bundled example, recent files.
 #include <QWidget>
 
+class QLabel;
 class QListWidget;
 
 namespace memlens {
@@ -13,6 +14,7 @@ public:
     explicit StartPage(QWidget *parent = nullptr);
     void setRecentFiles(const QStringList &files);
     QListWidget *recentList() const { return recent_; }
+    QLabel *recentHeading() const { return recentHeading_; }
 
 signals:
     void openRequested();
@@ -20,6 +22,7 @@ signals:
     void recentRequested(const QString &path);
 
 private:
+    QLabel *recentHeading_;
     QListWidget *recent_;
 };
 
