@@ -70,9 +70,7 @@ CommandLine::CommandLine(const std::vector<std::string> &args, const CommandSpec
     // Whole numbers and choices as the option table bounds them (questions/OptionValues, which MCP
     // asks too).
     for (const auto &[name, text] : values_) {
-        std::string tableName = name;
-        std::replace(tableName.begin(), tableName.end(), '-', '_');
-        const CommandOption *option = spec.option(tableName);
+        const CommandOption *option = tableOption(name);
         if (!option || (option->kind != OptionKind::Integer && option->kind != OptionKind::Choice))
             continue;
         int64_t number = 0;
@@ -116,6 +114,15 @@ CommandLine::CommandLine(const std::vector<std::string> &args, const std::set<st
     }
 }
 
+const CommandOption *CommandLine::tableOption(const std::string &name) const
+{
+    if (!spec_)
+        return nullptr;
+    std::string tableName = name;
+    std::replace(tableName.begin(), tableName.end(), '-', '_');
+    return spec_->option(tableName);
+}
+
 std::optional<std::string> CommandLine::value(const std::string &name) const
 {
     auto it = values_.find(name);
@@ -128,9 +135,7 @@ std::optional<long long> CommandLine::integer(const std::string &name) const
 {
     auto text = value(name);
     if (!text) {
-        std::string tableName = name;
-        std::replace(tableName.begin(), tableName.end(), '-', '_');
-        const CommandOption *option = spec_ ? spec_->option(tableName) : nullptr;
+        const CommandOption *option = tableOption(name);
         return option && option->byDefault ? std::optional<long long>(*option->byDefault) : std::nullopt;
     }
     long long v = 0;

@@ -33,6 +33,9 @@ public:
     std::optional<Moment> moment(const std::string &name) const;
 
 private:
+    // The table's option of a command-line name ("fail-if-peak-grows"), null without a table.
+    const CommandOption *tableOption(const std::string &name) const;
+
     const CommandSpec *spec_ = nullptr; // the table read from, when there is one
     std::vector<std::string> positional_;
     std::set<std::string> flags_;

@@ -1,7 +1,5 @@
 #include "advice/SetupInference.h"
 
-#include "figures/FileHealth.h"
-
 #include "advice/SetupEstimateInput.h"
 
 #include "advice/FrameFacts.h"

@@ -132,7 +132,7 @@ AllocationCategories::AllocationCategories(const Snapshot &snapshot, const Devic
             continue;
         const StackEvidence &f = evidence.of(ev.stack[a.allocEvent.index()]);
         const bool neverFreed = a.freeCompleted == kNever;
-        const EventId freeEvent = a.freeRequested != kNever ? a.freeRequested : a.freeCompleted;
+        const EventId freeEvent = a.firstFree();
         const StackEvidence *freedBy = !neverFreed && freesRecorded ? &evidence.of(ev.stack[freeEvent.index()]) : nullptr;
         const uint32_t born = a.allocEvent.index(), gone = neverFreed ? ev.count() : a.freeCompleted.index();
         // Outlived a backward pass: kept across a step, whatever frees it at the end (a script

@@ -45,7 +45,7 @@ UnmatchedFrees unmatchedFrees(const DeviceIndex &index)
         const Allocation &a = index.allocation(id);
         if (!a.fromBeforeTrace() || id == index.preProfileAllocation())
             continue;
-        const EventId freeEvent = a.freeRequested != kNever ? a.freeRequested : a.freeCompleted;
+        const EventId freeEvent = a.firstFree();
         if (freeEvent == kNever)
             continue;
         const uint32_t free = freeEvent.index();
@@ -135,7 +135,7 @@ FileWarning endStateWarning(const Snapshot &snapshot, const DeviceIndex &index)
             continue;
         for (uint32_t b = seg.firstBlock; b < seg.firstBlock + seg.blockCount; ++b) {
             const Block &block = snapshot.blocks[b];
-            if (block.state == BlockState::ActiveAllocated || block.state == BlockState::ActivePendingFree)
+            if (block.held())
                 held.emplace(block.address, block.size);
         }
     }

@@ -99,11 +99,8 @@ std::vector<PoolShare> poolSharesAtEnd(const Snapshot &snapshot, const DeviceInd
             share.allocated += s.allocatedSize;
             continue;
         }
-        for (uint32_t b = s.firstBlock; b < s.firstBlock + s.blockCount; ++b) {
-            const Block &block = snapshot.blocks[b];
-            if (block.state == BlockState::ActiveAllocated || block.state == BlockState::ActivePendingFree)
-                share.allocated += block.size;
-        }
+        for (uint32_t b = s.firstBlock; b < s.firstBlock + s.blockCount; ++b)
+            share.allocated += snapshot.blocks[b].held() ? snapshot.blocks[b].size : 0;
     }
     return finish(snapshot, index, std::move(byPool));
 }

@@ -22,9 +22,7 @@ FinalState finalState(const Snapshot &snapshot, int device)
         for (uint32_t b = seg.firstBlock; b < seg.firstBlock + seg.blockCount; ++b) {
             const Block &block = snapshot.blocks[b];
             ++s.blocks;
-            // A block awaiting its free on another stream is still held (torch counts it until
-            // free_completed; so do the segments' own sums and the allocator at the end).
-            if (block.state == BlockState::ActiveAllocated || block.state == BlockState::ActivePendingFree) {
+            if (block.held()) { // the allocator at the end counts it alike
                 s.allocated += block.size;
                 s.requested += block.requestedSize;
             } else if (block.state == BlockState::Inactive) {
@@ -43,7 +41,7 @@ namespace {
 LiveBlockInfo rowOf(const DeviceIndex &index, AllocationId id, const AllocationCategories *categories)
 {
     const AllocationDetail d = index.detail(id);
-    return {id,         d.addr, d.size, d.stream, d.stack, index.allocation(id).allocEvent, index.madeOnAutogradThread(id),
+    return {id, d.addr, d.size, d.stream, d.stack, index.allocation(id).allocEvent, index.madeOnAutogradThread(id),
             categories ? categories->of(id) : Category::Unknown, {}, StringTable::kEmpty, StringTable::kEmpty};
 }
 

@@ -235,7 +235,7 @@ void markBegunInGaps(std::vector<Span> &spans, const Snapshot &snapshot, const s
             const EventId made = index.allocation(id).allocEvent;
             if (!made.isNone() && times[made.index()] == span->start && index.events().stack[made.index()] != StackTable::kEmpty)
                 continue;
-            const EventId freed = index.allocation(id).freeRequested != kNever ? index.allocation(id).freeRequested : index.allocation(id).freeCompleted;
+            const EventId freed = index.allocation(id).firstFree();
             if (freed != kNever && times[freed.index()] < span->end && parts.at(TracePoint::after(freed)) == StepPart::Backward) {
                 span->partial = true;
                 break;

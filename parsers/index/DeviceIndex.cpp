@@ -156,7 +156,7 @@ void DeviceIndex::addBlocksFromBeforeTrace(AddressMap &open)
             continue;
         for (uint32_t b = seg.firstBlock; b < seg.firstBlock + seg.blockCount; ++b) {
             const Block &block = snapshot_.blocks[b];
-            if (block.state != BlockState::ActiveAllocated && block.state != BlockState::ActivePendingFree)
+            if (!block.held())
                 continue;
             const PoolIndex poolIndex = snapshot_.poolIndex(seg.pool);
             if (const AllocationId known = openAt(block.address); !known.isNone()) {

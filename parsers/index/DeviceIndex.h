@@ -24,6 +24,9 @@ struct Allocation {
     EventId freeCompleted = kNever;
 
     bool fromBeforeTrace() const { return allocEvent.isNone(); }
+    // The entry that freed it as the program saw it: the free's request where the trace has one,
+    // else its completion; kNever when it outlived the trace.
+    EventId firstFree() const { return freeRequested != kNever ? freeRequested : freeCompleted; }
     TracePoint born() const { return TracePoint::bornAt(allocEvent); }
     TracePoint freed() const { return TracePoint::goneAt(freeCompleted); }
     TracePoint freeRequestedAt() const { return TracePoint::goneAt(freeRequested); }

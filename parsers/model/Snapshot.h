@@ -98,6 +98,9 @@ struct Block {
     uint64_t requestedSize = 0; // what the user asked for
     BlockState state = BlockState::Unknown;
     StackId stack = StackTable::kEmpty;
+    // In use, or freed by the program but awaiting its free on another stream: held, as torch
+    // counts it until free_completed (and its segment's active_size with it).
+    bool held() const { return state == BlockState::ActiveAllocated || state == BlockState::ActivePendingFree; }
     bool operator==(const Block &) const = default;
 };
 

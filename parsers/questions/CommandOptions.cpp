@@ -52,7 +52,7 @@ CommandSpec summarySpec()
             {only(kDevice, "FILE"), kTop, only(kAt, "FILE"), only(commandLineOnly(kGpu), "FILE"), inGroup(kJson, "output"), kNoCache,
              {"folded", K::Flag, "", "the live stacks as folded lines", 0, 0, {}, false, "FILE", "output"},
              {"bottom_up", K::Flag, "", "stacks from the allocating frame outwards", 0, 0, {}, true, "FILE"},
-             {"step", K::Integer, "N", "a folder's dumps of this step (default the latest)", 0, std::numeric_limits<int64_t>::max(), {}, false, "DIR"},
+             only(commandLineOnly({"step", K::Integer, "N", "a folder's dumps of this step (default the latest)", 0, std::numeric_limits<int64_t>::max()}), "DIR"),
              {"threads", K::Integer, "N", "files summarised at once", 1, 1024, {}, false, "DIR"},
              {"rank", K::Integer, "R", "one rank's dumps in a folder", 0, std::numeric_limits<int32_t>::max(), {}, true, "DIR"},
              {"stitch", K::Flag, "", "a rank's dumps as one run", 0, 0, {}, false, "DIR"}},
@@ -78,7 +78,7 @@ CommandSpec adviseSpec()
     return {"advise",
             "FILE",
             {kDevice, kAt, inGroup(kGpu, "capacity"), inGroup(kCapacity, "capacity"), kGpus,
-             {"sort", K::Choice, "effort|saves", "fixes that fit first, least effort first; or by bytes saved", 0, 0, {"effort", "saves"}, false},
+             commandLineOnly({"sort", K::Choice, "effort|saves", "fixes that fit first, least effort first; or by bytes saved", 0, 0, {"effort", "saves"}}),
              kJson, kNoCache},
             {{"FILE", "the setup the snapshot reveals and the fixes: what fits first, least effort first"}}};
 }

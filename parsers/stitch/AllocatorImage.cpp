@@ -14,7 +14,7 @@ AllocatorImage finalImage(const Snapshot &dump, int device, IdRemap &remap)
         image.segments.push_back({seg.address, seg.totalSize, seg.stream, seg.expandable});
         for (uint32_t b = seg.firstBlock; b < seg.firstBlock + seg.blockCount; ++b) {
             const Block &block = dump.blocks[b];
-            if (block.state == BlockState::ActiveAllocated || block.state == BlockState::ActivePendingFree)
+            if (block.held())
                 image.blocks.push_back({block.address, block.requestedSize, seg.stream, remap.stack(block.stack)});
         }
     }

@@ -90,21 +90,18 @@ bool SnapshotAssembler::hasAction(const Node &dict) const
     return dict.kind == NodeKind::Dict && hasAction(dict.items.data(), dict.items.size());
 }
 
+bool SnapshotAssembler::fitsSixtyFourBits(const Value &v)
+{
+    return v.kind == Kind::Int || v.kind == Kind::Bool || (v.kind == Kind::Float && std::isfinite(v.f) && v.f >= -9.2e18 && v.f <= 1.8e19);
+}
+
 uint64_t SnapshotAssembler::number(const Value *v, uint64_t fallback) const
 {
-    if (!v)
+    if (!v || !fitsSixtyFourBits(*v))
         return fallback;
-    switch (v->kind) {
-    case Kind::Int:
-    case Kind::Bool:
+    if (v->kind != Kind::Float)
         return static_cast<uint64_t>(v->i);
-    case Kind::Float:
-        return std::isfinite(v->f) && v->f >= -9.2e18 && v->f <= 1.8e19
-                   ? (v->f < 0 ? static_cast<uint64_t>(static_cast<int64_t>(v->f)) : static_cast<uint64_t>(v->f))
-                   : fallback;
-    default:
-        return fallback;
-    }
+    return v->f < 0 ? static_cast<uint64_t>(static_cast<int64_t>(v->f)) : static_cast<uint64_t>(v->f);
 }
 
 std::string SnapshotAssembler::text(const Value &v) const

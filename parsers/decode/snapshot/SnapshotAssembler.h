@@ -83,6 +83,9 @@ private:
     const Value *field(const Node &dict, uint32_t key) const;
     bool hasAction(const Node &dict) const; // a trace entry
     uint64_t number(const Value *v, uint64_t fallback = 0) const;
+    // A number that 64 bits hold (what number() reads rather than falls back on); false for an
+    // integer beyond them, NaN, infinity and anything that is no number.
+    static bool fitsSixtyFourBits(const Value &v);
     std::string text(const Value &v) const;
     [[noreturn]] void notSnapshot(const std::string &why) const;
 

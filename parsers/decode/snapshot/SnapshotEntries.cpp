@@ -3,7 +3,6 @@
 #include "model/EventColumns.h"
 
 #include <algorithm>
-#include <cmath>
 
 // Trace entries, their stacks and frames: a dict's items become an event row, as a decoder
 // finishes each entry (SnapshotAssembler.h says when).
@@ -133,7 +132,7 @@ uint32_t SnapshotAssembler::convertEntry(const Value *items, size_t count)
             size = number(&v);
             // No size column holds an integer beyond 64 bits, NaN or infinity: read as 0 like a
             // size beyond 1 PiB, and warned of the same way.
-            if (v.kind == Kind::BigInt || (v.kind == Kind::Float && !(std::isfinite(v.f) && v.f <= 1.8e19)))
+            if ((v.kind == Kind::BigInt || v.kind == Kind::Float) && !fitsSixtyFourBits(v))
                 unreadableSize = &v;
         } else if (kid == k_.stream) {
             stream = number(&v);
