@@ -31,7 +31,7 @@ int runAdviseCommand(const std::vector<std::string> &args)
         const std::optional<CachedSnapshot> loaded = loadForCommand(file, cl.flag("no-cache"));
         if (!loaded)
             return 1;
-        const AdviseAnswer answer = answerAdvise(file, *loaded->snapshot, request);
+        const AdviseAnswer answer = answerAdvise(file, loaded->snapshot, request);
         std::cout << (cl.flag("json") ? jsonText(adviseAnswerJson(answer), 2) + "\n" : adviseAnswerText(answer));
         return 0;
     } catch (const QuestionError &e) {

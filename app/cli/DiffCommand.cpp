@@ -28,7 +28,7 @@ int runDiffCommand(const std::vector<std::string> &args)
         const std::optional<CachedSnapshot> loadedB = loadForCommand(nameB, cl.flag("no-cache"));
         if (!loadedB)
             return 1;
-        const DiffAnswer answer = answerDiff(nameA, *loadedA->snapshot, nameB, *loadedB->snapshot, request);
+        const DiffAnswer answer = answerDiff(nameA, loadedA->snapshot, nameB, loadedB->snapshot, request);
         if (cl.flag("json"))
             std::cout << jsonText(diffAnswerJson(answer, false), 2) << '\n';
         else

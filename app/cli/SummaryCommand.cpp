@@ -17,13 +17,13 @@ namespace {
 
 // --folded: the live stacks for flamegraph.pl/speedscope, of one device (a folded file has no
 // place to say which): the first unless --device.
-int printFolded(const std::string &file, const Snapshot &snapshot, const CommandLine &cl)
+int printFolded(const std::string &file, std::shared_ptr<const Snapshot> snapshot, const CommandLine &cl)
 {
     StacksRequest request;
     request.device = cl.integer("device");
     request.at = cl.moment("at").value_or(Moment::peak());
     request.bottomUp = cl.flag("bottom-up");
-    std::cout << stacksFoldedText(answerStacks(file, snapshot, request));
+    std::cout << stacksFoldedText(answerStacks(file, std::move(snapshot), request));
     return 0;
 }
 
@@ -50,7 +50,7 @@ int runSummaryCommand(const std::vector<std::string> &args)
         if (!loaded)
             return 1;
         if (cl.flag("folded"))
-            return printFolded(file, *loaded->snapshot, cl);
+            return printFolded(file, loaded->snapshot, cl);
         const SummaryAnswer answer = answerSummary(file, loaded->snapshot, request); // the cache entry is written meanwhile
         std::cout << (cl.flag("json") ? summaryAnswerJson(answer) : summaryAnswerText(answer));
         std::cout.flush();

@@ -96,7 +96,7 @@ McpToolResult stacksTool(const json &args, McpToolContext &context)
     const size_t top = topArgument(args, "summary");
     const Opened o = open(args, context);
     const StacksRequest request{deviceArgument(args), momentArgument(args).value_or(Moment::peak()), flagArgument(args, "bottom_up"), top};
-    const StacksAnswer a = answerStacks(o.file, *o.snapshot, request);
+    const StacksAnswer a = answerStacks(o.file, o.snapshot, request);
     return {answer(stacksJson(a), top), stacksBrief(a)};
 }
 
@@ -111,7 +111,7 @@ McpToolResult adviseTool(const json &args, McpToolContext &context)
     if (const std::optional<int64_t> gpus = integerArgument(args, *advise.option("gpus")))
         request.gpus = static_cast<int>(*gpus);
     request.gpusSource = "gpus";
-    const AdviseAnswer a = answerAdvise(o.file, *o.snapshot, request);
+    const AdviseAnswer a = answerAdvise(o.file, o.snapshot, request);
     return {answer(adviseAnswerJson(a), kWholeLists), adviseBrief(a)};
 }
 
@@ -132,7 +132,7 @@ McpToolResult diffTool(const json &args, McpToolContext &context)
     request.at = momentArgument(args).value_or(Moment::peak());
     request.top = top;
     request.limits = {numberArgument(args, "fail_if_peak_grows", -100, 1e9), numberArgument(args, "fail_if_reserved_grows", -100, 1e9)};
-    const DiffAnswer d = answerDiff(a.file, *a.snapshot, b.file, *b.snapshot, request);
+    const DiffAnswer d = answerDiff(a.file, a.snapshot, b.file, b.snapshot, request);
     return {answer(diffAnswerJson(d, true), top), diffBrief(d)};
 }
 

@@ -2,8 +2,7 @@
 
 #include "cache/CachedSnapshot.h"
 #include "export/DatasetFigures.h"
-#include "figures/AllocationCategories.h"
-#include "figures/SnapshotSummary.h"
+#include "figures/DeviceFigures.h"
 #include "index/DeviceIndex.h"
 #include "model/LoadError.h"
 #include "parquet/ParquetFileWriter.h"
@@ -27,12 +26,12 @@ namespace memlens {
 
 namespace {
 
-// The snapshot's devices indexed and summarised, as `summary` makes them (no advice, no timeline).
+// The snapshot's devices indexed and their figures assembled, as `summary` has them (no advice,
+// no timeline).
 struct LoadedInput {
     CachedSnapshot loaded;
     std::vector<std::unique_ptr<DeviceIndex>> indices;
-    std::vector<std::unique_ptr<const AllocationCategories>> categories;
-    std::vector<std::unique_ptr<DeviceSummary>> summaries;
+    std::vector<std::unique_ptr<const DeviceFigures>> figures;
     FleetSource source;
 };
 
@@ -48,10 +47,8 @@ std::unique_ptr<LoadedInput> loadInput(const std::string &path, const SnapshotCa
     input->source.snapshot = &snapshot;
     for (int d : snapshot.devices()) {
         input->indices.push_back(std::make_unique<DeviceIndex>(snapshot, d, cancel));
-        std::unique_ptr<const AllocationCategories> categories;
-        input->summaries.push_back(std::make_unique<DeviceSummary>(summarizeDevice(snapshot, *input->indices.back(), 0, nullptr, &categories)));
-        input->categories.push_back(std::move(categories));
-        input->source.devices.push_back({d, input->indices.back().get(), input->categories.back().get(), input->summaries.back().get()});
+        const DeviceFigures &f = *input->figures.emplace_back(std::make_unique<const DeviceFigures>(assembleDeviceFigures(snapshot, *input->indices.back(), 0)));
+        input->source.devices.push_back({d, input->indices.back().get(), f.categories.get(), &f.summary});
     }
     return input;
 }

@@ -4,10 +4,8 @@
 // summary), then its TimelineLayouts (the timeline's level-of-detail index). Neither is
 // written after it is published.
 #include "advice/FixRanking.h"
-#include "figures/AllocationCategories.h"
+#include "figures/DeviceFigures.h"
 #include "index/DeviceIndex.h"
-#include "figures/PoolUsage.h"
-#include "figures/SnapshotSummary.h"
 #include "views/TimelineLayout.h"
 #include "model/Snapshot.h"
 
@@ -17,14 +15,12 @@
 
 namespace memlens {
 
-struct DeviceData {
+// A device's figures (its categories shared by the document the advice completes), with the
+// index they were made from and the advice.
+struct DeviceData : DeviceFigures {
     std::shared_ptr<const DeviceIndex> index; // shared with the timeline's index while it is built
-    std::shared_ptr<const AllocationCategories> categories; // shared by the document the advice completes
-    DeviceSummary summary;
     Advice advice; // the inferred setup and ranked fixes, at the OOM when there is one, else the peak
     bool advised = true; // false in the window's first document: its advice follows the first frame
-    std::vector<PoolUsage> pools; // private mempools (CUDA graphs, MemPool); empty for most runs
-    uint64_t stackedPeakBytes = 0; // how high the timeline's stack reaches (pools at their envelope)
 };
 
 // Stage 1: everything the summary, segments, stacks, live and estimator pages need.

@@ -110,25 +110,19 @@ void runDocumentStages(const std::string &name, std::shared_ptr<const Snapshot> 
         // Each device's share of the bar moves through its stages (their usual shares of the time).
         auto at = [&](double part) { return (static_cast<double>(i) + part) / static_cast<double>(devices.size()); };
         report(at(0.0), LoadStage::Indexing);
-        DeviceData data;
         auto index = std::make_shared<const DeviceIndex>(*snapshot, devices[i], cancel);
         if (stopAfter == StopAfter::Timeline)
             timeline.emplace(devices[i], std::async(std::launch::async, [index] { return std::make_unique<const TimelineLayout>(*index); }));
         report(at(0.4), LoadStage::Summarising);
-        // The categories are worked out on the other core while this one makes the rest of the
-        // summary; the advice needs them, not the summary.
-        std::unique_ptr<const AllocationCategories> categories;
-        data.summary = summarizeDevice(*snapshot, *index, 50, nullptr, &categories);
+        DeviceData data;
+        static_cast<DeviceFigures &>(data) = assembleDeviceFigures(*snapshot, *index, 50);
         data.advised = !adviceLast;
         if (!adviceLast) {
             report(at(0.7), LoadStage::Advising);
             adviceOptions.summary = &data.summary;
-            data.advice = advise(*snapshot, *index, *categories, adviceOptions);
+            data.advice = advise(*snapshot, *index, *data.categories, adviceOptions);
         }
-        data.pools = privatePools(*snapshot, *index);
-        data.stackedPeakBytes = stackedPeakBytes(*index, data.pools);
         data.index = std::move(index);
-        data.categories = std::move(categories);
         doc->devices.emplace(devices[i], std::move(data));
     }
     doc->snapshot = std::move(snapshot);

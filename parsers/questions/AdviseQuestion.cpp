@@ -1,35 +1,49 @@
 #include "questions/AdviseQuestion.h"
 
 #include "advice/AdviceReport.h"
-#include "figures/AllocationCategories.h"
 #include "model/ByteFormat.h"
 #include "questions/QuestionAdmission.h"
 #include "ranks/RunGpus.h"
 
 namespace memlens {
 
-AdviseAnswer answerAdvise(const std::string &file, const Snapshot &snapshot, const AdviseRequest &request)
+namespace {
+
+std::optional<std::string> nothingToAdvise(const Snapshot &snapshot)
 {
-    AdviseAnswer answer{file, std::nullopt, 0, {}};
+    if (snapshot.categories)
+        return "a memory-timeline file holds bytes per category, not allocations to advise on";
+    if (snapshot.devices().empty())
+        return "no device has segments or trace entries";
+    return std::nullopt;
+}
+
+} // namespace
+
+AdviseAnswer answerAdvise(const std::string &file, std::shared_ptr<const Snapshot> snapshot, const AdviseRequest &request)
+{
+    if (std::optional<std::string> nothing = nothingToAdvise(*snapshot))
+        return {file, std::move(nothing), 0, {}};
+    const int device = admitDevice(*snapshot, file, request.device);
+    return answerAdvise(indexDevice(file, std::move(snapshot), device, 0), request, runGpus(request.gpus, request.gpusSource, file));
+}
+
+AdviseAnswer answerAdvise(const IndexedDevice &device, const AdviseRequest &request, const Inferred<int> &gpus)
+{
+    AdviseAnswer answer{device.file, nothingToAdvise(*device.snapshot), device.device, {}};
+    if (answer.nothing)
+        return answer;
+    if (request.at)
+        admitMoment(*device.index, *request.at);
     AdviceOptions options;
     options.at = request.at;
     options.bySaves = request.bySaves;
-    options.gpus = runGpus(request.gpus, request.gpusSource, file);
+    options.gpus = gpus;
     options.capacity = request.capacity.bytes;
     options.capacitySource = request.capacity.source;
     options.deviceTotal = request.capacity.deviceTotal;
-    if (snapshot.categories)
-        answer.nothing = "a memory-timeline file holds bytes per category, not allocations to advise on";
-    else if (snapshot.devices().empty())
-        answer.nothing = "no device has segments or trace entries";
-    if (answer.nothing)
-        return answer;
-    answer.device = admitDevice(snapshot, file, request.device);
-    const DeviceIndex index(snapshot, answer.device);
-    if (request.at)
-        admitMoment(index, *request.at);
-    const AllocationCategories categories(snapshot, index);
-    answer.advice = advise(snapshot, index, categories, options);
+    options.summary = &device.figures->summary;
+    answer.advice = advise(*device.snapshot, *device.index, *device.figures->categories, options);
     return answer;
 }
 

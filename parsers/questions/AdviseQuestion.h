@@ -3,6 +3,7 @@
 // would save memory. A file with nothing to act on (a memory-timeline export, no device) is an
 // answer saying so, not an error.
 #include "advice/FixRanking.h"
+#include "figures/DeviceFigures.h"
 #include "questions/CapacityRequest.h"
 
 #include <nlohmann/json.hpp>
@@ -28,7 +29,10 @@ struct AdviseAnswer {
 };
 
 // Throws QuestionError for a device the file lacks or a moment it does not reach.
-AdviseAnswer answerAdvise(const std::string &file, const Snapshot &snapshot, const AdviseRequest &request);
+AdviseAnswer answerAdvise(const std::string &file, std::shared_ptr<const Snapshot> snapshot, const AdviseRequest &request);
+// A device indexed before (the window's document); `gpus`: the run's GPU count as its asker
+// found it (a stitched run's from its dumps), in place of `request.gpus`.
+AdviseAnswer answerAdvise(const IndexedDevice &device, const AdviseRequest &request, const Inferred<int> &gpus);
 
 std::string adviseAnswerText(const AdviseAnswer &answer);
 nlohmann::json adviseAnswerJson(const AdviseAnswer &answer);

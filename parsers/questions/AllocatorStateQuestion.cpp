@@ -13,6 +13,12 @@ MomentAnswer answerAllocatorState(const std::string &file, std::shared_ptr<const
     return answerMoment(file, std::move(snapshot), request);
 }
 
+MomentAnswer answerAllocatorState(const IndexedDevice &device, MomentRequest request)
+{
+    request.top = 1;
+    return answerMoment(device, request);
+}
+
 nlohmann::json allocatorStateJson(const MomentAnswer &answer)
 {
     return {{"file", answer.file}, {"device", answer.report.summary.device}, {"at", answer.at.text()}, {"event", pointJson(answer.point)},

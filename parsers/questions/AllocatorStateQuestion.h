@@ -11,6 +11,7 @@ namespace memlens {
 
 // Throws QuestionError as answerMoment does.
 MomentAnswer answerAllocatorState(const std::string &file, std::shared_ptr<const Snapshot> snapshot, MomentRequest request);
+MomentAnswer answerAllocatorState(const IndexedDevice &device, MomentRequest request);
 
 // {"file", "device", "at", "event", "allocator": summary's `at.allocator`}, and one line of that
 // object.

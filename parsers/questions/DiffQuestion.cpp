@@ -10,24 +10,29 @@
 
 namespace memlens {
 
-DiffAnswer answerDiff(const std::string &nameA, const Snapshot &a, const std::string &nameB, const Snapshot &b, const DiffRequest &request)
+DiffAnswer answerDiff(const std::string &nameA, std::shared_ptr<const Snapshot> a, const std::string &nameB, std::shared_ptr<const Snapshot> b,
+                      const DiffRequest &request)
 {
     int device = 0;
     if (request.device) {
         device = static_cast<int>(std::clamp<int64_t>(*request.device, -1, INT32_MAX));
     } else {
-        const std::vector<int> devices = a.devices();
+        const std::vector<int> devices = a->devices();
         if (devices.empty())
             throw QuestionError("a", nameA + ": no device has segments or trace entries");
         device = devices.front();
     }
     // Both runs must have it: admitDevices refuses a device a file lacks, naming the file.
-    admitDevices(a, nameA, device);
-    admitDevices(b, nameB, device);
-    const DeviceIndex ia(a, device), ib(b, device);
-    admitMoment(ia, request.at);
-    admitMoment(ib, request.at);
-    DiffAnswer answer{diffRuns(a, ia, nameA, b, ib, nameB, request.at), device, request.top, request.limits, {}};
+    admitDevices(*a, nameA, device);
+    admitDevices(*b, nameB, device);
+    return answerDiff(indexDevice(nameA, std::move(a), device, 0), indexDevice(nameB, std::move(b), device, 0), request);
+}
+
+DiffAnswer answerDiff(const IndexedDevice &a, const IndexedDevice &b, const DiffRequest &request)
+{
+    admitMoment(*a.index, request.at);
+    admitMoment(*b.index, request.at);
+    DiffAnswer answer{diffRuns(a, b, request.at), a.device, request.top, request.limits, {}};
     answer.gate = diffGate(answer.diff, request.limits);
     return answer;
 }

@@ -25,7 +25,10 @@ struct DiffAnswer {
 };
 
 // Throws QuestionError ("a", "device", "at") when the runs share no such device or moment.
-DiffAnswer answerDiff(const std::string &nameA, const Snapshot &a, const std::string &nameB, const Snapshot &b, const DiffRequest &request);
+DiffAnswer answerDiff(const std::string &nameA, std::shared_ptr<const Snapshot> a, const std::string &nameB, std::shared_ptr<const Snapshot> b,
+                      const DiffRequest &request);
+// Two devices indexed before (the window's documents): `request.device` is theirs.
+DiffAnswer answerDiff(const IndexedDevice &a, const IndexedDevice &b, const DiffRequest &request);
 
 std::string diffAnswerText(const DiffAnswer &answer);
 std::string diffAnswerMarkdown(const DiffAnswer &answer);

@@ -10,10 +10,15 @@ namespace memlens {
 
 MomentAnswer answerMoment(const std::string &file, std::shared_ptr<const Snapshot> snapshot, const MomentRequest &request)
 {
-    MomentAnswer answer{file, std::move(snapshot), request.at, {}, {}};
-    const DeviceIndex index(*answer.snapshot, admitDevice(*answer.snapshot, file, request.device));
-    answer.point = admitMoment(index, request.at);
-    answer.report = reportDevice(*answer.snapshot, index, request.top, answer.point);
+    const int device = admitDevice(*snapshot, file, request.device);
+    return answerMoment(indexDevice(file, std::move(snapshot), device, request.top), request);
+}
+
+MomentAnswer answerMoment(const IndexedDevice &device, const MomentRequest &request)
+{
+    MomentAnswer answer{device.file, device.snapshot, request.at, {}, {}};
+    answer.point = admitMoment(*device.index, request.at);
+    answer.report = reportDevice(device, request.top, answer.point);
     return answer;
 }
 

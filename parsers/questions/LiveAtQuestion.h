@@ -28,6 +28,8 @@ struct MomentAnswer {
 
 // Throws QuestionError for a device the file lacks or a moment it does not reach.
 MomentAnswer answerMoment(const std::string &file, std::shared_ptr<const Snapshot> snapshot, const MomentRequest &request);
+// A device indexed before (the window's document): `request.device` is its.
+MomentAnswer answerMoment(const IndexedDevice &device, const MomentRequest &request);
 
 // {"file", "device", "at", "event", "live": summary's `at` object}, and one line of that object.
 nlohmann::json liveAtJson(const MomentAnswer &answer);

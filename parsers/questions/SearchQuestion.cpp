@@ -1,6 +1,5 @@
 #include "questions/SearchQuestion.h"
 
-#include "figures/AllocationCategories.h"
 #include "model/ByteFormat.h"
 #include "questions/QuestionAdmission.h"
 #include "questions/QuestionError.h"
@@ -14,29 +13,39 @@ namespace memlens {
 namespace {
 // Matched against every frame, label and address: a bounded needle bounds the work.
 constexpr size_t kMaxSearchText = 1000;
+
+void admitSearchText(const std::string &text)
+{
+    if (text.empty())
+        throw QuestionError("text", "empty");
+    if (text.size() > kMaxSearchText)
+        throw QuestionError("text", "longer than " + std::to_string(kMaxSearchText) + " bytes");
 }
+} // namespace
 
 SearchAnswer answerSearch(const std::string &file, std::shared_ptr<const Snapshot> snapshot, const SearchRequest &request)
 {
-    if (request.text.empty())
-        throw QuestionError("text", "empty");
-    if (request.text.size() > kMaxSearchText)
-        throw QuestionError("text", "longer than " + std::to_string(kMaxSearchText) + " bytes");
-    SearchAnswer answer{file, std::move(snapshot), 0, request.text, 0, {}};
-    answer.device = admitDevice(*answer.snapshot, file, request.device);
-    const DeviceIndex index(*answer.snapshot, answer.device);
-    const AllocationSearch search(*answer.snapshot, index, request.text);
-    const AllocationCategories categories(*answer.snapshot, index);
+    admitSearchText(request.text);
+    const int device = admitDevice(*snapshot, file, request.device);
+    return answerSearch(indexDevice(file, std::move(snapshot), device, 0), request);
+}
+
+SearchAnswer answerSearch(const IndexedDevice &device, const SearchRequest &request)
+{
+    admitSearchText(request.text);
+    SearchAnswer answer{device.file, device.snapshot, device.device, request.text, 0, {}, {}};
+    const DeviceIndex &index = *device.index;
+    answer.matcher = std::make_shared<const AllocationSearch>(*device.snapshot, index, request.text);
     std::vector<AllocationId> hits;
     for (uint32_t i = 0; i < index.allocationCount(); ++i) {
-        if (search.matches(AllocationId(i)))
+        if (answer.matcher->matches(AllocationId(i)))
             hits.push_back(AllocationId(i));
     }
     // The largest first: what an agent asks about next.
     std::stable_sort(hits.begin(), hits.end(), [&](AllocationId x, AllocationId y) { return index.requestedBytes(x) > index.requestedBytes(y); });
     answer.matches = hits.size();
     for (size_t i = 0; i < hits.size() && i < request.top; ++i)
-        answer.hits.push_back({liveBlockInfo(index, hits[i], &categories), index.allocation(hits[i]).freeCompleted});
+        answer.hits.push_back({liveBlockInfo(index, hits[i], device.figures->categories.get()), index.allocation(hits[i]).freeCompleted});
     return answer;
 }
 

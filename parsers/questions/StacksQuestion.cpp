@@ -18,14 +18,20 @@ std::vector<CallTree::FoldedPath> largestFirst(std::vector<CallTree::FoldedPath>
 
 } // namespace
 
-StacksAnswer answerStacks(const std::string &file, const Snapshot &snapshot, const StacksRequest &request)
+StacksAnswer answerStacks(const std::string &file, std::shared_ptr<const Snapshot> snapshot, const StacksRequest &request)
 {
-    StacksAnswer answer{file, admitDevice(snapshot, file, request.device), request.at, {}, request.bottomUp, 0, {}, request.top};
-    const DeviceIndex index(snapshot, answer.device);
-    answer.point = admitMoment(index, request.at);
+    const int device = admitDevice(*snapshot, file, request.device);
+    auto index = std::make_shared<const DeviceIndex>(*snapshot, device);
+    return answerStacks(IndexedDevice{file, std::move(snapshot), device, std::move(index), nullptr}, request); // a call tree needs no figures
+}
+
+StacksAnswer answerStacks(const IndexedDevice &device, const StacksRequest &request)
+{
+    StacksAnswer answer{device.file, device.device, request.at, {}, request.bottomUp, 0, {}, request.top};
+    answer.point = admitMoment(*device.index, request.at);
     CallTreeOptions options;
     options.bottomUp = request.bottomUp;
-    const CallTree tree(snapshot, index, index.liveAt(answer.point), options);
+    const CallTree tree(*device.snapshot, *device.index, device.index->liveAt(answer.point), options);
     answer.liveBytes = tree.root().bytes;
     answer.paths = tree.foldedPaths();
     return answer;

@@ -1,6 +1,7 @@
 #pragma once
 // `memlens summary FILE --folded` and MCP's stacks: the call paths of what is live at a moment,
 // top-down from the outermost frame or bottom-up, each with the bytes of its last node.
+#include "figures/DeviceFigures.h"
 #include "index/Moment.h"
 #include "views/CallTree.h"
 
@@ -31,7 +32,8 @@ struct StacksAnswer {
 };
 
 // Throws QuestionError for a file without devices, a device it lacks, a moment it does not reach.
-StacksAnswer answerStacks(const std::string &file, const Snapshot &snapshot, const StacksRequest &request);
+StacksAnswer answerStacks(const std::string &file, std::shared_ptr<const Snapshot> snapshot, const StacksRequest &request);
+StacksAnswer answerStacks(const IndexedDevice &device, const StacksRequest &request);
 
 // The folded lines ("frame;frame bytes"), for flamegraph.pl and speedscope.
 std::string stacksFoldedText(const StacksAnswer &answer);

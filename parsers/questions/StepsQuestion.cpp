@@ -6,10 +6,13 @@ namespace memlens {
 
 StepsAnswer answerSteps(const std::string &file, std::shared_ptr<const Snapshot> snapshot, std::optional<int64_t> device)
 {
-    StepsAnswer answer{file, std::move(snapshot), {}};
-    const DeviceIndex index(*answer.snapshot, admitDevice(*answer.snapshot, file, device));
-    answer.report = reportDevice(*answer.snapshot, index, 1, std::nullopt);
-    return answer;
+    const int admitted = admitDevice(*snapshot, file, device);
+    return answerSteps(indexDevice(file, std::move(snapshot), admitted, 1));
+}
+
+StepsAnswer answerSteps(const IndexedDevice &device)
+{
+    return {device.file, device.snapshot, reportDevice(device, 1, std::nullopt)};
 }
 
 nlohmann::json stepsJson(const StepsAnswer &answer)

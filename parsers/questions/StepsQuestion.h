@@ -18,6 +18,7 @@ struct StepsAnswer {
 
 // `device`: none for the first. Throws QuestionError for a device the file lacks.
 StepsAnswer answerSteps(const std::string &file, std::shared_ptr<const Snapshot> snapshot, std::optional<int64_t> device);
+StepsAnswer answerSteps(const IndexedDevice &device);
 
 // {"file", "device", "steps", "leak_suspects", "phases"}, and one line of that object.
 nlohmann::json stepsJson(const StepsAnswer &answer);

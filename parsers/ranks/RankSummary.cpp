@@ -1,7 +1,7 @@
 #include "ranks/RankSummary.h"
 
 #include "index/DeviceIndex.h"
-#include "figures/SnapshotSummary.h"
+#include "figures/DeviceFigures.h"
 #include "model/ByteFormat.h"
 #include "cache/CachedSnapshot.h"
 #include "report/OptionalJson.h"
@@ -86,7 +86,7 @@ RankFigures summarizeRank(const RankFile &file, const SnapshotCache *cache)
         bool any = false;
         for (int d : loaded.snapshot->devices()) {
             const DeviceIndex index(*loaded.snapshot, d);
-            const DeviceSummary s = summarizeDevice(*loaded.snapshot, index, 0);
+            const DeviceSummary s = assembleDeviceFigures(*loaded.snapshot, index, 0).summary;
             keepBusiestDevice(best, !any, d, s.peakActiveBytes, s.peakReservedBytes, s.ooms.size(), s.categoryBytesAtPeak);
             any = true;
         }

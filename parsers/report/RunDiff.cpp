@@ -1,6 +1,5 @@
 #include "report/RunDiff.h"
 
-#include "figures/SnapshotSummary.h"
 #include "model/ByteFormat.h"
 
 #include <cmath>
@@ -46,19 +45,18 @@ std::string cell(const std::string &text)
 
 } // namespace
 
-RunDiff diffRuns(const Snapshot &a, const DeviceIndex &ia, const std::string &nameA, const Snapshot &b,
-                 const DeviceIndex &ib, const std::string &nameB, const Moment &at)
+RunDiff diffRuns(const IndexedDevice &a, const IndexedDevice &b, const Moment &at)
 {
-    RunDiff d{nameA, nameB, at, {}, {}, {}};
-    const TracePoint ea = pointOf(ia, at), eb = pointOf(ib, at);
-    for (auto [run, snap, index, e] : {std::tuple{&d.a, &a, &ia, ea}, std::tuple{&d.b, &b, &ib, eb}}) {
-        const DeviceSummary s = summarizeDevice(*snap, *index, 0);
+    RunDiff d{a.file, b.file, at, {}, {}, {}};
+    const TracePoint ea = pointOf(*a.index, at), eb = pointOf(*b.index, at);
+    for (auto [run, device, e] : {std::tuple{&d.a, &a, ea}, std::tuple{&d.b, &b, eb}}) {
+        const DeviceSummary &s = device->figures->summary;
         run->peakActiveBytes = s.peakActiveBytes;
         run->peakReservedBytes = s.peakReservedBytes;
-        run->liveAtPoint = index->activeAt(e);
+        run->liveAtPoint = device->index->activeAt(e);
         run->categoryBytesAtPeak = s.categoryBytesAtPeak;
     }
-    d.sites = diffBySite(a, ia, ea, b, ib, eb);
+    d.sites = diffBySite(*a.snapshot, *a.index, ea, *b.snapshot, *b.index, eb);
     return d;
 }
 

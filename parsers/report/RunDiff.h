@@ -1,7 +1,7 @@
 #pragma once
 // Two runs compared: the totals, bytes per category at each run's peak, live bytes by call site
 // at a chosen point; what `memlens diff` prints (text, JSON, Markdown) and its CI gate reads.
-#include "figures/AllocationCategories.h"
+#include "figures/DeviceFigures.h"
 #include "views/CallTree.h"
 #include "index/Moment.h"
 
@@ -28,8 +28,8 @@ struct RunDiff {
 };
 
 // Throws std::invalid_argument when `at` names no event of a run.
-RunDiff diffRuns(const Snapshot &a, const DeviceIndex &ia, const std::string &nameA, const Snapshot &b,
-                 const DeviceIndex &ib, const std::string &nameB, const Moment &at);
+// Each run named by its file.
+RunDiff diffRuns(const IndexedDevice &a, const IndexedDevice &b, const Moment &at);
 
 // How much larger `after` is than `before`, in percent (before 0: 0 when after is 0, else +inf).
 double growthPercent(uint64_t before, uint64_t after);

@@ -1,5 +1,6 @@
 #include "report/SummaryReport.h"
 
+#include "figures/DeviceFigures.h"
 #include "index/FrameFilter.h"
 #include "model/ByteFormat.h"
 #include "report/OptionalJson.h"
@@ -219,10 +220,21 @@ json deviceJson(const Snapshot &snapshot, const DeviceReport &report)
 DeviceReport reportDevice(const Snapshot &snapshot, const DeviceIndex &index, size_t top, std::optional<TracePoint> at,
                           std::optional<uint64_t> deviceTotal)
 {
-    std::unique_ptr<const AllocationCategories> categories;
-    DeviceReport report{summarizeDevice(snapshot, index, top, nullptr, &categories), std::nullopt, deviceTotal};
+    DeviceFigures figures = assembleDeviceFigures(snapshot, index, top);
+    DeviceReport report{std::move(figures.summary), std::nullopt, deviceTotal};
     if (at)
-        report.at = summarizePoint(snapshot, index, *at, top, categories.get(), report.summary.units.get());
+        report.at = summarizePoint(snapshot, index, *at, top, figures.categories.get(), report.summary.units.get());
+    return report;
+}
+
+DeviceReport reportDevice(const IndexedDevice &device, size_t top, std::optional<TracePoint> at, std::optional<uint64_t> deviceTotal)
+{
+    DeviceReport report{device.figures->summary, std::nullopt, deviceTotal};
+    // Largest first, ties by address: the first `top` of a longer list are the list of `top`.
+    if (report.summary.topLiveAtPeak.size() > top)
+        report.summary.topLiveAtPeak.resize(top);
+    if (at)
+        report.at = summarizePoint(*device.snapshot, *device.index, *at, top, device.figures->categories.get(), report.summary.units.get());
     return report;
 }
 

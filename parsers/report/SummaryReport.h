@@ -1,6 +1,7 @@
 #pragma once
 // `memlens summary` output: the stable JSON object (keys documented in README.md) and the
 // human-readable text.
+#include "figures/DeviceFigures.h"
 #include "figures/SnapshotSummary.h"
 
 #include <nlohmann/json.hpp>
@@ -20,6 +21,8 @@ struct DeviceReport {
 // their categories (the summary's own).
 DeviceReport reportDevice(const Snapshot &snapshot, const DeviceIndex &index, size_t top, std::optional<TracePoint> at,
                           std::optional<uint64_t> deviceTotal = std::nullopt);
+// The same from figures assembled before (with at least `top` blocks live at the peak).
+DeviceReport reportDevice(const IndexedDevice &device, size_t top, std::optional<TracePoint> at, std::optional<uint64_t> deviceTotal = std::nullopt);
 
 // Bytes per category as the JSON key `category_bytes_at_peak` holds them: {"parameter": …, …}.
 nlohmann::json categoryBytesJson(const std::array<uint64_t, kCategoryCount> &bytes);

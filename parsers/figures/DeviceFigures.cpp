@@ -1,0 +1,23 @@
+#include "figures/DeviceFigures.h"
+
+namespace memlens {
+
+DeviceFigures assembleDeviceFigures(const Snapshot &snapshot, const DeviceIndex &index, size_t top)
+{
+    DeviceFigures figures;
+    std::unique_ptr<const AllocationCategories> categories;
+    figures.summary = summarizeDevice(snapshot, index, top, nullptr, &categories);
+    figures.categories = std::move(categories);
+    figures.pools = privatePools(snapshot, index);
+    figures.stackedPeakBytes = stackedPeakBytes(index, figures.pools);
+    return figures;
+}
+
+IndexedDevice indexDevice(const std::string &file, std::shared_ptr<const Snapshot> snapshot, int device, size_t top)
+{
+    auto index = std::make_shared<const DeviceIndex>(*snapshot, device);
+    auto figures = std::make_shared<const DeviceFigures>(assembleDeviceFigures(*snapshot, *index, top));
+    return {file, std::move(snapshot), device, std::move(index), std::move(figures)};
+}
+
+} // namespace memlens
