@@ -43,6 +43,10 @@ struct Document {
     int openingDevice() const;
 };
 
+// Device `d` of `document` as the questions take it (sharing the document's ownership); its
+// figures are null when the document has no such device.
+IndexedDevice indexedDevice(const std::shared_ptr<const Document> &document, int d);
+
 // Stage 2: the timeline's index per device. Keeps its document alive, since each layout
 // refers to that document's DeviceIndex.
 struct TimelineLayouts {

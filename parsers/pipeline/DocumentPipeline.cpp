@@ -32,6 +32,14 @@ int Document::openingDevice() const
     return bestDevice;
 }
 
+IndexedDevice indexedDevice(const std::shared_ptr<const Document> &document, int d)
+{
+    const DeviceData *data = document->device(d);
+    if (!data)
+        return {document->path, document->snapshot, d, nullptr, nullptr};
+    return {document->path, document->snapshot, d, data->index, std::shared_ptr<const DeviceFigures>(document, data)};
+}
+
 std::string_view loadStageName(LoadStage stage)
 {
     switch (stage) {
@@ -71,17 +79,14 @@ namespace {
 
 // The document again, each device with its advice: the first one's index, categories and
 // summary shared or copied, so the layouts built on them serve both.
-std::shared_ptr<const Document> withAdvice(const Document &first, const Inferred<int> &gpus)
+std::shared_ptr<const Document> withAdvice(const std::shared_ptr<const Document> &first, const Inferred<int> &gpus, const DeviceAdvisor &advise)
 {
     auto doc = std::make_shared<Document>();
-    doc->path = first.path;
-    doc->snapshot = first.snapshot;
-    for (const auto &[device, data] : first.devices) {
+    doc->path = first->path;
+    doc->snapshot = first->snapshot;
+    for (const auto &[device, data] : first->devices) {
         DeviceData &d = doc->devices.emplace(device, data).first->second;
-        AdviceOptions options;
-        options.gpus = gpus;
-        options.summary = &d.summary;
-        d.advice = advise(*doc->snapshot, *d.index, *d.categories, options);
+        d.advice = advise(indexedDevice(first, device), gpus);
         d.advised = true;
     }
     return doc;
@@ -97,15 +102,13 @@ void runDocumentStages(const std::string &name, std::shared_ptr<const Snapshot> 
             sink.progress(fraction, stage);
     };
     // The window draws the timeline first: the advice is not needed for it.
-    const bool adviceLast = sink.advised && stopAfter == StopAfter::Timeline;
+    const bool adviceLast = sink.advise && sink.advised && stopAfter == StopAfter::Timeline;
     auto doc = std::make_shared<Document>();
     doc->path = name;
     const std::vector<int> devices = snapshot->devices();
     // The timeline's index needs only the DeviceIndex: it is built on another thread while
     // this one does the summary and the advice (the task shares ownership of the index).
     std::map<int, std::future<std::unique_ptr<const TimelineLayout>>> timeline;
-    AdviceOptions adviceOptions; // the GPU count, as `advise` takes it without --gpus
-    adviceOptions.gpus = gpus;
     for (size_t i = 0; i < devices.size(); ++i) {
         // Each device's share of the bar moves through its stages (their usual shares of the time).
         auto at = [&](double part) { return (static_cast<double>(i) + part) / static_cast<double>(devices.size()); };
@@ -116,13 +119,14 @@ void runDocumentStages(const std::string &name, std::shared_ptr<const Snapshot> 
         report(at(0.4), LoadStage::Summarising);
         DeviceData data;
         static_cast<DeviceFigures &>(data) = assembleDeviceFigures(*snapshot, *index, 50);
-        data.advised = !adviceLast;
-        if (!adviceLast) {
-            report(at(0.7), LoadStage::Advising);
-            adviceOptions.summary = &data.summary;
-            data.advice = advise(*snapshot, *index, *data.categories, adviceOptions);
-        }
         data.index = std::move(index);
+        data.advised = sink.advise && !adviceLast;
+        if (data.advised) {
+            report(at(0.7), LoadStage::Advising);
+            // Asked while the document is made: its parts are borrowed for the call.
+            const std::shared_ptr<const DeviceFigures> figures(std::shared_ptr<const void>(), &data);
+            data.advice = sink.advise({name, snapshot, devices[i], data.index, figures}, gpus);
+        }
         doc->devices.emplace(devices[i], std::move(data));
     }
     doc->snapshot = std::move(snapshot);
@@ -144,7 +148,7 @@ void runDocumentStages(const std::string &name, std::shared_ptr<const Snapshot> 
         return;
     report(0.0, LoadStage::Advising);
     auto advised = std::make_shared<TimelineLayouts>();
-    advised->document = withAdvice(*published, gpus);
+    advised->document = withAdvice(published, gpus, sink.advise);
     advised->layouts = layouts->layouts;
     if (cancel && cancel->load())
         throw LoadCancelled();
@@ -160,19 +164,20 @@ std::shared_ptr<const TimelineLayouts> buildTimelineLayouts(std::shared_ptr<cons
     return layouts;
 }
 
-LoadedDocument collectStages(const std::function<void(const PipelineSink &)> &run)
+LoadedDocument collectStages(const std::function<void(const PipelineSink &)> &run, const DeviceAdvisor &advise)
 {
     LoadedDocument loaded;
     PipelineSink sink;
+    sink.advise = advise;
     sink.document = [&](std::shared_ptr<const Document> d) { loaded.document = std::move(d); };
     sink.timeline = [&](std::shared_ptr<const TimelineLayouts> t) { loaded.timeline = std::move(t); };
     run(sink);
     return loaded;
 }
 
-LoadedDocument loadDocument(const std::string &path, StopAfter stopAfter, const SnapshotCache *cache)
+LoadedDocument loadDocument(const std::string &path, StopAfter stopAfter, const SnapshotCache *cache, const DeviceAdvisor &advise)
 {
-    return collectStages([&](const PipelineSink &sink) { runDocumentPipeline(path, nullptr, sink, stopAfter, cache); });
+    return collectStages([&](const PipelineSink &sink) { runDocumentPipeline(path, nullptr, sink, stopAfter, cache); }, advise);
 }
 
 } // namespace memlens

@@ -22,13 +22,19 @@ std::string_view loadStageName(LoadStage stage);
 // Like heaptrack's StopAfter: tests and benchmarks can stop after the stage they measure.
 enum class StopAfter { Document, Timeline };
 
+// A device's advice, asked by whoever runs the pipeline (the window and `render` ask the advise
+// question, viewer/jobs/DeviceAdvice); `gpus`: the run's GPU count as the pipeline found it.
+using DeviceAdvisor = std::function<Advice(const IndexedDevice &device, const Inferred<int> &gpus)>;
+
 struct PipelineSink {
     std::function<void(double fraction, LoadStage stage)> progress; // may be empty
     std::function<void(std::shared_ptr<const Document>)> document;  // may be empty
     std::function<void(std::shared_ptr<const TimelineLayouts>)> timeline; // may be empty
-    // When set (and the timeline is asked for), the advice follows the first frame: stage 1's
-    // document comes without it, and this last stage brings the same layouts with a document
-    // that has it. Unset, stage 1's document has the advice.
+    // Unset, the document comes without advice (each device's `advised` false).
+    DeviceAdvisor advise;
+    // When set with `advise` (and the timeline is asked for), the advice follows the first frame:
+    // stage 1's document comes without it, and this last stage brings the same layouts with a
+    // document that has it. Unset, stage 1's document has the advice.
     std::function<void(std::shared_ptr<const TimelineLayouts>)> advised;
 };
 
@@ -52,8 +58,9 @@ struct LoadedDocument {
     std::shared_ptr<const Document> document;
     std::shared_ptr<const TimelineLayouts> timeline; // null with StopAfter::Document
 };
-LoadedDocument loadDocument(const std::string &path, StopAfter stopAfter = StopAfter::Timeline, const SnapshotCache *cache = nullptr);
+LoadedDocument loadDocument(const std::string &path, StopAfter stopAfter = StopAfter::Timeline, const SnapshotCache *cache = nullptr,
+                            const DeviceAdvisor &advise = {});
 // What `run` hands its sink, kept (for pipelines other than a file's, e.g. a stitched run's).
-LoadedDocument collectStages(const std::function<void(const PipelineSink &)> &run);
+LoadedDocument collectStages(const std::function<void(const PipelineSink &)> &run, const DeviceAdvisor &advise = {});
 
 } // namespace memlens

@@ -85,9 +85,9 @@ void runStitchedPipeline(const std::string &folder, int rank, const std::atomic<
     runDocumentStages(stitchedRunName(folder, rank), std::move(run.snapshot), runGpus(std::nullopt, {}, run.dumps.back().file), cancel, sink, stopAfter);
 }
 
-LoadedDocument loadStitchedDocument(const std::string &folder, int rank, const SnapshotCache *cache)
+LoadedDocument loadStitchedDocument(const std::string &folder, int rank, const SnapshotCache *cache, const DeviceAdvisor &advise)
 {
-    return collectStages([&](const PipelineSink &sink) { runStitchedPipeline(folder, rank, nullptr, sink, cache); });
+    return collectStages([&](const PipelineSink &sink) { runStitchedPipeline(folder, rank, nullptr, sink, cache); }, advise);
 }
 
 } // namespace memlens

@@ -26,6 +26,6 @@ std::string stitchedRunName(const std::string &folder, int rank);
 // The stitched run through the load pipeline's stages, as the GUI and `render DIR --rank R` show it.
 void runStitchedPipeline(const std::string &folder, int rank, const std::atomic<bool> *cancel, const PipelineSink &sink,
                          const SnapshotCache *cache, StopAfter stopAfter = StopAfter::Timeline);
-LoadedDocument loadStitchedDocument(const std::string &folder, int rank, const SnapshotCache *cache);
+LoadedDocument loadStitchedDocument(const std::string &folder, int rank, const SnapshotCache *cache, const DeviceAdvisor &advise = {});
 
 } // namespace memlens

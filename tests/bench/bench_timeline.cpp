@@ -3,6 +3,7 @@
 // --cache the file is opened as the GUI opens it, through the snapshot cache ($XDG_CACHE_HOME),
 // and only the first frame is timed: a reopen.
 #include "document/DocumentView.h"
+#include "jobs/DeviceAdvice.h"
 #include "pipeline/Document.h"
 #include "pipeline/DocumentPipeline.h"
 #include "timeline/TimelineView.h"
@@ -35,6 +36,7 @@ int main(int argc, char **argv)
     memlens::DocumentView view;
     double loadedAt = 0, firstFrame = 0, advisedAt = 0;
     memlens::PipelineSink sink;
+    sink.advise = memlens::adviseDevice; // as the window asks it
     sink.progress = [&](double, memlens::LoadStage stage) {
         if (stages.empty() || stages.back().first != stage)
             stages.emplace_back(stage, open.elapsed() / 1000.0);

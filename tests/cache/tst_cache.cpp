@@ -10,6 +10,7 @@
 #include "model/NarrowColumn.h"
 #include "pipeline/DocumentPipeline.h"
 #include "pipeline/HeadStart.h"
+#include "questions/AdviseQuestion.h"
 #include "report/SummaryReport.h"
 #include "figures/SnapshotSummary.h"
 
@@ -194,7 +195,8 @@ private slots:
     }
 
     // The window's order: the document without advice, the timeline on it, then the same layouts
-    // with a document whose advice is what a plain load (the commands') finds, on the same index.
+    // with a document whose advice is the advise question's answer (what `memlens advise` prints),
+    // on the same index.
     void adviceFollowsTheFirstFrame()
     {
         const std::string file = (corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle").toStdString();
@@ -202,6 +204,7 @@ private slots:
         std::shared_ptr<const TimelineLayouts> timeline, advised;
         std::vector<std::string> order;
         PipelineSink sink;
+        sink.advise = [](const IndexedDevice &d, const Inferred<int> &gpus) { return answerAdvise(d, {}, gpus).advice; };
         sink.document = [&](std::shared_ptr<const Document> d) { first = d; order.push_back("document"); };
         sink.timeline = [&](std::shared_ptr<const TimelineLayouts> t) { timeline = t; order.push_back("timeline"); };
         sink.advised = [&](std::shared_ptr<const TimelineLayouts> t) { advised = t; order.push_back("advised"); };
@@ -212,10 +215,11 @@ private slots:
         QVERIFY(before.advice.fixes.empty() && !before.advice.setup.params.value);
         QVERIFY(advised->document != first);
         QCOMPARE(advised->layouts, timeline->layouts);
-        const LoadedDocument plain = loadDocument(file, StopAfter::Document);
         for (const auto &[device, d] : advised->document->devices) {
             QCOMPARE(d.index, first->device(device)->index);
-            const Advice &want = plain.document->device(device)->advice;
+            AdviseRequest request;
+            request.device = device;
+            const Advice want = answerAdvise(file, first->snapshot, request).advice;
             QVERIFY(!want.fixes.empty());
             QCOMPARE(adviceJson("x", device, d.advice).dump(), adviceJson("x", device, want).dump());
         }
@@ -232,6 +236,7 @@ private slots:
         for (bool warm : {false, true}) {
             std::vector<std::pair<LoadStage, double>> reports;
             PipelineSink sink;
+            sink.advise = [](const IndexedDevice &d, const Inferred<int> &gpus) { return answerAdvise(d, {}, gpus).advice; };
             sink.progress = [&](double fraction, LoadStage stage) { reports.emplace_back(stage, fraction); };
             runDocumentPipeline(file, nullptr, sink, StopAfter::Timeline, &cache);
             std::vector<LoadStage> order;

@@ -15,6 +15,7 @@
 #include "document/StartPage.h"
 #include "estimator/EstimatorPanel.h"
 #include "export/ViewExport.h"
+#include "jobs/DeviceAdvice.h"
 #include "jobs/JobRunner.h"
 #include "model/ByteFormat.h"
 #include "notes/NoteSet.h"
@@ -74,7 +75,7 @@ inline QString gpt2()
 
 inline std::shared_ptr<const Document> load(const QString &path)
 {
-    return loadDocument(path.toStdString(), StopAfter::Document).document;
+    return loadDocument(path.toStdString(), StopAfter::Document, nullptr, adviseDevice).document;
 }
 
 // A shown DocumentView on `doc` (with its timeline built), on `page`, at `size`.

@@ -487,7 +487,7 @@ private slots:
         const std::shared_ptr<const Snapshot> snapshot = loadSnapshotFromMemory(llamaBf16LoraRun(truth).pickle(), "llama32_bf16_lora.pickle");
         const LoadedDocument loaded = collectStages([&](const PipelineSink &sink) {
             runDocumentStages("llama32_bf16_lora.pickle", snapshot, {}, nullptr, sink, StopAfter::Document);
-        });
+        }, adviseDevice);
         const DeviceData &d = loaded.document->devices.at(0);
         const InferredSetup &setup = d.advice.setup;
         QVERIFY(setup.params.value && setup.shapeFromTemplate);

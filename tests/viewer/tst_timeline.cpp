@@ -15,6 +15,7 @@ private slots:
     {
         std::shared_ptr<const TimelineLayouts> first, advised;
         PipelineSink sink;
+        sink.advise = adviseDevice;
         sink.timeline = [&](std::shared_ptr<const TimelineLayouts> t) { first = t; };
         sink.advised = [&](std::shared_ptr<const TimelineLayouts> t) { advised = t; };
         runDocumentPipeline(gpt2().toStdString(), nullptr, sink, StopAfter::Timeline);

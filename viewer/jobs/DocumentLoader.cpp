@@ -1,5 +1,6 @@
 #include "jobs/DocumentLoader.h"
 
+#include "jobs/DeviceAdvice.h"
 #include "model/LoadError.h"
 #include "pipeline/RankStitch.h"
 
@@ -37,6 +38,7 @@ void DocumentLoader::run(std::function<void(const Job &, const PipelineSink &)> 
         QElapsedTimer throttle;
         throttle.start();
         PipelineSink sink;
+        sink.advise = adviseDevice;
         sink.progress = [&](double fraction, LoadStage stage) {
             // At most ~20 updates a second reach the GUI thread.
             if (throttle.elapsed() < 50 && fraction < 1.0)
