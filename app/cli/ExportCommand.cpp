@@ -2,6 +2,7 @@
 
 #include "cache/SnapshotCache.h"
 #include "options/CommandLine.h"
+#include "options/QuestionFailure.h"
 #include "questions/ExportQuestion.h"
 #include "report/JsonText.h"
 
@@ -25,6 +26,8 @@ int runExportCommand(const std::vector<std::string> &args)
             std::tie(request.shard, request.shards) = parseShard(*shard);
         json = cl.flag("json");
         useCache = !cl.flag("no-cache");
+    } catch (const QuestionError &e) {
+        return reportQuestionError("export", e);
     } catch (const std::invalid_argument &e) {
         std::cerr << "memlens export: " << e.what() << '\n';
         return 2;
@@ -39,6 +42,8 @@ int runExportCommand(const std::vector<std::string> &args)
         else
             std::cout << exportAnswerText(answer);
         return answer.failed() ? 1 : 0;
+    } catch (const QuestionError &e) {
+        return reportQuestionError("export", e);
     } catch (const std::exception &e) {
         std::cerr << "memlens: " << e.what() << '\n';
         return 1;

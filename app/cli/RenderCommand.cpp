@@ -18,6 +18,7 @@
 #include "estimator/EstimatorPanel.h"
 #include "export/ViewExport.h"
 #include "jobs/DeviceAdvice.h"
+#include "jobs/StitchedRunStages.h"
 #include "model/LoadError.h"
 #include "pipeline/DocumentPipeline.h"
 #include "segments/SegmentsPage.h"
@@ -131,7 +132,7 @@ LoadedDocument loadForRender(const std::string &file, const CommandLine &cl)
         const SnapshotCache *useCache = cl.flag("no-cache") ? nullptr : &cache;
         // A folder and a rank: that rank's dumps stitched into one run.
         if (const auto rank = cl.integer("rank"))
-            return loadStitchedDocument(file, static_cast<int>(*rank), useCache, adviseDevice);
+            return loadStitchedRun(file, static_cast<int>(*rank), useCache);
         return loadDocument(file, StopAfter::Timeline, useCache, adviseDevice);
     } catch (const LoadError &e) {
         throw UnreadableFile{e.what()};

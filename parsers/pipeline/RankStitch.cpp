@@ -1,7 +1,6 @@
 #include "pipeline/RankStitch.h"
 
 #include "model/LoadError.h"
-#include "ranks/RunGpus.h"
 #include "cache/CachedSnapshot.h"
 
 #include <algorithm>
@@ -70,24 +69,6 @@ StitchedRun stitchRank(const RankFolder &folder, int rank, const SnapshotCache *
 std::string stitchedRunName(const std::string &folder, int rank)
 {
     return folder + " · rank " + std::to_string(rank) + " (stitched)";
-}
-
-void runStitchedPipeline(const std::string &folder, int rank, const std::atomic<bool> *cancel, const PipelineSink &sink,
-                         const SnapshotCache *cache, StopAfter stopAfter)
-{
-    const auto progress = [&](size_t done, size_t total) {
-        if (sink.progress)
-            sink.progress(total ? static_cast<double>(done) / static_cast<double>(total) : 0.0, LoadStage::Reading);
-    };
-    StitchedRun run = stitchRank(findRankFiles(folder), rank, cache, cancel, progress);
-    if (cancel && cancel->load())
-        throw LoadCancelled();
-    runDocumentStages(stitchedRunName(folder, rank), std::move(run.snapshot), runGpus(std::nullopt, {}, run.dumps.back().file), cancel, sink, stopAfter);
-}
-
-LoadedDocument loadStitchedDocument(const std::string &folder, int rank, const SnapshotCache *cache, const DeviceAdvisor &advise)
-{
-    return collectStages([&](const PipelineSink &sink) { runStitchedPipeline(folder, rank, nullptr, sink, cache); }, advise);
 }
 
 } // namespace memlens

@@ -2,7 +2,6 @@
 // Stitching the dumps one rank of a training job wrote into a folder (RankFiles finds them and
 // their steps): read one at a time, through the snapshot cache, in step order.
 #include "cache/SnapshotCache.h"
-#include "pipeline/DocumentPipeline.h"
 #include "ranks/RankFiles.h"
 #include "stitch/DumpStitcher.h"
 
@@ -22,10 +21,5 @@ StitchedRun stitchRank(const RankFolder &folder, int rank, const SnapshotCache *
 
 // The name a stitched run goes by: "DIR · rank R (stitched)".
 std::string stitchedRunName(const std::string &folder, int rank);
-
-// The stitched run through the load pipeline's stages, as the GUI and `render DIR --rank R` show it.
-void runStitchedPipeline(const std::string &folder, int rank, const std::atomic<bool> *cancel, const PipelineSink &sink,
-                         const SnapshotCache *cache, StopAfter stopAfter = StopAfter::Timeline);
-LoadedDocument loadStitchedDocument(const std::string &folder, int rank, const SnapshotCache *cache, const DeviceAdvisor &advise = {});
 
 } // namespace memlens

@@ -1,6 +1,7 @@
 #include "questions/ExportQuestion.h"
 
 #include "model/ByteFormat.h"
+#include "questions/QuestionError.h"
 
 #include <charconv>
 #include <stdexcept>
@@ -17,7 +18,7 @@ std::pair<int, int> parseShard(std::string_view text)
     };
     if (slash == std::string_view::npos || !parse(text.substr(0, slash), i) || !parse(text.substr(slash + 1), n) || n < 1 || i < 1 ||
         i > n)
-        throw std::invalid_argument("--shard takes I/N with 1 ≤ I ≤ N, e.g. 3/8; got '" + std::string(text) + "'");
+        throw QuestionError("shard", "takes I/N with 1 ≤ I ≤ N, e.g. 3/8", QuestionError::Kind::Usage, std::string(text));
     return {i, n};
 }
 
@@ -32,7 +33,12 @@ size_t ExportAnswer::failed() const
 ExportAnswer answerExport(const ExportRequest &request, const SnapshotCache *cache, const std::function<void(const ExportedInput &)> &done)
 {
     ExportAnswer answer{request, 0, {}, {}};
-    const ExportInputs all = exportInputs(request.input);
+    ExportInputs all;
+    try {
+        all = exportInputs(request.input);
+    } catch (const std::runtime_error &e) { // nothing there to export
+        throw QuestionError("path", e.what(), QuestionError::Kind::Input);
+    }
     answer.inputsInAll = all.inputs.size();
     answer.notes = all.notes;
     checkDatasetFolder(request.out);

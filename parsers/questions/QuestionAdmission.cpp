@@ -11,7 +11,7 @@ namespace {
 void requireDevice(const std::vector<int> &devices, const std::string &file, int64_t device)
 {
     if (std::find(devices.begin(), devices.end(), device) == devices.end())
-        throw QuestionError("device", file + ": device " + std::to_string(device) + " has no segments or trace entries");
+        throw QuestionError("device", file + " has no segments or trace entries on that device", QuestionError::Kind::Usage, std::to_string(device));
 }
 
 } // namespace

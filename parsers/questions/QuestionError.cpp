@@ -13,7 +13,7 @@ std::string commandLineText(const QuestionError &error)
 
 std::string toolText(const QuestionError &error)
 {
-    return error.argument + ": " + error.what();
+    return error.argument + (error.value ? " " + *error.value : std::string()) + ": " + error.what();
 }
 
 } // namespace memlens

@@ -1,8 +1,10 @@
 #pragma once
 // Why a question cannot be answered as asked, naming the argument at fault, so that each
 // frontend words it its own way: the command line as "--at oom: device 0 has no OOM entry"
-// (exit 2, or 1 when the file itself cannot answer), a tool call as "at: device 0 has no OOM
-// entry".
+// (exit 2, or 1 when the file itself cannot answer), a tool call and the window as "at oom:
+// device 0 has no OOM entry". An error about an option's value carries it; one without a value
+// names its option in the message itself ("give --gpu or --capacity, not both"), and one about an
+// operand (path, a, b) names the file.
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -25,7 +27,7 @@ struct QuestionError : std::invalid_argument {
 
 // "--at oom: device 0 has no OOM entry" when the error names a value, else the message.
 std::string commandLineText(const QuestionError &error);
-// "at: device 0 has no OOM entry".
+// "at oom: device 0 has no OOM entry" when the error names a value, else "at: …".
 std::string toolText(const QuestionError &error);
 
 } // namespace memlens

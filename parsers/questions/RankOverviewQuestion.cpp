@@ -11,17 +11,22 @@ bool RankOverviewAnswer::anyUnread() const
     return std::any_of(ranks.begin(), ranks.end(), [](const RankFigures &r) { return !r.error.empty(); });
 }
 
-RankOverviewAnswer answerRankOverview(RankFolder folder, const RankOverviewRequest &request, const SnapshotCache *cache)
+void admitRankFolder(const RankFolder &folder)
 {
     if (folder.files.empty())
         throw QuestionError("path", folder.folder + ": no snapshot files (*.pickle, *.pkl, *.pickle.zst) in it", QuestionError::Kind::Input);
+}
+
+RankOverviewAnswer answerRankOverview(RankFolder folder, const RankOverviewRequest &request, const SnapshotCache *cache)
+{
+    admitRankFolder(folder);
     std::optional<int64_t> step = folder.latestStep();
     if (request.step) {
         step = *request.step;
         if (std::find(folder.steps.begin(), folder.steps.end(), step) == folder.steps.end())
-            throw QuestionError("step", folder.folder + ": no snapshots of step " + std::to_string(*request.step));
+            throw QuestionError("step", folder.folder + " holds no snapshots of that step", QuestionError::Kind::Usage, std::to_string(*request.step));
     }
-    std::vector<RankFigures> ranks = summarizeRanks(folder.filesOfStep(step), std::max(1u, request.threads), cache);
+    std::vector<RankFigures> ranks = summarizeRanks(folder.filesOfStep(step), std::max(1u, request.threads), cache, request.control);
     return {std::move(folder), step, std::move(ranks)};
 }
 

@@ -15,7 +15,11 @@ class SnapshotCache;
 struct RankOverviewRequest {
     std::optional<int64_t> step; // none: the latest
     unsigned threads = 1;
+    RankProgress control; // the window's progress bar and cancel
 };
+
+// A folder with no dump in it is refused (the window opens a folder before it asks of a step).
+void admitRankFolder(const RankFolder &folder);
 
 struct RankOverviewAnswer {
     RankFolder folder;

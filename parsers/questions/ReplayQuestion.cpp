@@ -18,7 +18,7 @@ std::optional<AllocatorConfig> parsedConfig(const ReplayRequest &request)
     try {
         return AllocatorConfig::parse(*request.allocConf);
     } catch (const std::invalid_argument &e) {
-        throw QuestionError("alloc_conf", e.what());
+        throw QuestionError("alloc_conf", e.what(), QuestionError::Kind::Usage, *request.allocConf);
     }
 }
 
@@ -41,7 +41,7 @@ void admitReplayDevice(const std::string &file, const Snapshot &snapshot, int de
     if (const std::optional<std::string> why = whyNotReplayable(snapshot))
         throw QuestionError("path", file + ": " + *why, QuestionError::Kind::Input);
     if (const std::optional<std::string> why = whyNotReplayable(snapshot, device))
-        throw QuestionError("device", file + ": " + *why);
+        throw QuestionError("device", file + ": " + *why, QuestionError::Kind::Usage, std::to_string(device));
 }
 
 } // namespace

@@ -10,8 +10,11 @@ namespace memlens {
 StitchAnswer answerStitch(const RankFolder &folder, const StitchRequest &request, const SnapshotCache *cache)
 {
     if (dumpsOfRank(folder, request.rank).empty())
-        throw QuestionError("rank", folder.folder + " holds no dumps of rank " + std::to_string(request.rank));
-    StitchAnswer answer{folder.folder + " rank " + std::to_string(request.rank), request.rank, stitchRank(folder, request.rank, cache), {}};
+        throw QuestionError("rank", folder.folder + " holds no dumps of that rank", QuestionError::Kind::Usage, std::to_string(request.rank));
+    StitchAnswer answer{folder.folder + " rank " + std::to_string(request.rank), request.rank,
+                        stitchRank(folder, request.rank, cache, request.cancel, request.progress), {}};
+    if (!request.reports)
+        return answer;
     for (int d : answer.run.snapshot->devices()) {
         const DeviceIndex index(*answer.run.snapshot, d);
         answer.reports.push_back(reportDevice(*answer.run.snapshot, index, request.top, std::nullopt));

@@ -5,6 +5,8 @@
 #include "report/SummaryReport.h"
 #include "stitch/DumpStitcher.h"
 
+#include <atomic>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -16,6 +18,9 @@ class SnapshotCache;
 struct StitchRequest {
     int rank = 0;
     size_t top = 10;
+    bool reports = true; // false: no device reports (the window makes its own document of the run)
+    const std::atomic<bool> *cancel = nullptr;
+    std::function<void(size_t done, size_t total)> progress; // dumps read
 };
 
 struct StitchAnswer {

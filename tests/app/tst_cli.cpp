@@ -936,7 +936,7 @@ private slots:
         QTest::newRow("missing") << QStringList{"summary", dir.filePath("nope.pickle")} << dir.filePath("nope.pickle") + ": no such file";
         QDir().mkpath(dir.filePath("empty"));
         QTest::newRow("folder without snapshots") << QStringList{"summary", dir.filePath("empty")} << dir.filePath("empty") + ": no snapshot files";
-        QTest::newRow("no device") << QStringList{"summary", good.fileName(), "--device", "3"} << "device 3 has no segments";
+        QTest::newRow("no device") << QStringList{"summary", good.fileName(), "--device", "3"} << "--device 3: " + good.fileName() + " has no segments or trace entries on that device";
         QTest::newRow("bad --at") << QStringList{"summary", good.fileName(), "--at", "soon"} << "--at takes peak, oom, end or an event number";
         QTest::newRow("no oom") << QStringList{"summary", good.fileName(), "--at", "oom"} << "has no OOM entry";
         QTest::newRow("fraction without the device") << QStringList{"replay", good.fileName(), "--alloc-conf", "per_process_memory_fraction:0.5"}

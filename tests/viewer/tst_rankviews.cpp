@@ -4,6 +4,7 @@
 // 6,000 entries each, so each two are apart by a gap).
 #include "ViewerTestSupport.h"
 #include "ranks/RankStepHeatmap.h"
+#include "jobs/StitchedRunStages.h"
 #include "pipeline/RankStitch.h"
 #include "questions/ExportQuestion.h"
 
@@ -205,7 +206,7 @@ private slots:
         QTemporaryDir source;
         const QStringList dumps = cutDumps(source.path(), 0);
         QCOMPARE(dumps.size(), 5);
-        const LoadedDocument loaded = loadStitchedDocument(source.path().toStdString(), 0, nullptr);
+        const LoadedDocument loaded = loadStitchedRun(source.path().toStdString(), 0, nullptr);
         const auto &steps = loaded.document->devices.at(0).summary.steps;
         QVERIFY(steps.size() >= 5);
         const Snapshot &run = *loaded.document->snapshot;

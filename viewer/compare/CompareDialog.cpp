@@ -2,7 +2,8 @@
 
 #include "state/ScreenFit.h"
 #include "index/Moment.h"
-#include "figures/SnapshotSummary.h"
+#include "questions/DiffQuestion.h"
+#include "questions/QuestionError.h"
 #include "compare/RunNames.h"
 #include "compare/RunOverlayView.h"
 #include "jobs/DocumentLoader.h"
@@ -110,20 +111,19 @@ void CompareDialog::refresh()
         totals_->setText(tr("B has no device to compare with"));
         return;
     }
-    const Moment at = Moment::parse(at_->currentData().toString().toStdString()).value_or(Moment::end());
-    TracePoint ea, eb;
+    DiffRequest request;
+    request.at = Moment::parse(at_->currentData().toString().toStdString()).value_or(Moment::end());
+    DiffAnswer answer;
     try {
-        ea = pointOf(*da->index, at);
-        eb = pointOf(*db->index, at);
-    } catch (const std::invalid_argument &e) {
-        totals_->setText(QString::fromStdString(e.what()));
+        answer = answerDiff(indexedDevice(a_, device_), indexedDevice(b_, deviceB()), request);
+    } catch (const QuestionError &e) { // as MCP's diff words it
+        totals_->setText(QString::fromStdString(toolText(e)));
         return;
     }
-    const auto sites = diffBySite(*a_->snapshot, *da->index, ea, *b_->snapshot, *db->index, eb);
-    const uint64_t ta = da->index->activeAt(ea), tb = db->index->activeAt(eb);
+    const std::vector<SiteDiff> &sites = answer.diff.sites;
     const auto [nameA, nameB] = distinguishingNames(QString::fromStdString(a_->path), QString::fromStdString(b_->path));
     totals_->setText(tr("A: %1 (%2) · B: %3 (%4) · %5 call sites differ")
-                         .arg(bytesText(ta), nameA, bytesText(tb), nameB)
+                         .arg(bytesText(answer.diff.a.liveAtPoint), nameA, bytesText(answer.diff.b.liveAtPoint), nameB)
                          .arg(sites.size()));
     table_->setRowCount(static_cast<int>(sites.size()));
     for (int r = 0; r < static_cast<int>(sites.size()); ++r) {

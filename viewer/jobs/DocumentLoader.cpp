@@ -2,7 +2,7 @@
 
 #include "jobs/DeviceAdvice.h"
 #include "model/LoadError.h"
-#include "pipeline/RankStitch.h"
+#include "jobs/StitchedRunStages.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
@@ -28,7 +28,7 @@ void DocumentLoader::load(const QString &path, StopAfter stopAfter)
 void DocumentLoader::loadStitched(const QString &folder, int rank)
 {
     run([folder, rank, cache = cache_](const Job &job, const PipelineSink &sink) {
-        runStitchedPipeline(folder.toStdString(), rank, job.cancelFlag(), sink, cache.get());
+        runStitchedStages(folder.toStdString(), rank, job.cancelFlag(), sink, cache.get());
     }, StopAfter::Timeline);
 }
 

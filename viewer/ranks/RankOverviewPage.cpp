@@ -1,6 +1,8 @@
 #include "ranks/RankOverviewPage.h"
 
 #include "export/DatasetFigures.h"
+#include "memory/UsableCores.h"
+#include "questions/RankOverviewQuestion.h"
 #include "ranks/RankChart.h"
 #include "ranks/RankStepGrid.h"
 #include "ranks/RankStepHeatmap.h"
@@ -19,7 +21,6 @@
 #include <QTableView>
 #include <QTimer>
 #include <QVBoxLayout>
-#include <thread>
 
 namespace memlens {
 
@@ -119,8 +120,8 @@ void RankOverviewPage::openFolder(const QString &folder, bool mayBeEmpty)
         return;
     }
     RankFolder found = findRankFiles(folder.toStdString());
-    if (found.files.empty() && !mayBeEmpty)
-        throw std::runtime_error(folder.toStdString() + ": no snapshot files (*.pickle, *.pkl, *.pickle.zst) in it");
+    if (!mayBeEmpty)
+        admitRankFolder(found);
     folder_ = std::move(found);
     dumpFigures_.clear();
     fillSteps();
@@ -172,8 +173,7 @@ void RankOverviewPage::summarizeGrid()
     gridJobs_.start([this, missing, cache = cache_](const Job &job) {
         RankProgress control;
         control.cancel = job.cancelFlag();
-        const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
-        auto figures = std::make_shared<std::vector<RankFigures>>(summarizeRanks(missing, threads, cache.get(), control));
+        auto figures = std::make_shared<std::vector<RankFigures>>(summarizeRanks(missing, usableCores(), cache.get(), control));
         if (job.cancelled())
             return;
         job.post([this, figures] {
@@ -258,7 +258,7 @@ void RankOverviewPage::showStep(const std::optional<int64_t> &step)
     const std::vector<RankFile> files = folder_.filesOfStep(step);
     // A step the heatmap has summarised already is shown from its figures.
     std::vector<RankFigures> known = knownFigures(files);
-    if (!files.empty() && known.size() == files.size()) {
+    if (known.size() == files.size()) { // a folder watched from empty has no files yet
         publish(std::move(known));
         return;
     }
@@ -270,12 +270,17 @@ void RankOverviewPage::showStep(const std::optional<int64_t> &step)
     finished_ = false;
     title_->setText(tr("Summarising %1 ranks…").arg(files.size()));
     // Each result is handed over as a value; a result of an older step or folder is dropped.
-    jobs_.start([this, files, cache = cache_](const Job &job) {
-        RankProgress control;
-        control.cancel = job.cancelFlag();
-        control.progress = [this, &job](size_t done, size_t) { job.post([this, done] { progress_->setValue(static_cast<int>(done)); }); };
-        const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
-        auto ranks = std::make_shared<std::vector<RankFigures>>(summarizeRanks(files, threads, cache.get(), control));
+    // The rank-overview question of this step alone (a step without a number is not "the latest").
+    RankFolder shown = folder_;
+    shown.files = files;
+    shown.steps = {step};
+    jobs_.start([this, shown = std::move(shown), step, cache = cache_](const Job &job) {
+        RankOverviewRequest request;
+        request.step = step;
+        request.threads = usableCores();
+        request.control.cancel = job.cancelFlag();
+        request.control.progress = [this, &job](size_t done, size_t) { job.post([this, done] { progress_->setValue(static_cast<int>(done)); }); };
+        auto ranks = std::make_shared<std::vector<RankFigures>>(answerRankOverview(shown, request, cache.get()).ranks);
         if (job.cancelled())
             return;
         job.post([this, ranks] {

@@ -71,6 +71,14 @@ TracePoint ViewState::cursorPoint(TracePoint otherwise) const
     return TracePoint::after(*event_);
 }
 
+Moment ViewState::cursorMoment(Moment otherwise) const
+{
+    const DeviceData *d = deviceData();
+    if (!d || !event_ || event_->index() >= d->index->eventCount())
+        return otherwise;
+    return Moment::at(*event_);
+}
+
 void ViewState::setSelectedEvent(std::optional<EventId> event)
 {
     if (event == event_)

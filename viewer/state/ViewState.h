@@ -46,6 +46,8 @@ public:
     // The moment the cursor names, after its entry; `otherwise` when none is selected or the
     // device has no such entry (the pages fall back to the peak or the end).
     TracePoint cursorPoint(TracePoint otherwise) const;
+    // The same as a question's moment: the cursor's entry, else `otherwise`.
+    Moment cursorMoment(Moment otherwise) const;
     AllocationId selectedAllocation() const { return allocation_; }
     bool timeAxis() const { return axis_.isTime(); }
     ColorMode colorMode() const { return colorMode_; }

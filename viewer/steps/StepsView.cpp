@@ -4,8 +4,10 @@
 #include "style/ByteText.h"
 #include "style/PlotPalette.h"
 #include "plots/BytesPlot.h"
+#include "questions/StepsQuestion.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <qcustomplot.h>
 #include <QLabel>
@@ -30,15 +32,6 @@ protected:
     }
 };
 
-} // namespace
-
-namespace {
-const std::vector<StepSummary> &stepsOf(const ViewState &state)
-{
-    static const std::vector<StepSummary> none;
-    const DeviceData *d = state.deviceData();
-    return d ? d->summary.steps : none;
-}
 } // namespace
 
 StepsView::StepsView(ViewState *state, QWidget *parent) : QWidget(parent), state_(state)
@@ -87,7 +80,12 @@ StepsView::StepsView(ViewState *state, QWidget *parent) : QWidget(parent), state
 
 void StepsView::rebuild()
 {
-    const std::vector<StepSummary> &steps = stepsOf(*state_);
+    // The steps-and-leaks question of the device shown: what the chart draws is its answer's.
+    std::optional<StepsAnswer> answer;
+    if (state_->deviceData())
+        answer = answerSteps(indexedDevice(state_->document(), state_->device()));
+    steps_ = answer ? answer->report.summary.steps : std::vector<StepSummary>{};
+    const std::vector<StepSummary> &steps = steps_;
     QVector<double> x, peak, partial, top, end, reserved;
     const size_t highest = steps.empty() ? 0 : highestStep(steps).index;
     for (size_t k = 0; k < steps.size(); ++k) {
@@ -112,8 +110,7 @@ void StepsView::rebuild()
     highestLabel_->setVisible(!steps.empty());
     if (steps.empty()) {
         // The reason names the evidence looked for: ProfilerStep#, torch.optim's marks, its frames.
-        const DeviceData *d = state_->deviceData();
-        const QString why = d ? QString::fromStdString(d->summary.whyNoSteps) : QString();
+        const QString why = answer ? QString::fromStdString(answer->report.summary.whyNoSteps) : QString();
         readout_->setText(why.isEmpty() ? tr("No steps.") : tr("No steps: %1.").arg(why.toHtmlEscaped()));
         plot_->replot();
         return;
@@ -144,13 +141,15 @@ void StepsView::rebuild()
         cut += tr(" · %n partial (hatched)", "", n);
     if (!gapTexts_.empty())
         cut += tr(" · %n gap(s) between recorded iterations (dashed)", "", int(gapTexts_.size()));
+    const size_t leaks = answer->report.summary.leakSuspects.size();
+    cut += leaks ? tr(" · %n leak suspect(s)", "", int(std::min<size_t>(leaks, INT_MAX))) : QString();
     readout_->setText(tr("<b>%1 steps</b> · the highest peak, %2, in %3 · allocated at the end of the first step %4, of the last %5%6 · "
                          "steps from %7")
                           .arg(steps.size())
                           .arg(bytesText(h.peakActiveBytes))
                           .arg(QString::fromStdString(stepName(h)))
                           .arg(bytesText(steps.front().endAllocatedBytes), bytesText(steps.back().endAllocatedBytes), cut,
-                               QString::fromStdString(std::string(stepSourceText(state_->deviceData()->summary.stepsFrom)))));
+                               QString::fromStdString(std::string(stepSourceText(answer->report.summary.stepsFrom)))));
     plot_->replot();
 }
 
@@ -234,7 +233,7 @@ void StepsView::followDensity()
     highestLabel_->setPositionAlignment(Qt::AlignBottom | side);
     if (!envelope)
         return;
-    const auto &steps = stepsOf(*state_);
+    const auto &steps = steps_;
     const QCPRange range = plot_->xAxis->range();
     const auto first = static_cast<size_t>(std::clamp(std::ceil(range.lower), 0.0, double(steps.size())));
     const auto last = static_cast<size_t>(std::clamp(std::floor(range.upper) + 1, 0.0, double(steps.size())));
@@ -269,7 +268,7 @@ QString StepsView::readout() const
 
 int StepsView::stepAt(const QPoint &pixel) const
 {
-    const auto &steps = stepsOf(*state_);
+    const auto &steps = steps_;
     const double x = plot_->xAxis->pixelToCoord(pixel.x());
     const long k = std::lround(x);
     if (!plot_->axisRect()->rect().contains(pixel) || k < 0 || k >= static_cast<long>(steps.size()) || std::abs(x - double(k)) > 0.45)
@@ -279,7 +278,7 @@ int StepsView::stepAt(const QPoint &pixel) const
 
 void StepsView::showStep(int index)
 {
-    const auto &steps = stepsOf(*state_);
+    const auto &steps = steps_;
     if (index < 0 || index >= static_cast<int>(steps.size()))
         return;
     const StepSummary &s = steps[static_cast<size_t>(index)];

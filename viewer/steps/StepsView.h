@@ -5,6 +5,8 @@
 // the range of their peaks (lowest solid, highest lighter) instead of bars, which would alias into
 // stripes, and the highest step keeps a visible width. Clicking a step shows it
 // on the timeline; the wheel zooms along the steps.
+#include "figures/Steps.h"
+
 #include <QWidget>
 #include <vector>
 
@@ -18,7 +20,6 @@ class QLabel;
 namespace memlens {
 
 class ViewState;
-struct StepSummary;
 
 class StepsView : public QWidget {
     Q_OBJECT
@@ -66,6 +67,7 @@ private:
     QCPGraph *endLine_;
     QCPGraph *reservedLine_;
     QLabel *readout_;
+    std::vector<StepSummary> steps_; // the steps question's answer, as drawn
 };
 
 } // namespace memlens

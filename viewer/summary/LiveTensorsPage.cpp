@@ -1,6 +1,8 @@
 #include "summary/LiveTensorsPage.h"
 
-#include "views/AllocationSearch.h"
+#include "questions/LiveAtQuestion.h"
+#include "questions/QuestionError.h"
+#include "questions/SearchQuestion.h"
 #include "state/RefreshWhenShown.h"
 #include "state/ViewState.h"
 #include "stacks/CostBarDelegate.h"
@@ -36,8 +38,13 @@ public:
         doc_ = std::move(doc);
         device_ = device;
         search_.reset();
-        if (doc_ && device_)
-            search_ = std::make_unique<const AllocationSearch>(*doc_->snapshot, *device_->index, text.toStdString());
+        // The search question's matcher; a text it refuses (empty, over 1,000 bytes) filters nothing.
+        if (doc_ && device_ && !text.isEmpty()) {
+            try {
+                search_ = answerSearch(indexedDevice(doc_, device_->summary.device), {std::nullopt, text.toStdString(), 0}).matcher;
+            } catch (const QuestionError &) {
+            }
+        }
         cursorStep_ = device ? stepOfEvent(device->summary.steps, cursor.lastEntry()) : -1;
         min_ = minBytes;
         max_ = maxBytes;
@@ -68,7 +75,7 @@ protected:
 private:
     std::shared_ptr<const Document> doc_;
     const DeviceData *device_ = nullptr;
-    std::unique_ptr<const AllocationSearch> search_;
+    std::shared_ptr<const AllocationSearch> search_;
     int cursorStep_ = -1;
     uint64_t min_ = 0, max_ = 0;
     bool earlierStepOnly_ = false;
@@ -203,9 +210,11 @@ void LiveTensorsPage::rebuild()
         model_->setAllocations(state_->document(), 0, {}, 0);
         return;
     }
-    const TracePoint at = state_->cursorPoint(d->index->peak());
-    uint64_t count = 0;
-    std::vector<LiveBlockInfo> rows = largestLive(*d->index, at, SIZE_MAX, &count, d->categories.get());
+    // The live-at question at the cursor (else the peak), every live allocation largest first.
+    MomentAnswer answer = answerMoment(indexedDevice(state_->document(), state_->device()), {std::nullopt, state_->cursorMoment(Moment::peak()), SIZE_MAX});
+    const TracePoint at = answer.point;
+    const uint64_t count = answer.report.at->liveBlocks;
+    std::vector<LiveBlockInfo> rows = std::move(answer.report.at->topLive);
     cursor_ = at;
     earlierStep_->setEnabled(!d->summary.steps.empty());
     model_->setAllocations(state_->document(), state_->device(), std::move(rows), d->index->activeAt(at), at);

@@ -11,6 +11,10 @@
 #include "plots/BytesPlot.h"
 #include "timeline/TimelineOverview.h"
 #include "timeline/WhatIfOverlay.h"
+#include "questions/QuestionError.h"
+#include "questions/SearchQuestion.h"
+
+#include <climits>
 
 #include <QComboBox>
 #include <qcustomplot.h>
@@ -83,7 +87,8 @@ TimelineView::TimelineView(ViewState *state, QWidget *parent) : QWidget(parent),
     connect(plot_, &QCustomPlot::afterReplot, this, [this] {
         const bool searching = bands_->search() && !bands_->search()->empty();
         const size_t hits = bands_->searchHits();
-        searchHits_->setText(!searching ? QString() : hits == 1 ? tr("1 match drawn") : tr("%1 matches drawn").arg(hits));
+        const QString drawn = hits == 1 ? tr("1 match drawn") : tr("%1 matches drawn").arg(hits);
+        searchHits_->setText(!searching ? searchNote_ : drawn + QStringLiteral(" · ") + searchNote_);
     });
     connect(axisMode_, &QComboBox::currentIndexChanged, this, [this](int i) { state_->setTimeAxis(i == 1); });
     auto replot = [this] { plot_->replot(QCustomPlot::rpQueuedReplot); };
@@ -166,11 +171,21 @@ void TimelineView::setSearchText(const QString &text)
 {
     if (search_->text() != text)
         search_->setText(text); // comes back here through textChanged
-    const DeviceData *device = state_->deviceData();
+    // The search question's answer: its matcher outlines the bands, its count is the run's; a
+    // text it refuses (over 1,000 bytes) is said where the count goes.
     const std::string needle = text.trimmed().toStdString();
-    bands_->setSearch(device && !needle.empty()
-                          ? std::make_shared<const AllocationSearch>(*state_->document()->snapshot, *device->index, needle)
-                          : nullptr);
+    std::shared_ptr<const AllocationSearch> matcher;
+    searchNote_.clear();
+    if (state_->deviceData() && !needle.empty()) {
+        try {
+            const SearchAnswer answer = answerSearch(indexedDevice(state_->document(), state_->device()), {std::nullopt, needle, 0});
+            matcher = answer.matcher;
+            searchNote_ = tr("%n in the run", nullptr, static_cast<int>(std::min<size_t>(answer.matches, INT_MAX)));
+        } catch (const QuestionError &e) {
+            searchNote_ = tr("search text %1").arg(QString::fromStdString(e.what()));
+        }
+    }
+    bands_->setSearch(std::move(matcher));
     plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 

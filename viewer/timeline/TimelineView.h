@@ -74,6 +74,7 @@ private:
     QComboBox *axisMode_;
     QLineEdit *search_;
     QLabel *searchHits_;
+    QString searchNote_; // the search question's count in the run, or its refusal
     QPoint pressAt_;
     bool showingRange_ = false;
 };
