@@ -64,9 +64,8 @@ McpToolResult summaryTool(const json &args, McpToolContext &context)
     request.device = deviceArgument(args);
     request.oneDevice = true;
     request.top = top;
-    json j = summaryDeviceJson(answerSummary(o.file, o.snapshot, request));
-    const std::string brief = summaryBrief(j);
-    return {answer(std::move(j), top), brief};
+    const SummaryAnswer a = answerSummary(o.file, o.snapshot, request);
+    return {answer(summaryDeviceJson(a), top), summaryBrief(a)};
 }
 
 MomentRequest momentRequest(const json &args, size_t top)
@@ -78,17 +77,15 @@ McpToolResult liveAtTool(const json &args, McpToolContext &context)
 {
     const size_t top = topArgument(args, "summary");
     const Opened o = open(args, context);
-    json j = liveAtJson(answerMoment(o.file, o.snapshot, momentRequest(args, top)));
-    const std::string brief = liveAtBrief(j);
-    return {answer(std::move(j), top), brief};
+    const MomentAnswer a = answerMoment(o.file, o.snapshot, momentRequest(args, top));
+    return {answer(liveAtJson(a), top), liveAtBrief(a)};
 }
 
 McpToolResult allocatorStateTool(const json &args, McpToolContext &context)
 {
     const Opened o = open(args, context);
-    json j = allocatorStateJson(answerAllocatorState(o.file, o.snapshot, momentRequest(args, 1)));
-    const std::string brief = allocatorStateBrief(j);
-    return {answer(std::move(j), kWholeLists), brief};
+    const MomentAnswer a = answerAllocatorState(o.file, o.snapshot, momentRequest(args, 1));
+    return {answer(allocatorStateJson(a), kWholeLists), allocatorStateBrief(a)};
 }
 
 McpToolResult stacksTool(const json &args, McpToolContext &context)
@@ -140,9 +137,8 @@ McpToolResult stepsAndLeaksTool(const json &args, McpToolContext &context)
 {
     const size_t top = topArgument(args, "summary");
     const Opened o = open(args, context);
-    json j = stepsJson(answerSteps(o.file, o.snapshot, deviceArgument(args)));
-    const std::string brief = stepsBrief(j);
-    return {answer(std::move(j), top), brief};
+    const StepsAnswer a = answerSteps(o.file, o.snapshot, deviceArgument(args));
+    return {answer(stepsJson(a), top), stepsBrief(a)};
 }
 
 McpToolResult stitchRankTool(const json &args, McpToolContext &context)

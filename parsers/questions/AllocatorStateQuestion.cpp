@@ -25,12 +25,12 @@ nlohmann::json allocatorStateJson(const MomentAnswer &answer)
             {"allocator", momentJson(answer)["allocator"]}};
 }
 
-std::string allocatorStateBrief(const nlohmann::json &allocatorState)
+std::string allocatorStateBrief(const MomentAnswer &answer)
 {
-    const nlohmann::json &a = allocatorState["allocator"];
-    return "at " + allocatorState["at"].get<std::string>() + " (event " + jsonText(allocatorState["event"]) + "): " + jsonText(a["segments"]) + " segments, " +
-           formatBytes(a["reserved_bytes"].get<uint64_t>()) + " reserved, " + formatBytes(a["allocated_bytes"].get<uint64_t>()) + " allocated, " +
-           formatBytes(a["free_bytes"].get<uint64_t>()) + " free, largest free block " + formatBytes(a["largest_free_bytes"].get<uint64_t>());
+    const AllocatorFigures &a = answer.report.at->allocator;
+    return "at " + answer.at.text() + " (event " + jsonText(pointJson(answer.point)) + "): " + std::to_string(a.segments) + " segments, " +
+           formatBytes(a.reserved) + " reserved, " + formatBytes(a.allocated) + " allocated, " + formatBytes(a.free) + " free, largest free block " +
+           formatBytes(a.largestFree);
 }
 
 } // namespace memlens

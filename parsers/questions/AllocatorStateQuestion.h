@@ -16,6 +16,6 @@ MomentAnswer answerAllocatorState(const IndexedDevice &device, MomentRequest req
 // {"file", "device", "at", "event", "allocator": summary's `at.allocator`}, and one line of that
 // object.
 nlohmann::json allocatorStateJson(const MomentAnswer &answer);
-std::string allocatorStateBrief(const nlohmann::json &allocatorState);
+std::string allocatorStateBrief(const MomentAnswer &answer);
 
 } // namespace memlens

@@ -28,13 +28,13 @@ nlohmann::json liveAtJson(const MomentAnswer &answer)
             {"live", momentJson(answer)}};
 }
 
-std::string liveAtBrief(const nlohmann::json &liveAt)
+std::string liveAtBrief(const MomentAnswer &answer)
 {
-    const nlohmann::json &at = liveAt["live"];
-    std::string text = "at " + liveAt["at"].get<std::string>() + " (event " + jsonText(at["index"]) + "): " + formatBytes(at["active_bytes"].get<uint64_t>()) +
-                       " active in " + jsonText(at["live_blocks"]) + " blocks, " + formatBytes(at["reserved_bytes"].get<uint64_t>()) + " reserved";
-    if (!at["top_live"].empty())
-        text += "; largest " + formatBytes(at["top_live"][0]["size"].get<uint64_t>());
+    const PointSummary &at = *answer.report.at;
+    std::string text = "at " + answer.at.text() + " (event " + jsonText(optionalJson(at.index)) + "): " + formatBytes(at.activeBytes) + " active in " +
+                       std::to_string(at.liveBlocks) + " blocks, " + formatBytes(at.reservedBytes) + " reserved";
+    if (!at.topLive.empty())
+        text += "; largest " + formatBytes(at.topLive.front().size);
     return text;
 }
 

@@ -33,6 +33,6 @@ MomentAnswer answerMoment(const IndexedDevice &device, const MomentRequest &requ
 
 // {"file", "device", "at", "event", "live": summary's `at` object}, and one line of that object.
 nlohmann::json liveAtJson(const MomentAnswer &answer);
-std::string liveAtBrief(const nlohmann::json &liveAt);
+std::string liveAtBrief(const MomentAnswer &answer);
 
 } // namespace memlens

@@ -23,9 +23,10 @@ nlohmann::json stepsJson(const StepsAnswer &answer)
             {"phases", d["phases"]}};
 }
 
-std::string stepsBrief(const nlohmann::json &j)
+std::string stepsBrief(const StepsAnswer &answer)
 {
-    return std::to_string(j["steps"].size()) + " steps, " + std::to_string(j["leak_suspects"].size()) + " leak suspects";
+    const DeviceSummary &s = answer.report.summary;
+    return std::to_string(s.steps.size()) + " steps, " + std::to_string(s.leakSuspects.size()) + " leak suspects";
 }
 
 } // namespace memlens

@@ -22,6 +22,6 @@ StepsAnswer answerSteps(const IndexedDevice &device);
 
 // {"file", "device", "steps", "leak_suspects", "phases"}, and one line of that object.
 nlohmann::json stepsJson(const StepsAnswer &answer);
-std::string stepsBrief(const nlohmann::json &steps);
+std::string stepsBrief(const StepsAnswer &answer);
 
 } // namespace memlens

@@ -3,6 +3,7 @@
 #include "model/ByteFormat.h"
 #include "questions/QuestionAdmission.h"
 #include "report/JsonText.h"
+#include "report/OptionalJson.h"
 
 namespace memlens {
 
@@ -34,12 +35,12 @@ nlohmann::json summaryDeviceJson(const SummaryAnswer &answer)
     return {{"file", answer.file}, {"device", summaryJsonObject(*answer.snapshot, answer.file, answer.reports)["devices"][0]}};
 }
 
-std::string summaryBrief(const nlohmann::json &deviceJson)
+std::string summaryBrief(const SummaryAnswer &answer)
 {
-    const nlohmann::json &d = deviceJson["device"];
-    return deviceJson["file"].get<std::string>() + " device " + jsonText(d["device"]) + ": peak active " + formatBytes(d["peak_active_bytes"].get<uint64_t>()) + " at event " +
-           jsonText(d["peak_index"]) + ", peak reserved " + formatBytes(d["peak_reserved_bytes"].get<uint64_t>()) + ", " +
-           std::to_string(d["oom_entries"].size()) + " OOM entries, " + std::to_string(d["steps"].size()) + " steps";
+    const DeviceSummary &s = answer.reports.front().summary;
+    return answer.file + " device " + std::to_string(s.device) + ": peak active " + formatBytes(s.peakActiveBytes) + " at event " +
+           jsonText(optionalJson(s.peakIndex)) + ", peak reserved " + formatBytes(s.peakReservedBytes) + ", " + std::to_string(s.ooms.size()) +
+           " OOM entries, " + std::to_string(s.steps.size()) + " steps";
 }
 
 } // namespace memlens

@@ -33,6 +33,6 @@ std::string summaryAnswerText(const SummaryAnswer &answer);
 std::string summaryAnswerJson(const SummaryAnswer &answer);
 // The first device's figures: {"file", "device": {…}}, and one line of that object.
 nlohmann::json summaryDeviceJson(const SummaryAnswer &answer);
-std::string summaryBrief(const nlohmann::json &deviceJson);
+std::string summaryBrief(const SummaryAnswer &answer); // of its first device
 
 } // namespace memlens
