@@ -1,5 +1,7 @@
 #include "figures/SnapshotSummary.h"
 
+#include "figures/ModelLayers.h"
+#include "figures/StepParts.h"
 #include "index/AllocatorState.h"
 
 #include <algorithm>
@@ -122,6 +124,7 @@ DeviceSummary summarizeDeviceWithoutCategories(const Snapshot &snapshot, const D
         s.unitsAtPeak = units->bytesAt(index, index.peak());
         s.units = std::move(units);
     }
+    s.layers = summarizeLayers(index, ModelLayers(snapshot, index, StepParts(snapshot, index, s.phases)));
     FileHealth health = fileHealth(snapshot, index);
     s.coverage = std::move(health.coverage);
     s.warnings = std::move(health.warnings);

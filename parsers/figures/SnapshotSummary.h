@@ -4,6 +4,7 @@
 #include "index/AllocatorState.h"
 #include "index/DeviceIndex.h"
 #include "figures/FileHealth.h"
+#include "figures/LayerFigures.h"
 #include "figures/ModuleUnits.h"
 #include "index/Phases.h"
 #include "figures/PoolShares.h"
@@ -95,6 +96,8 @@ struct DeviceSummary {
     // them: null otherwise. Shared, never written after the summary is made.
     std::shared_ptr<const ModuleUnits> units;
     std::vector<UnitBytes> unitsAtPeak;
+    // Each layer's forward (a model's layer loop, from the stacks); none when no loop is seen.
+    std::optional<LayersSummary> layers;
     TraceCoverage coverage;
     std::vector<FileWarning> warnings;
 };

@@ -6,6 +6,7 @@
 #include "report/OptionalJson.h"
 #include "report/SiteJson.h"
 #include "report/JsonText.h"
+#include "report/LayersJson.h"
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
@@ -209,6 +210,7 @@ json deviceJson(const Snapshot &snapshot, const DeviceReport &report)
     d["category_bytes_from_before_trace"] = categoryBytesJson(s.categoryBytesFromBeforeTrace);
     d["units_from"] = s.units ? json(kUnitSourceNames.name(s.units->source())) : json(nullptr);
     d["modules_at_peak"] = unitBytesJson(s.unitsAtPeak);
+    addLayersJson(d, snapshot, s);
     addCoverageJson(d, s);
     if (report.at)
         d["at"] = pointJson(snapshot, *report.at);

@@ -5,6 +5,7 @@
 #include "report/SiteJson.h"
 
 #include <algorithm>
+#include <climits>
 #include <numeric>
 #include <sstream>
 
@@ -130,6 +131,26 @@ void writeUnits(std::ostringstream &out, const char *when, const std::vector<Uni
     out << "\n";
 }
 
+// "366 MiB", or "122–155 MiB" when the layers differ.
+std::string bytesRange(uint64_t least, uint64_t most)
+{
+    return least == most ? formatBytes(most) : formatBytes(least) + "–" + formatBytes(most);
+}
+
+// The layers' forward in a line: how many, where the loop is, what each keeps and needs.
+void writeLayers(std::ostringstream &out, const Snapshot &snapshot, const LayersSummary &l)
+{
+    uint64_t keptLeast = UINT64_MAX, keptMost = 0, briefLeast = UINT64_MAX, briefMost = 0, atPeak = 0;
+    for (const LayerPassFigures &f : l.forward) {
+        keptLeast = std::min(keptLeast, f.retainedBytes), keptMost = std::max(keptMost, f.retainedBytes);
+        briefLeast = std::min(briefLeast, f.transientBytes), briefMost = std::max(briefMost, f.transientBytes);
+        atPeak += f.atPeakBytes;
+    }
+    out << "  Layers         " << l.forward.size() << " (the loop at " << snapshot.frameText(l.loop) << ", from the stacks); in forward pass "
+        << l.pass << " each keeps " << bytesRange(keptLeast, keptMost) << " for backward and needs " << bytesRange(briefLeast, briefMost)
+        << " more for a moment; " << formatBytes(atPeak) << " of theirs live at the peak\n";
+}
+
 void writeStepsAndLeaks(std::ostringstream &out, const Snapshot &snapshot, const DeviceSummary &s)
 {
     if (!s.steps.empty()) {
@@ -183,6 +204,8 @@ void writeDevice(std::ostringstream &out, const Snapshot &snapshot, const Device
     out << "\n";
     if (s.units)
         writeUnits(out, "At the peak", s.unitsAtPeak, s.units->source());
+    if (s.layers)
+        writeLayers(out, snapshot, *s.layers);
     writeStepsAndLeaks(out, snapshot, s);
     if (!s.topLiveAtPeak.empty()) {
         out << "  Largest allocations live at the peak:\n";

@@ -18,6 +18,8 @@
 #include <QTest>
 
 #include <algorithm>
+#include <climits>
+#include <cmath>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -272,6 +274,70 @@ private slots:
         for (const UnitBytes &u : s.unitsAtPeak)
             total += u.bytes;
         QCOMPARE(total, s.peakActiveBytes);
+    }
+
+    // A model's layers from its stacks alone: the generated FSDP2 rank with every mark removed has
+    // one layer per FSDP unit of its layer loop, each holding at the peak what the unit oracle
+    // (tests/tools/unit_oracle.py, reading the marks of the file before they were removed) puts in
+    // that unit.
+    void layersFromTheStacksAreTheUnits()
+    {
+        QTemporaryDir dir;
+        const Generated g = generate(dir, "run", {"--layers", "8"});
+        const QString bare = dir.filePath("bare.pickle");
+        QString error;
+        runPythonTool("make_user_variants.py", {g.file, bare, "--marks", "none"}, &error);
+        QVERIFY2(QFile::exists(bare), qPrintable(error));
+        const QJsonObject units = oracle(g.file)["units"].toObject();
+        const Loaded l = load(bare);
+        const DeviceSummary s = summarizeDevice(*l.snapshot, *l.index, 5);
+        QVERIFY(!s.units && s.layers);
+        QVERIFY(QString::fromStdString(l.snapshot->frameText(s.layers->loop)).startsWith("model.py:470:"));
+        QCOMPARE(s.layers->forward.size(), size_t(8));
+        for (const LayerPassFigures &f : s.layers->forward) {
+            const double unit = units[QString("layers.%1").arg(f.layer)].toDouble();
+            QVERIFY2(unit > 0 && std::abs(double(f.atPeakBytes) - unit) <= 0.01 * unit,
+                     qPrintable(QString("layer %1: %2 at the peak, unit %3").arg(f.layer).arg(f.atPeakBytes).arg(unit)));
+        }
+    }
+
+    // Single-GPU runs name no layer, yet each decoder layer's frames repeat once per layer per
+    // pass: the layers are the model's (GPT-2 12, GPT-2 medium 24, TinyLlama 22), with our marks
+    // and without them; identical layers keep the same bytes for backward. ResNet's four stages
+    // each loop over their blocks inside nn.Sequential: no single layer loop, none.
+    void layersOfSingleGpuRuns_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<int>("layers");
+        QTest::newRow("gpt2") << "gpt2_fp32_adamw/snapshot.pickle" << 12;
+        QTest::newRow("gpt2 varlen") << "frag_varlen_gpt2/snapshot.pickle.zst" << 12;
+        QTest::newRow("gpt2-medium oom") << "oom_gpt2_medium_6gib/oom_snapshot.pickle" << 24;
+        QTest::newRow("tinyllama checkpointed") << "tinyllama_bf16_ckpt_cpp_stacks/snapshot.pickle.gz" << 22;
+        QTest::newRow("resnet50") << "resnet50_bf16_sgd/snapshot.pickle" << 0;
+    }
+    void layersOfSingleGpuRuns()
+    {
+        QFETCH(QString, file);
+        QFETCH(int, layers);
+        QTemporaryDir dir;
+        const QString bare = dir.filePath("bare.pickle");
+        QString error;
+        runPythonTool("make_user_variants.py", {corpusDir() + "/snapshots/" + file, bare, "--marks", "none"}, &error);
+        QVERIFY2(QFile::exists(bare), qPrintable(error));
+        for (const QString &path : {corpusDir() + "/snapshots/" + file, bare}) {
+            const Loaded l = load(path);
+            const DeviceSummary s = summarizeDevice(*l.snapshot, *l.index, 5);
+            if (!layers) {
+                QVERIFY(!s.layers);
+                continue;
+            }
+            QVERIFY(s.layers);
+            QCOMPARE(s.layers->forward.size(), size_t(layers));
+            uint64_t least = UINT64_MAX, most = 0;
+            for (const LayerPassFigures &f : s.layers->forward)
+                least = std::min(least, f.retainedBytes), most = std::max(most, f.retainedBytes);
+            QVERIFY2(least > 0 && double(most) <= 1.02 * double(least), qPrintable(QString("%1 … %2").arg(least).arg(most)));
+        }
     }
 
     // The mark grammar: FSDP2's and FSDP1's hook names, the root's unnamed marks, module paths.

@@ -79,8 +79,23 @@ MAIN = (TITAN + 'train.py', 640, 'train')
 CALL = (TORCH + 'nn/modules/module.py', 1790, '_call_impl')
 
 
+MODEL = TITAN + 'models/llama3/model/model.py'
+UNIT_CALLERS = {'tok_embeddings': 455, 'norm, output': 480}  # Transformer.forward's lines; each layer is called from 470
+
+
 def model_frames(line, name='forward'):
-    return [(TITAN + 'models/llama3/model/model.py', line, name), CALL, (TITAN + 'models/llama3/model/model.py', 470, 'forward'), CALL, TRAIN, MAIN]
+    """A layer's line, inside the layer module Transformer.forward's loop (line 470) calls."""
+    return [(MODEL, line, name), CALL, (MODEL, 470, 'forward'), CALL, TRAIN, MAIN]
+
+
+def top_frames(line):
+    """A line of Transformer.forward itself (the embedding, the norm and the output)."""
+    return [(MODEL, line, 'forward'), CALL, TRAIN, MAIN]
+
+
+def unit_caller(unit):
+    """Transformer.forward's line whose module call runs the unit's FSDP pre-forward hook."""
+    return [(MODEL, UNIT_CALLERS.get(unit, 470), 'forward'), CALL, TRAIN, MAIN]
 
 
 class Run:
@@ -186,24 +201,29 @@ def main():
     r.alloc(T * (H // heads) * 4, stack('polar', (TITAN + 'models/llama3/model/model.py', 61, 'precompute_freqs_cis'), MAIN))
     r.alloc(T * 8, stack('_to_copy', TRAIN, MAIN))
 
-    gather_frames = stack('empty', (TORCH + 'distributed/fsdp/_fully_shard/_fsdp_collectives.py', 204, 'foreach_all_gather'),
-                          (TORCH + 'distributed/fsdp/_fully_shard/_fsdp_param_group.py', 290, 'unshard'),
-                          (TORCH + 'distributed/fsdp/_fully_shard/_fsdp_param_group.py', 335, 'pre_forward'),
-                          (TORCH + 'distributed/fsdp/_fully_shard/_fsdp_state.py', 232, '_pre_forward'), CALL, TRAIN, MAIN)
-    copy_out_frames = stack('empty', (TORCH + 'distributed/fsdp/_fully_shard/_fsdp_param.py', 470, 'alloc_storage'),
-                            (TORCH + 'distributed/fsdp/_fully_shard/_fsdp_param.py', 436, 'init_unsharded_param'),
-                            (TORCH + 'distributed/fsdp/_fully_shard/_fsdp_collectives.py', 330, 'foreach_all_gather_copy_out'),
-                            (TORCH + 'distributed/fsdp/_fully_shard/_fsdp_param_group.py', 320, 'wait_for_unshard'),
-                            (TORCH + 'distributed/fsdp/_fully_shard/_fsdp_state.py', 232, '_pre_forward'), CALL, TRAIN, MAIN)
+    # FSDP2's pre-forward hook runs inside the unit's module call: its gathers' stacks go through
+    # the line of Transformer.forward that calls the unit.
+    def gather_frames(unit):
+        return stack('empty', (TORCH + 'distributed/fsdp/_fully_shard/_fsdp_collectives.py', 204, 'foreach_all_gather'),
+                     (TORCH + 'distributed/fsdp/_fully_shard/_fsdp_param_group.py', 290, 'unshard'),
+                     (TORCH + 'distributed/fsdp/_fully_shard/_fsdp_param_group.py', 335, 'pre_forward'),
+                     (TORCH + 'distributed/fsdp/_fully_shard/_fsdp_state.py', 232, '_pre_forward'), CALL, *unit_caller(unit))
+
+    def copy_out_frames(unit):
+        return stack('empty', (TORCH + 'distributed/fsdp/_fully_shard/_fsdp_param.py', 470, 'alloc_storage'),
+                     (TORCH + 'distributed/fsdp/_fully_shard/_fsdp_param.py', 436, 'init_unsharded_param'),
+                     (TORCH + 'distributed/fsdp/_fully_shard/_fsdp_collectives.py', 330, 'foreach_all_gather_copy_out'),
+                     (TORCH + 'distributed/fsdp/_fully_shard/_fsdp_param_group.py', 320, 'wait_for_unshard'),
+                     (TORCH + 'distributed/fsdp/_fully_shard/_fsdp_state.py', 232, '_pre_forward'), CALL, *unit_caller(unit))
     checkpoint = [(TORCH + 'utils/checkpoint.py', 1180, 'forward'), (TORCH + 'utils/checkpoint.py', 496, 'checkpoint')]
 
     def gather(unit, params):
         r.mark(f'FSDP::pre_forward ({unit})', 'START')
         r.mark(f'FSDP::all_gather ({unit})', 'START')
-        buf = r.alloc(W * sum(shard_numel(d, rest, W) for d, rest in params) * 2, gather_frames)
+        buf = r.alloc(W * sum(shard_numel(d, rest, W) for d, rest in params) * 2, gather_frames(unit))
         r.mark(f'FSDP::all_gather ({unit})', 'END')
         r.mark(f'FSDP::all_gather_copy_out ({unit})', 'START')
-        storages = [r.alloc(d * rest * 2, copy_out_frames) for d, rest in params]
+        storages = [r.alloc(d * rest * 2, copy_out_frames(unit)) for d, rest in params]
         r.free(buf)
         r.mark(f'FSDP::all_gather_copy_out ({unit})', 'END')
         r.mark(f'FSDP::pre_forward ({unit})', 'END')
@@ -224,7 +244,7 @@ def main():
     for unit, params in units:
         storages = gather(unit, params)
         if unit == 'tok_embeddings':
-            h = r.alloc(T * H * 2, stack('embedding', (TITAN + 'models/llama3/model/model.py', 455, 'forward'), CALL, TRAIN, MAIN))
+            h = r.alloc(T * H * 2, stack('embedding', *top_frames(455)))
         elif unit.startswith('layers.'):
             i = int(unit.split('.')[1])
             ckpt = a.checkpoint_every > 0 and i % a.checkpoint_every == 0
@@ -244,8 +264,8 @@ def main():
                     r.free(m)
             h = out
         else:
-            r.alloc(T * H * 2, stack('rms_norm', *model_frames(480)))
-            r.alloc(T * V * 2, stack('mm', *model_frames(481)))  # the logits, bf16
+            r.alloc(T * H * 2, stack('rms_norm', *top_frames(480)))
+            r.alloc(T * V * 2, stack('mm', *top_frames(481)))  # the logits, bf16
         reshard(unit, storages, keep=unit == 'norm, output')
     r.mark('FSDP::post_forward', 'START')
     r.mark('FSDP::post_forward', 'END')

@@ -1,0 +1,39 @@
+#pragma once
+// What each layer of a model does to memory in a forward pass (Megatron-LM's per-layer report,
+// from a snapshot): the window's peak, the bytes it keeps for backward, the bytes it needs only
+// for a moment, its largest allocation, and what of it is still live at the run's peak.
+#include "figures/ModelLayers.h"
+#include "index/DeviceIndex.h"
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace memlens {
+
+enum class LayerSource : uint8_t { None, Stacks };
+
+struct LayerPassFigures {
+    uint32_t layer = 0;
+    EventId first;               // the window's first entry
+    EventId end;                 // the entry after its last
+    uint64_t peakBytes = 0;      // the most bytes active inside the window (the device's, all of them)
+    uint64_t retainedBytes = 0;  // made in the window, alive at its end, freed later: kept for backward
+    uint64_t unfreedBytes = 0;   // made in the window and never freed in the trace (a library's
+                                 // workspace made by the first layer; a trace that ends before backward)
+    uint64_t transientBytes = 0; // made and freed inside the window, at their highest
+    uint64_t largestBytes = 0;   // its largest allocation
+    uint64_t atPeakBytes = 0;    // made in the window and live at the run's peak
+};
+
+struct LayersSummary {
+    LayerSource source = LayerSource::None;
+    FrameId loop;     // the line that calls each layer
+    uint32_t pass = 0; // the forward pass described: the last to begin at or before the peak
+    std::vector<LayerPassFigures> forward; // by layer
+};
+
+// Nothing when the run shows no layers.
+std::optional<LayersSummary> summarizeLayers(const DeviceIndex &index, const ModelLayers &layers);
+
+} // namespace memlens

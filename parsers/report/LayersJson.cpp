@@ -1,0 +1,31 @@
+#include "report/LayersJson.h"
+
+#include "report/OptionalJson.h"
+
+namespace memlens {
+
+void addLayersJson(nlohmann::json &device, const Snapshot &snapshot, const DeviceSummary &summary)
+{
+    using nlohmann::json;
+    const std::optional<LayersSummary> &l = summary.layers;
+    device["layers_from"] = l ? json("stacks") : json(nullptr);
+    device["layer_loop"] = l ? json(snapshot.frameText(l->loop)) : json(nullptr);
+    json layers = json::array();
+    if (l) {
+        for (const LayerPassFigures &f : l->forward)
+            layers.push_back({{"layer", f.layer},
+                              {"pass", "forward"},
+                              {"forward_pass", l->pass},
+                              {"first_index", f.first},
+                              {"end_index", f.end},
+                              {"peak_bytes", f.peakBytes},
+                              {"retained_bytes", f.retainedBytes},
+                              {"unfreed_bytes", f.unfreedBytes},
+                              {"transient_bytes", f.transientBytes},
+                              {"largest_bytes", f.largestBytes},
+                              {"at_peak_bytes", f.atPeakBytes}});
+    }
+    device["layers"] = std::move(layers);
+}
+
+} // namespace memlens
