@@ -96,17 +96,19 @@ void MainWindow::createFileMenu()
 void MainWindow::createViewMenu()
 {
     QMenu *view = menuBar()->addMenu(tr("&View"));
-    // Ctrl+1 … Ctrl+9 in the tabs' order (Page's).
+    // Ctrl+1 … Ctrl+9, then Ctrl+0, in the tabs' order (Page's).
     const std::pair<QString, Page> pages[] = {
         {tr("&Summary"), Page::Summary},   {tr("&Timeline"), Page::Timeline},           {tr("St&eps"), Page::Steps},
         {tr("Se&gments"), Page::Segments}, {tr("Segments &over Time"), Page::SegmentTimeline}, {tr("St&acks"), Page::Stacks},
-        {tr("&Live Allocations"), Page::Live}, {tr("By &Unit"), Page::Modules}, {tr("&Categories"), Page::Categories}};
+        {tr("&Live Allocations"), Page::Live}, {tr("By &Unit"), Page::Modules}, {tr("By La&yer"), Page::Layers},
+        {tr("&Categories"), Page::Categories}};
     int key = Qt::Key_1;
     for (const auto &[label, page] : pages) {
-        view->addAction(label, QKeySequence(Qt::CTRL | key++), this, [this, page = page] {
+        view->addAction(label, QKeySequence(Qt::CTRL | key), this, [this, page = page] {
             if (DocumentView *d = currentDocument())
                 d->showPage(page);
         });
+        key = key == Qt::Key_9 ? Qt::Key_0 : key + 1;
     }
     view->addSeparator();
     view->addAction(tr("Export as PNG…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E), this, [this] { exportView(1.0, false); });

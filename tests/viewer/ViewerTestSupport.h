@@ -41,6 +41,7 @@
 #include "summary/LiveAllocationModel.h"
 #include "summary/LiveTensorsPage.h"
 #include "style/ByteText.h"
+#include "layers/LayersPage.h"
 #include "units/UnitsPage.h"
 #include "summary/SummaryPage.h"
 #include "timeline/AllocationBandsPlottable.h"

@@ -385,6 +385,35 @@ private slots:
         QVERIFY(!other->findChild<QTabWidget *>()->isTabVisible(other->findChild<QTabWidget *>()->indexOf(other->units())));
     }
 
+    // The By layer page: a bar per layer of GPT-2's loop (found in the stacks), each what the
+    // summary says the layer keeps for backward; a click on a layer shows its forward on the
+    // timeline. ResNet-50 has no single layer loop and no such page.
+    void layersPage()
+    {
+        auto doc = load(gpt2());
+        auto view = openView(doc, Page::Layers, QSize(1400, 900));
+        LayersPage *page = view->layers();
+        QVERIFY(page->isVisible());
+        const LayersSummary &l = *doc->devices.at(0).summary.layers;
+        QVERIFY2(page->readout().contains("12 layers"), qPrintable(page->readout()));
+        QCustomPlot *plot = page->plot();
+        const LayerPassFigures &f = l.forward.at(3);
+        const QPoint bar(int(plot->xAxis->coordToPixel(3)), int(plot->yAxis->coordToPixel(double(f.retainedBytes) / 2)));
+        QCOMPARE(page->layerAt(bar), 3);
+        saveShot(view.get(), "layers-page");
+        QTest::mouseClick(plot, Qt::LeftButton, {}, bar);
+        const VisibleRange full = view->state()->fullRange();
+        QVERIFY(view->timeline()->isVisible());
+        const VisibleRange shown = view->state()->visibleRange(), window = view->state()->rangeOfEvents(f.first, EventId(f.end.index() - 1));
+        QVERIFY(shown.first <= window.first && window.last <= shown.last);
+        QVERIFY(shown.last - shown.first < (full.last - full.first) / 10);
+
+        auto resnet = load(corpusDir() + "/snapshots/resnet50_bf16_sgd/snapshot.pickle");
+        auto other = openView(resnet, Page::Summary, QSize(1400, 900));
+        auto *tabs = other->findChild<QTabWidget *>();
+        QVERIFY(!tabs->isTabVisible(tabs->indexOf(other->layers())));
+    }
+
     // Private pools on the Summary: each with its segment count, as the command line states it
     // (the window gave reserved and allocated bytes only), and what made it.
     void summaryPoolsCountSegments()

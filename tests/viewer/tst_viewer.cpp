@@ -290,9 +290,10 @@ private slots:
         for (const char *page : {"Summary", "Timeline", "Segments", "Steps", "Stacks", "Live Allocations"})
             QVERIFY2(pages.contains(page), page);
         QVERIFY(window.shortcutsSheet().contains("Ctrl+6"));
-        // Ctrl+1 … Ctrl+9 follow the tabs' order (Ctrl+3 was Segments, left of which Steps stands).
+        // Ctrl+1 … Ctrl+9, then Ctrl+0, follow the tabs' order (Ctrl+3 was Segments, left of which
+        // Steps stands).
         QStringList byKey;
-        for (int n = 1; n <= 9; ++n) {
+        for (int n : {1, 2, 3, 4, 5, 6, 7, 8, 9, 0}) {
             for (QAction *menu : window.menuBar()->actions()) {
                 for (QAction *a : menu->menu() ? menu->menu()->actions() : QList<QAction *>()) {
                     if (a->shortcut() == QKeySequence(Qt::CTRL | (Qt::Key_0 + n)))
@@ -300,7 +301,8 @@ private slots:
                 }
             }
         }
-        QCOMPARE(byKey, (QStringList{"Summary", "Timeline", "Steps", "Segments", "Segments over Time", "Stacks", "Live Allocations", "By Unit", "Categories"}));
+        QCOMPARE(byKey, (QStringList{"Summary", "Timeline", "Steps", "Segments", "Segments over Time", "Stacks", "Live Allocations", "By Unit", "By Layer",
+                                     "Categories"}));
 
         DocumentView *view = window.openFile(corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle");
         QVERIFY(view);

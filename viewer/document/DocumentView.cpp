@@ -23,6 +23,7 @@
 #include "timeline/AllocationBandsPlottable.h"
 #include "timeline/CategoryTimelineView.h"
 #include "timeline/TimelineView.h"
+#include "layers/LayersPage.h"
 #include "units/UnitsPage.h"
 
 #include <algorithm>
@@ -124,6 +125,7 @@ void DocumentView::showDocument(std::shared_ptr<const Document> doc)
     const bool hasSegments = !d.snapshot->segments.empty() || d.snapshot->facts.format != FileFormat::ChromeTrace;
     const bool hasSteps = std::any_of(d.devices.begin(), d.devices.end(), [](const auto &device) { return !device.second.summary.steps.empty(); });
     const bool hasUnits = std::any_of(d.devices.begin(), d.devices.end(), [](const auto &device) { return device.second.summary.units != nullptr; });
+    const bool hasLayers = std::any_of(d.devices.begin(), d.devices.end(), [](const auto &device) { return device.second.summary.layers.has_value(); });
     // A page asked for while the file was read is shown when it can be (see showPage).
     if (!pendingPage_ && currentPageKind() != Page::Summary)
         pendingPage_ = currentPageKind();
@@ -133,9 +135,10 @@ void DocumentView::showDocument(std::shared_ptr<const Document> doc)
                            : page == Page::Segments || page == Page::SegmentTimeline ? perAllocation && hasSegments
                            : page == Page::Steps    ? hasSteps
                            : page == Page::Modules  ? hasUnits
+                           : page == Page::Layers   ? hasLayers
                                                     : perAllocation;
         tabs_->setTabVisible(tabs_->indexOf(pageWidget(page)), shown);
-        tabs_->setTabEnabled(tabs_->indexOf(pageWidget(page)), page == Page::Summary || page == Page::Steps || page == Page::Categories);
+        tabs_->setTabEnabled(tabs_->indexOf(pageWidget(page)), page == Page::Summary || page == Page::Steps || page == Page::Layers || page == Page::Categories);
     }
     tabs_->setTabToolTip(tabs_->indexOf(timeline_), tr("Preparing the timeline…"));
     if (!perAllocation && d.snapshot->categories)
@@ -193,6 +196,7 @@ QWidget *DocumentView::pageWidget(Page page) const
     case Page::Stacks: return stacks_;
     case Page::Live: return live_;
     case Page::Modules: return units_;
+    case Page::Layers: return layers_;
     case Page::Categories: return categories_;
     }
     return summary_;

@@ -32,6 +32,7 @@ class StacksPage;
 class StepsView;
 class SummaryPage;
 class TimelineView;
+class LayersPage;
 class UnitsPage;
 class ViewState;
 
@@ -71,6 +72,7 @@ public:
     StacksPage *stacks() const { return stacks_; }
     LiveTensorsPage *live() const { return live_; }
     UnitsPage *units() const { return units_; }
+    LayersPage *layers() const { return layers_; }
     CategoryTimelineView *categories() const { return categories_; }
     // A page that waits for the timeline's index is shown once the index is there.
     void showPage(Page page);
@@ -136,6 +138,7 @@ private:
     StacksPage *stacks_;
     LiveTensorsPage *live_;
     UnitsPage *units_;
+    LayersPage *layers_;
     CategoryTimelineView *categories_;
     QTextBrowser *details_;
     NoteSet *notes_;

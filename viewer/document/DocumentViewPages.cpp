@@ -23,6 +23,7 @@
 #include "timeline/AllocationBandsPlottable.h"
 #include "timeline/CategoryTimelineView.h"
 #include "timeline/TimelineView.h"
+#include "layers/LayersPage.h"
 #include "units/UnitsPage.h"
 #include <algorithm>
 #include <utility>
@@ -73,6 +74,8 @@ QWidget *DocumentView::buildContent()
     tabs_->addTab(live_, tr("Live"));
     units_ = new UnitsPage(state_, tabs_);
     tabs_->addTab(units_, tr("By unit"));
+    layers_ = new LayersPage(state_, tabs_);
+    tabs_->addTab(layers_, tr("By layer"));
     categories_ = new CategoryTimelineView(state_, tabs_);
     tabs_->addTab(categories_, tr("Categories"));
     auto *side = new QSplitter(Qt::Vertical, split);
@@ -127,9 +130,11 @@ void DocumentView::connectPages()
         tabs_->setCurrentWidget(segments_);
     });
     connect(steps_, &StepsView::showTimeline, this, [this] { tabs_->setCurrentWidget(timeline_); });
+    connect(layers_, &LayersPage::showTimeline, this, [this] { tabs_->setCurrentWidget(timeline_); });
     connect(summary_, &SummaryPage::showInEstimator, this, &DocumentView::estimatorRequested);
     connect(summary_, &SummaryPage::showSteps, this, [this] { tabs_->setCurrentWidget(steps_); });
     connect(summary_, &SummaryPage::showUnits, this, [this] { tabs_->setCurrentWidget(units_); });
+    connect(summary_, &SummaryPage::showLayers, this, [this] { tabs_->setCurrentWidget(layers_); });
     connect(summary_, &SummaryPage::showLeaks, this, [this](EventId event) {
         state_->setSelectedEvent(event);
         live_->setEarlierStepOnly(true);

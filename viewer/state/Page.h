@@ -4,9 +4,9 @@
 
 namespace memlens {
 
-enum class Page { Summary, Timeline, Steps, Segments, SegmentTimeline, Stacks, Live, Modules, Categories };
+enum class Page { Summary, Timeline, Steps, Segments, SegmentTimeline, Stacks, Live, Modules, Layers, Categories };
 
-constexpr EnumNames<Page, 9> kPageNames{{{{Page::Summary, "summary"},
+constexpr EnumNames<Page, 10> kPageNames{{{{Page::Summary, "summary"},
                                           {Page::Timeline, "timeline"},
                                           {Page::Steps, "steps"},
                                           {Page::Segments, "segments"},
@@ -14,6 +14,7 @@ constexpr EnumNames<Page, 9> kPageNames{{{{Page::Summary, "summary"},
                                           {Page::Stacks, "stacks"},
                                           {Page::Live, "live"},
                                           {Page::Modules, "modules"},
+                                          {Page::Layers, "layers"},
                                           {Page::Categories, "categories"}}}};
 constexpr std::array kPages = kPageNames.values();
 

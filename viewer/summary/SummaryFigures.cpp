@@ -154,6 +154,14 @@ void SummaryFigures::oomsAndCategories(Rows &row, const DeviceData &data)
             largest << QStringLiteral("%1 %2").arg(QString::fromStdString(units[i].unit).toHtmlEscaped(), bytesText(units[i].bytes));
         row(tr("By unit"), tr("%1 — <a href='units'>all %2 units</a>").arg(largest.join(QStringLiteral(" · "))).arg(units.size()));
     }
+    if (s.layers) {
+        uint64_t kept = 0, brief = 0;
+        for (const LayerPassFigures &f : s.layers->forward)
+            kept = std::max(kept, f.retainedBytes), brief = std::max(brief, f.transientBytes);
+        row(tr("Layers"), tr("%1, each keeping up to %2 for backward and needing up to %3 more for a moment — <a href='layers'>by layer</a>")
+                              .arg(s.layers->forward.size())
+                              .arg(bytesText(kept), bytesText(brief)));
+    }
 }
 
 void SummaryFigures::stepsAndLeaks(Rows &row, const Document &document, const DeviceData &data)

@@ -171,6 +171,8 @@ void SummaryPage::onLink(const QString &link)
         emit showSteps();
     else if (link == "units")
         emit showUnits();
+    else if (link == "layers")
+        emit showLayers();
     else if (link == "leaks" && d->index->eventCount() > 0)
         emit showLeaks(EventId(static_cast<uint32_t>(d->index->eventCount() - 1)));
 }

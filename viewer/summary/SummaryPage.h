@@ -33,6 +33,7 @@ signals:
     void showSegments(memlens::EventId event);
     void showSteps();
     void showUnits(); // memory by unit (a sharded run's)
+    void showLayers(); // memory by layer
     // What was created in earlier steps and never freed, at `event` (the end).
     void showLeaks(memlens::EventId event);
     // A fix of the current device's advice (-1: the inferred setup alone), in the estimator.
