@@ -8,3 +8,4 @@ CREATE OR REPLACE VIEW events AS SELECT * FROM read_parquet('${DATASET}/rank=*/s
 CREATE OR REPLACE VIEW stacks AS SELECT * FROM read_parquet('${DATASET}/rank=*/step=*/input=*/stacks.parquet', hive_partitioning = true);
 CREATE OR REPLACE VIEW live_at_peak AS SELECT * FROM read_parquet('${DATASET}/rank=*/step=*/input=*/live_at_peak.parquet', hive_partitioning = true);
 CREATE OR REPLACE VIEW pools AS SELECT * FROM read_parquet('${DATASET}/rank=*/step=*/input=*/pools.parquet', hive_partitioning = true);
+CREATE OR REPLACE VIEW layers AS SELECT * FROM read_parquet('${DATASET}/rank=*/step=*/input=*/layers.parquet', hive_partitioning = true);

@@ -8,3 +8,4 @@ CREATE OR REPLACE TEMPORARY VIEW events USING parquet OPTIONS (path '${DATASET}/
 CREATE OR REPLACE TEMPORARY VIEW stacks USING parquet OPTIONS (path '${DATASET}/rank=*/step=*/input=*/stacks.parquet', basePath '${DATASET}');
 CREATE OR REPLACE TEMPORARY VIEW live_at_peak USING parquet OPTIONS (path '${DATASET}/rank=*/step=*/input=*/live_at_peak.parquet', basePath '${DATASET}');
 CREATE OR REPLACE TEMPORARY VIEW pools USING parquet OPTIONS (path '${DATASET}/rank=*/step=*/input=*/pools.parquet', basePath '${DATASET}');
+CREATE OR REPLACE TEMPORARY VIEW layers USING parquet OPTIONS (path '${DATASET}/rank=*/step=*/input=*/layers.parquet', basePath '${DATASET}');

@@ -1,6 +1,6 @@
 #pragma once
 // Where an export puts each input's tables: a Hive-partitioned dataset
-// OUT/rank=R/step=S/input=x<hash>/<table>.parquet. An input's six tables share one folder, which
+// OUT/rank=R/step=S/input=x<hash>/<table>.parquet. An input's seven tables share one folder, which
 // appears whole by one rename (six renames, one per table folder, left an input visible in some
 // tables and not others when the export was killed between them). <hash> is of the input's path
 // below the folder exported: a re-export replaces that input's folder (a dump rewritten in place

@@ -84,6 +84,33 @@ void writeSnapshotRows(const FleetSource &source, const std::string &file, parqu
     }
 }
 
+void writeLayerRows(const FleetSource &source, const std::string &file, parquet::ParquetFileWriter &out)
+{
+    for (const FleetDevice &d : source.devices) {
+        if (!d.summary->layers)
+            continue;
+        const LayersSummary &l = *d.summary->layers;
+        for (const auto &[pass, figures] : {std::pair{"forward", &l.forward}, std::pair{"backward", &l.backward}}) {
+            for (const LayerPassFigures &f : *figures)
+                out.row()
+                    .string(file)
+                    .integer(d.device)
+                    .integer(f.layer)
+                    .string(pass)
+                    .integer(l.pass)
+                    .integer(f.first.index())
+                    .integer(f.end.index())
+                    .integer(signedBytes(f.peakBytes))
+                    .integer(signedBytes(f.retainedBytes))
+                    .integer(signedBytes(f.unfreedBytes))
+                    .integer(signedBytes(f.transientBytes))
+                    .integer(signedBytes(f.largestBytes))
+                    .integer(signedBytes(f.atPeakBytes))
+                    .end();
+        }
+    }
+}
+
 void writeStepRows(const FleetSource &source, const std::string &file, parquet::ParquetFileWriter &out)
 {
     for (const FleetDevice &d : source.devices) {

@@ -12,6 +12,7 @@ void writeEventRows(const FleetSource &source, const std::string &file, parquet:
 void writeStackRows(const FleetSource &source, const std::string &file, parquet::ParquetFileWriter &out);
 void writeLiveAtPeakRows(const FleetSource &source, const std::string &file, parquet::ParquetFileWriter &out);
 void writePoolRows(const FleetSource &source, const std::string &file, parquet::ParquetFileWriter &out);
+void writeLayerRows(const FleetSource &source, const std::string &file, parquet::ParquetFileWriter &out);
 
 // "0,0" for mempool id (0, 0): how the events and pools tables name a pool.
 std::string poolIdText(const std::pair<int64_t, int64_t> &pool);

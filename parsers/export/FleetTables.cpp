@@ -16,6 +16,7 @@ std::string_view fleetTableName(FleetTable table)
     case FleetTable::Stacks: return "stacks";
     case FleetTable::LiveAtPeak: return "live_at_peak";
     case FleetTable::Pools: return "pools";
+    case FleetTable::Layers: return "layers";
     }
     return "";
 }
@@ -58,6 +59,11 @@ std::vector<ColumnSpec> columnsOf(FleetTable table)
     case FleetTable::Pools:
         return {text("file"), integer("device"), text("pool_id"), integer("segments"), integer("reserved_bytes"),
                 integer("allocated_bytes")};
+    case FleetTable::Layers: // summary --json's `layers`
+        return {text("file"),           integer("device"),         integer("layer"),          text("pass"),
+                integer("forward_pass"), integer("first_seq"),      integer("end_seq"),        integer("peak_bytes"),
+                integer("retained_bytes"), integer("unfreed_bytes"), integer("transient_bytes"), integer("largest_bytes"),
+                integer("at_peak_bytes")};
     }
     return {};
 }
@@ -84,6 +90,7 @@ void writeFleetTable(FleetTable table, const FleetSource &source, const std::str
     case FleetTable::Stacks: return writeStackRows(source, file, out);
     case FleetTable::LiveAtPeak: return writeLiveAtPeakRows(source, file, out);
     case FleetTable::Pools: return writePoolRows(source, file, out);
+    case FleetTable::Layers: return writeLayerRows(source, file, out);
     }
 }
 

@@ -29,9 +29,9 @@ struct FleetSource {
     std::vector<FleetDevice> devices; // ascending
 };
 
-enum class FleetTable { Snapshots, Steps, Events, Stacks, LiveAtPeak, Pools };
-inline constexpr std::array<FleetTable, 6> kFleetTables{FleetTable::Snapshots, FleetTable::Steps, FleetTable::Events,
-                                                       FleetTable::Stacks, FleetTable::LiveAtPeak, FleetTable::Pools};
+enum class FleetTable { Snapshots, Steps, Events, Stacks, LiveAtPeak, Pools, Layers };
+inline constexpr std::array<FleetTable, 7> kFleetTables{FleetTable::Snapshots, FleetTable::Steps,      FleetTable::Events, FleetTable::Stacks,
+                                                       FleetTable::LiveAtPeak, FleetTable::Pools, FleetTable::Layers};
 
 std::string_view fleetTableName(FleetTable table); // "snapshots", "live_at_peak", …
 const std::vector<parquet::ColumnSpec> &fleetTableColumns(FleetTable table);

@@ -9,6 +9,8 @@ namespace {
 LayerPassFigures figuresOf(const DeviceIndex &index, const LayerWindow &w)
 {
     LayerPassFigures f{w.layer, w.first, w.end, 0, 0, 0, 0, 0, 0};
+    if (w.end <= w.first)
+        return f;
     const EventTable &events = index.events();
     const TracePoint end = TracePoint::before(w.end);
     const TracePoint peak = index.peak();
@@ -44,9 +46,49 @@ LayerPassFigures figuresOf(const DeviceIndex &index, const LayerWindow &w)
     return f;
 }
 
+// The last free of what a forward window kept past its end, when the run's backward made it.
+std::optional<EventId> lastFreeInBackward(const DeviceIndex &index, const StepParts &parts, const LayerWindow &w)
+{
+    const EventTable &events = index.events();
+    const TracePoint end = TracePoint::before(w.end);
+    std::optional<EventId> last;
+    for (uint32_t e = w.first.index(); e < w.end.index(); ++e) {
+        if (events.action[e] != Action::Alloc)
+            continue;
+        const Allocation &a = index.allocation(index.allocationOfEvent(EventId(e)));
+        if (!a.aliveAt(end) || a.freeCompleted == kNever || parts.at(TracePoint::after(a.freeCompleted)) != StepPart::Backward)
+            continue;
+        if (!last || a.freeCompleted > *last)
+            last = a.freeCompleted;
+    }
+    return last;
+}
+
+// Each layer's backward, the last layer's first: from where the one after it ended (for the last,
+// the first entry of the backward after the forward pass) to the last free of what its forward
+// kept. A layer whose kept bytes the trace does not see freed, and every one before it, has none.
+std::vector<LayerPassFigures> backwardOf(const DeviceIndex &index, const StepParts &parts, const std::vector<LayerPassFigures> &forward)
+{
+    std::vector<LayerPassFigures> backward;
+    if (forward.empty())
+        return backward;
+    uint32_t from = forward.back().end.index();
+    while (from < index.eventCount() && parts.at(TracePoint::after(EventId(from))) != StepPart::Backward)
+        ++from;
+    for (auto f = forward.rbegin(); f != forward.rend(); ++f) {
+        const std::optional<EventId> last = lastFreeInBackward(index, parts, {0, f->layer, f->first, f->end});
+        if (!last || last->index() < from)
+            break;
+        backward.push_back(figuresOf(index, {0, f->layer, EventId(from), EventId(last->index() + 1)}));
+        from = last->index() + 1;
+    }
+    std::reverse(backward.begin(), backward.end());
+    return backward;
+}
+
 } // namespace
 
-std::optional<LayersSummary> summarizeLayers(const DeviceIndex &index, const ModelLayers &layers)
+std::optional<LayersSummary> summarizeLayers(const DeviceIndex &index, const StepParts &parts, const ModelLayers &layers)
 {
     if (!layers.count())
         return std::nullopt;
@@ -57,11 +99,12 @@ std::optional<LayersSummary> summarizeLayers(const DeviceIndex &index, const Mod
         if (w.layer == 0 && TracePoint::after(w.first) <= index.peak())
             pass = w.pass;
     }
-    LayersSummary s{LayerSource::Stacks, layers.loopLine(), pass, {}};
+    LayersSummary s{LayerSource::Stacks, layers.loopLine(), pass, {}, {}};
     for (const LayerWindow &w : windows) {
         if (w.pass == pass)
             s.forward.push_back(figuresOf(index, w));
     }
+    s.backward = backwardOf(index, parts, s.forward);
     return s;
 }
 

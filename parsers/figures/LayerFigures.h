@@ -1,8 +1,12 @@
 #pragma once
-// What each layer of a model does to memory in a forward pass (Megatron-LM's per-layer report,
-// from a snapshot): the window's peak, the bytes it keeps for backward, the bytes it needs only
-// for a moment, its largest allocation, and what of it is still live at the run's peak.
+// What each layer of a model does to memory in a forward pass and in its backward (Megatron-LM's
+// per-layer report, from a snapshot): the window's peak, the bytes it keeps past its window, the
+// bytes it needs only for a moment, its largest allocation, and what of it is still live at the
+// run's peak. A layer's backward is where the bytes its forward kept are freed: from the end of
+// the backward of the layer after it (backward runs the layers in reverse) to the last free of
+// what its forward kept.
 #include "figures/ModelLayers.h"
+#include "figures/StepParts.h"
 #include "index/DeviceIndex.h"
 
 #include <cstdint>
@@ -30,10 +34,12 @@ struct LayersSummary {
     LayerSource source = LayerSource::None;
     FrameId loop;     // the line that calls each layer
     uint32_t pass = 0; // the forward pass described: the last to begin at or before the peak
-    std::vector<LayerPassFigures> forward; // by layer
+    std::vector<LayerPassFigures> forward;  // by layer
+    std::vector<LayerPassFigures> backward; // by layer, those whose backward the trace holds (none
+                                            // when it ends before backward: an OOM in forward)
 };
 
 // Nothing when the run shows no layers.
-std::optional<LayersSummary> summarizeLayers(const DeviceIndex &index, const ModelLayers &layers);
+std::optional<LayersSummary> summarizeLayers(const DeviceIndex &index, const StepParts &parts, const ModelLayers &layers);
 
 } // namespace memlens

@@ -124,7 +124,8 @@ DeviceSummary summarizeDeviceWithoutCategories(const Snapshot &snapshot, const D
         s.unitsAtPeak = units->bytesAt(index, index.peak());
         s.units = std::move(units);
     }
-    s.layers = summarizeLayers(index, ModelLayers(snapshot, index, StepParts(snapshot, index, s.phases)));
+    const StepParts parts(snapshot, index, s.phases);
+    s.layers = summarizeLayers(index, parts, ModelLayers(snapshot, index, parts));
     FileHealth health = fileHealth(snapshot, index);
     s.coverage = std::move(health.coverage);
     s.warnings = std::move(health.warnings);

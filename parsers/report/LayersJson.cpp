@@ -11,19 +11,24 @@ void addLayersJson(nlohmann::json &device, const Snapshot &snapshot, const Devic
     device["layers_from"] = l ? json("stacks") : json(nullptr);
     device["layer_loop"] = l ? json(snapshot.frameText(l->loop)) : json(nullptr);
     json layers = json::array();
+    auto add = [&](const LayerPassFigures &f, const char *pass) {
+        layers.push_back({{"layer", f.layer},
+                          {"pass", pass},
+                          {"forward_pass", l->pass},
+                          {"first_index", f.first},
+                          {"end_index", f.end},
+                          {"peak_bytes", f.peakBytes},
+                          {"retained_bytes", f.retainedBytes},
+                          {"unfreed_bytes", f.unfreedBytes},
+                          {"transient_bytes", f.transientBytes},
+                          {"largest_bytes", f.largestBytes},
+                          {"at_peak_bytes", f.atPeakBytes}});
+    };
     if (l) {
         for (const LayerPassFigures &f : l->forward)
-            layers.push_back({{"layer", f.layer},
-                              {"pass", "forward"},
-                              {"forward_pass", l->pass},
-                              {"first_index", f.first},
-                              {"end_index", f.end},
-                              {"peak_bytes", f.peakBytes},
-                              {"retained_bytes", f.retainedBytes},
-                              {"unfreed_bytes", f.unfreedBytes},
-                              {"transient_bytes", f.transientBytes},
-                              {"largest_bytes", f.largestBytes},
-                              {"at_peak_bytes", f.atPeakBytes}});
+            add(f, "forward");
+        for (const LayerPassFigures &f : l->backward)
+            add(f, "backward");
     }
     device["layers"] = std::move(layers);
 }

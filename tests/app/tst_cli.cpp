@@ -554,7 +554,7 @@ private slots:
         QVERIFY2(missing.isEmpty(), qPrintable("not in docs/json.md: " + missing.join(", ")));
     }
 
-    // An export killed at any moment leaves no input half visible: each input's six tables appear
+    // An export killed at any moment leaves no input half visible: each input's seven tables (export/FleetTables) appear
     // together (one folder, one rename), whatever was being written; a re-run sweeps the dead
     // runs' staging folders and completes the dataset. A dump rewritten in place replaces its
     // tables on re-export (it kept the old part beside the new: two snapshots rows, two peaks).
@@ -590,7 +590,7 @@ private slots:
             p.waitForFinished();
             for (const QString &folder : inputFolders(false)) {
                 const QStringList tables = QDir(folder).entryList({"*.parquet"}, QDir::Files);
-                QVERIFY2(tables.size() == 6, qPrintable(folder + QString(" holds %1 tables after a kill at %2 ms").arg(tables.size()).arg(delayMs)));
+                QVERIFY2(tables.size() == 7, qPrintable(folder + QString(" holds %1 tables after a kill at %2 ms").arg(tables.size()).arg(delayMs)));
             }
         }
         QVERIFY2(killedMidway >= 3, "no kill landed while the export ran");

@@ -32,10 +32,12 @@ COLUMNS = {
     'stacks': ['file', 'stack_id', 'depth', 'frame', 'site'],
     'live_at_peak': ['file', 'device', 'addr', 'size', 'site', 'category', 'alloc_seq', 'module'],
     'pools': ['file', 'device', 'pool_id', 'segments', 'reserved_bytes', 'allocated_bytes'],
+    'layers': ['file', 'device', 'layer', 'pass', 'forward_pass', 'first_seq', 'end_seq', 'peak_bytes', 'retained_bytes',
+               'unfreed_bytes', 'transient_bytes', 'largest_bytes', 'at_peak_bytes'],
 }
 TYPES = {'file': 'VARCHAR', 'name': 'VARCHAR', 'action': 'VARCHAR', 'pool': 'VARCHAR', 'frame': 'VARCHAR', 'site': 'VARCHAR',
          'category': 'VARCHAR', 'format': 'VARCHAR', 'pool_id': 'VARCHAR', 'truncated': 'BOOLEAN', 'partial': 'BOOLEAN',
-         'module': 'VARCHAR'}
+         'module': 'VARCHAR', 'pass': 'VARCHAR'}
 
 # Every table reads, with the columns and types docs/commands.md lists, plus rank, step and input from the folders.
 for table, columns in COLUMNS.items():
@@ -83,6 +85,18 @@ for name, summary in summaries.items():
     got = sorted((p['pool_id'], int(p['segments']), int(p['reserved_bytes']), int(p['allocated_bytes'])) for p in pools.get(name, []))
     want = sorted((f'{p["pool_id"][0]},{p["pool_id"][1]}', p['segments'], p['reserved_bytes'], p['allocated_bytes']) for p in d['pools'])
     check(got == want, f'{name}: pools {got}, summary {want}')
+
+# Each layer's forward and backward, row by row, as `summary --json` lists them.
+layer_rows = {}
+for r in rows('layer_rows'):
+    layer_rows.setdefault(r['file'], []).append(r)
+layer_keys = [('layer', 'layer'), ('forward_pass', 'forward_pass'), ('first_seq', 'first_index'), ('end_seq', 'end_index'),
+              ('peak_bytes', 'peak_bytes'), ('retained_bytes', 'retained_bytes'), ('unfreed_bytes', 'unfreed_bytes'),
+              ('transient_bytes', 'transient_bytes'), ('largest_bytes', 'largest_bytes'), ('at_peak_bytes', 'at_peak_bytes')]
+for name, summary in summaries.items():
+    got = sorted((r['pass'], *[int(r[c]) for c, _ in layer_keys]) for r in layer_rows.get(name, []))
+    want = sorted((l['pass'], *[l[k] for _, k in layer_keys]) for l in summary['devices'][0]['layers'])
+    check(got == want, f'{name}: layers rows {got[:1]}…, summary {want[:1]}…')
 
 # The blocks live at the peak, row by row: the largest 100 of each file are `summary --top 100`'s
 # top_live_at_peak (address, size, site, category, the alloc entry), in its order.

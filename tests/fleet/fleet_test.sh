@@ -35,7 +35,7 @@ grep -q "shard 1/2 of $inputs" "$run/shard1.txt" || fail "shard 1/2 says: $(tail
 diff -r "$run/whole" "$run/sharded" >/dev/null || fail "shards 1/2 + 2/2 differ from the whole export"
 # Again into the same folder: the same files, no temporaries left.
 "$memlens" export "$run/fleet" --parquet "$run/whole" --no-cache >/dev/null || fail "the second export failed"
-[ "$(find "$run/whole" -type f | wc -l)" = $((inputs * 6)) ] || fail "$(find "$run/whole" -type f | wc -l) files for $inputs inputs × 6 tables"
+[ "$(find "$run/whole" -type f | wc -l)" = $((inputs * 7)) ] || fail "$(find "$run/whole" -type f | wc -l) files for $inputs inputs × 7 tables"
 [ -z "$(find "$run/whole" -name '.*')" ] || fail "temporary files left: $(find "$run/whole" -name '.*')"
 
 # memlens's own figures on the same files.
@@ -50,7 +50,7 @@ json.dump({'manifest': manifest, 'summaries': summaries, 'overviews': overviews}
 PY
 
 checks=()
-for table in snapshots steps events stacks live_at_peak pools; do
+for table in snapshots steps events stacks live_at_peak pools layers; do
   checks+=("describe_$table=DESCRIBE SELECT * FROM $table")
 done
 checks+=(
@@ -59,6 +59,7 @@ checks+=(
   "live_totals=SELECT file, SUM(size) AS bytes, COUNT(*) AS blocks FROM live_at_peak GROUP BY file"
   "step_totals=SELECT file, COUNT(*) AS n, MAX(peak_active_bytes) AS peak FROM steps GROUP BY file"
   "pools_rows=SELECT * FROM pools"
+  "layer_rows=SELECT * FROM layers"
   "live_rows=SELECT file, addr, size, site, category, alloc_seq FROM live_at_peak"
   "events_stats=SELECT file_name, path_in_schema, stats_min_value, stats_max_value, stats_null_count, row_group_num_rows FROM parquet_metadata('\${DATASET}/rank=*/step=*/input=*/events.parquet') WHERE path_in_schema IN ('seq', 'size', 'category')"
   "events_actual=SELECT filename, COUNT(*) AS n, MIN(seq) AS seq_min, MAX(seq) AS seq_max, MIN(size) AS size_min, MAX(size) AS size_max, MIN(category) AS category_min, MAX(category) AS category_max, COUNT(*) - COUNT(category) AS category_nulls FROM read_parquet('\${DATASET}/rank=*/step=*/input=*/events.parquet', filename = true) GROUP BY filename"
@@ -82,7 +83,7 @@ status=$?
 set -e
 [ "$status" = 1 ] || fail "a damaged input exits $status, not 1"
 [ "$(wc -l <"$run/partial.err")" = 1 ] && grep -q "rank0_memory_snapshot.pickle" "$run/partial.err" || fail "the error is not one line naming the file: $(cat "$run/partial.err")"
-[ "$(find "$run/partial" -type f | wc -l)" = $((inputs * 6)) ] || fail "the damaged export wrote $(find "$run/partial" -type f | wc -l) files"
+[ "$(find "$run/partial" -type f | wc -l)" = $((inputs * 7)) ] || fail "the damaged export wrote $(find "$run/partial" -type f | wc -l) files"
 latin=$(cd "$work" && node duckdb_run.mjs "$run/partial" "$docs/duckdb_views.sql" "f=SELECT file FROM snapshots WHERE rank = 7 AND file LIKE '%caf%'")
 [ "$latin" = '{"f":[{"file":"iteration_5/rank7_caf\ufffd.pickle"}]}' ] || [ "$latin" = '{"f":[{"file":"iteration_5/rank7_caf�.pickle"}]}' ] || fail "the Latin-1 name reads as $latin"
 echo "fleet: DuckDB agrees with memlens on $inputs dumps; shards equal the whole; a damaged dump is reported: $(cat "$run/partial.err")"

@@ -294,6 +294,7 @@ private slots:
         QVERIFY(!s.units && s.layers);
         QVERIFY(QString::fromStdString(l.snapshot->frameText(s.layers->loop)).startsWith("model.py:470:"));
         QCOMPARE(s.layers->forward.size(), size_t(8));
+        QVERIFY(s.layers->backward.empty()); // the OOM in the loss ends the trace before backward
         for (const LayerPassFigures &f : s.layers->forward) {
             const double unit = units[QString("layers.%1").arg(f.layer)].toDouble();
             QVERIFY2(unit > 0 && std::abs(double(f.atPeakBytes) - unit) <= 0.01 * unit,
@@ -337,6 +338,18 @@ private slots:
             for (const LayerPassFigures &f : s.layers->forward)
                 least = std::min(least, f.retainedBytes), most = std::max(most, f.retainedBytes);
             QVERIFY2(least > 0 && double(most) <= 1.02 * double(least), qPrintable(QString("%1 … %2").arg(least).arg(most)));
+            // Each run's backward is in its trace: a backward per layer, ordered as backward runs
+            // them (the last layer first), alike but for the last layer's (the head's and the
+            // loss's backward run in it).
+            const std::vector<LayerPassFigures> &backward = s.layers->backward;
+            QCOMPARE(backward.size(), size_t(layers));
+            least = UINT64_MAX, most = 0;
+            for (size_t k = 0; k + 1 < backward.size(); ++k) {
+                QCOMPARE(backward[k].layer, uint32_t(k));
+                QVERIFY(backward[k].first == backward[k + 1].end);
+                least = std::min(least, backward[k].transientBytes), most = std::max(most, backward[k].transientBytes);
+            }
+            QVERIFY2(least > 0 && double(most) <= 1.02 * double(least), qPrintable(QString("backward %1 … %2").arg(least).arg(most)));
         }
     }
 

@@ -33,7 +33,7 @@ LayersPage::LayersPage(ViewState *state, QWidget *parent) : QWidget(parent), sta
     readout_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     plot_ = new QCustomPlot(this);
     plot_->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new BinaryBytesTicker));
-    plot_->yAxis->setLabel(tr("Bytes made in the layer's forward"));
+    plot_->yAxis->setLabel(tr("Bytes made in the layer's forward and backward"));
     plot_->xAxis->setLabel(tr("Layer, in the order the pass ran them"));
     auto layerTicks = QSharedPointer<QCPAxisTickerFixed>::create(); // whole layers, more apart when many
     layerTicks->setTickStep(1.0);
@@ -48,11 +48,16 @@ LayersPage::LayersPage(ViewState *state, QWidget *parent) : QWidget(parent), sta
         b->setPen(Qt::NoPen);
         return b;
     };
-    retained_ = bars(tr("kept for backward (alive at the layer's end, freed later)"));
-    unfreed_ = bars(tr("never freed in the trace"));
-    transient_ = bars(tr("needed for a moment (made and freed inside it, at their highest)"));
+    retained_ = bars(tr("forward: kept for backward (alive at the layer's end, freed later)"));
+    unfreed_ = bars(tr("forward: never freed in the trace"));
+    transient_ = bars(tr("forward: needed for a moment (made and freed inside it, at their highest)"));
     unfreed_->moveAbove(retained_);
     transient_->moveAbove(unfreed_);
+    backwardKept_ = bars(tr("backward: kept past it (gradients)"));
+    backwardTransient_ = bars(tr("backward: needed for a moment"));
+    backwardTransient_->moveAbove(backwardKept_);
+    for (QCPBars *b : {retained_, unfreed_, transient_, backwardKept_, backwardTransient_})
+        b->setWidth(0.38);
     atPeak_ = plot_->addGraph();
     atPeak_->setName(tr("live at the run's peak"));
     atPeak_->setLineStyle(QCPGraph::lsNone);
@@ -106,6 +111,8 @@ void LayersPage::applyPalette()
     applyPlotPalette(plot_, palette());
     const bool dark = isDarkPalette(palette());
     retained_->setBrush(dark ? QColor(0x5b, 0x9b, 0xd5) : QColor(0x2f, 0x6d, 0xb0));
+    backwardKept_->setBrush(dark ? QColor(0x8f, 0xc9, 0x8a) : QColor(0x4c, 0x9a, 0x48));
+    backwardTransient_->setBrush(dark ? QColor(0xc5, 0xe3, 0xc0) : QColor(0xa9, 0xd6, 0xa3));
     unfreed_->setBrush(dark ? QColor(0x80, 0x80, 0x80) : QColor(0xa8, 0xa8, 0xa8));
     transient_->setBrush(dark ? QColor(0xe0, 0xa4, 0x58) : QColor(0xf0, 0xb8, 0x6c));
     atPeak_->setPen(QPen(dark ? QColor(0xff, 0x6b, 0x6b) : QColor(0xc8, 0x28, 0x28)));
@@ -114,7 +121,7 @@ void LayersPage::applyPalette()
 
 void LayersPage::rebuild()
 {
-    for (QCPBars *b : {retained_, unfreed_, transient_})
+    for (QCPBars *b : {retained_, unfreed_, transient_, backwardKept_, backwardTransient_})
         b->data()->clear();
     atPeak_->data()->clear();
     const LayersSummary *l = layersOf(*state_);
@@ -125,12 +132,19 @@ void LayersPage::rebuild()
         return;
     }
     uint64_t top = 0, kept = 0, live = 0;
+    // Each layer's forward left of its number, its backward right of it.
+    for (const LayerPassFigures &f : l->backward) {
+        const double x = double(f.layer) + 0.2;
+        backwardKept_->addData(x, double(f.retainedBytes + f.unfreedBytes));
+        backwardTransient_->addData(x, double(f.transientBytes));
+        top = std::max(top, f.retainedBytes + f.unfreedBytes + f.transientBytes);
+    }
     for (const LayerPassFigures &f : l->forward) {
-        const double x = double(f.layer);
+        const double x = double(f.layer) - 0.2;
         retained_->addData(x, double(f.retainedBytes));
         unfreed_->addData(x, double(f.unfreedBytes));
         transient_->addData(x, double(f.transientBytes));
-        atPeak_->addData(x, double(f.atPeakBytes));
+        atPeak_->addData(double(f.layer), double(f.atPeakBytes));
         top = std::max({top, f.retainedBytes + f.unfreedBytes + f.transientBytes, f.atPeakBytes});
         kept += f.retainedBytes;
         live += f.atPeakBytes;
@@ -144,11 +158,13 @@ void LayersPage::rebuild()
     plot_->xAxis->setRange(-0.7, double(l->forward.size()) - 0.3);
     plot_->yAxis->setRange(0, double(top) * 1.45 + 1); // the legend above the bars
     const std::string loop = state_->document()->snapshot->frameText(l->loop);
-    readout_->setText(tr("<b>%1 layers</b> in forward pass %2 (the loop at %3, from the stacks): together they keep %4 for backward; "
-                         "%5 of theirs is live at the run's peak. Click a layer to show its forward on the timeline.")
+    const QString backward = l->backward.empty() ? tr("the trace ends before their backward")
+                                                 : tr("%n with their backward (right of each number)", "", int(l->backward.size()));
+    readout_->setText(tr("<b>%1 layers</b> in forward pass %2 (the loop at %3, from the stacks), %4: together they keep %5 for backward; "
+                         "%6 of theirs is live at the run's peak. Click a layer to show its forward on the timeline.")
                           .arg(l->forward.size())
                           .arg(l->pass)
-                          .arg(QString::fromStdString(loop).toHtmlEscaped(), bytesText(kept), bytesText(live)));
+                          .arg(QString::fromStdString(loop).toHtmlEscaped(), backward, bytesText(kept), bytesText(live)));
     plot_->replot();
 }
 

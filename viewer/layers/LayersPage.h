@@ -1,9 +1,10 @@
 #pragma once
-// Memory by layer in the forward pass the run peaked in or after (figures/LayerFigures): a bar
-// per layer of the model's layer loop, found in the stacks, in the order the pass ran them. Each
-// bar stacks what the layer keeps for backward, what it made and never freed (the first layer's
-// cuBLAS workspace) and, above, what it needs only for a moment; a dot marks what of it is live
-// at the run's peak. Clicking a bar shows the layer's window on the timeline.
+// Memory by layer in the forward pass the run peaked in or after (figures/LayerFigures): per layer
+// of the model's layer loop, found in the stacks, in the order the pass ran them, a bar for its
+// forward stacking what it keeps for backward, what it made and never freed (the first layer's
+// cuBLAS workspace) and what it needs only for a moment, and beside it a bar for its backward
+// (what it keeps past it, what it needs for a moment); a dot marks what of the forward is live at
+// the run's peak. Clicking a layer shows its forward on the timeline.
 #include <QWidget>
 
 class QCPBars;
@@ -39,7 +40,7 @@ private:
     ViewState *state_;
     QLabel *readout_;
     QCustomPlot *plot_;
-    QCPBars *retained_, *unfreed_, *transient_;
+    QCPBars *retained_, *unfreed_, *transient_, *backwardKept_, *backwardTransient_;
     QCPGraph *atPeak_;
 };
 
