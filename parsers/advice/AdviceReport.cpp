@@ -91,6 +91,8 @@ nlohmann::json adviceJson(const std::string &file, int device, const Advice &a)
             j["margin_bytes"] = *f.marginBytes;
             j["thin_margin"] = f.thinMargin;
         }
+        if (!f.layers.empty())
+            j["layers"] = f.layers;
         fixes.push_back(std::move(j));
     }
     nlohmann::json j = {{"file", file},

@@ -35,6 +35,7 @@ struct Fix {
     // priced it (1 % of the capacity for a replayed setting, 5 % for the estimator's rules).
     std::optional<uint64_t> marginBytes;
     bool thinMargin = false;
+    std::vector<std::string> layers; // the layers a checkpoint plan names, in the order they run
 };
 
 struct AdviceOptions {

@@ -27,6 +27,17 @@ struct Recorded {
     uint64_t largestLayer = 0;  // its parameters' values
     uint64_t recompute = 0;     // what one layer keeps without checkpointing
     size_t plainLayers = 0;
+    // The layers not checkpointed, what each keeps beyond its input, those keeping most first
+    // (the order a plan takes them in: each saves the most a layer can).
+    std::vector<std::pair<uint64_t, const GatheredUnit *>> plain;
+
+    uint64_t extraOfMost(size_t n) const
+    {
+        uint64_t sum = 0;
+        for (size_t i = 0; i < n && i < plain.size(); ++i)
+            sum += plain[i].first;
+        return sum;
+    }
 };
 
 Recorded recorded(const Advice &a, const ShardedModel &m, uint64_t request)
@@ -51,9 +62,11 @@ Recorded recorded(const Advice &a, const ShardedModel &m, uint64_t request)
                 r.layerExtra += minus(made, m.unitInputBytes());
                 r.recompute = std::max(r.recompute, made);
                 ++r.plainLayers;
+                r.plain.push_back({minus(made, m.unitInputBytes()), &u});
             }
         }
     }
+    std::stable_sort(r.plain.begin(), r.plain.end(), [](const auto &x, const auto &y) { return x.first > y.first; });
     return r;
 }
 
@@ -61,6 +74,41 @@ std::string stepText(const ShardedStep &s)
 {
     return formatBytes(s.peak()) + " at its " + s.peakPhase() + " (forward " + formatBytes(s.forward) + ", loss " + formatBytes(s.loss) +
            ", backward " + formatBytes(s.backward) + ", optimizer step " + formatBytes(s.optimizer) + ")";
+}
+
+} // namespace
+
+ShardedStep shardedStep(const Advice &a, const ShardedModel &m, uint64_t request, const ShardedChange &c);
+
+namespace {
+
+// The fewest more layers to checkpoint for the whole step to fit the capacity, those keeping
+// most first, when that is fewer than all of them ("checkpoint-remaining-layers" is all).
+template <typename Add>
+void addCheckpointPlan(Advice &a, const ShardedModel &m, uint64_t request, const Recorded &r, const Add &add)
+{
+    if (!a.capacity || r.plain.size() < 2)
+        return;
+    for (size_t n = 1; n < r.plain.size(); ++n) {
+        if (shardedStep(a, m, request, {.checkpointLayers = n}).peak() > *a.capacity)
+            continue;
+        std::vector<const GatheredUnit *> chosen;
+        for (size_t i = 0; i < n; ++i)
+            chosen.push_back(r.plain[i].second);
+        std::sort(chosen.begin(), chosen.end()); // the order they run in: m.units's
+        std::vector<std::string> names;
+        std::string listed;
+        for (const GatheredUnit *u : chosen) {
+            names.push_back(u->name);
+            listed += (listed.empty() ? "" : ", ") + u->name;
+        }
+        add("checkpoint-fewest-layers", Effort::Loop, {.checkpointLayers = n}, r.extraOfMost(n),
+            "the fewest of the " + std::to_string(r.plain.size()) + " layers not checkpointed that make the whole step fit: " +
+                std::to_string(n) + " (" + listed + "), each keeping its input instead of " +
+                formatBytes(r.plain.front().first + m.unitInputBytes()));
+        a.fixes.back().layers = std::move(names);
+        return;
+    }
 }
 
 } // namespace
@@ -89,10 +137,10 @@ ShardedStep shardedStep(const Advice &a, const ShardedModel &m, uint64_t request
     const uint64_t shardValues = m.shardBytes ? shards / uint64_t(*m.shardBytes) : shards / 4;
     const uint64_t chunk = r.logits / 8;
     ShardedStep s;
-    s.forward = minus(r.live, (c.chunkedLoss ? r.logits - chunk : 0) + (c.checkpointAll ? r.layerExtra : 0) + (c.reshardAll ? r.keptWeights : 0) +
-                                  (r.shards - shards));
+    const uint64_t layersFreed = c.checkpointAll ? r.layerExtra : r.extraOfMost(c.checkpointLayers);
+    s.forward = minus(r.live, (c.chunkedLoss ? r.logits - chunk : 0) + layersFreed + (c.reshardAll ? r.keptWeights : 0) + (r.shards - shards));
     s.loss = s.forward + (c.chunkedLoss ? 2 * (r.logitsFp32 / 8) : 2 * r.logitsFp32);
-    const bool recomputes = c.checkpointAll || m.checkpointedLayers() > 0;
+    const bool recomputes = c.checkpointAll || c.checkpointLayers > 0 || m.checkpointedLayers() > 0;
     s.backward = s.forward + (c.chunkedLoss ? chunk : r.logits) + 2 * r.largestUnit + r.largestLayer * 4 + (recomputes ? r.recompute : 0);
     const uint64_t persistent = minus(s.forward, r.activations + (c.chunkedLoss ? chunk : r.logits) + shards);
     s.optimizer = persistent + shards + (c.offloadShards ? 0 : shardValues * 4 * 3);
@@ -128,6 +176,7 @@ void addShardedFixes(Advice &a, const ShardedModel &m, uint64_t request)
         add("checkpoint-remaining-layers", Effort::Loop, {.checkpointAll = true}, r.layerExtra,
             std::to_string(r.plainLayers) + " of " + std::to_string(m.layers) + " layers are not checkpointed and keep " +
                 formatBytes(r.layerExtra) + " beyond one input each; checkpointed, each keeps its input (" + formatBytes(m.unitInputBytes()) + ")");
+    addCheckpointPlan(a, m, request, r, add);
     if (r.keptWeights > 0)
         add("reshard-after-forward", Effort::Loop, {.reshardAll = true}, r.keptWeights,
             formatBytes(r.keptWeights) + " of gathered weights stay after their units' forward (reshard_after_forward=False); resharding frees them "

@@ -18,6 +18,7 @@ namespace memlens {
 struct ShardedChange {
     bool chunkedLoss = false;      // logits computed and consumed in chunks
     bool checkpointAll = false;    // every layer keeps only its input
+    size_t checkpointLayers = 0;   // or these many more layers keep only theirs: those keeping most, first
     bool reshardAll = false;       // no unit keeps its gathered weights after forward
     bool offloadShards = false;    // shards, their gradients and optimizer state on the CPU
     int worldFactor = 1;           // ranks × this

@@ -5,6 +5,7 @@
 // the marks (tests/tools/unit_oracle.py), the setup against the generator's config.
 #include "CorpusFiles.h"
 #include "advice/FixRanking.h"
+#include "advice/ShardedFixes.h"
 #include "decode/SnapshotLoader.h"
 #include "figures/AllocationCategories.h"
 #include "figures/SnapshotSummary.h"
@@ -209,6 +210,23 @@ private slots:
             QVERIFY2(QString::fromStdString(f.why).contains("the whole step as FSDP runs it"), f.technique.c_str());
         }
         QVERIFY(*rest->fits);
+
+        // The planner: the fewest more layers to checkpoint for the whole step to fit, named in the
+        // order they run; one fewer does not fit (the step's peak is the same model the fixes are
+        // judged on), and checkpointing them saves what the oracle says those units keep beyond
+        // their input.
+        const Fix *plan = fixNamed(a, "checkpoint-fewest-layers");
+        QVERIFY(plan && *plan->fits && !plan->layers.empty());
+        const size_t n = plan->layers.size();
+        QVERIFY(n < size_t(g.truth["layers"].toInt() - checkpointed.size()));
+        QVERIFY(shardedStep(a, *a.sharded, request, {.checkpointLayers = n}).peak() <= *a.capacity);
+        QVERIFY(shardedStep(a, *a.sharded, request, {.checkpointLayers = n - 1}).peak() > *a.capacity);
+        uint64_t planned = 0;
+        for (const std::string &layer : plan->layers) {
+            QVERIFY2(!checkpointed.contains(QString::fromStdString(layer)), layer.c_str());
+            planned += uint64_t(units[QString::fromStdString(layer)].toInteger()) - input;
+        }
+        QCOMPARE(uint64_t(plan->savesBytes), planned);
 
         const Generated all = generate(dir, "all", {"--checkpoint-every", "1"});
         const Loaded la = load(all.file);
