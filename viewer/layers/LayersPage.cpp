@@ -131,8 +131,18 @@ void LayersPage::rebuild()
         plot_->replot();
         return;
     }
-    uint64_t top = 0, kept = 0, live = 0;
-    // Each layer's forward left of its number, its backward right of it.
+    uint64_t top = 0, kept = 0, unfreed = 0, live = 0;
+    // Each layer's forward left of its number, its backward right of it; without a backward in
+    // the trace (an OOM in forward) the forward alone, on its number.
+    const bool withBackward = !l->backward.empty();
+    for (QCPBars *b : {retained_, unfreed_, transient_})
+        b->setWidth(withBackward ? 0.38 : 0.75);
+    for (QCPBars *b : {backwardKept_, backwardTransient_}) {
+        b->setVisible(withBackward);
+        b->removeFromLegend();
+        if (withBackward)
+            b->addToLegend();
+    }
     for (const LayerPassFigures &f : l->backward) {
         const double x = double(f.layer) + 0.2;
         backwardKept_->addData(x, double(f.retainedBytes + f.unfreedBytes));
@@ -140,13 +150,14 @@ void LayersPage::rebuild()
         top = std::max(top, f.retainedBytes + f.unfreedBytes + f.transientBytes);
     }
     for (const LayerPassFigures &f : l->forward) {
-        const double x = double(f.layer) - 0.2;
+        const double x = double(f.layer) - (withBackward ? 0.2 : 0.0);
         retained_->addData(x, double(f.retainedBytes));
         unfreed_->addData(x, double(f.unfreedBytes));
         transient_->addData(x, double(f.transientBytes));
         atPeak_->addData(double(f.layer), double(f.atPeakBytes));
         top = std::max({top, f.retainedBytes + f.unfreedBytes + f.transientBytes, f.atPeakBytes});
-        kept += f.retainedBytes;
+        kept += f.retainedBytes + f.unfreedBytes;
+        unfreed += f.unfreedBytes;
         live += f.atPeakBytes;
     }
     // A file whose layers leave nothing unfreed does not name it.
@@ -160,11 +171,12 @@ void LayersPage::rebuild()
     const std::string loop = state_->document()->snapshot->frameText(l->loop);
     const QString backward = l->backward.empty() ? tr("the trace ends before their backward")
                                                  : tr("%n with their backward (right of each number)", "", int(l->backward.size()));
-    readout_->setText(tr("<b>%1 layers</b> in forward pass %2 (the loop at %3, from the stacks), %4: together they keep %5 for backward; "
-                         "%6 of theirs is live at the run's peak. Click a layer to show its forward on the timeline.")
+    const QString neverFreed = unfreed ? tr(" (%1 of it never freed in the trace)").arg(bytesText(unfreed)) : QString();
+    readout_->setText(tr("<b>%1 layers</b> in forward pass %2 (the loop at %3, from the stacks), %4: together they keep %5 past their "
+                         "forward%6; %7 of theirs is live at the run's peak. Click a layer to show its forward on the timeline.")
                           .arg(l->forward.size())
                           .arg(l->pass)
-                          .arg(QString::fromStdString(loop).toHtmlEscaped(), backward, bytesText(kept), bytesText(live)));
+                          .arg(QString::fromStdString(loop).toHtmlEscaped(), backward, bytesText(kept), neverFreed, bytesText(live)));
     plot_->replot();
 }
 
