@@ -236,7 +236,7 @@ std::string rankOverviewText(const RankFolder &folder, const std::optional<int64
 {
     const RankComparison c = compareRanks(ranks);
     std::ostringstream out;
-    out << folder.folder << ": " << ranks.size() << " ranks";
+    out << folder.folder << ": " << ranks.size() << (ranks.size() == 1 ? " rank" : " ranks");
     if (step)
         out << " at step " << *step;
     if (folder.steps.size() > 1)

@@ -192,12 +192,12 @@ void writeDevice(std::ostringstream &out, const Snapshot &snapshot, const Device
         out << " " << kNotRecordedNoStacks;
     for (int c = 0; c < kCategoryCount && snapshot.facts.hasFrames; ++c) {
         if (s.categoryBytesAtPeak[static_cast<size_t>(c)])
-            out << " " << categoryName(static_cast<Category>(c)) << " " << formatBytes(s.categoryBytesAtPeak[static_cast<size_t>(c)]) << ";";
+            out << " " << categoryLabel(static_cast<Category>(c)) << " " << formatBytes(s.categoryBytesAtPeak[static_cast<size_t>(c)]) << ";";
     }
     std::string older;
     for (int c = 0; c < kCategoryCount; ++c) {
         if (const uint64_t bytes = s.categoryBytesFromBeforeTrace[static_cast<size_t>(c)]; bytes && Category(c) != Category::Unknown)
-            older += (older.empty() ? "" : ", ") + std::string(categoryName(static_cast<Category>(c))) + " " + formatBytes(bytes);
+            older += (older.empty() ? "" : ", ") + std::string(categoryLabel(static_cast<Category>(c))) + " " + formatBytes(bytes);
     }
     if (!older.empty())
         out << " of which from before the trace, named by their blocks' frames: " << older;

@@ -50,6 +50,19 @@ class TestCli : public QObject {
     Q_OBJECT
 
 private slots:
+    // The text says what people read: "optimizer state", not the JSON key; one rank is "1 rank".
+    void textSaysWhatPeopleRead()
+    {
+        const Run one = memlens({"summary", corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle", "--no-cache"});
+        QCOMPARE(one.exitCode, 0);
+        QVERIFY2(one.out.contains("optimizer state 949 MiB") && !one.out.contains("optimizer_state"), one.out.constData());
+        QTemporaryDir dir;
+        QVERIFY(QFile::copy(corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle", dir.filePath("rank0.pickle")));
+        const Run folder = memlens({"summary", dir.path(), "--no-cache"});
+        QCOMPARE(folder.exitCode, 0);
+        QVERIFY2(folder.out.startsWith((dir.path() + ": 1 rank\n").toUtf8()), folder.out.constData());
+    }
+
     // Options of one group in the table exclude each other, and the one reader says so for
     // every group: summary's output forms, diff's, advise's capacity (exit 2, one line naming
     // both in the table's order); `summary --json --folded` printed folded stacks, exit 0.

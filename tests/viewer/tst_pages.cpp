@@ -412,6 +412,12 @@ private slots:
         auto other = openView(resnet, Page::Summary, QSize(1400, 900));
         auto *tabs = other->findChild<QTabWidget *>();
         QVERIFY(!tabs->isTabVisible(tabs->indexOf(other->layers())));
+        // Asking for a page the file does not have (Ctrl+9 here, Ctrl+8 By unit) leaves the page shown.
+        for (Page missing : {Page::Layers, Page::Modules, Page::Categories}) {
+            other->showPage(missing);
+            QCOMPARE(other->currentPageKind(), Page::Summary);
+            QCOMPARE(tabs->currentWidget(), other->summaryPage());
+        }
     }
 
     // Private pools on the Summary: each with its segment count, as the command line states it

@@ -170,6 +170,11 @@ private slots:
         QVERIFY(view->steps()->readout().contains("3 steps"));
         QCustomPlot *plot = view->steps()->plot();
         plot->replot();
+        // Ticks on whole steps (they were at -0.5 … 2.5), the legend below the bars and their labels.
+        QVERIFY(!plot->xAxis->tickVector().isEmpty());
+        for (double tick : plot->xAxis->tickVector())
+            QCOMPARE(tick, std::round(tick));
+        QVERIFY(plot->legend->outerRect().top() >= plot->axisRect()->outerRect().bottom());
         const int y = static_cast<int>(plot->yAxis->coordToPixel(double(d.summary.steps[1].peakActiveBytes) / 2));
         const QPoint bar1(static_cast<int>(plot->xAxis->coordToPixel(1.0)), y);
         QCOMPARE(view->steps()->stepAt(bar1), 1);

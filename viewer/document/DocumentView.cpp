@@ -211,6 +211,10 @@ void DocumentView::showPage(Page page)
         pendingPage_ = page;
         return;
     }
+    // A page this file does not have (Steps without steps, By unit without units): its hidden
+    // tab's empty chart showed with no tab selected. Nothing happens.
+    if (!tabs_->isTabVisible(tab) && state_->document())
+        return;
     pendingPage_.reset();
     tabs_->setCurrentWidget(pageWidget(page));
 }

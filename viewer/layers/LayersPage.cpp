@@ -48,12 +48,12 @@ LayersPage::LayersPage(ViewState *state, QWidget *parent) : QWidget(parent), sta
         b->setPen(Qt::NoPen);
         return b;
     };
-    retained_ = bars(tr("forward: kept for backward (alive at the layer's end, freed later)"));
+    retained_ = bars(tr("forward: kept for backward"));
     unfreed_ = bars(tr("forward: never freed in the trace"));
-    transient_ = bars(tr("forward: needed for a moment (made and freed inside it, at their highest)"));
+    transient_ = bars(tr("forward: needed for a moment"));
     unfreed_->moveAbove(retained_);
     transient_->moveAbove(unfreed_);
-    backwardKept_ = bars(tr("backward: kept past it (gradients)"));
+    backwardKept_ = bars(tr("backward: kept past it"));
     backwardTransient_ = bars(tr("backward: needed for a moment"));
     backwardTransient_->moveAbove(backwardKept_);
     for (QCPBars *b : {retained_, unfreed_, transient_, backwardKept_, backwardTransient_})

@@ -268,7 +268,7 @@ void RankOverviewPage::showStep(const std::optional<int64_t> &step)
     progress_->setValue(0);
     progress_->show();
     finished_ = false;
-    title_->setText(tr("Summarising %1 ranks…").arg(files.size()));
+    title_->setText(files.size() == 1 ? tr("Summarising 1 rank…") : tr("Summarising %1 ranks…").arg(files.size()));
     // Each result is handed over as a value; a result of an older step or folder is dropped.
     // The rank-overview question of this step alone (a step without a number is not "the latest").
     RankFolder shown = folder_;

@@ -7,7 +7,6 @@
 #include "questions/StepsQuestion.h"
 
 #include <algorithm>
-#include <climits>
 #include <cmath>
 #include <qcustomplot.h>
 #include <QLabel>
@@ -32,6 +31,16 @@ protected:
     }
 };
 
+// Whole steps only (the default ticker put ticks at −0.5 … 2.5 on a 3-step run), further apart
+// when there are many.
+QSharedPointer<QCPAxisTicker> wholeStepTicker()
+{
+    auto ticker = QSharedPointer<QCPAxisTickerFixed>::create();
+    ticker->setTickStep(1.0);
+    ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+    return ticker;
+}
+
 } // namespace
 
 StepsView::StepsView(ViewState *state, QWidget *parent) : QWidget(parent), state_(state)
@@ -43,8 +52,17 @@ StepsView::StepsView(ViewState *state, QWidget *parent) : QWidget(parent), state
     readout_->setWordWrap(true);
     plot_ = newBytesPlot(this, tr("Memory"));
     plot_->xAxis->setLabel(tr("Step"));
+    plot_->xAxis->setTicker(wholeStepTicker());
     plot_->legend->setVisible(true);
-    plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    // Below the plot, in rows: in the top corner it hid the highest step's label and the reserved
+    // line on a short window.
+    plot_->axisRect()->insetLayout()->take(plot_->legend);
+    plot_->axisRect()->insetLayout()->simplify();
+    plot_->plotLayout()->addElement(1, 0, plot_->legend);
+    plot_->plotLayout()->setRowStretchFactor(1, 0.001);
+    plot_->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    plot_->legend->setWrap(2); // two columns fit 1024 px (three made the window 1131 px wide)
+    plot_->legend->setMargins(QMargins(4, 2, 4, 2));
     peaks_ = new QCPBars(plot_->xAxis, plot_->yAxis);
     // They stand in for the bars, under their name.
     peakEnvelope_ = plot_->addGraph();
@@ -128,7 +146,7 @@ void StepsView::rebuild()
         plot_->xAxis->setTicker(ticker);
         plot_->xAxis->setLabel(tr("Iteration"));
     } else if (plot_->xAxis->ticker().dynamicCast<IterationTicker>()) {
-        plot_->xAxis->setTicker(QSharedPointer<QCPAxisTicker>::create());
+        plot_->xAxis->setTicker(wholeStepTicker());
         plot_->xAxis->setLabel(tr("Step"));
     }
     plot_->xAxis->setRange(-0.7, double(steps.size()) - 0.3);
@@ -142,7 +160,7 @@ void StepsView::rebuild()
     if (!gapTexts_.empty())
         cut += tr(" · %n gap(s) between recorded iterations (dashed)", "", int(gapTexts_.size()));
     const size_t leaks = answer->report.summary.leakSuspects.size();
-    cut += leaks ? tr(" · %n leak suspect(s)", "", int(std::min<size_t>(leaks, INT_MAX))) : QString();
+    cut += leaks == 1 ? tr(" · 1 leak suspect") : leaks ? tr(" · %1 leak suspects").arg(leaks) : QString();
     readout_->setText(tr("<b>%1 steps</b> · the highest peak, %2, in %3 · allocated at the end of the first step %4, of the last %5%6 · "
                          "steps from %7")
                           .arg(steps.size())
@@ -171,7 +189,7 @@ void StepsView::markGaps(const std::vector<StepSummary> &steps)
         line->setPen(QPen(color, 1.5, Qt::DashLine));
         auto *text = new QCPItemText(plot_);
         text->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
-        // Halfway up, on the plot's own background: clear of the legend in the top corner.
+        // Halfway up, on the plot's own background.
         text->position->setCoords(double(k) - 0.5, 0.45);
         text->setPositionAlignment(Qt::AlignVCenter | Qt::AlignHCenter);
         text->setColor(color);
@@ -289,6 +307,7 @@ void StepsView::showStep(int index)
 void StepsView::applyPalette()
 {
     applyPlotPalette(plot_, palette());
+    plot_->legend->setBorderPen(Qt::NoPen); // below the plot: a frame at the window's edge read as cut off
     const bool dark = isDarkPalette(palette());
     const QColor bar = dark ? QColor(90, 140, 220) : QColor(70, 120, 200);
     const QColor hot = dark ? QColor(255, 120, 120) : QColor(200, 40, 40);
