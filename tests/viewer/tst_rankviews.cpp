@@ -158,6 +158,8 @@ private slots:
         land(rank1[2], source.path(), watched.path());
         QTRY_VERIFY_WITH_TIMEOUT(heatmap->grid().steps.size() == 3, 30000);
         QVERIFY(!heatmap->grid().at(2, 2)); // rank 2 wrote nothing at step 15
+        // Nobody picked a step in the overview: it follows the job to the newest (it stayed on 10).
+        QTRY_VERIFY_WITH_TIMEOUT(!page->model()->ranks().empty() && page->model()->ranks().front().file.step == page->folder().latestStep(), 30000);
         QTRY_VERIFY_WITH_TIMEOUT(view->document()->snapshot->gaps.size() == 2, 30000);
         QCOMPARE(window.tabs()->currentWidget(), view);
         QCOMPARE(view->currentPageKind(), Page::Timeline);

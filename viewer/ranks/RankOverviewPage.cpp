@@ -87,6 +87,7 @@ RankOverviewPage::RankOverviewPage(std::shared_ptr<const SnapshotCache> cache, Q
         emit compareRanksRequested(QString::fromStdString(a.file.path), a.device, QString::fromStdString(b.file.path), b.device);
     });
     connect(heatmap_, &RankStepHeatmap::stepClicked, this, [this](const std::optional<int64_t> &step, int) {
+        followLatest_ = false; // the user chose a step: newer dumps do not move them off it
         if (step != step_) {
             steps_->setCurrentIndex(steps_->findData(step ? QVariant(qlonglong(*step)) : QVariant()));
             showStep(step);
@@ -97,6 +98,7 @@ RankOverviewPage::RankOverviewPage(std::shared_ptr<const SnapshotCache> cache, Q
             emit openStitchedRankRequested(QString::fromStdString(folder_.folder), rank);
     });
     connect(steps_, &QComboBox::activated, this, [this](int i) {
+        followLatest_ = false;
         const QVariant v = steps_->itemData(i);
         showStep(v.isNull() ? std::nullopt : std::optional<int64_t>(v.toLongLong()));
     });
@@ -237,8 +239,9 @@ void RankOverviewPage::lookForDumps()
         shownStep = shownStep || f.step == step_;
     }
     fillSteps();
-    if (finished_ && model_->ranks().empty()) {
-        // Nothing shown yet (a folder watched from empty): the first dumps' step is shown.
+    if (followLatest_ && folder_.latestStep() != step_) {
+        // Until the user picks a step, the overview follows the job: the newest step's dumps
+        // (the first ones, for a folder watched from empty).
         step_ = folder_.latestStep();
         steps_->setCurrentIndex(steps_->findData(step_ ? QVariant(qlonglong(*step_)) : QVariant()));
         shownStep = true;

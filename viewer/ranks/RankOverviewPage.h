@@ -88,6 +88,7 @@ private:
     QTableView *table_;
     RankStepHeatmap *heatmap_;
     bool finished_ = true;
+    bool followLatest_ = true; // false once the user picks a step
     size_t dumpsSummarised_ = 0;
     std::map<std::string, RankFigures> dumpFigures_; // by path: every dump summarised so far
     std::unique_ptr<DumpFolderWatch> watch_;
