@@ -3,6 +3,7 @@
 // from the corpus run with varying sequence lengths (tests/tools/cut_dumps.py, every 5 steps,
 // 6,000 entries each, so each two are apart by a gap).
 #include "ViewerTestSupport.h"
+#include "ranks/RankChart.h"
 #include "ranks/RankStepHeatmap.h"
 #include "jobs/StitchedRunStages.h"
 #include "pipeline/RankStitch.h"
@@ -261,6 +262,9 @@ private slots:
         QVERIFY(page && page->isWatching());
         QTRY_VERIFY(!page->isSummarizing());
         QCOMPARE(page->model()->ranks().size(), size_t(0));
+        // Nothing to compare yet: said so, with no imbalance and no empty chart on a "1 B" axis.
+        QVERIFY2(page->headline().contains("no dumps yet") && !page->headline().contains("imbalance"), qPrintable(page->headline()));
+        QVERIFY(!page->chart()->plot()->isVisible());
         const auto landCopy = [&](const QString &from, const QString &to) {
             QDir().mkpath(QFileInfo(watched.path() + to).path());
             QVERIFY(QFile::copy(from, watched.path() + to + ".tmp"));
@@ -269,6 +273,7 @@ private slots:
         landCopy(gpt2(), "/iteration_5/rank0_memory_snapshot.pickle");
         QTRY_COMPARE_WITH_TIMEOUT(page->model()->ranks().size(), size_t(1), 20000);
         QVERIFY2(page->headline().contains("1 rank at step 5"), qPrintable(page->headline()));
+        QVERIFY(page->chart()->plot()->isVisible());
         QCOMPARE(page->model()->ranks().front().peakActiveBytes, summarizeRank(RankFile{gpt2().toStdString()}, nullptr).peakActiveBytes);
         landCopy(gpt2(), "/iteration_5/rank1_memory_snapshot.pickle");
         QTRY_COMPARE_WITH_TIMEOUT(page->model()->ranks().size(), size_t(2), 20000);

@@ -90,6 +90,8 @@ void RankChart::setRanks(const std::vector<RankFigures> &ranks, const RankCompar
     }
     plot_->xAxis->setRange(-0.6, static_cast<double>(ranks.size()) - 0.4);
     plot_->yAxis->setRange(0, static_cast<double>(top) * 1.45 + 1); // headroom for two legend rows
+    // A folder watched before the job wrote to it: no chart (it drew empty axes up to "1 B").
+    plot_->setVisible(!ranks.empty());
     plot_->replot();
 }
 

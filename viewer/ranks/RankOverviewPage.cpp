@@ -315,10 +315,13 @@ QString RankOverviewPage::headline() const
     const RankComparison &c = model_->comparison();
     const size_t ranks = model_->ranks().size();
     const QString folder = QDir::toNativeSeparators(QString::fromStdString(folder_.folder)).toHtmlEscaped();
-    QString text = ranks == 1 ? tr("<b>%1</b>: 1 rank").arg(folder) : tr("<b>%1</b>: %2 ranks").arg(folder).arg(ranks);
-    if (step_)
+    QString text = ranks == 0 ? tr("<b>%1</b>: no dumps yet").arg(folder)
+                   : ranks == 1 ? tr("<b>%1</b>: 1 rank").arg(folder)
+                                : tr("<b>%1</b>: %2 ranks").arg(folder).arg(ranks);
+    if (step_ && ranks)
         text += tr(" at step %1").arg(*step_);
-    text += tr(" · imbalance <b>%1</b> (max ÷ median peak)").arg(c.imbalance, 0, 'f', 2);
+    if (ranks) // no imbalance of nothing (it read "imbalance 0.00")
+        text += tr(" · imbalance <b>%1</b> (max ÷ median peak)").arg(c.imbalance, 0, 'f', 2);
     if (!c.outliers.empty())
         text += c.outliers.size() == 1 ? tr(" · 1 outlier") : tr(" · %1 outliers").arg(c.outliers.size());
     if (!c.oomRanks.empty())
