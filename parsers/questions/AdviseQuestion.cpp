@@ -24,8 +24,7 @@ AdviseAnswer answerAdvise(const std::string &file, std::shared_ptr<const Snapsho
 {
     if (std::optional<std::string> nothing = nothingToAdvise(*snapshot))
         return {file, std::move(nothing), 0, {}};
-    const int device = admitDevice(*snapshot, file, request.device);
-    return answerAdvise(indexDevice(file, std::move(snapshot), device, 0), request, runGpus(request.gpus, request.gpusSource, file));
+    return answerAdvise(admitIndexedDevice(file, std::move(snapshot), request.device, 0), request, runGpus(request.gpus, request.gpusSource, file));
 }
 
 AdviseAnswer answerAdvise(const IndexedDevice &device, const AdviseRequest &request, const Inferred<int> &gpus)

@@ -10,8 +10,7 @@ namespace memlens {
 
 MomentAnswer answerMoment(const std::string &file, std::shared_ptr<const Snapshot> snapshot, const MomentRequest &request)
 {
-    const int device = admitDevice(*snapshot, file, request.device);
-    return answerMoment(indexDevice(file, std::move(snapshot), device, request.top), request);
+    return answerMoment(admitIndexedDevice(file, std::move(snapshot), request.device, request.top), request);
 }
 
 MomentAnswer answerMoment(const IndexedDevice &device, const MomentRequest &request)

@@ -28,6 +28,12 @@ int admitDevice(const Snapshot &snapshot, const std::string &file, std::optional
     return devices.front();
 }
 
+IndexedDevice admitIndexedDevice(const std::string &file, std::shared_ptr<const Snapshot> snapshot, std::optional<int64_t> device, size_t top)
+{
+    const int admitted = admitDevice(*snapshot, file, device);
+    return indexDevice(file, std::move(snapshot), admitted, top);
+}
+
 std::vector<int> admitDevices(const Snapshot &snapshot, const std::string &file, std::optional<int64_t> device)
 {
     std::vector<int> devices = snapshot.devices();

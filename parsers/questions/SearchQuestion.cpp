@@ -26,8 +26,7 @@ void admitSearchText(const std::string &text)
 SearchAnswer answerSearch(const std::string &file, std::shared_ptr<const Snapshot> snapshot, const SearchRequest &request)
 {
     admitSearchText(request.text);
-    const int device = admitDevice(*snapshot, file, request.device);
-    return answerSearch(indexDevice(file, std::move(snapshot), device, 0), request);
+    return answerSearch(admitIndexedDevice(file, std::move(snapshot), request.device, 0), request);
 }
 
 SearchAnswer answerSearch(const IndexedDevice &device, const SearchRequest &request)

@@ -6,8 +6,7 @@ namespace memlens {
 
 StepsAnswer answerSteps(const std::string &file, std::shared_ptr<const Snapshot> snapshot, std::optional<int64_t> device)
 {
-    const int admitted = admitDevice(*snapshot, file, device);
-    return answerSteps(indexDevice(file, std::move(snapshot), admitted, 1));
+    return answerSteps(admitIndexedDevice(file, std::move(snapshot), device, 1));
 }
 
 StepsAnswer answerSteps(const IndexedDevice &device)

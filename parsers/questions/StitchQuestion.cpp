@@ -15,10 +15,8 @@ StitchAnswer answerStitch(const RankFolder &folder, const StitchRequest &request
                         stitchRank(folder, request.rank, cache, request.cancel, request.progress), {}};
     if (!request.reports)
         return answer;
-    for (int d : answer.run.snapshot->devices()) {
-        const DeviceIndex index(*answer.run.snapshot, d);
-        answer.reports.push_back(reportDevice(*answer.run.snapshot, index, request.top, std::nullopt));
-    }
+    for (int d : answer.run.snapshot->devices())
+        answer.reports.push_back(reportDevice(indexDevice(answer.name, answer.run.snapshot, d, request.top), request.top, std::nullopt));
     return answer;
 }
 

@@ -13,9 +13,9 @@ SummaryAnswer answerSummary(const std::string &file, std::shared_ptr<const Snaps
     const std::vector<int> devices = request.oneDevice ? std::vector<int>{admitDevice(*answer.snapshot, file, request.device)}
                                                        : admitDevices(*answer.snapshot, file, request.device);
     for (int d : devices) {
-        const DeviceIndex index(*answer.snapshot, d);
-        const std::optional<TracePoint> at = request.at ? std::optional(admitMoment(index, *request.at)) : std::nullopt;
-        answer.reports.push_back(reportDevice(*answer.snapshot, index, request.top, at, request.deviceTotal));
+        const IndexedDevice device = indexDevice(file, answer.snapshot, d, request.top);
+        const std::optional<TracePoint> at = request.at ? std::optional(admitMoment(*device.index, *request.at)) : std::nullopt;
+        answer.reports.push_back(reportDevice(device, request.top, at, request.deviceTotal));
     }
     return answer;
 }

@@ -219,16 +219,6 @@ json deviceJson(const Snapshot &snapshot, const DeviceReport &report)
 
 } // namespace
 
-DeviceReport reportDevice(const Snapshot &snapshot, const DeviceIndex &index, size_t top, std::optional<TracePoint> at,
-                          std::optional<uint64_t> deviceTotal)
-{
-    DeviceFigures figures = assembleDeviceFigures(snapshot, index, top);
-    DeviceReport report{std::move(figures.summary), std::nullopt, deviceTotal};
-    if (at)
-        report.at = summarizePoint(snapshot, index, *at, top, figures.categories.get(), report.summary.units.get());
-    return report;
-}
-
 DeviceReport reportDevice(const IndexedDevice &device, size_t top, std::optional<TracePoint> at, std::optional<uint64_t> deviceTotal)
 {
     DeviceReport report{device.figures->summary, std::nullopt, deviceTotal};

@@ -18,10 +18,8 @@ struct DeviceReport {
 };
 
 // A device's report: its summary and, with `at`, the moment asked about, its live blocks with
-// their categories (the summary's own).
-DeviceReport reportDevice(const Snapshot &snapshot, const DeviceIndex &index, size_t top, std::optional<TracePoint> at,
-                          std::optional<uint64_t> deviceTotal = std::nullopt);
-// The same from figures assembled before (with at least `top` blocks live at the peak).
+// their categories (the summary's own); `device`'s figures hold at least `top` blocks live at
+// the peak.
 DeviceReport reportDevice(const IndexedDevice &device, size_t top, std::optional<TracePoint> at, std::optional<uint64_t> deviceTotal = std::nullopt);
 
 // Bytes per category as the JSON key `category_bytes_at_peak` holds them: {"parameter": …, …}.
