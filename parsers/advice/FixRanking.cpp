@@ -330,7 +330,10 @@ Advice advise(const Snapshot &snapshot, const DeviceIndex &index, const Allocati
             a.setup.gpus = options.gpus;
     }
 
-    const StepParts parts(snapshot, index, options.summary ? options.summary->phases : phaseRanges(snapshot, index.device()));
+    // The summary's when the caller made one (the window, the questions), else made here.
+    std::optional<StepParts> own;
+    const StepParts &parts = options.summary && options.summary->parts ? *options.summary->parts
+                                                                       : own.emplace(snapshot, index, phaseRanges(snapshot, index.device()));
     const std::vector<RunSample> samples = sampleRun(index, categories, parts, ShapeBuckets(snapshot, index, categories, a.setup), a.point);
     const auto atSample = std::find_if(samples.begin(), samples.end(), [&](const RunSample &s) { return s.point == a.point; });
     const RunSample here = atSample != samples.end() ? *atSample : samples.back();

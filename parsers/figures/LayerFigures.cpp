@@ -99,7 +99,7 @@ std::optional<LayersSummary> summarizeLayers(const DeviceIndex &index, const Ste
         if (w.layer == 0 && TracePoint::after(w.first) <= index.peak())
             pass = w.pass;
     }
-    LayersSummary s{LayerSource::Stacks, layers.loopLine(), pass, {}, {}};
+    LayersSummary s{layers.loopLine(), pass, {}, {}};
     for (const LayerWindow &w : windows) {
         if (w.pass == pass)
             s.forward.push_back(figuresOf(index, w));

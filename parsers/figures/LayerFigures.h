@@ -15,8 +15,6 @@
 
 namespace memlens {
 
-enum class LayerSource : uint8_t { None, Stacks };
-
 struct LayerPassFigures {
     uint32_t layer = 0;
     EventId first;               // the window's first entry
@@ -31,7 +29,6 @@ struct LayerPassFigures {
 };
 
 struct LayersSummary {
-    LayerSource source = LayerSource::None;
     FrameId loop;     // the line that calls each layer
     uint32_t pass = 0; // the forward pass described: the last to begin at or before the peak
     std::vector<LayerPassFigures> forward;  // by layer

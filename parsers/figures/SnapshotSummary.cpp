@@ -124,12 +124,12 @@ DeviceSummary summarizeDeviceWithoutCategories(const Snapshot &snapshot, const D
         s.unitsAtPeak = units->bytesAt(index, index.peak());
         s.units = std::move(units);
     }
-    const StepParts parts(snapshot, index, s.phases);
-    s.layers = summarizeLayers(index, parts, ModelLayers(snapshot, index, parts));
+    s.parts = std::make_shared<const StepParts>(snapshot, index, s.phases);
+    s.layers = summarizeLayers(index, *s.parts, ModelLayers(snapshot, index, *s.parts));
     FileHealth health = fileHealth(snapshot, index);
     s.coverage = std::move(health.coverage);
     s.warnings = std::move(health.warnings);
-    StepFinding found = findSteps(snapshot, index, s.phases, s.coverage.truncated);
+    StepFinding found = findSteps(snapshot, index, s.phases, *s.parts, s.coverage.truncated);
     s.leakSuspects = findLeakSuspects(index, found.steps);
     s.whyNoLeakSuspects = whyNoLeakSuspects(found, s.leakSuspects.size());
     s.stepsFrom = found.steps.empty() ? StepSource::None : found.source;

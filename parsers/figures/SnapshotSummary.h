@@ -81,6 +81,9 @@ struct DeviceSummary {
     std::vector<PoolShare> poolsAtEnd; // the final segments by pool, the default pool first
     std::vector<OomDiagnosis> ooms;
     std::vector<PhaseRange> phases;
+    // The part of the step each entry is in (from `phases`): the steps, the layers and the advice
+    // read it. Shared, never written after the summary is made.
+    std::shared_ptr<const StepParts> parts;
     std::string peakPhase; // the innermost phase at the peak ("" when none)
     std::vector<StepSummary> steps;
     StepSource stepsFrom = StepSource::None; // the evidence the steps came from (None: no steps)

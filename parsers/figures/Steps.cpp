@@ -217,12 +217,8 @@ std::vector<Span> runSpans(const OptimizerSteps &optimizer, const DeviceIndex &i
 // when backward frees, inside it, memory that was already in use where it starts (the forward's
 // activations). What a whole step finds in use at its start (weights, optimizer state, last
 // step's gradients) is never freed by backward.
-void markBegunInGaps(std::vector<Span> &spans, const Snapshot &snapshot, const std::vector<PhaseRange> &phases, const DeviceIndex &index)
+void markBegunInGaps(std::vector<Span> &spans, const Snapshot &snapshot, const StepParts &parts, const DeviceIndex &index)
 {
-    const bool gapped = std::any_of(snapshot.gaps.begin(), snapshot.gaps.end(), [&](const TraceGap &g) { return g.device == index.device(); });
-    if (!gapped)
-        return;
-    const StepParts parts(snapshot, index, phases);
     const auto &times = index.events().timeUs;
     for (const TraceGap &g : snapshot.gaps) {
         const auto span = std::find_if(spans.begin(), spans.end(), [&](const Span &s) { return s.start >= g.toUs; });
@@ -249,7 +245,7 @@ struct StepSpans {
     StepSource source = StepSource::None;
 };
 
-StepSpans stepSpans(const Snapshot &snapshot, const std::vector<PhaseRange> &phases, const DeviceIndex &index, bool truncated)
+StepSpans stepSpans(const Snapshot &snapshot, const std::vector<PhaseRange> &phases, const StepParts &parts, const DeviceIndex &index, bool truncated)
 {
     const TopPhases phasesAtTop = topPhases(phases);
     StepSpans out;
@@ -273,7 +269,7 @@ StepSpans stepSpans(const Snapshot &snapshot, const std::vector<PhaseRange> &pha
             return g.device == index.device() && g.fromUs < span.end && g.toUs > span.start;
         });
     }
-    markBegunInGaps(out.spans, snapshot, phases, index);
+    markBegunInGaps(out.spans, snapshot, parts, index);
     // One whole cycle is not yet a loop: its marks could as well be a single pass's.
     if (std::count_if(out.spans.begin(), out.spans.end(), [](const Span &span) { return !span.partial; }) < 2)
         out.spans.clear();
@@ -318,9 +314,10 @@ std::string stepName(const StepSummary &step)
     return step.iteration ? "iteration " + std::to_string(*step.iteration) : "step " + std::to_string(step.index);
 }
 
-StepFinding findSteps(const Snapshot &snapshot, const DeviceIndex &index, const std::vector<PhaseRange> &phases, bool truncated)
+StepFinding findSteps(const Snapshot &snapshot, const DeviceIndex &index, const std::vector<PhaseRange> &phases, const StepParts &parts,
+                      bool truncated)
 {
-    const auto [spans, source] = stepSpans(snapshot, phases, index, truncated);
+    const auto [spans, source] = stepSpans(snapshot, phases, parts, index, truncated);
     const EventTable &ev = index.events();
     const auto reserved = index.reservedChanges();
     std::vector<StepSummary> steps;

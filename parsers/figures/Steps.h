@@ -25,6 +25,7 @@
 // of a step begun in the gap). With fewer than two whole steps, a trace has no steps.
 #include "index/DeviceIndex.h"
 #include "figures/OptimizerSteps.h"
+#include "figures/StepParts.h"
 #include "index/Phases.h"
 
 #include <cstdint>
@@ -68,7 +69,9 @@ struct StepFinding {
     std::vector<StepSummary> steps;
     StepSource source = StepSource::None; // the evidence found, whether or not it made two whole steps
 };
-StepFinding findSteps(const Snapshot &snapshot, const DeviceIndex &index, const std::vector<PhaseRange> &phases, bool truncated);
+// `parts`: the part of the step each entry is in, from the same phases.
+StepFinding findSteps(const Snapshot &snapshot, const DeviceIndex &index, const std::vector<PhaseRange> &phases, const StepParts &parts,
+                      bool truncated);
 
 // Memory created in one step and still alive at the end, from one call stack, that grew in
 // more than one step.
