@@ -218,30 +218,26 @@ ModelLayers::ModelLayers(const Snapshot &snapshot, const DeviceIndex &index, con
 {
     const EventTable &events = index.events();
     CallerChains chains(snapshot);
-    // The forward passes: each a run of entries the evidence puts in the forward part, with the
-    // allocations whose stacks call a module.
-    std::vector<std::vector<PassAlloc>> passes;
-    std::vector<EventId> passEnds;
-    bool inForward = false;
-    for (uint32_t e = 0; e < events.count(); ++e) {
-        const bool forward = parts.at(TracePoint::after(EventId(e))) == StepPart::Forward;
-        if (forward && !inForward)
-            passes.emplace_back();
-        if (!forward && inForward)
-            passEnds.push_back(EventId(e));
-        inForward = forward;
-        if (forward && events.action[e] == Action::Alloc) {
+    // The forward passes: each a run of entries the evidence puts in the forward part. A pass's
+    // allocations whose stacks call a module are gathered when it is looked at, one pass at a
+    // time (a 4,000-step run held them all at once).
+    const std::vector<std::pair<EventId, EventId>> passes = parts.runsOf(StepPart::Forward);
+    auto allocsOf = [&](const std::pair<EventId, EventId> &pass) {
+        std::vector<PassAlloc> out;
+        for (uint32_t e = pass.first.index(); e < pass.second.index(); ++e) {
+            if (events.action[e] != Action::Alloc)
+                continue;
             const CallerChains::Of &of = chains.of(events.stack[e]);
             if (!of.chain.empty())
-                passes.back().push_back({EventId(e), events.stack[e], of.key, &of.chain});
+                out.push_back({EventId(e), events.stack[e], of.key, &of.chain});
         }
-    }
-    if (inForward)
-        passEnds.push_back(EventId(static_cast<uint32_t>(events.count())));
+        return out;
+    };
     // The loop and its count from the passes that show one, the commonest.
     std::map<std::pair<size_t, uint32_t>, std::map<size_t, size_t>> seen; // (depth, caller) → calls → passes
     size_t asked = 0;
-    for (const auto &pass : passes) {
+    for (const auto &run : passes) {
+        const std::vector<PassAlloc> pass = allocsOf(run);
         if (pass.empty())
             continue;
         if (asked++ == kPassesAsked)
@@ -260,7 +256,8 @@ ModelLayers::ModelLayers(const Snapshot &snapshot, const DeviceIndex &index, con
         return;
     count_ = static_cast<uint32_t>(calls);
     for (size_t p = 0; p < passes.size(); ++p) {
-        const std::vector<const PassAlloc *> allocs = under(passes[p], depth, loop_);
+        const std::vector<PassAlloc> pass = allocsOf(passes[p]);
+        const std::vector<const PassAlloc *> allocs = under(pass, depth, loop_);
         const auto calls = allocs.empty() ? std::nullopt : callsOf(stacksOf(allocs));
         if (!calls || calls->starts.size() != count_)
             continue; // a pass cut by the trace's start, or one that ran other layers
@@ -270,7 +267,7 @@ ModelLayers::ModelLayers(const Snapshot &snapshot, const DeviceIndex &index, con
             // the next allocation: not what comes between layers (FSDP's gather of the next unit).
             const size_t last = (k + 1 < starts.size() ? starts[k + 1] : std::min(starts.back() + calls->length, allocs.size())) - 1;
             uint32_t end = allocs[last]->entry.index() + 1;
-            while (end < passEnds[p].index() && events.action[end] != Action::Alloc)
+            while (end < passes[p].second.index() && events.action[end] != Action::Alloc)
                 ++end;
             windows_.push_back({static_cast<uint32_t>(p), static_cast<uint32_t>(k), allocs[starts[k]]->entry, EventId(end)});
         }

@@ -8,6 +8,7 @@
 namespace memlens {
 
 StepParts::StepParts(const Snapshot &snapshot, const DeviceIndex &index, const std::vector<PhaseRange> &phases)
+    : entries_(static_cast<uint32_t>(index.eventCount()))
 {
     const EventTable &ev = index.events();
     const OptimizerSteps optimizer = findOptimizerSteps(snapshot, index, phases);
@@ -40,6 +41,16 @@ StepParts::StepParts(const Snapshot &snapshot, const DeviceIndex &index, const s
             changes_.push_back({e, now});
         part = now;
     }
+}
+
+std::vector<std::pair<EventId, EventId>> StepParts::runsOf(StepPart part) const
+{
+    std::vector<std::pair<EventId, EventId>> runs;
+    for (size_t i = 0; i < changes_.size(); ++i) {
+        if (changes_[i].part == part)
+            runs.push_back({EventId(changes_[i].from), EventId(i + 1 < changes_.size() ? changes_[i + 1].from : entries_)});
+    }
+    return runs;
 }
 
 StepPart StepParts::at(TracePoint t) const

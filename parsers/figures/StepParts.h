@@ -20,6 +20,8 @@ public:
     StepParts(const Snapshot &snapshot, const DeviceIndex &index, const std::vector<PhaseRange> &phases);
     // The part the run is in after the first entries up to t (None at the start).
     StepPart at(TracePoint t) const;
+    // The stretches of entries [first, end) in `part`, in order: each as long as it goes.
+    std::vector<std::pair<EventId, EventId>> runsOf(StepPart part) const;
 
 private:
     struct Change {
@@ -27,6 +29,7 @@ private:
         StepPart part;
     };
     std::vector<Change> changes_; // in entry order, each a different part from the one before
+    uint32_t entries_ = 0;
 };
 
 } // namespace memlens
