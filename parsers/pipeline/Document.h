@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace memlens {
 
@@ -28,6 +29,9 @@ struct Document {
     std::string path;
     std::shared_ptr<const Snapshot> snapshot; // shared with a cache write in progress
     std::map<int, DeviceData> devices; // only devices with segments or trace entries
+    // What making the snapshot said beside its figures: a stitched run's warnings (dumps of
+    // another run left out, steps against times), one sentence each.
+    std::vector<std::string> notes;
 
     const DeviceData *device(int d) const
     {

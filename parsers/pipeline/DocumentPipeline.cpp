@@ -83,6 +83,7 @@ std::shared_ptr<const Document> withAdvice(const std::shared_ptr<const Document>
 {
     auto doc = std::make_shared<Document>();
     doc->path = first->path;
+    doc->notes = first->notes;
     doc->snapshot = first->snapshot;
     for (const auto &[device, data] : first->devices) {
         DeviceData &d = doc->devices.emplace(device, data).first->second;
@@ -95,7 +96,7 @@ std::shared_ptr<const Document> withAdvice(const std::shared_ptr<const Document>
 } // namespace
 
 void runDocumentStages(const std::string &name, std::shared_ptr<const Snapshot> snapshot, const Inferred<int> &gpus,
-                       const std::atomic<bool> *cancel, const PipelineSink &sink, StopAfter stopAfter)
+                       const std::atomic<bool> *cancel, const PipelineSink &sink, StopAfter stopAfter, std::vector<std::string> notes)
 {
     auto report = [&](double fraction, LoadStage stage) {
         if (sink.progress)
@@ -105,6 +106,7 @@ void runDocumentStages(const std::string &name, std::shared_ptr<const Snapshot> 
     const bool adviceLast = sink.advise && sink.advised && stopAfter == StopAfter::Timeline;
     auto doc = std::make_shared<Document>();
     doc->path = name;
+    doc->notes = std::move(notes);
     const std::vector<int> devices = snapshot->devices();
     // The timeline's index needs only the DeviceIndex: it is built on another thread while
     // this one does the summary and the advice (the task shares ownership of the index).

@@ -46,9 +46,10 @@ void runDocumentPipeline(const std::string &path, const std::atomic<bool> *cance
                          CacheWriting writing = CacheWriting::Now);
 
 // The stages after reading, for a snapshot made in memory (a stitched run): `name` becomes the
-// document's path, `gpus` the run's GPU count for the advice (ranks/RunGpus).
+// document's path, `gpus` the run's GPU count for the advice (ranks/RunGpus), `notes` its notes.
 void runDocumentStages(const std::string &name, std::shared_ptr<const Snapshot> snapshot, const Inferred<int> &gpus,
-                       const std::atomic<bool> *cancel, const PipelineSink &sink, StopAfter stopAfter = StopAfter::Timeline);
+                       const std::atomic<bool> *cancel, const PipelineSink &sink, StopAfter stopAfter = StopAfter::Timeline,
+                       std::vector<std::string> notes = {});
 
 // Stage 2 alone, for a document built earlier (tests adopt StopAfter::Document results).
 std::shared_ptr<const TimelineLayouts> buildTimelineLayouts(std::shared_ptr<const Document> document);

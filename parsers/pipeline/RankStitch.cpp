@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <tuple>
 
 namespace memlens {
@@ -31,10 +32,11 @@ std::vector<RankFile> dumpsOfRank(const RankFolder &folder, int rank)
     return files;
 }
 
-StitchedRun stitchRank(const RankFolder &folder, int rank, const SnapshotCache *cache, const std::atomic<bool> *cancel,
-                       const std::function<void(size_t done, size_t total)> &progress)
+namespace {
+
+StitchedRun stitchFiles(const std::vector<RankFile> &files, const RankFolder &folder, int rank, const SnapshotCache *cache,
+                        const std::atomic<bool> *cancel, const std::function<void(size_t done, size_t total)> &progress)
 {
-    const std::vector<RankFile> files = dumpsOfRank(folder, rank);
     DumpStitcher stitcher;
     std::vector<std::string> unreadable;
     size_t stitched = 0;
@@ -58,6 +60,35 @@ StitchedRun stitchRank(const RankFolder &folder, int rank, const SnapshotCache *
     StitchedRun run = stitcher.finish();
     for (const std::string &e : unreadable)
         run.warnings.push_back("left out: " + e);
+    return run;
+}
+
+// The files by the time of their first entry, as the first stitch read them (unread ones last).
+std::vector<RankFile> inTimeOrder(std::vector<RankFile> files, const StitchedRun &run)
+{
+    std::map<std::string, int64_t> firstTime;
+    for (const auto *dumps : {&run.dumps, &run.leftOut}) {
+        for (const StitchedDump &d : *dumps)
+            firstTime[d.file] = d.firstTimeUs.value_or(INT64_MAX);
+    }
+    std::stable_sort(files.begin(), files.end(), [&](const RankFile &a, const RankFile &b) {
+        const auto ta = firstTime.find(a.path), tb = firstTime.find(b.path);
+        return (ta == firstTime.end() ? INT64_MAX : ta->second) < (tb == firstTime.end() ? INT64_MAX : tb->second);
+    });
+    return files;
+}
+
+} // namespace
+
+StitchedRun stitchRank(const RankFolder &folder, int rank, const SnapshotCache *cache, const std::atomic<bool> *cancel,
+                       const std::function<void(size_t done, size_t total)> &progress)
+{
+    const std::vector<RankFile> files = dumpsOfRank(folder, rank);
+    StitchedRun run = stitchFiles(files, folder, rank, cache, cancel, progress);
+    // A dump came before a run it followed by step (copied into the wrong folder, or another
+    // run's): read again in time order, which a run's own dumps always follow.
+    if (run.outOfTimeOrder)
+        run = stitchFiles(inTimeOrder(files, run), folder, rank, cache, cancel, progress);
     // What listing the folder left out (a FIFO or a link to nothing named like a dump) is said
     // here too, as `summary DIR` and export say it.
     run.warnings.insert(run.warnings.end(), folder.leftOut.begin(), folder.leftOut.end());

@@ -21,18 +21,25 @@ AllocatorImage finalImage(const Snapshot &dump, int device, IdRemap &remap)
     return image;
 }
 
-AllocatorImage imageBefore(const DeviceIndex &index, EventId event, IdRemap &remap)
+AllocatorImage imageBefore(const DeviceIndex &index, EventId event)
 {
     AllocatorImage image;
     const TracePoint before = TracePoint::before(event);
     for (AllocationId id : index.liveAt(before)) {
         const AllocationDetail d = index.detail(id);
-        image.blocks.push_back({d.addr, d.size, d.stream, remap.stack(d.stack)});
+        image.blocks.push_back({d.addr, d.size, d.stream, d.stack});
     }
     for (SegmentLifeId life : index.segmentsAt(before)) {
         const SegmentLife &s = index.segmentLife(life);
         image.segments.push_back({s.addr, s.size, s.stream, s.expandable});
     }
+    return image;
+}
+
+AllocatorImage remapped(AllocatorImage image, IdRemap &remap)
+{
+    for (ImageBlock &b : image.blocks)
+        b.stack = remap.stack(b.stack);
     return image;
 }
 

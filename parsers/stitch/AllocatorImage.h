@@ -14,6 +14,7 @@ namespace memlens {
 struct ImageBlock {
     uint64_t addr = 0, size = 0, stream = 0; // size: requested bytes
     StackId stack = StackTable::kEmpty;
+    bool longLived = false; // see RunContinuation
 };
 
 struct ImageSegment {
@@ -28,8 +29,11 @@ struct AllocatorImage {
 
 // After the dump's last entry: its final segments and their active blocks.
 AllocatorImage finalImage(const Snapshot &dump, int device, IdRemap &remap);
-// Before the dump's entry `event` (its final state run back through the trace by the index).
-AllocatorImage imageBefore(const DeviceIndex &index, EventId event, IdRemap &remap);
+// Before the dump's entry `event` (its final state run back through the trace by the index), in
+// the dump's own ids.
+AllocatorImage imageBefore(const DeviceIndex &index, EventId event);
+// The image with its stacks in the run's ids.
+AllocatorImage remapped(AllocatorImage image, IdRemap &remap);
 
 // Appends, at `timeUs`, frees of the blocks `from` has and `to` has not, releases and
 // reservations of the segments that differ, then allocs of the blocks only `to` has. Returns

@@ -5,12 +5,12 @@
 #include "model/EventColumns.h"
 #include "stitch/AllocatorImage.h"
 #include "stitch/IdRemap.h"
+#include "stitch/RunContinuation.h"
 
 #include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
-#include <stdexcept>
 #include <tuple>
 
 namespace memlens {
@@ -77,6 +77,7 @@ void appendEntries(EventTable &to, const EventTable &from, size_t first, IdRemap
 DeviceEnd endOf(const Snapshot &dump, const std::string &file, int device, IdRemap &remap)
 {
     DeviceEnd end{file, finalImage(dump, device, remap), {}, {}, {}};
+    markLongLived(end.image, dump, device);
     for (uint32_t i = 0; i < dump.segments.size(); ++i) {
         Segment seg = dump.segments[i];
         if (seg.device != device)
@@ -97,58 +98,145 @@ DeviceEnd endOf(const Snapshot &dump, const std::string &file, int device, IdRem
     return end;
 }
 
-// Bytes of `before`'s live blocks that `after` still has at the same address and size. One run
-// keeps its parameters and optimizer state across any gap (empty_cache releases segments, not
-// allocations); a dump of another run (a restart) shares none of them.
-uint64_t carriedBytes(const AllocatorImage &before, const AllocatorImage &after)
+// Where a dump's entries on one device join the run: from `first` on, after a gap when the
+// run's entries do not reach them (`after`: the allocator state there, in the dump's ids).
+struct DevicePlacement {
+    int device = 0;
+    size_t first = 0;
+    size_t olderLeftOut = 0; // entries overlapping the run in time that it does not share
+    std::optional<AllocatorImage> after;
+};
+
+StitchedDump dumpInfo(const Snapshot &dump, const std::string &file, std::optional<int64_t> step)
 {
-    std::set<std::pair<uint64_t, uint64_t>> kept;
-    for (const ImageBlock &b : after.blocks)
-        kept.emplace(b.addr, b.size);
-    uint64_t carried = 0;
-    for (const ImageBlock &b : before.blocks)
-        carried += kept.contains({b.addr, b.size}) ? b.size : 0;
-    return carried;
+    StitchedDump info{file, step, 0, 0, std::nullopt, std::nullopt};
+    for (const EventTable &n : dump.traces) {
+        if (n.count() == 0)
+            continue;
+        info.entries += n.count();
+        info.firstTimeUs = std::min(info.firstTimeUs.value_or(INT64_MAX), n.timeUs[0]);
+        info.lastTimeUs = std::max(info.lastTimeUs.value_or(INT64_MIN), n.timeUs[n.count() - 1]);
+    }
+    return info;
 }
 
-uint64_t liveBytes(const AllocatorImage &image)
+std::string fileList(const std::vector<StitchedDump> &dumps)
 {
-    uint64_t bytes = 0;
-    for (const ImageBlock &b : image.blocks)
-        bytes += b.size;
-    return bytes;
+    std::string out;
+    for (const StitchedDump &d : dumps)
+        out += (out.empty() ? "" : ", ") + d.file;
+    return out;
+}
+
+// Steps named by the dumps' paths that go down while their times go up.
+bool stepsAgainstTime(std::vector<StitchedDump> dumps)
+{
+    std::erase_if(dumps, [](const StitchedDump &d) { return !d.step || !d.lastTimeUs; });
+    std::stable_sort(dumps.begin(), dumps.end(), [](const StitchedDump &a, const StitchedDump &b) { return *a.lastTimeUs < *b.lastTimeUs; });
+    return std::adjacent_find(dumps.begin(), dumps.end(), [](const StitchedDump &a, const StitchedDump &b) { return *a.step > *b.step; }) != dumps.end();
 }
 
 } // namespace
 
-// The run as it stood before the last dump went in, kept while that dump opened a gap: when the
-// next dump (by step) falls wholly before it but after the run it joined, the last dump was
-// another run's, and the stitch goes back to this.
-struct StitchCheckpoint {
-    std::vector<size_t> traceCounts;
+// One run stitched from the dumps that continue one another.
+struct DumpStitcher::Chain {
+    std::unique_ptr<Snapshot> run = std::make_unique<Snapshot>();
+    std::vector<StitchedDump> dumps;
+    std::vector<StitchGap> gaps;
+    std::vector<std::string> warnings;
+    std::set<std::tuple<int, StringId, bool, int64_t>> marks;
     std::map<int, DeviceEnd> ends;
-    size_t gaps = 0, warnings = 0, dumps = 0, phaseMarks = 0;
-    std::string file; // the dump that went in after it
-    // The marks that dump added to the run's set, taken out again on a rollback (the set grows
-    // with the run: copied per dump, a long stitch copied it over and over).
-    std::vector<std::tuple<int, StringId, bool, int64_t>> addedMarks;
 };
 
 struct DumpStitcher::State {
-    std::unique_ptr<Snapshot> run = std::make_unique<Snapshot>();
-    StitchedRun result;
-    std::set<std::tuple<int, StringId, bool, int64_t>> marks;
-    std::map<int, DeviceEnd> ends;
-    bool empty = true;
-    std::optional<StitchCheckpoint> beforeLast;
+    std::vector<Chain> chains;
+    bool outOfTimeOrder = false;
 };
 
 namespace {
 
-void truncate(EventTable &t, size_t n)
+// Where the dump joins `chain`, device by device; nullopt when it is not this run's: it lies
+// wholly before the run's end (`before` is set), or keeps none of its long-lived memory.
+template <typename Chain>
+std::optional<std::vector<DevicePlacement>> placeIn(const Chain &chain, const Snapshot &dump, bool &before)
 {
-    forEachDenseColumn([&](auto column) { (t.*column).resize(n); });
-    forEachSparseColumn([&](auto column, std::string_view) { std::erase_if(t.*column, [&](const auto &e) { return e.first >= n; }); });
+    const Snapshot &run = *chain.run;
+    std::vector<DevicePlacement> places;
+    for (int device = 0; device < static_cast<int>(dump.traces.size()); ++device) {
+        const EventTable &n = dump.traces[device];
+        if (n.count() == 0)
+            continue;
+        DevicePlacement place{device, 0, 0, std::nullopt};
+        const bool runHasDevice = device < static_cast<int>(run.traces.size()) && run.traces[device].count() > 0;
+        if (const auto shared = runHasDevice ? sharedEntries(run, run.traces[device], dump, n) : std::optional<size_t>(0)) {
+            place.first = *shared;
+        } else {
+            const EventTable &a = run.traces[device];
+            const int64_t last = a.timeUs[a.count() - 1];
+            while (place.first < n.count() && n.timeUs[place.first] <= last)
+                ++place.first;
+            if (place.first == n.count()) {
+                before = true;
+                return std::nullopt;
+            }
+            place.olderLeftOut = place.first;
+            const DeviceIndex index(dump, device);
+            place.after = imageBefore(index, EventId(static_cast<uint32_t>(place.first)));
+            if (!keepsLongLivedMemory(run, chain.ends.at(device).image, dump, *place.after))
+                return std::nullopt;
+        }
+        places.push_back(std::move(place));
+    }
+    return places;
+}
+
+template <typename Chain>
+void appendDump(Chain &chain, const Snapshot &dump, StitchedDump info, const std::vector<DevicePlacement> &places)
+{
+    Snapshot &run = *chain.run;
+    IdRemap remap(dump, run);
+    if (chain.dumps.empty())
+        run.facts = dump.facts;
+    run.facts.hasFrames |= dump.facts.hasFrames;
+    run.facts.hasCompileContext |= dump.facts.hasCompileContext;
+    run.facts.hasUserMetadata |= dump.facts.hasUserMetadata;
+    run.facts.hasPhases |= dump.facts.hasPhases;
+    run.facts.hasPoolIds |= dump.facts.hasPoolIds;
+    run.facts.hasFxFrames |= dump.facts.hasFxFrames;
+    if (!dump.allocatorSettings.empty())
+        run.allocatorSettings = dump.allocatorSettings;
+    for (const DevicePlacement &place : places) {
+        const EventTable &n = dump.traces[place.device];
+        if (run.traces.size() <= static_cast<size_t>(place.device))
+            run.traces.resize(static_cast<size_t>(place.device) + 1);
+        EventTable &a = run.traces[place.device];
+        DeviceEnd &end = chain.ends[place.device];
+        if (place.olderLeftOut > 0)
+            chain.warnings.push_back(info.file + " overlaps " + end.file + " in time on " + run.deviceName(place.device) +
+                                     " but shares no entries with it: its " + std::to_string(place.olderLeftOut) + " older entries are left out");
+        if (place.after) {
+            StitchGap gap{end.file, info.file, place.device, a.timeUs[a.count() - 1], n.timeUs[place.first], 0};
+            gap.bridgingEntries = appendBridge(a, end.image, remapped(*place.after, remap), gap.toUs, remap);
+            chain.gaps.push_back(gap);
+        }
+        if (place.first < n.count()) {
+            info.newEntries += n.count() - place.first;
+            appendEntries(a, n, place.first, remap);
+            end = endOf(dump, info.file, place.device, remap);
+        }
+    }
+    // Devices without entries in any dump so far keep the latest dump's segments.
+    for (const Segment &seg : dump.segments) {
+        if (run.traces.size() <= static_cast<size_t>(seg.device) || run.traces[seg.device].count() == 0)
+            chain.ends[seg.device] = endOf(dump, info.file, seg.device, remap);
+    }
+    for (const PhaseMark &m : dump.phaseMarks) {
+        PhaseMark mark = m;
+        mark.name = remap.string(m.name);
+        if (chain.marks.emplace(mark.device, mark.name, mark.start, mark.timeUs).second)
+            run.phaseMarks.push_back(mark);
+    }
+    chain.dumps.push_back(std::move(info));
 }
 
 } // namespace
@@ -159,133 +247,47 @@ DumpStitcher::~DumpStitcher() = default;
 void DumpStitcher::add(const Snapshot &dump, const std::string &file, std::optional<int64_t> step)
 {
     State &st = *state_;
-    Snapshot &run = *st.run;
     // What the file is, not how it was asked for: a dump that cannot be placed is left out
     // (stitchRank), and a folder with no other says so as a file it cannot read (exit 1, not 2).
     if (dump.categories || (dump.facts.format != FileFormat::Pickle && dump.facts.format != FileFormat::Json))
         throw LoadError(file, LoadError::kNoOffset, "only snapshots can be stitched, not profiler traces or memory timelines");
     if (!dump.facts.hasTimes)
         throw LoadError(file, LoadError::kNoOffset, "its entries have no times, so its place among the dumps is unknown");
-    rollBackAnotherRun(dump, file);
-    StitchCheckpoint checkpoint{{}, st.ends, st.result.gaps.size(), st.result.warnings.size(), st.result.dumps.size(), run.phaseMarks.size(),
-                                file, {}};
-    for (const EventTable &t : run.traces)
-        checkpoint.traceCounts.push_back(t.count());
-    IdRemap remap(dump, run);
-    if (st.empty) {
-        run.facts = dump.facts;
-        st.empty = false;
-    }
-    run.facts.hasFrames |= dump.facts.hasFrames;
-    run.facts.hasCompileContext |= dump.facts.hasCompileContext;
-    run.facts.hasUserMetadata |= dump.facts.hasUserMetadata;
-    run.facts.hasPhases |= dump.facts.hasPhases;
-    run.facts.hasPoolIds |= dump.facts.hasPoolIds;
-    run.facts.hasFxFrames |= dump.facts.hasFxFrames;
-    if (!dump.allocatorSettings.empty())
-        run.allocatorSettings = dump.allocatorSettings;
-
-    StitchedDump info{file, step, 0, 0, std::nullopt, std::nullopt};
-    for (int device = 0; device < static_cast<int>(dump.traces.size()); ++device) {
-        const EventTable &n = dump.traces[device];
-        if (n.count() == 0)
-            continue;
-        info.entries += n.count();
-        info.firstTimeUs = std::min(info.firstTimeUs.value_or(INT64_MAX), n.timeUs[0]);
-        info.lastTimeUs = std::max(info.lastTimeUs.value_or(INT64_MIN), n.timeUs[n.count() - 1]);
-        if (run.traces.size() <= static_cast<size_t>(device))
-            run.traces.resize(static_cast<size_t>(device) + 1);
-        EventTable &a = run.traces[device];
-        size_t first = 0;
-        if (const auto shared = sharedEntries(run, a, dump, n)) {
-            first = *shared;
-        } else {
-            const int64_t last = a.timeUs[a.count() - 1];
-            while (first < n.count() && n.timeUs[first] <= last)
-                ++first;
-            if (first > 0)
-                st.result.warnings.push_back(file + " overlaps " + st.ends[device].file + " in time on " + run.deviceName(device) +
-                                             " but shares no entries with it: its " + std::to_string(first) + " older entries are left out");
-            if (first < n.count()) {
-                const DeviceIndex index(dump, device);
-                StitchGap gap{st.ends[device].file, file, device, last, n.timeUs[first], 0};
-                const AllocatorImage after = imageBefore(index, EventId(static_cast<uint32_t>(first)), remap);
-                const AllocatorImage &before = st.ends[device].image;
-                if (liveBytes(before) > 0 && liveBytes(after) > 0 && carriedBytes(before, after) == 0)
-                    st.result.warnings.push_back(file + " keeps none of the memory " + st.ends[device].file + " left live on " +
-                                                 run.deviceName(device) + " across the " + std::to_string((gap.toUs - gap.fromUs) / 1000000) +
-                                                 " s between them (no allocation of the same address and size): a dump of another run?");
-                gap.bridgingEntries = appendBridge(a, before, after, gap.toUs, remap);
-                st.result.gaps.push_back(gap);
-            }
-        }
-        if (first < n.count()) {
-            info.newEntries += n.count() - first;
-            appendEntries(a, n, first, remap);
-            st.ends[device] = endOf(dump, file, device, remap);
+    // The newest run first: a dump most often continues the one the dump before it joined.
+    for (auto chain = st.chains.rbegin(); chain != st.chains.rend(); ++chain) {
+        if (auto places = placeIn(*chain, dump, st.outOfTimeOrder)) {
+            appendDump(*chain, dump, dumpInfo(dump, file, step), *places);
+            return;
         }
     }
-    // Devices without entries in any dump so far keep the latest dump's segments.
-    for (const Segment &seg : dump.segments) {
-        if (run.traces.size() <= static_cast<size_t>(seg.device) || run.traces[seg.device].count() == 0)
-            st.ends[seg.device] = endOf(dump, file, seg.device, remap);
-    }
-    for (const PhaseMark &m : dump.phaseMarks) {
-        PhaseMark mark = m;
-        mark.name = remap.string(m.name);
-        if (st.marks.emplace(mark.device, mark.name, mark.start, mark.timeUs).second) {
-            run.phaseMarks.push_back(mark);
-            checkpoint.addedMarks.emplace_back(mark.device, mark.name, mark.start, mark.timeUs);
-        }
-    }
-    st.result.dumps.push_back(std::move(info));
-    if (st.result.gaps.size() > checkpoint.gaps)
-        st.beforeLast = std::move(checkpoint);
-    else
-        st.beforeLast.reset();
-}
-
-// A dump whose entries all come before the run's end, on a device where the last dump opened a
-// gap, yet after the run as it stood before that dump: the last dump was another run's (a later
-// one, left among this rank's dumps). It comes out, said so; this dump then continues the run.
-void DumpStitcher::rollBackAnotherRun(const Snapshot &dump, const std::string &file)
-{
-    State &st = *state_;
-    if (!st.beforeLast)
-        return;
-    Snapshot &run = *st.run;
-    const StitchCheckpoint &before = *st.beforeLast;
-    bool continuesBefore = false, precedesLast = true;
-    for (int device = 0; device < static_cast<int>(dump.traces.size()); ++device) {
-        const EventTable &n = dump.traces[device];
-        if (n.count() == 0 || run.traces.size() <= static_cast<size_t>(device) || run.traces[device].count() == 0)
-            continue;
-        const EventTable &a = run.traces[device];
-        precedesLast = precedesLast && n.timeUs[n.count() - 1] < a.timeUs[a.count() - 1];
-        const size_t kept = device < static_cast<int>(before.traceCounts.size()) ? before.traceCounts[device] : 0;
-        continuesBefore = continuesBefore || (kept > 0 && n.timeUs[n.count() - 1] > a.timeUs[kept - 1]);
-    }
-    if (!precedesLast || !continuesBefore)
-        return;
-    for (size_t device = 0; device < run.traces.size(); ++device)
-        truncate(run.traces[device], device < before.traceCounts.size() ? before.traceCounts[device] : 0);
-    run.phaseMarks.resize(before.phaseMarks);
-    st.ends = before.ends;
-    for (const auto &mark : before.addedMarks)
-        st.marks.erase(mark);
-    st.result.gaps.resize(before.gaps);
-    st.result.warnings.resize(before.warnings);
-    st.result.dumps.resize(before.dumps);
-    st.result.warnings.push_back(before.file + " was left out: its entries come after those of " + file +
-                                 ", a later step's dump, which continues the run without it: a dump of another run");
-    st.beforeLast.reset();
+    bool unused = false;
+    auto places = placeIn(st.chains.emplace_back(), dump, unused);
+    appendDump(st.chains.back(), dump, dumpInfo(dump, file, step), *places);
 }
 
 StitchedRun DumpStitcher::finish()
 {
     State &st = *state_;
-    Snapshot &run = *st.run;
-    for (const auto &[device, end] : st.ends) {
+    if (st.chains.empty())
+        st.chains.emplace_back();
+    // The rank's run: the most dumps; of two as long, the later.
+    auto main = st.chains.begin();
+    for (auto c = st.chains.begin(); c != st.chains.end(); ++c) {
+        if (c->dumps.size() >= main->dumps.size())
+            main = c;
+    }
+    Chain &chain = *main;
+    Snapshot &run = *chain.run;
+    StitchedRun result{nullptr, std::move(chain.dumps), std::move(chain.gaps), std::move(chain.warnings), {}, st.outOfTimeOrder};
+    for (Chain &other : st.chains) {
+        if (&other == &chain)
+            continue;
+        result.warnings.push_back(fileList(other.dumps) + (other.dumps.size() == 1 ? " was" : " were") +
+                                  " left out: a dump of another run (no entries shared with the rank's run of " + result.dumps.front().file +
+                                  " … " + result.dumps.back().file + ", and none of its long-lived memory: blocks at the same address and size, by the same frames)");
+        result.leftOut.insert(result.leftOut.end(), other.dumps.begin(), other.dumps.end());
+    }
+    for (const auto &[device, end] : chain.ends) {
         const auto segmentBase = static_cast<uint32_t>(run.segments.size());
         const auto blockBase = static_cast<uint32_t>(run.blocks.size());
         for (Segment seg : end.segments) {
@@ -297,16 +299,20 @@ StitchedRun DumpStitcher::finish()
             run.implausibleSegments.push_back(SegmentId(segmentBase + i));
     }
     std::stable_sort(run.phaseMarks.begin(), run.phaseMarks.end(), [](const PhaseMark &a, const PhaseMark &b) { return a.timeUs < b.timeUs; });
-    for (const StitchGap &g : st.result.gaps)
+    for (const StitchGap &g : result.gaps)
         run.gaps.push_back({g.device, g.fromUs, g.toUs});
     std::stable_sort(run.gaps.begin(), run.gaps.end(), [](const TraceGap &a, const TraceGap &b) { return std::tie(a.device, a.fromUs) < std::tie(b.device, b.fromUs); });
-    for (const StitchedDump &d : st.result.dumps) {
-        if (d.step && d.lastTimeUs)
-            run.dumpEnds.push_back({*d.lastTimeUs, *d.step});
+    // Iterations are numbered from the dumps' steps only where those follow the entries' times.
+    if (stepsAgainstTime(result.dumps))
+        result.warnings.push_back("the dumps' steps (from their paths) do not follow their entries' times: iterations are not numbered from them");
+    else {
+        for (const StitchedDump &d : result.dumps) {
+            if (d.step && d.lastTimeUs)
+                run.dumpEnds.push_back({*d.lastTimeUs, *d.step});
+        }
     }
     std::stable_sort(run.dumpEnds.begin(), run.dumpEnds.end(), [](const DumpEnd &a, const DumpEnd &b) { return a.timeUs < b.timeUs; });
-    StitchedRun result = std::move(st.result);
-    result.snapshot = std::move(st.run);
+    result.snapshot = std::move(chain.run);
     state_ = std::make_unique<State>();
     return result;
 }

@@ -10,11 +10,13 @@
 //   entries at the gap's end (frees and segment releases of what is gone, allocs and segment
 //   reservations of what is new), so the run reads as one consistent trace and every figure
 //   the summary computes holds across the gap.
-//   A gap across which none of the live allocations survives (same address and size) is warned
-//   of: one run keeps its parameters across any gap, so the later dump is likely another run's.
-//   When the next dump by step then falls wholly before the dump that opened the gap but after
-//   the run before it, that dump was another run's (a later one left among these): it is taken
-//   out again, said so, and the run goes on without it.
+//   A dump after a gap continues the run only if it keeps the run's long-lived memory (see
+//   RunContinuation); one whose entries all come before the run's last does not.
+// - A dump that continues no run so far starts a run of its own. The run with the most dumps
+//   is the rank's (of two as long, the later); the other runs' dumps are left out, said so
+//   (another run's file left in the folder, whichever place its step gives it).
+// - Dumps whose steps (from their paths) do not follow their entries' times are found out
+//   (`outOfTimeOrder`); stitchRank then stitches them again in time order.
 // - The final segments are those of the dump that ends the run.
 // Only one dump is read at a time, during add().
 #include "model/Snapshot.h"
@@ -47,6 +49,8 @@ struct StitchedRun {
     std::vector<StitchedDump> dumps;
     std::vector<StitchGap> gaps;
     std::vector<std::string> warnings; // one sentence each, naming the files
+    std::vector<StitchedDump> leftOut; // dumps of other runs
+    bool outOfTimeOrder = false;      // a dump came wholly before a run it followed by step
 };
 
 class DumpStitcher {
@@ -63,7 +67,7 @@ public:
     StitchedRun finish();
 
 private:
-    void rollBackAnotherRun(const Snapshot &dump, const std::string &file);
+    struct Chain;
     struct State;
     std::unique_ptr<State> state_;
 };

@@ -22,14 +22,17 @@ std::string stitchedSummaryJson(const StitchedRun &run, const std::string &name,
 json stitchedSummaryJsonObject(const StitchedRun &run, const std::string &name, int rank, const std::vector<DeviceReport> &devices)
 {
     json root = summaryJsonObject(*run.snapshot, name, devices);
-    json dumps = json::array();
-    for (const StitchedDump &d : run.dumps)
-        dumps.push_back({{"file", d.file},
-                         {"step", optionalJson(d.step)},
-                         {"entries", d.entries},
-                         {"new_entries", d.newEntries},
-                         {"first_time_us", optionalJson(d.firstTimeUs)},
-                         {"last_time_us", optionalJson(d.lastTimeUs)}});
+    auto dumpList = [](const std::vector<StitchedDump> &list) {
+        json dumps = json::array();
+        for (const StitchedDump &d : list)
+            dumps.push_back({{"file", d.file},
+                             {"step", optionalJson(d.step)},
+                             {"entries", d.entries},
+                             {"new_entries", d.newEntries},
+                             {"first_time_us", optionalJson(d.firstTimeUs)},
+                             {"last_time_us", optionalJson(d.lastTimeUs)}});
+        return dumps;
+    };
     json gaps = json::array();
     for (const StitchGap &g : run.gaps)
         gaps.push_back({{"after_file", g.afterFile},
@@ -39,7 +42,8 @@ json stitchedSummaryJsonObject(const StitchedRun &run, const std::string &name, 
                         {"to_time_us", g.toUs},
                         {"bridging_entries", g.bridgingEntries}});
     root["rank"] = rank;
-    root["dumps"] = dumps;
+    root["dumps"] = dumpList(run.dumps);
+    root["left_out"] = dumpList(run.leftOut);
     root["gaps"] = gaps;
     root["stitch_warnings"] = run.warnings;
     return root;

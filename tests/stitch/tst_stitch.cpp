@@ -358,28 +358,80 @@ private slots:
         QVERIFY(summaryOf(*run.snapshot).warnings.empty());
     }
 
-    // Another run's dump placed before this run's (an earlier job's iteration_1 beside a later
-    // one's iteration_5): stitched with a gap of tens of seconds, and now a warning that none of
-    // its live memory survives the gap. Dumps of one run keep their parameters across every gap.
-    void anotherRunsDumpIsWarnedOf()
+    // A dump of another run among a rank's dumps, wherever its step puts it: first and earlier in
+    // time (an earlier job's file), first and later in time (a LoRA-Llama run's iteration_4 before
+    // a GPT-2 run's iteration_50 and _100), last (a GPT-2 medium after-OOM dump behind two GPT-2
+    // small ones). It is left out, said so, and the rank's own dumps are the run, as stitched
+    // without it. It was stitched in, at most with a "another run?" warning: parameters gone,
+    // Adam's state "temporary", iterations 2, 3, 4, 1, 2, 3.
+    void anotherRunsDumpIsLeftOut_data()
     {
-        QTemporaryDir earlier, later, folder;
-        QVERIFY(!cutDumps(snapshotIn("gpt2_fp32_adamw"), earlier.path(), 1, 3000).empty());
-        QVERIFY(!cutDumps(snapshotIn("frag_varlen_gpt2"), later.path(), 5, 6000).empty());
-        QVERIFY(QDir(folder.path()).mkpath("iteration_1") && QDir(folder.path()).mkpath("iteration_5"));
-        QVERIFY(QFile::copy(earlier.filePath("iteration_1/rank0_memory_snapshot.pickle"), folder.filePath("iteration_1/rank0_memory_snapshot.pickle")));
-        QVERIFY(QFile::copy(later.filePath("iteration_5/rank0_memory_snapshot.pickle"), folder.filePath("iteration_5/rank0_memory_snapshot.pickle")));
-        const StitchedRun run = stitchFolder(folder.path());
-        QCOMPARE(run.gaps.size(), size_t(1));
-        QVERIFY(run.gaps.front().toUs - run.gaps.front().fromUs > 10'000'000); // the runs were recorded 40 s apart
+        QTest::addColumn<QString>("other");
+        QTest::addColumn<int>("otherEvery");
+        QTest::addColumn<QString>("own");
+        QTest::addColumn<QString>("otherStep");
+        QTest::newRow("first, earlier in time") << "gpt2_fp32_adamw" << 1 << "frag_varlen_gpt2" << "iteration_4";
+        QTest::newRow("first, later in time") << "tinyllama_bf16_ckpt_cpp_stacks" << 1 << "frag_varlen_gpt2" << "iteration_4";
+        QTest::newRow("last, another model's OOM") << "oom_gpt2_medium_6gib" << 0 << "gpt2_fp32_adamw" << "iteration_99";
+    }
+
+    void anotherRunsDumpIsLeftOut()
+    {
+        QFETCH(QString, other);
+        QFETCH(int, otherEvery);
+        QFETCH(QString, own);
+        QFETCH(QString, otherStep);
+        QTemporaryDir ownDumps, otherDumps;
+        const std::vector<Cut> cuts = cutDumps(snapshotIn(own), ownDumps.path(), own == "gpt2_fp32_adamw" ? 1 : 5, 6000);
+        QVERIFY(cuts.size() >= 2);
+        const StitchedRun alone = stitchFolder(ownDumps.path());
+        const QString otherFile = ownDumps.filePath(otherStep + "/rank0_memory_snapshot.pickle");
+        QVERIFY(QDir(ownDumps.path()).mkpath(otherStep));
+        if (otherEvery == 0) {
+            QVERIFY(QFile::copy(QDir(corpusDir() + "/snapshots/" + other).filePath("after_oom_snapshot.pickle"), otherFile));
+        } else {
+            QVERIFY(!cutDumps(snapshotIn(other), otherDumps.path(), otherEvery, 1 << 30).empty());
+            QVERIFY(QFile::copy(otherDumps.filePath("iteration_2/rank0_memory_snapshot.pickle"), otherFile));
+        }
+        const StitchedRun run = stitchFolder(ownDumps.path());
+        QCOMPARE(run.dumps.size(), alone.dumps.size());
+        QCOMPARE(run.leftOut.size(), size_t(1));
+        QCOMPARE(QString::fromStdString(run.leftOut.front().file), otherFile);
+        QCOMPARE(run.snapshot->traces[0].count(), alone.snapshot->traces[0].count());
+        QCOMPARE(run.gaps.size(), alone.gaps.size());
+        QCOMPARE(run.warnings.size(), alone.warnings.size() + 1);
+        QVERIFY2(run.warnings.back().find(otherFile.toStdString() + " was left out: a dump of another run") != std::string::npos, run.warnings.back().c_str());
+        const DeviceSummary with = summaryOf(*run.snapshot), without = summaryOf(*alone.snapshot);
+        QCOMPARE(with.peakActiveBytes, without.peakActiveBytes);
+        QCOMPARE(with.steps.size(), without.steps.size());
+        for (size_t i = 0; i < with.steps.size(); ++i)
+            QCOMPARE(with.steps[i].iteration, without.steps[i].iteration);
+    }
+
+    // Two dumps of one run copied out of order (iteration_5 holds what step 10 wrote, and the
+    // reverse): one run all the same, its entries, gaps and step peaks those of the dumps in order;
+    // the steps' iterations are not taken from paths that contradict the times, and it says so.
+    void sameRunsDumpsOutOfOrder()
+    {
+        QTemporaryDir dir;
+        QVERIFY(cutDumps(snapshotIn("frag_varlen_gpt2"), dir.path(), 5, 6000).size() >= 3);
+        const StitchedRun inOrder = stitchFolder(dir.path());
+        QDir d(dir.path());
+        QVERIFY(d.rename("iteration_5", "swap") && d.rename("iteration_10", "iteration_5") && d.rename("swap", "iteration_10"));
+        const StitchedRun run = stitchFolder(dir.path());
+        QVERIFY(run.leftOut.empty());
+        QCOMPARE(run.dumps.size(), inOrder.dumps.size());
+        QCOMPARE(run.snapshot->traces[0].count(), inOrder.snapshot->traces[0].count());
+        QCOMPARE(run.gaps.size(), inOrder.gaps.size());
         QCOMPARE(run.warnings.size(), size_t(1));
-        QVERIFY2(run.warnings.front().find("another run") != std::string::npos, run.warnings.front().c_str());
-        // The same run's own dumps, gaps and all: no such warning.
-        QTemporaryDir same;
-        cutDumps(snapshotIn("frag_varlen_gpt2"), same.path(), 5, 6000);
-        const StitchedRun own = stitchFolder(same.path());
-        QVERIFY(!own.gaps.empty());
-        QVERIFY(own.warnings.empty());
+        QVERIFY2(run.warnings.front().find("do not follow their entries' times") != std::string::npos, run.warnings.front().c_str());
+        const DeviceSummary swapped = summaryOf(*run.snapshot), ordered = summaryOf(*inOrder.snapshot);
+        QCOMPARE(swapped.steps.size(), ordered.steps.size());
+        for (size_t i = 0; i < swapped.steps.size(); ++i) {
+            QCOMPARE(swapped.steps[i].peakActiveBytes, ordered.steps[i].peakActiveBytes);
+            QVERIFY(!swapped.steps[i].iteration);
+        }
+        QVERIFY(std::any_of(ordered.steps.begin(), ordered.steps.end(), [](const StepSummary &s) { return s.iteration.has_value(); }));
     }
 
     // A later run's dump left among this rank's dumps (by its path, between steps 12 and 16) is

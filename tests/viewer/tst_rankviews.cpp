@@ -250,6 +250,24 @@ private slots:
                  qPrintable(view->summaryPage()->factsText()));
     }
 
+    // Another model's after-OOM dump among rank 0's dumps (a folder whose rank holds two runs):
+    // the window's stitched run leaves it out and its Summary says so. The window read it as one
+    // run: parameters gone, Adam's state "temporary", "checkpointing fits" for a run that died.
+    void anotherRunsDumpIsSaidOnTheSummary()
+    {
+        QTemporaryDir source;
+        QCOMPARE(cutDumps(source.path(), 0).size(), 5);
+        const QString other = source.filePath("iteration_99/rank0_memory_snapshot.pickle");
+        QVERIFY(QDir(source.path()).mkpath("iteration_99"));
+        QVERIFY(QFile::copy(corpusDir() + "/snapshots/oom_gpt2_medium_6gib/after_oom_snapshot.pickle", other));
+        const LoadedDocument loaded = loadStitchedRun(source.path().toStdString(), 0, nullptr);
+        QCOMPARE(loaded.document->snapshot->dumpEnds.size(), size_t(5));
+        QVERIFY(loaded.document->devices.at(0).summary.ooms.empty());
+        auto view = openView(loaded.document, Page::Summary, {1024, 700});
+        const QString facts = view->summaryPage()->factsText();
+        QVERIFY2(facts.contains("Stitched") && facts.contains(other + " was left out: a dump of another run"), qPrintable(facts));
+    }
+
     void watchingAnEmptyFolderShowsTheFirstDumps()
     {
         // File ▸ Watch Folder… on a folder the job has not written to yet: the first dump to land

@@ -23,7 +23,8 @@ void runStitchedStages(const std::string &folder, int rank, const std::atomic<bo
     if (cancel && cancel->load())
         throw LoadCancelled();
     const Inferred<int> gpus = runGpus(std::nullopt, {}, answer.run.dumps.back().file);
-    runDocumentStages(stitchedRunName(folder, rank), std::move(answer.run.snapshot), gpus, cancel, sink);
+    runDocumentStages(stitchedRunName(folder, rank), std::move(answer.run.snapshot), gpus, cancel, sink, StopAfter::Timeline,
+                      std::move(answer.run.warnings));
 }
 
 LoadedDocument loadStitchedRun(const std::string &folder, int rank, const SnapshotCache *cache)

@@ -83,6 +83,13 @@ void SummaryFigures::peakAndHealth(Rows &row, const Document &document, const De
         if (!device.summary.ooms.empty())
             oomDevices << QString::fromStdString(document.snapshot->deviceName(number));
     }
+    // A stitched run's warnings say what is not in it (another run's dump, iterations not numbered).
+    if (!document.notes.empty()) {
+        QStringList notes;
+        for (const std::string &n : document.notes)
+            notes << "<span style='color:#d08000'>⚠</span> " + QString::fromStdString(n).toHtmlEscaped();
+        row(tr("Stitched"), notes.join(QStringLiteral("<br/>")));
+    }
     if (document.devices.size() > 1 && !oomDevices.isEmpty())
         row(tr("Ran out of memory on"), tr("%1 (of %2 devices)").arg(oomDevices.join(", ")).arg(document.devices.size()));
     // English plurals written out: without a translation loaded, tr's %n forms read "1 blocks".
