@@ -101,6 +101,7 @@ nlohmann::json adviceJson(const std::string &file, int device, const Advice &a)
                         {"event", pointJson(a.point)},
                         {"peak_bytes", a.peakBytes},
                         {"reserved_bytes", a.reservedBytes},
+                        {"needed_bytes", a.neededBytes},
                         {"category_bytes", categoryBytesJson(a.categories)},
                         {"logits_bytes", a.logitsBytes},
                         {"attention_score_bytes", a.attentionScoreBytes},
@@ -149,7 +150,8 @@ std::string adviceText(const std::string &file, int device, const Advice &a)
     line("GPUs            ", s.gpus, s.gpus.value ? std::to_string(*s.gpus.value) : "");
     if (a.sharded)
         writeSharding(out, *a.sharded);
-    out << "What would help (what fits first, least effort first; then the largest saving):\n";
+    out << "What would help (what fits first, least effort first; then the largest saving). The run needed " << formatBytes(a.neededBytes)
+        << " reserved" << (a.oom ? " at its OOM" : " at its peak") << "; each peak is what it needs reserved at its highest after the fix:\n";
     if (a.fixes.empty())
         out << "  " << a.noFixesBecause << "\n";
     for (const Fix &f : a.fixes) {

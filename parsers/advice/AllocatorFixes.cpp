@@ -7,17 +7,19 @@
 
 namespace memlens {
 
-std::vector<Fix> allocatorFixes(const Snapshot &snapshot, const DeviceIndex &index, TracePoint at, bool oom,
-                                std::optional<uint64_t> capacity)
+uint64_t recordedNeed(const Snapshot &snapshot, const DeviceIndex &index, TracePoint at, bool oom)
+{
+    if (!oom)
+        return index.peakReservedBytes();
+    const uint64_t request = CachingAllocatorModel::roundSize(index.events().size[at.lastEntry().index()], AllocatorConfig::recorded(snapshot));
+    return index.reservedAt(at) + CachingAllocatorModel::allocationSize(request);
+}
+
+std::vector<Fix> allocatorFixes(const Snapshot &snapshot, const DeviceIndex &index, uint64_t needed, bool oom, std::optional<uint64_t> capacity)
 {
     const AllocatorConfig recorded = AllocatorConfig::recorded(snapshot);
     if (whyNotReplayable(snapshot, index.device()))
         return {};
-    uint64_t needed = index.peakReservedBytes();
-    if (oom) {
-        const uint64_t request = CachingAllocatorModel::roundSize(index.events().size[at.lastEntry().index()], recorded);
-        needed = index.reservedAt(at) + CachingAllocatorModel::allocationSize(request);
-    }
 
     struct Candidate {
         std::string technique;

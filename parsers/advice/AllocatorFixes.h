@@ -13,11 +13,13 @@
 
 namespace memlens {
 
-// At an OOM (`oom`, `at` just after its entry) a fix saves what the failed run needed there (reserved
-// plus the failed request's new segment) minus the replay's reserved peak, and only a replay
-// that gets through the whole trace without an OOM is a fix. Otherwise it saves the difference
-// of the reserved peaks over the whole run.
-std::vector<Fix> allocatorFixes(const Snapshot &snapshot, const DeviceIndex &index, TracePoint at, bool oom,
-                                std::optional<uint64_t> capacity);
+// What the run needed reserved, the figure every fix's saving is taken from (Advice::neededBytes):
+// at an OOM (`oom`, `at` just after its entry) reserved there plus the failed request's new
+// segment, otherwise the reserved peak over the whole run.
+uint64_t recordedNeed(const Snapshot &snapshot, const DeviceIndex &index, TracePoint at, bool oom);
+
+// A setting saves `needed` minus the replay's reserved peak; at an OOM only a replay that gets
+// through the whole trace without one is a fix.
+std::vector<Fix> allocatorFixes(const Snapshot &snapshot, const DeviceIndex &index, uint64_t needed, bool oom, std::optional<uint64_t> capacity);
 
 } // namespace memlens

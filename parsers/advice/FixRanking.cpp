@@ -171,8 +171,8 @@ void findCapacity(Advice &a, const DeviceIndex &index, const AdviceOptions &opti
 // when it saves more than the rules' noise.
 class FixPricer {
 public:
-    FixPricer(Advice &a, const std::vector<RunSample> &samples, int64_t request, double slack)
-        : a_(a), samples_(samples), request_(request), slack_(slack), before_(double(a.peakBytes))
+    FixPricer(Advice &a, const std::vector<RunSample> &samples, int64_t request)
+        : a_(a), samples_(samples), request_(request), before_(double(a.peakBytes))
     {
         for (const RunSample &s : samples) {
             maxGradients_ = std::max(maxGradients_, s.categories[size_t(Category::Gradient)]);
@@ -190,27 +190,23 @@ public:
 
     void add(const std::string &technique, Effort effort, const Change &c, std::string why, std::optional<EstimateInput> applied, bool canFit = true)
     {
-        const double peak = peakAfter(c);
-        const double saves = before_ - peak;
+        const double saves = before_ - peakAfter(c);
         if (saves < before_ * 0.005) // half a percent: noise of the rules, not a fix
             return;
-        a_.fixes.push_back({technique, effort, static_cast<int64_t>(saves), static_cast<uint64_t>(peak), canFit ? fits(peak) : std::nullopt,
-                            std::move(why), affected(c), std::move(applied), std::nullopt, false}); // margins: addMargins
+        // The allocated bytes saved are reserved bytes saved: the allocator's overhead on what
+        // stays is taken as it was.
+        const uint64_t peak = a_.neededBytes - std::min(a_.neededBytes, static_cast<uint64_t>(saves));
+        std::optional<bool> fits;
+        if (a_.capacity && canFit)
+            fits = peak <= *a_.capacity;
+        a_.fixes.push_back({technique, effort, static_cast<int64_t>(saves), peak, fits, std::move(why), affected(c), std::move(applied), std::nullopt,
+                            false}); // margins: addMargins
     }
 
 private:
-    std::optional<bool> fits(double peak) const
-    {
-        if (!a_.capacity)
-            return std::nullopt;
-        // Never "fits" above capacity, whatever the reserve would give back.
-        return peak <= double(*a_.capacity) && peak + std::max(0.0, slack_) <= double(*a_.capacity);
-    }
-
     Advice &a_;
     const std::vector<RunSample> &samples_;
     int64_t request_;
-    double slack_;
     double before_;
     int64_t maxGradients_ = 0;
 };
@@ -344,9 +340,10 @@ Advice advise(const Snapshot &snapshot, const DeviceIndex &index, const Allocati
     a.attentionScoreBytes = static_cast<uint64_t>(std::max<int64_t>(0, here.scores));
     a.peakBytes = static_cast<uint64_t>(std::max<int64_t>(0, here.total() + request));
     a.reservedBytes = index.reservedAt(a.point);
+    a.neededBytes = recordedNeed(snapshot, index, a.point, a.oom);
     findCapacity(a, index, options);
 
-    FixPricer pricer(a, samples, request, double(a.reservedBytes) - double(here.total()));
+    FixPricer pricer(a, samples, request);
     // The estimator's per-category factors read a single-GPU run: an FSDP rank's shards, gathered
     // units and 16-bit activations are priced by its own step instead.
     if (a.sharded)
@@ -361,7 +358,7 @@ Advice advise(const Snapshot &snapshot, const DeviceIndex &index, const Allocati
     constexpr size_t kReplayUnasked = 2'000'000;
     const bool fragmented = a.reservedBytes > a.peakBytes && a.reservedBytes - a.peakBytes >= std::max<uint64_t>(a.reservedBytes / 10, 256ull << 20);
     if (a.oom || options.capacity || (fragmented && index.eventCount() <= kReplayUnasked)) {
-        for (Fix &f : allocatorFixes(snapshot, index, a.point, a.oom, a.capacity))
+        for (Fix &f : allocatorFixes(snapshot, index, a.neededBytes, a.oom, a.capacity))
             a.fixes.push_back(std::move(f));
     }
     addMargins(a);

@@ -26,7 +26,7 @@ struct Fix {
     std::string technique;
     Effort effort = Effort::Numerics;
     int64_t savesBytes = 0;
-    uint64_t peakAfterBytes = 0;
+    uint64_t peakAfterBytes = 0; // reserved: Advice::neededBytes - savesBytes
     std::optional<bool> fits; // against the capacity; empty when it is unknown
     std::string why;
     std::vector<std::string> affects;    // the categories (or "logits", "attention_scores", "reserved") it changes
@@ -65,6 +65,9 @@ struct Advice {
     bool oom = false;
     uint64_t peakBytes = 0;     // allocated at the event, plus the failed request at an OOM
     uint64_t reservedBytes = 0; // reserved at the event
+    // What the run needed reserved (AllocatorFixes' recordedNeed): every fix's peak is this less
+    // what it saves, the reserved bytes the run needs at its highest after the fix.
+    uint64_t neededBytes = 0;
     std::array<uint64_t, kCategoryCount> categories{}; // at the event
     uint64_t logitsBytes = 0;          // live at the event: the loss's logits
     uint64_t attentionScoreBytes = 0;  // live at the event: batch × heads × seq² score matrices

@@ -14,35 +14,17 @@ uint64_t minus(uint64_t a, uint64_t b)
     return a > b ? a - b : 0;
 }
 
-// The recorded figures the step is built from, at the moment advised on.
-struct Recorded {
-    uint64_t live = 0;          // allocated, without the failed request
-    uint64_t logits = 0;        // live logits (16-bit)
-    uint64_t logitsFp32 = 0;    // the loss's fp32 copy of them
-    uint64_t shards = 0;        // sharded parameters
-    uint64_t layerExtra = 0;    // what the layers that are not checkpointed keep beyond their input
-    uint64_t keptWeights = 0;   // gathered weights of units whose forward ended
-    uint64_t activations = 0;   // what the units made, less their weights
-    uint64_t largestUnit = 0;   // gathered weights of the largest unit
-    uint64_t largestLayer = 0;  // its parameters' values
-    uint64_t recompute = 0;     // what one layer keeps without checkpointing
-    size_t plainLayers = 0;
-    // The layers not checkpointed, what each keeps beyond its input, those keeping most first
-    // (the order a plan takes them in: each saves the most a layer can).
-    std::vector<std::pair<uint64_t, const GatheredUnit *>> plain;
-
-    uint64_t extraOfMost(size_t n) const
-    {
-        uint64_t sum = 0;
-        for (size_t i = 0; i < n && i < plain.size(); ++i)
-            sum += plain[i].first;
-        return sum;
-    }
-};
-
-Recorded recorded(const Advice &a, const ShardedModel &m, uint64_t request)
+std::string stepText(const ShardedStep &s)
 {
-    Recorded r;
+    return formatBytes(s.peak()) + " at its " + s.peakPhase() + " (forward " + formatBytes(s.forward) + ", loss " + formatBytes(s.loss) +
+           ", backward " + formatBytes(s.backward) + ", optimizer step " + formatBytes(s.optimizer) + ")";
+}
+
+} // namespace
+
+ShardedRecord shardedRecord(const Advice &a, const ShardedModel &m, uint64_t request)
+{
+    ShardedRecord r;
     r.live = minus(a.peakBytes, request);
     r.logits = a.logitsBytes;
     r.logitsFp32 = m.tokens.value && m.vocab ? *m.tokens.value * m.vocab * 4 : request;
@@ -70,14 +52,6 @@ Recorded recorded(const Advice &a, const ShardedModel &m, uint64_t request)
     return r;
 }
 
-std::string stepText(const ShardedStep &s)
-{
-    return formatBytes(s.peak()) + " at its " + s.peakPhase() + " (forward " + formatBytes(s.forward) + ", loss " + formatBytes(s.loss) +
-           ", backward " + formatBytes(s.backward) + ", optimizer step " + formatBytes(s.optimizer) + ")";
-}
-
-} // namespace
-
 ShardedStep shardedStep(const Advice &a, const ShardedModel &m, uint64_t request, const ShardedChange &c);
 
 namespace {
@@ -85,12 +59,12 @@ namespace {
 // The fewest more layers to checkpoint for the whole step to fit the capacity, those keeping
 // most first, when that is fewer than all of them ("checkpoint-remaining-layers" is all).
 template <typename Add>
-void addCheckpointPlan(Advice &a, const ShardedModel &m, uint64_t request, const Recorded &r, const Add &add)
+void addCheckpointPlan(Advice &a, const ShardedModel &m, uint64_t request, const ShardedRecord &r, const Add &add)
 {
     if (!a.capacity || r.plain.size() < 2)
         return;
     for (size_t n = 1; n < r.plain.size(); ++n) {
-        if (shardedStep(a, m, request, {.checkpointLayers = n}).peak() > *a.capacity)
+        if (shardedFixPeak(a, shardedStep(a, m, request, {.checkpointLayers = n}), r.extraOfMost(n)) > *a.capacity)
             continue;
         std::vector<const GatheredUnit *> chosen;
         for (size_t i = 0; i < n; ++i)
@@ -113,6 +87,12 @@ void addCheckpointPlan(Advice &a, const ShardedModel &m, uint64_t request, const
 
 } // namespace
 
+uint64_t shardedFixPeak(const Advice &a, const ShardedStep &step, uint64_t savesAtMoment)
+{
+    const uint64_t overhead = minus(a.neededBytes, a.peakBytes);
+    return std::max(minus(a.neededBytes, savesAtMoment), step.peak() + overhead);
+}
+
 uint64_t ShardedStep::peak() const
 {
     return std::max({forward, loss, backward, optimizer});
@@ -132,7 +112,7 @@ std::string ShardedStep::peakPhase() const
 // common case), beside what stays from step to step.
 ShardedStep shardedStep(const Advice &a, const ShardedModel &m, uint64_t request, const ShardedChange &c)
 {
-    const Recorded r = recorded(a, m, request);
+    const ShardedRecord r = shardedRecord(a, m, request);
     const uint64_t shards = c.offloadShards ? 0 : r.shards / uint64_t(std::max(1, c.worldFactor));
     const uint64_t shardValues = m.shardBytes ? shards / uint64_t(*m.shardBytes) : shards / 4;
     const uint64_t chunk = r.logits / 8;
@@ -149,21 +129,23 @@ ShardedStep shardedStep(const Advice &a, const ShardedModel &m, uint64_t request
 
 void addShardedFixes(Advice &a, const ShardedModel &m, uint64_t request)
 {
-    const Recorded r = recorded(a, m, request);
+    const ShardedRecord r = shardedRecord(a, m, request);
     const bool failedOnLogits = a.oom && m.tokensFrom == "the failed request";
     auto add = [&](const std::string &technique, Effort effort, const ShardedChange &change, uint64_t saves, std::string why) {
         if (saves == 0)
             return;
         const ShardedStep step = shardedStep(a, m, request, change);
         const uint64_t recordedAfter = minus(a.peakBytes, saves);
-        std::optional<bool> fits;
         if (a.capacity) {
-            fits = step.peak() <= *a.capacity;
             why += recordedAfter <= *a.capacity ? "; clears the recorded " + std::string(a.oom ? "OOM" : "peak") + " (" + formatBytes(recordedAfter) + ")"
                                                 : "; the recorded part alone still needs " + formatBytes(recordedAfter);
         }
         why += "; the whole step as FSDP runs it: " + stepText(step);
-        a.fixes.push_back({technique, effort, int64_t(saves), step.peak(), fits, std::move(why), {}, std::nullopt, std::nullopt, false});
+        const uint64_t peak = shardedFixPeak(a, step, saves);
+        if (peak >= a.neededBytes)
+            return;
+        a.fixes.push_back({technique, effort, int64_t(a.neededBytes - peak), peak, a.capacity ? std::optional(peak <= *a.capacity) : std::nullopt,
+                           std::move(why), {}, std::nullopt, std::nullopt, false});
     };
     if (r.logits || failedOnLogits) {
         const uint64_t saves = (failedOnLogits ? request : 0) + r.logits - r.logits / 8;

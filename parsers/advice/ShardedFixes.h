@@ -11,6 +11,8 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace memlens {
 
@@ -32,7 +34,40 @@ struct ShardedStep {
     std::string peakPhase() const;
 };
 
+// What the rank recorded at the moment advised on, as the fixes read it.
+struct ShardedRecord {
+    uint64_t live = 0;          // allocated, without the failed request
+    uint64_t logits = 0;        // live logits (16-bit)
+    uint64_t logitsFp32 = 0;    // the loss's fp32 copy of them
+    uint64_t shards = 0;        // sharded parameters
+    uint64_t layerExtra = 0;    // what the layers that are not checkpointed keep beyond their input
+    uint64_t keptWeights = 0;   // gathered weights of units whose forward ended
+    uint64_t activations = 0;   // what the units made, less their weights
+    uint64_t largestUnit = 0;   // gathered weights of the largest unit
+    uint64_t largestLayer = 0;  // its parameters' values
+    uint64_t recompute = 0;     // what one layer keeps without checkpointing
+    size_t plainLayers = 0;
+    // The layers not checkpointed, what each keeps beyond its input, those keeping most first
+    // (the order a plan takes them in: each saves the most a layer can).
+    std::vector<std::pair<uint64_t, const GatheredUnit *>> plain;
+
+    uint64_t extraOfMost(size_t n) const
+    {
+        uint64_t sum = 0;
+        for (size_t i = 0; i < n && i < plain.size(); ++i)
+            sum += plain[i].first;
+        return sum;
+    }
+};
+
+ShardedRecord shardedRecord(const Advice &a, const ShardedModel &model, uint64_t request);
+
 ShardedStep shardedStep(const Advice &a, const ShardedModel &model, uint64_t request, const ShardedChange &change);
+
+// A fix's peak (Fix::peakAfterBytes): the reserved bytes the run needs at its highest, at the
+// moment advised on (what the run needed less `savesAtMoment`) or later in the step (the
+// allocator's overhead at that moment carried over).
+uint64_t shardedFixPeak(const Advice &a, const ShardedStep &step, uint64_t savesAtMoment);
 
 // Adds the fixes above to `a.fixes` (margins and order are the caller's).
 void addShardedFixes(Advice &a, const ShardedModel &model, uint64_t request);

@@ -99,8 +99,8 @@ void SummaryPage::refresh()
         fixes_->setAdvice(nullptr);
     } else {
         fixHeading_->setText(tr("<b>What would help</b> at the %1, what fits first, least effort first — double-click one to see it applied "
-                                "in the <a href='estimator'>estimator</a>%2")
-                                 .arg(advice.oom ? tr("OOM") : tr("peak"),
+                                "in the <a href='estimator'>estimator</a> · the run needed %2 reserved; each peak is what it needs with the fix%3")
+                                 .arg(advice.oom ? tr("OOM") : tr("peak"), bytesText(advice.neededBytes),
                                       advice.capacity ? tr(" · capacity %1").arg(bytesText(*advice.capacity)) : QString()));
         fixHeading_->setToolTip(QString::fromStdString(advice.capacityHow));
         fixes_->setAdvice(&advice);
