@@ -102,6 +102,7 @@ nlohmann::json adviceJson(const std::string &file, int device, const Advice &a)
                         {"peak_bytes", a.peakBytes},
                         {"reserved_bytes", a.reservedBytes},
                         {"needed_bytes", a.neededBytes},
+                        {"not_tried", a.notTried},
                         {"category_bytes", categoryBytesJson(a.categories)},
                         {"logits_bytes", a.logitsBytes},
                         {"attention_score_bytes", a.attentionScoreBytes},
@@ -163,6 +164,8 @@ std::string adviceText(const std::string &file, int device, const Advice &a)
             out << ", " << marginText(f, *a.capacity);
         out << "\n      " << f.why << "\n";
     }
+    if (!a.notTried.empty())
+        out << "  Not tried: " << a.notTried << "\n";
     return out.str();
 }
 

@@ -354,12 +354,16 @@ Advice advise(const Snapshot &snapshot, const DeviceIndex &index, const Allocati
     // A replay per setting costs about a second per 10 M entries: where fitting is the question
     // (an OOM, or a capacity to fit), and where much of what is reserved at the moment is free
     // (fragmentation without an OOM) on traces that replay in well under a second; the Segments
-    // page replays any setting on demand.
-    constexpr size_t kReplayUnasked = 2'000'000;
+    // page replays any setting on demand, and the advice says what it left untried.
     const bool fragmented = a.reservedBytes > a.peakBytes && a.reservedBytes - a.peakBytes >= std::max<uint64_t>(a.reservedBytes / 10, 256ull << 20);
-    if (a.oom || options.capacity || (fragmented && index.eventCount() <= kReplayUnasked)) {
+    if (a.oom || options.capacity || (fragmented && index.eventCount() <= options.replayUnaskedEntries)) {
         for (Fix &f : allocatorFixes(snapshot, index, a.neededBytes, a.oom, a.capacity))
             a.fixes.push_back(std::move(f));
+    } else if (fragmented) {
+        a.notTried = "allocator settings were not replayed (" + groupDigits(index.eventCount()) + " entries), though " +
+                     formatBytes(a.reservedBytes - a.peakBytes) + " reserved at the peak stands free: a replay takes seconds; "
+                     "`memlens replay FILE --alloc-conf expandable_segments:True` prices one (or max_split_size_mb:N), the Segments "
+                     "page's what-if any, and advise with --gpu or --capacity tries them all";
     }
     addMargins(a);
     if (a.fixes.empty())

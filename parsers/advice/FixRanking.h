@@ -56,6 +56,9 @@ struct AdviceOptions {
     // Fixes that fit first, least effort first, then by bytes saved; then those that do not fit
     // (or cannot be told to), by bytes saved. `bySaves`: by bytes saved alone.
     bool bySaves = false;
+    // Allocator settings are replayed unasked (no OOM, no capacity) on traces up to this many
+    // entries: a replay costs about a second per 10 M.
+    size_t replayUnaskedEntries = 2'000'000;
 };
 
 struct Advice {
@@ -76,6 +79,7 @@ struct Advice {
     std::optional<uint64_t> outsideAllocatorBytes; // at the OOM, with the device's total
     std::vector<Fix> fixes; // ordered as AdviceOptions::bySaves says; only fixes that save something
     std::string noFixesBecause; // why `fixes` is empty, in words; "" when it is not
+    std::string notTried;       // fixes left untried and why, in words; "" when none were
 };
 
 // "62.0 MiB to spare (1.0 % of the capacity)", or with ", within the error of what priced it":

@@ -46,6 +46,13 @@ void FixList::setAdvice(const Advice *advice)
                                 : *f.fits    ? goodTextColor(palette())
                                              : palette().color(QPalette::Text));
     }
+    if (!advice->notTried.empty()) {
+        // What was left untried in a line, why and how to try it on hover.
+        const QString notTried = QString::fromStdString(advice->notTried);
+        auto *item = new QListWidgetItem(tr("Not tried: %1 — hover for how").arg(notTried.section(':', 0, 0)), this);
+        item->setFlags(Qt::NoItemFlags);
+        item->setToolTip(notTried);
+    }
 }
 
 QString FixList::text() const
