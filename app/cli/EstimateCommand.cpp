@@ -68,10 +68,11 @@ int runEstimateCommand(const std::vector<std::string> &args)
             throw std::invalid_argument("--optimizer takes adamw, adamw8bit, sgd, adafactor, lion or none");
         if (in.inference)
             in.optimizer = Optimizer::None;
-        if (auto v = cl.value("checkpointing"); v && !parseCheckpointing(*v, in.checkpointing))
-            throw std::invalid_argument("--checkpointing takes none, selective or full");
+        if (auto v = cl.value("checkpointing"); v && !parseCheckpointing(*v, in))
+            throw std::invalid_argument("--checkpointing " + *v + ": takes none, selective, full or every:N (every N-th layer)");
         if (auto v = cl.value("attention"); v && !parseAttention(*v, in.attention))
             throw std::invalid_argument("--attention takes sdpa, flash or eager");
+        in.fusedNorm = cl.value("norm") == std::optional<std::string>("fused");
         in.batch = positive(cl, "batch", 1);
         in.seq = positive(cl, "image-size", positive(cl, "seq", m.isImage() ? 224 : 512));
         in.newTokens = static_cast<int>(cl.integer("new-tokens").value_or(in.inference ? 128 : 0));

@@ -290,7 +290,20 @@ void applyShardedModel(InferredSetup &setup, const ShardedModel &m)
     in.inference = false;
     in.zeroStage = 3;
     in.gpus = m.world.value.value_or(in.gpus);
-    in.precision = m.gatheredBytes == 2 ? Precision::AmpBf16 : Precision::Fp32;
+    // Gathered in 16 bits is FSDP's mixed precision, which the estimator's bf16 under FSDP is.
+    in.precision = m.gatheredBytes == 2 ? Precision::Bf16 : Precision::Fp32;
+    if (setup.trainableParams.value.value_or(0) >= m.params / 2) {
+        in.loraRank = 0; // the guess made before the run was read whole
+        in.qlora = false;
+    }
+    // Every N-th layer checkpointed (torchtitan's layer AC) when that many are, else all or none.
+    if (const size_t checkpointed = m.layers > 0 ? m.checkpointedLayers() : 0; checkpointed > 0 && checkpointed < size_t(m.layers)) {
+        in.checkpointing = Checkpointing::EveryN;
+        in.checkpointEvery = static_cast<int>(size_t(m.layers) / checkpointed);
+    } else {
+        in.checkpointing = checkpointed > 0 ? Checkpointing::Full : Checkpointing::None;
+        in.checkpointEvery = 0;
+    }
     if (m.tokens.value) {
         in.batch = 1;
         in.seq = int(*m.tokens.value);

@@ -40,6 +40,7 @@ std::string estimateJson(const EstimateInput &in, const EstimateResult &r, const
         {"logits_bytes", r.logitsBytes},
         {"transient_bytes", r.transientBytes},
         {"kv_cache_bytes", r.kvCacheBytes},
+        {"gathered_bytes", r.gatheredBytes},
         {"workspace_bytes", r.workspaceBytes},
         {"peak_allocated_bytes", r.peakAllocatedBytes},
         {"peak_phase", estimatePhaseName(r.peakPhase)},

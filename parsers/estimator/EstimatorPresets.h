@@ -33,6 +33,7 @@ struct ModelShape {
     int patch = 16;
     int classes = 1000;
 
+    bool operator==(const ModelShape &) const = default;
     int dHead() const { return headDim ? headDim : heads ? hidden / heads : 0; }
     bool isImage() const { return family == ModelFamily::Vit || family == ModelFamily::ResNet50; }
 };

@@ -129,8 +129,9 @@ double layerBytesPerToken(const ModelShape &m, const Policy &p, const EstimateIn
     }
     case ModelFamily::Llama: {
         // RMSNorm computes in fp32: pow and the multiply keep its fp32 input (a copy unless the
-        // stream is fp32 already); a trainable weight also keeps the normalised value.
-        const double perNorm = 4 * h + (lora ? 0 : h * rb);
+        // stream is fp32 already); a trainable weight also keeps the normalised value. A fused
+        // one (torch's F.rms_norm, torchtitan's) keeps its input and one fp32 scale per token.
+        const double perNorm = in.fusedNorm ? h * rb + 4 : 4 * h + (lora ? 0 : h * rb);
         norms = (2 + m.extraNormsPerLayer) * perNorm;
         // The projections' inputs: a trainable Linear keeps its input (under autocast its own
         // bf16 cast); a frozen LoRA base keeps nothing, its adapter keeps what llamaAdapterBytes says.
@@ -152,6 +153,15 @@ double layerBytesPerToken(const ModelShape &m, const Policy &p, const EstimateIn
     return norms + attention + mlp;
 }
 
+int checkpointedLayers(const EstimateInput &in)
+{
+    if (in.checkpointing == Checkpointing::Full)
+        return in.model.layers;
+    if (in.checkpointing == Checkpointing::EveryN && in.checkpointEvery > 0)
+        return in.model.layers / in.checkpointEvery;
+    return 0;
+}
+
 double adafactorStateElements(const ModelShape &m)
 {
     // Factored second moments: rows + columns of every matrix; vectors keep a full one.
@@ -166,7 +176,8 @@ double adafactorStateElements(const ModelShape &m)
 
 std::string_view estimatePhaseName(EstimatePhase phase)
 {
-    static constexpr EnumNames<EstimatePhase, 5> kNames{{{{EstimatePhase::Decode, "decode"},
+    static constexpr EnumNames<EstimatePhase, 6> kNames{{{{EstimatePhase::Decode, "decode"},
+                                                          {EstimatePhase::FirstForwardLoss, "first forward+loss"},
                                                           {EstimatePhase::ForwardLoss, "forward+loss"},
                                                           {EstimatePhase::OptimizerStep, "optimizer step"},
                                                           {EstimatePhase::Prefill, "prefill"},
@@ -194,9 +205,12 @@ ModelState modelState(const EstimateInput &in, const Policy &p, EstimateResult &
     const bool lora = in.loraRank > 0 || in.qlora;
     const int rank = in.loraRank > 0 ? in.loraRank : 16;
     // PEFT keeps adapters in fp32 even on a bf16 model (autocast_adapter_dtype), and with them
-    // their gradients and optimizer states.
-    st.trainableBytes = lora ? 4.0 : p.weight;
-    st.weights = double(r.params) * p.weight;
+    // their gradients and optimizer states. FSDP2 in bf16 is its mixed precision
+    // (MixedPrecisionPolicy(param_dtype=bf16, reduce_dtype=fp32), torchtitan's default): the
+    // shards, their gradients and the optimizer state stay fp32; bf16 is what units are gathered in.
+    const bool fsdpMixed = in.zeroStage >= 3 && in.precision == Precision::Bf16 && !lora;
+    st.trainableBytes = lora || fsdpMixed ? 4.0 : p.weight;
+    st.weights = double(r.params) * (fsdpMixed ? 4.0 : p.weight);
     st.trainable = r.params;
     if (lora) {
         // r·(d_in + d_out) for each adapted matrix: q, k, v, o (and the MLP's for all-linear).
@@ -289,12 +303,14 @@ void trainingPhases(const EstimateInput &in, const Policy &p, const ModelState &
         layer = activations / 16; // the largest stage's gradients during backward
     } else {
         layer = tokens * layerBytesPerToken(m, p, in, lora, seq);
-        const double full = layer * m.layers;
         const double head = tokens * m.hidden * (p.residual * 2 + p.compute * 2 + 1);
-        if (in.checkpointing == Checkpointing::Full)
-            activations = tokens * m.hidden * p.residual * m.layers + head;
-        else
-            activations = full + head;
+        // A checkpointed layer keeps only its input; every N-th one counts layers N, 2N, … from 1.
+        const int checkpointed = checkpointedLayers(in);
+        activations = (m.layers - checkpointed) * layer + checkpointed * tokens * m.hidden * p.residual + head;
+        // FSDP frees each unit's gathered weights after its forward, except the last unit's (the
+        // output head: reshard_after_forward=False), which the loss still uses.
+        if (in.zeroStage >= 3 && m.vocab)
+            r.gatheredBytes = static_cast<uint64_t>(double(m.vocab) * m.hidden * p.compute);
         // Causal-LM / MLM loss: torch's cross_entropy in fp32; at the start of backward the
         // log-softmax output, the gradient of the loss and that of the log-softmax are alive.
         if (m.family == ModelFamily::Gpt2 || m.family == ModelFamily::Llama || m.family == ModelFamily::Bert)
@@ -302,9 +318,12 @@ void trainingPhases(const EstimateInput &in, const Policy &p, const ModelState &
     }
     r.activationsBytes = static_cast<uint64_t>(activations);
     r.logitsBytes = static_cast<uint64_t>(logits);
-    const double base = st.weights + st.states + double(r.masterWeightsBytes);
+    const double base = st.weights + st.states + double(r.masterWeightsBytes) + double(r.gatheredBytes);
     const double accumulated = in.gradAccumulation > 1 ? st.gradients : 0;
     r.phases[EstimatePhase::ForwardLoss] = static_cast<uint64_t>(base + accumulated + activations + logits);
+    // The first iteration: no optimizer step has made state or gradients yet (a run that fits
+    // later steps may still fail here, and one that fails here shows no optimizer state).
+    r.phases[EstimatePhase::FirstForwardLoss] = static_cast<uint64_t>(base - st.states + activations + logits);
     // The optimizer step: foreach AdamW allocates one parameter-sized temporary (the square
     // root of exp_avg_sq); SGD with momentum and no weight decay works in place, and 8-bit
     // Adam runs fused kernels.
@@ -313,7 +332,7 @@ void trainingPhases(const EstimateInput &in, const Policy &p, const ModelState &
     // Sharded optimizer state (ZeRO-1 and up, FSDP) steps each rank's shard only.
     const double stepTemp = inPlace ? 0 : double(st.trainable) * st.trainableBytes / (in.zeroStage >= 1 ? std::max(1, in.gpus) : 1);
     r.phases[EstimatePhase::OptimizerStep] = static_cast<uint64_t>(st.weights + st.states + st.gradients + stepTemp);
-    if (in.checkpointing == Checkpointing::Full)
+    if (checkpointedLayers(in) > 0)
         r.phases[EstimatePhase::Recompute] = static_cast<uint64_t>(base + st.gradients + activations + layer * 1.5);
     r.transientBytes = static_cast<uint64_t>(stepTemp);
 }
@@ -332,7 +351,9 @@ void peakAndParts(const EstimateInput &in, EstimateResult &r)
             r.peakPhase = phase;
         }
     }
-    r.peakParts = {{EstimatePart::Weights, double(r.parametersBytes)},
+    // FSDP's gathered head is weights too, alive in the forward and loss phases.
+    const double gathered = r.peakPhase == EstimatePhase::OptimizerStep || in.inference ? 0 : double(r.gatheredBytes);
+    r.peakParts = {{EstimatePart::Weights, double(r.parametersBytes) + gathered},
                    {EstimatePart::Optimizer, double(r.optimizerBytes)},
                    {EstimatePart::AutocastCopies, double(r.masterWeightsBytes)}};
     if (r.peakPhase == EstimatePhase::OptimizerStep) {
@@ -342,7 +363,7 @@ void peakAndParts(const EstimateInput &in, EstimateResult &r)
         r.peakParts.push_back({EstimatePart::KvCache, double(r.kvCacheBytes)});
         r.peakParts.push_back({EstimatePart::Transient, double(r.peakAllocatedBytes) - double(r.parametersBytes + r.kvCacheBytes)});
     } else {
-        const double other = double(r.peakAllocatedBytes) - double(r.parametersBytes + r.optimizerBytes + r.masterWeightsBytes + r.logitsBytes);
+        const double other = double(r.peakAllocatedBytes) - double(r.parametersBytes + r.optimizerBytes + r.masterWeightsBytes + r.logitsBytes) - gathered;
         r.peakParts.push_back({EstimatePart::Activations, std::max(0.0, other)});
         r.peakParts.push_back({EstimatePart::LogitsAndLoss, double(r.logitsBytes)});
     }
@@ -416,69 +437,6 @@ int largestBatch(EstimateInput input)
 int longestSequence(EstimateInput input)
 {
     return largest(input, [](EstimateInput &in, int v) { in.seq = v; });
-}
-
-namespace {
-constexpr EnumNames<Precision, 4> kPrecisionNames{
-    {{{Precision::Fp32, "fp32"}, {Precision::AmpBf16, "amp-bf16"}, {Precision::Bf16, "bf16"}, {Precision::Fp16Amp, "fp16-amp"}}}};
-constexpr EnumNames<Optimizer, 6> kOptimizerNames{{{{Optimizer::AdamW, "adamw"},
-                                                    {Optimizer::AdamW8bit, "adamw8bit"},
-                                                    {Optimizer::Sgd, "sgd"},
-                                                    {Optimizer::Adafactor, "adafactor"},
-                                                    {Optimizer::Lion, "lion"},
-                                                    {Optimizer::None, "none"}}}};
-constexpr EnumNames<Checkpointing, 3> kCheckpointingNames{
-    {{{Checkpointing::None, "none"}, {Checkpointing::Selective, "selective"}, {Checkpointing::Full, "full"}}}};
-constexpr EnumNames<Attention, 3> kAttentionNames{{{{Attention::Sdpa, "sdpa"}, {Attention::Flash, "flash"}, {Attention::Eager, "eager"}}}};
-
-template <typename Enum, size_t N>
-bool parseName(const EnumNames<Enum, N> &names, const std::string &s, Enum &out)
-{
-    const auto value = names.find(s);
-    if (value)
-        out = *value;
-    return value.has_value();
-}
-} // namespace
-
-std::string precisionName(Precision p)
-{
-    return std::string(kPrecisionNames.name(p));
-}
-
-std::string optimizerName(Optimizer o)
-{
-    return std::string(kOptimizerNames.name(o));
-}
-
-std::string checkpointingName(Checkpointing c)
-{
-    return std::string(kCheckpointingNames.name(c));
-}
-
-std::string attentionName(Attention a)
-{
-    return std::string(kAttentionNames.name(a));
-}
-
-bool parsePrecision(const std::string &s, Precision &out)
-{
-    return parseName(kPrecisionNames, s, out);
-}
-
-bool parseOptimizer(const std::string &s, Optimizer &out)
-{
-    return parseName(kOptimizerNames, s, out);
-}
-
-bool parseCheckpointing(const std::string &s, Checkpointing &out)
-{
-    return parseName(kCheckpointingNames, s, out);
-}
-
-bool parseAttention(const std::string &s, Attention &out)
-{
-    return parseName(kAttentionNames, s, out);
 }
 
 } // namespace memlens

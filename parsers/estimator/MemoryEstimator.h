@@ -14,7 +14,9 @@ namespace memlens {
 
 enum class Precision { Fp32, AmpBf16, Bf16, Fp16Amp };
 enum class Optimizer { AdamW, AdamW8bit, Sgd, Adafactor, Lion, None };
-enum class Checkpointing { None, Selective, Full };
+// EveryN: every checkpointEvery-th layer runs under torch.utils.checkpoint (torchtitan's layer
+// activation checkpointing, selective_ac_option = N): layers N, 2N, … counted from 1.
+enum class Checkpointing { None, Selective, Full, EveryN };
 enum class Attention { Sdpa, Flash, Eager };
 
 struct EstimateInput {
@@ -28,7 +30,9 @@ struct EstimateInput {
     int newTokens = 0;     // inference: tokens generated after the prompt
     int gradAccumulation = 1;
     Checkpointing checkpointing = Checkpointing::None;
+    int checkpointEvery = 0; // Checkpointing::EveryN's N
     Attention attention = Attention::Sdpa;
+    bool fusedNorm = false; // RMSNorm as one op (torch.nn.RMSNorm, torchtitan) instead of transformers' Python ops
     int loraRank = 0;
     double loraDropout = 0; // lora_dropout: above 0 each adapter keeps a dropped copy and a mask
     bool loraAllLinear = false; // else attention projections only
@@ -37,12 +41,14 @@ struct EstimateInput {
     int gpus = 1;
     bool offloadOptimizer = false;
     uint64_t gpuBytes = 0; // 0: no GPU chosen
+    bool operator==(const EstimateInput &) const = default;
 };
 
 // The estimate's phases of a step, in the order of their names (ties for the peak go to the
 // later one, as they always have).
-enum class EstimatePhase : uint8_t { Decode, ForwardLoss, OptimizerStep, Prefill, Recompute };
-std::string_view estimatePhaseName(EstimatePhase phase); // "decode", "forward+loss", "optimizer step", …
+// FirstForwardLoss: the first iteration's, before any optimizer step made state or gradients.
+enum class EstimatePhase : uint8_t { Decode, FirstForwardLoss, ForwardLoss, OptimizerStep, Prefill, Recompute };
+std::string_view estimatePhaseName(EstimatePhase phase); // "decode", "first forward+loss", "forward+loss", …
 
 // What is alive at the peak phase, for the breakdown bar: one owner for the parts and their bytes.
 enum class EstimatePart : uint8_t { Weights, Optimizer, AutocastCopies, Gradients, StepTemporaries, KvCache, Transient, Activations, LogitsAndLoss };
@@ -62,6 +68,7 @@ struct EstimateResult {
     uint64_t logitsBytes = 0;   // logits and loss transients at their peak
     uint64_t transientBytes = 0; // optimizer-step or recomputation temporaries of the peak phase
     uint64_t kvCacheBytes = 0;
+    uint64_t gatheredBytes = 0;  // FSDP (--zero 3): unsharded units alive at the loss (the output head's)
     uint64_t workspaceBytes = 0; // cuBLAS's workspace, allocated by the first matmul and kept
     uint64_t peakAllocatedBytes = 0;
     uint64_t reservedBytes = 0;
@@ -84,11 +91,11 @@ int longestSequence(EstimateInput input);
 
 std::string precisionName(Precision p);
 std::string optimizerName(Optimizer o);
-std::string checkpointingName(Checkpointing c);
+std::string checkpointingName(const EstimateInput &in); // "none", "full", "every:2", …
 std::string attentionName(Attention a);
 bool parsePrecision(const std::string &s, Precision &out);
 bool parseOptimizer(const std::string &s, Optimizer &out);
-bool parseCheckpointing(const std::string &s, Checkpointing &out);
+bool parseCheckpointing(const std::string &s, EstimateInput &in); // sets checkpointing and checkpointEvery
 bool parseAttention(const std::string &s, Attention &out);
 
 } // namespace memlens

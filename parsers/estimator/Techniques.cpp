@@ -15,7 +15,11 @@ constexpr std::array kTechniques{
     Technique{"checkpointing",
               "activation checkpointing keeps each layer's input and recomputes the rest in backward",
               [](const EstimateInput &in) { return in.checkpointing != Checkpointing::Full && !in.model.isImage(); },
-              [](EstimateInput &in) { in.checkpointing = Checkpointing::Full; }, false, Effort::Loop},
+              [](EstimateInput &in) {
+                  in.checkpointing = Checkpointing::Full;
+                  in.checkpointEvery = 0;
+              },
+              false, Effort::Loop},
     Technique{"amp-bf16",
               "autocast to bf16 halves matmul outputs; fp32 weights stay, with bf16 copies during the step",
               [](const EstimateInput &in) { return in.precision == Precision::Fp32; },

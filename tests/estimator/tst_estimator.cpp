@@ -263,6 +263,36 @@ private slots:
         QVERIFY2(stepFour * 4 >= stepOne - 8 && stepFour * 4 <= stepOne + 8, qPrintable(QString("%1 x 4 vs %2").arg(stepFour).arg(stepOne)));
     }
 
+    // torchtitan's layer checkpointing: every N-th layer (N, 2N, … from 1) keeps only its input.
+    // Over an even layer count every:2 keeps half the layers whole and half as inputs: its
+    // activations are halfway between none and full, and it recomputes as full does.
+    void everyNthLayerCheckpointed()
+    {
+        EstimateInput none;
+        none.model = *findModel("llama-3-8b");
+        none.precision = Precision::Bf16;
+        none.seq = 4096;
+        EstimateInput full = none, every = none;
+        QVERIFY(parseCheckpointing("full", full));
+        QVERIFY(parseCheckpointing("every:2", every));
+        QCOMPARE(checkpointingName(every), std::string("every:2"));
+        const EstimateResult a = estimate(none), b = estimate(every), c = estimate(full);
+        QCOMPARE(double(b.activationsBytes), std::round((double(a.activationsBytes) + double(c.activationsBytes)) / 2));
+        QVERIFY(b.phases.count(EstimatePhase::Recompute) && !a.phases.count(EstimatePhase::Recompute));
+        EstimateInput odd = none;
+        QVERIFY(parseCheckpointing("every:3", odd));
+        const uint64_t layerInput = uint64_t(4096) * 4096 * 2;
+        const uint64_t layer = (a.activationsBytes - c.activationsBytes) / 32 + layerInput;
+        QVERIFY(std::llabs(int64_t(estimate(odd).activationsBytes) - int64_t(a.activationsBytes - 10 * (layer - layerInput))) <= 16);
+        for (const char *bad : {"every:0", "every:", "every:x", "every:-1", "sometimes"}) {
+            EstimateInput in = none;
+            QVERIFY2(!parseCheckpointing(bad, in), bad);
+        }
+        // The first iteration holds no optimizer state: its forward and loss are the steady
+        // state's less AdamW's two moments.
+        QCOMPARE(a.phases.at(EstimatePhase::FirstForwardLoss), a.phases.at(EstimatePhase::ForwardLoss) - a.optimizerBytes);
+    }
+
     void techniquesSave()
     {
         const EstimateInput in = tinyllamaBf16();

@@ -513,6 +513,43 @@ private slots:
         QCOMPARE(runs, 1);
     }
 
+    // One fix, one saving: on the recording's own setup the estimator lists each technique the
+    // advice priced with the Summary's saving (the model's own, +25 % off the recording here,
+    // beside it); once the user changes the setup, the savings are the model's for that setup.
+    // It listed bf16 3.35 GiB beside the Summary's 2.92 GiB.
+    void estimatorPricesTheRecordingAsTheSummary()
+    {
+        auto doc = load(corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle");
+        const DeviceData &d = doc->devices.at(0);
+        EstimatorPanel panel;
+        panel.resize(1100, 600);
+        panel.show();
+        panel.setMeasurement(d, "oom_snapshot.pickle");
+        panel.setInferred(d.advice.setup);
+        auto lineOf = [&](const std::string &technique) {
+            for (int i = 0; i < panel.savingsList()->count(); ++i) {
+                if (panel.savingsList()->item(i)->data(Qt::UserRole).toString() == QString::fromStdString(technique))
+                    return panel.savingsList()->item(i)->text();
+            }
+            return QString();
+        };
+        int priced = 0;
+        for (const Fix &f : d.advice.fixes) {
+            const QString line = lineOf(f.technique);
+            if (line.isEmpty())
+                continue; // not a technique of the estimator (an allocator setting, sharding)
+            ++priced;
+            QVERIFY2(line.startsWith(QString::fromStdString(f.technique + ": saves " + formatBytes(uint64_t(f.savesBytes)) + " (model: ")), qPrintable(line));
+        }
+        QVERIFY(priced >= 4);
+        QVERIFY(panel.figuresText().contains("Savings priced on the recording"));
+        EstimateInput other = panel.input();
+        other.batch = 2;
+        panel.setInput(other);
+        QVERIFY(!panel.figuresText().contains("Savings priced on the recording"));
+        QVERIFY2(!lineOf("bf16").contains("(model:"), qPrintable(lineOf("bf16")));
+    }
+
     // A bf16 LoRA run of a Llama-shaped model no preset matches: the estimator opens on a shape
     // with the inferred parameter count, named as inferred, and a shape the user then picks is
     // not presented as the estimator's error.

@@ -1,10 +1,12 @@
 #include "estimator/EstimatorPanel.h"
 
 #include "estimator/Techniques.h"
+#include "export/ViewExport.h"
 #include "style/ByteText.h"
 #include "summary/BreakdownBar.h"
 
 #include <algorithm>
+#include <tuple>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFormLayout>
@@ -49,6 +51,7 @@ std::pair<QString, QColor> partLook(EstimatePart part)
 
 EstimatorPanel::EstimatorPanel(QWidget *parent) : QWidget(parent)
 {
+    setProperty(kExportKeepsControls, true); // the setup is half of what an export of it says
     auto *outer = new QHBoxLayout(this);
     outer->addLayout(buildSetupForm());
 
@@ -63,7 +66,7 @@ EstimatorPanel::EstimatorPanel(QWidget *parent) : QWidget(parent)
             showShape(*preset);
     });
     showShape(*findModel(model_->currentText().toStdString()));
-    for (QCheckBox *c : {fused_, qlora_, offload_})
+    for (QCheckBox *c : {fused_, qlora_, offload_, fusedNorm_})
         connect(c, &QCheckBox::toggled, this, &EstimatorPanel::recompute);
     connect(savings_, &QListWidget::itemClicked, this, [this](QListWidgetItem *item) { applyTechnique(item->data(Qt::UserRole).toString()); });
     recompute();
@@ -138,8 +141,9 @@ EstimateInput EstimatorPanel::input() const
     in.seq = seq_->value();
     in.newTokens = newTokens_->value();
     in.gradAccumulation = gradAccum_->value();
-    parseCheckpointing(checkpointing_->currentText().toStdString(), in.checkpointing);
+    parseCheckpointing(checkpointing_->currentText().toStdString(), in);
     parseAttention(attention_->currentText().toStdString(), in.attention);
+    in.fusedNorm = fusedNorm_->isChecked();
     in.loraRank = loraRank_->value();
     in.loraAllLinear = loraTargets_->currentIndex() == 1;
     in.qlora = qlora_->isChecked();
@@ -171,8 +175,12 @@ void EstimatorPanel::setInput(const EstimateInput &in)
     seq_->setValue(in.seq);
     newTokens_->setValue(in.newTokens);
     gradAccum_->setValue(in.gradAccumulation);
-    checkpointing_->setCurrentText(QString::fromStdString(checkpointingName(in.checkpointing)));
+    const QString checkpointing = QString::fromStdString(checkpointingName(in));
+    if (checkpointing_->findText(checkpointing) < 0)
+        checkpointing_->addItem(checkpointing);
+    checkpointing_->setCurrentText(checkpointing);
     attention_->setCurrentText(QString::fromStdString(attentionName(in.attention)));
+    fusedNorm_->setChecked(in.fusedNorm);
     loraRank_->setValue(in.loraRank);
     loraTargets_->setCurrentIndex(in.loraAllLinear ? 1 : 0);
     qlora_->setChecked(in.qlora);
@@ -213,6 +221,9 @@ void EstimatorPanel::setMeasurement(const DeviceData &device, const QString &sou
         gpu_->setItemData(1, QStringLiteral("run"), Qt::UserRole + 1);
         gpu_->setItemData(1, QString::fromStdString(a.capacityHow), Qt::ToolTipRole);
     }
+    recordedSavings_.clear();
+    for (const Fix &f : a.fixes)
+        recordedSavings_[f.technique] = f.savesBytes;
     setMeasuredCategories(device.summary.categoryBytesAtPeak);
     setMeasuredPeak(a.oom ? a.peakBytes : device.summary.peakActiveBytes, source);
 }
@@ -264,6 +275,17 @@ void EstimatorPanel::prefillFromSnapshot()
     in.gpuBytes = input().gpuBytes;
     fixLabel_->hide();
     setInput(in);
+    recordingInput_ = input();
+    recompute();
+}
+
+bool EstimatorPanel::atRecording() const
+{
+    if (!recordingInput_ || !measured_ || recordedSavings_.empty())
+        return false;
+    EstimateInput in = input();
+    in.gpuBytes = recordingInput_->gpuBytes;
+    return in == *recordingInput_;
 }
 
 void EstimatorPanel::showFix(const Fix &fix)
@@ -323,9 +345,15 @@ void EstimatorPanel::recompute()
         text += r.fits ? tr("<br/><span style='color:#2e7d32'>Fits in %1</span>").arg(bytesText(in.gpuBytes))
                        : tr("<br/><span style='color:#dc2828'>Does not fit in %1</span>").arg(bytesText(in.gpuBytes));
     if (measured_) {
-        QString deviation = tr("estimate %1 %2")
-                                .arg(r.peakAllocatedBytes >= *measured_ ? "+" : "−")
-                                .arg(QString::number(100.0 * std::abs(double(r.peakAllocatedBytes) - double(*measured_)) / double(*measured_), 'f', 1) + " %");
+        // A run that died before its first optimizer step (no optimizer state recorded) is
+        // compared with the first iteration's forward and loss, not with the steady state.
+        const bool firstIteration = measuredCutShort_ && measuredCategories_ && (*measuredCategories_)[size_t(Category::OptimizerState)] == 0 &&
+                                    r.phases.count(EstimatePhase::FirstForwardLoss);
+        const uint64_t compared = firstIteration ? r.phases.at(EstimatePhase::FirstForwardLoss) : r.peakAllocatedBytes;
+        QString deviation = tr("%1 %2 %3")
+                                .arg(firstIteration ? tr("first forward+loss, no optimizer state yet:") : tr("estimate"))
+                                .arg(compared >= *measured_ ? "+" : "−")
+                                .arg(QString::number(100.0 * std::abs(double(compared) - double(*measured_)) / double(*measured_), 'f', 1) + " %");
         // Another model's shape is no measure of the estimator: say so instead of a deviation.
         if (const auto params = inferred_ ? inferred_->params.value : std::nullopt;
             params && std::abs(double(r.params) - double(*params)) > 0.02 * double(*params))
@@ -340,19 +368,37 @@ void EstimatorPanel::recompute()
         const auto &m = *measuredCategories_;
         text += tr("<br/>At its peak: parameters %1 (estimate %2) · gradients %3 (%4) · optimizer state %5 (%6) · "
                    "activations and temporaries %7 (activations and logits %8)")
-                    .arg(bytesText(m[size_t(Category::Parameter)]), bytesText(r.parametersBytes), bytesText(m[size_t(Category::Gradient)]),
+                    .arg(bytesText(m[size_t(Category::Parameter)]), bytesText(r.parametersBytes + r.gatheredBytes), bytesText(m[size_t(Category::Gradient)]),
                          bytesText(r.peakPhase == EstimatePhase::OptimizerStep ? r.gradientsBytes : 0), bytesText(m[size_t(Category::OptimizerState)]),
                          bytesText(r.optimizerBytes), bytesText(m[size_t(Category::Activation)] + m[size_t(Category::Temporary)]))
                     .arg(bytesText(r.peakPhase == EstimatePhase::OptimizerStep ? 0 : r.activationsBytes + r.logitsBytes));
     }
-    figures_->setText(text);
     savings_->clear();
-    std::vector<std::pair<std::string, int64_t>> bySaving(r.savings.begin(), r.savings.end());
-    std::stable_sort(bySaving.begin(), bySaving.end(), [](const auto &a, const auto &b) { return a.second > b.second; });
-    for (const auto &[technique, bytes] : bySaving) {
-        auto *item = new QListWidgetItem(bytes > 0 ? tr("%1: saves %2").arg(QString::fromStdString(technique), bytesText(uint64_t(bytes)))
-                                                   : tr("%1: saves nothing here").arg(QString::fromStdString(technique)),
-                                         savings_);
+    // On the recording's own setup a technique the advice priced saves what the advice says,
+    // from the recording; the model's figure, off by the estimate's deviation, is only beside it.
+    const bool recorded = atRecording() && std::any_of(r.savings.begin(), r.savings.end(), [&](const auto &s) {
+                              return recordedSavings_.count(s.first) > 0;
+                          });
+    if (recorded)
+        text += tr("<br/>Savings priced on the recording, as the Summary's fixes (the model's own in brackets)");
+    figures_->setText(text);
+    std::vector<std::tuple<std::string, int64_t, std::optional<int64_t>>> bySaving;
+    for (const auto &[technique, bytes] : r.savings) {
+        const auto advised = recordedSavings_.find(technique);
+        if (recorded && advised != recordedSavings_.end())
+            bySaving.emplace_back(technique, advised->second, bytes);
+        else
+            bySaving.emplace_back(technique, bytes, std::nullopt);
+    }
+    std::stable_sort(bySaving.begin(), bySaving.end(), [](const auto &a, const auto &b) { return std::get<1>(a) > std::get<1>(b); });
+    for (const auto &[technique, bytes, model] : bySaving) {
+        QString line = bytes > 0 ? tr("%1: saves %2").arg(QString::fromStdString(technique), bytesText(uint64_t(bytes)))
+                                 : tr("%1: saves nothing here").arg(QString::fromStdString(technique));
+        if (model)
+            line += tr(" (model: %1)").arg(bytesText(uint64_t(std::max<int64_t>(0, *model))));
+        else if (recorded)
+            line += tr(" (model only: the advice does not price it here)");
+        auto *item = new QListWidgetItem(line, savings_);
         item->setData(Qt::UserRole, QString::fromStdString(technique));
     }
     fit_->clear();

@@ -9,7 +9,9 @@
 #include "pipeline/Document.h"
 
 #include <array>
+#include <map>
 #include <optional>
+#include <string>
 #include <QWidget>
 
 class QCheckBox;
@@ -70,6 +72,11 @@ private:
     QString measuredSource_;
     bool measuredCutShort_ = false; // measured_ is what an OOM run needed at least
     std::optional<InferredSetup> inferred_;
+    // The recording's setup as the form holds it, and what the advice priced on the recording:
+    // while the form shows that setup, its savings are the advice's (one fix, one saving).
+    std::optional<EstimateInput> recordingInput_;
+    std::map<std::string, int64_t> recordedSavings_;
+    bool atRecording() const;
     std::optional<ModelShape> inferredModel_; // a shape no preset has, first in the model list
     // The preset, or the inferred shape, of that name.
     std::optional<ModelShape> modelNamed(const QString &name) const;
@@ -77,7 +84,7 @@ private:
     QComboBox *model_, *mode_, *precision_, *optimizer_, *checkpointing_, *attention_, *loraTargets_, *gpu_;
     QSpinBox *batch_, *seq_, *newTokens_, *gradAccum_, *loraRank_, *zero_, *gpus_;
     QSpinBox *layers_, *hidden_, *heads_, *kvHeads_, *intermediate_, *vocab_; // the shape, editable
-    QCheckBox *fused_, *qlora_, *offload_;
+    QCheckBox *fused_, *qlora_, *offload_, *fusedNorm_;
     BreakdownBar *bar_;
     QLabel *figures_, *fit_;
     QPushButton *prefill_;

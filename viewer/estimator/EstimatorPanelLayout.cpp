@@ -52,9 +52,11 @@ QFormLayout *EstimatorPanel::buildSetupForm()
     newTokens_ = spin(this, 0, 1 << 20, 128);
     gradAccum_ = spin(this, 1, 4096, 1);
     checkpointing_ = new QComboBox(this);
-    checkpointing_->addItems({"none", "selective", "full"});
+    checkpointing_->addItems({"none", "selective", "full", "every:2", "every:4"});
     attention_ = new QComboBox(this);
     attention_->addItems({"sdpa", "flash", "eager"});
+    fusedNorm_ = new QCheckBox(tr("fused RMSNorm"), this);
+    fusedNorm_->setToolTip(tr("RMSNorm as one op (torch.nn.RMSNorm, torchtitan) instead of transformers' Python ops"));
     loraRank_ = spin(this, 0, 4096, 0);
     loraTargets_ = new QComboBox(this);
     loraTargets_->addItems({"attention", "all-linear"});
@@ -94,7 +96,10 @@ QFormLayout *EstimatorPanel::buildSetupForm()
     form->addRow(tr("New tokens (inference)"), newTokens_);
     form->addRow(tr("Gradient accumulation"), gradAccum_);
     form->addRow(tr("Checkpointing"), checkpointing_);
-    form->addRow(tr("Attention"), attention_);
+    auto *attention = new QHBoxLayout;
+    attention->addWidget(attention_, 1);
+    attention->addWidget(fusedNorm_);
+    form->addRow(tr("Attention"), attention);
     auto *lora = new QHBoxLayout;
     lora->addWidget(loraRank_);
     lora->addWidget(loraTargets_, 1);

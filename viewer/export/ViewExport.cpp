@@ -32,6 +32,19 @@ void drawFooter(QPainter &p, const QRect &strip, const ExportFooter &footer, con
 // An export shows the picture, its legend and the footer, not the controls around them (a
 // search box with its placeholder, drop-downs, check boxes). They are hidden while the view
 // paints, keeping their room, so nothing else moves and their parents' own background shows.
+// A widget whose controls are what it shows (the estimator's setup form) says so with the
+// property kExportKeepsControls, and they stay.
+bool keepsControls(QWidget *w, QWidget *view)
+{
+    for (; w; w = w->parentWidget()) {
+        if (w->property(kExportKeepsControls).toBool())
+            return true;
+        if (w == view)
+            break;
+    }
+    return false;
+}
+
 class ControlsHidden {
 public:
     explicit ControlsHidden(QWidget *view)
@@ -39,7 +52,7 @@ public:
         for (QWidget *w : view->findChildren<QWidget *>()) {
             const bool control = qobject_cast<QComboBox *>(w) || qobject_cast<QLineEdit *>(w) || qobject_cast<QAbstractButton *>(w) ||
                                  qobject_cast<QAbstractSpinBox *>(w) || qobject_cast<QAbstractSlider *>(w);
-            if (!control || qobject_cast<QScrollBar *>(w) || w->isHidden() || !w->isVisibleTo(view))
+            if (!control || qobject_cast<QScrollBar *>(w) || w->isHidden() || !w->isVisibleTo(view) || keepsControls(w, view))
                 continue;
             QSizePolicy policy = w->sizePolicy();
             hidden_.push_back({w, policy.retainSizeWhenHidden()});

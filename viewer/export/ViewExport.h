@@ -18,6 +18,9 @@ struct ExportFooter {
 
 constexpr int kFooterHeight = 22; // logical pixels
 
+// A widget with this property true keeps its controls in an export: they are what it shows.
+inline constexpr char kExportKeepsControls[] = "memlensExportKeepsControls";
+
 // Without a footer: the view alone.
 QImage exportImage(QWidget *view, const std::optional<ExportFooter> &footer, qreal scale);
 // Paints `view` for vector output: its plots as vectors, not their pixel buffers.
