@@ -404,6 +404,16 @@ private slots:
             for (const LayerPassFigures &f : s.layers->forward)
                 least = std::min(least, f.retainedBytes), most = std::max(most, f.retainedBytes);
             QVERIFY2(least > 0 && double(most) <= 1.02 * double(least), qPrintable(QString("%1 … %2").arg(least).arg(most)));
+            // What the layers keep for backward is the activations the layer loop built: the bytes
+            // the trace's own entries add from the first layer's start to the last one's end (the
+            // head's logits and the loss come after, outside every layer), within 3 %.
+            const EventTable &t = l.snapshot->traces.at(0);
+            int64_t built = 0, kept = 0;
+            for (uint32_t i = s.layers->forward.front().first.index(); i < s.layers->forward.back().end.index(); ++i)
+                built += t.action[i] == Action::Alloc ? int64_t(t.size[i]) : t.action[i] == Action::FreeRequested ? -int64_t(t.size[i]) : 0;
+            for (const LayerPassFigures &f : s.layers->forward)
+                kept += int64_t(f.retainedBytes + f.unfreedBytes);
+            QVERIFY2(built > 0 && std::abs(double(kept - built)) <= 0.03 * double(built), qPrintable(QString("kept %1, built %2").arg(kept).arg(built)));
             // Each run's backward is in its trace: a backward per layer, ordered as backward runs
             // them (the last layer first), alike but for the last layer's (the head's and the
             // loss's backward run in it).
