@@ -110,6 +110,51 @@ private slots:
         QVERIFY2(zoomed.size() >= 3 && zoomed.size() <= 12, qPrintable(QString::number(zoomed.size())));
     }
 
+    // Users' files: no marks (steps from the optimizer's frames) or torch's Optimizer.step# marks
+    // only. The Steps page found their steps and the timeline's strip drew none (no phases) or
+    // just the optimizer's slivers; now each step has its strip, told apart by shade.
+    void stepStripWithoutMarks_data()
+    {
+        QTest::addColumn<QString>("marks");
+        QTest::newRow("no marks") << "none";
+        QTest::newRow("torch's marks only") << "torch";
+    }
+    void stepStripWithoutMarks()
+    {
+        QFETCH(QString, marks);
+        QTemporaryDir dir;
+        const QString file = dir.filePath("variant.pickle");
+        QString error;
+        runPythonTool("make_user_variants.py", {corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle", file, "--marks", marks}, &error);
+        QVERIFY2(QFile::exists(file), qPrintable(error));
+        auto doc = load(file);
+        const std::vector<StepSummary> &steps = doc->devices.at(0).summary.steps;
+        QVERIFY(steps.size() >= 3);
+        auto view = openView(doc, Page::Timeline, QSize(1200, 600));
+        QCustomPlot *plot = view->timeline()->plot();
+        plot->replot(QCustomPlot::rpImmediateRefresh);
+        const QRect r = plot->axisRect()->rect();
+        const QImage image = plot->toPixmap().toImage();
+        // Along the strip's row, from the first step's start to the last one's end: shaded
+        // throughout, and the shade changes where one step gives way to the next.
+        auto x = [&](const StepSummary &st, bool end) {
+            const EventId e = end ? st.lastEvent : st.firstEvent;
+            return static_cast<int>(plot->xAxis->coordToPixel(double(e.index())));
+        };
+        const int from = std::max(r.left() + 1, x(steps.front(), false) + 2), to = std::min(r.right() - 1, x(steps.back(), true) - 2);
+        const QRgb background = plot->palette().color(QPalette::Base).rgb();
+        int shaded = 0, changes = 0;
+        QRgb last = 0;
+        for (int px = from; px < to; ++px) {
+            const QRgb c = image.pixel(px, r.top() + 3);
+            shaded += c != background;
+            changes += px > from && c != last && c != background && last != background;
+            last = c;
+        }
+        QVERIFY2(shaded >= (to - from) * 9 / 10, qPrintable(QString("%1 of %2").arg(shaded).arg(to - from)));
+        QVERIFY2(changes >= int(steps.size()) - 1, qPrintable(QString::number(changes)));
+    }
+
     // Steps narrower than a few pixels are drawn per pixel column as the range of their peaks:
     // under every step's peak the column is drawn, so no step is lost between stripes, and the
     // highest step stays visible in red. Zoomed in, they are bars again.

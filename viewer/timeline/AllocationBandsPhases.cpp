@@ -17,7 +17,7 @@ void AllocationBandsPlottable::drawPhases(QCPPainter *painter, const QRect &area
 {
     const DeviceSummary &summary = device()->summary;
     const EventTable &ev = device()->index->events();
-    if (summary.phases.empty() || ev.count() == 0)
+    if ((summary.phases.empty() && summary.steps.empty()) || ev.count() == 0)
         return;
     // The visible stretch of time: phases outside it cost one comparison each.
     const int64_t tA = ev.timeUs[axis().eventAt(mKeyAxis->pixelToCoord(area.left())).index()];
@@ -38,12 +38,15 @@ void AllocationBandsPlottable::drawPhases(QCPPainter *painter, const QRect &area
     };
 
     // Many steps in view: phases would be slivers and their shades a wash, so each step gets a
-    // strip of its own (alternating shades) and the plot stays unshaded.
+    // strip of its own (alternating shades) and the plot stays unshaded. So do steps at any zoom
+    // whose phases do not delimit them: none at all (steps from the optimizer's frames), or
+    // only torch.optim's Optimizer.step# marks.
     const auto &steps = summary.steps;
     size_t visibleSteps = 0;
     for (const StepSummary &st : steps)
         visibleSteps += st.endUs >= tA && st.startUs <= tB;
-    if (visibleSteps > 0 && area.width() / static_cast<double>(visibleSteps) < kMinPixelsPerStepForPhases) {
+    const bool phasesShowSteps = summary.stepsFrom == StepSource::ProfilerStep || summary.stepsFrom == StepSource::Marks;
+    if (visibleSteps > 0 && (!phasesShowSteps || area.width() / static_cast<double>(visibleSteps) < kMinPixelsPerStepForPhases)) {
         const double perStep = area.width() / static_cast<double>(visibleSteps);
         if (perStep < 6) {
             strip(area.left(), area.right(), dark_ ? QColor(70, 90, 120) : QColor(200, 215, 235),
