@@ -272,7 +272,7 @@ void writeLiveAtPeakRows(const FleetSource &source, const std::string &file, par
                 .optionalString(sites.of(b.stack, b.autogradThread))
                 .string(categoryName(b.category))
                 .integer(eventNumber(b.allocEvent))
-                .optionalString(unit == ModuleUnits::kOutside ? std::nullopt : std::optional<std::string>(units->names()[size_t(unit)]))
+                .optionalString(unit < 0 ? std::nullopt : std::optional<std::string>(units->names()[size_t(unit)]))
                 .end();
         }
     }

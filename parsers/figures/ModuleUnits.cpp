@@ -141,6 +141,10 @@ void ModuleUnits::spansFromModulePaths(const std::vector<PhaseRange> &phases)
 void ModuleUnits::assign(const DeviceIndex &index)
 {
     unitOf_.assign(index.allocationCount(), kOutside);
+    for (uint32_t a = 0; a < unitOf_.size(); ++a) {
+        if (index.allocation(AllocationId(a)).fromBeforeTrace())
+            unitOf_[a] = kBeforeTrace;
+    }
     forEachAllocInSpans(index.events(), spans_, [&](uint32_t event, uint32_t span) {
         if (const AllocationId id = index.allocationOfEvent(EventId(event)); !id.isNone())
             unitOf_[id.index()] = static_cast<int32_t>(spans_[span].unit);
@@ -157,12 +161,13 @@ std::vector<UnitBytes> unitsByBytes(const std::vector<UnitBytes> &bytes)
 
 std::vector<UnitBytes> ModuleUnits::bytesAt(const DeviceIndex &index, TracePoint t) const
 {
-    std::vector<UnitBytes> byUnit(names_.size() + 1);
+    std::vector<UnitBytes> byUnit(names_.size() + 2);
     for (size_t u = 0; u < names_.size(); ++u)
         byUnit[u].unit = names_[u];
+    byUnit.back().beforeTrace = true;
     for (AllocationId id : index.liveAt(t)) {
         const int32_t unit = unitOf(id);
-        UnitBytes &b = byUnit[unit == kOutside ? names_.size() : static_cast<size_t>(unit)];
+        UnitBytes &b = byUnit[unit == kOutside ? names_.size() : unit == kBeforeTrace ? names_.size() + 1 : static_cast<size_t>(unit)];
         b.bytes += index.requestedBytes(id);
         ++b.blocks;
     }

@@ -35,11 +35,14 @@ struct UnitSpan {
     bool backward = false;
 };
 
-// Bytes and blocks one unit made that are live at a moment; `unit` empty for what no unit made.
+// Bytes and blocks one unit made that are live at a moment; `unit` empty for what no unit made:
+// in the trace outside every unit (the loss, the optimizer), or before the trace began
+// (`beforeTrace`: sharded parameters, a KV cache; which unit made them is not recorded).
 struct UnitBytes {
     std::string unit;
     uint64_t bytes = 0;
     uint64_t blocks = 0;
+    bool beforeTrace = false;
 };
 
 // The FSDP unit a hook mark names ("layers.0"; "(root)" for the root's unnamed marks), with the
@@ -79,7 +82,8 @@ std::vector<UnitBytes> unitsByBytes(const std::vector<UnitBytes> &bytes);
 
 class ModuleUnits {
 public:
-    static constexpr int32_t kOutside = -1;
+    static constexpr int32_t kOutside = -1;    // made in the trace, in no unit
+    static constexpr int32_t kBeforeTrace = -2; // made before the trace began
 
     ModuleUnits(const DeviceIndex &index, const std::vector<PhaseRange> &phases);
 
@@ -92,8 +96,8 @@ public:
     {
         return id.index() < unitOf_.size() ? unitOf_[id.index()] : kOutside;
     }
-    // What is live at t by the unit that made it: units in order, then what no unit made; only
-    // those holding something.
+    // What is live at t by the unit that made it: units in order, then what no unit made in the
+    // trace, then what was made before it; only those holding something.
     std::vector<UnitBytes> bytesAt(const DeviceIndex &index, TracePoint t) const;
 
 private:

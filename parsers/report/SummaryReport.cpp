@@ -149,7 +149,7 @@ json unitBytesJson(const std::vector<UnitBytes> &units)
 {
     json out = json::array();
     for (const UnitBytes &u : units)
-        out.push_back({{"module", u.unit.empty() ? json(nullptr) : json(u.unit)}, {"bytes", u.bytes}, {"blocks", u.blocks}});
+        out.push_back({{"module", u.unit.empty() ? json(nullptr) : json(u.unit)}, {"bytes", u.bytes}, {"blocks", u.blocks}, {"before_trace", u.beforeTrace}});
     return out;
 }
 

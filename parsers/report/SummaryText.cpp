@@ -119,7 +119,8 @@ void writeOoms(std::ostringstream &out, const DeviceReport &report)
 void writeUnits(std::ostringstream &out, const char *when, const std::vector<UnitBytes> &units, UnitSource source)
 {
     const std::vector<UnitBytes> made = unitsByBytes(units);
-    const auto outside = std::find_if(units.begin(), units.end(), [](const UnitBytes &u) { return u.unit.empty(); });
+    const auto outside = std::find_if(units.begin(), units.end(), [](const UnitBytes &u) { return u.unit.empty() && !u.beforeTrace; });
+    const auto before = std::find_if(units.begin(), units.end(), [](const UnitBytes &u) { return u.beforeTrace; });
     constexpr size_t kShown = 6;
     out << "  " << when << " by unit (" << (source == UnitSource::FsdpMarks ? "FSDP's marks" : "module-path marks") << "):";
     for (size_t i = 0; i < std::min(made.size(), kShown); ++i)
@@ -128,6 +129,8 @@ void writeUnits(std::ostringstream &out, const char *when, const std::vector<Uni
         out << " " << made.size() - kShown << " more units " << formatBytes(std::accumulate(made.begin() + kShown, made.end(), uint64_t{0}, [](uint64_t sum, const UnitBytes &u) { return sum + u.bytes; })) << ";";
     if (outside != units.end())
         out << " outside any unit " << formatBytes(outside->bytes) << ";";
+    if (before != units.end())
+        out << " before the trace " << formatBytes(before->bytes) << ";";
     out << "\n";
 }
 

@@ -171,6 +171,35 @@ private slots:
             QCOMPARE(*a.setup.preset.value, std::string("llama-3-8b"));
     }
 
+    // What no unit made is two things: what the trace made outside every unit (the sharded
+    // parameters FSDP made at start-up, the loss's logits) and what was made before the trace
+    // began (a block the framework made earlier, which no mark can place). They were one row,
+    // "(outside every unit)", adding 3.91 GiB of a loss to 3.74 GiB of shards on a public rank.
+    void madeBeforeTheTraceApartFromOutsideEveryUnit()
+    {
+        QTemporaryDir dir;
+        const Generated g = generate(dir, "run", {});
+        const QString variant = dir.filePath("before.pickle");
+        QString error;
+        const QJsonObject made =
+            QJsonDocument::fromJson(runPythonTool("make_user_variants.py", {g.file, variant, "--marks", "torch", "--before-trace", "fsdp_shard"}, &error)).object();
+        const uint64_t before = uint64_t(made["before_trace_bytes"].toObject()["fsdp_shard"].toInteger());
+        QVERIFY2(before > 0, qPrintable(error));
+        auto rowsOf = [](const QString &file) {
+            const Loaded l = load(file);
+            return summarizeDevice(*l.snapshot, *l.index, 5).unitsAtPeak;
+        };
+        auto find = [](const std::vector<UnitBytes> &rows, bool beforeTrace) {
+            const auto it = std::find_if(rows.begin(), rows.end(), [&](const UnitBytes &u) { return u.unit.empty() && u.beforeTrace == beforeTrace; });
+            return it == rows.end() ? std::optional<uint64_t>() : std::optional<uint64_t>(it->bytes);
+        };
+        const std::vector<UnitBytes> plain = rowsOf(g.file), with = rowsOf(variant);
+        QVERIFY(!find(plain, true));
+        QCOMPARE(find(with, true), std::optional<uint64_t>(before));
+        QVERIFY(find(plain, false).has_value());
+        QCOMPARE(find(with, false), find(plain, false));
+    }
+
     // The estimator on the generated torchtitan setup (Llama-3.1-8B over 4 ranks, bf16 gathered
     // from fp32 shards, every other layer checkpointed, fused RMSNorm): its shards and gathered
     // head are the parameter bytes the rank holds; it is the first iteration (the rank holds no

@@ -61,6 +61,7 @@ UnitsPage::UnitsPage(ViewState *state, QWidget *parent) : QWidget(parent), state
     plain_ = bars(tr("made in the unit"));
     checkpointed_ = bars(tr("made in a layer run under checkpoint"));
     outside_ = bars(tr("made outside every unit"));
+    beforeTrace_ = bars(tr("made before the trace"));
     layout->addWidget(readout_);
     layout->addWidget(plot_, 1);
     plot_->setToolTip(tr("Click a bar to list that unit's allocations on the Live page"));
@@ -69,7 +70,9 @@ UnitsPage::UnitsPage(ViewState *state, QWidget *parent) : QWidget(parent), state
         if (event->button() != Qt::LeftButton || !unitAt(event->pos(), unit))
             return;
         const DeviceData *d = state_->deviceData();
-        const QString name = unit == ModuleUnits::kOutside || !d ? tr("outside every unit") : QString::fromStdString(d->summary.units->names()[size_t(unit)]);
+        const QString name = unit == ModuleUnits::kBeforeTrace ? tr("made before the trace")
+                             : unit == ModuleUnits::kOutside || !d ? tr("outside every unit")
+                                                                   : QString::fromStdString(d->summary.units->names()[size_t(unit)]);
         emit showUnitAllocations(unit, name);
     });
     connect(state_, &ViewState::selectedEventChanged, new RefreshWhenShown(this, [this] { rebuild(); }), &RefreshWhenShown::request);
@@ -107,13 +110,14 @@ void UnitsPage::applyPalette()
     plain_->setBrush(dark ? QColor(0x5b, 0x9b, 0xd5) : QColor(0x2f, 0x6d, 0xb0));
     checkpointed_->setBrush(dark ? QColor(0x8f, 0xc9, 0x8a) : QColor(0x4c, 0x9a, 0x48));
     outside_->setBrush(dark ? QColor(0x80, 0x80, 0x80) : QColor(0xa8, 0xa8, 0xa8));
+    beforeTrace_->setBrush(QBrush(dark ? QColor(0x80, 0x80, 0x80) : QColor(0xa8, 0xa8, 0xa8), Qt::BDiagPattern));
     plot_->replot();
 }
 
 void UnitsPage::rebuild()
 {
     const DeviceData *d = state_->deviceData();
-    for (QCPBars *b : {plain_, checkpointed_, outside_})
+    for (QCPBars *b : {plain_, checkpointed_, outside_, beforeTrace_})
         b->data()->clear();
     rowUnits_.clear();
     plot_->clearItems();
@@ -127,16 +131,18 @@ void UnitsPage::rebuild()
     const ModuleUnits &units = *d->summary.units;
     const TracePoint at = state_->cursorPoint(d->index->peak());
     const std::vector<UnitBytes> bytes = units.bytesAt(*d->index, at);
-    uint64_t inUnits = 0, outside = 0, largest = 0;
+    uint64_t inUnits = 0, outside = 0, before = 0, largest = 0;
+    size_t unitRows = 0;
     for (const UnitBytes &u : bytes) {
         const double row = double(rowUnits_.size());
         const auto name = std::find(units.names().begin(), units.names().end(), u.unit);
-        rowUnits_.push_back(u.unit.empty() ? ModuleUnits::kOutside : int32_t(name - units.names().begin()));
-        (u.unit.empty() ? outside : inUnits) += u.bytes;
+        rowUnits_.push_back(u.beforeTrace ? ModuleUnits::kBeforeTrace : u.unit.empty() ? ModuleUnits::kOutside : int32_t(name - units.names().begin()));
+        (u.beforeTrace ? before : u.unit.empty() ? outside : inUnits) += u.bytes;
+        unitRows += !u.unit.empty();
         largest = std::max(largest, u.bytes);
-        QCPBars *target = u.unit.empty() ? outside_ : checkpointedUnit(*d, u.unit) ? checkpointed_ : plain_;
+        QCPBars *target = u.beforeTrace ? beforeTrace_ : u.unit.empty() ? outside_ : checkpointedUnit(*d, u.unit) ? checkpointed_ : plain_;
         target->addData(row, double(u.bytes));
-        ticker->addTick(row, u.unit.empty() ? tr("(outside every unit)") : QString::fromStdString(u.unit));
+        ticker->addTick(row, u.beforeTrace ? tr("(made before the trace)") : u.unit.empty() ? tr("(outside every unit)") : QString::fromStdString(u.unit));
         auto *value = new QCPItemText(plot_);
         value->position->setCoords(double(u.bytes), row);
         value->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
@@ -147,20 +153,23 @@ void UnitsPage::rebuild()
         small.setPointSizeF(rowUnits_.size() > 40 ? 6.5 : 7.5);
         value->setFont(small);
     }
-    checkpointed_->setVisible(!checkpointed_->data()->isEmpty());
-    checkpointed_->removeFromLegend();
-    if (checkpointed_->visible())
-        checkpointed_->addToLegend();
+    for (QCPBars *b : {checkpointed_, beforeTrace_}) {
+        b->setVisible(!b->data()->isEmpty());
+        b->removeFromLegend();
+        if (b->visible())
+            b->addToLegend();
+    }
     plot_->yAxis->setRange(-0.6, double(rowUnits_.size()) - 0.4);
     plot_->xAxis->setRange(0, double(largest) * 1.12 + 1); // room for the last bar's figure
     QFont font = plot_->yAxis->tickLabelFont();
     font.setPointSizeF(rowUnits_.size() > 40 ? 6.5 : 8);
     plot_->yAxis->setTickLabelFont(font);
-    readout_->setText(tr("<b>Memory by unit after %1</b>%2: %3 units hold %4 made in them; %5 was made outside every unit. Units from %6. "
+    readout_->setText(tr("<b>Memory by unit after %1</b>%2: %3 units hold %4 made in them; %5 was made in the trace outside every unit, "
+                         "%6 before the trace (which unit made it is not recorded). Units from %7. "
                          "Click a bar to list the unit's allocations on the Live page.")
                           .arg(pointLabel(*d->index, at), at == d->index->peak() ? tr(" (the peak)") : QString())
-                          .arg(rowUnits_.size() - (outside ? 1 : 0))
-                          .arg(bytesText(inUnits), bytesText(outside), sourceText(units.source())));
+                          .arg(unitRows)
+                          .arg(bytesText(inUnits), bytesText(outside), bytesText(before), sourceText(units.source())));
     plot_->replot();
 }
 

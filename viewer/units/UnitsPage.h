@@ -40,7 +40,7 @@ private:
     ViewState *state_;
     QLabel *readout_;
     QCustomPlot *plot_;
-    QCPBars *plain_, *checkpointed_, *outside_;
+    QCPBars *plain_, *checkpointed_, *outside_, *beforeTrace_;
     std::vector<int32_t> rowUnits_; // the unit of each bar, top to bottom
 };
 
