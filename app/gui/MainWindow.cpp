@@ -30,6 +30,10 @@
 #include <QMenuBar>
 #include <QComboBox>
 #include <QMessageBox>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QTextBrowser>
+#include <QVBoxLayout>
 #include <QShortcut>
 #include <QMimeData>
 #include <QSettings>
@@ -248,7 +252,21 @@ QString MainWindow::shortcutsSheet() const
 
 void MainWindow::showShortcuts()
 {
-    QMessageBox::information(this, tr("Keyboard shortcuts"), shortcutsSheet());
+    // A dialog that scrolls and fits the screen: a message box of the sheet was 808 px high, its
+    // rows and OK below a 700 px screen.
+    auto *dialog = new QDialog(this);
+    dialog->setObjectName("shortcuts");
+    dialog->setWindowTitle(tr("Keyboard shortcuts"));
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    auto *layout = new QVBoxLayout(dialog);
+    auto *sheet = new QTextBrowser(dialog);
+    sheet->setHtml(shortcutsSheet());
+    layout->addWidget(sheet);
+    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close, dialog);
+    connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::reject);
+    layout->addWidget(buttons);
+    fitOnScreen(dialog, QSize(560, 820), this);
+    dialog->open();
 }
 
 DocumentView *MainWindow::currentDocument() const

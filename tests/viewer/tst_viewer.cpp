@@ -107,6 +107,30 @@ private slots:
         DocumentView *view = window.openFile(corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle");
         QTRY_VERIFY_WITH_TIMEOUT(view->document() != nullptr, 30000);
         saveShot(&window, "window-" + size);
+        // Every page visited (Ctrl+1 … Ctrl+9, Ctrl+0) and a What-if picked: the window stays on
+        // the screen (it grew from 643 to 699 px at 1024 x 700 once a What-if was shown).
+        for (int n : {1, 2, 3, 4, 5, 6, 7, 8, 9, 0}) {
+            QTest::keyClick(&window, Qt::Key(Qt::Key_0 + n), Qt::ControlModifier);
+            QApplication::processEvents();
+            const QRect frame = window.frameGeometry();
+            QVERIFY2(free.contains(frame), qPrintable(size + QString(": Ctrl+%1 made the window %2x%3 at %4,%5").arg(n).arg(frame.width()).arg(frame.height()).arg(frame.x()).arg(frame.y())));
+        }
+        view->showPage(Page::Segments);
+        QSignalSpy replayed(view->segments()->whatIf(), &WhatIfPanel::replayed);
+        view->segments()->whatIf()->setConfig("expandable_segments:True");
+        QVERIFY(replayed.wait(30000));
+        QApplication::processEvents();
+        QVERIFY2(free.contains(window.frameGeometry()), qPrintable(size + QString(": a What-if made the window %1x%2").arg(window.frameGeometry().width()).arg(window.frameGeometry().height())));
+        // Help ▸ Keyboard Shortcuts: on the screen, its Close button too (a fixed 500 x 808 box).
+        QTest::keyClick(&window, Qt::Key_F1);
+        QWidget *sheet = nullptr;
+        QTRY_VERIFY((sheet = window.findChild<QDialog *>("shortcuts")) != nullptr);
+        QApplication::processEvents();
+        QVERIFY2(free.contains(sheet->frameGeometry()), qPrintable(size + QString(": the shortcuts %1x%2").arg(sheet->frameGeometry().width()).arg(sheet->frameGeometry().height())));
+        sheet->close();
+        QTRY_VERIFY(!window.findChild<QDialog *>("shortcuts"));
+        window.activateWindow();
+        QTRY_VERIFY(window.isActiveWindow());
         QTest::keyClick(&window, Qt::Key_E, Qt::ControlModifier); // Tools ▸ Memory Estimator
         auto *estimator = window.findChild<EstimatorPanel *>();
         QVERIFY(estimator && estimator->isVisible());

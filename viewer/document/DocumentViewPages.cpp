@@ -81,7 +81,8 @@ QWidget *DocumentView::buildContent()
     auto *side = new QSplitter(Qt::Vertical, split);
     details_ = new QTextBrowser(side);
     details_->setPlaceholderText(tr("Select an allocation to see its size, lifetime and full stack."));
-    details_->setMinimumWidth(260);
+    // Narrow enough that pages and panel fit a 1024 px screen (at 260 the window grew past it).
+    details_->setMinimumWidth(180);
     noteList_ = new NoteListPanel(notes_, side);
     side->addWidget(details_);
     side->addWidget(noteList_);

@@ -12,6 +12,7 @@
 #include "state/ColorModeBox.h"
 
 #include <QComboBox>
+#include <algorithm>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -152,13 +153,28 @@ QSplitter *SegmentsPage::buildStatePanes(QWidget *parent)
     segments_->setTabKeyNavigation(false); // Tab moves on to the next control, not the next cell
     segments_->horizontalHeader()->setStretchLastSection(true);
     segments_->setTextElideMode(Qt::ElideLeft);
-    whatIf_ = new WhatIfPanel(state_, right);
+    // The What-if scrolls inside its pane: its own height (a plot, the replay's figures) made the
+    // window taller than a 700 px screen once a setting was picked.
+    auto *whatIfPane = new QScrollArea(right);
+    whatIf_ = new WhatIfPanel(state_, whatIfPane);
+    whatIfPane->setWidget(whatIf_);
+    whatIfPane->setWidgetResizable(true);
+    whatIfPane->setFrameShape(QFrame::NoFrame);
+    whatIfPane->setMinimumHeight(120);
     right->addWidget(top);
     right->addWidget(segments_);
-    right->addWidget(whatIf_);
+    right->addWidget(whatIfPane);
     right->setStretchFactor(0, 3);
     right->setStretchFactor(1, 1);
     right->setStretchFactor(2, 1);
+    // A replay shown gets the room its chart asks for, from the segments' table first.
+    connect(whatIf_, &WhatIfPanel::replayed, right, [right, top, this] {
+        const QList<int> sizes = right->sizes();
+        const int total = sizes.value(0) + sizes.value(1) + sizes.value(2);
+        const int pane = std::min(whatIf_->sizeHint().height(), total * 3 / 5);
+        const int map = std::max(top->minimumSizeHint().height(), (total - pane) * 3 / 4);
+        right->setSizes({map, std::max(0, total - map - pane), pane});
+    });
     return right;
 }
 
