@@ -179,6 +179,24 @@ private slots:
         }
     }
 
+    // An image to a full disk: one line of memlens' own, naming the file and the lack of space
+    // (libpng printed "libpng error: Write Error" first, then "cannot write: Unknown error").
+    // A 64 KiB tmpfs stands for the full disk where mounting one is allowed (root, not in a
+    // container that forbids it); skipped with a line where not.
+    void imageToAFullDiskSaysOneLine()
+    {
+        QTemporaryDir mountPoint;
+        QProcess mount;
+        mount.start("mount", {"-t", "tmpfs", "-o", "size=64k", "tmpfs", mountPoint.path()});
+        if (!mount.waitForFinished(10000) || mount.exitCode() != 0)
+            QSKIP("cannot mount a small tmpfs here (not root, or a container forbids it)");
+        const QString out = mountPoint.filePath("timeline.png");
+        const Run r = memlens({"render", corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle", "--view", "timeline", "-o", out, "--no-cache"});
+        QProcess::execute("umount", {mountPoint.path()});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.count('\n') == 1 && r.err.startsWith("memlens render: " + out.toUtf8() + ": cannot write: no space left"), r.err.constData());
+    }
+
     // A FIFO is refused at once (it blocked forever); the end of a file without trace entries is
     // its final segments (it was exit 2, while --at peak worked); --folded prints one device's
     // stacks (it printed every device's one after another, with no marker).

@@ -12,6 +12,9 @@
 #include <QLineEdit>
 #include <QPainter>
 #include <QPointer>
+#include <QBuffer>
+#include <QFileInfo>
+#include <QStorageInfo>
 #include <QSaveFile>
 #include <QScrollBar>
 #include <QSvgGenerator>
@@ -154,9 +157,23 @@ QString exportSvg(QWidget *view, const std::optional<ExportFooter> &footer, cons
 
 QString savePng(const QImage &image, const QString &path)
 {
+    // Encoded in memory first: libpng writing to a full disk printed its own "libpng error:
+    // Write Error" line, and the file's error was lost ("Unknown error").
+    QByteArray png;
+    QBuffer buffer(&png);
+    if (!buffer.open(QIODevice::WriteOnly) || !image.save(&buffer, "PNG"))
+        return QObject::tr("%1: cannot encode the image as PNG").arg(path);
     QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly) || !image.save(&file, "PNG") || !file.commit())
+    if (!file.open(QIODevice::WriteOnly) || file.write(png) != png.size() || !file.commit()) {
+        // A full disk fails the commit's flush, which Qt reports as "Unknown error".
+        const QStorageInfo disk(QFileInfo(path).absolutePath());
+        if (disk.isValid() && disk.bytesAvailable() < png.size())
+            return QObject::tr("%1: cannot write: no space left on the device (%2 bytes needed, %3 free)")
+                .arg(path)
+                .arg(png.size())
+                .arg(disk.bytesAvailable());
         return QObject::tr("%1: cannot write: %2").arg(path, file.errorString());
+    }
     return {};
 }
 
