@@ -341,7 +341,8 @@ bool DocumentView::addOomNote()
     a.text = text;
     a.event = chosen->event.index();
     if (chosen->largestFreeBlock > 0) {
-        a.x = static_cast<double>(chosen->largestFreeAddress);
+        // Its middle: its first byte drew the arrow on the hole's edge, a pixel from the block before.
+        a.x = static_cast<double>(chosen->largestFreeAddress + chosen->largestFreeBlock / 2);
         a.text += NoteText::largestHoleHere(*chosen);
     } else if (!st.segments.empty()) {
         a.x = static_cast<double>(st.segments.front().addr);

@@ -153,17 +153,14 @@ QSplitter *SegmentsPage::buildStatePanes(QWidget *parent)
     segments_->setTabKeyNavigation(false); // Tab moves on to the next control, not the next cell
     segments_->horizontalHeader()->setStretchLastSection(true);
     segments_->setTextElideMode(Qt::ElideLeft);
-    // The What-if scrolls inside its pane: its own height (a plot, the replay's figures) made the
-    // window taller than a 700 px screen once a setting was picked.
-    auto *whatIfPane = new QScrollArea(right);
-    whatIf_ = new WhatIfPanel(state_, whatIfPane);
-    whatIfPane->setWidget(whatIf_);
-    whatIfPane->setWidgetResizable(true);
-    whatIfPane->setFrameShape(QFrame::NoFrame);
-    whatIfPane->setMinimumHeight(120);
+    // The What-if may be squeezed below its own height (a plot, the replay's figures), which made
+    // the window taller than a 700 px screen once a setting was picked; a replay shown then gets
+    // the room its chart asks for (below).
+    whatIf_ = new WhatIfPanel(state_, right);
+    whatIf_->setMinimumHeight(120);
     right->addWidget(top);
     right->addWidget(segments_);
-    right->addWidget(whatIfPane);
+    right->addWidget(whatIf_);
     right->setStretchFactor(0, 3);
     right->setStretchFactor(1, 1);
     right->setStretchFactor(2, 1);
