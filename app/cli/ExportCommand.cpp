@@ -24,6 +24,7 @@ int runExportCommand(const std::vector<std::string> &args)
         request.out = *cl.value("parquet");
         if (const auto shard = cl.value("shard"))
             std::tie(request.shard, request.shards) = parseShard(*shard);
+        request.prune = cl.flag("prune");
         json = cl.flag("json");
         useCache = !cl.flag("no-cache");
     } catch (const QuestionError &e) {

@@ -63,8 +63,8 @@ std::vector<Part> snapshotParts(const std::string &dir, size_t atMost = SIZE_MAX
     return parts;
 }
 
-// The rows of one part: a dump per file name, its busiest device.
-void readPart(const Part &part, DatasetFigures &out, std::map<std::string, size_t> &byFile)
+// A part's bytes; throws std::runtime_error naming it when it cannot be read or is too large.
+std::string partBytes(const Part &part)
 {
     // A part of the snapshots table is a few KiB per dump; the file is not read whole beyond this.
     constexpr uintmax_t kMaxPartBytes = uintmax_t{1} << 30;
@@ -73,9 +73,16 @@ void readPart(const Part &part, DatasetFigures &out, std::map<std::string, size_
         throw std::runtime_error(part.path.string() + (ec ? ": cannot be read" : ": a snapshots part of " + std::to_string(size) +
                                                                                       " bytes (memlens reads parts up to 1 GiB)"));
     std::ifstream in(part.path, std::ios::binary);
-    const std::string bytes{std::istreambuf_iterator<char>(in), {}};
+    std::string bytes{std::istreambuf_iterator<char>(in), {}};
     if (!in.good() && !in.eof())
         throw std::runtime_error(part.path.string() + ": cannot be read");
+    return bytes;
+}
+
+// The rows of one part: a dump per file name, its busiest device.
+void readPart(const Part &part, DatasetFigures &out, std::map<std::string, size_t> &byFile)
+{
+    const std::string bytes = partBytes(part);
     try {
         const parquet::ParquetFileReader reader(bytes);
         if (out.source.empty())
@@ -116,6 +123,26 @@ void readPart(const Part &part, DatasetFigures &out, std::map<std::string, size_
 }
 
 } // namespace
+
+std::vector<DatasetInput> datasetInputs(const std::string &dir)
+{
+    std::vector<DatasetInput> inputs;
+    for (const Part &part : snapshotParts(dir)) {
+        DatasetInput input{part.path.parent_path().string(), {}};
+        try {
+            const std::string bytes = partBytes(part);
+            const parquet::ParquetFileReader reader(bytes);
+            const auto files = reader.strings("file");
+            const std::string source = reader.metadata(kDatasetSourceKey).value_or("");
+            if (!files.empty() && files.front() && !source.empty())
+                input.dump = (fs::path(source) / *files.front()).string();
+        } catch (const std::exception &) {
+            // Unreadable: held, but of no known dump.
+        }
+        inputs.push_back(std::move(input));
+    }
+    return inputs;
+}
 
 bool isFleetDataset(const std::string &dir)
 {

@@ -20,6 +20,15 @@ struct DatasetFigures {
 // The key of the Parquet footer's metadata that records the exported folder.
 inline constexpr const char *kDatasetSourceKey = "memlens.source";
 
+// One input's folder in a dataset and the dump its snapshots table names (the footer's source and
+// the rows' file, joined); `dump` empty when that part cannot be read.
+struct DatasetInput {
+    std::string folder;
+    std::string dump;
+};
+// Every input folder `dir` holds (staging folders are not inputs yet).
+std::vector<DatasetInput> datasetInputs(const std::string &dir);
+
 // Whether `dir` is such a dataset: it has snapshots/rank=R/step=S/*.parquet.
 bool isFleetDataset(const std::string &dir);
 // Throws std::runtime_error (one line naming the file) when a part cannot be read.

@@ -10,6 +10,13 @@
 
 namespace memlens {
 
+std::string resolvedPath(const std::string &path)
+{
+    std::error_code ec;
+    const std::filesystem::path resolved = std::filesystem::weakly_canonical(std::filesystem::absolute(path, ec), ec);
+    return ec ? std::filesystem::absolute(path, ec).lexically_normal().string() : resolved.string();
+}
+
 ExportInputs exportInputs(const std::string &fileOrDir)
 {
     std::error_code ec;
@@ -18,7 +25,9 @@ ExportInputs exportInputs(const std::string &fileOrDir)
             throw std::runtime_error(fileOrDir + ": no such file or folder");
         const RankNaming naming = parseRankPath(fileOrDir);
         const std::filesystem::path absolute = std::filesystem::absolute(fileOrDir, ec);
-        return {{{fileOrDir, absolute.filename().string(), naming.rank.value_or(0), naming.step.value_or(0), absolute.parent_path().string()}}, {}};
+        return {{{fileOrDir, absolute.filename().string(), naming.rank.value_or(0), naming.step.value_or(0), absolute.parent_path().string(),
+                  resolvedPath(fileOrDir)}},
+                {}};
     }
     const RankFolder folder = findRankFiles(fileOrDir);
     if (folder.files.empty())
@@ -27,7 +36,8 @@ ExportInputs exportInputs(const std::string &fileOrDir)
     const std::string source = std::filesystem::absolute(fileOrDir, ec).lexically_normal().string();
     ExportInputs out{{}, folder.notes};
     for (const RankFile &f : folder.files)
-        out.inputs.push_back({f.path, std::filesystem::relative(f.path, fileOrDir, ec).generic_string(), f.rank, f.step.value_or(0), source});
+        out.inputs.push_back({f.path, std::filesystem::relative(f.path, fileOrDir, ec).generic_string(), f.rank, f.step.value_or(0), source,
+                              resolvedPath(f.path)});
     std::sort(out.inputs.begin(), out.inputs.end(), [](const ExportInput &a, const ExportInput &b) { return a.path < b.path; });
     return out;
 }
@@ -47,7 +57,7 @@ std::string inputFolder(const std::string &out, const ExportInput &input)
     // A letter before the hash: a value of digits alone would be read as a number by DuckDB's
     // partition typing, in some folders and not others.
     char name[40];
-    std::snprintf(name, sizeof name, "input=x%016llx", static_cast<unsigned long long>(fnv1a(input.name + '\0')));
+    std::snprintf(name, sizeof name, "input=x%016llx", static_cast<unsigned long long>(fnv1a(input.resolved + '\0')));
     return (std::filesystem::path(out) / ("rank=" + std::to_string(input.rank)) / ("step=" + std::to_string(input.step)) / name).string();
 }
 

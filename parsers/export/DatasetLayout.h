@@ -2,9 +2,10 @@
 // Where an export puts each input's tables: a Hive-partitioned dataset
 // OUT/rank=R/step=S/input=x<hash>/<table>.parquet. An input's seven tables share one folder, which
 // appears whole by one rename (six renames, one per table folder, left an input visible in some
-// tables and not others when the export was killed between them). <hash> is of the input's path
-// below the folder exported: a re-export replaces that input's folder (a dump rewritten in place
-// kept its old part beside the new), and shards running side by side never write one folder.
+// tables and not others when the export was killed between them). <hash> is of the dump's resolved
+// path: a re-export replaces that input's folder (a dump rewritten in place kept its old part
+// beside the new), the same dump exported as FILE and inside DIR is one input (it was two, hashed
+// by the path below what was exported), and shards running side by side never write one folder.
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -18,6 +19,7 @@ struct ExportInput {
     int rank = 0;     // as `summary DIR` reads it from the name; 0 when none
     int64_t step = 0; // likewise; 0 when none
     std::string source; // the absolute folder `name` is below, recorded in each table's footer
+    std::string resolved; // the dump's own path, links and `..` resolved: its identity in a dataset
 };
 
 struct ExportInputs {
@@ -26,6 +28,9 @@ struct ExportInputs {
     // nothing named like a dump, a folder linked twice).
     std::vector<std::string> notes;
 };
+
+// `path` absolute, links and `..` resolved (as far as it exists).
+std::string resolvedPath(const std::string &path);
 
 // The snapshots to export: FILE itself, or every snapshot below DIR, sorted by path. Throws
 // std::runtime_error naming the path when it cannot be read or holds no snapshot.

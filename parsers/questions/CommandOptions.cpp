@@ -123,6 +123,7 @@ CommandSpec exportSpec()
             "FILE|DIR",
             {{"parquet", K::Text, "OUT", "the dataset's folder: OUT/rank=R/step=S/input=x<hash>/<table>.parquet"},
              {"shard", K::Text, "I/N", "only the I-th of N equal shares of the sorted inputs"},
+             {"prune", K::Flag, "", "drop the inputs OUT holds of dumps DIR no longer has (deleted, or unreadable now)"},
              kJson, kNoCache},
             {{"FILE|DIR --parquet OUT", "the snapshots as a Parquet dataset any query engine reads (DuckDB, Spark, Trino):\n"
                                         "OUT/rank=R/step=S/input=x<hash>/<table>.parquet; docs/fleet/ has the queries"}}};

@@ -1,9 +1,13 @@
 #include "questions/ExportQuestion.h"
 
+#include "export/DatasetFigures.h"
+#include "export/DatasetPrune.h"
 #include "model/ByteFormat.h"
 #include "questions/QuestionError.h"
 
 #include <charconv>
+#include <filesystem>
+#include <set>
 #include <stdexcept>
 
 namespace memlens {
@@ -41,12 +45,28 @@ ExportAnswer answerExport(const ExportRequest &request, const SnapshotCache *cac
     }
     answer.inputsInAll = all.inputs.size();
     answer.notes = all.notes;
+    std::error_code ec;
+    if (request.prune && !std::filesystem::is_directory(request.input, ec))
+        throw QuestionError("prune", "drops what a folder no longer has: give a folder, not a file", QuestionError::Kind::Usage);
     checkDatasetFolder(request.out);
     for (const ExportInput &input : shareOf(all.inputs, request.shard, request.shards)) {
         answer.inputs.push_back(exportInput(input, request.out, cache));
         if (done)
             done(answer.inputs.back());
     }
+    if (request.prune) {
+        // Every share's dumps stay; of this share's, those that could not be read now go (their
+        // tables were of what the file held before).
+        std::set<std::string> kept;
+        for (const ExportInput &input : all.inputs)
+            kept.insert(input.resolved);
+        for (const ExportedInput &input : answer.inputs) {
+            if (!input.error.empty())
+                kept.erase(input.input.resolved);
+        }
+        answer.pruned = pruneDataset(request.out, request.input, kept);
+    }
+    answer.held = datasetInputs(request.out).size();
     return answer;
 }
 
@@ -80,6 +100,9 @@ std::string exportAnswerText(const ExportAnswer &answer)
     text.back() = '\n';
     if (answer.failed())
         text += std::to_string(answer.failed()) + " could not be exported (above).\n";
+    for (const std::string &dump : answer.pruned)
+        text += "Pruned " + dump + ": no longer in " + answer.request.input + " as a dump that can be read\n";
+    text += answer.request.out + " holds " + std::to_string(answer.held) + (answer.held == 1 ? " input" : " inputs") + " now.\n";
     for (const std::string &note : answer.notes)
         text += "note: " + note + "\n";
     return text;
@@ -105,6 +128,8 @@ nlohmann::json exportAnswerJson(const ExportAnswer &answer)
             {"inputs_in_all", answer.inputsInAll},
             {"files", files},
             {"failed", answer.failed()},
+            {"pruned", answer.pruned},
+            {"held", answer.held},
             {"notes", answer.notes}};
 }
 

@@ -17,6 +17,7 @@ struct ExportRequest {
     std::string out;   // the dataset's folder
     int shard = 1;     // this is share `shard` of `shards` of the sorted inputs
     int shards = 1;
+    bool prune = false; // drop the inputs OUT holds of dumps below `input` (a folder) it no longer has
 };
 
 // "3/8" → (3, 8). Throws std::invalid_argument unless it is I/N with 1 ≤ I ≤ N.
@@ -27,6 +28,8 @@ struct ExportAnswer {
     size_t inputsInAll = 0; // before sharding
     std::vector<ExportedInput> inputs; // this share's, in order
     std::vector<std::string> notes;    // what listing the folder left out (exportInputs)
+    std::vector<std::string> pruned;   // --prune: the dumps whose inputs were dropped
+    size_t held = 0;                   // the inputs OUT holds afterwards
     size_t failed() const;
 };
 

@@ -112,6 +112,48 @@ private slots:
         QCOMPARE(QJsonDocument::fromJson(json.out).object()["notes"].toArray().size(), 2);
     }
 
+    // An input is its dump, however it was named: exported as FILE and inside DIR it is one
+    // input (it was two rows in DuckDB). --prune drops the inputs of dumps DIR no longer has (one
+    // deleted, one rewritten so it cannot be read: their old tables stayed, "Exported 2 of 3"
+    // over a dataset of 4), and the text says what OUT holds, counted here from its folders.
+    void exportInputsAreTheirDumps()
+    {
+        QTemporaryDir dir, out;
+        const QString ds = out.filePath("ds");
+        QStringList dumps;
+        for (int step : {1, 2, 3}) {
+            QVERIFY(QDir(dir.path()).mkpath(QString("iteration_%1").arg(step)));
+            dumps << dir.filePath(QString("iteration_%1/rank0_memory_snapshot.pickle").arg(step));
+            QVERIFY(QFile::copy(corpusDir() + "/snapshots/streams_pending_free/snapshot.pickle", dumps.back()));
+        }
+        auto held = [&] {
+            int n = 0;
+            for (QDirIterator it(ds, {"input=*"}, QDir::Dirs | QDir::NoDotAndDotDot, QDirIterator::Subdirectories); it.hasNext(); it.next())
+                ++n;
+            return n;
+        };
+        QCOMPARE(memlens({"export", dumps[0], "--parquet", ds, "--no-cache"}).exitCode, 0);
+        const Run all = memlens({"export", dir.path(), "--parquet", ds, "--no-cache"});
+        QCOMPARE(all.exitCode, 0);
+        QCOMPARE(held(), 3);
+        QVERIFY2(all.out.contains(ds.toUtf8() + " holds 3 inputs now."), all.out.constData());
+        QCOMPARE(memlens({"export", dumps[0], "--parquet", ds, "--prune"}).exitCode, 2); // a file has nothing to prune
+        QVERIFY(QFile::remove(dumps[1]));
+        QFile broken(dumps[2]);
+        QVERIFY(broken.open(QIODevice::ReadWrite) && broken.resize(100));
+        broken.close();
+        const Run kept = memlens({"export", dir.path(), "--parquet", ds, "--no-cache"});
+        QCOMPARE(kept.exitCode, 1); // iteration_3's dump cannot be read
+        QCOMPARE(held(), 3);         // without --prune the old tables stay, and the text says so
+        QVERIFY2(kept.out.contains(" holds 3 inputs now."), kept.out.constData());
+        const Run pruned = memlens({"export", dir.path(), "--parquet", ds, "--no-cache", "--prune", "--json"});
+        QCOMPARE(pruned.exitCode, 1);
+        const QJsonObject answer = QJsonDocument::fromJson(pruned.out).object();
+        QCOMPARE(answer["pruned"].toArray().size(), 2);
+        QCOMPARE(answer["held"].toInt(), 1);
+        QCOMPARE(held(), 1);
+    }
+
     // A staging folder is swept only when its owner is known dead: of this boot and PID
     // namespace and gone, or untouched for a day. An export in another PID namespace (another
     // container or host on a shared file system) always looked dead to kill(pid, 0) and lost
