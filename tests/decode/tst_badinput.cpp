@@ -155,6 +155,27 @@ private slots:
         QVERIFY2(timer.elapsed() < 5000, "hostile lengths took too long");
     }
 
+    // Memo slots cost what a real file's do. Python numbers its slots 0, 1, 2, …; a crafted file
+    // that stores at scattered slots (LONG_BINPUT, 7 bytes an entry with NONE and POP) or memoizes
+    // every byte (MEMOIZE after MEMOIZE) is refused once it holds more slots than a snapshot of its
+    // size would: a scattered one per 256 bytes read, a dense one per 8 (torch writes one per
+    // 30-82 bytes). Before, 1 per 2 was allowed: an 80 MB scattered file took 969 MB to refuse.
+    void memoAsDenseAsRealFiles()
+    {
+        QByteArray scattered = pickleOf("]");
+        for (uint32_t i = 0; i < 200000; ++i)
+            scattered += "Nr" + le(0x10000000u + i * 7919u, 4) + "0";
+        const std::string refused = tryLoad(scattered + ".");
+        QVERIFY2(refused.find("memo grows faster than the file") != std::string::npos, refused.c_str());
+        const size_t at = std::stoul(refused.substr(refused.find("byte ") + 5));
+        QVERIFY2(at / 7 <= (at + 65536) / 256 + 2, refused.c_str()); // refused at the bound, not at 1 per 2
+        QByteArray dense = pickleOf("]");
+        dense += QByteArray(400000, '\x94');
+        const std::string denseRefused = tryLoad(dense + ".");
+        QVERIFY2(denseRefused.find("memo grows faster than the file") != std::string::npos, denseRefused.c_str());
+        QVERIFY2(std::stoul(denseRefused.substr(denseRefused.find("byte ") + 5)) < 20000, denseRefused.c_str()); // 1 per 2: at 69,632
+    }
+
     void deepNesting()
     {
         // 200k nested lists, then 200k nested dict keys: bounded stack, no recursion.
