@@ -2,6 +2,7 @@
 
 #include "state/ScreenFit.h"
 #include "gui/ExampleSnapshot.h"
+#include "gui/HelpDialog.h"
 #include "decode/input/FileChecksum.h"
 #include "document/DocumentView.h"
 #include "document/SessionBinding.h"
@@ -30,10 +31,6 @@
 #include <QMenuBar>
 #include <QComboBox>
 #include <QMessageBox>
-#include <QDialog>
-#include <QDialogButtonBox>
-#include <QTextBrowser>
-#include <QVBoxLayout>
 #include <QShortcut>
 #include <QMimeData>
 #include <QSettings>
@@ -252,21 +249,7 @@ QString MainWindow::shortcutsSheet() const
 
 void MainWindow::showShortcuts()
 {
-    // A dialog that scrolls and fits the screen: a message box of the sheet was 808 px high, its
-    // rows and OK below a 700 px screen.
-    auto *dialog = new QDialog(this);
-    dialog->setObjectName("shortcuts");
-    dialog->setWindowTitle(tr("Keyboard shortcuts"));
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
-    auto *layout = new QVBoxLayout(dialog);
-    auto *sheet = new QTextBrowser(dialog);
-    sheet->setHtml(shortcutsSheet());
-    layout->addWidget(sheet);
-    auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close, dialog);
-    connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::reject);
-    layout->addWidget(buttons);
-    fitOnScreen(dialog, QSize(560, 820), this);
-    dialog->open();
+    showHelpDialog(this, "shortcuts", tr("Keyboard shortcuts"), shortcutsSheet(), HelpFormat::Html);
 }
 
 DocumentView *MainWindow::currentDocument() const

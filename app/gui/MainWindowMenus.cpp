@@ -2,6 +2,7 @@
 #include "gui/MainWindow.h"
 
 #include "gui/ExampleSnapshot.h"
+#include "gui/HelpDialog.h"
 #include "decode/input/FileChecksum.h"
 #include "document/DocumentView.h"
 #include "document/SessionBinding.h"
@@ -179,6 +180,7 @@ void MainWindow::createToolsAndHelpMenus()
     tools->addAction(tr("Memory &Estimator…"), QKeySequence(Qt::CTRL | Qt::Key_E), this, [this] { openEstimator(); });
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&User Guide"), this, [this] { showHelpDialog(this, "guide", tr("memlens user guide"), userGuideMarkdown(), HelpFormat::Markdown); });
     help->addAction(tr("&Keyboard Shortcuts"), QKeySequence::HelpContents, this, &MainWindow::showShortcuts);
     help->addAction(tr("&About memlens"), this, [this] {
         QMessageBox::about(this, tr("About memlens"),

@@ -3,6 +3,8 @@
 // compare mode.
 #include "ViewerTestSupport.h"
 
+#include <QTextBrowser>
+
 using namespace memlens;
 
 class TestViewer : public QObject {
@@ -129,6 +131,19 @@ private slots:
         QVERIFY2(free.contains(sheet->frameGeometry()), qPrintable(size + QString(": the shortcuts %1x%2").arg(sheet->frameGeometry().width()).arg(sheet->frameGeometry().height())));
         sheet->close();
         QTRY_VERIFY(!window.findChild<QDialog *>("shortcuts"));
+        // Help ▸ User Guide: the guide itself, built in, on the screen (Help led nowhere near it).
+        for (QAction *a : window.findChildren<QAction *>()) {
+            if (a->text() == "&User Guide")
+                a->trigger();
+        }
+        QWidget *guide = nullptr;
+        QTRY_VERIFY((guide = window.findChild<QDialog *>("guide")) != nullptr);
+        QApplication::processEvents();
+        QVERIFY2(free.contains(guide->frameGeometry()), qPrintable(size + ": the guide"));
+        QVERIFY(guide->findChild<QTextBrowser *>()->toPlainText().contains("Ctrl+1"));
+        saveShot(guide, "guide-" + size);
+        guide->close();
+        QTRY_VERIFY(!window.findChild<QDialog *>("guide"));
         window.activateWindow();
         QTRY_VERIFY(window.isActiveWindow());
         QTest::keyClick(&window, Qt::Key_E, Qt::ControlModifier); // Tools ▸ Memory Estimator
