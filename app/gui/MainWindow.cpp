@@ -356,6 +356,17 @@ QString MainWindow::tabTitleFor(const QString &path) const
     return file.fileName();
 }
 
+void MainWindow::renameTab(DocumentView *view, const QString &name)
+{
+    view->setDisplayName(name);
+    const int i = tabs_->indexOf(view);
+    if (i < 0)
+        return;
+    tabs_->setTabText(i, name + (view->notes()->undoStack()->isClean() ? QString() : QStringLiteral(" •")));
+    if (i == tabs_->currentIndex())
+        setWindowTitle(tr("%1 — memlens").arg(name));
+}
+
 int MainWindow::documentTabOf(const QString &path) const
 {
     for (int i = 0; i < tabs_->count(); ++i) {
@@ -367,16 +378,23 @@ int MainWindow::documentTabOf(const QString &path) const
 
 DocumentView *MainWindow::addDocumentTab(const QString &path, const QString &title)
 {
+    // A tab already open under this file's bare name goes by its folder too now: both were
+    // "snapshot.pickle" (tab, title and export footer) when the first was opened first.
+    if (title.contains('/')) {
+        for (int i = 0; i < tabs_->count(); ++i) {
+            auto *other = qobject_cast<DocumentView *>(tabs_->widget(i));
+            if (other && !other->displayName().contains('/') && other->displayName() == QFileInfo(path).fileName())
+                renameTab(other, QFileInfo(tabs_->tabToolTip(i)).dir().dirName() + "/" + other->displayName());
+        }
+    }
     auto *view = new DocumentView(tabs_);
     view->setSnapshotCache(cache_);
     undo_->addStack(view->notes()->undoStack()); // before the tab becomes current
-    const int index = tabs_->addTab(view, title);
+    tabs_->addTab(view, title);
+    const int index = tabs_->indexOf(view);
     view->setDisplayName(title);
     // A dot on the tab: notes changed since the session was opened or saved.
-    connect(view->notes()->undoStack(), &QUndoStack::cleanChanged, this, [this, view, title](bool clean) {
-        if (const int i = tabs_->indexOf(view); i >= 0)
-            tabs_->setTabText(i, title + (clean ? QString() : QStringLiteral(" •")));
-    });
+    connect(view->notes()->undoStack(), &QUndoStack::cleanChanged, this, [this, view] { renameTab(view, view->displayName()); });
     tabs_->setTabToolTip(index, path);
     tabs_->setCurrentIndex(index);
     updateCentral();

@@ -67,6 +67,8 @@ private:
     void chooseFile();
     void showShortcuts();
     QString tabTitleFor(const QString &path) const; // the file's name, told apart from open tabs'
+    // A document's name on its tab (with the dot of unsaved notes), in the title and its exports.
+    void renameTab(DocumentView *view, const QString &name);
     // Prefilled from the current document's inferred setup, with that advice's fix `fix` applied (-1: none).
     void openEstimator(int fix = -1);
     void exportView(qreal scale, bool svg);

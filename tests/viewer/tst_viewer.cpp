@@ -206,13 +206,21 @@ private slots:
         QCOMPARE(view.alignment(), OverlayAlignment::Event); // streams_pending_free has no steps
 
         // The second tab goes by its folder, and so does the footer of what it exports (it said
-        // "snapshot.pickle" under a tab named "rank1/snapshot.pickle").
+        // "snapshot.pickle" under a tab named "rank1/snapshot.pickle"); so does the first, opened
+        // while its name was still its own (its tab, the title and its footer said
+        // "snapshot.pickle").
         MainWindow window;
-        window.openFile(dir.filePath("rank0/snapshot.pickle"));
+        DocumentView *first = window.openFile(dir.filePath("rank0/snapshot.pickle"));
+        QTRY_VERIFY_WITH_TIMEOUT(first->document() != nullptr, 30000);
+        QCOMPARE(window.tabs()->tabText(window.tabs()->indexOf(first)), QString("snapshot.pickle"));
         DocumentView *second = window.openFile(dir.filePath("rank1/snapshot.pickle"));
         QTRY_VERIFY_WITH_TIMEOUT(second->document() != nullptr, 30000);
         QCOMPARE(window.tabs()->tabText(window.tabs()->indexOf(second)), QString("rank1/snapshot.pickle"));
         QCOMPARE(second->exportFooter("9.9").file, QString("rank1/snapshot.pickle"));
+        QCOMPARE(window.tabs()->tabText(window.tabs()->indexOf(first)), QString("rank0/snapshot.pickle"));
+        QCOMPARE(first->exportFooter("9.9").file, QString("rank0/snapshot.pickle"));
+        window.tabs()->setCurrentWidget(first);
+        QCOMPARE(window.windowTitle(), QString("rank0/snapshot.pickle — memlens"));
     }
 
     void exportWithFooter()

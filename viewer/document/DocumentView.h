@@ -82,6 +82,7 @@ public:
     // The footer of an exported picture of the current page.
     // The name the tab goes by ("rank0/snapshot.pickle"), which exported images carry too.
     void setDisplayName(const QString &name) { displayName_ = name; }
+    const QString &displayName() const { return displayName_; }
     struct ExportFooter exportFooter(const QString &version) const;
     void setDetailsVisible(bool visible);
     NoteSet *notes() const { return notes_; }
