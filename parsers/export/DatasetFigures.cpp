@@ -118,7 +118,9 @@ void readPart(const Part &part, DatasetFigures &out, std::map<std::string, size_
                               static_cast<uint64_t>(*reserved[row]), static_cast<size_t>(*ooms[row]), bytes);
         }
     } catch (const parquet::ParquetFormatError &e) {
-        throw std::runtime_error(part.path.string() + ": byte " + std::to_string(e.offset) + ": " + e.what());
+        // Offset 0: about the file as a whole (a column missing, a row without its figures), not
+        // its first byte.
+        throw std::runtime_error(part.path.string() + (e.offset ? ": byte " + std::to_string(e.offset) : std::string()) + ": " + e.what());
     }
 }
 
