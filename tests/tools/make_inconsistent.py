@@ -21,7 +21,8 @@ def peak(trace):
     live, active, best = {}, 0, 0
     for e in trace:
         if e['action'] == 'alloc':
-            live[e['addr']] = e['size'] if e['size'] <= PETABYTE else 0
+            size = e['size']
+            live[e['addr']] = size if isinstance(size, (int, float)) and size <= PETABYTE else 0
             active += live[e['addr']]
             best = max(best, active)
         elif e['action'] == 'free_completed' and e['addr'] in live:
@@ -79,8 +80,8 @@ def entry_size(data):
 
 
 def entry_size_of(value):
-    """The first allocation's entries say `value` as their size: an integer beyond 64 bits, NaN or
-    infinity, which no size column holds."""
+    """The first allocation's entries say `value` as their size: an integer beyond 64 bits, NaN,
+    infinity or a string, which no size column holds."""
     def damage(data):
         trace = data['device_traces'][0]
         alloc = next(e for e in trace if e['action'] == 'alloc')
@@ -153,6 +154,7 @@ CASES = {
     'implausible_entry_size_beyond_64_bits': entry_size_of(1 << 70),
     'implausible_entry_size_nan': entry_size_of(float('nan')),
     'implausible_entry_size_inf': entry_size_of(float('inf')),
+    'implausible_entry_size_text': entry_size_of('12 MiB'),
     'implausible_segment_size': segment_size,
     'allocated_twice': allocated_twice,
     'allocated_twice_skip_actions': no_free_completed,

@@ -130,9 +130,11 @@ uint32_t SnapshotAssembler::convertEntry(const Value *items, size_t count)
             addr = number(&v);
         } else if (kid == k_.size) {
             size = number(&v);
-            // No size column holds an integer beyond 64 bits, NaN or infinity: read as 0 like a
-            // size beyond 1 PiB, and warned of the same way.
-            if ((v.kind == Kind::BigInt || v.kind == Kind::Float) && !fitsSixtyFourBits(v))
+            // No size column holds an integer beyond 64 bits, NaN, infinity or anything but a
+            // number (a string read as 0 said nothing): read as 0 like a size beyond 1 PiB, and
+            // warned of the same way.
+            const bool numeric = v.kind == Kind::Int || v.kind == Kind::Bool || ((v.kind == Kind::BigInt || v.kind == Kind::Float) && fitsSixtyFourBits(v));
+            if (!numeric)
                 unreadableSize = &v;
         } else if (kid == k_.stream) {
             stream = number(&v);
