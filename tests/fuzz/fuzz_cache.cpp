@@ -13,7 +13,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     const std::string_view bytes(reinterpret_cast<const char *>(data) + 1, size - 1);
     if (data[0] & 1) {
-        const memlens::CacheKey key{"/fuzz/snapshot.pickle", 4096, 1, "4096-0000000000000000"};
+        const memlens::CacheKey key{"/fuzz/snapshot.pickle", 4096, 1, 2, 3, "4096-0000000000000000"};
         memlens::readCacheEntry(bytes, key);
         return 0;
     }
