@@ -95,8 +95,9 @@ src, out = sys.argv[1], sys.argv[2]
 for i, name in enumerate(sorted(n for n in os.listdir(src) if not n.startswith('.'))):
     entry = open(os.path.join(src, name), 'rb').read()
     open(os.path.join(out, f'entry_{i}'), 'wb').write(b'\x01' + entry)
-    # Header: magic, version, size, mtime, path, checksum, payload size; then zstd frames.
-    at = 8 + 4 + 8 + 8
+    # Header (SnapshotCache's header()): magic, version, size, mtime, ctime, inode, path,
+    # checksum, payload size; then zstd frames.
+    at = 8 + 4 + 8 + 8 + 8 + 8
     (n,) = struct.unpack_from('<I', entry, at); at += 4 + n
     (n,) = struct.unpack_from('<I', entry, at); at += 4 + n + 8
     payload = subprocess.run(['zstd', '-d', '-c'], input=entry[at:], capture_output=True).stdout
