@@ -288,7 +288,17 @@ int render(int argc, char **argv, const CommandLine &cl, const QString &out)
         documentView.state()->setDevice(*deviceOption);
     if (session)
         applySession(documentView, *session);
-    documentView.showPage(view == "flamegraph" ? Page::Stacks : pageFromName(view).value_or(Page::Timeline));
+    const Page page = view == "flamegraph" ? Page::Stacks : pageFromName(view).value_or(Page::Timeline);
+    // A page this file does not have: the window hides its tab; an image of another page, or of
+    // an empty chart under a message, would answer a question nobody asked.
+    if (!documentView.hasPage(page))
+        throw UnreadableFile{file + ": no " + view + " page for this file (" +
+                             (page == Page::Modules  ? "no FSDP or module-path unit marks"
+                              : page == Page::Layers ? "no layer loop in its stacks"
+                              : page == Page::Steps  ? "fewer than two whole steps"
+                                                     : "not recorded in it") +
+                             ")"};
+    documentView.showPage(page);
     // A picture of the view itself: no empty details panel, and exactly the size asked for.
     documentView.setDetailsVisible(false);
     documentView.setFixedSize(size);

@@ -65,6 +65,7 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent), undo_(new QUndoGr
         // The tab's own name: a document's path is not known until it has loaded.
         const QString name = tabs_->currentIndex() >= 0 ? tabs_->tabText(tabs_->currentIndex()).remove(QStringLiteral(" •")) : QString();
         setWindowTitle(name.isEmpty() ? tr("memlens") : tr("%1 — memlens").arg(name));
+        updatePageActions();
     });
     connect(start_, &StartPage::openRequested, this, &MainWindow::chooseFile);
     connect(start_, &StartPage::exampleRequested, this, &MainWindow::openExample);
@@ -297,7 +298,10 @@ DocumentView *MainWindow::openFile(const QString &path)
         return nullptr;
     }
     DocumentView *view = addDocumentTab(path, tabTitleFor(path));
-    connect(view, &DocumentView::loaded, this, [this, path] { addRecent(path); });
+    connect(view, &DocumentView::loaded, this, [this, path] {
+        addRecent(path);
+        updatePageActions();
+    });
     view->load(path);
     return view;
 }

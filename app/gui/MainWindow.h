@@ -1,9 +1,13 @@
 #pragma once
 // The application window: a start page, one tab per opened document, menus, recent files,
 // drag and drop. Documents load in the background; a failed load leaves the others untouched.
+#include "state/Page.h"
+
 #include <QMainWindow>
 #include <QPointer>
 #include <memory>
+#include <utility>
+#include <vector>
 
 class QStackedWidget;
 class QTabWidget;
@@ -57,6 +61,10 @@ private:
     void createMenus();
     void createFileMenu();
     void createViewMenu();
+    // View's page items: enabled for the pages the current tab's file has (none on a ranks tab,
+    // where they did nothing).
+    void updatePageActions();
+    std::vector<std::pair<QAction *, Page>> pageActions_;
     void createNotesMenu();
     void createToolsAndHelpMenus();
     void closeTab(int index);

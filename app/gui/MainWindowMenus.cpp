@@ -105,12 +105,14 @@ void MainWindow::createViewMenu()
         {tr("&Categories"), Page::Categories}};
     int key = Qt::Key_1;
     for (const auto &[label, page] : pages) {
-        view->addAction(label, QKeySequence(Qt::CTRL | key), this, [this, page = page] {
+        QAction *action = view->addAction(label, QKeySequence(Qt::CTRL | key), this, [this, page = page] {
             if (DocumentView *d = currentDocument())
                 d->showPage(page);
         });
+        pageActions_.emplace_back(action, page);
         key = key == Qt::Key_9 ? Qt::Key_0 : key + 1;
     }
+    connect(view, &QMenu::aboutToShow, this, &MainWindow::updatePageActions);
     view->addSeparator();
     view->addAction(tr("Export as PNG…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E), this, [this] { exportView(1.0, false); });
     view->addAction(tr("Export as PNG (2×)…"), this, [this] { exportView(2.0, false); });
@@ -124,6 +126,13 @@ void MainWindow::createViewMenu()
             if (const DeviceData *data = d->state()->deviceData())
                 QGuiApplication::clipboard()->setText(QString::fromStdString(summaryMarkdown(*d->document()->snapshot, data->summary, d->document()->fileName())));
     });
+}
+
+void MainWindow::updatePageActions()
+{
+    DocumentView *d = currentDocument();
+    for (const auto &[action, page] : pageActions_)
+        action->setEnabled(d && d->hasPage(page));
 }
 
 void MainWindow::createNotesMenu()

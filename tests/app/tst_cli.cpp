@@ -239,6 +239,19 @@ private slots:
         QVERIFY2(r.err.count('\n') == 1 && r.err.startsWith("memlens render: " + out.toUtf8() + ": cannot write: no space left"), r.err.constData());
     }
 
+    // A page the file does not have is refused in one line, no image written: the window hides
+    // its tab, and render drew an empty chart under its message (By unit on a run without units).
+    void renderRefusesAPageTheFileHasNot()
+    {
+        QTemporaryDir dir;
+        const QString out = dir.filePath("modules.png");
+        const Run r = memlens({"render", corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle", "--view", "modules", "-o", out, "--no-cache"});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.count('\n') == 1 && r.err.contains("no modules page for this file"), r.err.constData());
+        QVERIFY(!QFile::exists(out));
+        QCOMPARE(memlens({"render", corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle", "--view", "layers", "-o", dir.filePath("layers.png"), "--no-cache"}).exitCode, 0);
+    }
+
     // A FIFO is refused at once (it blocked forever); the end of a file without trace entries is
     // its final segments (it was exit 2, while --at peak worked); --folded prints one device's
     // stacks (it printed every device's one after another, with no marker).

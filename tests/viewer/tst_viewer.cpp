@@ -105,6 +105,8 @@ private slots:
         RankOverviewPage *overview = window.openFolder(ranks.path());
         QVERIFY(overview);
         QTRY_VERIFY_WITH_TIMEOUT(overview->isVisible() && overview->table()->model()->rowCount() == 2, 30000);
+        for (QAction *a : window.findChildren<QAction *>())
+            QVERIFY2(!(a->shortcut() == QKeySequence(Qt::CTRL | Qt::Key_2) && a->isEnabled()), "View > Timeline on a ranks tab");
         saveShot(&window, "ranks-" + size);
         DocumentView *view = window.openFile(corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle");
         QTRY_VERIFY_WITH_TIMEOUT(view->document() != nullptr, 30000);
@@ -356,6 +358,16 @@ private slots:
         QSignalSpy loaded(view, &DocumentView::loaded); // the last stage: the advice follows the first frame
         QTRY_VERIFY_WITH_TIMEOUT(loaded.count() > 0, 30000);
         QCOMPARE(window.windowTitle(), QString("oom_snapshot.pickle — memlens"));
+        // View's page items follow the file: it has no units, so By Unit is off (it stayed on
+        // and did nothing); a ranks tab has no pages at all.
+        auto pageAction = [&](const QString &text) {
+            for (QAction *a : window.findChildren<QAction *>())
+                if (a->text() == text)
+                    return a;
+            return static_cast<QAction *>(nullptr);
+        };
+        QVERIFY(pageAction("&Summary")->isEnabled() && pageAction("&Timeline")->isEnabled());
+        QVERIFY(!pageAction("By &Unit")->isEnabled());
         for (QAction *a : window.findChildren<QAction *>()) {
             if (a->text() == "Memory &Estimator…")
                 a->trigger();

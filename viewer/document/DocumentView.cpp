@@ -219,6 +219,11 @@ void DocumentView::showPage(Page page)
     tabs_->setCurrentWidget(pageWidget(page));
 }
 
+bool DocumentView::hasPage(Page page) const
+{
+    return !state_->document() || tabs_->isTabVisible(tabs_->indexOf(pageWidget(page)));
+}
+
 QWidget *DocumentView::currentPage() const
 {
     return tabs_->currentWidget();

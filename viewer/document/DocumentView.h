@@ -76,6 +76,9 @@ public:
     CategoryTimelineView *categories() const { return categories_; }
     // A page that waits for the timeline's index is shown once the index is there.
     void showPage(Page page);
+    // Whether this file has the page (Steps without steps, By unit without units: it does not);
+    // every page while nothing is loaded yet.
+    bool hasPage(Page page) const;
     QWidget *pageWidget(Page page) const;
     QWidget *currentPage() const;
     Page currentPageKind() const;

@@ -123,9 +123,10 @@ void UnitsPage::rebuild()
     plot_->clearItems();
     auto ticker = qSharedPointerCast<QCPAxisTickerText>(plot_->yAxis->ticker());
     ticker->clear();
+    // No units: the message alone (an empty chart drew under it).
+    plot_->setVisible(d && d->summary.units);
     if (!d || !d->summary.units) {
         readout_->setText(tr("No unit marks in this file: memory by unit needs FSDP's hook marks or record_function ranges named by module path."));
-        plot_->replot();
         return;
     }
     const ModuleUnits &units = *d->summary.units;
