@@ -337,8 +337,10 @@ void MainWindow::renameTab(DocumentView *view, const QString &name)
     if (i < 0)
         return;
     tabs_->setTabText(i, name + (view->notes()->undoStack()->isClean() ? QString() : QStringLiteral(" •")));
-    if (i == tabs_->currentIndex())
+    if (i == tabs_->currentIndex()) {
         setWindowTitle(tr("%1 — memlens").arg(name));
+        statusBar()->showMessage(view->statusText());
+    }
 }
 
 int MainWindow::documentTabOf(const QString &path) const

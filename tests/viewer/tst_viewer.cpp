@@ -223,6 +223,7 @@ private slots:
         QCOMPARE(first->exportFooter("9.9").file, QString("rank0/snapshot.pickle"));
         window.tabs()->setCurrentWidget(first);
         QCOMPARE(window.windowTitle(), QString("rank0/snapshot.pickle — memlens"));
+        QVERIFY2(window.statusBar()->currentMessage().startsWith("rank0/snapshot.pickle · pickle"), qPrintable(window.statusBar()->currentMessage()));
     }
 
     void exportWithFooter()

@@ -28,6 +28,7 @@
 
 #include <algorithm>
 #include <utility>
+#include <QFileInfo>
 #include <QComboBox>
 #include <qcustomplot.h>
 #include <QHBoxLayout>
@@ -66,9 +67,16 @@ const std::shared_ptr<const Document> &DocumentView::document() const
 void DocumentView::load(const QString &path)
 {
     path_ = path;
-    progressPage_->start(tr("Opening %1…").arg(path));
+    progressPage_->start(tr("Opening %1…").arg(shownName()));
     stack_->setCurrentWidget(progressPage_);
     loader_->load(path);
+}
+
+QString DocumentView::shownName() const
+{
+    // The tab's name, not the full path (the tab's tooltip has that): a long path filled the
+    // progress page's line.
+    return displayName_.isEmpty() ? QFileInfo(path_).fileName() : displayName_;
 }
 
 void DocumentView::loadStitched(const QString &folder, int rank)
@@ -385,7 +393,9 @@ QString DocumentView::statusText() const
     if (!d)
         return {};
     const FileFacts &f = state_->document()->snapshot->facts;
-    QString text = tr("%1 · %2%3 · %4 events").arg(QString::fromStdString(state_->document()->fileName()), QString::fromLatin1(kFileFormatNames.name(f.format)),
+    // The tab's name (rank0/snapshot.pickle beside rank1/snapshot.pickle), not the bare file name.
+    const QString name = displayName_.isEmpty() ? QString::fromStdString(state_->document()->fileName()) : displayName_;
+    QString text = tr("%1 · %2%3 · %4 events").arg(name, QString::fromLatin1(kFileFormatNames.name(f.format)),
                                                    f.compression == Compression::None ? QString() : "+" + QString::fromLatin1(kCompressionNames.name(f.compression)))
                        .arg(d->index->eventCount());
     QStringList features;

@@ -86,6 +86,7 @@ public:
     // The name the tab goes by ("rank0/snapshot.pickle"), which exported images carry too.
     void setDisplayName(const QString &name) { displayName_ = name; }
     const QString &displayName() const { return displayName_; }
+    QString shownName() const; // the display name, else the file's name
     struct ExportFooter exportFooter(const QString &version) const;
     void setDetailsVisible(bool visible);
     NoteSet *notes() const { return notes_; }

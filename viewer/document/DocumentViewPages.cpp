@@ -150,7 +150,7 @@ void DocumentView::connectPages()
     connect(state_, &ViewState::selectedAllocationChanged, this, &DocumentView::showAllocation);
     connect(state_, &ViewState::selectedEventChanged, this, [this] { emit statusChanged(statusText()); });
     connect(loader_, &DocumentLoader::progress, this, [this](double fraction, const QString &stage) {
-        progressPage_->setProgress(fraction, tr("%1 %2…").arg(stage, path_));
+        progressPage_->setProgress(fraction, tr("%1 %2…").arg(stage, shownName()));
     });
     connect(loader_, &DocumentLoader::documentReady, this, &DocumentView::showDocument);
     connect(loader_, &DocumentLoader::timelineReady, this, [this](std::shared_ptr<const TimelineLayouts> timeline) {
