@@ -73,7 +73,11 @@ StacksPage::StacksPage(ViewState *state, QWidget *parent) : QWidget(parent), sta
     view_->setItemDelegateForColumn(CallTreeModel::Bytes, new CostBarDelegate(CallTreeModel::FractionRole, this));
     view_->header()->setStretchLastSection(false);
     view_->header()->setSectionResizeMode(CallTreeModel::FrameColumn, QHeaderView::Stretch);
-    view_->header()->setSectionResizeMode(CallTreeModel::Mostly, QHeaderView::ResizeToContents);
+    // The figures as wide as they need, the rest to the frames: at 1024 px the fixed 100 px
+    // columns left the frame column ~150 px, deep frames elided to nothing.
+    for (int column : {CallTreeModel::Share, CallTreeModel::Count, CallTreeModel::Mostly, CallTreeModel::Labels})
+        view_->header()->setSectionResizeMode(column, QHeaderView::ResizeToContents);
+    view_->header()->resizeSection(CallTreeModel::Bytes, 90);
     flame_ = new FlameGraphWidget(split);
     split->addWidget(view_);
     split->addWidget(flame_);

@@ -12,6 +12,8 @@ void fitAllocationColumns(QTableView *table, const LiveAllocationModel &model)
 {
     constexpr int kMinSiteWidth = 160;
     table->setColumnHidden(LiveAllocationModel::Notes, !model.anyNotes());
+    // One stream says nothing per row, and its column took the call site's room at 1024 px.
+    table->setColumnHidden(LiveAllocationModel::Stream, !model.severalStreams());
     table->resizeColumnsToContents();
     int others = 0;
     for (int c = 0; c < LiveAllocationModel::ColumnCount; ++c)

@@ -114,6 +114,11 @@ bool LiveAllocationModel::anyNotes() const
     });
 }
 
+bool LiveAllocationModel::severalStreams() const
+{
+    return std::any_of(rows_.begin(), rows_.end(), [&](const LiveBlockInfo &r) { return r.stream != rows_.front().stream; });
+}
+
 QString LiveAllocationModel::csv() const
 {
     QString out = "size,block,category,address,stream,alloc_event,labels,top_frame\n";

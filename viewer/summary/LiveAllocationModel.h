@@ -28,6 +28,7 @@ public:
     // Whether any row has labels, metadata or a compiled region: the views hide the empty
     // column, which took the width "Allocated at" needs in a narrow window.
     bool anyNotes() const;
+    bool severalStreams() const; // rows on more than one CUDA stream
 
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
