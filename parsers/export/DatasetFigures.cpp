@@ -146,6 +146,11 @@ std::vector<DatasetInput> datasetInputs(const std::string &dir)
     return inputs;
 }
 
+size_t datasetInputCount(const std::string &dir)
+{
+    return snapshotParts(dir).size();
+}
+
 bool isFleetDataset(const std::string &dir)
 {
     return !snapshotParts(dir, 1).empty();

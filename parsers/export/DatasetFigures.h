@@ -26,8 +26,10 @@ struct DatasetInput {
     std::string folder;
     std::string dump;
 };
-// Every input folder `dir` holds (staging folders are not inputs yet).
+// Every input folder `dir` holds (staging folders are not inputs yet), each part's footer read.
 std::vector<DatasetInput> datasetInputs(const std::string &dir);
+// How many there are, from the listing alone.
+size_t datasetInputCount(const std::string &dir);
 
 // Whether `dir` is such a dataset: it has snapshots/rank=R/step=S/*.parquet.
 bool isFleetDataset(const std::string &dir);

@@ -66,7 +66,8 @@ ExportAnswer answerExport(const ExportRequest &request, const SnapshotCache *cac
         }
         answer.pruned = pruneDataset(request.out, request.input, kept);
     }
-    answer.held = datasetInputs(request.out).size();
+    // Counted from the listing: every part read whole cost a shard's export the whole dataset.
+    answer.held = datasetInputCount(request.out);
     return answer;
 }
 

@@ -394,8 +394,7 @@ QString DocumentView::statusText() const
         return {};
     const FileFacts &f = state_->document()->snapshot->facts;
     // The tab's name (rank0/snapshot.pickle beside rank1/snapshot.pickle), not the bare file name.
-    const QString name = displayName_.isEmpty() ? QString::fromStdString(state_->document()->fileName()) : displayName_;
-    QString text = tr("%1 · %2%3 · %4 events").arg(name, QString::fromLatin1(kFileFormatNames.name(f.format)),
+    QString text = tr("%1 · %2%3 · %4 events").arg(shownName(), QString::fromLatin1(kFileFormatNames.name(f.format)),
                                                    f.compression == Compression::None ? QString() : "+" + QString::fromLatin1(kCompressionNames.name(f.compression)))
                        .arg(d->index->eventCount());
     QStringList features;
