@@ -99,13 +99,31 @@ std::optional<LayersSummary> summarizeLayers(const DeviceIndex &index, const Ste
         if (w.layer == 0 && TracePoint::after(w.first) <= index.peak())
             pass = w.pass;
     }
-    LayersSummary s{layers.loopLine(), pass, {}, {}};
+    LayersSummary s{layers.source(), layers.loopLine(), layers.markedStack(), pass, {}, {}};
     for (const LayerWindow &w : windows) {
         if (w.pass == pass)
             s.forward.push_back(figuresOf(index, w));
     }
     s.backward = backwardOf(index, parts, s.forward);
     return s;
+}
+
+std::string layerLoopName(const Snapshot &snapshot, const LayersSummary &layers)
+{
+    return layers.source == LayerSource::Stacks ? snapshot.frameText(layers.loop) : layers.markedStack + ".N";
+}
+
+std::string layersOrigin(const Snapshot &snapshot, const LayersSummary &layers)
+{
+    switch (layers.source) {
+    case LayerSource::FsdpMarks:
+        return "the units " + layerLoopName(snapshot, layers) + ", from FSDP's marks";
+    case LayerSource::ModuleMarks:
+        return "the modules " + layerLoopName(snapshot, layers) + ", from their marks";
+    case LayerSource::Stacks:
+        break;
+    }
+    return "the loop at " + layerLoopName(snapshot, layers) + ", from the stacks";
 }
 
 } // namespace memlens

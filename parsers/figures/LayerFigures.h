@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace memlens {
@@ -29,7 +30,9 @@ struct LayerPassFigures {
 };
 
 struct LayersSummary {
-    FrameId loop;     // the line that calls each layer
+    LayerSource source = LayerSource::Stacks;
+    FrameId loop;            // from the stacks: the line that calls each layer
+    std::string markedStack; // from marks: the units' name up to the index
     uint32_t pass = 0; // the forward pass described: the last to begin at or before the peak
     std::vector<LayerPassFigures> forward;  // by layer
     std::vector<LayerPassFigures> backward; // by layer, those whose backward the trace holds (none
@@ -38,5 +41,11 @@ struct LayersSummary {
 
 // Nothing when the run shows no layers.
 std::optional<LayersSummary> summarizeLayers(const DeviceIndex &index, const StepParts &parts, const ModelLayers &layers);
+
+// Where the layers were found, as the text and the window say it: "the loop at model.py:470:forward,
+// from the stacks", "the units layers.N, from FSDP's marks".
+std::string layersOrigin(const Snapshot &snapshot, const LayersSummary &layers);
+// The layers' name in `layer_loop`: the loop's frame, or the units' ("layers.N").
+std::string layerLoopName(const Snapshot &snapshot, const LayersSummary &layers);
 
 } // namespace memlens

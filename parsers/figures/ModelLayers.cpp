@@ -1,6 +1,7 @@
 #include "figures/ModelLayers.h"
 
 #include "attribution/FrameRole.h"
+#include "figures/MarkedLayers.h"
 
 #include <algorithm>
 #include <map>
@@ -214,7 +215,21 @@ constexpr size_t kPassesAsked = 8;
 
 } // namespace
 
-ModelLayers::ModelLayers(const Snapshot &snapshot, const DeviceIndex &index, const StepParts &parts)
+ModelLayers::ModelLayers(const Snapshot &snapshot, const DeviceIndex &index, const StepParts &parts, const ModuleUnits *units)
+{
+    if (units) {
+        if (std::optional<MarkedLayers> marked = layersFromUnits(index, parts, *units)) {
+            source_ = units->source() == UnitSource::FsdpMarks ? LayerSource::FsdpMarks : LayerSource::ModuleMarks;
+            markedStack_ = std::move(marked->stack);
+            count_ = marked->count;
+            windows_ = std::move(marked->windows);
+            return;
+        }
+    }
+    fromStacks(snapshot, index, parts);
+}
+
+void ModelLayers::fromStacks(const Snapshot &snapshot, const DeviceIndex &index, const StepParts &parts)
 {
     const EventTable &events = index.events();
     CallerChains chains(snapshot);

@@ -6,15 +6,25 @@
 // self.h`, Llama's `for decoder_layer in self.layers`); its calls in a pass are the layers,
 // numbered in the order the pass runs them. No script's name decides it: only torch's module
 // call and the repetition. A file without Python stacks, or whose forward calls no module twice
-// that way, has none.
+// that way, has none. Where a framework's marks name the layers (FSDP's units, Megatron's module
+// paths: figures/MarkedLayers), they are taken instead.
 #include "figures/StepParts.h"
 #include "index/DeviceIndex.h"
+#include "model/EnumNames.h"
 #include "model/Snapshot.h"
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace memlens {
+
+class ModuleUnits;
+
+// Where a run's layers were found: `layers_from` in the JSON.
+enum class LayerSource : uint8_t { Stacks, FsdpMarks, ModuleMarks };
+constexpr EnumNames<LayerSource, 3> kLayerSourceNames{
+    {{{LayerSource::Stacks, "stacks"}, {LayerSource::FsdpMarks, "fsdp_marks"}, {LayerSource::ModuleMarks, "module_marks"}}}};
 
 // One layer's forward in one pass: the entries [first, end).
 struct LayerWindow {
@@ -26,11 +36,15 @@ struct LayerWindow {
 
 class ModelLayers {
 public:
-    ModelLayers(const Snapshot &snapshot, const DeviceIndex &index, const StepParts &parts);
+    // `units` (may be null): the run's units, whose marks are read first.
+    ModelLayers(const Snapshot &snapshot, const DeviceIndex &index, const StepParts &parts, const ModuleUnits *units);
 
+    LayerSource source() const { return source_; }
+    // With marks: the units' name up to the layer index ("layers", "decoder.layers").
+    const std::string &markedStack() const { return markedStack_; }
     // Layers per forward pass; 0 when none were found.
     uint32_t count() const { return count_; }
-    // The frame that calls each layer, and the line of the model's forward it runs in (the
+    // From the stacks: the frame that calls each layer, and the line of the model's forward it runs in (the
     // same frame, or the one outside a layer class's own `__call__`).
     FrameId loop() const { return loop_; }
     FrameId loopLine() const { return line_; }
@@ -38,6 +52,10 @@ public:
     const std::vector<LayerWindow> &windows() const { return windows_; }
 
 private:
+    void fromStacks(const Snapshot &snapshot, const DeviceIndex &index, const StepParts &parts);
+
+    LayerSource source_ = LayerSource::Stacks;
+    std::string markedStack_;
     uint32_t count_ = 0;
     FrameId loop_;
     FrameId line_;

@@ -125,7 +125,7 @@ DeviceSummary summarizeDeviceWithoutCategories(const Snapshot &snapshot, const D
         s.units = std::move(units);
     }
     s.parts = std::make_shared<const StepParts>(snapshot, index, s.phases);
-    s.layers = summarizeLayers(index, *s.parts, ModelLayers(snapshot, index, *s.parts));
+    s.layers = summarizeLayers(index, *s.parts, ModelLayers(snapshot, index, *s.parts, s.units.get()));
     FileHealth health = fileHealth(snapshot, index);
     s.coverage = std::move(health.coverage);
     s.warnings = std::move(health.warnings);

@@ -8,8 +8,8 @@ void addLayersJson(nlohmann::json &device, const Snapshot &snapshot, const Devic
 {
     using nlohmann::json;
     const std::optional<LayersSummary> &l = summary.layers;
-    device["layers_from"] = l ? json("stacks") : json(nullptr);
-    device["layer_loop"] = l ? json(snapshot.frameText(l->loop)) : json(nullptr);
+    device["layers_from"] = l ? json(kLayerSourceNames.name(l->source)) : json(nullptr);
+    device["layer_loop"] = l ? json(layerLoopName(snapshot, *l)) : json(nullptr);
     json layers = json::array();
     auto add = [&](const LayerPassFigures &f, const char *pass) {
         layers.push_back({{"layer", f.layer},

@@ -149,7 +149,7 @@ void writeLayers(std::ostringstream &out, const Snapshot &snapshot, const Layers
         briefLeast = std::min(briefLeast, f.transientBytes), briefMost = std::max(briefMost, f.transientBytes);
         atPeak += f.atPeakBytes;
     }
-    out << "  Layers         " << l.forward.size() << " (the loop at " << snapshot.frameText(l.loop) << ", from the stacks); in forward pass "
+    out << "  Layers         " << l.forward.size() << " (" << layersOrigin(snapshot, l) << "); in forward pass "
         << l.pass << " each keeps " << bytesRange(keptLeast, keptMost) << " for backward and needs " << bytesRange(briefLeast, briefMost)
         << " more for a moment; " << formatBytes(atPeak) << " of theirs live at the peak\n";
 }

@@ -397,6 +397,85 @@ private slots:
         }
     }
 
+    // Where FSDP's marks are there they name the layers (`layers_from` fsdp_marks): the same
+    // layers, windows and bytes as the stacks give once every mark is removed, and each layer's
+    // bytes at the peak the oracle's for its unit.
+    void layersFromFsdpMarksAreTheStacksLayers()
+    {
+        QTemporaryDir dir;
+        const Generated g = generate(dir, "run", {"--layers", "8"});
+        const QString bare = dir.filePath("bare.pickle");
+        QString error;
+        runPythonTool("make_user_variants.py", {g.file, bare, "--marks", "none"}, &error);
+        QVERIFY2(QFile::exists(bare), qPrintable(error));
+        const QJsonObject units = oracle(g.file)["units"].toObject();
+        const Loaded marked = load(g.file), unmarked = load(bare);
+        const DeviceSummary m = summarizeDevice(*marked.snapshot, *marked.index, 5);
+        const DeviceSummary u = summarizeDevice(*unmarked.snapshot, *unmarked.index, 5);
+        QVERIFY(m.layers && u.layers);
+        QCOMPARE(m.layers->source, LayerSource::FsdpMarks);
+        QCOMPARE(u.layers->source, LayerSource::Stacks);
+        QCOMPARE(layerLoopName(*marked.snapshot, *m.layers), std::string("layers.N"));
+        QCOMPARE(m.layers->forward.size(), u.layers->forward.size());
+        for (size_t i = 0; i < m.layers->forward.size(); ++i) {
+            const LayerPassFigures &a = m.layers->forward[i], &b = u.layers->forward[i];
+            const double unit = units[QString("layers.%1").arg(a.layer)].toDouble();
+            QVERIFY2(unit > 0 && std::abs(double(a.atPeakBytes) - unit) <= 0.01 * unit, qPrintable(QString("layer %1").arg(i)));
+            for (auto [x, y] : {std::pair{a.peakBytes, b.peakBytes}, {a.unfreedBytes + a.retainedBytes, b.unfreedBytes + b.retainedBytes}, {a.largestBytes, b.largestBytes}})
+                QVERIFY2(std::abs(double(x) - double(y)) <= 0.01 * double(std::max(x, y)), qPrintable(QString("layer %1: %2 vs %3").arg(i).arg(x).arg(y)));
+        }
+    }
+
+    // Megatron's module-path marks (`decoder.layers.3.mlp`) name the layers too: the marks' count,
+    // not the stacks' 12, where a framework says so; without the marks, the stacks' 12 again.
+    void layersFromModulePathMarks()
+    {
+        QTemporaryDir dir;
+        const QString out = dir.filePath("megatron.pickle");
+        QString error;
+        runPythonTool("make_layer_marks.py", {corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle", out, "--framework", "megatron", "--layers", "4"}, &error);
+        QVERIFY2(QFile::exists(out), qPrintable(error));
+        const Loaded l = load(out);
+        const DeviceSummary s = summarizeDevice(*l.snapshot, *l.index, 5);
+        QVERIFY(s.layers);
+        QCOMPARE(s.layers->source, LayerSource::ModuleMarks);
+        QCOMPARE(s.layers->markedStack, std::string("decoder.layers"));
+        QCOMPARE(s.layers->forward.size(), size_t(4));
+        // Each window runs from the start of its layer's first mark in the pass to the end of the
+        // last: the spans of that layer that follow each other, no other layer's between (the
+        // same names mark backward, where the autograd engine's frames are).
+        const EventTable &events = l.index->events();
+        std::vector<const UnitSpan *> forward;
+        for (const UnitSpan &span : s.units->spans()) {
+            uint32_t e = 0;
+            while (e < events.count() && events.timeUs[e] < span.startUs)
+                ++e;
+            if (e < events.count() && s.parts->at(TracePoint::after(EventId(e))) == StepPart::Forward && s.units->names()[span.unit].starts_with("decoder.layers."))
+                forward.push_back(&span);
+        }
+        for (const LayerPassFigures &f : s.layers->forward) {
+            const std::string prefix = "decoder.layers." + std::to_string(f.layer) + ".";
+            const int64_t t = events.timeUs[f.first.index()];
+            size_t k = 0;
+            while (k < forward.size() && !(s.units->names()[forward[k]->unit].starts_with(prefix) && forward[k]->startUs <= t && t <= forward[k]->endUs))
+                ++k;
+            QVERIFY2(k < forward.size(), qPrintable(QString("layer %1 starts in none of its marks").arg(f.layer)));
+            const int64_t from = forward[k]->startUs;
+            int64_t to = forward[k]->endUs;
+            while (++k < forward.size() && s.units->names()[forward[k]->unit].starts_with(prefix))
+                to = std::max(to, forward[k]->endUs);
+            QVERIFY(f.first.index() == 0 || events.timeUs[f.first.index() - 1] < from);
+            QVERIFY(events.timeUs[f.end.index() - 1] <= to);
+            QVERIFY(f.end.index() == events.count() || events.timeUs[f.end.index()] > to);
+        }
+        const QString bare = dir.filePath("bare.pickle");
+        runPythonTool("make_user_variants.py", {out, bare, "--marks", "none"}, &error);
+        const Loaded b = load(bare);
+        const DeviceSummary n = summarizeDevice(*b.snapshot, *b.index, 5);
+        QVERIFY(n.layers && n.layers->source == LayerSource::Stacks);
+        QCOMPARE(n.layers->forward.size(), size_t(12));
+    }
+
     // Single-GPU runs name no layer, yet each decoder layer's frames repeat once per layer per
     // pass: the layers are the model's (GPT-2 12, GPT-2 medium 24, TinyLlama 22), with our marks
     // and without them; identical layers keep the same bytes for backward. ResNet's four stages

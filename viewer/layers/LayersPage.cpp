@@ -168,15 +168,15 @@ void LayersPage::rebuild()
     plot_->xAxis->ticker()->setTickCount(int(std::min<size_t>(l->forward.size(), 24))); // every layer named while they fit
     plot_->xAxis->setRange(-0.7, double(l->forward.size()) - 0.3);
     plot_->yAxis->setRange(0, double(top) * 1.45 + 1); // the legend above the bars
-    const std::string loop = state_->document()->snapshot->frameText(l->loop);
+    const std::string origin = layersOrigin(*state_->document()->snapshot, *l);
     const QString backward = l->backward.empty() ? tr("the trace ends before their backward")
                                                  : tr("%n with their backward (right of each number)", "", int(l->backward.size()));
     const QString neverFreed = unfreed ? tr(" (%1 of it never freed in the trace)").arg(bytesText(unfreed)) : QString();
-    readout_->setText(tr("<b>%1 layers</b> in forward pass %2 (the loop at %3, from the stacks), %4: together they keep %5 past their "
+    readout_->setText(tr("<b>%1 layers</b> in forward pass %2 (%3), %4: together they keep %5 past their "
                          "forward%6; %7 of theirs is live at the run's peak. Click a layer to show its forward on the timeline.")
                           .arg(l->forward.size())
                           .arg(l->pass)
-                          .arg(QString::fromStdString(loop).toHtmlEscaped(), backward, bytesText(kept), neverFreed, bytesText(live)));
+                          .arg(QString::fromStdString(origin).toHtmlEscaped(), backward, bytesText(kept), neverFreed, bytesText(live)));
     plot_->replot();
 }
 
