@@ -7,6 +7,7 @@
 #include "report/OptionalJson.h"
 #include "report/SummaryReport.h"
 #include "report/JsonText.h"
+#include "ranks/RankUnits.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -59,13 +60,15 @@ std::optional<RankFigures> parseSummaryFile(std::string_view text, const RankFil
         best.peakReservedBytes = d.peakReservedBytes;
         best.oomEntries = d.oomEntries;
         best.categoryBytesAtPeak = d.categoryBytesAtPeak;
+        best.unitsFrom = d.unitsFrom;
+        best.unitsAtPeak = d.unitsAtPeak;
         any = true;
     }
     return best;
 }
 
 void keepBusiestDevice(RankFigures &figures, bool first, int device, uint64_t peakActiveBytes, uint64_t peakReservedBytes, size_t oomEntries,
-                       const std::array<uint64_t, kCategoryCount> &categoryBytesAtPeak)
+                       const std::array<uint64_t, kCategoryCount> &categoryBytesAtPeak, std::string unitsFrom, std::vector<UnitBytes> unitsAtPeak)
 {
     if (!first && peakActiveBytes <= figures.peakActiveBytes)
         return;
@@ -74,6 +77,8 @@ void keepBusiestDevice(RankFigures &figures, bool first, int device, uint64_t pe
     figures.peakReservedBytes = peakReservedBytes;
     figures.oomEntries = oomEntries;
     figures.categoryBytesAtPeak = categoryBytesAtPeak;
+    figures.unitsFrom = std::move(unitsFrom);
+    figures.unitsAtPeak = std::move(unitsAtPeak);
 }
 
 RankFigures summarizeRank(const RankFile &file, const SnapshotCache *cache)
@@ -87,7 +92,8 @@ RankFigures summarizeRank(const RankFile &file, const SnapshotCache *cache)
         for (int d : loaded.snapshot->devices()) {
             const DeviceIndex index(*loaded.snapshot, d);
             const DeviceSummary s = assembleDeviceFigures(*loaded.snapshot, index, 0).summary;
-            keepBusiestDevice(best, !any, d, s.peakActiveBytes, s.peakReservedBytes, s.ooms.size(), s.categoryBytesAtPeak);
+            keepBusiestDevice(best, !any, d, s.peakActiveBytes, s.peakReservedBytes, s.ooms.size(), s.categoryBytesAtPeak,
+                              s.units ? std::string(kUnitSourceNames.name(s.units->source())) : std::string(), s.unitsAtPeak);
             any = true;
         }
         if (!any)
@@ -212,6 +218,8 @@ json rankOverviewJsonObject(const RankFolder &folder, const std::optional<int64_
                       {"oom_entries", r.oomEntries},
                       {"category_bytes_at_peak", categoryBytesJson(r.categoryBytesAtPeak)},
                       {"from_summary_file", r.fromSummaryFile},
+                      {"units_from", r.unitsFrom.empty() ? json(nullptr) : json(r.unitsFrom)},
+                      {"modules_at_peak", unitBytesJson(r.unitsAtPeak)},
                       {"outlier", std::find(c.outliers.begin(), c.outliers.end(), i) != c.outliers.end()}};
         if (!r.error.empty())
             entry["error"] = r.error;
@@ -261,6 +269,7 @@ std::string rankOverviewText(const RankFolder &folder, const std::optional<int64
     out.setf(std::ios::fixed);
     out.precision(2);
     out << "Imbalance (max / median peak): " << c.imbalance << "\n";
+    writeUnitsAcrossRanks(out, ranks);
     return out.str();
 }
 

@@ -3,6 +3,7 @@
 // on its own (its snapshot, or a FILE.summary.json written next to it by `memlens summary FILE
 // --json` when that is newer), in parallel, holding one snapshot per thread at a time.
 #include "figures/AllocationCategories.h"
+#include "figures/ModuleUnits.h"
 #include "ranks/RankFiles.h"
 
 #include <array>
@@ -29,6 +30,8 @@ struct RankFigures {
     uint64_t peakReservedBytes = 0;
     size_t oomEntries = 0;
     std::array<uint64_t, kCategoryCount> categoryBytesAtPeak{};
+    std::string unitsFrom;              // the units' evidence (`units_from`); empty without units
+    std::vector<UnitBytes> unitsAtPeak; // live at the peak by the unit that made them
 };
 
 // The figures of one file. Never throws: a file that cannot be read gives `error`.
@@ -38,7 +41,8 @@ RankFigures summarizeRank(const RankFile &file, const SnapshotCache *cache);
 // `figures` when it is the first device seen, or when it peaks higher (a tie keeps the earlier).
 // Shared by the files' summaries and a Parquet dataset's rows.
 void keepBusiestDevice(RankFigures &figures, bool first, int device, uint64_t peakActiveBytes, uint64_t peakReservedBytes, size_t oomEntries,
-                       const std::array<uint64_t, kCategoryCount> &categoryBytesAtPeak);
+                       const std::array<uint64_t, kCategoryCount> &categoryBytesAtPeak, std::string unitsFrom = {},
+                       std::vector<UnitBytes> unitsAtPeak = {});
 
 // Reads `path` + ".summary.json" when it exists, is newer than `path` and holds a summary of
 // it; nullopt otherwise (the JSON is untrusted: anything missing or of the wrong type rejects it).

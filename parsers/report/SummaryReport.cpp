@@ -144,14 +144,6 @@ void addCoverageJson(json &d, const DeviceSummary &s)
     }
 }
 
-// Live bytes by unit: `module` null for what no unit made.
-json unitBytesJson(const std::vector<UnitBytes> &units)
-{
-    json out = json::array();
-    for (const UnitBytes &u : units)
-        out.push_back({{"module", u.unit.empty() ? json(nullptr) : json(u.unit)}, {"bytes", u.bytes}, {"blocks", u.blocks}, {"before_trace", u.beforeTrace}});
-    return out;
-}
 
 // `at`: what --at asked about.
 json pointJson(const Snapshot &snapshot, const PointSummary &p)
@@ -218,6 +210,14 @@ json deviceJson(const Snapshot &snapshot, const DeviceReport &report)
 }
 
 } // namespace
+
+nlohmann::json unitBytesJson(const std::vector<UnitBytes> &units)
+{
+    nlohmann::json out = nlohmann::json::array();
+    for (const UnitBytes &u : units)
+        out.push_back({{"module", u.unit.empty() ? nlohmann::json(nullptr) : nlohmann::json(u.unit)}, {"bytes", u.bytes}, {"blocks", u.blocks}, {"before_trace", u.beforeTrace}});
+    return out;
+}
 
 DeviceReport reportDevice(const IndexedDevice &device, size_t top, std::optional<TracePoint> at, std::optional<uint64_t> deviceTotal)
 {
@@ -308,6 +308,27 @@ uint64_t bytesField(const json &o, const char *name)
     return it->get<uint64_t>();
 }
 
+// `units_from` and `modules_at_peak`, absent in summaries written before units were: false when
+// present with a wrong type.
+bool readUnits(const json &d, SummaryFileDevice &f)
+{
+    const auto from = d.find("units_from");
+    const auto units = d.find("modules_at_peak");
+    if (from == d.end() || from->is_null() || units == d.end())
+        return true;
+    if (!from->is_string() || !units->is_array())
+        return false;
+    f.unitsFrom = from->get<std::string>();
+    for (const json &u : *units) {
+        if (!u.is_object() || !u.contains("module") || !(u["module"].is_null() || u["module"].is_string()) || !u.contains("before_trace") ||
+            !u["before_trace"].is_boolean())
+            return false;
+        f.unitsAtPeak.push_back({u["module"].is_null() ? std::string() : u["module"].get<std::string>(), bytesField(u, "bytes"), bytesField(u, "blocks"),
+                                 u["before_trace"].get<bool>()});
+    }
+    return true;
+}
+
 } // namespace
 
 std::optional<SummaryFile> readSummaryJson(std::string_view text)
@@ -336,6 +357,8 @@ std::optional<SummaryFile> readSummaryJson(std::string_view text)
                 return std::nullopt;
             for (int c = 0; c < kCategoryCount; ++c)
                 f.categoryBytesAtPeak[static_cast<size_t>(c)] = bytesField(categories, std::string(categoryName(static_cast<Category>(c))).c_str());
+            if (!readUnits(d, f))
+                return std::nullopt;
             out.devices.push_back(f);
         }
         return out;

@@ -8,6 +8,7 @@
 #include "decode/SnapshotLoader.h"
 #include "ranks/RankSummary.h"
 #include "report/SummaryReport.h"
+#include "ranks/RankUnits.h"
 
 #include <filesystem>
 #include <fstream>
@@ -255,6 +256,60 @@ private slots:
             QVERIFY(!f.fromSummaryFile);
             QCOMPARE(f.peakActiveBytes, truePeak);
         }
+    }
+
+    // A sharded job's units side by side: each rank's column is what its own file's summary puts
+    // in each unit at its peak, read from the snapshot or from a FILE.summary.json beside it;
+    // a rank of another size shows its own bytes in its column.
+    void unitsSideBySide()
+    {
+        QTemporaryDir dir;
+        const fs::path root(dir.path().toStdString());
+        QString error;
+        runPythonTool("make_fsdp2_run.py", {"--layers", "6", "--ranks", QString::fromStdString((root / "job").string()), QString::fromStdString((root / "a.pickle").string())}, &error);
+        runPythonTool("make_fsdp2_run.py", {"--layers", "6", "--tokens", "4096", QString::fromStdString((root / "b.pickle").string())}, &error);
+        const fs::path folder = root / "job" / "iteration_1";
+        QVERIFY2(fs::exists(folder / "rank2_memory_snapshot.pickle") && fs::exists(root / "b.pickle"), qPrintable(error));
+        fs::copy_file(root / "b.pickle", folder / "rank2_memory_snapshot.pickle", fs::copy_options::overwrite_existing);
+        // Rank 1 through its summary file, written as `memlens summary FILE --json` writes it.
+        const std::string rank1 = (folder / "rank1_memory_snapshot.pickle").string();
+        {
+            auto snapshot = loadSnapshot(rank1);
+            DeviceIndex index(*snapshot, 0);
+            std::ofstream(rank1 + ".summary.json") << summaryJson(*snapshot, rank1, {{summarizeDevice(*snapshot, index, 3), std::nullopt}});
+            fs::last_write_time(rank1 + ".summary.json", fs::last_write_time(rank1) + std::chrono::seconds(5));
+        }
+        const RankFolder ranks = findRankFiles(folder.string());
+        const std::vector<RankFigures> figures = summarizeRanks(ranks.files, 2, nullptr);
+        QCOMPARE(figures.size(), size_t(4));
+        QVERIFY(figures[1].fromSummaryFile);
+        const std::vector<RankUnitRow> rows = unitsAcrossRanks(figures);
+        QVERIFY(!rows.empty());
+        for (size_t r = 0; r < figures.size(); ++r) {
+            const DeviceSummary own = ownSummary(figures[r].file.path);
+            QVERIFY(own.units);
+            QCOMPARE(figures[r].unitsFrom, std::string("fsdp_marks"));
+            QCOMPARE(own.unitsAtPeak.size(), size_t(std::count_if(rows.begin(), rows.end(), [&](const RankUnitRow &row) { return row.bytes[r] > 0; })));
+            for (const UnitBytes &u : own.unitsAtPeak) {
+                const auto row = std::find_if(rows.begin(), rows.end(), [&](const RankUnitRow &row) {
+                    return row.unit == u.unit && (!u.unit.empty() || row.beforeTrace == u.beforeTrace);
+                });
+                QVERIFY2(row != rows.end(), u.unit.c_str());
+                QCOMPARE(row->bytes[r], u.bytes);
+            }
+        }
+        QVERIFY(rows[0].bytes[2] != rows[0].bytes[0]); // the rank of another size
+        // Units by what they hold at most, then what no unit made.
+        for (size_t i = 1; i < rows.size(); ++i)
+            QVERIFY(rows[i - 1].unit.empty() <= rows[i].unit.empty() && (rows[i].unit.empty() || rows[i - 1].most() >= rows[i].most()));
+        const std::string text = rankOverviewText(ranks, std::nullopt, figures);
+        QVERIFY2(text.find("By unit at each rank's peak (FSDP's marks):") != std::string::npos, text.c_str());
+        QVERIFY2(text.find("rank 3") != std::string::npos && text.find("(outside every unit)") != std::string::npos, text.c_str());
+        std::ostringstream narrow;
+        writeUnitsAcrossRanks(narrow, figures, 3, 2);
+        QVERIFY2(narrow.str().find("least") != std::string::npos && narrow.str().find("more units") != std::string::npos, narrow.str().c_str());
+        const nlohmann::json json = rankOverviewJsonObject(ranks, std::nullopt, figures);
+        QCOMPARE(json["ranks"][2]["modules_at_peak"].size(), ownSummary(figures[2].file.path).unitsAtPeak.size());
     }
 
     // An unreadable rank is reported, not fatal.
