@@ -2,6 +2,7 @@
 // tensors pages, and the estimator panel.
 #include "SyntheticLoraRun.h"
 #include "ViewerTestSupport.h"
+#include "ranks/RankUnitsModel.h"
 
 using namespace memlens;
 
@@ -133,7 +134,7 @@ private slots:
         auto *page = window.findChild<RankOverviewPage *>();
         QVERIFY(page);
         QTRY_VERIFY_WITH_TIMEOUT(!page->isSummarizing(), 30000);
-        auto *table = page->findChild<QTableView *>();
+        QTableView *table = page->table();
         QVERIFY(table && table->model()->rowCount() == 2);
         const int before = window.tabs()->count();
         QSignalSpy doubleClicked(table, &QAbstractItemView::doubleClicked);
@@ -145,6 +146,59 @@ private slots:
             QCOMPARE(doubleClicked.count(), twice + 1);
             QCOMPARE(window.tabs()->count(), before + 1);
         }
+    }
+
+    // A sharded job's overview puts its units side by side: a row per unit, a column per rank,
+    // each cell what that rank's own file puts in the unit at its peak; a job without units has
+    // no such table.
+    void ranksUnitsSideBySide()
+    {
+        QTemporaryDir dir;
+        QString error;
+        runPythonTool("make_fsdp2_run.py", {"--layers", "4", "--ranks", dir.filePath("job"), dir.filePath("one.pickle")}, &error);
+        runPythonTool("make_fsdp2_run.py", {"--layers", "4", "--tokens", "4096", dir.filePath("other.pickle")}, &error);
+        const QString folder = dir.filePath("job/iteration_1");
+        QVERIFY2(QFileInfo::exists(folder + "/rank3_memory_snapshot.pickle") && QFileInfo::exists(dir.filePath("other.pickle")), qPrintable(error));
+        QVERIFY(QFile::remove(folder + "/rank2_memory_snapshot.pickle") && QFile::copy(dir.filePath("other.pickle"), folder + "/rank2_memory_snapshot.pickle"));
+        MainWindow window;
+        window.resize(1200, 800);
+        window.show();
+        window.openFile(folder);
+        auto *page = window.findChild<RankOverviewPage *>();
+        QVERIFY(page);
+        QTRY_VERIFY_WITH_TIMEOUT(!page->isSummarizing(), 30000);
+        QAbstractItemModelTester tester(page->unitsModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QVERIFY(page->unitsTable()->isVisible());
+        saveShot(&window, "ranks-units");
+        const QAbstractItemModel *units = page->unitsTable()->model();
+        QCOMPARE(units->columnCount(), 5);
+        for (int rank = 0; rank < 4; ++rank) {
+            const auto snapshot = loadSnapshot((folder + QString("/rank%1_memory_snapshot.pickle").arg(rank)).toStdString());
+            const DeviceIndex index(*snapshot, 0);
+            const DeviceSummary own = summarizeDevice(*snapshot, index, 0);
+            QCOMPARE(size_t(units->rowCount()), own.unitsAtPeak.size());
+            for (const UnitBytes &u : own.unitsAtPeak) {
+                const QString name = !u.unit.empty() ? QString::fromStdString(u.unit) : u.beforeTrace ? "(made before the trace)" : "(outside every unit)";
+                const QModelIndexList found = units->match(units->index(0, 0), Qt::DisplayRole, name, 1, Qt::MatchExactly);
+                QVERIFY2(found.size() == 1, qPrintable(name));
+                QCOMPARE(units->index(found[0].row(), rank + 1).data(Qt::UserRole).toULongLong(), u.bytes);
+            }
+            if (rank == 0) // the first row holds most
+                QCOMPARE(units->index(0, 1).data(Qt::UserRole).toULongLong(), unitsByBytes(own.unitsAtPeak).front().bytes);
+        }
+        QVERIFY(units->index(0, 3).data(Qt::BackgroundRole).isValid()); // rank 2, off its row's median
+        QVERIFY(!units->index(0, 1).data(Qt::BackgroundRole).isValid());
+
+        QTemporaryDir plain;
+        for (int r = 0; r < 2; ++r)
+            QVERIFY(QFile::copy(corpusDir() + "/snapshots/streams_pending_free/snapshot.pickle", plain.filePath(QString("rank%1_memory_snapshot.pickle").arg(r))));
+        window.openFile(plain.path());
+        RankOverviewPage *second = nullptr;
+        for (RankOverviewPage *p : window.findChildren<RankOverviewPage *>())
+            second = p != page ? p : second;
+        QVERIFY(second);
+        QTRY_VERIFY_WITH_TIMEOUT(!second->isSummarizing(), 30000);
+        QVERIFY(!second->unitsTable()->isVisible() && second->unitsModel()->rowCount() == 0);
     }
 
     void initTestCase()

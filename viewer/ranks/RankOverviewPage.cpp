@@ -7,6 +7,7 @@
 #include "ranks/RankStepGrid.h"
 #include "ranks/RankStepHeatmap.h"
 #include "ranks/RankTableModel.h"
+#include "ranks/RankUnitsModel.h"
 #include "watch/DumpFolderWatch.h"
 
 #include <QComboBox>
@@ -28,6 +29,7 @@ RankOverviewPage::RankOverviewPage(std::shared_ptr<const SnapshotCache> cache, Q
     : QWidget(parent), cache_(std::move(cache)), title_(new QLabel(this)), steps_(new QComboBox(this)),
       progress_(new QProgressBar(this)), compare_(new QPushButton(tr("Compare Two Ranks"), this)), chart_(new RankChart(this)),
       model_(new RankTableModel(this)), proxy_(new QSortFilterProxyModel(this)), table_(new QTableView(this)),
+      unitsModel_(new RankUnitsModel(this)), unitsProxy_(new QSortFilterProxyModel(this)), unitsTable_(new QTableView(this)),
       heatmap_(new RankStepHeatmap(this))
 {
     title_->setTextFormat(Qt::RichText);
@@ -47,6 +49,16 @@ RankOverviewPage::RankOverviewPage(std::shared_ptr<const SnapshotCache> cache, Q
     table_->verticalHeader()->hide();
     table_->setTabKeyNavigation(false); // Tab moves on to the next control, not the next cell
     table_->horizontalHeader()->setStretchLastSection(true);
+    unitsProxy_->setSourceModel(unitsModel_);
+    unitsProxy_->setSortRole(Qt::UserRole);
+    unitsTable_->setModel(unitsProxy_);
+    unitsTable_->setSortingEnabled(true);
+    unitsTable_->sortByColumn(0, Qt::AscendingOrder);
+    unitsTable_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    unitsTable_->verticalHeader()->hide();
+    unitsTable_->setTabKeyNavigation(false);
+    unitsTable_->setToolTip(tr("What each rank held at its peak by the unit that made it; a cell more than 10 % off its row's median is tinted"));
+    unitsTable_->hide();
     auto *bar = new QHBoxLayout;
     bar->addWidget(title_, 1);
     bar->addWidget(progress_);
@@ -57,9 +69,11 @@ RankOverviewPage::RankOverviewPage(std::shared_ptr<const SnapshotCache> cache, Q
     split->addWidget(heatmap_);
     split->addWidget(chart_);
     split->addWidget(table_);
+    split->addWidget(unitsTable_);
     split->setStretchFactor(0, 2);
     split->setStretchFactor(1, 3);
     split->setStretchFactor(2, 2);
+    split->setStretchFactor(3, 2);
     heatmap_->hide();
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(bar);
@@ -306,6 +320,9 @@ void RankOverviewPage::publish(std::vector<RankFigures> ranks)
     model_->setRanks(std::move(ranks));
     chart_->setRanks(model_->ranks(), model_->comparison());
     table_->resizeColumnsToContents();
+    unitsModel_->setRanks(model_->ranks());
+    unitsTable_->setVisible(!unitsModel_->empty());
+    unitsTable_->resizeColumnsToContents();
     title_->setText(headline());
     emit summarized();
 }

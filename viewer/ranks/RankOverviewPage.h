@@ -3,7 +3,8 @@
 // outliers and OOM ranks marked. Ranks are summarised in the background on every core; a rank's
 // full model is built only when it is opened (double-click, or Enter). With dumps at several
 // steps, a rank × step heatmap of every dump's peak sits above them; double-clicking a rank there
-// opens its dumps stitched into one run. Watching the folder, it takes dumps as they land and
+// opens its dumps stitched into one run. A sharded job's units (FSDP's, Megatron's) are a table of
+// their own: a row per unit, a column per rank. Watching the folder, it takes dumps as they land and
 // updates in place: the step shown stays the one the user chose.
 #include "jobs/JobRunner.h"
 #include "ranks/RankSummary.h"
@@ -26,6 +27,7 @@ class DumpFolderWatch;
 class RankChart;
 class RankStepHeatmap;
 class RankTableModel;
+class RankUnitsModel;
 
 class RankOverviewPage : public QWidget {
     Q_OBJECT
@@ -47,6 +49,9 @@ public:
     QTableView *table() const { return table_; }
     RankChart *chart() const { return chart_; }
     RankStepHeatmap *heatmap() const { return heatmap_; }
+    // The units side by side (hidden unless some rank names units).
+    RankUnitsModel *unitsModel() const { return unitsModel_; }
+    QTableView *unitsTable() const { return unitsTable_; }
     // Follows the folder for new dumps (File ▸ Watch Folder…); `seconds` between looks.
     void watch(double seconds = 1.0);
     bool isWatching() const { return watch_ != nullptr; }
@@ -86,6 +91,9 @@ private:
     RankTableModel *model_;
     QSortFilterProxyModel *proxy_;
     QTableView *table_;
+    RankUnitsModel *unitsModel_;
+    QSortFilterProxyModel *unitsProxy_;
+    QTableView *unitsTable_;
     RankStepHeatmap *heatmap_;
     bool finished_ = true;
     bool followLatest_ = true; // false once the user picks a step
