@@ -21,6 +21,7 @@
 #include "jobs/StitchedRunStages.h"
 #include "model/LoadError.h"
 #include "pipeline/DocumentPipeline.h"
+#include "segments/SegmentTimelineView.h"
 #include "segments/SegmentsPage.h"
 #include "stacks/FlameGraphWidget.h"
 #include "stacks/StacksPage.h"
@@ -227,6 +228,11 @@ void applyViewOptions(DocumentView &documentView, const std::string &view, const
         applyWhatIf(state, device, view, *conf);
     if (device && view == "timeline")
         applyTimelineOptions(documentView, *device, cl);
+    if (auto by = cl.value("stack-by")) {
+        if (view != "segment-timeline")
+            throw std::invalid_argument("--stack-by orders the bands of --view segment-timeline");
+        documentView.segmentTimeline()->setOrder(*by == "size" ? SegmentOrder::Size : *by == "allocation" ? SegmentOrder::Allocation : SegmentOrder::Address);
+    }
     QApplication::processEvents();
     if (view == "segments")
         documentView.segments()->revealNotes();

@@ -106,6 +106,8 @@ CommandSpec renderSpec()
              {"size", K::Text, "WxH", "the image's size"},
              {"theme", K::Choice, "light|dark", "colours", 0, 0, {"light", "dark"}},
              {"color", K::Choice, "allocation|site|category", "what the timeline's colours say", 0, 0, {"allocation", "site", "category"}},
+             {"stack_by", K::Choice, "address|size|allocation", "how segment-timeline stacks its bands (allocation: MemoryViz's order)", 0, 0,
+              {"address", "size", "allocation"}},
              {"footer", K::Flag, "", "the file and moment under the image"},
              {"session", K::Text, "S.memlens", "a saved session's view and notes"},
              kNoCache,

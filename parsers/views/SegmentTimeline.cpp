@@ -124,6 +124,16 @@ void stackSpans(const std::vector<SegmentSpan> &spans, const std::vector<std::pa
         const SegmentSpan &x = spans[a.index()], &y = spans[b.index()];
         if (order == SegmentOrder::Size && x.size != y.size)
             return x.size > y.size;
+        if (order == SegmentOrder::Allocation) {
+            // MemoryViz pushes what it finds made before the trace in reverse: the final
+            // snapshot's segments (by address, so the highest lowest), then those the trace frees,
+            // the last freed lowest.
+            if (x.born != y.born)
+                return x.born < y.born;
+            if (x.ended != y.ended)
+                return x.ended > y.ended;
+            return x.addr != y.addr ? x.addr > y.addr : a < b;
+        }
         return x.addr != y.addr ? x.addr < y.addr : a < b;
     });
     frame.stacked.assign(frame.columnLast.size(), 0);

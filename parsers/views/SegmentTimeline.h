@@ -1,6 +1,7 @@
 #pragma once
 // Segments over time, as MemoryViz's "Active Cached Segment Timeline" draws them: each segment
-// life a band over the events it lives through, stacked in columns by address or by size, with
+// life a band over the events it lives through, stacked in columns by address, by size or in the
+// order they were made (MemoryViz's), with
 // the bytes its live allocations hold in it (requested sizes) at each column's last event.
 #include "index/DeviceIndex.h"
 
@@ -9,7 +10,11 @@
 
 namespace memlens {
 
-enum class SegmentOrder : uint8_t { Address, Size }; // Size: the largest at the bottom
+// Size: the largest at the bottom. Allocation: MemoryViz's own order — each segment goes on top
+// of those alive when it was made, a freed one takes its band out and lowers those above it, so
+// no band moves when a segment appears below it in address; segments from before the trace at the
+// bottom, those alive at the end lowest.
+enum class SegmentOrder : uint8_t { Address, Size, Allocation };
 
 struct SegmentBand {
     SegmentLifeId life; // the index's segment life, or the replay's predicted segment

@@ -38,6 +38,9 @@ SegmentTimelineView::SegmentTimelineView(ViewState *state, QWidget *parent) : QW
     order_ = new QComboBox(this);
     order_->addItem(tr("address"), int(SegmentOrder::Address));
     order_->addItem(tr("size (largest at the bottom)"), int(SegmentOrder::Size));
+    order_->addItem(tr("allocation order (as MemoryViz)"), int(SegmentOrder::Allocation));
+    order_->setToolTip(tr("Allocation order: each segment on top of those alive when it was made; no band moves when a segment appears "
+                          "below it in address"));
     orderLabel->setBuddy(order_);
     bar->addWidget(orderLabel);
     bar->addWidget(order_);
