@@ -9,7 +9,7 @@ PACKAGES  := g++ cmake ninja-build pkg-config qt6-base-dev qt6-svg-dev libqcusto
              desktop-file-utils appstream file dpkg-dev help2man bash-completion libsimdjson-dev mold
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps configure build run test package bench fuzz sanitize clean
+.PHONY: all deps configure build run test package bench screenshots fuzz sanitize clean
 
 all: build
 
@@ -48,6 +48,10 @@ package: build
 # Benchmarks: a ~1 GB / 12 M-entry snapshot generated from the corpus (see tests/bench/README.md).
 bench: build
 	tests/bench/run_benchmarks.sh $(BUILD)
+
+# The README's pictures drawn again from the corpus by the window's code (resources/screenshots).
+screenshots: build
+	tests/tools/readme_images.sh $(BUILD)
 
 # libFuzzer on the decoders (clang): `make fuzz FUZZ_SECONDS=1800`.
 FUZZ_SECONDS ?= 600
