@@ -13,6 +13,9 @@
 #include <QMessageBox>
 #include <QSortFilterProxyModel>
 #include <QTableView>
+#include <QTimer>
+#include <QScrollArea>
+#include <QSplitter>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -64,15 +67,65 @@ SummaryPage::SummaryPage(ViewState *state, QWidget *parent) : QWidget(parent), s
     fixes_ = new FixList(this);
     fixes_->setMaximumHeight(fixes_->fontMetrics().height() * 9);
     connect(fixes_, &FixList::fixActivated, this, &SummaryPage::showInEstimator);
-    layout->addWidget(facts_);
-    layout->addWidget(figures_);
-    layout->addWidget(fixHeading_);
-    layout->addWidget(fixes_);
-    auto *heading = new QLabel(tr("<b>Largest allocations live at the peak</b> — double-click to show one on the timeline"), this);
+    // The figures and the advice scroll above the table, which a splitter sizes: on a laptop's
+    // 700 px the grid lost its last rows under the advice, with no way to read them.
+    auto *top = new QWidget;
+    auto *topLayout = new QVBoxLayout(top);
+    topLayout->setContentsMargins(0, 0, 0, 0);
+    topLayout->addWidget(facts_);
+    topLayout->addWidget(figures_);
+    topLayout->addWidget(fixHeading_);
+    topLayout->addWidget(fixes_);
+    topLayout->addStretch(1);
+    auto *scroll = new QScrollArea(this);
+    scroll->setWidget(top);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    auto *bottom = new QWidget;
+    auto *bottomLayout = new QVBoxLayout(bottom);
+    bottomLayout->setContentsMargins(0, 0, 0, 0);
+    auto *heading = new QLabel(tr("<b>Largest allocations live at the peak</b> — double-click to show one on the timeline"), bottom);
     heading->setWordWrap(true);
-    layout->addWidget(heading);
-    layout->addWidget(table_, 1);
+    bottomLayout->addWidget(heading);
+    bottomLayout->addWidget(table_, 1);
+    split_ = new QSplitter(Qt::Vertical, this);
+    auto *split = split_;
+    scroll_ = scroll;
+    split->setChildrenCollapsible(false);
+    split->addWidget(scroll);
+    split->addWidget(bottom);
+    split->setStretchFactor(0, 0); // on resizing the table takes the difference
+    split->setStretchFactor(1, 1);
+    connect(split, &QSplitter::splitterMoved, this, [this] { userSplit_ = true; });
+    layout->addWidget(split, 1);
     connect(state_, &ViewState::deviceChanged, this, &SummaryPage::refresh);
+}
+
+void SummaryPage::fitSplit()
+{
+    // The figures and the advice get the height they need, up to 60 % of the page; the table
+    // keeps the rest. Once the user drags the splitter, it stays where they put it.
+    if (userSplit_ || !split_->isVisible())
+        return;
+    const int total = split_->height() - split_->handleWidth();
+    QWidget *content = scroll_->widget();
+    const int width = scroll_->viewport()->width();
+    const int need = (content->hasHeightForWidth() ? content->heightForWidth(width) : content->sizeHint().height()) + 2 * scroll_->frameWidth() + 4;
+    const int top = std::min(need, total * 3 / 5);
+    split_->setSizes({top, total - top});
+}
+
+void SummaryPage::resizeEvent(QResizeEvent *event)
+{
+    QWidget::resizeEvent(event);
+    fitSplit();
+}
+
+void SummaryPage::showEvent(QShowEvent *event)
+{
+    QWidget::showEvent(event);
+    fitSplit();
 }
 
 QString SummaryPage::factsText() const
@@ -110,6 +163,7 @@ void SummaryPage::refresh()
     figures_->setText(SummaryFigures::html(*doc, *d));
     model_->setAllocations(doc, s.device, s.topLiveAtPeak, s.peakActiveBytes, d->index->peak());
     fitAllocationColumns(table_, *model_);
+    QTimer::singleShot(0, this, &SummaryPage::fitSplit); // once the labels have their new text laid out
 }
 
 void SummaryPage::showHealth()

@@ -8,6 +8,8 @@
 #include <QWidget>
 
 class QLabel;
+class QScrollArea;
+class QSplitter;
 class QTableView;
 
 namespace memlens {
@@ -23,6 +25,8 @@ public:
     SummaryPage(ViewState *state, QWidget *parent = nullptr);
 
     QString factsText() const;
+    // The figures' grid: in a scroll area with the advice above the table, whole at any height.
+    QLabel *figuresLabel() const { return figures_; }
     QTableView *liveTable() const { return table_; }
     FixList *fixList() const { return fixes_; }
 
@@ -39,8 +43,13 @@ signals:
     // A fix of the current device's advice (-1: the inferred setup alone), in the estimator.
     void showInEstimator(int fix);
 
+protected:
+    void resizeEvent(QResizeEvent *event) override;
+    void showEvent(QShowEvent *event) override;
+
 private:
     void refresh();
+    void fitSplit();
     void onLink(const QString &link);
     void showHealth(); // the truncation evidence and the file's warnings, in a dialog
 
@@ -50,6 +59,9 @@ private:
     QLabel *fixHeading_;
     FixList *fixes_;
     QTableView *table_;
+    QSplitter *split_;
+    QScrollArea *scroll_;
+    bool userSplit_ = false;
     LiveAllocationModel *model_;
 };
 
