@@ -442,6 +442,23 @@ private slots:
     // The By layer page: a bar per layer of GPT-2's loop (found in the stacks), each what the
     // summary says the layer keeps for backward; a click on a layer shows its forward on the
     // timeline. ResNet-50 has no single layer loop and no such page.
+    // Every link the Summary's figures hold leads to a page the file has (a link to a hidden page
+    // did nothing): units, layers and steps, on runs with and without each.
+    void summaryLinksLeadToShownPages()
+    {
+        QTemporaryDir dir;
+        QString error;
+        runPythonTool("make_fsdp2_run.py", {"--layers", "4", dir.filePath("fsdp.pickle")}, &error);
+        QVERIFY2(QFileInfo::exists(dir.filePath("fsdp.pickle")), qPrintable(error));
+        for (const QString &file : {gpt2(), corpusDir() + "/snapshots/resnet50_bf16_sgd/snapshot.pickle",
+                                    corpusDir() + "/snapshots/streams_pending_free/snapshot.pickle", dir.filePath("fsdp.pickle")}) {
+            auto view = openView(load(file), Page::Summary, QSize(1400, 900));
+            const QString figures = view->summaryPage()->figuresLabel()->text();
+            for (const auto &[link, page] : {std::pair{"href='units'", Page::Modules}, {"href='layers'", Page::Layers}, {"href='steps'", Page::Steps}})
+                QVERIFY2(figures.contains(link) == view->hasPage(page), qPrintable(file + ": " + link));
+        }
+    }
+
     void layersPage()
     {
         auto doc = load(gpt2());
