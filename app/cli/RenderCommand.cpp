@@ -1,6 +1,7 @@
 #include "cli/RenderCommand.h"
 
 #include "cli/OutputName.h"
+#include "cli/RenderRankOverview.h"
 #include "questions/QuestionError.h"
 #include "questions/ReplayQuestion.h"
 
@@ -104,11 +105,6 @@ int renderComparison(std::shared_ptr<const Document> a, int device, const std::s
     writeImage(view, out);
     return 0;
 }
-
-// A file that cannot be read: "memlens: MESSAGE", exit 1.
-struct UnreadableFile {
-    std::string message;
-};
 
 std::optional<Session> sessionOption(const CommandLine &cl)
 {
@@ -273,6 +269,10 @@ int render(int argc, char **argv, const CommandLine &cl, const QString &out)
     if (!applyTheme(*app, QString::fromStdString(cl.value("theme").value_or("light"))))
         throw std::invalid_argument("--theme takes light or dark");
     const std::string file = cl.positional().empty() ? session->snapshotPath : cl.positional().front();
+    if (std::error_code ec; !cl.integer("rank") && std::filesystem::is_directory(file, ec)) {
+        renderRankOverview(file, cl.value("view"), size, out, cl.flag("no-cache"));
+        return 0;
+    }
     const LoadedDocument loaded = loadForRender(file, cl);
     const Document &doc = *loaded.document;
     std::optional<int> deviceOption;

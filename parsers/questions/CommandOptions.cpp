@@ -116,7 +116,8 @@ CommandSpec renderSpec()
              {"fix", K::Text, "TECHNIQUE", "one of `memlens advise`'s fixes, applied (estimator)"},
              {"what_if", K::Text, "CONF", "the replay under PYTORCH_CUDA_ALLOC_CONF=CONF (timeline, segments)"},
              {"rank", K::Integer, "R", "one rank's dumps in a folder, stitched"}},
-            {{"FILE --view VIEW -o OUT.png|OUT.svg", "a page of the window drawn to an image, as the window draws it (FILE: with --rank, a folder of dumps)"}}};
+            {{"FILE --view VIEW -o OUT.png|OUT.svg", "a page of the window drawn to an image, as the window draws it (FILE: with --rank, a folder of dumps)"},
+             {"DIR -o OUT.png|OUT.svg", "a folder of per-rank snapshots as the window's rank overview (--view modules: its units side by side)"}}};
 }
 
 CommandSpec exportSpec()

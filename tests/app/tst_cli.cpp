@@ -252,6 +252,33 @@ private slots:
         QCOMPARE(memlens({"render", corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle", "--view", "layers", "-o", dir.filePath("layers.png"), "--no-cache"}).exitCode, 0);
     }
 
+    // A folder of ranks draws the window's rank overview, and with --view modules its units side
+    // by side (it said "is a directory"); a folder without units has no modules page, and a page
+    // of one rank needs --rank.
+    void renderAFolderOfRanks()
+    {
+        QTemporaryDir dir;
+        QString error;
+        runPythonTool("make_fsdp2_run.py", {"--layers", "4", "--ranks", dir.filePath("job"), dir.filePath("one.pickle")}, &error);
+        QVERIFY2(QFileInfo::exists(dir.filePath("job/iteration_1/rank0_memory_snapshot.pickle")), qPrintable(error));
+        for (const QStringList &view : {QStringList{}, QStringList{"--view", "modules"}}) {
+            const QString out = dir.filePath(view.isEmpty() ? "overview.png" : "modules.png");
+            const Run r = memlens(QStringList{"render", dir.filePath("job"), "-o", out, "--size", "900x500", "--no-cache"} + view);
+            QVERIFY2(r.exitCode == 0, r.err.constData());
+            QCOMPARE(QImage(out).size(), QSize(900, 500));
+        }
+        QTemporaryDir plain;
+        for (int rank = 0; rank < 2; ++rank)
+            QVERIFY(QFile::copy(corpusDir() + "/snapshots/streams_pending_free/snapshot.pickle", plain.filePath(QString("rank%1_memory_snapshot.pickle").arg(rank))));
+        Run r = memlens({"render", plain.path(), "--view", "modules", "-o", plain.filePath("m.png"), "--no-cache"});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.err.count('\n') == 1 && r.err.contains("no modules page for this folder"), r.err.constData());
+        QVERIFY(!QFile::exists(plain.filePath("m.png")));
+        r = memlens({"render", plain.path(), "--view", "stacks", "-o", plain.filePath("s.png"), "--no-cache"});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("--rank R"), r.err.constData());
+    }
+
     // A FIFO is refused at once (it blocked forever); the end of a file without trace entries is
     // its final segments (it was exit 2, while --at peak worked); --folded prints one device's
     // stacks (it printed every device's one after another, with no marker).
