@@ -1,17 +1,16 @@
 #include "figures/StepParts.h"
 
 #include "attribution/StackEvidence.h"
-#include "figures/OptimizerSteps.h"
 
 #include <algorithm>
 
 namespace memlens {
 
 StepParts::StepParts(const Snapshot &snapshot, const DeviceIndex &index, const std::vector<PhaseRange> &phases)
-    : entries_(static_cast<uint32_t>(index.eventCount()))
+    : optimizer_(findOptimizerSteps(snapshot, index, phases)), entries_(static_cast<uint32_t>(index.eventCount()))
 {
     const EventTable &ev = index.events();
-    const OptimizerSteps optimizer = findOptimizerSteps(snapshot, index, phases);
+    const OptimizerSteps &optimizer = optimizer_;
     StackEvidenceCache evidence(snapshot);
     const ThreadSides sides = ThreadSides::of(ev, evidence);
     const StitchBridges bridges(snapshot, index.device());

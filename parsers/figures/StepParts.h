@@ -7,6 +7,7 @@
 // user chose decides it. An entry that shows neither side (a free, the loss computed by the
 // script) is in the part the entries before it were; after an optimizer step the run is between
 // steps until forward or backward work shows again.
+#include "figures/OptimizerSteps.h"
 #include "index/DeviceIndex.h"
 #include "index/Phases.h"
 #include "model/Snapshot.h"
@@ -22,12 +23,15 @@ public:
     StepPart at(TracePoint t) const;
     // The stretches of entries [first, end) in `part`, in order: each as long as it goes.
     std::vector<std::pair<EventId, EventId>> runsOf(StepPart part) const;
+    // The optimizer steps the parts were found by (the steps count them too: found once).
+    const OptimizerSteps &optimizerSteps() const { return optimizer_; }
 
 private:
     struct Change {
         uint32_t from; // the first entry of the stretch
         StepPart part;
     };
+    OptimizerSteps optimizer_;
     std::vector<Change> changes_; // in entry order, each a different part from the one before
     uint32_t entries_ = 0;
 };

@@ -251,9 +251,8 @@ StepSpans stepSpans(const Snapshot &snapshot, const std::vector<PhaseRange> &pha
     StepSpans out;
     const bool profilerSteps = std::any_of(phasesAtTop.top.begin(), phasesAtTop.top.end(),
                                            [](const PhaseRange *p) { return patternName(p->name).starts_with("ProfilerStep"); });
-    OptimizerSteps optimizer;
-    if (!profilerSteps)
-        optimizer = findOptimizerSteps(snapshot, index, phases);
+    const OptimizerSteps none;
+    const OptimizerSteps &optimizer = profilerSteps ? none : parts.optimizerSteps();
     std::vector<int64_t> optimizerStarts;
     for (const OptimizerRun &r : optimizer.runs)
         optimizerStarts.push_back(r.startUs);
