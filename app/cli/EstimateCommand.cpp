@@ -78,10 +78,10 @@ int runEstimateCommand(const std::vector<std::string> &args)
         in.newTokens = static_cast<int>(cl.integer("new-tokens").value_or(in.inference ? 128 : 0));
         in.gradAccumulation = positive(cl, "grad-accum", 1);
         in.loraRank = static_cast<int>(cl.integer("lora-r").value_or(0));
-        const std::string targets = cl.value("lora-targets").value_or("attention");
-        if (targets != "attention" && targets != "all-linear")
-            throw std::invalid_argument("--lora-targets takes attention or all-linear");
-        in.loraAllLinear = targets == "all-linear";
+        const std::optional<LoraTargets> targets = kLoraTargetNames.find(cl.value("lora-targets").value_or("attention"));
+        if (!targets)
+            throw std::invalid_argument("--lora-targets takes attention, q-v or all-linear");
+        in.loraTargets = *targets;
         in.qlora = cl.flag("qlora");
         if (auto v = cl.value("lora-dropout")) {
             char *end = nullptr;

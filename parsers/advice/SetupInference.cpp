@@ -133,6 +133,10 @@ struct Measured {
     std::unordered_set<uint64_t> paramSizes; // of weights of 1 MiB and more
     std::vector<uint64_t> allParamSizes;
     std::vector<StackId> stateStacks; // the first 64 distinct stacks that made optimizer state
+    // Distinct sizes (bytes) of optimizer-state tensors, else of gradients: the trained tensors'
+    // shapes, up to kTrainedSizes of them (a LoRA run's adapters have a handful).
+    std::vector<uint64_t> trainedSizes;
+    static constexpr size_t kTrainedSizes = 256;
 };
 
 Measured measure(const DeviceIndex &index, const AllocationCategories &categories, TracePoint at)
@@ -140,6 +144,7 @@ Measured measure(const DeviceIndex &index, const AllocationCategories &categorie
     Measured m;
     m.paramBytes = categories.totalsAt(at)[size_t(Category::Parameter)];
     std::unordered_set<StackId> seenStacks;
+    std::unordered_set<uint64_t> stateSizes, gradSizes;
     for (AllocationId id : allAllocations(index)) {
         const Category c = categories.of(id);
         const AllocationDetail d = index.detail(id);
@@ -149,7 +154,14 @@ Measured measure(const DeviceIndex &index, const AllocationCategories &categorie
             m.allParamSizes.push_back(d.size);
         if (c == Category::OptimizerState && seenStacks.insert(d.stack).second && m.stateStacks.size() < 64)
             m.stateStacks.push_back(d.stack);
+        if (c == Category::OptimizerState && stateSizes.size() <= Measured::kTrainedSizes)
+            stateSizes.insert(d.size);
+        if (c == Category::Gradient && gradSizes.size() <= Measured::kTrainedSizes)
+            gradSizes.insert(d.size);
     }
+    const std::unordered_set<uint64_t> &trained = stateSizes.empty() ? gradSizes : stateSizes;
+    if (trained.size() <= Measured::kTrainedSizes)
+        m.trainedSizes.assign(trained.begin(), trained.end());
     auto widen = [&](TracePoint p) {
         const auto t = categories.totalsAt(p);
         m.gradBytes = std::max(m.gradBytes, t[size_t(Category::Gradient)]);
@@ -434,7 +446,7 @@ InferredSetup inferSetup(const Snapshot &snapshot, const DeviceIndex &index, con
     inferRun(out, facts, gpus);
     if (!snapshot.facts.hasFrames)
         sayNotRecorded(out);
-    makeEstimateInput(out, shape, params, bytesPerParam);
+    makeEstimateInput(out, shape, params, bytesPerParam, m.allParamSizes, m.trainedSizes);
     return out;
 }
 

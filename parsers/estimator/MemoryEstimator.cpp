@@ -79,8 +79,9 @@ double llamaAdapterBytes(const ModelShape &m, const Policy &p, const EstimateInp
         double width;
         int targets;
     };
-    std::vector<Group> groups = {{h, 3}, {q, 1}}; // q, k, v share the norm output; o_proj
-    if (in.loraAllLinear)
+    // q, k, v share the norm output; o_proj its own input (q and v alone: one shared input).
+    std::vector<Group> groups = in.loraTargets == LoraTargets::QueryValue ? std::vector<Group>{{h, 2}} : std::vector<Group>{{h, 3}, {q, 1}};
+    if (in.loraTargets == LoraTargets::AllLinear)
         groups.insert(groups.end(), {{h, 2}, {I, 1}}); // gate and up share one; down_proj
     double bytes = 0;
     for (const Group &g : groups) {
@@ -213,12 +214,7 @@ ModelState modelState(const EstimateInput &in, const Policy &p, EstimateResult &
     st.weights = double(r.params) * (fsdpMixed ? 4.0 : p.weight);
     st.trainable = r.params;
     if (lora) {
-        // r·(d_in + d_out) for each adapted matrix: q, k, v, o (and the MLP's for all-linear).
-        const double h = m.hidden, q = double(m.heads) * m.dHead(), kvd = double(m.kvHeads) * m.dHead(), I = m.intermediate;
-        double dims = (h + q) + 2 * (h + kvd) + (q + h);
-        if (in.loraAllLinear)
-            dims += (m.family == ModelFamily::Llama ? 3 : 2) * (h + I);
-        st.trainable = static_cast<uint64_t>(rank * dims * m.layers);
+        st.trainable = static_cast<uint64_t>(rank * loraWidthPerRank(m, in.loraTargets) * m.layers);
         st.weights += double(st.trainable) * st.trainableBytes;
         // Loading in 4 bit quantises every decoder Linear, whatever LoRA targets (transformers
         // skips only the output layer): NF4 with its block scales is 0.516 bytes per value.
@@ -437,6 +433,17 @@ int largestBatch(EstimateInput input)
 int longestSequence(EstimateInput input)
 {
     return largest(input, [](EstimateInput &in, int v) { in.seq = v; });
+}
+
+double loraWidthPerRank(const ModelShape &m, LoraTargets targets)
+{
+    const double h = m.hidden, q = double(m.heads) * m.dHead(), kvd = double(m.kvHeads) * m.dHead(), I = m.intermediate;
+    if (targets == LoraTargets::QueryValue)
+        return (h + q) + (h + kvd);
+    double dims = (h + q) + 2 * (h + kvd) + (q + h);
+    if (targets == LoraTargets::AllLinear)
+        dims += (m.family == ModelFamily::Llama ? 3 : 2) * (h + I);
+    return dims;
 }
 
 } // namespace memlens

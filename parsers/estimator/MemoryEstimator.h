@@ -4,6 +4,7 @@
 // the loss, the recomputation of a checkpointed layer, the optimizer step, generation); the
 // peak is the largest phase. See shared/ESTIMATOR.md.
 #include "estimator/EstimatorPresets.h"
+#include "model/EnumNames.h"
 
 #include <map>
 #include <string>
@@ -18,6 +19,12 @@ enum class Optimizer { AdamW, AdamW8bit, Sgd, Adafactor, Lion, None };
 // activation checkpointing, selective_ac_option = N): layers N, 2N, … counted from 1.
 enum class Checkpointing { None, Selective, Full, EveryN };
 enum class Attention { Sdpa, Flash, Eager };
+// The Linear layers LoRA adapts in each decoder layer: q, k, v and o; q and v alone (PEFT's
+// default target_modules for Llama, Mistral, Qwen and GPT-NeoX); or every Linear (all-linear).
+enum class LoraTargets : uint8_t { Attention, QueryValue, AllLinear };
+constexpr EnumNames<LoraTargets, 3> kLoraTargetNames{
+    {{{LoraTargets::Attention, "attention"}, {LoraTargets::QueryValue, "q-v"}, {LoraTargets::AllLinear, "all-linear"}}}};
+
 
 struct EstimateInput {
     ModelShape model;
@@ -35,7 +42,7 @@ struct EstimateInput {
     bool fusedNorm = false; // RMSNorm as one op (torch.nn.RMSNorm, torchtitan) instead of transformers' Python ops
     int loraRank = 0;
     double loraDropout = 0; // lora_dropout: above 0 each adapter keeps a dropped copy and a mask
-    bool loraAllLinear = false; // else attention projections only
+    LoraTargets loraTargets = LoraTargets::Attention;
     bool qlora = false;
     int zeroStage = 0; // 0–3 (3 = FSDP full sharding)
     int gpus = 1;
@@ -43,6 +50,10 @@ struct EstimateInput {
     uint64_t gpuBytes = 0; // 0: no GPU chosen
     bool operator==(const EstimateInput &) const = default;
 };
+
+// Σ (d_in + d_out) over the Linear layers `targets` adapts in one decoder layer: each adapter
+// holds rank × that many parameters (lora_A r × d_in, lora_B d_out × r).
+double loraWidthPerRank(const ModelShape &m, LoraTargets targets);
 
 // The estimate's phases of a step, in the order of their names (ties for the peak go to the
 // later one, as they always have).

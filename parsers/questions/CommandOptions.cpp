@@ -170,7 +170,7 @@ CommandSpec estimateSpec()
              {"attention", K::Choice, "sdpa|flash|eager", "the attention kernel", 0, 0, {"sdpa", "flash", "eager"}},
              {"norm", K::Choice, "python|fused", "RMSNorm as transformers' Python ops or one fused op (torch.nn.RMSNorm, torchtitan)", 0, 0, {"python", "fused"}},
              {"lora_r", K::Integer, "R", "LoRA rank"},
-             {"lora_targets", K::Choice, "attention|all-linear", "the layers LoRA adapts", 0, 0, {"attention", "all-linear"}},
+             {"lora_targets", K::Choice, "attention|q-v|all-linear", "the layers LoRA adapts (q-v: q_proj and v_proj, PEFT's default for Llama)", 0, 0, {"attention", "q-v", "all-linear"}},
              {"lora_dropout", K::Number, "P", "LoRA dropout"},
              {"qlora", K::Flag, "", "4-bit base weights"},
              {"zero", K::Integer, "0-3", "ZeRO stage", 0, 3},

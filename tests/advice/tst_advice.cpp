@@ -3,6 +3,7 @@
 // where the corpus has one, a measured pair.
 #include "CorpusFiles.h"
 #include "SyntheticLoraRun.h"
+#include "advice/SetupEstimateInput.h"
 #include "advice/AdviceReport.h"
 #include "advice/FixRanking.h"
 #include "figures/AllocationCategories.h"
@@ -161,6 +162,40 @@ private slots:
         QCOMPARE(uint64_t(fix->savesBytes), index.peakReservedBytes() - replayed.predicted.peakReservedBytes);
     }
 
+    // LoRA's rank and targets from the adapters' shapes, on Llama-3-8B's (h 4096, kv 1024, MLP
+    // 14,336, 32 layers) as PEFT makes them, for each target set and rank; a full fine-tune's
+    // trained tensors (the weights themselves) are no LoRA.
+    void loraShapeFromAdapters()
+    {
+        const uint64_t h = 4096, kv = 1024, I = 14336, layers = 32;
+        const std::vector<std::pair<uint64_t, uint64_t>> linears = {{h, h}, {h, kv}, {h, kv}, {h, h}, {h, I}, {h, I}, {I, h}}; // (in, out)
+        std::vector<uint64_t> weights = {128256 * h * 2};
+        for (const auto &[in, out] : linears)
+            weights.push_back(in * out * 2);
+        const std::vector<std::pair<LoraTargets, std::vector<size_t>>> sets = {
+            {LoraTargets::QueryValue, {0, 2}}, {LoraTargets::Attention, {0, 1, 2, 3}}, {LoraTargets::AllLinear, {0, 1, 2, 3, 4, 5, 6}}};
+        for (const auto &[targets, adapted] : sets) {
+            for (uint64_t r : {8ull, 16ull, 64ull}) {
+                std::vector<uint64_t> adapters; // distinct fp32 sizes of lora_A (r × in) and lora_B (out × r)
+                uint64_t trainable = 0;
+                for (size_t i : adapted) {
+                    for (uint64_t n : {r * linears[i].first, linears[i].second * r}) {
+                        if (std::find(adapters.begin(), adapters.end(), n * 4) == adapters.end())
+                            adapters.push_back(n * 4);
+                        trainable += n * layers;
+                    }
+                }
+                const std::optional<LoraShape> got = loraShapeOf(int(h), int(layers), weights, 2, adapters, trainable);
+                QVERIFY2(got && got->rank == int(r) && got->targets == targets,
+                         qPrintable(QString("targets %1, r %2: got r %3").arg(int(targets)).arg(r).arg(got ? got->rank : -1)));
+            }
+        }
+        std::vector<uint64_t> full;
+        for (uint64_t w : weights)
+            full.push_back(w * 2); // their fp32 AdamW moments
+        QVERIFY(!loraShapeOf(int(h), int(layers), weights, 2, full, 8'000'000'000ull));
+    }
+
     void bf16LoraIsNotToldToUseBf16()
     {
         SyntheticRunTruth truth;
@@ -171,7 +206,10 @@ private slots:
         QCOMPARE(a.setup.paramDtype.value, std::optional<Precision>(Precision::Bf16));
         QVERIFY2(a.setup.paramDtype.confidence != Confidence::Low, a.setup.paramDtype.how.c_str());
         QVERIFY(!a.setup.preset.value);
-        QVERIFY(a.setup.input.loraRank > 0);
+        // The adapters' own shapes say their rank and targets: PEFT's default q_proj and v_proj at
+        // r 16 (it was read as r 8 on q, k, v and o: the same count, half the rank).
+        QCOMPARE(a.setup.input.loraRank, int(truth.loraRank));
+        QCOMPARE(a.setup.input.loraTargets, LoraTargets::QueryValue);
         QCOMPARE(a.setup.input.model.vocab, 128256); // from the embedding, not the stand-in preset's
         QVERIFY(!a.fixes.empty());
         for (const Fix &f : a.fixes) {

@@ -15,6 +15,7 @@ struct SyntheticRunTruth {
     uint64_t params = 0;
     uint64_t trainable = 0;
     uint64_t tokens = 0;
+    uint64_t loraRank = 0;
 };
 
 inline SynthSnapshot llamaBf16LoraRun(SyntheticRunTruth &truth)
@@ -80,6 +81,7 @@ inline SynthSnapshot llamaBf16LoraRun(SyntheticRunTruth &truth)
         truth.trainable += n;
     }
     truth.tokens = tokens;
+    truth.loraRank = rank;
     // Forward: each layer's bf16 input kept for backward, then bf16 logits and their fp32 copy.
     std::vector<size_t> activations;
     for (uint64_t l = 0; l < layers; ++l)

@@ -181,6 +181,22 @@ private slots:
         QCOMPARE(estimate(bf16).activationsBytes, estimate(bf16Flash).activationsBytes);
     }
 
+    // The trainable parameters of LoRA r 16 on Llama-3-8B as PEFT's print_trainable_parameters()
+    // states them for its target sets: q_proj and v_proj (its default for Llama) 6,815,744; q, k,
+    // v and o 13,631,488; all-linear 41,943,040.
+    void loraTargetsCountAsPeft()
+    {
+        EstimateInput in;
+        in.model = *findModel("llama-3-8b");
+        in.precision = Precision::Bf16;
+        in.loraRank = 16;
+        for (const auto &[targets, peft] : {std::pair{LoraTargets::QueryValue, 6'815'744ull}, {LoraTargets::Attention, 13'631'488ull},
+                                            {LoraTargets::AllLinear, 41'943'040ull}}) {
+            in.loraTargets = targets;
+            QCOMPARE(estimate(in).trainableParams, uint64_t(peft));
+        }
+    }
+
     // PEFT keeps adapters in fp32 on a bf16 model, so each adapter parameter costs 4 bytes of
     // weight, 4 of gradient and 8 of AdamW state; and lora_dropout adds one byte of mask per
     // element of every adapted module's input.

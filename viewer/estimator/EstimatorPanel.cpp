@@ -145,7 +145,7 @@ EstimateInput EstimatorPanel::input() const
     parseAttention(attention_->currentText().toStdString(), in.attention);
     in.fusedNorm = fusedNorm_->isChecked();
     in.loraRank = loraRank_->value();
-    in.loraAllLinear = loraTargets_->currentIndex() == 1;
+    in.loraTargets = static_cast<LoraTargets>(loraTargets_->currentData().toInt());
     in.qlora = qlora_->isChecked();
     in.zeroStage = zero_->value();
     in.gpus = gpus_->value();
@@ -182,7 +182,7 @@ void EstimatorPanel::setInput(const EstimateInput &in)
     attention_->setCurrentText(QString::fromStdString(attentionName(in.attention)));
     fusedNorm_->setChecked(in.fusedNorm);
     loraRank_->setValue(in.loraRank);
-    loraTargets_->setCurrentIndex(in.loraAllLinear ? 1 : 0);
+    loraTargets_->setCurrentIndex(loraTargets_->findData(int(in.loraTargets)));
     qlora_->setChecked(in.qlora);
     zero_->setValue(in.zeroStage);
     gpus_->setValue(in.gpus);

@@ -59,7 +59,9 @@ QFormLayout *EstimatorPanel::buildSetupForm()
     fusedNorm_->setToolTip(tr("RMSNorm as one op (torch.nn.RMSNorm, torchtitan) instead of transformers' Python ops"));
     loraRank_ = spin(this, 0, 4096, 0);
     loraTargets_ = new QComboBox(this);
-    loraTargets_->addItems({"attention", "all-linear"});
+    for (LoraTargets t : kLoraTargetNames.values())
+        loraTargets_->addItem(QString::fromUtf8(kLoraTargetNames.name(t)), int(t));
+    loraTargets_->setToolTip(tr("attention: q, k, v and o; q-v: q_proj and v_proj (PEFT's default for Llama); all-linear: every Linear"));
     qlora_ = new QCheckBox(tr("QLoRA (NF4 base weights)"), this);
     zero_ = spin(this, 0, 3, 0);
     gpus_ = spin(this, 1, 4096, 1);
