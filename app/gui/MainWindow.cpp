@@ -1,5 +1,6 @@
 #include "gui/MainWindow.h"
 
+#include "state/Page.h"
 #include "state/ScreenFit.h"
 #include "gui/ExampleSnapshot.h"
 #include "gui/HelpDialog.h"
@@ -151,6 +152,10 @@ void MainWindow::openSession(const QString &path)
         statusBar()->showMessage(tr("%1 has changed since the session was saved").arg(snapshot), 8000);
     }
     DocumentView *view = openFile(snapshot);
+    // The session's page is shown from the first frame; the rest of it (range, cursor, notes)
+    // once the run is loaded whole.
+    if (const std::optional<Page> page = pageFromName(session.page))
+        view->showPage(*page);
     connect(view, &DocumentView::loaded, this, [view, session, path] {
         applySession(*view, session);
         view->setSessionPath(path);

@@ -13,6 +13,16 @@ DeviceFigures assembleDeviceFigures(const Snapshot &snapshot, const DeviceIndex 
     return figures;
 }
 
+DeviceFigures basicDeviceFigures(const Snapshot &snapshot, const DeviceIndex &index)
+{
+    DeviceFigures figures;
+    figures.summary = summarizeBasics(snapshot, index);
+    figures.pools = privatePools(snapshot, index);
+    figures.stackedPeakBytes = stackedPeakBytes(index, figures.pools);
+    figures.summarised = false;
+    return figures;
+}
+
 IndexedDevice indexDevice(const std::string &file, std::shared_ptr<const Snapshot> snapshot, int device, size_t top)
 {
     auto index = std::make_shared<const DeviceIndex>(*snapshot, device);

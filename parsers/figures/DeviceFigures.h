@@ -18,10 +18,14 @@ struct DeviceFigures {
     DeviceSummary summary;
     std::vector<PoolUsage> pools;  // private mempools (CUDA graphs, MemPool); empty for most runs
     uint64_t stackedPeakBytes = 0; // how high the timeline's stack reaches (pools at their envelope)
+    bool summarised = true;        // false: the summary's basics only, no categories (the window's first frame)
 };
 
 // `top`: how many of the largest blocks live at the peak the summary lists.
 DeviceFigures assembleDeviceFigures(const Snapshot &snapshot, const DeviceIndex &index, size_t top);
+// The figures the timeline's first frame needs (summarizeBasics, the private pools, how high
+// the stack reaches), `summarised` false: what the window shows while the rest is worked out.
+DeviceFigures basicDeviceFigures(const Snapshot &snapshot, const DeviceIndex &index);
 
 // One device of a file, indexed, with its figures: what the window's document holds for each
 // device, and what a question asked of a file makes once. The questions answer from it, so the

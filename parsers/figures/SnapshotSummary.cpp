@@ -87,9 +87,7 @@ LiveBlockInfo liveBlockInfo(const DeviceIndex &index, AllocationId id, const All
     return info;
 }
 
-namespace {
-// Everything but the figures that need the categories.
-DeviceSummary summarizeDeviceWithoutCategories(const Snapshot &snapshot, const DeviceIndex &index)
+DeviceSummary summarizeBasics(const Snapshot &snapshot, const DeviceIndex &index)
 {
     DeviceSummary s;
     s.device = index.device();
@@ -116,6 +114,15 @@ DeviceSummary summarizeDeviceWithoutCategories(const Snapshot &snapshot, const D
     for (EventId e : index.oomEvents()) {
         s.ooms.push_back(diagnoseOom(index, e, allocatorStateAt(snapshot, index, TracePoint::after(e))));
     }
+    return s;
+}
+
+namespace {
+// Everything but the figures that need the categories.
+DeviceSummary summarizeDeviceWithoutCategories(const Snapshot &snapshot, const DeviceIndex &index)
+{
+    DeviceSummary s = summarizeBasics(snapshot, index);
+    const EventTable &ev = index.events();
     s.phases = phaseRanges(snapshot, s.device);
     if (s.peakTimeUs)
         if (const PhaseRange *p = innermostPhaseAt(s.phases, *s.peakTimeUs))

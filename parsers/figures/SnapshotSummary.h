@@ -128,6 +128,12 @@ struct PointSummary {
     std::vector<UnitBytes> units; // live bytes by the unit that made them, with units
 };
 
+// What the index says at once (entries, peak, reserved, the final state, the OOMs with their
+// diagnosis): the timeline's first frame needs no more (its phases wait for the steps, which
+// draw them as a strip: 20,000 phases drawn one by one made the first frame 0.8 s slower).
+// summarizeDevice adds the rest.
+DeviceSummary summarizeBasics(const Snapshot &snapshot, const DeviceIndex &index);
+
 FinalState finalState(const Snapshot &snapshot, int device);
 // One allocation's row, labels and metadata included (`categories` may be null: unknown).
 LiveBlockInfo liveBlockInfo(const DeviceIndex &index, AllocationId id, const AllocationCategories *categories);

@@ -110,21 +110,52 @@ void runDocumentStages(const std::string &name, std::shared_ptr<const Snapshot> 
     const std::vector<int> devices = snapshot->devices();
     // The timeline's index needs only the DeviceIndex: it is built on another thread while
     // this one does the summary and the advice (the task shares ownership of the index).
-    std::map<int, std::future<std::unique_ptr<const TimelineLayout>>> timeline;
+    std::map<int, std::future<std::unique_ptr<const TimelineLayout>>> pending;
+    std::vector<std::shared_ptr<const DeviceIndex>> indexes;
+    // Each device's share of the bar moves through its stages (their usual shares of the time).
+    auto at = [&](size_t i, double part) { return (static_cast<double>(i) + part) / static_cast<double>(devices.size()); };
     for (size_t i = 0; i < devices.size(); ++i) {
-        // Each device's share of the bar moves through its stages (their usual shares of the time).
-        auto at = [&](double part) { return (static_cast<double>(i) + part) / static_cast<double>(devices.size()); };
-        report(at(0.0), LoadStage::Indexing);
+        report(at(i, 0.0), LoadStage::Indexing);
         auto index = std::make_shared<const DeviceIndex>(*snapshot, devices[i], cancel);
         if (stopAfter == StopAfter::Timeline)
-            timeline.emplace(devices[i], std::async(std::launch::async, [index] { return std::make_unique<const TimelineLayout>(*index); }));
-        report(at(0.4), LoadStage::Summarising);
+            pending.emplace(devices[i], std::async(std::launch::async, [index] { return std::make_unique<const TimelineLayout>(*index); }));
+        indexes.push_back(std::move(index));
+    }
+    std::map<int, std::shared_ptr<const TimelineLayout>> layouts;
+    auto takeLayouts = [&] {
+        for (auto &[device, layout] : pending)
+            layouts.emplace(device, layout.get());
+        pending.clear();
+    };
+    if (sink.indexed && stopAfter == StopAfter::Timeline) {
+        // The first frame: what the timeline draws needs the index and its layout, not the summary.
+        auto first = std::make_shared<Document>();
+        first->path = name;
+        first->notes = doc->notes;
+        first->snapshot = snapshot;
+        for (size_t i = 0; i < devices.size(); ++i) {
+            DeviceData data;
+            static_cast<DeviceFigures &>(data) = basicDeviceFigures(*snapshot, *indexes[i]);
+            data.index = indexes[i];
+            data.advised = false;
+            first->devices.emplace(devices[i], std::move(data));
+        }
+        takeLayouts();
+        if (cancel && cancel->load())
+            throw LoadCancelled();
+        auto indexed = std::make_shared<TimelineLayouts>();
+        indexed->document = std::move(first);
+        indexed->layouts = layouts;
+        sink.indexed(std::move(indexed));
+    }
+    for (size_t i = 0; i < devices.size(); ++i) {
+        report(at(i, 0.4), LoadStage::Summarising);
         DeviceData data;
-        static_cast<DeviceFigures &>(data) = assembleDeviceFigures(*snapshot, *index, 50);
-        data.index = std::move(index);
+        static_cast<DeviceFigures &>(data) = assembleDeviceFigures(*snapshot, *indexes[i], 50);
+        data.index = indexes[i];
         data.advised = sink.advise && !adviceLast;
         if (data.advised) {
-            report(at(0.7), LoadStage::Advising);
+            report(at(i, 0.7), LoadStage::Advising);
             // Asked while the document is made: its parts are borrowed for the call.
             const std::shared_ptr<const DeviceFigures> figures(std::shared_ptr<const void>(), &data);
             data.advice = sink.advise({name, snapshot, devices[i], data.index, figures}, gpus);
@@ -138,20 +169,20 @@ void runDocumentStages(const std::string &name, std::shared_ptr<const Snapshot> 
     if (stopAfter == StopAfter::Document)
         return;
     report(0.0, LoadStage::PreparingTimeline);
-    auto layouts = std::make_shared<TimelineLayouts>();
-    layouts->document = published;
-    for (auto &[device, layout] : timeline)
-        layouts->layouts.emplace(device, layout.get());
+    takeLayouts();
+    auto timeline = std::make_shared<TimelineLayouts>();
+    timeline->document = published;
+    timeline->layouts = std::move(layouts);
     if (cancel && cancel->load())
         throw LoadCancelled();
     if (sink.timeline)
-        sink.timeline(layouts);
+        sink.timeline(timeline);
     if (!adviceLast)
         return;
     report(0.0, LoadStage::Advising);
     auto advised = std::make_shared<TimelineLayouts>();
     advised->document = withAdvice(published, gpus, sink.advise);
-    advised->layouts = layouts->layouts;
+    advised->layouts = timeline->layouts;
     if (cancel && cancel->load())
         throw LoadCancelled();
     sink.advised(std::move(advised));

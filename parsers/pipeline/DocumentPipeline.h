@@ -36,6 +36,11 @@ struct PipelineSink {
     // stage 1's document comes without it, and this last stage brings the same layouts with a
     // document that has it. Unset, stage 1's document has the advice.
     std::function<void(std::shared_ptr<const TimelineLayouts>)> advised;
+    // When set (and the timeline is asked for), the layouts come first with a document of each
+    // device's index and basic figures (basicDeviceFigures: no categories, `summarised` false),
+    // before the summary: the window draws its timeline from them. `timeline` then brings the
+    // same layouts with the summarised document.
+    std::function<void(std::shared_ptr<const TimelineLayouts>)> indexed;
 };
 
 // Throws LoadError or LoadCancelled. With a `cache`, the decoded snapshot comes from it when it

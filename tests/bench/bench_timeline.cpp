@@ -31,17 +31,17 @@ int main(int argc, char **argv)
     const memlens::SnapshotCache cache;
     // Where a reopen's time goes: the moment each load stage starts.
     std::vector<std::pair<memlens::LoadStage, double>> stages;
-    // As the window does: the first frame is drawn when the timeline stage arrives (on this
-    // thread, which runs the pipeline), the advice follows it.
+    // As the window does: the first frame is drawn when the indexed stage arrives (on this
+    // thread, which runs the pipeline), the summary and then the advice follow it.
     memlens::DocumentView view;
-    double loadedAt = 0, firstFrame = 0, advisedAt = 0;
+    double loadedAt = 0, firstFrame = 0, summarisedAt = 0, advisedAt = 0;
     memlens::PipelineSink sink;
     sink.advise = memlens::adviseDevice; // as the window asks it
     sink.progress = [&](double, memlens::LoadStage stage) {
         if (stages.empty() || stages.back().first != stage)
             stages.emplace_back(stage, open.elapsed() / 1000.0);
     };
-    sink.timeline = [&](std::shared_ptr<const memlens::TimelineLayouts> layouts) {
+    sink.indexed = [&](std::shared_ptr<const memlens::TimelineLayouts> layouts) {
         loadedAt = open.elapsed() / 1000.0;
         view.setDocument({layouts->document, layouts});
         view.showPage(memlens::Page::Timeline);
@@ -50,6 +50,11 @@ int main(int argc, char **argv)
         QApplication::processEvents();
         view.timeline()->plot()->replot(QCustomPlot::rpImmediateRefresh);
         firstFrame = open.elapsed() / 1000.0;
+    };
+    sink.timeline = [&](std::shared_ptr<const memlens::TimelineLayouts> layouts) {
+        view.swapStage(std::move(layouts));
+        QApplication::processEvents();
+        summarisedAt = open.elapsed() / 1000.0;
     };
     sink.advised = [&](std::shared_ptr<const memlens::TimelineLayouts>) { advisedAt = open.elapsed() / 1000.0; };
     memlens::runDocumentPipeline(argv[1], nullptr, sink, memlens::StopAfter::Timeline, cached ? &cache : nullptr);
@@ -60,7 +65,8 @@ int main(int argc, char **argv)
         std::printf("  %-26s %.2f s\n", std::string(memlens::loadStageName(stages[i].first)).c_str(), end - stages[i].second);
     }
     std::printf("  %-26s %.2f s\n", "Drawing the first frame", firstFrame - loadedAt);
-    std::printf("  %-26s %.2f s (after the first frame)\n", "Finding what would help", advisedAt - firstFrame);
+    std::printf("  %-26s %.2f s (after the first frame)\n", "Summarising", summarisedAt - firstFrame);
+    std::printf("  %-26s %.2f s (after the summary)\n", "Finding what would help", advisedAt - summarisedAt);
     if (cached) {
         std::printf("reopen (from the cache) to first timeline frame: %.2f s\n", firstFrame);
         return 0;

@@ -225,6 +225,45 @@ private slots:
         }
     }
 
+    // With `indexed` asked for (the window), the layouts come first on a document of each
+    // device's index and basic figures: the peak, reserved and OOM figures the summary has, no
+    // categories, no phases or steps (drawn once the steps are known), `summarised` false; then
+    // the same layouts with the summarised document, then the advice. Without it, as before.
+    void firstFrameBeforeTheSummary()
+    {
+        const std::string file = (corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle").toStdString();
+        std::shared_ptr<const TimelineLayouts> indexed, timeline, advised;
+        std::vector<std::string> order;
+        PipelineSink sink;
+        sink.advise = [](const IndexedDevice &d, const Inferred<int> &gpus) { return answerAdvise(d, {}, gpus).advice; };
+        sink.indexed = [&](std::shared_ptr<const TimelineLayouts> t) { indexed = t; order.push_back("indexed"); };
+        sink.document = [&](std::shared_ptr<const Document>) { order.push_back("document"); };
+        sink.timeline = [&](std::shared_ptr<const TimelineLayouts> t) { timeline = t; order.push_back("timeline"); };
+        sink.advised = [&](std::shared_ptr<const TimelineLayouts> t) { advised = t; order.push_back("advised"); };
+        runDocumentPipeline(file, nullptr, sink, StopAfter::Timeline);
+        QCOMPARE(order, (std::vector<std::string>{"indexed", "document", "timeline", "advised"}));
+        QCOMPARE(indexed->layouts, timeline->layouts);
+        QCOMPARE(advised->layouts, timeline->layouts);
+        for (const auto &[device, basic] : indexed->document->devices) {
+            const DeviceData &whole = *timeline->document->device(device);
+            QCOMPARE(basic.index, whole.index);
+            QVERIFY(!basic.summarised && whole.summarised);
+            QVERIFY(!basic.categories && whole.categories);
+            QVERIFY(basic.summary.phases.empty() && basic.summary.steps.empty() && !basic.summary.layers);
+            QCOMPARE(basic.summary.peakActiveBytes, whole.summary.peakActiveBytes);
+            QCOMPARE(basic.summary.peakIndex, whole.summary.peakIndex);
+            QCOMPARE(basic.summary.peakReservedBytes, whole.summary.peakReservedBytes);
+            QCOMPARE(basic.summary.ooms.size(), whole.summary.ooms.size());
+            QCOMPARE(basic.summary.ooms.front().requested, whole.summary.ooms.front().requested);
+            QCOMPARE(basic.stackedPeakBytes, whole.stackedPeakBytes);
+            QVERIFY(!whole.summary.phases.empty());
+        }
+        order.clear();
+        sink.indexed = {};
+        runDocumentPipeline(file, nullptr, sink, StopAfter::Timeline);
+        QCOMPARE(order, (std::vector<std::string>{"document", "timeline", "advised"}));
+    }
+
     // Every stage of a load says what it is doing and its fraction moves: a cold open reads the
     // file, a reopen reads the cache entry (not "Indexing 0 %" throughout), then both index,
     // summarise, advise and prepare the timeline, the bar never going back within a stage.

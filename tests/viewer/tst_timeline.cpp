@@ -47,6 +47,38 @@ private slots:
         QCOMPARE(view.document(), advised->document);
     }
 
+    // The window's first frame is the indexed stage's: the timeline shows at once, the Summary
+    // says it is summarising; the summarised document then swaps in on the page shown, keeping
+    // the range the user zoomed to, and the timeline gains its step strip.
+    void firstFrameFromTheIndex()
+    {
+        std::shared_ptr<const TimelineLayouts> indexed, summarised;
+        PipelineSink sink;
+        sink.indexed = [&](std::shared_ptr<const TimelineLayouts> t) { indexed = t; };
+        sink.timeline = [&](std::shared_ptr<const TimelineLayouts> t) { summarised = t; };
+        runDocumentPipeline(gpt2().toStdString(), nullptr, sink, StopAfter::Timeline);
+        QVERIFY(indexed && summarised);
+        DocumentView view;
+        view.resize(1280, 800);
+        view.setDocument({indexed->document, indexed});
+        view.showPage(Page::Timeline);
+        view.show();
+        QCOMPARE(view.currentPageKind(), Page::Timeline);
+        QVERIFY(!view.hasPage(Page::Steps)); // no steps known yet
+        saveShot(&view, "first-frame-indexed");
+        QVERIFY2(view.summaryPage()->factsText().contains("Summarising"), qPrintable(view.summaryPage()->factsText()));
+        const VisibleRange full = view.state()->visibleRange();
+        const VisibleRange zoomed{full.first + (full.last - full.first) / 4, full.first + (full.last - full.first) / 2};
+        view.state()->setVisibleRange(zoomed);
+        QVERIFY(view.swapStage(summarised));
+        QCOMPARE(view.document(), summarised->document);
+        QCOMPARE(view.currentPageKind(), Page::Timeline);
+        QVERIFY(view.state()->visibleRange() == zoomed);
+        QVERIFY(view.hasPage(Page::Steps));
+        QVERIFY(!view.summaryPage()->factsText().contains("Summarising"));
+        saveShot(&view, "first-frame-summarised");
+    }
+
     // Private pools' labels: each at its region's top, one that would overwrite the label above
     // it just below that one (the Megatron + vLLM file drew "(1, 0)" over "(0, 2)"), in the
     // pools' order.

@@ -174,8 +174,14 @@ void DocumentView::setDocument(const LoadedDocument &loaded)
 
 void DocumentView::takeAdvice(std::shared_ptr<const TimelineLayouts> advised)
 {
+    if (swapStage(std::move(advised)))
+        emit loaded();
+}
+
+bool DocumentView::swapStage(std::shared_ptr<const TimelineLayouts> advised)
+{
     if (!advised || !state_->timeline() || advised->layouts != state_->timeline()->layouts)
-        return; // not the run on screen
+        return false; // not the run on screen
     const int page = tabs_->currentIndex();
     const int device = state_->device();
     const VisibleRange range = state_->visibleRange();
@@ -183,14 +189,16 @@ void DocumentView::takeAdvice(std::shared_ptr<const TimelineLayouts> advised)
     const AllocationId allocation = state_->selectedAllocation();
     showDocument(advised->document);
     if (!state_->setTimeline(std::move(advised)))
-        return;
+        return false;
     state_->setDevice(device);
     state_->setVisibleRange(range);
     state_->setSelectedEvent(event);
     state_->setSelectedAllocation(allocation);
     enablePages();
-    tabs_->setCurrentIndex(page);
-    emit loaded();
+    // The page shown stays, unless the summary hid it (a page the file turned out not to have).
+    if (tabs_->isTabVisible(page))
+        tabs_->setCurrentIndex(page);
+    return true;
 }
 
 QWidget *DocumentView::pageWidget(Page page) const

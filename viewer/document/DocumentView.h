@@ -57,6 +57,9 @@ public:
     // The load's last stage, the run on screen with its advice: swapped in on the page shown,
     // keeping the device, visible range and selection set since the first frame; then loaded().
     void takeAdvice(std::shared_ptr<const TimelineLayouts> advised);
+    // The same run's next stage (its summary, its advice) swapped in likewise; false when
+    // `next` is not the run on screen.
+    bool swapStage(std::shared_ptr<const TimelineLayouts> next);
 
     const std::shared_ptr<const Document> &document() const;
     QString path() const { return path_; }

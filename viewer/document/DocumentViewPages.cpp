@@ -153,7 +153,15 @@ void DocumentView::connectPages()
         progressPage_->setProgress(fraction, tr("%1 %2…").arg(stage, shownName()));
     });
     connect(loader_, &DocumentLoader::documentReady, this, &DocumentView::showDocument);
+    // The first frame comes from the index alone; the summarised document follows on the page shown.
+    connect(loader_, &DocumentLoader::indexedReady, this, [this](std::shared_ptr<const TimelineLayouts> timeline) {
+        showDocument(timeline->document);
+        if (state_->setTimeline(std::move(timeline)))
+            enablePages();
+    });
     connect(loader_, &DocumentLoader::timelineReady, this, [this](std::shared_ptr<const TimelineLayouts> timeline) {
+        if (swapStage(timeline))
+            return;
         if (state_->setTimeline(std::move(timeline)))
             enablePages();
     });

@@ -47,7 +47,16 @@ void DocumentLoader::run(std::function<void(const Job &, const PipelineSink &)> 
             const QString name = QCoreApplication::translate("memlens", std::string(loadStageName(stage)).c_str());
             job.post([this, fraction, name] { emit progress(fraction, name); });
         };
+        bool indexedSent = false;
+        if (stopAfter == StopAfter::Timeline) {
+            sink.indexed = [&](std::shared_ptr<const TimelineLayouts> timeline) {
+                indexedSent = true;
+                job.post([this, timeline] { emit indexedReady(timeline); });
+            };
+        }
         sink.document = [&](std::shared_ptr<const Document> doc) {
+            if (indexedSent)
+                return; // the window shows the indexed document until the timeline stage's
             job.post([this, doc, last = stopAfter == StopAfter::Document] {
                 if (last)
                     jobs_.finish();

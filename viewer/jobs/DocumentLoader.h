@@ -30,6 +30,10 @@ public:
 signals:
     // Fraction done (0–1) of the current stage, and what it is doing.
     void progress(double fraction, const QString &stage);
+    // A file's first frame: the timeline's layouts with a document of each device's index and
+    // basic figures (no summary yet: DeviceFigures::summarised false). A load that sends it
+    // sends no documentReady: timelineReady brings the summarised document.
+    void indexedReady(std::shared_ptr<const memlens::TimelineLayouts> timeline);
     // Stage 1: the document (the summary can be shown; the timeline cannot yet).
     void documentReady(std::shared_ptr<const memlens::Document> document);
     // Stage 2: the timeline's layouts for that document, which has no advice yet.

@@ -160,6 +160,11 @@ void SummaryPage::refresh()
     }
     const DeviceSummary &s = d->summary;
     facts_->setText(SummaryFigures::factsLine(*doc, s));
+    if (!d->summarised) { // the first frame's document: the figures follow in a moment
+        figures_->setText(tr("<i>Summarising…</i>"));
+        model_->setAllocations(doc, s.device, {}, s.peakActiveBytes, d->index->peak());
+        return;
+    }
     figures_->setText(SummaryFigures::html(*doc, *d));
     model_->setAllocations(doc, s.device, s.topLiveAtPeak, s.peakActiveBytes, d->index->peak());
     fitAllocationColumns(table_, *model_);
