@@ -49,7 +49,8 @@ struct TimelineFrame {
 
 class TimelineLayout {
 public:
-    explicit TimelineLayout(const DeviceIndex &index);
+    // From `parallelFrom` allocations on (tests: 0 and SIZE_MAX), it is built on two cores.
+    explicit TimelineLayout(const DeviceIndex &index, size_t parallelFrom = kParallelFrom);
 
     // Columns split [first, last] (event indices, inclusive) evenly; at most `maxBands`
     // allocations are drawn individually.
@@ -73,6 +74,8 @@ public:
     static constexpr uint32_t kLeafEvents = 16384;
     static constexpr size_t kPerNode = 1024;
     static constexpr uint32_t kMaxBlock = 256;
+    // From this many allocations the leaves are filled on two cores.
+    static constexpr size_t kParallelFrom = size_t{1} << 18;
 
 private:
     // Blocks alive before the trace (ghost blocks), by the event that frees them, with running

@@ -1,6 +1,7 @@
 // DeviceIndex against a brute-force replay: a random workload with blocks alive before the
 // trace, pending frees and segment churn, spanning several live-set checkpoints.
 #include "CorpusFiles.h"
+#include <QTemporaryDir>
 #include "IdPrinting.h"
 #include "SyntheticSnapshot.h"
 #include "index/ActiveBytes.h"
@@ -396,8 +397,38 @@ private slots:
         QCOMPARE(whole.bands.size(), size_t(30)); // the weights and 29 of the 40 one-of-a-kind
     }
 
+    // A trace cut as a full ring buffer (blocks from before it): built on two cores and on one,
+    // the same frames, ghost bytes included.
+    void layoutOnTwoCoresIsTheSame()
+    {
+        QTemporaryDir dir;
+        QString error;
+        const QString cut = cutGpt2Trace(dir.path(), &error);
+        QVERIFY2(!cut.isEmpty(), qPrintable(error));
+        auto snapshot = loadSnapshot(cut.toStdString());
+        DeviceIndex index(*snapshot, 0);
+        QVERIFY(index.initialBlocks() > 0);
+        const TimelineLayout two(index, 0), one(index, SIZE_MAX);
+        const EventId last(uint32_t(index.eventCount() - 1));
+        bool ghosts = false;
+        for (int columns : {1, 7, 800}) {
+            // Few bands: the rest folds, its part from before the trace shown apart.
+            const TimelineFrame a = two.layout(EventId(0), last, columns, 5), b = one.layout(EventId(0), last, columns, 5);
+            ghosts = ghosts || std::any_of(b.otherGhostTop.begin(), b.otherGhostTop.end(), [](uint64_t v) { return v > 0; });
+            QCOMPARE(a.columnEvent, b.columnEvent);
+            QCOMPARE(a.total, b.total);
+            QCOMPARE(a.otherTop, b.otherTop);
+            QCOMPARE(a.otherGhostTop, b.otherGhostTop);
+            QCOMPARE(a.bands.size(), b.bands.size());
+            for (size_t i = 0; i < a.bands.size(); ++i)
+                QCOMPARE(a.bands[i].allocation, b.bands[i].allocation);
+        }
+        QVERIFY(ghosts);
+    }
+
     // A trace long enough for an index tree of several levels, with more allocations alive at
-    // once than a node keeps: the largest in any window are exactly the largest alive in it.
+    // once than a node keeps: the largest in any window are exactly the largest alive in it,
+    // whether the layout was built on one core or two.
     void largestInADeepTree()
     {
         QRandomGenerator random(7);
@@ -423,7 +454,8 @@ private slots:
         }
         auto snapshot = loadSnapshotFromMemory(s.pickle(), "deep.pickle");
         DeviceIndex index(*snapshot, 0);
-        const TimelineLayout layout(index);
+        // Built on two cores and on one: the same answers, the oracle's.
+        const TimelineLayout layout(index, 0), serial(index, SIZE_MAX);
         const auto events = static_cast<uint32_t>(index.eventCount());
         QVERIFY(events / TimelineLayout::kLeafEvents >= 32);
         size_t mostAlive = 0;
@@ -444,6 +476,8 @@ private slots:
                 drawn.push_back(index.detail(id).size);
             alive.resize(std::min(alive.size(), k));
             QVERIFY2(drawn == alive, qPrintable(QString("window %1..%2").arg(first).arg(last)));
+            QCOMPARE(serial.largestIn(EventId(first), EventId(last), k), layout.largestIn(EventId(first), EventId(last), k));
+            QCOMPARE(serial.peakIn(EventId(first), EventId(last)), layout.peakIn(EventId(first), EventId(last)));
         }
         QVERIFY(mostAlive > TimelineLayout::kPerNode);
     }
