@@ -70,6 +70,18 @@ Loaded load(const QString &file)
     return l;
 }
 
+// The GPT-2 corpus run with Megatron's per-layer marks for 4 layers (make_layer_marks.py); empty
+// when it could not be made.
+QString megatronMarked(const QTemporaryDir &dir)
+{
+    const QString out = dir.filePath("megatron.pickle");
+    QString error;
+    runPythonTool("make_layer_marks.py", {corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle", out, "--framework", "megatron", "--layers", "4"}, &error);
+    if (!QFile::exists(out))
+        qWarning("%s", qPrintable(error));
+    return QFile::exists(out) ? out : QString();
+}
+
 Advice adviseOn(const Loaded &l, std::optional<uint64_t> capacity)
 {
     AdviceOptions options;
@@ -354,10 +366,8 @@ private slots:
     void modulePathMarksAreUnits()
     {
         QTemporaryDir dir;
-        const QString out = dir.filePath("megatron.pickle");
-        QString error;
-        runPythonTool("make_layer_marks.py", {corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle", out, "--framework", "megatron", "--layers", "4"}, &error);
-        QVERIFY2(QFile::exists(out), qPrintable(error));
+        const QString out = megatronMarked(dir);
+        QVERIFY(!out.isEmpty());
         const Loaded l = load(out);
         const DeviceSummary s = summarizeDevice(*l.snapshot, *l.index, 5);
         QVERIFY(s.units);
@@ -374,7 +384,7 @@ private slots:
     // A model's layers from its stacks alone: the generated FSDP2 rank with every mark removed has
     // one layer per FSDP unit of its layer loop, each holding at the peak what the unit oracle
     // (tests/tools/unit_oracle.py, reading the marks of the file before they were removed) puts in
-    // that unit.
+    // that unit; with the marks, the marks name the same layers.
     void layersFromTheStacksAreTheUnits()
     {
         QTemporaryDir dir;
@@ -395,33 +405,19 @@ private slots:
             QVERIFY2(unit > 0 && std::abs(double(f.atPeakBytes) - unit) <= 0.01 * unit,
                      qPrintable(QString("layer %1: %2 at the peak, unit %3").arg(f.layer).arg(f.atPeakBytes).arg(unit)));
         }
-    }
-
-    // Where FSDP's marks are there they name the layers (`layers_from` fsdp_marks): the same
-    // layers, windows and bytes as the stacks give once every mark is removed, and each layer's
-    // bytes at the peak the oracle's for its unit.
-    void layersFromFsdpMarksAreTheStacksLayers()
-    {
-        QTemporaryDir dir;
-        const Generated g = generate(dir, "run", {"--layers", "8"});
-        const QString bare = dir.filePath("bare.pickle");
-        QString error;
-        runPythonTool("make_user_variants.py", {g.file, bare, "--marks", "none"}, &error);
-        QVERIFY2(QFile::exists(bare), qPrintable(error));
-        const QJsonObject units = oracle(g.file)["units"].toObject();
-        const Loaded marked = load(g.file), unmarked = load(bare);
+        // With FSDP's marks they name the layers (`layers_from` fsdp_marks): the same layers,
+        // windows and bytes as the stacks give once every mark is removed.
+        const Loaded marked = load(g.file);
         const DeviceSummary m = summarizeDevice(*marked.snapshot, *marked.index, 5);
-        const DeviceSummary u = summarizeDevice(*unmarked.snapshot, *unmarked.index, 5);
-        QVERIFY(m.layers && u.layers);
+        const DeviceSummary &u = s;
+        QVERIFY(m.layers);
         QCOMPARE(m.layers->source, LayerSource::FsdpMarks);
         QCOMPARE(u.layers->source, LayerSource::Stacks);
         QCOMPARE(layerLoopName(*marked.snapshot, *m.layers), std::string("layers.N"));
         QCOMPARE(m.layers->forward.size(), u.layers->forward.size());
         for (size_t i = 0; i < m.layers->forward.size(); ++i) {
             const LayerPassFigures &a = m.layers->forward[i], &b = u.layers->forward[i];
-            const double unit = units[QString("layers.%1").arg(a.layer)].toDouble();
-            QVERIFY2(unit > 0 && std::abs(double(a.atPeakBytes) - unit) <= 0.01 * unit, qPrintable(QString("layer %1").arg(i)));
-            for (auto [x, y] : {std::pair{a.peakBytes, b.peakBytes}, {a.unfreedBytes + a.retainedBytes, b.unfreedBytes + b.retainedBytes}, {a.largestBytes, b.largestBytes}})
+            for (auto [x, y] : {std::pair{a.atPeakBytes, b.atPeakBytes}, {a.peakBytes, b.peakBytes}, {a.unfreedBytes + a.retainedBytes, b.unfreedBytes + b.retainedBytes}, {a.largestBytes, b.largestBytes}})
                 QVERIFY2(std::abs(double(x) - double(y)) <= 0.01 * double(std::max(x, y)), qPrintable(QString("layer %1: %2 vs %3").arg(i).arg(x).arg(y)));
         }
     }
@@ -431,10 +427,8 @@ private slots:
     void layersFromModulePathMarks()
     {
         QTemporaryDir dir;
-        const QString out = dir.filePath("megatron.pickle");
-        QString error;
-        runPythonTool("make_layer_marks.py", {corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle", out, "--framework", "megatron", "--layers", "4"}, &error);
-        QVERIFY2(QFile::exists(out), qPrintable(error));
+        const QString out = megatronMarked(dir);
+        QVERIFY(!out.isEmpty());
         const Loaded l = load(out);
         const DeviceSummary s = summarizeDevice(*l.snapshot, *l.index, 5);
         QVERIFY(s.layers);
@@ -469,6 +463,7 @@ private slots:
             QVERIFY(f.end.index() == events.count() || events.timeUs[f.end.index()] > to);
         }
         const QString bare = dir.filePath("bare.pickle");
+        QString error;
         runPythonTool("make_user_variants.py", {out, bare, "--marks", "none"}, &error);
         const Loaded b = load(bare);
         const DeviceSummary n = summarizeDevice(*b.snapshot, *b.index, 5);
