@@ -29,8 +29,6 @@ void renderRankOverview(const std::string &folder, const std::optional<std::stri
     QObject::connect(&page, &RankOverviewPage::gridSummarized, &wait, [&] { gridIn = true, ranksIn && gridIn ? wait.quit() : void(); });
     if (!ranksIn || !gridIn)
         wait.exec();
-    for (QTableView *table : {page.table(), page.unitsTable()})
-        table->selectionModel()->clearCurrentIndex(); // no focus frame in the picture
     QWidget *shown = &page;
     if (view) {
         if (page.unitsModel()->empty())
@@ -40,6 +38,11 @@ void renderRankOverview(const std::string &folder, const std::optional<std::stri
     }
     shown->setFixedSize(size);
     shown->show();
+    QApplication::processEvents();
+    for (QTableView *table : {page.table(), page.unitsTable()}) {
+        table->clearFocus(); // a table given focus on show draws its current cell framed
+        table->selectionModel()->clearCurrentIndex();
+    }
     QApplication::processEvents();
     const QString error = out.endsWith(".svg", Qt::CaseInsensitive) ? exportSvg(shown, std::nullopt, out) : savePng(exportImage(shown, std::nullopt, 1.0), out);
     if (view)

@@ -62,7 +62,9 @@ RankOverviewPage::RankOverviewPage(std::shared_ptr<const SnapshotCache> cache, Q
     auto *bar = new QHBoxLayout;
     bar->addWidget(title_, 1);
     bar->addWidget(progress_);
-    bar->addWidget(new QLabel(tr("Step"), this));
+    auto *stepLabel = new QLabel(tr("&Step"), this);
+    stepLabel->setBuddy(steps_); // Alt+S; and an export that hides the box hides its label
+    bar->addWidget(stepLabel);
     bar->addWidget(steps_);
     bar->addWidget(compare_);
     auto *split = new QSplitter(Qt::Vertical, this);
