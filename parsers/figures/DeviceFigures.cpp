@@ -2,14 +2,14 @@
 
 namespace memlens {
 
-DeviceFigures assembleDeviceFigures(const Snapshot &snapshot, const DeviceIndex &index, size_t top)
+DeviceFigures assembleDeviceFigures(const Snapshot &snapshot, const DeviceIndex &index, size_t top, const DeviceFigures *basics)
 {
     DeviceFigures figures;
     std::unique_ptr<const AllocationCategories> categories;
-    figures.summary = summarizeDevice(snapshot, index, top, nullptr, &categories);
+    figures.summary = completeSummary(snapshot, index, basics ? std::optional(basics->summary) : std::nullopt, top, nullptr, &categories);
     figures.categories = std::move(categories);
-    figures.pools = privatePools(snapshot, index);
-    figures.stackedPeakBytes = stackedPeakBytes(index, figures.pools);
+    figures.pools = basics ? basics->pools : privatePools(snapshot, index);
+    figures.stackedPeakBytes = basics ? basics->stackedPeakBytes : stackedPeakBytes(index, figures.pools);
     return figures;
 }
 

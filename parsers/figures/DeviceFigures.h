@@ -21,8 +21,9 @@ struct DeviceFigures {
     bool summarised = true;        // false: the summary's basics only, no categories (the window's first frame)
 };
 
-// `top`: how many of the largest blocks live at the peak the summary lists.
-DeviceFigures assembleDeviceFigures(const Snapshot &snapshot, const DeviceIndex &index, size_t top);
+// `top`: how many of the largest blocks live at the peak the summary lists; `basics` (may be
+// null): this device's basicDeviceFigures, completed instead of made again.
+DeviceFigures assembleDeviceFigures(const Snapshot &snapshot, const DeviceIndex &index, size_t top, const DeviceFigures *basics = nullptr);
 // The figures the timeline's first frame needs (summarizeBasics, the private pools, how high
 // the stack reaches), `summarised` false: what the window shows while the rest is worked out.
 DeviceFigures basicDeviceFigures(const Snapshot &snapshot, const DeviceIndex &index);

@@ -107,6 +107,7 @@ DeviceSummary summarizeBasics(const Snapshot &snapshot, const DeviceIndex &index
         if (snapshot.facts.hasTimes)
             s.peakTimeUs = ev.timeUs[peak.lastEntry().index()];
     }
+    s.name = snapshot.deviceName(s.device);
     s.peakReservedBytes = index.peakReservedBytes();
     s.startReservedBytes = index.startReservedBytes();
     s.final = finalState(snapshot, s.device);
@@ -118,10 +119,9 @@ DeviceSummary summarizeBasics(const Snapshot &snapshot, const DeviceIndex &index
 }
 
 namespace {
-// Everything but the figures that need the categories.
-DeviceSummary summarizeDeviceWithoutCategories(const Snapshot &snapshot, const DeviceIndex &index)
+// Everything but the figures that need the categories, on top of the basics.
+DeviceSummary summarizeDeviceWithoutCategories(const Snapshot &snapshot, const DeviceIndex &index, DeviceSummary s)
 {
-    DeviceSummary s = summarizeBasics(snapshot, index);
     const EventTable &ev = index.events();
     s.phases = phaseRanges(snapshot, s.device);
     if (s.peakTimeUs)
@@ -142,7 +142,6 @@ DeviceSummary summarizeDeviceWithoutCategories(const Snapshot &snapshot, const D
     s.stepsFrom = found.steps.empty() ? StepSource::None : found.source;
     s.whyNoSteps = whyNoSteps(found);
     s.steps = std::move(found.steps);
-    s.name = snapshot.deviceName(s.device);
     if (!ev.allocatedAfter.empty()) {
         TraceTotals t;
         for (uint32_t i = 0; i < ev.count(); ++i) {
@@ -173,12 +172,18 @@ void addCategoryFigures(DeviceSummary &s, const DeviceIndex &index, size_t topK,
 DeviceSummary summarizeDevice(const Snapshot &snapshot, const DeviceIndex &index, size_t topK,
                               const AllocationCategories *categories, std::unique_ptr<const AllocationCategories> *made)
 {
+    return completeSummary(snapshot, index, std::nullopt, topK, categories, made);
+}
+
+DeviceSummary completeSummary(const Snapshot &snapshot, const DeviceIndex &index, std::optional<DeviceSummary> basics, size_t topK,
+                              const AllocationCategories *categories, std::unique_ptr<const AllocationCategories> *made)
+{
     // Without categories given, they are worked out on the other core while this one does what
     // does not need them (steps, leaks, file health); both only read the snapshot and the index.
     std::future<std::unique_ptr<const AllocationCategories>> pending;
     if (!categories)
         pending = std::async(std::launch::async, [&] { return std::make_unique<const AllocationCategories>(snapshot, index); });
-    DeviceSummary s = summarizeDeviceWithoutCategories(snapshot, index);
+    DeviceSummary s = summarizeDeviceWithoutCategories(snapshot, index, basics ? std::move(*basics) : summarizeBasics(snapshot, index));
     std::unique_ptr<const AllocationCategories> own;
     if (pending.valid()) {
         own = pending.get();

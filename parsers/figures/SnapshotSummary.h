@@ -145,6 +145,10 @@ std::vector<LiveBlockInfo> largestLive(const DeviceIndex &index, TracePoint t, s
 DeviceSummary summarizeDevice(const Snapshot &snapshot, const DeviceIndex &index, size_t topK,
                               const AllocationCategories *categories = nullptr,
                               std::unique_ptr<const AllocationCategories> *made = nullptr);
+// The same from `basics` made earlier (summarizeBasics: the window's first frame), not made again.
+DeviceSummary completeSummary(const Snapshot &snapshot, const DeviceIndex &index, std::optional<DeviceSummary> basics, size_t topK,
+                              const AllocationCategories *categories = nullptr,
+                              std::unique_ptr<const AllocationCategories> *made = nullptr);
 // `categories`: the device's, for the live blocks' categories ("unknown" without them).
 PointSummary summarizePoint(const Snapshot &snapshot, const DeviceIndex &index, TracePoint t, size_t topK,
                             const AllocationCategories *categories = nullptr, const ModuleUnits *units = nullptr);

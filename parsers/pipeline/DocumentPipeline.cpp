@@ -127,6 +127,7 @@ void runDocumentStages(const std::string &name, std::shared_ptr<const Snapshot> 
             layouts.emplace(device, layout.get());
         pending.clear();
     };
+    std::shared_ptr<const Document> basics; // the first frame's document, whose figures the summary completes
     if (sink.indexed && stopAfter == StopAfter::Timeline) {
         // The first frame: what the timeline draws needs the index and its layout, not the summary.
         auto first = std::make_shared<Document>();
@@ -140,6 +141,7 @@ void runDocumentStages(const std::string &name, std::shared_ptr<const Snapshot> 
             data.advised = false;
             first->devices.emplace(devices[i], std::move(data));
         }
+        basics = first;
         takeLayouts();
         if (cancel && cancel->load())
             throw LoadCancelled();
@@ -151,7 +153,7 @@ void runDocumentStages(const std::string &name, std::shared_ptr<const Snapshot> 
     for (size_t i = 0; i < devices.size(); ++i) {
         report(at(i, 0.4), LoadStage::Summarising);
         DeviceData data;
-        static_cast<DeviceFigures &>(data) = assembleDeviceFigures(*snapshot, *indexes[i], 50);
+        static_cast<DeviceFigures &>(data) = assembleDeviceFigures(*snapshot, *indexes[i], 50, basics ? basics->device(devices[i]) : nullptr);
         data.index = indexes[i];
         data.advised = sink.advise && !adviceLast;
         if (data.advised) {

@@ -154,11 +154,8 @@ void DocumentView::connectPages()
     });
     connect(loader_, &DocumentLoader::documentReady, this, &DocumentView::showDocument);
     // The first frame comes from the index alone; the summarised document follows on the page shown.
-    connect(loader_, &DocumentLoader::indexedReady, this, [this](std::shared_ptr<const TimelineLayouts> timeline) {
-        showDocument(timeline->document);
-        if (state_->setTimeline(std::move(timeline)))
-            enablePages();
-    });
+    connect(loader_, &DocumentLoader::indexedReady, this,
+            [this](std::shared_ptr<const TimelineLayouts> timeline) { setDocument({timeline->document, timeline}); });
     connect(loader_, &DocumentLoader::timelineReady, this, [this](std::shared_ptr<const TimelineLayouts> timeline) {
         if (swapStage(timeline))
             return;

@@ -77,11 +77,11 @@ SummaryPage::SummaryPage(ViewState *state, QWidget *parent) : QWidget(parent), s
     topLayout->addWidget(fixHeading_);
     topLayout->addWidget(fixes_);
     topLayout->addStretch(1);
-    auto *scroll = new QScrollArea(this);
-    scroll->setWidget(top);
-    scroll->setWidgetResizable(true);
-    scroll->setFrameShape(QFrame::NoFrame);
-    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll_ = new QScrollArea(this);
+    scroll_->setWidget(top);
+    scroll_->setWidgetResizable(true);
+    scroll_->setFrameShape(QFrame::NoFrame);
+    scroll_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     auto *bottom = new QWidget;
     auto *bottomLayout = new QVBoxLayout(bottom);
     bottomLayout->setContentsMargins(0, 0, 0, 0);
@@ -90,15 +90,13 @@ SummaryPage::SummaryPage(ViewState *state, QWidget *parent) : QWidget(parent), s
     bottomLayout->addWidget(heading);
     bottomLayout->addWidget(table_, 1);
     split_ = new QSplitter(Qt::Vertical, this);
-    auto *split = split_;
-    scroll_ = scroll;
-    split->setChildrenCollapsible(false);
-    split->addWidget(scroll);
-    split->addWidget(bottom);
-    split->setStretchFactor(0, 0); // on resizing the table takes the difference
-    split->setStretchFactor(1, 1);
-    connect(split, &QSplitter::splitterMoved, this, [this] { userSplit_ = true; });
-    layout->addWidget(split, 1);
+    split_->setChildrenCollapsible(false);
+    split_->addWidget(scroll_);
+    split_->addWidget(bottom);
+    split_->setStretchFactor(0, 0); // on resizing the table takes the difference
+    split_->setStretchFactor(1, 1);
+    connect(split_, &QSplitter::splitterMoved, this, [this] { userSplit_ = true; });
+    layout->addWidget(split_, 1);
     connect(state_, &ViewState::deviceChanged, this, &SummaryPage::refresh);
 }
 
