@@ -72,8 +72,7 @@ void makeEstimateInput(InferredSetup &out, const ModelShape *shape, double param
             in.loraRank = lora->rank;
             in.loraTargets = lora->targets;
         } else if (shape && !shape->isImage()) {
-            const double h = shape->hidden, q = double(shape->heads) * shape->dHead(), kvd = double(shape->kvHeads) * shape->dHead();
-            const double perRank = ((h + q) + 2 * (h + kvd) + (q + h)) * shape->layers;
+            const double perRank = loraWidthPerRank(*shape, LoraTargets::Attention) * shape->layers;
             in.loraRank = std::max(1, static_cast<int>(std::lround(double(*out.trainableParams.value) / perRank)));
         }
     }

@@ -25,6 +25,11 @@ namespace memlens {
 enum class UnitSource : uint8_t { None, FsdpMarks, ModulePathMarks };
 constexpr EnumNames<UnitSource, 3> kUnitSourceNames{
     {{{UnitSource::None, "none"}, {UnitSource::FsdpMarks, "fsdp_marks"}, {UnitSource::ModulePathMarks, "module_path_marks"}}}};
+// The evidence in words, as the texts name it: "FSDP's marks", "module-path marks".
+constexpr std::string_view unitSourceText(UnitSource source)
+{
+    return source == UnitSource::FsdpMarks ? "FSDP's marks" : "module-path marks";
+}
 
 // One pass of a unit: from its first mark's start to its last mark's end (INT64_MAX: still
 // running when the trace ends).

@@ -68,7 +68,7 @@ std::optional<RankFigures> parseSummaryFile(std::string_view text, const RankFil
 }
 
 void keepBusiestDevice(RankFigures &figures, bool first, int device, uint64_t peakActiveBytes, uint64_t peakReservedBytes, size_t oomEntries,
-                       const std::array<uint64_t, kCategoryCount> &categoryBytesAtPeak, std::string unitsFrom, std::vector<UnitBytes> unitsAtPeak)
+                       const std::array<uint64_t, kCategoryCount> &categoryBytesAtPeak, UnitSource unitsFrom, std::vector<UnitBytes> unitsAtPeak)
 {
     if (!first && peakActiveBytes <= figures.peakActiveBytes)
         return;
@@ -77,7 +77,7 @@ void keepBusiestDevice(RankFigures &figures, bool first, int device, uint64_t pe
     figures.peakReservedBytes = peakReservedBytes;
     figures.oomEntries = oomEntries;
     figures.categoryBytesAtPeak = categoryBytesAtPeak;
-    figures.unitsFrom = std::move(unitsFrom);
+    figures.unitsFrom = unitsFrom;
     figures.unitsAtPeak = std::move(unitsAtPeak);
 }
 
@@ -93,7 +93,7 @@ RankFigures summarizeRank(const RankFile &file, const SnapshotCache *cache)
             const DeviceIndex index(*loaded.snapshot, d);
             const DeviceSummary s = assembleDeviceFigures(*loaded.snapshot, index, 0).summary;
             keepBusiestDevice(best, !any, d, s.peakActiveBytes, s.peakReservedBytes, s.ooms.size(), s.categoryBytesAtPeak,
-                              s.units ? std::string(kUnitSourceNames.name(s.units->source())) : std::string(), s.unitsAtPeak);
+                              s.units ? s.units->source() : UnitSource::None, s.unitsAtPeak);
             any = true;
         }
         if (!any)
@@ -218,9 +218,8 @@ json rankOverviewJsonObject(const RankFolder &folder, const std::optional<int64_
                       {"oom_entries", r.oomEntries},
                       {"category_bytes_at_peak", categoryBytesJson(r.categoryBytesAtPeak)},
                       {"from_summary_file", r.fromSummaryFile},
-                      {"units_from", r.unitsFrom.empty() ? json(nullptr) : json(r.unitsFrom)},
-                      {"modules_at_peak", unitBytesJson(r.unitsAtPeak)},
                       {"outlier", std::find(c.outliers.begin(), c.outliers.end(), i) != c.outliers.end()}};
+        addUnitsJson(entry, r.unitsFrom, r.unitsAtPeak);
         if (!r.error.empty())
             entry["error"] = r.error;
         list.push_back(entry);

@@ -30,7 +30,7 @@ struct RankFigures {
     uint64_t peakReservedBytes = 0;
     size_t oomEntries = 0;
     std::array<uint64_t, kCategoryCount> categoryBytesAtPeak{};
-    std::string unitsFrom;              // the units' evidence (`units_from`); empty without units
+    UnitSource unitsFrom = UnitSource::None; // the units' evidence (`units_from`)
     std::vector<UnitBytes> unitsAtPeak; // live at the peak by the unit that made them
 };
 
@@ -41,7 +41,7 @@ RankFigures summarizeRank(const RankFile &file, const SnapshotCache *cache);
 // `figures` when it is the first device seen, or when it peaks higher (a tie keeps the earlier).
 // Shared by the files' summaries and a Parquet dataset's rows.
 void keepBusiestDevice(RankFigures &figures, bool first, int device, uint64_t peakActiveBytes, uint64_t peakReservedBytes, size_t oomEntries,
-                       const std::array<uint64_t, kCategoryCount> &categoryBytesAtPeak, std::string unitsFrom = {},
+                       const std::array<uint64_t, kCategoryCount> &categoryBytesAtPeak, UnitSource unitsFrom = UnitSource::None,
                        std::vector<UnitBytes> unitsAtPeak = {});
 
 // Reads `path` + ".summary.json" when it exists, is newer than `path` and holds a summary of

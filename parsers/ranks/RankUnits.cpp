@@ -13,12 +13,19 @@ uint64_t RankUnitRow::most() const
     return bytes.empty() ? 0 : *std::max_element(bytes.begin(), bytes.end());
 }
 
+uint64_t RankUnitRow::median() const
+{
+    std::vector<uint64_t> sorted = bytes;
+    std::sort(sorted.begin(), sorted.end());
+    return sorted.empty() ? 0 : sorted[sorted.size() / 2];
+}
+
 std::vector<RankUnitRow> unitsAcrossRanks(const std::vector<RankFigures> &ranks)
 {
     // Keyed by (kind, name): units first (kind 0), then outside every unit (1), before the trace (2).
     std::map<std::pair<int, std::string>, RankUnitRow> rows;
     for (size_t r = 0; r < ranks.size(); ++r) {
-        if (ranks[r].unitsFrom.empty())
+        if (ranks[r].unitsFrom == UnitSource::None)
             continue;
         for (const UnitBytes &u : ranks[r].unitsAtPeak) {
             const int kind = !u.unit.empty() ? 0 : u.beforeTrace ? 2 : 1;
@@ -55,10 +62,10 @@ void writeUnitsAcrossRanks(std::ostream &out, const std::vector<RankFigures> &ra
     const std::vector<RankUnitRow> rows = unitsAcrossRanks(ranks);
     if (rows.empty())
         return;
-    std::string from;
+    UnitSource from = UnitSource::None;
     for (const RankFigures &r : ranks)
-        from = from.empty() ? r.unitsFrom : from;
-    out << "By unit at each rank's peak (" << (from == "fsdp_marks" ? "FSDP's marks" : "module-path marks") << "):\n";
+        from = from == UnitSource::None ? r.unitsFrom : from;
+    out << "By unit at each rank's peak (" << unitSourceText(from) << "):\n";
     const bool everyRank = ranks.size() <= shownRanks;
     std::vector<std::string> heads;
     if (everyRank) {
@@ -75,35 +82,32 @@ void writeUnitsAcrossRanks(std::ostream &out, const std::vector<RankFigures> &ra
     for (const std::string &h : heads)
         out << std::setw(kColumn) << h;
     out << "\n";
-    auto write = [&](const std::string &name, const std::vector<uint64_t> &bytes) {
-        std::vector<uint64_t> cells = bytes;
-        if (!everyRank) {
-            std::vector<uint64_t> sorted = bytes;
-            std::sort(sorted.begin(), sorted.end());
-            cells = {sorted.front(), sorted[sorted.size() / 2], sorted.back()};
-        }
+    auto write = [&](const std::string &name, const RankUnitRow &row) {
+        std::vector<uint64_t> cells = row.bytes;
+        if (!everyRank)
+            cells = {*std::min_element(row.bytes.begin(), row.bytes.end()), row.median(), row.most()};
         out << "  " << std::left << std::setw(int(nameWidth)) << name << std::right;
         for (uint64_t b : cells)
             out << std::setw(kColumn) << formatBytes(b);
         out << "\n";
     };
     size_t units = 0;
-    std::vector<uint64_t> rest(ranks.size());
+    RankUnitRow rest{{}, false, std::vector<uint64_t>(ranks.size())};
     for (const RankUnitRow &row : rows) {
         if (row.unit.empty())
             continue;
         if (units++ < shownUnits) {
-            write(row.unit, row.bytes);
+            write(row.unit, row);
             continue;
         }
         for (size_t r = 0; r < ranks.size(); ++r)
-            rest[r] += row.bytes[r];
+            rest.bytes[r] += row.bytes[r];
     }
     if (units > shownUnits)
         write(std::to_string(units - shownUnits) + " more units", rest);
     for (const RankUnitRow &row : rows) {
         if (row.unit.empty())
-            write(rowName(row), row.bytes);
+            write(rowName(row), row);
     }
 }
 

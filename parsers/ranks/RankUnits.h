@@ -17,6 +17,7 @@ struct RankUnitRow {
     bool beforeTrace = false;
     std::vector<uint64_t> bytes; // per rank, in the ranks' order (0 where the rank holds none)
     uint64_t most() const;
+    uint64_t median() const; // of the ranks' bytes (the upper one of an even count)
 };
 
 // The units of every rank with units, those holding most on some rank first, then what no unit

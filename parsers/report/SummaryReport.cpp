@@ -16,7 +16,8 @@ namespace memlens {
 namespace key {
 // The keys a reader takes back (readSummaryJson), written and read through one spelling.
 constexpr const char *file = "file", *devices = "devices", *device = "device", *peakActive = "peak_active_bytes",
-                     *peakReserved = "peak_reserved_bytes", *ooms = "oom_entries", *categories = "category_bytes_at_peak";
+                     *peakReserved = "peak_reserved_bytes", *ooms = "oom_entries", *categories = "category_bytes_at_peak",
+                     *unitsFrom = "units_from", *unitsAtPeak = "modules_at_peak";
 } // namespace key
 
 namespace {
@@ -144,6 +145,14 @@ void addCoverageJson(json &d, const DeviceSummary &s)
     }
 }
 
+// Live bytes by unit: `module` null for what no unit made.
+json unitBytesJson(const std::vector<UnitBytes> &units)
+{
+    json out = json::array();
+    for (const UnitBytes &u : units)
+        out.push_back({{"module", u.unit.empty() ? json(nullptr) : json(u.unit)}, {"bytes", u.bytes}, {"blocks", u.blocks}, {"before_trace", u.beforeTrace}});
+    return out;
+}
 
 // `at`: what --at asked about.
 json pointJson(const Snapshot &snapshot, const PointSummary &p)
@@ -200,8 +209,7 @@ json deviceJson(const Snapshot &snapshot, const DeviceReport &report)
     };
     d[key::categories] = categoryBytesJson(s.categoryBytesAtPeak);
     d["category_bytes_from_before_trace"] = categoryBytesJson(s.categoryBytesFromBeforeTrace);
-    d["units_from"] = s.units ? json(kUnitSourceNames.name(s.units->source())) : json(nullptr);
-    d["modules_at_peak"] = unitBytesJson(s.unitsAtPeak);
+    addUnitsJson(d, s.units ? s.units->source() : UnitSource::None, s.unitsAtPeak);
     addLayersJson(d, snapshot, s);
     addCoverageJson(d, s);
     if (report.at)
@@ -211,12 +219,10 @@ json deviceJson(const Snapshot &snapshot, const DeviceReport &report)
 
 } // namespace
 
-nlohmann::json unitBytesJson(const std::vector<UnitBytes> &units)
+void addUnitsJson(nlohmann::json &object, UnitSource source, const std::vector<UnitBytes> &atPeak)
 {
-    nlohmann::json out = nlohmann::json::array();
-    for (const UnitBytes &u : units)
-        out.push_back({{"module", u.unit.empty() ? nlohmann::json(nullptr) : nlohmann::json(u.unit)}, {"bytes", u.bytes}, {"blocks", u.blocks}, {"before_trace", u.beforeTrace}});
-    return out;
+    object[key::unitsFrom] = source == UnitSource::None ? json(nullptr) : json(kUnitSourceNames.name(source));
+    object[key::unitsAtPeak] = unitBytesJson(atPeak);
 }
 
 DeviceReport reportDevice(const IndexedDevice &device, size_t top, std::optional<TracePoint> at, std::optional<uint64_t> deviceTotal)
@@ -312,13 +318,14 @@ uint64_t bytesField(const json &o, const char *name)
 // present with a wrong type.
 bool readUnits(const json &d, SummaryFileDevice &f)
 {
-    const auto from = d.find("units_from");
-    const auto units = d.find("modules_at_peak");
+    const auto from = d.find(key::unitsFrom);
+    const auto units = d.find(key::unitsAtPeak);
     if (from == d.end() || from->is_null() || units == d.end())
         return true;
-    if (!from->is_string() || !units->is_array())
+    const std::optional<UnitSource> source = from->is_string() ? kUnitSourceNames.find(from->get<std::string>()) : std::nullopt;
+    if (!source || *source == UnitSource::None || !units->is_array())
         return false;
-    f.unitsFrom = from->get<std::string>();
+    f.unitsFrom = *source;
     for (const json &u : *units) {
         if (!u.is_object() || !u.contains("module") || !(u["module"].is_null() || u["module"].is_string()) || !u.contains("before_trace") ||
             !u["before_trace"].is_boolean())

@@ -40,15 +40,16 @@ struct SummaryFileDevice {
     uint64_t peakReservedBytes = 0;
     size_t oomEntries = 0;
     std::array<uint64_t, kCategoryCount> categoryBytesAtPeak{};
-    std::string unitsFrom; // `units_from`; empty when the file names no unit (or predates units)
+    UnitSource unitsFrom = UnitSource::None; // `units_from`; None when the file names no unit (or predates units)
     std::vector<UnitBytes> unitsAtPeak;
 };
 struct SummaryFile {
     std::string file; // as the writer was given it
     std::vector<SummaryFileDevice> devices;
 };
-// Live bytes by unit (`modules_at_peak`): `module` null for what no unit made.
-nlohmann::json unitBytesJson(const std::vector<UnitBytes> &units);
+// `units_from` (null without units) and `modules_at_peak` (live bytes at the peak by unit, `module`
+// null for what no unit made), as a file's summary and `summary DIR`'s ranks write them.
+void addUnitsJson(nlohmann::json &object, UnitSource source, const std::vector<UnitBytes> &atPeak);
 // Untrusted text: nothing when it is not such a summary (or a value has the wrong type).
 std::optional<SummaryFile> readSummaryJson(std::string_view text);
 std::string summaryText(const Snapshot &snapshot, const std::string &file, const std::vector<DeviceReport> &devices);

@@ -122,7 +122,7 @@ void writeUnits(std::ostringstream &out, const char *when, const std::vector<Uni
     const auto outside = std::find_if(units.begin(), units.end(), [](const UnitBytes &u) { return u.unit.empty() && !u.beforeTrace; });
     const auto before = std::find_if(units.begin(), units.end(), [](const UnitBytes &u) { return u.beforeTrace; });
     constexpr size_t kShown = 6;
-    out << "  " << when << " by unit (" << (source == UnitSource::FsdpMarks ? "FSDP's marks" : "module-path marks") << "):";
+    out << "  " << when << " by unit (" << unitSourceText(source) << "):";
     for (size_t i = 0; i < std::min(made.size(), kShown); ++i)
         out << " " << made[i].unit << " " << formatBytes(made[i].bytes) << ";";
     if (made.size() > kShown)

@@ -288,7 +288,7 @@ private slots:
         for (size_t r = 0; r < figures.size(); ++r) {
             const DeviceSummary own = ownSummary(figures[r].file.path);
             QVERIFY(own.units);
-            QCOMPARE(figures[r].unitsFrom, std::string("fsdp_marks"));
+            QCOMPARE(figures[r].unitsFrom, UnitSource::FsdpMarks);
             QCOMPARE(own.unitsAtPeak.size(), size_t(std::count_if(rows.begin(), rows.end(), [&](const RankUnitRow &row) { return row.bytes[r] > 0; })));
             for (const UnitBytes &u : own.unitsAtPeak) {
                 const auto row = std::find_if(rows.begin(), rows.end(), [&](const RankUnitRow &row) {

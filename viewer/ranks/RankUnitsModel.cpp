@@ -15,11 +15,8 @@ void RankUnitsModel::setRanks(const std::vector<RankFigures> &ranks)
     for (const RankFigures &r : ranks)
         ranks_.push_back(r.file.rank);
     medians_.clear();
-    for (const RankUnitRow &row : rows_) {
-        std::vector<uint64_t> sorted = row.bytes;
-        std::sort(sorted.begin(), sorted.end());
-        medians_.push_back(sorted.empty() ? 0 : sorted[sorted.size() / 2]);
-    }
+    for (const RankUnitRow &row : rows_)
+        medians_.push_back(row.median());
     endResetModel();
 }
 
@@ -52,7 +49,7 @@ QVariant RankUnitsModel::data(const QModelIndex &index, int role) const
     case Qt::UserRole: return qulonglong(bytes);
     case Qt::TextAlignmentRole: return int(Qt::AlignRight | Qt::AlignVCenter);
     case Qt::BackgroundRole:
-        if (double(bytes > median ? bytes - median : median - bytes) > 0.1 * double(std::max(bytes, median)))
+        if (double(bytes > median ? bytes - median : median - bytes) > RankComparison::kOutlierShare * double(std::max(bytes, median)))
             return QColor(255, 170, 60, 70);
         return {};
     default: return {};
