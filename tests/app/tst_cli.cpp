@@ -524,6 +524,16 @@ private slots:
         const qint64 with = QJsonDocument::fromJson(memlens(lora + QStringList{"--lora-dropout", "0.1"}).out).object()["activations_bytes"].toInteger();
         QVERIFY(with > without);
         QCOMPARE(memlens(lora + QStringList{"--lora-dropout", "1.5"}).exitCode, 2);
+        // --lora-targets q-v: PEFT's default for Llama, as its print_trainable_parameters counts it
+        // (Llama-3-8B, r 16: 6,815,744); an unknown set is a usage error.
+        const QStringList qv{"estimate", "--json", "--model", "llama-3-8b", "--precision", "bf16", "--lora-r", "16", "--lora-targets", "q-v"};
+        QCOMPARE(QJsonDocument::fromJson(memlens(qv).out).object()["trainable_params"].toInteger(), qint64(6'815'744));
+        QCOMPARE(memlens({"estimate", "--model", "llama-3-8b", "--lora-r", "16", "--lora-targets", "q-k"}).exitCode, 2);
+        // --stack-by orders segment-timeline's bands; on another view it is a usage error.
+        const QString order = dir.filePath("order.png");
+        r = memlens({"render", oom, "--view", "segment-timeline", "--stack-by", "allocation", "--size", "900x600", "-o", order});
+        QVERIFY2(r.exitCode == 0 && QImage(order).size() == QSize(900, 600), r.err.constData());
+        QCOMPARE(memlens({"render", oom, "--view", "timeline", "--stack-by", "allocation", "-o", order}).exitCode, 2);
     }
 
     // `summary DIR --json`: ranks sorted by rank with their own figures, the imbalance.
