@@ -6,6 +6,7 @@
 #include "options/CommandLine.h"
 #include "options/QuestionFailure.h"
 #include "questions/StacksQuestion.h"
+#include "questions/StoredSummary.h"
 #include "questions/SummaryQuestion.h"
 
 #include <filesystem>
@@ -46,14 +47,26 @@ int runSummaryCommand(const std::vector<std::string> &args)
         request.device = cl.integer("device");
         request.at = cl.moment("at");
         const std::string file = cl.positional().front();
+        const SummaryForm form = cl.flag("json") ? SummaryForm::Json : SummaryForm::Text;
+        // Asked before: the answer kept beside the cache entry, not the snapshot indexed again.
+        const SnapshotCache cache;
+        const std::optional<CacheKey> key = cl.flag("no-cache") || cl.flag("folded") ? std::nullopt : SnapshotCache::keyOf(file);
+        if (const std::optional<std::string> kept = key ? storedSummary(cache, *key, file, request, form) : std::nullopt) {
+            std::cout << *kept;
+            std::cout.flush();
+            return 0;
+        }
         const std::optional<CachedSnapshot> loaded = loadForCommand(file, cl.flag("no-cache"));
         if (!loaded)
             return 1;
         if (cl.flag("folded"))
             return printFolded(file, loaded->snapshot, cl);
         const SummaryAnswer answer = answerSummary(file, loaded->snapshot, request); // the cache entry is written meanwhile
-        std::cout << (cl.flag("json") ? summaryAnswerJson(answer) : summaryAnswerText(answer));
+        const std::string printed = form == SummaryForm::Json ? summaryAnswerJson(answer) : summaryAnswerText(answer);
+        std::cout << printed;
         std::cout.flush();
+        if (key)
+            storeSummary(cache, *key, answer, request, form, printed);
         return 0;
     } catch (const QuestionError &e) {
         return reportQuestionError("summary", e);

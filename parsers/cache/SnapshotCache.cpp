@@ -44,17 +44,8 @@ constexpr uint64_t kMaxExpansion = 64;
 std::string header(const CacheKey &key, uint64_t payloadSize)
 {
     std::string h(kCacheEntryMagic, sizeof kCacheEntryMagic);
-    auto put = [&](const auto &v) { h.append(reinterpret_cast<const char *>(&v), sizeof v); };
-    put(kFormatVersion);
-    put(key.size);
-    put(key.mtimeNs);
-    put(key.ctimeNs);
-    put(key.inode);
-    put(static_cast<uint32_t>(key.path.size()));
-    h += key.path;
-    put(static_cast<uint32_t>(key.checksum.size()));
-    h += key.checksum;
-    put(payloadSize);
+    h += cacheKeyBytes(key);
+    h.append(reinterpret_cast<const char *>(&payloadSize), sizeof payloadSize);
     return h;
 }
 
@@ -72,6 +63,22 @@ std::string defaultDirectory()
 uint32_t cacheFormatVersion()
 {
     return kFormatVersion;
+}
+
+std::string cacheKeyBytes(const CacheKey &key)
+{
+    std::string h;
+    auto put = [&](const auto &v) { h.append(reinterpret_cast<const char *>(&v), sizeof v); };
+    put(kFormatVersion);
+    put(key.size);
+    put(key.mtimeNs);
+    put(key.ctimeNs);
+    put(key.inode);
+    put(static_cast<uint32_t>(key.path.size()));
+    h += key.path;
+    put(static_cast<uint32_t>(key.checksum.size()));
+    h += key.checksum;
+    return h;
 }
 
 namespace {
@@ -145,6 +152,11 @@ std::string SnapshotCache::entryPath(const CacheKey &key) const
     char name[32];
     std::snprintf(name, sizeof name, "%016llx.mlcache", static_cast<unsigned long long>(fnv1a(key.path)));
     return dir_ + "/" + name;
+}
+
+std::string SnapshotCache::answersPath(const CacheKey &key) const
+{
+    return entryPath(key) + ".answers";
 }
 
 namespace {
@@ -247,12 +259,15 @@ bool SnapshotCache::write(const CacheKey &key, const Snapshot &snapshot) const
 
 namespace {
 
-// "….mlcache.tmp<PID>" whose writer is gone, or a day old whatever its PID says (PIDs are reused).
+// "….mlcache.tmp<PID>" or "….mlcache.answers.tmp<PID>" whose writer is gone, or a day old
+// whatever its PID says (PIDs are reused).
 bool isStaleTemporary(const fs::path &path)
 {
     const std::string name = path.filename().string();
-    const size_t at = name.rfind(".mlcache.tmp");
-    const std::optional<pid_t> pid = at == std::string::npos ? std::nullopt : writerOf(name, name.substr(0, at + 8));
+    const size_t at = name.rfind(".tmp");
+    const std::string_view written = std::string_view(name).substr(0, at == std::string::npos ? 0 : at);
+    const bool ours = written.ends_with(".mlcache") || written.ends_with(".mlcache.answers");
+    const std::optional<pid_t> pid = ours ? writerOf(name, written) : std::nullopt;
     if (!pid)
         return false;
     std::error_code error;
@@ -277,7 +292,7 @@ void SnapshotCache::evict() const
             fs::remove(e.path(), ec); // a writer killed mid-entry (kill -9, power loss) left it
             continue;
         }
-        if (e.path().extension() != ".mlcache")
+        if (e.path().extension() != ".mlcache" && e.path().extension() != ".answers")
             continue;
         const uint64_t size = e.file_size(ec);
         const auto used = e.last_write_time(ec);

@@ -40,6 +40,8 @@ public:
     // Nothing when the file cannot be stat'ed.
     static std::optional<CacheKey> keyOf(const std::string &path);
     std::string entryPath(const CacheKey &key) const;
+    // Beside the entry: the answers already given for the file (cache/StoredAnswers).
+    std::string answersPath(const CacheKey &key) const;
 
     // The cached snapshot, or null when there is none that matches `key` exactly and reads whole.
     // `progress` (may be empty) hears the fraction done as the entry is read and decoded.
@@ -47,7 +49,7 @@ public:
     // False when it could not be written (no room, no permission); nothing half-written stays.
     // Compresses as it encodes: no copy of the snapshot is held.
     bool write(const CacheKey &key, const Snapshot &snapshot) const;
-    // Removes the oldest entries until the total is within the cap.
+    // Removes the oldest entries and answer files until the total is within the cap.
     void evict() const;
 
 private:
@@ -59,6 +61,9 @@ private:
 // Exposed for the fuzz target: bytes of an entry file in, a snapshot or null out.
 // The entries' format version (`memlens --version` prints it).
 uint32_t cacheFormatVersion();
+// The format version and `key` as an entry's header holds them: what an entry, or the answers
+// kept beside it, must begin with to be believed.
+std::string cacheKeyBytes(const CacheKey &key);
 
 std::unique_ptr<Snapshot> readCacheEntry(std::string_view fileBytes, const CacheKey &key);
 std::string makeCacheEntry(const CacheKey &key, const Snapshot &snapshot);

@@ -13,12 +13,7 @@
 
 namespace memlens {
 
-namespace key {
-// The keys a reader takes back (readSummaryJson), written and read through one spelling.
-constexpr const char *file = "file", *devices = "devices", *device = "device", *peakActive = "peak_active_bytes",
-                     *peakReserved = "peak_reserved_bytes", *ooms = "oom_entries", *categories = "category_bytes_at_peak",
-                     *unitsFrom = "units_from", *unitsAtPeak = "modules_at_peak";
-} // namespace key
+namespace key = summary_keys;
 
 namespace {
 

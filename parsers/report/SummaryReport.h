@@ -11,6 +11,14 @@
 
 namespace memlens {
 
+// The keys a reader takes back (readSummaryJson, the answers kept beside a cache entry), written
+// and read through one spelling.
+namespace summary_keys {
+inline constexpr const char *file = "file", *devices = "devices", *device = "device", *peakActive = "peak_active_bytes",
+                            *peakReserved = "peak_reserved_bytes", *ooms = "oom_entries", *categories = "category_bytes_at_peak",
+                            *unitsFrom = "units_from", *unitsAtPeak = "modules_at_peak";
+} // namespace summary_keys
+
 struct DeviceReport {
     DeviceSummary summary;
     std::optional<PointSummary> at; // with --at

@@ -1,6 +1,7 @@
 // The headless command line as users and scripts call it: `memlens summary` output, its
 // stable JSON keys, and one-line errors with a non-zero exit for bad input.
 #include "CorpusFiles.h"
+#include "cache/StoredAnswers.h"
 
 #include <QImage>
 #include <QThread>
@@ -12,6 +13,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 
 #include <signal.h>
@@ -24,9 +26,14 @@ struct Run {
     QByteArray out, err;
 };
 
-Run memlens(const QStringList &args)
+Run runMemlens(const QStringList &args, const QString &cacheHome = {})
 {
     QProcess p;
+    if (!cacheHome.isEmpty()) {
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("XDG_CACHE_HOME", cacheHome);
+        p.setProcessEnvironment(env);
+    }
     p.start(QString::fromUtf8(MEMLENS_BINARY_DIR) + "/bin/memlens", args);
     Run r;
     if (!p.waitForFinished(120000))
@@ -53,12 +60,12 @@ private slots:
     // The text says what people read: "optimizer state", not the JSON key; one rank is "1 rank".
     void textSaysWhatPeopleRead()
     {
-        const Run one = memlens({"summary", corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle", "--no-cache"});
+        const Run one = runMemlens({"summary", corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle", "--no-cache"});
         QCOMPARE(one.exitCode, 0);
         QVERIFY2(one.out.contains("optimizer state 949 MiB") && !one.out.contains("optimizer_state"), one.out.constData());
         QTemporaryDir dir;
         QVERIFY(QFile::copy(corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle", dir.filePath("rank0.pickle")));
-        const Run folder = memlens({"summary", dir.path(), "--no-cache"});
+        const Run folder = runMemlens({"summary", dir.path(), "--no-cache"});
         QCOMPARE(folder.exitCode, 0);
         QVERIFY2(folder.out.startsWith((dir.path() + ": 1 rank\n").toUtf8()), folder.out.constData());
     }
@@ -74,7 +81,7 @@ private slots:
             {{"diff", file, file, "--markdown", "--json"}, "give --json or --markdown, not both"},
             {{"advise", file, "--capacity", "100", "--gpu", "h100-80"}, "give --gpu or --capacity, not both"}};
         for (const auto &[args, says] : cases) {
-            const Run r = memlens(args);
+            const Run r = runMemlens(args);
             QCOMPARE(r.exitCode, 2);
             QVERIFY2(r.out.isEmpty() && r.err.trimmed().endsWith(says.toUtf8()) && r.err.count('\n') == 1, r.err.constData());
         }
@@ -90,7 +97,7 @@ private slots:
         const QString dump = dir.filePath("iteration_1/rank0_memory_snapshot.pickle");
         runPythonTool("make_user_variants.py", {corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle", dump, "--marks", "torch", "--no-times"}, &error);
         QVERIFY2(QFile::exists(dump), qPrintable(error));
-        const Run r = memlens({"summary", dir.path(), "--rank", "0", "--stitch", "--no-cache"});
+        const Run r = runMemlens({"summary", dir.path(), "--rank", "0", "--stitch", "--no-cache"});
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.err.count('\n') == 1 && r.err.contains("no times") && r.err.contains("rank0_memory_snapshot.pickle"), r.err.constData());
     }
@@ -104,11 +111,11 @@ private slots:
         QVERIFY(QFile::copy(corpusDir() + "/snapshots/streams_pending_free/snapshot.pickle", dir.filePath("in/rank0.pickle")));
         QVERIFY(::mkfifo(dir.filePath("in/rank1.pickle").toLocal8Bit().constData(), 0600) == 0);
         QVERIFY(QFile::link(dir.filePath("nowhere.pickle"), dir.filePath("in/rank2.pickle")));
-        const Run text = memlens({"export", dir.filePath("in"), "--parquet", out.filePath("ds")});
+        const Run text = runMemlens({"export", dir.filePath("in"), "--parquet", out.filePath("ds")});
         QCOMPARE(text.exitCode, 0);
         QVERIFY2(text.out.contains("note: " + dir.filePath("in/rank1.pickle").toUtf8() + ": not a regular file"), text.out.constData());
         QVERIFY2(text.out.contains("note: " + dir.filePath("in/rank2.pickle").toUtf8() + ": a link to nothing"), text.out.constData());
-        const Run json = memlens({"export", dir.filePath("in"), "--parquet", out.filePath("ds"), "--json"});
+        const Run json = runMemlens({"export", dir.filePath("in"), "--parquet", out.filePath("ds"), "--json"});
         QCOMPARE(QJsonDocument::fromJson(json.out).object()["notes"].toArray().size(), 2);
     }
 
@@ -132,21 +139,21 @@ private slots:
                 ++n;
             return n;
         };
-        QCOMPARE(memlens({"export", dumps[0], "--parquet", ds, "--no-cache"}).exitCode, 0);
-        const Run all = memlens({"export", dir.path(), "--parquet", ds, "--no-cache"});
+        QCOMPARE(runMemlens({"export", dumps[0], "--parquet", ds, "--no-cache"}).exitCode, 0);
+        const Run all = runMemlens({"export", dir.path(), "--parquet", ds, "--no-cache"});
         QCOMPARE(all.exitCode, 0);
         QCOMPARE(held(), 3);
         QVERIFY2(all.out.contains(ds.toUtf8() + " holds 3 inputs now."), all.out.constData());
-        QCOMPARE(memlens({"export", dumps[0], "--parquet", ds, "--prune"}).exitCode, 2); // a file has nothing to prune
+        QCOMPARE(runMemlens({"export", dumps[0], "--parquet", ds, "--prune"}).exitCode, 2); // a file has nothing to prune
         QVERIFY(QFile::remove(dumps[1]));
         QFile broken(dumps[2]);
         QVERIFY(broken.open(QIODevice::ReadWrite) && broken.resize(100));
         broken.close();
-        const Run kept = memlens({"export", dir.path(), "--parquet", ds, "--no-cache"});
+        const Run kept = runMemlens({"export", dir.path(), "--parquet", ds, "--no-cache"});
         QCOMPARE(kept.exitCode, 1); // iteration_3's dump cannot be read
         QCOMPARE(held(), 3);         // without --prune the old tables stay, and the text says so
         QVERIFY2(kept.out.contains(" holds 3 inputs now."), kept.out.constData());
-        const Run pruned = memlens({"export", dir.path(), "--parquet", ds, "--no-cache", "--prune", "--json"});
+        const Run pruned = runMemlens({"export", dir.path(), "--parquet", ds, "--no-cache", "--prune", "--json"});
         QCOMPARE(pruned.exitCode, 1);
         const QJsonObject answer = QJsonDocument::fromJson(pruned.out).object();
         QCOMPARE(answer["pruned"].toArray().size(), 2);
@@ -189,7 +196,7 @@ private slots:
         // Another host's folder untouched for two days is left over; one written now is not.
         const QString old = step + "/" + QString(".input=x5.ffff_%1_%2.tmp").arg(ours, dead);
         QVERIFY(QProcess::execute("touch", {"-d", "2 days ago", old}) == 0);
-        const Run r = memlens({"export", dir.filePath("rank0.pickle"), "--parquet", dir.filePath("ds"), "--no-cache"});
+        const Run r = runMemlens({"export", dir.filePath("rank0.pickle"), "--parquet", dir.filePath("ds"), "--no-cache"});
         QCOMPARE(r.exitCode, 0);
         for (auto it = swept.begin(); it != swept.end(); ++it)
             QVERIFY2(QDir(step).exists(it.key()) != it.value(), qPrintable(it.key() + (it.value() ? " was kept" : " was swept")));
@@ -233,7 +240,7 @@ private slots:
         if (!mount.waitForFinished(10000) || mount.exitCode() != 0)
             QSKIP("cannot mount a small tmpfs here (not root, or a container forbids it)");
         const QString out = mountPoint.filePath("timeline.png");
-        const Run r = memlens({"render", corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle", "--view", "timeline", "-o", out, "--no-cache"});
+        const Run r = runMemlens({"render", corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle", "--view", "timeline", "-o", out, "--no-cache"});
         QProcess::execute("umount", {mountPoint.path()});
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.err.count('\n') == 1 && r.err.startsWith("memlens render: " + out.toUtf8() + ": cannot write: no space left"), r.err.constData());
@@ -245,11 +252,11 @@ private slots:
     {
         QTemporaryDir dir;
         const QString out = dir.filePath("modules.png");
-        const Run r = memlens({"render", corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle", "--view", "modules", "-o", out, "--no-cache"});
+        const Run r = runMemlens({"render", corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle", "--view", "modules", "-o", out, "--no-cache"});
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.err.count('\n') == 1 && r.err.contains("no modules page for this file"), r.err.constData());
         QVERIFY(!QFile::exists(out));
-        QCOMPARE(memlens({"render", corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle", "--view", "layers", "-o", dir.filePath("layers.png"), "--no-cache"}).exitCode, 0);
+        QCOMPARE(runMemlens({"render", corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle", "--view", "layers", "-o", dir.filePath("layers.png"), "--no-cache"}).exitCode, 0);
     }
 
     // A folder of ranks draws the window's rank overview, and with --view modules its units side
@@ -263,18 +270,18 @@ private slots:
         QVERIFY2(QFileInfo::exists(dir.filePath("job/iteration_1/rank0_memory_snapshot.pickle")), qPrintable(error));
         for (const QStringList &view : {QStringList{}, QStringList{"--view", "modules"}}) {
             const QString out = dir.filePath(view.isEmpty() ? "overview.png" : "modules.png");
-            const Run r = memlens(QStringList{"render", dir.filePath("job"), "-o", out, "--size", "900x500", "--no-cache"} + view);
+            const Run r = runMemlens(QStringList{"render", dir.filePath("job"), "-o", out, "--size", "900x500", "--no-cache"} + view);
             QVERIFY2(r.exitCode == 0, r.err.constData());
             QCOMPARE(QImage(out).size(), QSize(900, 500));
         }
         QTemporaryDir plain;
         for (int rank = 0; rank < 2; ++rank)
             QVERIFY(QFile::copy(corpusDir() + "/snapshots/streams_pending_free/snapshot.pickle", plain.filePath(QString("rank%1_memory_snapshot.pickle").arg(rank))));
-        Run r = memlens({"render", plain.path(), "--view", "modules", "-o", plain.filePath("m.png"), "--no-cache"});
+        Run r = runMemlens({"render", plain.path(), "--view", "modules", "-o", plain.filePath("m.png"), "--no-cache"});
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.err.count('\n') == 1 && r.err.contains("no modules page for this folder"), r.err.constData());
         QVERIFY(!QFile::exists(plain.filePath("m.png")));
-        r = memlens({"render", plain.path(), "--view", "stacks", "-o", plain.filePath("s.png"), "--no-cache"});
+        r = runMemlens({"render", plain.path(), "--view", "stacks", "-o", plain.filePath("s.png"), "--no-cache"});
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains("--rank R"), r.err.constData());
     }
@@ -287,7 +294,7 @@ private slots:
         QTemporaryDir dir;
         const QString fifo = dir.filePath("live.pickle");
         QVERIFY(::mkfifo(fifo.toLocal8Bit().constData(), 0600) == 0);
-        const Run blocked = memlens({"summary", fifo, "--no-cache"});
+        const Run blocked = runMemlens({"summary", fifo, "--no-cache"});
         QCOMPARE(blocked.exitCode, 1);
         QVERIFY2(blocked.err.contains("not a regular file") && blocked.err.count('\n') == 1, blocked.err.constData());
 
@@ -295,21 +302,21 @@ private slots:
         QString error;
         runPythonTool("rewrite_snapshot.py", {corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle", dir.path()}, &error);
         QVERIFY2(QFile::exists(bare), qPrintable(error));
-        const Run end = memlens({"summary", bare, "--at", "end", "--json", "--no-cache"});
+        const Run end = runMemlens({"summary", bare, "--at", "end", "--json", "--no-cache"});
         QVERIFY2(end.exitCode == 0, end.err.constData());
         const QJsonObject device = QJsonDocument::fromJson(end.out).object()["devices"].toArray()[0].toObject();
         QCOMPARE(device["at"].toObject()["reserved_bytes"].toInteger(), device["reserved_bytes"].toInteger());
         QVERIFY(device["at"].toObject()["index"].isNull());
         // Said as what it is, not "At event start".
-        const Run endText = memlens({"summary", bare, "--at", "end", "--no-cache"});
+        const Run endText = runMemlens({"summary", bare, "--at", "end", "--no-cache"});
         QVERIFY2(endText.out.contains("At the final state (the file has no trace entries)") && !endText.out.contains("At event start"), endText.out.constData());
 
         const QString pools = dir.filePath("two.pickle");
         runPythonTool("make_private_pools.py", {corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle", pools, "--second-device"}, &error);
         QVERIFY2(QFile::exists(pools), qPrintable(error));
-        const Run all = memlens({"summary", pools, "--folded", "--no-cache"});
-        const Run first = memlens({"summary", pools, "--folded", "--device", "0", "--no-cache"});
-        const Run second = memlens({"summary", pools, "--folded", "--device", "1", "--no-cache"});
+        const Run all = runMemlens({"summary", pools, "--folded", "--no-cache"});
+        const Run first = runMemlens({"summary", pools, "--folded", "--device", "0", "--no-cache"});
+        const Run second = runMemlens({"summary", pools, "--folded", "--device", "1", "--no-cache"});
         QVERIFY(all.exitCode == 0 && !all.out.isEmpty());
         QCOMPARE(all.out, first.out);
         QVERIFY(first.out != second.out);
@@ -348,32 +355,83 @@ private slots:
         QProcess::execute("/bin/sh", {"-c", QString("rm -f \"%1\"/caf*.pickle").arg(dir.path())}); // Qt cannot name it to remove it
     }
 
+    // `summary FILE` asked again prints the answer kept beside the cache entry: byte for byte
+    // the cold answer, under the path as this asker spells it, for each form and request. Kept
+    // answers are what is printed (a forged one shows), but only for the same file: a touched
+    // file, or a damaged answers file, is answered cold.
+    void summaryAskedAgainIsTheKeptAnswer()
+    {
+        QTemporaryDir cacheHome, work;
+        const QString oom = corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle";
+        const QString copy = work.filePath("run.pickle");
+        QVERIFY(QFile::copy(corpusDir() + "/snapshots/streams_pending_free/snapshot.pickle", copy));
+        const QString trace = corpusDir() + "/profiles/gpt2_bf16_adamw/trace.pt.trace.json.gz";
+        const QList<QStringList> requests = {{}, {"--json"}, {"--at", "oom", "--top", "3"}, {"--device", "0", "--json", "--gpu", "h100-80"}};
+        for (const QString &file : {oom, copy, trace}) {
+            for (const QStringList &request : requests) {
+                if (file != oom && request.contains("oom"))
+                    continue;
+                const Run cold = runMemlens(QStringList{"summary", file, "--no-cache"} + request);
+                QCOMPARE(cold.exitCode, 0);
+                for (int ask = 0; ask < 2; ++ask) {
+                    const Run again = runMemlens(QStringList{"summary", file} + request, cacheHome.path());
+                    QCOMPARE(again.exitCode, 0);
+                    QCOMPARE(again.out, cold.out);
+                }
+            }
+        }
+        const auto key = memlens::SnapshotCache::keyOf(copy.toStdString());
+        const memlens::SnapshotCache cache(cacheHome.path().toStdString() + "/memlens");
+        const std::string answersFile = cache.answersPath(*key);
+        QVERIFY(std::filesystem::exists(answersFile));
+        const QString relative = QDir(QDir::currentPath()).relativeFilePath(copy);
+        const Run cold = runMemlens({"summary", relative, "--no-cache"});
+        QCOMPARE(runMemlens({"summary", relative}, cacheHome.path()).out, cold.out);
+        // A forged answer under this binary's name is printed: the kept answer is what is read.
+        const std::string binary = std::string(MEMLENS_BINARY_DIR) + "/bin/memlens";
+        const std::string forged = ": forged\n";
+        const std::string question = "summary text device=all top=10 at=none gpu=none";
+        {
+            std::ofstream out(answersFile, std::ios::binary | std::ios::trunc);
+            out << memlens::makeAnswersFile(*key, memlens::executableIdentity(binary), {{question, forged}});
+        }
+        QCOMPARE(runMemlens({"summary", copy}, cacheHome.path()).out, QByteArray((copy.toStdString() + forged).c_str()));
+        std::filesystem::resize_file(answersFile, std::filesystem::file_size(answersFile) - 1);
+        QCOMPARE(runMemlens({"summary", copy}, cacheHome.path()).out, runMemlens({"summary", copy, "--no-cache"}).out);
+        {
+            std::ofstream out(answersFile, std::ios::binary | std::ios::trunc);
+            out << memlens::makeAnswersFile(*key, memlens::executableIdentity(binary), {{question, forged}});
+        }
+        QVERIFY(QProcess::execute("touch", {"-d", "2020-01-01", copy}) == 0);
+        QCOMPARE(runMemlens({"summary", copy}, cacheHome.path()).out, runMemlens({"summary", copy, "--no-cache"}).out);
+    }
+
     // The CI gate: exit 3 when B's peak grows by more than PCT over A's, 0 otherwise; 1 for an
     // unreadable file, 2 for wrong usage. --markdown prints tables for a pull-request comment.
     void diffGate()
     {
         const QString small = corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle"; // peak 5.87 GiB
         const QString large = corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle";          // peak 8.07 GiB
-        QCOMPARE(memlens({"diff", small, large, "--fail-if-peak-grows", "5"}).exitCode, 3);
-        QCOMPARE(memlens({"diff", small, large, "--fail-if-peak-grows", "40"}).exitCode, 0); // +37.4 %
-        QCOMPARE(memlens({"diff", large, small, "--fail-if-peak-grows", "0"}).exitCode, 0);
-        QCOMPARE(memlens({"diff", large, large, "--fail-if-peak-grows", "0", "--fail-if-reserved-grows", "0"}).exitCode, 0);
-        const Run reserved = memlens({"diff", small, large, "--fail-if-reserved-grows", "10"});
+        QCOMPARE(runMemlens({"diff", small, large, "--fail-if-peak-grows", "5"}).exitCode, 3);
+        QCOMPARE(runMemlens({"diff", small, large, "--fail-if-peak-grows", "40"}).exitCode, 0); // +37.4 %
+        QCOMPARE(runMemlens({"diff", large, small, "--fail-if-peak-grows", "0"}).exitCode, 0);
+        QCOMPARE(runMemlens({"diff", large, large, "--fail-if-peak-grows", "0", "--fail-if-reserved-grows", "0"}).exitCode, 0);
+        const Run reserved = runMemlens({"diff", small, large, "--fail-if-reserved-grows", "10"});
         QCOMPARE(reserved.exitCode, 3);
         QVERIFY(reserved.err.contains("peak reserved grew"));
-        QCOMPARE(memlens({"diff", small, "/nonexistent.pickle", "--fail-if-peak-grows", "5"}).exitCode, 1);
-        QCOMPARE(memlens({"diff", small, large, "--fail-if-peak-grows", "ten"}).exitCode, 2);
-        QCOMPARE(memlens({"diff", small, large, "--fail-if-peak-grows", "5", "--no-cache"}).exitCode, 3); // like every command
-        const Run md = memlens({"diff", small, large, "--markdown", "--top", "3"});
+        QCOMPARE(runMemlens({"diff", small, "/nonexistent.pickle", "--fail-if-peak-grows", "5"}).exitCode, 1);
+        QCOMPARE(runMemlens({"diff", small, large, "--fail-if-peak-grows", "ten"}).exitCode, 2);
+        QCOMPARE(runMemlens({"diff", small, large, "--fail-if-peak-grows", "5", "--no-cache"}).exitCode, 3); // like every command
+        const Run md = runMemlens({"diff", small, large, "--markdown", "--top", "3"});
         QCOMPARE(md.exitCode, 0);
         const QString text = QString::fromUtf8(md.out);
         QVERIFY(text.contains("| Peak active | 5.87 GiB | 8.07 GiB |"));
         QVERIFY(text.contains("|---|---:|---:|---:|"));
         QVERIFY(text.contains("| activation |"));
         QCOMPARE(text.count("| `"), 3); // the top three call sites
-        const QJsonObject j = QJsonDocument::fromJson(memlens({"diff", small, large, "--json"}).out).object();
-        const QJsonObject ownA = QJsonDocument::fromJson(memlens({"summary", small, "--json"}).out).object()["devices"].toArray()[0].toObject();
-        const QJsonObject ownB = QJsonDocument::fromJson(memlens({"summary", large, "--json"}).out).object()["devices"].toArray()[0].toObject();
+        const QJsonObject j = QJsonDocument::fromJson(runMemlens({"diff", small, large, "--json"}).out).object();
+        const QJsonObject ownA = QJsonDocument::fromJson(runMemlens({"summary", small, "--json"}).out).object()["devices"].toArray()[0].toObject();
+        const QJsonObject ownB = QJsonDocument::fromJson(runMemlens({"summary", large, "--json"}).out).object()["devices"].toArray()[0].toObject();
         QCOMPARE(j["peak_active_a"].toDouble(), ownA["peak_active_bytes"].toDouble());
         QCOMPARE(j["peak_reserved_b"].toDouble(), ownB["peak_reserved_bytes"].toDouble());
         QCOMPARE(j["category_bytes_at_peak"].toObject()["activation"].toObject()["b"].toDouble(),
@@ -387,11 +445,11 @@ private slots:
         const QString a = corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle";
         const QString b = corpusDir() + "/snapshots/frag_varlen_gpt2/snapshot.pickle.zst";
         const QString out = dir.filePath("cmp.png");
-        const Run r = memlens({"render", a, "--compare", b, "--align", "time", "--size", "900x500", "-o", out});
+        const Run r = runMemlens({"render", a, "--compare", b, "--align", "time", "--size", "900x500", "-o", out});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         QCOMPARE(QImage(out).size(), QSize(900, 500));
-        QCOMPARE(memlens({"render", a, "--compare", b, "--align", "sideways", "-o", out}).exitCode, 2);
-        QCOMPARE(memlens({"render", a, "--compare", dir.filePath("missing.pickle"), "-o", out}).exitCode, 1);
+        QCOMPARE(runMemlens({"render", a, "--compare", b, "--align", "sideways", "-o", out}).exitCode, 2);
+        QCOMPARE(runMemlens({"render", a, "--compare", dir.filePath("missing.pickle"), "-o", out}).exitCode, 1);
     }
 
     // `advise`: the OOM's inferred setup and fixes as the README lists them; the capacity
@@ -401,7 +459,7 @@ private slots:
     void replayCommand()
     {
         const QString oom = corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle";
-        Run r = memlens({"replay", oom, "--json", "--no-cache"});
+        Run r = runMemlens({"replay", oom, "--json", "--no-cache"});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         QJsonObject j = QJsonDocument::fromJson(r.out).object();
         for (const QString key : {"device", "alloc_conf", "recorded", "predicted"})
@@ -413,34 +471,34 @@ private slots:
             QVERIFY2(predicted.contains(key), qPrintable(key));
         QCOMPARE(predicted["oom_at"].toInteger(), j["recorded"].toObject()["oom_at"].toInteger());
         QCOMPARE(j["alloc_conf"].toString(), QString());
-        r = memlens({"replay", oom, "--json", "--alloc-conf", "expandable_segments:True"});
+        r = runMemlens({"replay", oom, "--json", "--alloc-conf", "expandable_segments:True"});
         j = QJsonDocument::fromJson(r.out).object();
         QCOMPARE(j["alloc_conf"].toString(), QString("expandable_segments:True"));
         QVERIFY(j["predicted"].toObject().contains("oom_at"));
-        const Run bad = memlens({"replay", oom, "--alloc-conf", "max_split_size_mb:huge"});
+        const Run bad = runMemlens({"replay", oom, "--alloc-conf", "max_split_size_mb:huge"});
         QCOMPARE(bad.exitCode, 2);
         QVERIFY2(bad.err.contains("max_split_size_mb") && bad.err.count('\n') == 1, bad.err.constData());
         // The run's 6 GiB cap as per_process_memory_fraction of an H100 (--gpu): the recorded OOM.
         const QString fraction = QString::number(double(6ull << 30) / 85017493504.0, 'g', 17);
-        r = memlens({"replay", oom, "--json", "--alloc-conf", "per_process_memory_fraction:" + fraction, "--gpu", "h100-80"});
+        r = runMemlens({"replay", oom, "--json", "--alloc-conf", "per_process_memory_fraction:" + fraction, "--gpu", "h100-80"});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         j = QJsonDocument::fromJson(r.out).object();
         QCOMPARE(j["predicted"].toObject()["oom_at"].toInteger(), j["recorded"].toObject()["oom_at"].toInteger());
         QVERIFY(j["capacity_how"].toString().startsWith("per_process_memory_fraction"));
-        const Run noTotal = memlens({"replay", oom, "--alloc-conf", "per_process_memory_fraction:0.5"});
+        const Run noTotal = runMemlens({"replay", oom, "--alloc-conf", "per_process_memory_fraction:0.5"});
         QCOMPARE(noTotal.exitCode, 2);
         QVERIFY2(noTotal.err.contains("--gpu") && noTotal.err.count('\n') == 1, noTotal.err.constData());
         // PYTORCH_ALLOC_CONF's other keys of today are accepted.
-        QCOMPARE(memlens({"replay", oom, "--alloc-conf", "max_non_split_rounding_mb:512,throw_on_cudamalloc_oom:True"}).exitCode, 0);
+        QCOMPARE(runMemlens({"replay", oom, "--alloc-conf", "max_non_split_rounding_mb:512,throw_on_cudamalloc_oom:True"}).exitCode, 0);
         // render draws the same replay on the timeline or the Segments page.
         QTemporaryDir dir;
         const QString png = dir.filePath("whatif.png");
-        const Run drawn = memlens({"render", oom, "--view", "timeline", "--what-if", "expandable_segments:True", "--size", "900x600", "-o", png});
+        const Run drawn = runMemlens({"render", oom, "--view", "timeline", "--what-if", "expandable_segments:True", "--size", "900x600", "-o", png});
         QVERIFY2(drawn.exitCode == 0, drawn.err.constData());
         QCOMPARE(QImage(png).size(), QSize(900, 600));
-        QCOMPARE(memlens({"render", oom, "--view", "stacks", "--what-if", "expandable_segments:True", "-o", png}).exitCode, 2);
-        QCOMPARE(memlens({"render", oom, "--view", "segments", "--what-if", "expandable_segments:maybe", "-o", png}).exitCode, 2);
-        const Run trace = memlens({"replay", corpusDir() + "/profiles/gpt2_bf16_adamw/trace.pt.trace.json.gz"});
+        QCOMPARE(runMemlens({"render", oom, "--view", "stacks", "--what-if", "expandable_segments:True", "-o", png}).exitCode, 2);
+        QCOMPARE(runMemlens({"render", oom, "--view", "segments", "--what-if", "expandable_segments:maybe", "-o", png}).exitCode, 2);
+        const Run trace = runMemlens({"replay", corpusDir() + "/profiles/gpt2_bf16_adamw/trace.pt.trace.json.gz"});
         QCOMPARE(trace.exitCode, 1);
         QCOMPARE(trace.err.count('\n'), 1);
     }
@@ -448,7 +506,7 @@ private slots:
     void adviseCommand()
     {
         const QString oom = corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle";
-        Run r = memlens({"advise", oom, "--json"});
+        Run r = runMemlens({"advise", oom, "--json"});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         QJsonObject j = QJsonDocument::fromJson(r.out).object();
         QCOMPARE(j["at"].toString(), QString("oom"));
@@ -464,10 +522,10 @@ private slots:
         // allocator (the device's total less the free and reserved bytes the file records), fits
         // everything - except that a sharding fix is never marked as fitting while the GPU count
         // is a guess.
-        r = memlens({"advise", oom, "--json", "--gpu", "h100-80"});
+        r = runMemlens({"advise", oom, "--json", "--gpu", "h100-80"});
         j = QJsonDocument::fromJson(r.out).object();
         const QJsonObject oomEntry =
-            QJsonDocument::fromJson(memlens({"summary", oom, "--json", "--gpu", "h100-80"}).out).object()["devices"].toArray()[0].toObject()["oom_entries"].toArray()[0].toObject();
+            QJsonDocument::fromJson(runMemlens({"summary", oom, "--json", "--gpu", "h100-80"}).out).object()["devices"].toArray()[0].toObject()["oom_entries"].toArray()[0].toObject();
         QCOMPARE(oomEntry["outside_allocator_bytes"].toInteger(),
                  qint64(85'017'493'504) - oomEntry["device_free"].toInteger() - oomEntry["reserved_bytes"].toInteger());
         QCOMPARE(j["outside_allocator_bytes"].toInteger(), oomEntry["outside_allocator_bytes"].toInteger());
@@ -480,27 +538,27 @@ private slots:
         }
         QVERIFY(sharding > 0);
         // With --gpus the count is the user's, and the sharding fixes say whether they fit.
-        r = memlens({"advise", oom, "--json", "--gpu", "h100-80", "--gpus", "4"});
+        r = runMemlens({"advise", oom, "--json", "--gpu", "h100-80", "--gpus", "4"});
         for (const QJsonValue &f : QJsonDocument::fromJson(r.out).object()["fixes"].toArray()) {
             QVERIFY(f.toObject()["fits"].toBool());
             if (f.toObject()["technique"].toString().endsWith(" GPUs"))
                 QVERIFY(f.toObject()["technique"].toString().endsWith(" over 4 GPUs"));
         }
         // --sort saves: by bytes saved alone, as before efforts ranked them; anything else is wrong usage.
-        r = memlens({"advise", oom, "--json", "--sort", "saves"});
+        r = runMemlens({"advise", oom, "--json", "--sort", "saves"});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         const QJsonArray bySaves = QJsonDocument::fromJson(r.out).object()["fixes"].toArray();
         QVERIFY(bySaves.size() >= 2);
         for (qsizetype i = 1; i < bySaves.size(); ++i)
             QVERIFY(bySaves[i - 1].toObject()["saves_bytes"].toInteger() >= bySaves[i].toObject()["saves_bytes"].toInteger());
-        QCOMPARE(memlens({"advise", oom, "--sort", "cheapest"}).exitCode, 2);
+        QCOMPARE(runMemlens({"advise", oom, "--sort", "cheapest"}).exitCode, 2);
         // --at end names the last entry, as summary reports it.
-        r = memlens({"summary", oom, "--json", "--at", "end"});
+        r = runMemlens({"summary", oom, "--json", "--at", "end"});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         const QJsonObject atEnd = QJsonDocument::fromJson(r.out).object()["devices"].toArray()[0].toObject();
         QCOMPARE(atEnd["at"].toObject()["index"].toInteger(), atEnd["entries"].toInteger() - 1);
-        QCOMPARE(memlens({"advise", oom, "--gpu", "h100-80", "--capacity", "1000"}).exitCode, 2);
-        QCOMPARE(memlens({"advise", corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle", "--at", "oom"}).exitCode, 2);
+        QCOMPARE(runMemlens({"advise", oom, "--gpu", "h100-80", "--capacity", "1000"}).exitCode, 2);
+        QCOMPARE(runMemlens({"advise", corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle", "--at", "oom"}).exitCode, 2);
         // Valid files with nothing to act on: an answer and exit 0, not "wrong usage".
         QTemporaryDir dir;
         const QString empty = dir.filePath("empty.json");
@@ -509,31 +567,31 @@ private slots:
         f.write(R"({"segments": [], "device_traces": []})");
         f.close();
         for (const QString &file : {empty, corpusDir() + "/profiles/gpt2_bf16_adamw/memory_timeline.json.gz"}) {
-            const Run nothing = memlens({"advise", file, "--json"});
+            const Run nothing = runMemlens({"advise", file, "--json"});
             QCOMPARE(nothing.exitCode, 0);
             QVERIFY2(QJsonDocument::fromJson(nothing.out).object().contains("nothing_to_advise"), nothing.out.constData());
         }
         const QString out = dir.filePath("fix.png");
-        r = memlens({"render", oom, "--view", "estimator", "--fix", fixes.first().toObject()["technique"].toString(), "--size", "900x600", "-o", out});
+        r = runMemlens({"render", oom, "--view", "estimator", "--fix", fixes.first().toObject()["technique"].toString(), "--size", "900x600", "-o", out});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         QCOMPARE(QImage(out).size(), QSize(900, 600));
-        QCOMPARE(memlens({"render", oom, "--view", "estimator", "--fix", "no-such-fix", "-o", out}).exitCode, 2);
+        QCOMPARE(runMemlens({"render", oom, "--view", "estimator", "--fix", "no-such-fix", "-o", out}).exitCode, 2);
         // --lora-dropout keeps a mask per adapted input: more activations than without.
         const QStringList lora{"estimate", "--json", "--model", "tinyllama-1.1b", "--precision", "bf16", "--lora-r", "16"};
-        const qint64 without = QJsonDocument::fromJson(memlens(lora).out).object()["activations_bytes"].toInteger();
-        const qint64 with = QJsonDocument::fromJson(memlens(lora + QStringList{"--lora-dropout", "0.1"}).out).object()["activations_bytes"].toInteger();
+        const qint64 without = QJsonDocument::fromJson(runMemlens(lora).out).object()["activations_bytes"].toInteger();
+        const qint64 with = QJsonDocument::fromJson(runMemlens(lora + QStringList{"--lora-dropout", "0.1"}).out).object()["activations_bytes"].toInteger();
         QVERIFY(with > without);
-        QCOMPARE(memlens(lora + QStringList{"--lora-dropout", "1.5"}).exitCode, 2);
+        QCOMPARE(runMemlens(lora + QStringList{"--lora-dropout", "1.5"}).exitCode, 2);
         // --lora-targets q-v: PEFT's default for Llama, as its print_trainable_parameters counts it
         // (Llama-3-8B, r 16: 6,815,744); an unknown set is a usage error.
         const QStringList qv{"estimate", "--json", "--model", "llama-3-8b", "--precision", "bf16", "--lora-r", "16", "--lora-targets", "q-v"};
-        QCOMPARE(QJsonDocument::fromJson(memlens(qv).out).object()["trainable_params"].toInteger(), qint64(6'815'744));
-        QCOMPARE(memlens({"estimate", "--model", "llama-3-8b", "--lora-r", "16", "--lora-targets", "q-k"}).exitCode, 2);
+        QCOMPARE(QJsonDocument::fromJson(runMemlens(qv).out).object()["trainable_params"].toInteger(), qint64(6'815'744));
+        QCOMPARE(runMemlens({"estimate", "--model", "llama-3-8b", "--lora-r", "16", "--lora-targets", "q-k"}).exitCode, 2);
         // --stack-by orders segment-timeline's bands; on another view it is a usage error.
         const QString order = dir.filePath("order.png");
-        r = memlens({"render", oom, "--view", "segment-timeline", "--stack-by", "allocation", "--size", "900x600", "-o", order});
+        r = runMemlens({"render", oom, "--view", "segment-timeline", "--stack-by", "allocation", "--size", "900x600", "-o", order});
         QVERIFY2(r.exitCode == 0 && QImage(order).size() == QSize(900, 600), r.err.constData());
-        QCOMPARE(memlens({"render", oom, "--view", "timeline", "--stack-by", "allocation", "-o", order}).exitCode, 2);
+        QCOMPARE(runMemlens({"render", oom, "--view", "timeline", "--stack-by", "allocation", "-o", order}).exitCode, 2);
     }
 
     // `summary DIR --json`: ranks sorted by rank with their own figures, the imbalance.
@@ -544,13 +602,13 @@ private slots:
         const QString oom = corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle";
         QVERIFY(QFile::link(oom, dir.filePath("oom_rank-1_gpt.pickle")));
         QVERIFY(QFile::link(gpt2, dir.filePath("oom_rank-0_gpt.pickle")));
-        const Run r = memlens({"summary", dir.path(), "--json", "--threads", "2"});
+        const Run r = runMemlens({"summary", dir.path(), "--json", "--threads", "2"});
         QCOMPARE(r.exitCode, 0);
         const QJsonObject j = QJsonDocument::fromJson(r.out).object();
         const QJsonArray ranks = j["ranks"].toArray();
         QCOMPARE(ranks.size(), 2);
         for (int i = 0; i < 2; ++i) {
-            const QJsonObject own = QJsonDocument::fromJson(memlens({"summary", i ? oom : gpt2, "--json"}).out).object();
+            const QJsonObject own = QJsonDocument::fromJson(runMemlens({"summary", i ? oom : gpt2, "--json"}).out).object();
             const QJsonObject device = own["devices"].toArray()[0].toObject();
             QCOMPARE(ranks[i].toObject()["rank"].toInt(), i);
             QCOMPARE(ranks[i].toObject()["peak_active_bytes"].toDouble(), device["peak_active_bytes"].toDouble());
@@ -560,7 +618,7 @@ private slots:
         QVERIFY(ranks[1].toObject()["step"].isNull());
         const double a = ranks[0].toObject()["peak_active_bytes"].toDouble(), b = ranks[1].toObject()["peak_active_bytes"].toDouble();
         QCOMPARE(j["imbalance"].toDouble(), std::max(a, b) / ((a + b) / 2));
-        QCOMPARE(memlens({"summary", dir.filePath("empty-missing")}).exitCode, 1);
+        QCOMPARE(runMemlens({"summary", dir.filePath("empty-missing")}).exitCode, 1);
     }
 
     // --version needs no display (it ran with none here: the GUI is never started) and names
@@ -603,7 +661,7 @@ private slots:
         for (const char *view : {"timeline", "segments", "stacks", "flamegraph", "live", "summary", "categories", "estimator"})
             documented << view;
         QVERIFY(documented.size() > 30);
-        const Run r = memlens({"--help"});
+        const Run r = runMemlens({"--help"});
         QCOMPARE(r.exitCode, 0);
         const QString help = QString::fromUtf8(r.out);
         for (const QString &word : documented)
@@ -658,7 +716,7 @@ private slots:
                     collect(item);
         };
         for (const QStringList &args : commands) {
-            const Run r = memlens(args.first() == "estimate" ? args : args + QStringList{"--no-cache"});
+            const Run r = runMemlens(args.first() == "estimate" ? args : args + QStringList{"--no-cache"});
             QVERIFY2(r.exitCode == 0, qPrintable(args.join(' ') + ": " + r.err));
             QJsonParseError error;
             const QJsonDocument j = QJsonDocument::fromJson(r.out, &error);
@@ -717,7 +775,7 @@ private slots:
             }
         }
         QVERIFY2(killedMidway >= 3, "no kill landed while the export ran");
-        const Run whole = memlens({"export", fleet, "--parquet", out, "--no-cache"});
+        const Run whole = runMemlens({"export", fleet, "--parquet", out, "--no-cache"});
         QCOMPARE(whole.exitCode, 0);
         QCOMPARE(inputFolders(false).size(), 12);
         QVERIFY2(inputFolders(true).isEmpty(), qPrintable(inputFolders(true).join(", ")));
@@ -726,13 +784,13 @@ private slots:
         const QString rewritten = fleet + "/iteration_4/rank2_memory_snapshot.pickle";
         QVERIFY(QFile::remove(rewritten));
         QVERIFY(QFile::copy(corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle", rewritten));
-        QCOMPARE(memlens({"export", fleet, "--parquet", out, "--no-cache"}).exitCode, 0);
+        QCOMPARE(runMemlens({"export", fleet, "--parquet", out, "--no-cache"}).exitCode, 0);
         QCOMPARE(inputFolders(false).size(), 12);
 
         QFile blocker(dir.filePath("not-a-folder"));
         QVERIFY(blocker.open(QIODevice::WriteOnly));
         blocker.close();
-        const Run refused = memlens({"export", fleet, "--parquet", dir.filePath("not-a-folder/ds"), "--no-cache"});
+        const Run refused = runMemlens({"export", fleet, "--parquet", dir.filePath("not-a-folder/ds"), "--no-cache"});
         QCOMPARE(refused.exitCode, 1);
         QVERIFY2(refused.err.count('\n') == 1 && refused.err.contains("not-a-folder/ds: cannot write there"), refused.err.constData());
         QVERIFY2(refused.out.isEmpty(), refused.out.constData()); // nothing was decoded and reported first
@@ -745,27 +803,27 @@ private slots:
     void helpLikeGits()
     {
         for (const QString name : {"summary", "diff", "advise", "replay", "render", "export", "watch", "estimate"}) {
-            const Run asked = memlens({name, "--help"}), viaHelp = memlens({"help", name}), shortly = memlens({name, "FILE", "-h"});
+            const Run asked = runMemlens({name, "--help"}), viaHelp = runMemlens({"help", name}), shortly = runMemlens({name, "FILE", "-h"});
             QVERIFY2(asked.exitCode == 0 && asked.err.isEmpty(), qPrintable(name + ": " + asked.err));
             QCOMPARE(viaHelp.out, asked.out);
             QCOMPARE(shortly.out, asked.out);
             QVERIFY2(asked.out.startsWith("usage: memlens " + name.toUtf8() + " "), asked.out.left(80).constData());
             // Every option the table gives the command (what completion lists).
-            const QList<QByteArray> options = memlens({"--list", "options", name}).out.split('\n');
+            const QList<QByteArray> options = runMemlens({"--list", "options", name}).out.split('\n');
             QVERIFY(options.size() > 2);
             for (const QByteArray &option : options)
                 QVERIFY2(asked.out.contains(option.trimmed()), qPrintable(name + " --help lacks " + option));
         }
-        QCOMPARE(memlens({"mcp", "--help"}).exitCode, 0);
-        QVERIFY(memlens({"mcp", "--help"}).out.contains("--root DIR"));
-        const Run overview = memlens({"help"});
+        QCOMPARE(runMemlens({"mcp", "--help"}).exitCode, 0);
+        QVERIFY(runMemlens({"mcp", "--help"}).out.contains("--root DIR"));
+        const Run overview = runMemlens({"help"});
         QCOMPARE(overview.exitCode, 0);
-        QCOMPARE(overview.out, memlens({"--help"}).out);
-        const Run unknown = memlens({"help", "sumary"});
+        QCOMPARE(overview.out, runMemlens({"--help"}).out);
+        const Run unknown = runMemlens({"help", "sumary"});
         QCOMPARE(unknown.exitCode, 2);
         QVERIFY2(unknown.err.contains("'sumary' is not a memlens command") && unknown.err.count('\n') == 1, unknown.err.constData());
         const QString file = corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle";
-        const Run typo = memlens({"summary", file, "--tpo", "5"});
+        const Run typo = runMemlens({"summary", file, "--tpo", "5"});
         QCOMPARE(typo.exitCode, 2);
         QVERIFY2(typo.err.contains("unknown option --tpo; did you mean --top?"), typo.err.constData());
     }
@@ -816,7 +874,7 @@ private slots:
     {
         QFile reference(QString::fromUtf8(MEMLENS_SOURCE_DIR) + "/docs/cli.md");
         QVERIFY(reference.open(QIODevice::ReadOnly));
-        const Run made = memlens({"help", "--markdown"});
+        const Run made = runMemlens({"help", "--markdown"});
         QCOMPARE(made.exitCode, 0);
         QVERIFY2(made.out == reference.readAll(), "docs/cli.md differs from `memlens help --markdown`: regenerate it");
         for (const QByteArray flag : {"--fail-if-peak-grows", "--alloc-conf", "--parquet", "--interval", "--lora-r"})
@@ -837,12 +895,12 @@ private slots:
             {{"advise", file, "--gpus", "0"}, "--gpus takes a whole number from 1 to 1048576, not '0'"},
         };
         for (const auto &[args, words] : refused) {
-            const Run r = memlens(args.first() == "estimate" ? args : args + QStringList{"--no-cache"});
+            const Run r = runMemlens(args.first() == "estimate" ? args : args + QStringList{"--no-cache"});
             QCOMPARE(r.exitCode, 2);
             QVERIFY2(r.err.contains(words) && r.err.count('\n') == 1, r.err.constData());
         }
-        QCOMPARE(memlens({"summary", file, "--top", "100", "--no-cache"}).exitCode, 0);
-        QCOMPARE(memlens({"advise", file, "--sort", "saves", "--no-cache"}).exitCode, 0);
+        QCOMPARE(runMemlens({"summary", file, "--top", "100", "--no-cache"}).exitCode, 0);
+        QCOMPARE(runMemlens({"advise", file, "--sort", "saves", "--no-cache"}).exitCode, 0);
     }
 
     void summaryJson_data()
@@ -855,7 +913,7 @@ private slots:
     void summaryJson()
     {
         QFETCH(QString, file);
-        const Run r = memlens({"summary", file, "--json", "--top", "3"});
+        const Run r = runMemlens({"summary", file, "--json", "--top", "3"});
         QCOMPARE(r.exitCode, 0);
         const QJsonObject root = QJsonDocument::fromJson(r.out).object();
         QCOMPARE(root["file"].toString(), file);
@@ -885,7 +943,7 @@ private slots:
     void summaryAtOom()
     {
         const QString file = corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle";
-        const Run r = memlens({"summary", file, "--json", "--at", "oom"});
+        const Run r = runMemlens({"summary", file, "--json", "--at", "oom"});
         QCOMPARE(r.exitCode, 0);
         const QJsonObject d = QJsonDocument::fromJson(r.out).object()["devices"].toArray()[0].toObject();
         const QJsonArray ooms = d["oom_entries"].toArray();
@@ -901,7 +959,7 @@ private slots:
 
     void summaryText()
     {
-        const Run r = memlens({"summary", corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle"});
+        const Run r = runMemlens({"summary", corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle"});
         QCOMPARE(r.exitCode, 0);
         QVERIFY(r.out.contains("Peak active"));
         QVERIFY(r.out.contains("Peak reserved  8.73 GiB (9,378,463,744 B)"));
@@ -928,7 +986,7 @@ private slots:
         QTemporaryDir dir;
         const QString file = corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle";
         const QString png = dir.filePath("view.png"), svg = dir.filePath("view.svg");
-        Run r = memlens(QStringList{"render", file, "--view", view, "--theme", theme, "--size", "1000x700", "-o", png} + extra);
+        Run r = runMemlens(QStringList{"render", file, "--view", view, "--theme", theme, "--size", "1000x700", "-o", png} + extra);
         QVERIFY2(r.exitCode == 0, r.err.constData());
         QImage image(png);
         QCOMPARE(image.size(), QSize(1000, 700));
@@ -938,7 +996,7 @@ private slots:
             for (int x = 0; x < image.width(); x += 7)
                 colours.insert(image.pixel(x, y));
         QVERIFY(colours.size() > 20);
-        r = memlens(QStringList{"render", file, "--view", view, "--size", "1000x700", "-o", svg} + extra);
+        r = runMemlens(QStringList{"render", file, "--view", view, "--size", "1000x700", "-o", svg} + extra);
         QVERIFY2(r.exitCode == 0, r.err.constData());
         bool ok = false;
         int texts = 0;
@@ -952,7 +1010,7 @@ private slots:
     {
         QTemporaryDir dir;
         const QString file = corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle";
-        const Run r = memlens({"render", file, "--view", "timeline", "--at", "oom", "--size", "1000x700", "--footer", "-o", dir.filePath("f.png")});
+        const Run r = runMemlens({"render", file, "--view", "timeline", "--at", "oom", "--size", "1000x700", "--footer", "-o", dir.filePath("f.png")});
         QVERIFY2(r.exitCode == 0, r.err.constData());
         // The page (without the device row and tabs) plus the 22-pixel footer.
         const QImage image(dir.filePath("f.png"));
@@ -964,14 +1022,14 @@ private slots:
     {
         const QString file = corpusDir() + "/snapshots/streams_pending_free/snapshot.pickle";
         QTemporaryDir dir;
-        Run r = memlens({"render", file, "--view", "pie", "-o", dir.filePath("x.png")});
+        Run r = runMemlens({"render", file, "--view", "pie", "-o", dir.filePath("x.png")});
         QCOMPARE(r.exitCode, 2);
         QVERIFY(r.err.contains("not available"));
-        r = memlens({"render", file, "-o", dir.filePath("x.bmp")});
+        r = runMemlens({"render", file, "-o", dir.filePath("x.bmp")});
         QCOMPARE(r.exitCode, 2);
-        r = memlens({"render", file, "--size", "10x10", "-o", dir.filePath("x.png")});
+        r = runMemlens({"render", file, "--size", "10x10", "-o", dir.filePath("x.png")});
         QCOMPARE(r.exitCode, 2);
-        r = memlens({"render", dir.filePath("missing.pickle"), "-o", dir.filePath("x.png")});
+        r = runMemlens({"render", dir.filePath("missing.pickle"), "-o", dir.filePath("x.png")});
         QCOMPARE(r.exitCode, 1);
         QVERIFY(r.err.contains("no such file"));
         QVERIFY(!QFile::exists(dir.filePath("x.png")));
@@ -981,23 +1039,23 @@ private slots:
     {
         const QString a = corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle";
         const QString b = corpusDir() + "/snapshots/oom_gpt2_medium_6gib/after_oom_snapshot.pickle";
-        Run r = memlens({"diff", a, a, "--json"});
+        Run r = runMemlens({"diff", a, a, "--json"});
         QCOMPARE(r.exitCode, 0);
         QJsonObject j = QJsonDocument::fromJson(r.out).object();
         QCOMPARE(j["differing_sites"].toInteger(), 0);
         QCOMPARE(j["change"].toInteger(), 0);
-        r = memlens({"diff", a, b, "--at", "oom", "--json"});
+        r = runMemlens({"diff", a, b, "--at", "oom", "--json"});
         QCOMPARE(r.exitCode, 0);
         j = QJsonDocument::fromJson(r.out).object();
         QCOMPARE(j["total_a"].toInteger(), j["total_b"].toInteger()); // the same moment, dumped twice
-        r = memlens({"diff", a});
+        r = runMemlens({"diff", a});
         QCOMPARE(r.exitCode, 2);
     }
 
     void profilerJson()
     {
         const QString dir = corpusDir() + "/profiles/gpt2_bf16_adamw";
-        Run r = memlens({"summary", dir + "/trace.pt.trace.json.gz", "--json"});
+        Run r = runMemlens({"summary", dir + "/trace.pt.trace.json.gz", "--json"});
         QCOMPARE(r.exitCode, 0);
         QJsonObject j = QJsonDocument::fromJson(r.out).object();
         QCOMPARE(j["format"].toString(), QString("chrome-trace"));
@@ -1008,7 +1066,7 @@ private slots:
                                   "trace_final_total_reserved"})
             QVERIFY2(cuda.contains(key), qPrintable(key));
         QCOMPARE(j["devices"].toArray()[1].toObject()["name"].toString(), QString("cpu"));
-        r = memlens({"summary", dir + "/memory_timeline.json.gz", "--json"});
+        r = runMemlens({"summary", dir + "/memory_timeline.json.gz", "--json"});
         QCOMPARE(r.exitCode, 0);
         j = QJsonDocument::fromJson(r.out).object();
         QCOMPARE(j["format"].toString(), QString("memory-timeline"));
@@ -1019,7 +1077,7 @@ private slots:
 
     void folded()
     {
-        const Run r = memlens({"summary", corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle", "--folded"});
+        const Run r = runMemlens({"summary", corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle", "--folded"});
         QCOMPARE(r.exitCode, 0);
         qint64 total = 0;
         for (const QByteArray &line : r.out.split('\n')) {
@@ -1028,7 +1086,7 @@ private slots:
             QVERIFY(line.contains(';') || line.startsWith("(no stack"));
             total += line.mid(line.lastIndexOf(' ') + 1).toLongLong();
         }
-        const Run s = memlens({"summary", corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle", "--json"});
+        const Run s = runMemlens({"summary", corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle", "--json"});
         QCOMPARE(total, QJsonDocument::fromJson(s.out).object()["devices"].toArray()[0].toObject()["peak_active_bytes"].toInteger());
     }
 
@@ -1071,7 +1129,7 @@ private slots:
     {
         QFETCH(QStringList, args);
         QFETCH(QString, message);
-        const Run r = memlens(args);
+        const Run r = runMemlens(args);
         QVERIFY2(r.exitCode > 0, qPrintable(QString("exit %1").arg(r.exitCode)));
         QVERIFY(r.out.isEmpty());
         const QString err = QString::fromUtf8(r.err);

@@ -72,10 +72,12 @@ for big in "$long" "$tiled"; do
   medianOf render env QT_QPA_PLATFORM=offscreen "$build/bin/memlens" render "$big" --view timeline --no-cache -o "$dir/timeline.png"
   medianOf render1 env QT_QPA_PLATFORM=offscreen taskset -c 0 "$build/bin/memlens" render "$big" --view timeline --no-cache -o "$dir/timeline.png"
   echo "cold render --view timeline (open to the first frame, written; $render_all s): 2 cores ${render} s = $(ratio "$render" "$py" 2)x pickle.load; 1 core ${render1} s = $(ratio "$render1" "$py" 2)x (target: <= 0.12x)"
-  "$build/bin/memlens" summary "$big" > /dev/null # writes the cache entry
+  "$build/bin/memlens" summary "$big" > /dev/null # writes the cache entry, and keeps the answer beside it
   medianOf warm "$build/bin/memlens" summary "$big"
+  # A request not asked before: the snapshot from the entry, indexed and summarised.
+  medianOf entry sh -c 'rm -f "$1"/*.answers; exec "$2" summary "$3"' _ "$XDG_CACHE_HOME/memlens" "$build/bin/memlens" "$big"
   medianOf rwarm env QT_QPA_PLATFORM=offscreen "$build/bin/memlens" render "$big" --view timeline -o "$dir/timeline.png"
-  echo "summary from the cache: ${warm} s ($warm_all; target <= 0.25 s) = $(ratio "$py" "$warm" 1)x faster than pickle.load, peak RSS $((warm_rss / 1024)) MiB; render --view timeline from the cache: ${rwarm} s ($rwarm_all)"
+  echo "summary from the cache, asked again (the kept answer): ${warm} s ($warm_all; target <= 0.25 s), peak RSS $((warm_rss / 1024)) MiB; first asked (from the entry): ${entry} s ($entry_all) = $(ratio "$py" "$entry" 1)x faster than pickle.load, peak RSS $((entry_rss / 1024)) MiB; render --view timeline from the cache: ${rwarm} s ($rwarm_all)"
   # Target: a replay through the allocator model costs at most 2x the cold summary.
   medianOf replay "$build/bin/memlens" replay "$big" --no-cache
   medianOf whatif "$build/bin/memlens" replay "$big" --no-cache --alloc-conf expandable_segments:True

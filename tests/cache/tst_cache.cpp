@@ -5,6 +5,7 @@
 #include "SnapshotEquality.h"
 #include "cache/SnapshotCache.h"
 #include "cache/SnapshotCodec.h"
+#include "cache/StoredAnswers.h"
 #include "decode/SnapshotLoader.h"
 #include "cache/CachedSnapshot.h"
 #include "model/NarrowColumn.h"
@@ -513,6 +514,63 @@ private slots:
         capped.evict();
         QVERIFY(!std::filesystem::exists(entries[0]));
         QVERIFY(std::filesystem::exists(entries[1]) && std::filesystem::exists(entries[2]));
+    }
+
+    // The answers kept beside an entry are believed for the same file and executable only, and
+    // only whole: any cut, another key or writer, a control character or a byte that is not
+    // UTF-8 gives nothing.
+    void answersAreBelievedForTheSameFileAndExecutable()
+    {
+        const CacheKey key{"/runs/a.pickle", 4096, 1, 2, 3, "4096-00"};
+        const AnswerList answers{{"summary text", ": pickle\n\xe2\x86\x92 peak 1.00 GiB\n"}, {"summary json", "{\"file\":\"\"}"}};
+        const std::string bytes = makeAnswersFile(key, "exe-1", answers);
+        QCOMPARE(readAnswersFile(bytes, key, "exe-1"), std::optional(answers));
+        QVERIFY(!readAnswersFile(bytes, key, "exe-2"));
+        QVERIFY(!readAnswersFile(bytes, key, ""));
+        CacheKey touched = key;
+        touched.mtimeNs += 1;
+        QVERIFY(!readAnswersFile(bytes, touched, "exe-1"));
+        for (size_t cut = 0; cut < bytes.size(); ++cut)
+            QVERIFY(!readAnswersFile(std::string_view(bytes).substr(0, cut), key, "exe-1"));
+        QVERIFY(!readAnswersFile(bytes + "x", key, "exe-1"));
+        for (const std::string bad : {"a\x1b[2Jb", "tab\there", "caf\xe9", "\xc0\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80", "cut\xe2\x86"}) {
+            QVERIFY2(!isPrintableAnswer(bad), bad.c_str());
+            QVERIFY(!readAnswersFile(makeAnswersFile(key, "exe-1", {{"summary text", bad}}), key, "exe-1"));
+        }
+        QVERIFY(isPrintableAnswer("plain \xe2\x96\xb8 \xf0\x9f\x94\xa5\n"));
+    }
+
+    // A question asked again replaces its answer; past kMaxAnswers the oldest goes. Answer files
+    // are evicted with the entries, and a dead writer's temporary answers are swept.
+    void answersAreKeptAndEvictedLikeEntries()
+    {
+        QTemporaryDir dir;
+        const std::string file = (corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle").toStdString();
+        const auto key = SnapshotCache::keyOf(file);
+        QVERIFY(key);
+        const SnapshotCache cache(dir.path().toStdString(), 1ull << 40);
+        const StoredAnswers answers(cache, *key);
+        QVERIFY(!answers.find("q0"));
+        for (size_t i = 0; i <= StoredAnswers::kMaxAnswers; ++i)
+            QVERIFY(answers.store("q" + std::to_string(i), "answer " + std::to_string(i) + "\n"));
+        QVERIFY(answers.store("q1", "answer again\n"));
+        QVERIFY(!answers.find("q0"));
+        QCOMPARE(answers.find("q2"), std::optional<std::string>("answer 2\n"));
+        QCOMPARE(answers.find("q1"), std::optional<std::string>("answer again\n"));
+        QCOMPARE(answers.find("q16"), std::optional<std::string>("answer 16\n"));
+        QVERIFY(!answers.store("q", "no\x07bell"));
+        QVERIFY(cache.write(*key, *loadSnapshot(file)));
+        const std::string kept = cache.answersPath(*key);
+        std::filesystem::last_write_time(kept, std::filesystem::file_time_type::clock::now() - std::chrono::hours(2));
+        QProcess finished;
+        finished.start("/bin/true");
+        QVERIFY(finished.waitForFinished());
+        const std::string deadTemporary = kept + ".tmp" + std::to_string(finished.processId() ? finished.processId() : 999999);
+        writeAll(deadTemporary, "half");
+        SnapshotCache(dir.path().toStdString(), std::filesystem::file_size(cache.entryPath(*key))).evict();
+        QVERIFY(!std::filesystem::exists(kept));
+        QVERIFY(!std::filesystem::exists(deadTemporary));
+        QVERIFY(std::filesystem::exists(cache.entryPath(*key)));
     }
 
     // Hostile payloads: counts past the end, ids past their tables, bad flags.

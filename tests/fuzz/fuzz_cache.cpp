@@ -1,8 +1,10 @@
 // libFuzzer target for what memlens reads back from its own cache: the first byte picks a whole
-// entry file (header, key, zstd frame) or a bare payload. Either gives a snapshot or nothing;
-// never a crash, a hang or an allocation the input does not justify.
+// entry file (header, key, zstd frame), the answers kept beside an entry, or a bare payload.
+// Each gives a snapshot (answers) or nothing; never a crash, a hang or an allocation the input
+// does not justify.
 #include "cache/SnapshotCache.h"
 #include "cache/SnapshotCodec.h"
+#include "cache/StoredAnswers.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -12,9 +14,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size < 1)
         return 0;
     const std::string_view bytes(reinterpret_cast<const char *>(data) + 1, size - 1);
+    const memlens::CacheKey key{"/fuzz/snapshot.pickle", 4096, 1, 2, 3, "4096-0000000000000000"};
     if (data[0] & 1) {
-        const memlens::CacheKey key{"/fuzz/snapshot.pickle", 4096, 1, 2, 3, "4096-0000000000000000"};
         memlens::readCacheEntry(bytes, key);
+        return 0;
+    }
+    if (data[0] & 2) {
+        memlens::readAnswersFile(bytes, key, "fuzz-executable");
         return 0;
     }
     try {

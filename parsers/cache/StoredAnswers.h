@@ -1,0 +1,47 @@
+#pragma once
+// Answers already given for a file, kept beside its cache entry (SnapshotCache::answersPath), so
+// that a question asked again (`memlens summary FILE`) costs reading its answer, not indexing and
+// summarising the snapshot again. They are believed only for the same file (the entry's key) and
+// the same memlens executable (its size, modification time and inode: another build may answer
+// otherwise). Written atomically; read as untrusted input: a damaged file, or an answer that is
+// not UTF-8 text without control characters (a newline apart), gives nothing.
+#include "cache/SnapshotCache.h"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace memlens {
+
+// (question, answer) in the order stored, the newest last.
+using AnswerList = std::vector<std::pair<std::string, std::string>>;
+
+class StoredAnswers {
+public:
+    // At most this many questions are kept per file: the oldest is dropped for a new one.
+    static constexpr size_t kMaxAnswers = 16;
+
+    StoredAnswers(SnapshotCache cache, CacheKey key);
+    std::optional<std::string> find(std::string_view question) const;
+    // Adds the answer, or replaces the question's; false when it could not be written.
+    bool store(std::string_view question, std::string_view answer) const;
+
+private:
+    SnapshotCache cache_;
+    CacheKey key_;
+};
+
+// An executable as answers are keyed by (by default the running one); empty when it cannot be
+// stat'ed.
+std::string executableIdentity(const std::string &path = "/proc/self/exe");
+// Whether `text` may be printed as an answer: UTF-8 without control characters but the newline.
+bool isPrintableAnswer(std::string_view text);
+
+// The file's bytes and back; exposed for the tests and the fuzz target. The reader gives
+// nothing for bytes that are not answers for `key` by `executable`.
+std::string makeAnswersFile(const CacheKey &key, std::string_view executable, const AnswerList &answers);
+std::optional<AnswerList> readAnswersFile(std::string_view bytes, const CacheKey &key, std::string_view executable);
+
+} // namespace memlens
