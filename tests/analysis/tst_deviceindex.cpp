@@ -1,10 +1,13 @@
 // DeviceIndex against a brute-force replay: a random workload with blocks alive before the
 // trace, pending frees and segment churn, spanning several live-set checkpoints.
 #include "CorpusFiles.h"
+#include <random>
+#include <unordered_map>
 #include <QTemporaryDir>
 #include "IdPrinting.h"
 #include "SyntheticSnapshot.h"
 #include "index/ActiveBytes.h"
+#include "model/AddressMap.h"
 #include "index/DeviceIndex.h"
 #include "index/Moment.h"
 #include "figures/SnapshotSummary.h"
@@ -145,6 +148,38 @@ class TestDeviceIndex : public QObject {
     Q_OBJECT
 
 private slots:
+    // The pairing's address map against std::unordered_map over a long run of sets and erases
+    // on few live addresses (as a trace's: each one freed soon after), with addresses that
+    // share their home slot: every find after every step agrees, and erasing an entry in the
+    // middle of a probe run keeps the ones after it reachable.
+    void addressMapAgreesWithAStandardMap()
+    {
+        std::mt19937_64 random(7);
+        AddressMap map;
+        std::unordered_map<uint64_t, uint32_t> expected;
+        std::vector<uint64_t> addresses;
+        for (int i = 0; i < 600; ++i)
+            addresses.push_back(0x7f0000000000ull + (random() % 4096) * 512);
+        for (uint32_t step = 0; step < 400000; ++step) {
+            const uint64_t addr = addresses[random() % addresses.size()];
+            const uint64_t op = random() % 3;
+            if (op < 2) {
+                map.set(addr, step);
+                expected[addr] = step;
+            } else {
+                map.erase(addr);
+                expected.erase(addr);
+            }
+            if (step % 97 == 0) {
+                for (const uint64_t a : addresses) {
+                    const auto it = expected.find(a);
+                    QCOMPARE(map.find(a), it == expected.end() ? AddressMap::kNone : it->second);
+                }
+                QCOMPARE(map.size(), expected.size());
+            }
+        }
+    }
+
     // The compact active-bytes column gives back every value pushed: a plain array of them is
     // the reference. Blocks that span more than 4 GiB (a 40 GB tensor), values below zero and
     // at the int64 edges, a last block cut short.

@@ -558,7 +558,7 @@ private slots:
         QCOMPARE(answers.find("q2"), std::optional<std::string>("answer 2\n"));
         QCOMPARE(answers.find("q1"), std::optional<std::string>("answer again\n"));
         QCOMPARE(answers.find("q16"), std::optional<std::string>("answer 16\n"));
-        QVERIFY(!answers.store("q", "no\x07bell"));
+        QVERIFY(!answers.store("q", "no\x07" "bell"));
         QVERIFY(cache.write(*key, *loadSnapshot(file)));
         const std::string kept = cache.answersPath(*key);
         std::filesystem::last_write_time(kept, std::filesystem::file_time_type::clock::now() - std::chrono::hours(2));
