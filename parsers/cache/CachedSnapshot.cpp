@@ -29,6 +29,7 @@ CachedSnapshot loadSnapshotCached(const std::string &path, const LoadControl &co
 {
     CachedSnapshot out;
     const std::optional<CacheKey> key = cache ? SnapshotCache::keyOf(path) : std::nullopt;
+    out.key = key;
     if (key) {
         out.snapshot = cache->read(*key, cacheProgress);
         out.fromCache = out.snapshot != nullptr;

@@ -8,6 +8,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -38,6 +39,7 @@ enum class CacheWriting { Now, WhenStarted };
 struct CachedSnapshot {
     std::shared_ptr<const Snapshot> snapshot;
     bool fromCache = false;
+    std::optional<CacheKey> key; // the file's, when read through a cache
     std::unique_ptr<CacheWrite> writing; // null: read from the cache, or not cacheable
 };
 

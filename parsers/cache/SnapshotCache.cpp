@@ -154,10 +154,6 @@ std::string SnapshotCache::entryPath(const CacheKey &key) const
     return dir_ + "/" + name;
 }
 
-std::string SnapshotCache::answersPath(const CacheKey &key) const
-{
-    return entryPath(key) + ".answers";
-}
 
 namespace {
 
@@ -259,14 +255,14 @@ bool SnapshotCache::write(const CacheKey &key, const Snapshot &snapshot) const
 
 namespace {
 
-// "….mlcache.tmp<PID>" or "….mlcache.answers.tmp<PID>" whose writer is gone, or a day old
-// whatever its PID says (PIDs are reused).
+// "….mlcache.tmp<PID>" or a side entry's "….mlcache.<kind>.tmp<PID>" whose writer is gone, or
+// a day old whatever its PID says (PIDs are reused).
 bool isStaleTemporary(const fs::path &path)
 {
     const std::string name = path.filename().string();
     const size_t at = name.rfind(".tmp");
     const std::string_view written = std::string_view(name).substr(0, at == std::string::npos ? 0 : at);
-    const bool ours = written.ends_with(".mlcache") || written.ends_with(".mlcache.answers");
+    const bool ours = written.ends_with(".mlcache") || fs::path(written).stem().string().ends_with(".mlcache");
     const std::optional<pid_t> pid = ours ? writerOf(name, written) : std::nullopt;
     if (!pid)
         return false;
@@ -292,7 +288,8 @@ void SnapshotCache::evict() const
             fs::remove(e.path(), ec); // a writer killed mid-entry (kill -9, power loss) left it
             continue;
         }
-        if (e.path().extension() != ".mlcache" && e.path().extension() != ".answers")
+        // Entries and the side entries beside them (cache/SideEntry: .answers, .layouts).
+        if (e.path().extension() != ".mlcache" && !e.path().stem().string().ends_with(".mlcache"))
             continue;
         const uint64_t size = e.file_size(ec);
         const auto used = e.last_write_time(ec);

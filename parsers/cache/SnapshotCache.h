@@ -40,8 +40,6 @@ public:
     // Nothing when the file cannot be stat'ed.
     static std::optional<CacheKey> keyOf(const std::string &path);
     std::string entryPath(const CacheKey &key) const;
-    // Beside the entry: the answers already given for the file (cache/StoredAnswers).
-    std::string answersPath(const CacheKey &key) const;
 
     // The cached snapshot, or null when there is none that matches `key` exactly and reads whole.
     // `progress` (may be empty) hears the fraction done as the entry is read and decoded.
@@ -49,7 +47,7 @@ public:
     // False when it could not be written (no room, no permission); nothing half-written stays.
     // Compresses as it encodes: no copy of the snapshot is held.
     bool write(const CacheKey &key, const Snapshot &snapshot) const;
-    // Removes the oldest entries and answer files until the total is within the cap.
+    // Removes the oldest entries and side entries (cache/SideEntry) until the total is within the cap.
     void evict() const;
 
 private:

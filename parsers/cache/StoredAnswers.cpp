@@ -2,21 +2,13 @@
 
 #include <algorithm>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
-#include <sys/stat.h>
-#include <unistd.h>
 
 namespace memlens {
 
-namespace fs = std::filesystem;
-
 namespace {
 
-constexpr char kAnswersMagic[8] = {'M', 'L', 'A', 'N', 'S', 'W', 'R', '\n'};
-// Larger is not a file of answers memlens wrote: it is not read.
 constexpr uint64_t kMaxFileBytes = 16u << 20;
+constexpr SideEntryKind kAnswers{".answers", "MLANSWR\n", kMaxFileBytes};
 
 void putText(std::string &out, std::string_view text)
 {
@@ -56,15 +48,6 @@ size_t sequenceLength(unsigned char c)
 
 } // namespace
 
-std::string executableIdentity(const std::string &path)
-{
-    struct stat st {};
-    if (::stat(path.c_str(), &st) != 0)
-        return {};
-    return std::to_string(st.st_size) + ":" + std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec) + ":" +
-           std::to_string(st.st_ino);
-}
-
 bool isPrintableAnswer(std::string_view text)
 {
     for (size_t i = 0; i < text.size();) {
@@ -86,29 +69,24 @@ bool isPrintableAnswer(std::string_view text)
     return true;
 }
 
-std::string makeAnswersFile(const CacheKey &key, std::string_view executable, const AnswerList &answers)
+namespace {
+
+std::string answersPayload(const AnswerList &answers)
 {
-    std::string out(kAnswersMagic, sizeof kAnswersMagic);
-    out += cacheKeyBytes(key);
-    putText(out, executable);
+    std::string payload;
     const auto count = static_cast<uint32_t>(answers.size());
-    out.append(reinterpret_cast<const char *>(&count), sizeof count);
+    payload.append(reinterpret_cast<const char *>(&count), sizeof count);
     for (const auto &[question, answer] : answers) {
-        putText(out, question);
-        putText(out, answer);
+        putText(payload, question);
+        putText(payload, answer);
     }
-    return out;
+    return payload;
 }
 
-std::optional<AnswerList> readAnswersFile(std::string_view bytes, const CacheKey &key, std::string_view executable)
+std::optional<AnswerList> readAnswers(std::string_view bytes)
 {
-    const std::string head = std::string(kAnswersMagic, sizeof kAnswersMagic) + cacheKeyBytes(key);
-    if (executable.empty() || bytes.size() > kMaxFileBytes || !bytes.starts_with(head))
-        return std::nullopt;
-    bytes.remove_prefix(head.size());
-    const std::optional<std::string_view> writer = takeText(bytes);
     uint32_t count = 0;
-    if (!writer || *writer != executable || bytes.size() < sizeof count)
+    if (bytes.size() < sizeof count)
         return std::nullopt;
     std::memcpy(&count, bytes.data(), sizeof count);
     bytes.remove_prefix(sizeof count);
@@ -127,69 +105,46 @@ std::optional<AnswerList> readAnswersFile(std::string_view bytes, const CacheKey
     return answers;
 }
 
+} // namespace
+
+std::string makeAnswersFile(const CacheKey &key, std::string_view executable, const AnswerList &answers)
+{
+    return makeSideEntry(kAnswers, key, executable, answersPayload(answers));
+}
+
+std::optional<AnswerList> readAnswersFile(std::string_view bytes, const CacheKey &key, std::string_view executable)
+{
+    const std::optional<std::string_view> payload = sideEntryPayload(kAnswers, bytes, key, executable);
+    return payload ? readAnswers(*payload) : std::nullopt;
+}
+
 StoredAnswers::StoredAnswers(SnapshotCache cache, CacheKey key)
     : cache_(std::move(cache)), key_(std::move(key))
 {
 }
 
-namespace {
-
-std::optional<AnswerList> readAnswersAt(const std::string &path, const CacheKey &key)
-{
-    std::error_code ec;
-    const auto size = fs::file_size(path, ec);
-    if (ec || size > kMaxFileBytes)
-        return std::nullopt;
-    std::ifstream in(path, std::ios::binary);
-    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    return readAnswersFile(bytes, key, executableIdentity());
-}
-
-} // namespace
-
 std::optional<std::string> StoredAnswers::find(std::string_view question) const
 {
-    if (cache_.directory().empty())
-        return std::nullopt;
-    const std::optional<AnswerList> answers = readAnswersAt(cache_.answersPath(key_), key_);
+    const std::optional<std::string> payload = readSideEntry(cache_, kAnswers, key_);
+    const std::optional<AnswerList> answers = payload ? readAnswers(*payload) : std::nullopt;
     if (!answers)
         return std::nullopt;
     const auto found = std::find_if(answers->begin(), answers->end(), [&](const auto &a) { return a.first == question; });
-    if (found == answers->end())
-        return std::nullopt;
-    std::error_code ec;
-    fs::last_write_time(cache_.answersPath(key_), fs::file_time_type::clock::now(), ec); // used: evicted last
-    return found->second;
+    return found == answers->end() ? std::nullopt : std::optional(found->second);
 }
 
 bool StoredAnswers::store(std::string_view question, std::string_view answer) const
 {
-    const std::string executable = executableIdentity();
-    if (cache_.directory().empty() || executable.empty() || !isPrintableAnswer(question) || !isPrintableAnswer(answer) ||
-        answer.size() + question.size() > kMaxFileBytes / 2)
+    if (!isPrintableAnswer(question) || !isPrintableAnswer(answer) || answer.size() + question.size() > kMaxFileBytes / 2)
         return false;
-    const std::string path = cache_.answersPath(key_);
-    AnswerList answers = readAnswersAt(path, key_).value_or(AnswerList{});
+    const std::optional<std::string> payload = readSideEntry(cache_, kAnswers, key_);
+    AnswerList answers = (payload ? readAnswers(*payload) : std::nullopt).value_or(AnswerList{});
     std::erase_if(answers, [&](const auto &a) { return a.first == question; });
     answers.emplace_back(question, answer);
-    while (answers.size() > kMaxAnswers || makeAnswersFile(key_, executable, answers).size() > kMaxFileBytes)
+    // The header's few hundred bytes are within the room left by the half a question may take.
+    while (answers.size() > kMaxAnswers || answersPayload(answers).size() > kMaxFileBytes / 2)
         answers.erase(answers.begin());
-    std::error_code ec;
-    fs::create_directories(cache_.directory(), ec);
-    const std::string temp = path + ".tmp" + std::to_string(::getpid());
-    bool ok = false;
-    {
-        std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-        const std::string bytes = makeAnswersFile(key_, executable, answers);
-        ok = out && out.write(bytes.data(), static_cast<std::streamsize>(bytes.size())) && out.flush();
-    }
-    if (ok)
-        fs::rename(temp, path, ec);
-    if (!ok || ec) {
-        fs::remove(temp, ec);
-        return false;
-    }
-    return true;
+    return writeSideEntry(cache_, kAnswers, key_, answersPayload(answers));
 }
 
 } // namespace memlens

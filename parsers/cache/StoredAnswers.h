@@ -1,11 +1,10 @@
 #pragma once
-// Answers already given for a file, kept beside its cache entry (SnapshotCache::answersPath), so
-// that a question asked again (`memlens summary FILE`) costs reading its answer, not indexing and
-// summarising the snapshot again. They are believed only for the same file (the entry's key) and
-// the same memlens executable (its size, modification time and inode: another build may answer
-// otherwise). Written atomically; read as untrusted input: a damaged file, or an answer that is
-// not UTF-8 text without control characters (a newline apart), gives nothing.
-#include "cache/SnapshotCache.h"
+// Answers already given for a file, kept beside its cache entry (a side entry, cache/SideEntry:
+// for the same file and executable only), so that a question asked again (`memlens summary
+// FILE`) costs reading its answer, not indexing and summarising the snapshot again. A damaged
+// file, or an answer that is not UTF-8 text without control characters (a newline apart), gives
+// nothing.
+#include "cache/SideEntry.h"
 
 #include <optional>
 #include <string>
@@ -33,9 +32,6 @@ private:
     CacheKey key_;
 };
 
-// An executable as answers are keyed by (by default the running one); empty when it cannot be
-// stat'ed.
-std::string executableIdentity(const std::string &path = "/proc/self/exe");
 // Whether `text` may be printed as an answer: UTF-8 without control characters but the newline.
 bool isPrintableAnswer(std::string_view text);
 

@@ -3,6 +3,7 @@
 #include "decode/SnapshotLoader.h"
 #include "cache/CachedSnapshot.h"
 #include "pipeline/HeadStart.h"
+#include "pipeline/StoredLayouts.h"
 #include "model/LoadError.h"
 #include "ranks/RunGpus.h"
 
@@ -70,12 +71,34 @@ void runDocumentPipeline(const std::string &path, const std::atomic<bool> *cance
     auto cacheProgress = [&](double fraction) { report(fraction, LoadStage::ReadingCache); };
     std::optional<CachedSnapshot> started = takeHeadStart(path, cache, control, cacheProgress);
     CachedSnapshot loaded = started ? std::move(*started) : loadSnapshotCached(path, control, cache, cacheProgress, writing);
-    runDocumentStages(path, loaded.snapshot, runGpus(std::nullopt, {}, path), cancel, sink, stopAfter);
+    const bool keeping = cache && loaded.key && stopAfter == StopAfter::Timeline;
+    std::optional<LayoutPartsByDevice> kept = keeping && loaded.fromCache ? readStoredLayouts(*cache, *loaded.key) : std::nullopt;
+    const bool fromKept = kept.has_value();
+    const auto layouts = runDocumentStages(path, loaded.snapshot, runGpus(std::nullopt, {}, path), cancel, sink, stopAfter, {},
+                                           std::move(kept).value_or(LayoutPartsByDevice{}));
     if (loaded.writing)
         loaded.writing->start(); // a no-op when it started at once
+    if (keeping && !fromKept && !layouts.empty())
+        storeLayouts(*cache, *loaded.key, layouts);
 }
 
 namespace {
+
+// A device's layout, on another thread: from its kept parts when they fit its index, else built.
+std::future<std::unique_ptr<const TimelineLayout>> startLayout(std::shared_ptr<const DeviceIndex> index,
+                                                               std::map<int, TimelineLayoutParts>::node_type kept)
+{
+    return std::async(std::launch::async, [index = std::move(index), kept = std::move(kept)]() mutable {
+        if (kept) {
+            try {
+                return std::make_unique<const TimelineLayout>(*index, std::move(kept.mapped()));
+            } catch (const std::invalid_argument &) {
+                // Another layout's parts: built again.
+            }
+        }
+        return std::make_unique<const TimelineLayout>(*index);
+    });
+}
 
 // The document again, each device with its advice: the first one's index, categories and
 // summary shared or copied, so the layouts built on them serve both.
@@ -95,8 +118,10 @@ std::shared_ptr<const Document> withAdvice(const std::shared_ptr<const Document>
 
 } // namespace
 
-void runDocumentStages(const std::string &name, std::shared_ptr<const Snapshot> snapshot, const Inferred<int> &gpus,
-                       const std::atomic<bool> *cancel, const PipelineSink &sink, StopAfter stopAfter, std::vector<std::string> notes)
+std::map<int, std::shared_ptr<const TimelineLayout>> runDocumentStages(const std::string &name, std::shared_ptr<const Snapshot> snapshot,
+                                                                       const Inferred<int> &gpus, const std::atomic<bool> *cancel,
+                                                                       const PipelineSink &sink, StopAfter stopAfter,
+                                                                       std::vector<std::string> notes, std::map<int, TimelineLayoutParts> kept)
 {
     auto report = [&](double fraction, LoadStage stage) {
         if (sink.progress)
@@ -118,7 +143,7 @@ void runDocumentStages(const std::string &name, std::shared_ptr<const Snapshot> 
         report(at(i, 0.0), LoadStage::Indexing);
         auto index = std::make_shared<const DeviceIndex>(*snapshot, devices[i], cancel);
         if (stopAfter == StopAfter::Timeline)
-            pending.emplace(devices[i], std::async(std::launch::async, [index] { return std::make_unique<const TimelineLayout>(*index); }));
+            pending.emplace(devices[i], startLayout(index, kept.extract(devices[i])));
         indexes.push_back(std::move(index));
     }
     std::map<int, std::shared_ptr<const TimelineLayout>> layouts;
@@ -169,7 +194,7 @@ void runDocumentStages(const std::string &name, std::shared_ptr<const Snapshot> 
     if (sink.document)
         sink.document(published);
     if (stopAfter == StopAfter::Document)
-        return;
+        return {};
     report(0.0, LoadStage::PreparingTimeline);
     takeLayouts();
     auto timeline = std::make_shared<TimelineLayouts>();
@@ -180,7 +205,7 @@ void runDocumentStages(const std::string &name, std::shared_ptr<const Snapshot> 
     if (sink.timeline)
         sink.timeline(timeline);
     if (!adviceLast)
-        return;
+        return timeline->layouts;
     report(0.0, LoadStage::Advising);
     auto advised = std::make_shared<TimelineLayouts>();
     advised->document = withAdvice(published, gpus, sink.advise);
@@ -188,6 +213,7 @@ void runDocumentStages(const std::string &name, std::shared_ptr<const Snapshot> 
     if (cancel && cancel->load())
         throw LoadCancelled();
     sink.advised(std::move(advised));
+    return timeline->layouts;
 }
 
 std::shared_ptr<const TimelineLayouts> buildTimelineLayouts(std::shared_ptr<const Document> document)

@@ -25,6 +25,7 @@ struct TimelineBand {
     bool alive(size_t c) const { return c >= firstColumn && c - firstColumn < bottom.size(); }
     uint64_t bottomAt(size_t c) const { return bottom[c - firstColumn]; }
     size_t endColumn() const { return firstColumn + bottom.size(); }
+    bool operator==(const TimelineBand &) const = default;
 };
 
 // A private mempool's region, stacked from the bottom below the default pool: as tall as the
@@ -34,6 +35,7 @@ struct TimelinePoolRegion {
     std::vector<uint64_t> base;     // per column
     std::vector<uint64_t> otherTop; // the pool's folded band spans [base, otherTop)
     std::vector<uint64_t> top;      // base + the pool's envelope
+    bool operator==(const TimelinePoolRegion &) const = default;
 };
 
 struct TimelineFrame {
@@ -45,6 +47,19 @@ struct TimelineFrame {
     std::vector<uint64_t> otherGhostTop; // its part from before the trace: [otherBottom, otherGhostTop)
     std::vector<TimelineBand> bands;    // individually drawn, stacked above their folded band
     std::vector<TimelinePoolRegion> pools;
+    bool operator==(const TimelineFrame &) const = default;
+};
+
+// What a layout holds besides its index, as a value: kept beside a file's cache entry
+// (pipeline/StoredLayouts), so that a reopened file's first frame does not build it again.
+struct TimelineLayoutParts {
+    uint32_t leaves = 0;
+    std::vector<std::vector<AllocationId>> tree;
+    std::vector<uint32_t> blockPeak;
+    // Ghost blocks' (free event, bytes freed by it and all before), and their total.
+    std::vector<std::pair<EventId, uint64_t>> ghostFrees, defaultPoolGhostFrees;
+    uint64_t ghostTotal = 0, defaultPoolGhostTotal = 0;
+    bool operator==(const TimelineLayoutParts &) const = default;
 };
 
 class TimelineLayout {
@@ -52,6 +67,11 @@ public:
     // From `parallelFrom` allocations on (tests: 0 and SIZE_MAX), it is built on two cores.
     explicit TimelineLayout(const DeviceIndex &index, size_t parallelFrom = kParallelFrom);
 
+    // From kept parts. Throws std::invalid_argument for parts that cannot be `index`'s layout:
+    // sizes that do not fit its entries, allocations or events it does not have, totals that
+    // do not add up. Parts that fit but are another layout's draw other bands, nothing worse.
+    TimelineLayout(const DeviceIndex &index, TimelineLayoutParts parts);
+    TimelineLayoutParts parts() const;
     // Columns split [first, last] (event indices, inclusive) evenly; at most `maxBands`
     // allocations are drawn individually.
     TimelineFrame layout(EventId first, EventId last, int columns, size_t maxBands,

@@ -382,7 +382,7 @@ private slots:
         }
         const auto key = memlens::SnapshotCache::keyOf(copy.toStdString());
         const memlens::SnapshotCache cache(cacheHome.path().toStdString() + "/memlens");
-        const std::string answersFile = cache.answersPath(*key);
+        const std::string answersFile = cache.entryPath(*key) + ".answers";
         QVERIFY(std::filesystem::exists(answersFile));
         const QString relative = QDir(QDir::currentPath()).relativeFilePath(copy);
         const Run cold = runMemlens({"summary", relative, "--no-cache"});

@@ -11,6 +11,7 @@
 #include "model/NarrowColumn.h"
 #include "pipeline/DocumentPipeline.h"
 #include "pipeline/HeadStart.h"
+#include "pipeline/StoredLayouts.h"
 #include "questions/AdviseQuestion.h"
 #include "report/SummaryReport.h"
 #include "figures/SnapshotSummary.h"
@@ -58,6 +59,19 @@ QStringList cacheableFiles()
     QStringList files = corpusSnapshots();
     files << corpusDir() + "/profiles/gpt2_bf16_adamw/trace.pt.trace.json.gz";
     return files;
+}
+
+// Frames over the whole trace and a few windows of it, at a width that folds and one that does not.
+std::vector<TimelineFrame> framesOf(const TimelineLayout &layout, const DeviceIndex &index, std::span<const PoolUsage> pools)
+{
+    std::vector<TimelineFrame> frames;
+    const auto n = static_cast<uint32_t>(index.eventCount());
+    if (n == 0)
+        return frames;
+    for (const auto &[first, last] : {std::pair<uint32_t, uint32_t>{0, n - 1}, {n / 3, n - 1}, {n / 5, n / 2}, {n / 2, n / 2}})
+        for (int columns : {5, 37, 400})
+            frames.push_back(layout.layout(EventId(first), EventId(last), columns, 50, pools));
+    return frames;
 }
 
 } // namespace
@@ -560,7 +574,7 @@ private slots:
         QCOMPARE(answers.find("q16"), std::optional<std::string>("answer 16\n"));
         QVERIFY(!answers.store("q", "no\x07" "bell"));
         QVERIFY(cache.write(*key, *loadSnapshot(file)));
-        const std::string kept = cache.answersPath(*key);
+        const std::string kept = cache.entryPath(*key) + ".answers";
         std::filesystem::last_write_time(kept, std::filesystem::file_time_type::clock::now() - std::chrono::hours(2));
         QProcess finished;
         finished.start("/bin/true");
@@ -571,6 +585,104 @@ private slots:
         QVERIFY(!std::filesystem::exists(kept));
         QVERIFY(!std::filesystem::exists(deadTemporary));
         QVERIFY(std::filesystem::exists(cache.entryPath(*key)));
+    }
+
+    // A layout made from kept parts is the built one: the same parts after encoding and
+    // decoding, the same frames, on every corpus file (private pools and ghost blocks among them).
+    void keptLayoutsDrawTheSameFrames()
+    {
+        for (const QString &file : cacheableFiles()) {
+            const auto snapshot = loadSnapshot(file.toStdString());
+            std::map<int, std::shared_ptr<const TimelineLayout>> built;
+            std::map<int, std::unique_ptr<DeviceIndex>> indexes;
+            for (int d : snapshot->devices()) {
+                indexes[d] = std::make_unique<DeviceIndex>(*snapshot, d);
+                built[d] = std::make_shared<const TimelineLayout>(*indexes[d]);
+            }
+            const std::optional<LayoutPartsByDevice> kept = decodeLayouts(encodeLayouts(built));
+            QVERIFY2(kept && kept->size() == built.size(), qPrintable(file));
+            for (const auto &[d, layout] : built) {
+                QVERIFY(kept->at(d) == layout->parts());
+                const TimelineLayout fromParts(*indexes[d], kept->at(d));
+                const std::vector<PoolUsage> pools = privatePools(*snapshot, *indexes[d]);
+                QVERIFY2(framesOf(fromParts, *indexes[d], pools) == framesOf(*layout, *indexes[d], pools), qPrintable(file));
+            }
+        }
+    }
+
+    // Parts that cannot be the index's layout are refused, each check on its own; damaged
+    // bytes (any cut, a flipped byte) decode to nothing.
+    void keptLayoutsThatDoNotFitAreRefused()
+    {
+        const auto snapshot = loadSnapshot((corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle").toStdString());
+        const DeviceIndex index(*snapshot, 0);
+        const auto layout = std::make_shared<const TimelineLayout>(index);
+        const TimelineLayoutParts good = layout->parts();
+        QVERIFY(!good.ghostFrees.empty() || good.ghostTotal == 0);
+        const std::vector<std::function<void(TimelineLayoutParts &)>> breaks = {
+            [](TimelineLayoutParts &p) { ++p.leaves; },
+            [](TimelineLayoutParts &p) { p.tree.pop_back(); },
+            [](TimelineLayoutParts &p) { p.tree[1].resize(TimelineLayout::kPerNode + 1); },
+            [&](TimelineLayoutParts &p) { p.tree[1].push_back(AllocationId(static_cast<uint32_t>(index.allocationCount()))); },
+            [](TimelineLayoutParts &p) { p.blockPeak.push_back(0); },
+            [](TimelineLayoutParts &p) { p.blockPeak[0] = TimelineLayout::kMaxBlock; },
+            [](TimelineLayoutParts &p) { p.ghostFrees = {{EventId(5), 10}, {EventId(3), 20}}, p.ghostTotal = 30; },
+            [](TimelineLayoutParts &p) { p.ghostFrees = {{EventId(3), 10}, {EventId(5), 20}}, p.ghostTotal = 19; },
+            [](TimelineLayoutParts &p) { p.defaultPoolGhostFrees = {{EventId(1u << 30), 1}}, p.defaultPoolGhostTotal = 1; },
+        };
+        QVERIFY(good.blockPeak.size() > 1 && good.tree.size() > 1);
+        TimelineLayout fits(index, good);
+        for (size_t i = 0; i < breaks.size(); ++i) {
+            TimelineLayoutParts bad = good;
+            breaks[i](bad);
+            QVERIFY_THROWS_EXCEPTION(std::invalid_argument, TimelineLayout(index, bad));
+        }
+        const std::string bytes = encodeLayouts({{0, layout}});
+        QVERIFY(decodeLayouts(bytes));
+        for (size_t cut = 0; cut < bytes.size(); cut += 1 + cut / 8)
+            QVERIFY(!decodeLayouts(std::string_view(bytes).substr(0, cut)));
+        for (size_t at = 0; at < bytes.size(); at += 1 + bytes.size() / 64) {
+            std::string flipped = bytes;
+            flipped[at] = static_cast<char>(flipped[at] ^ 0x5a);
+            QVERIFY(!decodeLayouts(flipped));
+        }
+        QVERIFY(!decodeLayouts(bytes + "x"));
+    }
+
+    // Opened again through the cache, a file's first frame is drawn from the layouts kept beside
+    // its entry: kept parts that fit but are wrong (each block's peak moved) show in the frames; damaged or
+    // ill-fitting ones are built again, and the frames are the cold load's.
+    void reopenDrawsFromKeptLayouts()
+    {
+        QTemporaryDir dir;
+        const std::string file = (corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle").toStdString();
+        const std::string other = (corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle").toStdString();
+        const SnapshotCache cache(dir.path().toStdString());
+        const auto key = SnapshotCache::keyOf(file);
+        const LoadedDocument cold = loadDocument(file);
+        const auto coldFrames = [&](const LoadedDocument &d) {
+            const DeviceData &data = *d.timeline->document->device(0);
+            return framesOf(*d.timeline->layout(0), *data.index, data.pools);
+        };
+        loadDocument(file, StopAfter::Timeline, &cache);
+        const std::string keptPath = cache.entryPath(*key) + ".layouts";
+        QVERIFY(std::filesystem::exists(keptPath));
+        QVERIFY(coldFrames(loadDocument(file, StopAfter::Timeline, &cache)) == coldFrames(cold));
+        // Each block's peak put at its first entry: parts that fit, but not this trace's.
+        TimelineLayoutParts misplaced = readStoredLayouts(cache, *key)->at(0);
+        for (size_t b = 0; b < misplaced.blockPeak.size(); ++b)
+            misplaced.blockPeak[b] = static_cast<uint32_t>(b * TimelineLayout::kMaxBlock);
+        const auto snapshot = loadSnapshot(file);
+        const DeviceIndex index(*snapshot, 0);
+        QVERIFY(storeLayouts(cache, *key, {{0, std::make_shared<const TimelineLayout>(index, misplaced)}}));
+        QVERIFY(coldFrames(loadDocument(file, StopAfter::Timeline, &cache)) != coldFrames(cold));
+        // Another file's layouts under this key: they do not fit, and are built again.
+        const auto otherSnapshot = loadSnapshot(other);
+        const DeviceIndex otherIndex(*otherSnapshot, 0);
+        QVERIFY(storeLayouts(cache, *key, {{0, std::make_shared<const TimelineLayout>(otherIndex)}}));
+        QVERIFY(coldFrames(loadDocument(file, StopAfter::Timeline, &cache)) == coldFrames(cold));
+        std::filesystem::resize_file(keptPath, std::filesystem::file_size(keptPath) - 3);
+        QVERIFY(coldFrames(loadDocument(file, StopAfter::Timeline, &cache)) == coldFrames(cold));
     }
 
     // Hostile payloads: counts past the end, ids past their tables, bad flags.

@@ -1,10 +1,11 @@
 // libFuzzer target for what memlens reads back from its own cache: the first byte picks a whole
-// entry file (header, key, zstd frame), the answers kept beside an entry, or a bare payload.
-// Each gives a snapshot (answers) or nothing; never a crash, a hang or an allocation the input
-// does not justify.
+// entry file (header, key, zstd frame), the answers kept beside an entry, the timeline layouts
+// kept beside it (their zstd frame), or a bare payload. Each gives what it holds or nothing;
+// never a crash, a hang or an allocation the input does not justify.
 #include "cache/SnapshotCache.h"
 #include "cache/SnapshotCodec.h"
 #include "cache/StoredAnswers.h"
+#include "pipeline/StoredLayouts.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -21,6 +22,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (data[0] & 2) {
         memlens::readAnswersFile(bytes, key, "fuzz-executable");
+        return 0;
+    }
+    if (data[0] & 4) {
+        memlens::decodeLayouts(bytes);
         return 0;
     }
     try {

@@ -1,0 +1,100 @@
+#include "cache/SideEntry.h"
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace memlens {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string sidePath(const SnapshotCache &cache, const SideEntryKind &kind, const CacheKey &key)
+{
+    return cache.entryPath(key) + std::string(kind.suffix);
+}
+
+std::string head(const SideEntryKind &kind, const CacheKey &key, std::string_view executable)
+{
+    std::string out(kind.magic);
+    out += cacheKeyBytes(key);
+    const auto n = static_cast<uint32_t>(executable.size());
+    out.append(reinterpret_cast<const char *>(&n), sizeof n);
+    out += executable;
+    return out;
+}
+
+} // namespace
+
+std::string executableIdentity(const std::string &path)
+{
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0)
+        return {};
+    return std::to_string(st.st_size) + ":" + std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec) + ":" +
+           std::to_string(st.st_ino);
+}
+
+std::string makeSideEntry(const SideEntryKind &kind, const CacheKey &key, std::string_view executable, std::string_view payload)
+{
+    return head(kind, key, executable) + std::string(payload);
+}
+
+std::optional<std::string_view> sideEntryPayload(const SideEntryKind &kind, std::string_view bytes, const CacheKey &key,
+                                                 std::string_view executable)
+{
+    const std::string expected = head(kind, key, executable);
+    if (executable.empty() || bytes.size() > kind.maxBytes || !bytes.starts_with(expected))
+        return std::nullopt;
+    return bytes.substr(expected.size());
+}
+
+std::optional<std::string> readSideEntry(const SnapshotCache &cache, const SideEntryKind &kind, const CacheKey &key)
+{
+    if (cache.directory().empty())
+        return std::nullopt;
+    const std::string path = sidePath(cache, kind, key);
+    std::error_code ec;
+    const auto size = fs::file_size(path, ec);
+    if (ec || size > kind.maxBytes)
+        return std::nullopt;
+    std::ifstream in(path, std::ios::binary);
+    std::string bytes(static_cast<size_t>(size), '\0');
+    if (!in.read(bytes.data(), static_cast<std::streamsize>(bytes.size())))
+        return std::nullopt;
+    const std::optional<std::string_view> payload = sideEntryPayload(kind, bytes, key, executableIdentity());
+    if (!payload)
+        return std::nullopt;
+    fs::last_write_time(path, fs::file_time_type::clock::now(), ec); // used: evicted last
+    return std::string(*payload);
+}
+
+bool writeSideEntry(const SnapshotCache &cache, const SideEntryKind &kind, const CacheKey &key, std::string_view payload)
+{
+    const std::string executable = executableIdentity();
+    const std::string bytes = makeSideEntry(kind, key, executable, payload);
+    if (cache.directory().empty() || executable.empty() || bytes.size() > kind.maxBytes)
+        return false;
+    std::error_code ec;
+    fs::create_directories(cache.directory(), ec);
+    const std::string path = sidePath(cache, kind, key);
+    const std::string temp = path + ".tmp" + std::to_string(::getpid());
+    bool ok = false;
+    {
+        std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+        ok = out && out.write(bytes.data(), static_cast<std::streamsize>(bytes.size())) && out.flush();
+    }
+    if (ok)
+        fs::rename(temp, path, ec);
+    if (!ok || ec) {
+        fs::remove(temp, ec);
+        return false;
+    }
+    return true;
+}
+
+} // namespace memlens
