@@ -206,6 +206,31 @@ private slots:
         QStandardPaths::setTestModeEnabled(true);
     }
 
+    // A hidden page is filled when it is shown, not at each document the load brings: another
+    // file opened behind the Live and Stacks pages leaves them as they were until they show,
+    // then they show that file's peak.
+    void hiddenPagesFillWhenShown()
+    {
+        auto first = load(gpt2());
+        auto view = openView(first, Page::Live, QSize(1400, 900));
+        const auto rows = [&] { return view->live()->table()->model()->rowCount(); };
+        QCOMPARE(rows(), static_cast<int>(first->devices.at(0).summary.liveBlocksAtPeak));
+        view->showPage(Page::Stacks);
+        const uint64_t firstStacks = view->stacks()->tree()->root().bytes;
+        view->showPage(Page::Timeline);
+        auto second = load(corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle");
+        const DeviceSummary &s = second->devices.at(0).summary;
+        QVERIFY(s.liveBlocksAtPeak != first->devices.at(0).summary.liveBlocksAtPeak);
+        view->setDocument({second, buildTimelineLayouts(second)});
+        view->showPage(Page::Timeline);
+        QCOMPARE(rows(), static_cast<int>(first->devices.at(0).summary.liveBlocksAtPeak));
+        QCOMPARE(view->stacks()->tree()->root().bytes, firstStacks);
+        view->showPage(Page::Live);
+        QCOMPARE(rows(), static_cast<int>(s.liveBlocksAtPeak));
+        view->showPage(Page::Stacks);
+        QCOMPARE(view->stacks()->tree()->root().bytes, s.peakActiveBytes);
+    }
+
     // The Stacks page's "allocated in the visible range" follows a zoom made while it was
     // hidden (it used to ignore it and show the whole run).
     void stacksRangeChangedWhileHidden()

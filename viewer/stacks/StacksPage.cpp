@@ -119,7 +119,7 @@ StacksPage::StacksPage(ViewState *state, QWidget *parent) : QWidget(parent), sta
         }
     });
     connect(state_, &ViewState::selectedEventChanged, refresh, &RefreshWhenShown::request);
-    connect(state_, &ViewState::deviceChanged, this, &StacksPage::rebuild);
+    connect(state_, &ViewState::deviceChanged, refresh, &RefreshWhenShown::request);
 }
 
 CallTreeOptions StacksPage::options() const
