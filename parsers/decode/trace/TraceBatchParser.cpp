@@ -1,6 +1,7 @@
 #include "decode/trace/TraceBatchParser.h"
 
 #include "decode/input/JsonInput.h"
+#include "decode/trace/NameMatch.h"
 
 namespace memlens {
 
@@ -86,31 +87,32 @@ error_code readArgs(ondemand::object args, TraceEvent &ev)
         ondemand::json_type type;
         if (auto e = readField(field, key, v, type))
             return e;
-        if (type == ondemand::json_type::array && key == "Input type") {
+        if (type == ondemand::json_type::array && nameIs(key, "Input type")) {
             if (auto e = readFirstType(v, ev.inputType))
                 return e;
             continue;
         }
         if (type != ondemand::json_type::number ||
-            (key != "Device Type" && key != "Device Id" && key != "Addr" && key != "Bytes" && key != "Total Allocated" && key != "Total Reserved"))
+            (!nameIs(key, "Device Type") && !nameIs(key, "Device Id") && !nameIs(key, "Addr") && !nameIs(key, "Bytes") &&
+             !nameIs(key, "Total Allocated") && !nameIs(key, "Total Reserved")))
             continue;
         Number n;
         if (!readNumber(v, n))
             return NUMBER_ERROR;
-        if (key == "Device Type") {
+        if (nameIs(key, "Device Type")) {
             ev.deviceType = n.i;
-        } else if (key == "Device Id") {
+        } else if (nameIs(key, "Device Id")) {
             ev.deviceId = n.i;
-        } else if (key == "Addr") {
+        } else if (nameIs(key, "Addr")) {
             ev.addr = n.u;
             ev.haveAddr = true;
-        } else if (key == "Bytes") {
+        } else if (nameIs(key, "Bytes")) {
             ev.bytes = n.i;
             ev.haveBytes = true;
-        } else if (key == "Total Allocated") {
+        } else if (nameIs(key, "Total Allocated")) {
             ev.totalAllocated = n.u;
             ev.haveTotals = true;
-        } else if (key == "Total Reserved") {
+        } else if (nameIs(key, "Total Reserved")) {
             ev.totalReserved = n.u;
         }
     }
@@ -129,15 +131,15 @@ error_code readEvent(ondemand::object object, TraceEvent &ev)
             std::string_view s;
             if (auto e = v.get_string().get(s))
                 return e;
-            if (key == "ph")
+            if (nameIs(key, "ph"))
                 ev.ph = s.empty() ? 0 : s[0];
-            else if (key == "name")
+            else if (nameIs(key, "name"))
                 ev.name = s;
-            else if (key == "cat")
+            else if (nameIs(key, "cat"))
                 ev.cat = s;
-            else if (key == "tid")
+            else if (nameIs(key, "tid"))
                 ev.tid = traceThreadId(s);
-        } else if (type == ondemand::json_type::number && (key == "ts" || key == "dur")) {
+        } else if (type == ondemand::json_type::number && (nameIs(key, "ts") || nameIs(key, "dur"))) {
             // Only the double is read: simdjson rounds an integer token as the cast does.
             double d;
             if (v.get_double().get(d)) {
@@ -146,13 +148,13 @@ error_code readEvent(ondemand::object object, TraceEvent &ev)
                     return NUMBER_ERROR;
                 d = n.d;
             }
-            (key == "ts" ? ev.ts : ev.dur) = d;
-        } else if (type == ondemand::json_type::number && key == "tid") {
+            (nameIs(key, "ts") ? ev.ts : ev.dur) = d;
+        } else if (type == ondemand::json_type::number && nameIs(key, "tid")) {
             Number n;
             if (!readNumber(v, n))
                 return NUMBER_ERROR;
             ev.tid = n.i;
-        } else if (type == ondemand::json_type::object && key == "args") {
+        } else if (type == ondemand::json_type::object && nameIs(key, "args")) {
             ondemand::object args;
             if (auto e = v.get_object().get(args))
                 return e;

@@ -1,4 +1,5 @@
 #include "decode/trace/TraceEventSink.h"
+#include "decode/trace/NameMatch.h"
 
 #include "decode/input/JsonInput.h"
 #include "decode/trace/ProfilerTraceDecoder.h"
@@ -59,36 +60,36 @@ void TraceEventSink::add(const TraceEvent &event)
     // its record_function labels; a script's own cannot be told from an operator ("detach",
     // "AddBackward0") and stays one. Read as the categories torch files them under now.
     TraceEvent e = event;
-    if (e.cat == "Operator")
-        e.cat = e.name.starts_with("ProfilerStep#") || e.name.starts_with("Optimizer.step#") || e.name.starts_with("Optimizer.zero_grad#")
+    if (nameIs(e.cat, "Operator"))
+        e.cat = nameStartsWith(e.name, "ProfilerStep#") || nameStartsWith(e.name, "Optimizer.step#") || nameStartsWith(e.name, "Optimizer.zero_grad#")
                     ? "user_annotation"
                     : "cpu_op";
-    if (e.ph == 'X' && (e.cat == "cpu_op" || e.cat == "python_function" || e.cat == "user_annotation")) {
+    if (e.ph == 'X' && (nameIs(e.cat, "cpu_op") || nameIs(e.cat, "python_function") || nameIs(e.cat, "user_annotation"))) {
         const TimedRange range{e.ts, e.ts + std::max(0.0, e.dur)};
         ProductDtype dtype = ProductDtype::None;
-        if (!e.inputType.empty() && e.cat == "cpu_op" && isProduct(e.name))
-            dtype = e.inputType == "float"           ? ProductDtype::Fp32
-                    : e.inputType == "c10::BFloat16" ? ProductDtype::Bf16
-                    : e.inputType == "c10::Half"     ? ProductDtype::Fp16
+        if (!e.inputType.empty() && nameIs(e.cat, "cpu_op") && isProduct(e.name))
+            dtype = nameIs(e.inputType, "float")           ? ProductDtype::Fp32
+                    : nameIs(e.inputType, "c10::BFloat16") ? ProductDtype::Bf16
+                    : nameIs(e.inputType, "c10::Half")     ? ProductDtype::Fp16
                                                      : ProductDtype::None;
         ops_[e.tid].push_back({range.start, range.end, frameFor(e), dtype});
         // record_function ranges (ProfilerStep#N, user labels) become phases, as in snapshots;
         // module calls and autograd operators say where forward and backward ran.
-        if (e.cat == "user_annotation") {
+        if (nameIs(e.cat, "user_annotation")) {
             annotations_.push_back({out_.strings.intern(e.name), range});
             const bool optimizer = stepPartOfName(e.name) == StepPart::Optimizer;
             (optimizer ? structure_.optimizer : structure_.steps).push_back(range);
-        } else if (e.cat == "python_function" && e.name.starts_with("nn.Module: ")) {
+        } else if (nameIs(e.cat, "python_function") && nameStartsWith(e.name, "nn.Module: ")) {
             structure_.modules.push_back(range);
-        } else if (e.cat == "cpu_op" && e.name.starts_with("autograd::engine::evaluate_function")) {
+        } else if (nameIs(e.cat, "cpu_op") && nameStartsWith(e.name, "autograd::engine::evaluate_function")) {
             structure_.autograd.push_back(range);
         }
         return;
     }
     if (e.ph != 'i' && e.ph != 'I')
         return;
-    const bool memory = e.name == "[memory]";
-    const bool oom = e.name == "[OutOfMemory]";
+    const bool memory = nameIs(e.name, "[memory]");
+    const bool oom = nameIs(e.name, "[OutOfMemory]");
     if (!(memory || oom))
         return;
     // A [memory] event without its Bytes or its Device Type (absent, or not a number) says
