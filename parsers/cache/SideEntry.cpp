@@ -62,15 +62,20 @@ std::optional<std::string> readSideEntry(const SnapshotCache &cache, const SideE
     const auto size = fs::file_size(path, ec);
     if (ec || size > kind.maxBytes)
         return std::nullopt;
-    std::ifstream in(path, std::ios::binary);
-    std::string bytes(static_cast<size_t>(size), '\0');
-    if (!in.read(bytes.data(), static_cast<std::streamsize>(bytes.size())))
+    // The header first: another build's or another file's entry is not read whole.
+    const std::string executable = executableIdentity();
+    if (executable.empty())
         return std::nullopt;
-    const std::optional<std::string_view> payload = sideEntryPayload(kind, bytes, key, executableIdentity());
-    if (!payload)
+    const std::string expected = head(kind, key, executable);
+    std::ifstream in(path, std::ios::binary);
+    std::string bytes(expected.size(), '\0');
+    if (size < expected.size() || !in.read(bytes.data(), static_cast<std::streamsize>(bytes.size())) || bytes != expected)
+        return std::nullopt;
+    std::string payload(static_cast<size_t>(size) - expected.size(), '\0');
+    if (!in.read(payload.data(), static_cast<std::streamsize>(payload.size())))
         return std::nullopt;
     fs::last_write_time(path, fs::file_time_type::clock::now(), ec); // used: evicted last
-    return std::string(*payload);
+    return payload;
 }
 
 bool writeSideEntry(const SnapshotCache &cache, const SideEntryKind &kind, const CacheKey &key, std::string_view payload)

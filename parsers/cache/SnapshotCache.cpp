@@ -288,7 +288,7 @@ void SnapshotCache::evict() const
             fs::remove(e.path(), ec); // a writer killed mid-entry (kill -9, power loss) left it
             continue;
         }
-        // Entries and the side entries beside them (cache/SideEntry: .answers, .layouts).
+        // Entries and the side entries beside them (cache/SideEntry: .answers, .indexes).
         if (e.path().extension() != ".mlcache" && !e.path().stem().string().ends_with(".mlcache"))
             continue;
         const uint64_t size = e.file_size(ec);

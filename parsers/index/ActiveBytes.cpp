@@ -3,6 +3,7 @@
 #include "memory/PrefaultAhead.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace memlens {
 
@@ -28,6 +29,22 @@ void ActiveBytes::flush()
     }
     blocks_.push_back(block);
     fill_ = 0;
+}
+
+ActiveBytes ActiveBytes::fromParts(size_t n, PodArray<uint32_t> offsets, PodArray<Block> blocks, PodArray<int64_t> wide)
+{
+    if (offsets.size() != n || blocks.size() != (n + kBlock - 1) / kBlock)
+        throw std::invalid_argument("active bytes of another trace");
+    for (size_t b = 0; b < blocks.size(); ++b) {
+        const size_t entries = std::min(kBlock, n - b * kBlock);
+        if (blocks[b].wide != kNotWide && (blocks[b].wide > wide.size() || wide.size() - blocks[b].wide < entries))
+            throw std::invalid_argument("active bytes past their wide values");
+    }
+    ActiveBytes active;
+    active.offsets_ = std::move(offsets);
+    active.blocks_ = std::move(blocks);
+    active.wide_ = std::move(wide);
+    return active;
 }
 
 } // namespace memlens

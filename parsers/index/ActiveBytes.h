@@ -32,15 +32,22 @@ public:
         return b.wide == kNotWide ? b.base + offsets_[i] : wide_[b.wide + i % kBlock];
     }
 
+    struct Block {
+        int64_t base;  // the block's least value
+        uint32_t wide; // where its values start in wide_, or kNotWide
+    };
+    // Its arrays as kept beside a cache entry, and back: fromParts throws std::invalid_argument
+    // for arrays that are not those of `n` entries.
+    const PodArray<uint32_t> &offsets() const { return offsets_; }
+    const PodArray<Block> &blocks() const { return blocks_; }
+    const PodArray<int64_t> &wide() const { return wide_; }
+    static ActiveBytes fromParts(size_t n, PodArray<uint32_t> offsets, PodArray<Block> blocks, PodArray<int64_t> wide);
+
 private:
     void flush();
 
     static constexpr size_t kBlock = 256;
     static constexpr uint32_t kNotWide = UINT32_MAX;
-    struct Block {
-        int64_t base;  // the block's least value
-        uint32_t wide; // where its values start in wide_, or kNotWide
-    };
     PodArray<uint32_t> offsets_; // one per entry (0 in a wide block)
     PodArray<Block> blocks_;
     PodArray<int64_t> wide_;

@@ -45,10 +45,45 @@ struct BlockAt {
     bool pendingFree; // freed by the user, still in use on another stream
 };
 
+// What an index holds besides its snapshot, as a value: kept beside a file's cache entry
+// (pipeline/StoredIndexes), so that a reopened file is not indexed again.
+struct DeviceIndexParts {
+    PodArray<Allocation> allocations;
+    std::vector<std::pair<AllocationId, AllocationDetail>> initialDetails;
+    PodArray<AllocationId> eventAllocation;
+    PodArray<uint32_t> activeOffsets;
+    PodArray<ActiveBytes::Block> activeBlocks;
+    PodArray<int64_t> activeWide;
+    uint64_t initialBytes = 0;
+    uint64_t initialBlocks = 0;
+    uint64_t peakActive = 0;
+    TracePoint peak;
+    uint64_t startReserved = 0;
+    uint64_t peakReserved = 0;
+    std::vector<std::pair<EventId, uint64_t>> reservedChanges;
+    std::vector<SegmentLife> segmentLives;
+    std::vector<std::pair<EventId, SegmentLifeId>> lifeOfSegmentEvent;
+    uint64_t unexplainedSegmentEntries = 0;
+    uint64_t unmatchedFinalSegments = 0;
+    std::vector<std::pair<EventId, AllocationId>> implicitEnds;
+    AllocationId preProfile;
+    bool pythonStacks = false;
+    std::vector<std::pair<AllocationId, EventId>> annotations;
+    std::vector<EventId> annotateEvents;
+    std::vector<std::pair<AllocationId, PoolIndex>> pools;
+    std::vector<std::vector<AllocationId>> checkpoints;
+};
+
 class DeviceIndex {
 public:
     // `cancel` is polled between stages and every few hundred thousand events.
     DeviceIndex(const Snapshot &snapshot, int device, const std::atomic<bool> *cancel = nullptr);
+    // From kept parts. Throws std::invalid_argument for parts that cannot be this device's
+    // index: sizes that do not fit its entries, ids past their tables (allocations, events,
+    // stacks, segments, pools), an alloc entry that starts no allocation. Parts that fit but are
+    // another index's give other figures, nothing worse.
+    DeviceIndex(const Snapshot &snapshot, int device, DeviceIndexParts parts);
+    DeviceIndexParts parts() const;
 
     int device() const { return device_; }
     const EventTable &events() const { return *events_; }

@@ -110,6 +110,7 @@ public:
     T *end() { return data_ + size_; }
     const T *begin() const { return data_; }
     const T *end() const { return data_ + size_; }
+    T *data() { return data_; }
     const T *data() const { return data_; }
     // Element-wise: the bytes of plain data (capacity is not part of the value).
     bool operator==(const PodArray &other) const

@@ -3,7 +3,6 @@
 #include "decode/SnapshotLoader.h"
 #include "cache/CachedSnapshot.h"
 #include "pipeline/HeadStart.h"
-#include "pipeline/StoredLayouts.h"
 #include "model/LoadError.h"
 #include "ranks/RunGpus.h"
 
@@ -72,26 +71,43 @@ void runDocumentPipeline(const std::string &path, const std::atomic<bool> *cance
     std::optional<CachedSnapshot> started = takeHeadStart(path, cache, control, cacheProgress);
     CachedSnapshot loaded = started ? std::move(*started) : loadSnapshotCached(path, control, cache, cacheProgress, writing);
     const bool keeping = cache && loaded.key && stopAfter == StopAfter::Timeline;
-    std::optional<LayoutPartsByDevice> kept = keeping && loaded.fromCache ? readStoredLayouts(*cache, *loaded.key) : std::nullopt;
+    std::optional<KeptDevices> kept =
+        keeping && loaded.fromCache ? readStoredIndexes(*cache, *loaded.key, *loaded.snapshot) : std::nullopt;
     const bool fromKept = kept.has_value();
-    const auto layouts = runDocumentStages(path, loaded.snapshot, runGpus(std::nullopt, {}, path), cancel, sink, stopAfter, {},
-                                           std::move(kept).value_or(LayoutPartsByDevice{}));
+    const auto last = runDocumentStages(path, loaded.snapshot, runGpus(std::nullopt, {}, path), cancel, sink, stopAfter, {},
+                                        std::move(kept).value_or(KeptDevices{}));
     if (loaded.writing)
         loaded.writing->start(); // a no-op when it started at once
-    if (keeping && !fromKept && !layouts.empty())
-        storeLayouts(*cache, *loaded.key, layouts);
+    if (keeping && !fromKept && last) {
+        IndexedLayouts devices;
+        for (const auto &[device, layout] : last->layouts)
+            devices.emplace(device, std::make_pair(last->document->device(device)->index.get(), layout.get()));
+        storeIndexes(*cache, *loaded.key, devices);
+    }
 }
 
 namespace {
 
+// A device's index from its kept parts when they fit the snapshot, else built.
+std::shared_ptr<const DeviceIndex> indexOf(const Snapshot &snapshot, int device, DeviceIndexParts *kept, const std::atomic<bool> *cancel)
+{
+    if (kept) {
+        try {
+            return std::make_shared<const DeviceIndex>(snapshot, device, std::move(*kept));
+        } catch (const std::invalid_argument &) {
+            // Another index's parts: built again.
+        }
+    }
+    return std::make_shared<const DeviceIndex>(snapshot, device, cancel);
+}
+
 // A device's layout, on another thread: from its kept parts when they fit its index, else built.
-std::future<std::unique_ptr<const TimelineLayout>> startLayout(std::shared_ptr<const DeviceIndex> index,
-                                                               std::map<int, TimelineLayoutParts>::node_type kept)
+std::future<std::unique_ptr<const TimelineLayout>> startLayout(std::shared_ptr<const DeviceIndex> index, std::optional<TimelineLayoutParts> kept)
 {
     return std::async(std::launch::async, [index = std::move(index), kept = std::move(kept)]() mutable {
         if (kept) {
             try {
-                return std::make_unique<const TimelineLayout>(*index, std::move(kept.mapped()));
+                return std::make_unique<const TimelineLayout>(*index, std::move(*kept));
             } catch (const std::invalid_argument &) {
                 // Another layout's parts: built again.
             }
@@ -118,10 +134,10 @@ std::shared_ptr<const Document> withAdvice(const std::shared_ptr<const Document>
 
 } // namespace
 
-std::map<int, std::shared_ptr<const TimelineLayout>> runDocumentStages(const std::string &name, std::shared_ptr<const Snapshot> snapshot,
-                                                                       const Inferred<int> &gpus, const std::atomic<bool> *cancel,
-                                                                       const PipelineSink &sink, StopAfter stopAfter,
-                                                                       std::vector<std::string> notes, std::map<int, TimelineLayoutParts> kept)
+std::shared_ptr<const TimelineLayouts> runDocumentStages(const std::string &name, std::shared_ptr<const Snapshot> snapshot,
+                                                         const Inferred<int> &gpus, const std::atomic<bool> *cancel,
+                                                         const PipelineSink &sink, StopAfter stopAfter, std::vector<std::string> notes,
+                                                         KeptDevices kept)
 {
     auto report = [&](double fraction, LoadStage stage) {
         if (sink.progress)
@@ -141,9 +157,11 @@ std::map<int, std::shared_ptr<const TimelineLayout>> runDocumentStages(const std
     auto at = [&](size_t i, double part) { return (static_cast<double>(i) + part) / static_cast<double>(devices.size()); };
     for (size_t i = 0; i < devices.size(); ++i) {
         report(at(i, 0.0), LoadStage::Indexing);
-        auto index = std::make_shared<const DeviceIndex>(*snapshot, devices[i], cancel);
+        const auto keptDevice = kept.find(devices[i]);
+        const bool keptParts = keptDevice != kept.end();
+        auto index = indexOf(*snapshot, devices[i], keptParts ? &keptDevice->second.index : nullptr, cancel);
         if (stopAfter == StopAfter::Timeline)
-            pending.emplace(devices[i], startLayout(index, kept.extract(devices[i])));
+            pending.emplace(devices[i], startLayout(index, keptParts ? std::optional(std::move(keptDevice->second.layout)) : std::nullopt));
         indexes.push_back(std::move(index));
     }
     std::map<int, std::shared_ptr<const TimelineLayout>> layouts;
@@ -194,7 +212,7 @@ std::map<int, std::shared_ptr<const TimelineLayout>> runDocumentStages(const std
     if (sink.document)
         sink.document(published);
     if (stopAfter == StopAfter::Document)
-        return {};
+        return nullptr;
     report(0.0, LoadStage::PreparingTimeline);
     takeLayouts();
     auto timeline = std::make_shared<TimelineLayouts>();
@@ -205,15 +223,15 @@ std::map<int, std::shared_ptr<const TimelineLayout>> runDocumentStages(const std
     if (sink.timeline)
         sink.timeline(timeline);
     if (!adviceLast)
-        return timeline->layouts;
+        return timeline;
     report(0.0, LoadStage::Advising);
     auto advised = std::make_shared<TimelineLayouts>();
     advised->document = withAdvice(published, gpus, sink.advise);
     advised->layouts = timeline->layouts;
     if (cancel && cancel->load())
         throw LoadCancelled();
-    sink.advised(std::move(advised));
-    return timeline->layouts;
+    sink.advised(advised);
+    return advised;
 }
 
 std::shared_ptr<const TimelineLayouts> buildTimelineLayouts(std::shared_ptr<const Document> document)

@@ -5,6 +5,7 @@
 #include "pipeline/Document.h"
 
 #include "cache/CachedSnapshot.h"
+#include "pipeline/StoredIndexes.h"
 
 #include <atomic>
 #include <functional>
@@ -47,21 +48,21 @@ struct PipelineSink {
 // Throws LoadError or LoadCancelled. With a `cache`, the decoded snapshot comes from it when it
 // has a matching entry, and goes into it otherwise: beside the stages (`Now`: a command that
 // waits for both), or after them (`WhenStarted`: the window, whose first frame is what counts).
-// The timeline's layouts are kept beside the entry after the stages, and a file read from the
-// cache takes them from there.
+// The indexes and timeline layouts are kept beside the entry after the stages, and a file read
+// from the cache takes them from there.
 void runDocumentPipeline(const std::string &path, const std::atomic<bool> *cancel, const PipelineSink &sink,
                          StopAfter stopAfter = StopAfter::Timeline, const SnapshotCache *cache = nullptr,
                          CacheWriting writing = CacheWriting::Now);
 
 // The stages after reading, for a snapshot made in memory (a stitched run): `name` becomes the
 // document's path, `gpus` the run's GPU count for the advice (ranks/RunGpus), `notes` its notes.
-// A device's layout comes from `kept` (pipeline/StoredLayouts) where it has parts that fit the
-// device's index, else it is built. Returns the layouts (empty with StopAfter::Document).
-std::map<int, std::shared_ptr<const TimelineLayout>> runDocumentStages(const std::string &name, std::shared_ptr<const Snapshot> snapshot,
-                                                                       const Inferred<int> &gpus, const std::atomic<bool> *cancel,
-                                                                       const PipelineSink &sink, StopAfter stopAfter = StopAfter::Timeline,
-                                                                       std::vector<std::string> notes = {},
-                                                                       std::map<int, TimelineLayoutParts> kept = {});
+// A device's index and layout come from `kept` (pipeline/StoredIndexes) where it has parts that
+// fit the snapshot, else they are built. Returns the last stage's layouts (null with
+// StopAfter::Document).
+std::shared_ptr<const TimelineLayouts> runDocumentStages(const std::string &name, std::shared_ptr<const Snapshot> snapshot,
+                                                         const Inferred<int> &gpus, const std::atomic<bool> *cancel,
+                                                         const PipelineSink &sink, StopAfter stopAfter = StopAfter::Timeline,
+                                                         std::vector<std::string> notes = {}, KeptDevices kept = {});
 
 // Stage 2 alone, for a document built earlier (tests adopt StopAfter::Document results).
 std::shared_ptr<const TimelineLayouts> buildTimelineLayouts(std::shared_ptr<const Document> document);

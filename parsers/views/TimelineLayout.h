@@ -51,7 +51,7 @@ struct TimelineFrame {
 };
 
 // What a layout holds besides its index, as a value: kept beside a file's cache entry
-// (pipeline/StoredLayouts), so that a reopened file's first frame does not build it again.
+// (pipeline/StoredIndexes), so that a reopened file's first frame does not build it again.
 struct TimelineLayoutParts {
     uint32_t leaves = 0;
     std::vector<std::vector<AllocationId>> tree;

@@ -11,7 +11,7 @@
 #include "model/NarrowColumn.h"
 #include "pipeline/DocumentPipeline.h"
 #include "pipeline/HeadStart.h"
-#include "pipeline/StoredLayouts.h"
+#include "pipeline/StoredIndexes.h"
 #include "questions/AdviseQuestion.h"
 #include "report/SummaryReport.h"
 #include "figures/SnapshotSummary.h"
@@ -587,72 +587,124 @@ private slots:
         QVERIFY(std::filesystem::exists(cache.entryPath(*key)));
     }
 
-    // A layout made from kept parts is the built one: the same parts after encoding and
-    // decoding, the same frames, on every corpus file (private pools and ghost blocks among them).
-    void keptLayoutsDrawTheSameFrames()
+    // An index and a layout made from kept parts are the built ones: the same layout parts,
+    // the same summary, the same live sets and the same frames, on every corpus file (private
+    // pools, blocks from before the trace, several devices and a profiler trace among them).
+    void keptIndexesAreTheBuiltOnes()
     {
         for (const QString &file : cacheableFiles()) {
             const auto snapshot = loadSnapshot(file.toStdString());
-            std::map<int, std::shared_ptr<const TimelineLayout>> built;
             std::map<int, std::unique_ptr<DeviceIndex>> indexes;
+            std::map<int, std::unique_ptr<TimelineLayout>> layouts;
+            IndexedLayouts built;
             for (int d : snapshot->devices()) {
                 indexes[d] = std::make_unique<DeviceIndex>(*snapshot, d);
-                built[d] = std::make_shared<const TimelineLayout>(*indexes[d]);
+                layouts[d] = std::make_unique<TimelineLayout>(*indexes[d]);
+                built[d] = {indexes[d].get(), layouts[d].get()};
             }
-            const std::optional<LayoutPartsByDevice> kept = decodeLayouts(encodeLayouts(built));
+            std::optional<KeptDevices> kept = decodeIndexes(encodeIndexes(built), *snapshot);
             QVERIFY2(kept && kept->size() == built.size(), qPrintable(file));
-            for (const auto &[d, layout] : built) {
-                QVERIFY(kept->at(d) == layout->parts());
-                const TimelineLayout fromParts(*indexes[d], kept->at(d));
-                const std::vector<PoolUsage> pools = privatePools(*snapshot, *indexes[d]);
-                QVERIFY2(framesOf(fromParts, *indexes[d], pools) == framesOf(*layout, *indexes[d], pools), qPrintable(file));
+            for (auto &[d, parts] : *kept) {
+                QVERIFY(parts.layout == layouts[d]->parts());
+                const DeviceIndex index(*snapshot, d, std::move(parts.index));
+                const TimelineLayout layout(index, std::move(parts.layout));
+                const std::string name = file.toStdString();
+                QCOMPARE(summaryJson(*snapshot, name, {{summarizeDevice(*snapshot, index, 10), std::nullopt}}),
+                         summaryJson(*snapshot, name, {{summarizeDevice(*snapshot, *indexes[d], 10), std::nullopt}}));
+                for (uint32_t k = 0; k <= 8; ++k) {
+                    const auto at = TracePoint::afterFirst(index.eventCount() * k / 8);
+                    QVERIFY(index.liveAt(at) == indexes[d]->liveAt(at));
+                }
+                const std::vector<PoolUsage> pools = privatePools(*snapshot, index);
+                QVERIFY2(framesOf(layout, index, pools) == framesOf(*layouts[d], *indexes[d], pools), qPrintable(file));
             }
         }
     }
 
-    // Parts that cannot be the index's layout are refused, each check on its own; damaged
-    // bytes (any cut, a flipped byte) decode to nothing.
-    void keptLayoutsThatDoNotFitAreRefused()
+    // Parts that cannot be the snapshot's index or layout are refused, each check on its own;
+    // damaged bytes (any cut, a flipped byte) decode to nothing or to parts that are then refused
+    // or fit: never to a crash.
+    void keptIndexesThatDoNotFitAreRefused()
     {
         const auto snapshot = loadSnapshot((corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle").toStdString());
-        const DeviceIndex index(*snapshot, 0);
-        const auto layout = std::make_shared<const TimelineLayout>(index);
-        const TimelineLayoutParts good = layout->parts();
-        QVERIFY(!good.ghostFrees.empty() || good.ghostTotal == 0);
-        const std::vector<std::function<void(TimelineLayoutParts &)>> breaks = {
+        const DeviceIndex built(*snapshot, 0);
+        const TimelineLayout layout(built);
+        const DeviceIndexParts good = built.parts();
+        const uint32_t count = static_cast<uint32_t>(built.allocationCount());
+        uint32_t alloc = 0; // the first alloc entry, and its allocation
+        while (built.events().action[alloc] != Action::Alloc)
+            ++alloc;
+        const uint32_t made = built.allocationOfEvent(EventId(alloc)).index();
+        const std::vector<std::function<void(DeviceIndexParts &)>> indexBreaks = {
+            [](DeviceIndexParts &p) { p.eventAllocation.pop_back(); },
+            [&](DeviceIndexParts &p) { p.eventAllocation[alloc] = AllocationId(count); },
+            [&](DeviceIndexParts &p) { p.allocations[made].allocEvent = EventId(alloc + 1); },
+            [&](DeviceIndexParts &p) { p.allocations[made].freeCompleted = EventId(alloc); },
+            [](DeviceIndexParts &p) { p.allocations.push_back({EventId(1u << 30), kNever, kNever}); },
+            [&](DeviceIndexParts &p) { p.initialDetails.push_back({AllocationId(count), {}}); },
+            [&](DeviceIndexParts &p) { p.pools.push_back({AllocationId(0), PoolIndex(static_cast<uint32_t>(snapshot->pools.size()))}); },
+            [&](DeviceIndexParts &p) { p.segmentLives.push_back({0, 0, 0, EventId::none(), kNever, SegmentId(static_cast<uint32_t>(snapshot->segments.size()))}); },
+            [](DeviceIndexParts &p) { p.lifeOfSegmentEvent.push_back({EventId(0), SegmentLifeId(1u << 30)}); },
+            [](DeviceIndexParts &p) { p.checkpoints.pop_back(); },
+            [&](DeviceIndexParts &p) { p.checkpoints[0].push_back(AllocationId(count)); },
+            [](DeviceIndexParts &p) { p.peak = TracePoint::afterFirst(1u << 30); },
+            [](DeviceIndexParts &p) { p.activeOffsets.pop_back(); },
+            [](DeviceIndexParts &p) { p.activeBlocks[0].wide = 7; },
+            [](DeviceIndexParts &p) { p.implicitEnds.push_back({EventId(1u << 30), AllocationId(0)}); },
+        };
+        QVERIFY(DeviceIndex(*snapshot, 0, good).allocationCount() == count);
+        for (size_t i = 0; i < indexBreaks.size(); ++i) {
+            DeviceIndexParts bad = good;
+            indexBreaks[i](bad);
+            QVERIFY_THROWS_EXCEPTION(std::invalid_argument, DeviceIndex(*snapshot, 0, std::move(bad)));
+        }
+        const TimelineLayoutParts goodLayout = layout.parts();
+        const std::vector<std::function<void(TimelineLayoutParts &)>> layoutBreaks = {
             [](TimelineLayoutParts &p) { ++p.leaves; },
             [](TimelineLayoutParts &p) { p.tree.pop_back(); },
             [](TimelineLayoutParts &p) { p.tree[1].resize(TimelineLayout::kPerNode + 1); },
-            [&](TimelineLayoutParts &p) { p.tree[1].push_back(AllocationId(static_cast<uint32_t>(index.allocationCount()))); },
+            [&](TimelineLayoutParts &p) { p.tree[1].push_back(AllocationId(count)); },
             [](TimelineLayoutParts &p) { p.blockPeak.push_back(0); },
             [](TimelineLayoutParts &p) { p.blockPeak[0] = TimelineLayout::kMaxBlock; },
             [](TimelineLayoutParts &p) { p.ghostFrees = {{EventId(5), 10}, {EventId(3), 20}}, p.ghostTotal = 30; },
             [](TimelineLayoutParts &p) { p.ghostFrees = {{EventId(3), 10}, {EventId(5), 20}}, p.ghostTotal = 19; },
             [](TimelineLayoutParts &p) { p.defaultPoolGhostFrees = {{EventId(1u << 30), 1}}, p.defaultPoolGhostTotal = 1; },
         };
-        QVERIFY(good.blockPeak.size() > 1 && good.tree.size() > 1);
-        TimelineLayout fits(index, good);
-        for (size_t i = 0; i < breaks.size(); ++i) {
-            TimelineLayoutParts bad = good;
-            breaks[i](bad);
-            QVERIFY_THROWS_EXCEPTION(std::invalid_argument, TimelineLayout(index, bad));
+        QVERIFY(goodLayout.blockPeak.size() > 1 && goodLayout.tree.size() > 1);
+        for (size_t i = 0; i < layoutBreaks.size(); ++i) {
+            TimelineLayoutParts bad = goodLayout;
+            layoutBreaks[i](bad);
+            QVERIFY_THROWS_EXCEPTION(std::invalid_argument, TimelineLayout(built, bad));
         }
-        const std::string bytes = encodeLayouts({{0, layout}});
-        QVERIFY(decodeLayouts(bytes));
+        const std::string bytes = encodeIndexes({{0, {&built, &layout}}});
+        QVERIFY(decodeIndexes(bytes, *snapshot));
         for (size_t cut = 0; cut < bytes.size(); cut += 1 + cut / 8)
-            QVERIFY(!decodeLayouts(std::string_view(bytes).substr(0, cut)));
-        for (size_t at = 0; at < bytes.size(); at += 1 + bytes.size() / 64) {
+            QVERIFY(!decodeIndexes(std::string_view(bytes).substr(0, cut), *snapshot));
+        QVERIFY(!decodeIndexes(bytes + "x", *snapshot));
+        int refused = 0;
+        for (size_t at = 0; at < bytes.size(); at += 1 + bytes.size() / 97) {
             std::string flipped = bytes;
             flipped[at] = static_cast<char>(flipped[at] ^ 0x5a);
-            QVERIFY(!decodeLayouts(flipped));
+            std::optional<KeptDevices> kept = decodeIndexes(flipped, *snapshot);
+            if (!kept) {
+                ++refused;
+                continue;
+            }
+            try {
+                const DeviceIndex index(*snapshot, 0, std::move(kept->at(0).index));
+                const TimelineLayout fromParts(index, std::move(kept->at(0).layout));
+                fromParts.layout(EventId(0), EventId(static_cast<uint32_t>(index.eventCount() - 1)), 9, 5);
+            } catch (const std::invalid_argument &) {
+                ++refused;
+            }
         }
-        QVERIFY(!decodeLayouts(bytes + "x"));
+        QVERIFY(refused > 0);
     }
 
-    // Opened again through the cache, a file's first frame is drawn from the layouts kept beside
-    // its entry: kept parts that fit but are wrong (each block's peak moved) show in the frames; damaged or
-    // ill-fitting ones are built again, and the frames are the cold load's.
-    void reopenDrawsFromKeptLayouts()
+    // Opened again through the cache, a file's first frame is drawn from the index and layout
+    // kept beside its entry: kept parts that fit but are wrong (each block's peak moved) show in
+    // the frames; damaged or ill-fitting ones are built again, and the frames are the cold load's.
+    void reopenDrawsFromKeptIndexes()
     {
         QTemporaryDir dir;
         const std::string file = (corpusDir() + "/snapshots/oom_gpt2_medium_6gib/oom_snapshot.pickle").toStdString();
@@ -660,29 +712,31 @@ private slots:
         const SnapshotCache cache(dir.path().toStdString());
         const auto key = SnapshotCache::keyOf(file);
         const LoadedDocument cold = loadDocument(file);
-        const auto coldFrames = [&](const LoadedDocument &d) {
+        const auto framesAt = [&](const LoadedDocument &d) {
             const DeviceData &data = *d.timeline->document->device(0);
             return framesOf(*d.timeline->layout(0), *data.index, data.pools);
         };
         loadDocument(file, StopAfter::Timeline, &cache);
-        const std::string keptPath = cache.entryPath(*key) + ".layouts";
+        const std::string keptPath = cache.entryPath(*key) + ".indexes";
         QVERIFY(std::filesystem::exists(keptPath));
-        QVERIFY(coldFrames(loadDocument(file, StopAfter::Timeline, &cache)) == coldFrames(cold));
-        // Each block's peak put at its first entry: parts that fit, but not this trace's.
-        TimelineLayoutParts misplaced = readStoredLayouts(cache, *key)->at(0);
-        for (size_t b = 0; b < misplaced.blockPeak.size(); ++b)
-            misplaced.blockPeak[b] = static_cast<uint32_t>(b * TimelineLayout::kMaxBlock);
+        QVERIFY(framesAt(loadDocument(file, StopAfter::Timeline, &cache)) == framesAt(cold));
         const auto snapshot = loadSnapshot(file);
         const DeviceIndex index(*snapshot, 0);
-        QVERIFY(storeLayouts(cache, *key, {{0, std::make_shared<const TimelineLayout>(index, misplaced)}}));
-        QVERIFY(coldFrames(loadDocument(file, StopAfter::Timeline, &cache)) != coldFrames(cold));
-        // Another file's layouts under this key: they do not fit, and are built again.
+        KeptDevices kept = *readStoredIndexes(cache, *key, *snapshot);
+        TimelineLayoutParts misplaced = kept.at(0).layout;
+        for (size_t b = 0; b < misplaced.blockPeak.size(); ++b)
+            misplaced.blockPeak[b] = static_cast<uint32_t>(b * TimelineLayout::kMaxBlock);
+        const TimelineLayout wrong(index, misplaced);
+        QVERIFY(storeIndexes(cache, *key, {{0, {&index, &wrong}}}));
+        QVERIFY(framesAt(loadDocument(file, StopAfter::Timeline, &cache)) != framesAt(cold));
+        // Another file's under this key: they do not fit, and are built again.
         const auto otherSnapshot = loadSnapshot(other);
         const DeviceIndex otherIndex(*otherSnapshot, 0);
-        QVERIFY(storeLayouts(cache, *key, {{0, std::make_shared<const TimelineLayout>(otherIndex)}}));
-        QVERIFY(coldFrames(loadDocument(file, StopAfter::Timeline, &cache)) == coldFrames(cold));
+        const TimelineLayout otherLayout(otherIndex);
+        QVERIFY(storeIndexes(cache, *key, {{0, {&otherIndex, &otherLayout}}}));
+        QVERIFY(framesAt(loadDocument(file, StopAfter::Timeline, &cache)) == framesAt(cold));
         std::filesystem::resize_file(keptPath, std::filesystem::file_size(keptPath) - 3);
-        QVERIFY(coldFrames(loadDocument(file, StopAfter::Timeline, &cache)) == coldFrames(cold));
+        QVERIFY(framesAt(loadDocument(file, StopAfter::Timeline, &cache)) == framesAt(cold));
     }
 
     // Hostile payloads: counts past the end, ids past their tables, bad flags.

@@ -1,11 +1,13 @@
 // libFuzzer target for what memlens reads back from its own cache: the first byte picks a whole
-// entry file (header, key, zstd frame), the answers kept beside an entry, the timeline layouts
-// kept beside it (their zstd frame), or a bare payload. Each gives what it holds or nothing;
-// never a crash, a hang or an allocation the input does not justify.
+// entry file (header, key, zstd frame), the answers kept beside an entry, the indexes and
+// timeline layouts kept beside it (of a corpus snapshot, and made into an index and a layout
+// when they decode), or a bare payload. Each gives what it holds or nothing; never a crash, a
+// hang or an allocation the input does not justify.
 #include "cache/SnapshotCache.h"
 #include "cache/SnapshotCodec.h"
 #include "cache/StoredAnswers.h"
-#include "pipeline/StoredLayouts.h"
+#include "decode/SnapshotLoader.h"
+#include "pipeline/StoredIndexes.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -25,7 +27,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     }
     if (data[0] & 4) {
-        memlens::decodeLayouts(bytes);
+        static const auto snapshot = memlens::loadSnapshot(MEMLENS_CORPUS_DIR "/snapshots/streams_pending_free/snapshot.pickle");
+        if (auto kept = memlens::decodeIndexes(bytes, *snapshot)) {
+            for (auto &[device, parts] : *kept) {
+                try {
+                    const memlens::DeviceIndex index(*snapshot, device, std::move(parts.index));
+                    const memlens::TimelineLayout layout(index, std::move(parts.layout));
+                    index.liveAt(index.end());
+                    if (index.eventCount() > 0)
+                        layout.layout(memlens::EventId(0), memlens::EventId(static_cast<uint32_t>(index.eventCount() - 1)), 7, 5);
+                } catch (const std::invalid_argument &) {
+                }
+            }
+        }
         return 0;
     }
     try {

@@ -1,0 +1,140 @@
+#include "index/DeviceIndex.h"
+
+#include <stdexcept>
+
+namespace memlens {
+
+namespace {
+
+void require(bool holds, const char *what)
+{
+    if (!holds)
+        throw std::invalid_argument(std::string("device index: ") + what);
+}
+
+bool eventOrNone(EventId e, size_t n)
+{
+    return e.isNone() || e.index() < n;
+}
+
+bool eventOrNever(EventId e, size_t n)
+{
+    return e == kNever || e.index() < n;
+}
+
+void checkAllocations(const DeviceIndexParts &p, const EventTable &events)
+{
+    const size_t n = events.count();
+    const size_t count = p.allocations.size();
+    for (const Allocation &a : p.allocations) {
+        require(eventOrNone(a.allocEvent, n) && eventOrNever(a.freeRequested, n) && eventOrNever(a.freeCompleted, n), "an entry the trace has not");
+        require(a.allocEvent.isNone() || a.freeCompleted == kNever || a.allocEvent < a.freeCompleted, "an allocation freed before it was made");
+    }
+    require(p.eventAllocation.size() == n, "allocations of another trace");
+    for (size_t i = 0; i < n; ++i) {
+        const AllocationId owner = p.eventAllocation[i];
+        require(owner.isNone() || owner.index() < count, "an entry's allocation past the table");
+        // forEachLiveChange and the checkpoints take an alloc entry's allocation as given.
+        if (events.action[i] == Action::Alloc)
+            require(!owner.isNone() && p.allocations[owner.index()].allocEvent == EventId(static_cast<uint32_t>(i)), "an alloc entry that starts no allocation");
+    }
+    for (size_t i = 0; i < p.initialDetails.size(); ++i) {
+        const auto &[id, detail] = p.initialDetails[i];
+        require(id.index() < count && p.allocations[id.index()].allocEvent.isNone(), "a block from before the trace that is not one");
+        require(i == 0 || p.initialDetails[i - 1].first < id, "blocks from before the trace out of order");
+    }
+    require(p.preProfile.isNone() || p.preProfile.index() < count, "a pre-profile allocation past the table");
+    for (const auto &[event, ended] : p.implicitEnds)
+        require(event.index() < n && ended.index() < count, "an implicit end past its tables");
+    for (const auto &[id, event] : p.annotations)
+        require(id.index() < count && event.index() < n, "an annotation past its tables");
+    for (EventId event : p.annotateEvents)
+        require(event.index() < n, "an annotate entry the trace has not");
+    require(p.checkpoints.size() == n / DeviceIndex::kCheckpointEvery + 1, "checkpoints of another trace");
+    for (const auto &checkpoint : p.checkpoints)
+        for (AllocationId id : checkpoint)
+            require(id.index() < count, "a checkpoint's allocation past the table");
+}
+
+void checkTables(const DeviceIndexParts &p, const Snapshot &snapshot, size_t n)
+{
+    for (const auto &[id, detail] : p.initialDetails)
+        require(detail.stack.index() < snapshot.stacks.size(), "a stack the file has not");
+    for (const auto &[id, pool] : p.pools)
+        require(id.index() < p.allocations.size() && pool.index() < snapshot.pools.size(), "a pool past its tables");
+    for (const SegmentLife &life : p.segmentLives) {
+        require(eventOrNone(life.createdEvent, n) && eventOrNever(life.releasedEvent, n), "a segment entry the trace has not");
+        require(life.finalSegment.isNone() ? !life.createdEvent.isNone() || life.releasedEvent != kNever
+                                           : life.finalSegment.index() < snapshot.segments.size(),
+                "a segment life with neither an entry nor a final segment");
+    }
+    for (const auto &[event, life] : p.lifeOfSegmentEvent)
+        require(event.index() < n && life.index() < p.segmentLives.size(), "a segment entry's life past its tables");
+    for (const auto &[event, reserved] : p.reservedChanges)
+        require(event.index() < n, "a reserved change at an entry the trace has not");
+    require(p.peak.entriesApplied() <= n && p.initialBlocks <= UINT32_MAX, "a peak after the trace");
+}
+
+} // namespace
+
+DeviceIndex::DeviceIndex(const Snapshot &snapshot, int device, DeviceIndexParts p) : snapshot_(snapshot), device_(device)
+{
+    events_ = device >= 0 && static_cast<size_t>(device) < snapshot.traces.size() ? &snapshot.traces[device] : &empty_;
+    const size_t n = events_->count();
+    checkAllocations(p, *events_);
+    checkTables(p, snapshot, n);
+    active_ = ActiveBytes::fromParts(n, std::move(p.activeOffsets), std::move(p.activeBlocks), std::move(p.activeWide));
+    allocations_ = std::move(p.allocations);
+    initialDetails_ = std::move(p.initialDetails);
+    eventAllocation_ = std::move(p.eventAllocation);
+    initialBytes_ = p.initialBytes;
+    initialBlocks_ = static_cast<uint32_t>(p.initialBlocks);
+    peakActive_ = p.peakActive;
+    peak_ = p.peak;
+    startReserved_ = p.startReserved;
+    peakReserved_ = p.peakReserved;
+    reservedChanges_ = std::move(p.reservedChanges);
+    segments_.lives = std::move(p.segmentLives);
+    segments_.lifeOfEvent = std::move(p.lifeOfSegmentEvent);
+    segments_.unexplainedEntries = p.unexplainedSegmentEntries;
+    segments_.unmatchedFinalSegments = p.unmatchedFinalSegments;
+    implicitEnds_ = std::move(p.implicitEnds);
+    preProfile_ = p.preProfile;
+    pythonStacks_ = p.pythonStacks;
+    annotations_ = std::move(p.annotations);
+    annotateEvents_ = std::move(p.annotateEvents);
+    pools_ = std::move(p.pools);
+    checkpoints_ = std::move(p.checkpoints);
+}
+
+DeviceIndexParts DeviceIndex::parts() const
+{
+    DeviceIndexParts p;
+    p.allocations = allocations_;
+    p.initialDetails = initialDetails_;
+    p.eventAllocation = eventAllocation_;
+    p.activeOffsets = active_.offsets();
+    p.activeBlocks = active_.blocks();
+    p.activeWide = active_.wide();
+    p.initialBytes = initialBytes_;
+    p.initialBlocks = initialBlocks_;
+    p.peakActive = peakActive_;
+    p.peak = peak_;
+    p.startReserved = startReserved_;
+    p.peakReserved = peakReserved_;
+    p.reservedChanges = reservedChanges_;
+    p.segmentLives = segments_.lives;
+    p.lifeOfSegmentEvent = segments_.lifeOfEvent;
+    p.unexplainedSegmentEntries = segments_.unexplainedEntries;
+    p.unmatchedFinalSegments = segments_.unmatchedFinalSegments;
+    p.implicitEnds = implicitEnds_;
+    p.preProfile = preProfile_;
+    p.pythonStacks = pythonStacks_;
+    p.annotations = annotations_;
+    p.annotateEvents = annotateEvents_;
+    p.pools = pools_;
+    p.checkpoints = checkpoints_;
+    return p;
+}
+
+} // namespace memlens

@@ -1,0 +1,105 @@
+#pragma once
+// The byte level of the indexes kept beside a cache entry (pipeline/StoredIndexes): small
+// values as they are, each array a zstd frame of its own (with its checksum). The reader
+// checks every count against the bound its caller gives and the frame's size before it
+// allocates, then decompresses the arrays straight into place, on two cores.
+#include "model/PodArray.h"
+
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace memlens {
+
+// Bytes that are the value: trivially copyable types, and pairs of them (std::pair declares its
+// own assignment, which makes it not trivially copyable, though its bytes are its members').
+template <typename T>
+inline constexpr bool kPlainData = std::is_trivially_copyable_v<T>;
+template <typename A, typename B>
+inline constexpr bool kPlainData<std::pair<A, B>> = kPlainData<A> && kPlainData<B>;
+
+class SectionWriter {
+public:
+    template <typename T>
+    void pod(const T &v)
+    {
+        static_assert(std::is_trivially_copyable_v<T>);
+        out_.append(reinterpret_cast<const char *>(&v), sizeof v);
+    }
+    template <typename T>
+    void array(const T *data, size_t n)
+    {
+        static_assert(kPlainData<T>);
+        pod(static_cast<uint64_t>(n));
+        frame(data, n * sizeof(T));
+    }
+    template <typename Container>
+    void array(const Container &c)
+    {
+        array(c.data(), c.size());
+    }
+    // Empty when compression failed.
+    std::string take() { return failed_ ? std::string() : std::move(out_); }
+
+private:
+    void frame(const void *data, size_t bytes);
+    std::string out_;
+    bool failed_ = false;
+};
+
+// Throws std::invalid_argument for bytes that are not such sections.
+class SectionReader {
+public:
+    explicit SectionReader(std::string_view bytes) : bytes_(bytes) {}
+    template <typename T>
+    T pod()
+    {
+        T v;
+        take(&v, sizeof v);
+        return v;
+    }
+    // Sized now, filled by decompress(): at most `most` elements.
+    template <typename Container>
+    void array(Container &into, uint64_t most)
+    {
+        using T = std::remove_cvref_t<decltype(*into.data())>;
+        static_assert(kPlainData<T>);
+        const auto n = pod<uint64_t>();
+        const auto frameBytes = pod<uint64_t>();
+        // A frame decodes to at most 64 times its size: more is a decompression bomb.
+        if (n > most || frameBytes > bytes_.size() || n * sizeof(T) > frameBytes * 64 + 4096)
+            throw std::invalid_argument("an array past its bound");
+        if constexpr (std::is_same_v<Container, PodArray<T>>)
+            into.resizeForOverwrite(n);
+        else
+            into.resize(n);
+        jobs_.push_back({into.data(), n * sizeof(T), bytes_.substr(0, frameBytes)});
+        bytes_.remove_prefix(frameBytes);
+    }
+    bool done() const { return bytes_.empty(); }
+    // The arrays' frames decompressed into them; throws when one is damaged.
+    void decompress();
+
+private:
+    struct Job {
+        void *into;
+        size_t bytes;
+        std::string_view frame;
+    };
+    void take(void *into, size_t n)
+    {
+        if (n > bytes_.size())
+            throw std::invalid_argument("cut short");
+        std::memcpy(into, bytes_.data(), n);
+        bytes_.remove_prefix(n);
+    }
+    std::string_view bytes_;
+    std::vector<Job> jobs_;
+};
+
+} // namespace memlens

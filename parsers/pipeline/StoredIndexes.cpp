@@ -1,0 +1,195 @@
+#include "pipeline/StoredIndexes.h"
+
+#include "cache/SideEntry.h"
+#include "pipeline/IndexSections.h"
+
+namespace memlens {
+
+namespace {
+
+// A 12 M-entry run's indexes and layouts: ~190 MB decoded, ~60 MB kept.
+constexpr SideEntryKind kIndexes{".indexes", "MLINDEX\n", 4ull << 30};
+
+// A list of lists as its lengths and their elements one after another.
+template <typename T>
+void putNested(SectionWriter &out, const std::vector<std::vector<T>> &lists)
+{
+    std::vector<uint64_t> lengths;
+    std::vector<T> all;
+    for (const auto &list : lists) {
+        lengths.push_back(list.size());
+        all.insert(all.end(), list.begin(), list.end());
+    }
+    out.array(lengths);
+    out.array(all);
+}
+
+// Read in two steps: the arrays are sized now and filled by decompress(), then split.
+template <typename T>
+struct Nested {
+    std::vector<uint64_t> lengths;
+    std::vector<T> all;
+    void read(SectionReader &in, uint64_t lists, uint64_t elements)
+    {
+        in.array(lengths, lists);
+        in.array(all, elements);
+    }
+    std::vector<std::vector<T>> split() const
+    {
+        std::vector<std::vector<T>> lists(lengths.size());
+        size_t at = 0;
+        for (size_t i = 0; i < lengths.size(); ++i) {
+            if (lengths[i] > all.size() - at)
+                throw std::invalid_argument("lists past their elements");
+            lists[i].assign(all.begin() + static_cast<long>(at), all.begin() + static_cast<long>(at + lengths[i]));
+            at += lengths[i];
+        }
+        if (at != all.size())
+            throw std::invalid_argument("elements past their lists");
+        return lists;
+    }
+};
+
+// Field by field: its flags are bools, which no byte but 0 and 1 may become.
+struct LifeRecord {
+    uint64_t addr, size, stream;
+    EventId created, released;
+    SegmentId finalSegment;
+    uint32_t flags;
+};
+
+void putIndex(SectionWriter &out, const DeviceIndexParts &p)
+{
+    out.array(p.allocations), out.array(p.initialDetails), out.array(p.eventAllocation);
+    out.array(p.activeOffsets), out.array(p.activeBlocks), out.array(p.activeWide);
+    out.pod(p.initialBytes), out.pod(p.initialBlocks), out.pod(p.peakActive), out.pod(p.peak.entriesApplied());
+    out.pod(p.startReserved), out.pod(p.peakReserved), out.array(p.reservedChanges);
+    std::vector<LifeRecord> lives;
+    for (const SegmentLife &l : p.segmentLives)
+        lives.push_back({l.addr, l.size, l.stream, l.createdEvent, l.releasedEvent, l.finalSegment, uint32_t(l.expandable) | uint32_t(l.large) << 1});
+    out.array(lives);
+    out.array(p.lifeOfSegmentEvent), out.pod(p.unexplainedSegmentEntries), out.pod(p.unmatchedFinalSegments);
+    out.array(p.implicitEnds), out.pod(p.preProfile), out.pod(static_cast<uint32_t>(p.pythonStacks));
+    out.array(p.annotations), out.array(p.annotateEvents), out.array(p.pools);
+    putNested(out, p.checkpoints);
+}
+
+void putLayout(SectionWriter &out, const TimelineLayoutParts &p)
+{
+    out.pod(p.leaves);
+    putNested(out, p.tree);
+    out.array(p.blockPeak), out.array(p.ghostFrees), out.pod(p.ghostTotal), out.array(p.defaultPoolGhostFrees), out.pod(p.defaultPoolGhostTotal);
+}
+
+// What is read of one device before its arrays are filled.
+struct PendingDevice {
+    KeptDevice kept;
+    std::vector<LifeRecord> lives;
+    uint32_t peak = 0, python = 0;
+    Nested<AllocationId> checkpoints, tree;
+};
+
+void readDevice(SectionReader &in, PendingDevice &d, const Snapshot &snapshot, size_t n)
+{
+    // What a trace of n entries can hold: an allocation per entry, per final block, one more.
+    const uint64_t allocations = n + snapshot.blocks.size() + 64;
+    const uint64_t segments = 2 * n + snapshot.segments.size() + 64;
+    DeviceIndexParts &p = d.kept.index;
+    in.array(p.allocations, allocations), in.array(p.initialDetails, allocations), in.array(p.eventAllocation, n);
+    in.array(p.activeOffsets, n), in.array(p.activeBlocks, n / 256 + 1), in.array(p.activeWide, n);
+    p.initialBytes = in.pod<uint64_t>(), p.initialBlocks = in.pod<uint64_t>(), p.peakActive = in.pod<uint64_t>();
+    d.peak = in.pod<uint32_t>();
+    p.startReserved = in.pod<uint64_t>(), p.peakReserved = in.pod<uint64_t>();
+    in.array(p.reservedChanges, n + 1);
+    in.array(d.lives, segments);
+    in.array(p.lifeOfSegmentEvent, n);
+    p.unexplainedSegmentEntries = in.pod<uint64_t>(), p.unmatchedFinalSegments = in.pod<uint64_t>();
+    in.array(p.implicitEnds, n);
+    p.preProfile = in.pod<AllocationId>();
+    d.python = in.pod<uint32_t>();
+    in.array(p.annotations, n), in.array(p.annotateEvents, n), in.array(p.pools, allocations);
+    // The live sets' total is bounded by the frames' sizes (IndexSections' 64 times).
+    d.checkpoints.read(in, n / DeviceIndex::kCheckpointEvery + 1, UINT32_MAX);
+    TimelineLayoutParts &l = d.kept.layout;
+    l.leaves = in.pod<uint32_t>();
+    d.tree.read(in, 4 * (n / TimelineLayout::kLeafEvents + 2), UINT32_MAX);
+    in.array(l.blockPeak, n / TimelineLayout::kMaxBlock + 1), in.array(l.ghostFrees, allocations);
+    l.ghostTotal = in.pod<uint64_t>();
+    in.array(l.defaultPoolGhostFrees, allocations);
+    l.defaultPoolGhostTotal = in.pod<uint64_t>();
+}
+
+// The values that need the arrays: flags checked, lists split.
+void finishDevice(PendingDevice &d)
+{
+    DeviceIndexParts &p = d.kept.index;
+    if (d.python > 1)
+        throw std::invalid_argument("a flag");
+    p.pythonStacks = d.python;
+    p.peak = TracePoint::afterFirst(d.peak);
+    for (const LifeRecord &r : d.lives) {
+        if (r.flags > 3)
+            throw std::invalid_argument("a segment's flags");
+        p.segmentLives.push_back({r.addr, r.size, r.stream, r.created, r.released, r.finalSegment, (r.flags & 1) != 0, (r.flags & 2) != 0});
+    }
+    p.checkpoints = d.checkpoints.split();
+    d.kept.layout.tree = d.tree.split();
+}
+
+} // namespace
+
+std::string encodeIndexes(const IndexedLayouts &devices)
+{
+    SectionWriter out;
+    out.pod(static_cast<uint32_t>(devices.size()));
+    for (const auto &[device, parts] : devices) {
+        out.pod(static_cast<int32_t>(device));
+        putIndex(out, parts.first->parts());
+        putLayout(out, parts.second->parts());
+    }
+    return out.take();
+}
+
+std::optional<KeptDevices> decodeIndexes(std::string_view bytes, const Snapshot &snapshot)
+{
+    try {
+        SectionReader in(bytes);
+        const auto count = in.pod<uint32_t>();
+        if (count > snapshot.traces.size())
+            return std::nullopt;
+        std::map<int, PendingDevice> pending;
+        for (uint32_t d = 0; d < count; ++d) {
+            const auto device = in.pod<int32_t>();
+            if (device < 0 || static_cast<size_t>(device) >= snapshot.traces.size() || pending.count(device))
+                return std::nullopt;
+            readDevice(in, pending[device], snapshot, snapshot.traces[static_cast<size_t>(device)].count());
+        }
+        if (!in.done())
+            return std::nullopt;
+        in.decompress();
+        KeptDevices kept;
+        for (auto &[device, d] : pending) {
+            finishDevice(d);
+            kept.emplace(device, std::move(d.kept));
+        }
+        return kept;
+    } catch (const std::invalid_argument &) {
+        return std::nullopt;
+    } catch (const std::bad_alloc &) {
+        return std::nullopt;
+    }
+}
+
+std::optional<KeptDevices> readStoredIndexes(const SnapshotCache &cache, const CacheKey &key, const Snapshot &snapshot)
+{
+    const std::optional<std::string> payload = readSideEntry(cache, kIndexes, key);
+    return payload ? decodeIndexes(*payload, snapshot) : std::nullopt;
+}
+
+bool storeIndexes(const SnapshotCache &cache, const CacheKey &key, const IndexedLayouts &devices)
+{
+    const std::string encoded = encodeIndexes(devices);
+    return !encoded.empty() && writeSideEntry(cache, kIndexes, key, encoded);
+}
+
+} // namespace memlens

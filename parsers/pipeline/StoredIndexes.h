@@ -1,0 +1,34 @@
+#pragma once
+// A file's devices' indexes and timeline layouts kept beside its cache entry (a side entry,
+// cache/SideEntry: for the same file and executable only), so that a file reopened from the
+// cache draws its first frame without indexing it and building its layouts again. Each array is
+// a zstd frame of its own (pipeline/IndexSections), read straight into place on two cores. Read
+// as untrusted: counts are bounded by the snapshot before anything is allocated, damaged bytes
+// give nothing, and parts that do not fit are refused when the index or layout is made.
+#include "cache/SnapshotCache.h"
+#include "index/DeviceIndex.h"
+#include "views/TimelineLayout.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace memlens {
+
+struct KeptDevice {
+    DeviceIndexParts index;
+    TimelineLayoutParts layout;
+};
+using KeptDevices = std::map<int, KeptDevice>;
+// Each device's index and its layout.
+using IndexedLayouts = std::map<int, std::pair<const DeviceIndex *, const TimelineLayout *>>;
+
+std::string encodeIndexes(const IndexedLayouts &devices);
+// Nothing for bytes that are not such an encoding of `snapshot`'s devices.
+std::optional<KeptDevices> decodeIndexes(std::string_view bytes, const Snapshot &snapshot);
+
+std::optional<KeptDevices> readStoredIndexes(const SnapshotCache &cache, const CacheKey &key, const Snapshot &snapshot);
+bool storeIndexes(const SnapshotCache &cache, const CacheKey &key, const IndexedLayouts &devices);
+
+} // namespace memlens
