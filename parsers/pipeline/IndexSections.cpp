@@ -20,6 +20,11 @@ void SectionWriter::frame(const void *data, size_t bytes)
     out_ += compressed;
 }
 
+bool SectionReader::framePromises(std::string_view frame, size_t bytes)
+{
+    return ZSTD_getFrameContentSize(frame.data(), frame.size()) == bytes;
+}
+
 namespace {
 
 bool decompressInto(void *into, size_t bytes, std::string_view frame)

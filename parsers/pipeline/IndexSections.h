@@ -71,8 +71,10 @@ public:
         static_assert(kPlainData<T>);
         const auto n = pod<uint64_t>();
         const auto frameBytes = pod<uint64_t>();
-        // A frame decodes to at most 64 times its size: more is a decompression bomb.
-        if (n > most || frameBytes > bytes_.size() || n * sizeof(T) > frameBytes * 64 + 4096)
+        // A frame decodes to at most 64 times its size (more is a decompression bomb), and says
+        // so in its header before anything is allocated for it.
+        if (n > most || frameBytes > bytes_.size() || n * sizeof(T) > frameBytes * 64 + 4096 ||
+            !framePromises(bytes_.substr(0, frameBytes), n * sizeof(T)))
             throw std::invalid_argument("an array past its bound");
         if constexpr (std::is_same_v<Container, PodArray<T>>)
             into.resizeForOverwrite(n);
@@ -86,6 +88,7 @@ public:
     void decompress();
 
 private:
+    static bool framePromises(std::string_view frame, size_t bytes);
     struct Job {
         void *into;
         size_t bytes;

@@ -8,7 +8,7 @@ namespace memlens {
 namespace {
 
 // A 12 M-entry run's indexes and layouts: ~190 MB decoded, ~60 MB kept.
-constexpr SideEntryKind kIndexes{".indexes", "MLINDEX\n", 4ull << 30};
+constexpr SideEntryKind kIndexes{".indexes", "MLINDEX\n", 1ull << 30};
 
 // A list of lists as its lengths and their elements one after another.
 template <typename T>
@@ -25,10 +25,12 @@ void putNested(SectionWriter &out, const std::vector<std::vector<T>> &lists)
 }
 
 // Read in two steps: the arrays are sized now and filled by decompress(), then split.
+// The elements go into memory untouched until their frame fills it: a count the frame's size
+// allows but its bytes do not hold costs no pages.
 template <typename T>
 struct Nested {
     std::vector<uint64_t> lengths;
-    std::vector<T> all;
+    PodArray<T> all;
     void read(SectionReader &in, uint64_t lists, uint64_t elements)
     {
         in.array(lengths, lists);
@@ -64,7 +66,7 @@ void putIndex(SectionWriter &out, const DeviceIndexParts &p)
     out.array(p.activeOffsets), out.array(p.activeBlocks), out.array(p.activeWide);
     out.pod(p.initialBytes), out.pod(p.initialBlocks), out.pod(p.peakActive), out.pod(p.peak.entriesApplied());
     out.pod(p.startReserved), out.pod(p.peakReserved), out.array(p.reservedChanges);
-    std::vector<LifeRecord> lives;
+    PodArray<LifeRecord> lives;
     for (const SegmentLife &l : p.segmentLives)
         lives.push_back({l.addr, l.size, l.stream, l.createdEvent, l.releasedEvent, l.finalSegment, uint32_t(l.expandable) | uint32_t(l.large) << 1});
     out.array(lives);
@@ -84,7 +86,7 @@ void putLayout(SectionWriter &out, const TimelineLayoutParts &p)
 // What is read of one device before its arrays are filled.
 struct PendingDevice {
     KeptDevice kept;
-    std::vector<LifeRecord> lives;
+    PodArray<LifeRecord> lives;
     uint32_t peak = 0, python = 0;
     Nested<AllocationId> checkpoints, tree;
 };
