@@ -1,8 +1,8 @@
 #pragma once
 // The byte level of the indexes kept beside a cache entry (pipeline/StoredIndexes): small
 // values as they are, each array a zstd frame of its own (with its checksum). The reader
-// checks every count against the bound its caller gives and the frame's size before it
-// allocates, then decompresses the arrays straight into place, on two cores.
+// checks every count against the bound its caller gives and the size its frame promises before
+// it allocates, then decompresses the arrays straight into place, on two cores.
 #include "model/PodArray.h"
 
 #include <cstdint>
@@ -71,10 +71,10 @@ public:
         static_assert(kPlainData<T>);
         const auto n = pod<uint64_t>();
         const auto frameBytes = pod<uint64_t>();
-        // A frame decodes to at most 64 times its size (more is a decompression bomb), and says
-        // so in its header before anything is allocated for it.
-        if (n > most || frameBytes > bytes_.size() || n * sizeof(T) > frameBytes * 64 + 4096 ||
-            !framePromises(bytes_.substr(0, frameBytes), n * sizeof(T)))
+        // The count within what the snapshot allows, and the frame's header promising as many
+        // bytes, before anything is allocated. (No bound on the ratio: a run that repeats itself
+        // compresses a thousandfold.)
+        if (n > most || frameBytes > bytes_.size() || !framePromises(bytes_.substr(0, frameBytes), n * sizeof(T)))
             throw std::invalid_argument("an array past its bound");
         if constexpr (std::is_same_v<Container, PodArray<T>>)
             into.resizeForOverwrite(n);

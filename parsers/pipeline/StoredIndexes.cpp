@@ -110,11 +110,14 @@ void readDevice(SectionReader &in, PendingDevice &d, const Snapshot &snapshot, s
     p.preProfile = in.pod<AllocationId>();
     d.python = in.pod<uint32_t>();
     in.array(p.annotations, n), in.array(p.annotateEvents, n), in.array(p.pools, allocations);
-    // The live sets' total is bounded by the frames' sizes (IndexSections' 64 times).
-    d.checkpoints.read(in, n / DeviceIndex::kCheckpointEvery + 1, UINT32_MAX);
+    // At most every allocation at every checkpoint; the elements' memory is only reserved
+    // (a PodArray) until their frame fills it.
+    const uint64_t checkpoints = n / DeviceIndex::kCheckpointEvery + 1;
+    d.checkpoints.read(in, checkpoints, checkpoints * allocations);
     TimelineLayoutParts &l = d.kept.layout;
     l.leaves = in.pod<uint32_t>();
-    d.tree.read(in, 4 * (n / TimelineLayout::kLeafEvents + 2), UINT32_MAX);
+    const uint64_t nodes = 4 * (n / TimelineLayout::kLeafEvents + 2);
+    d.tree.read(in, nodes, nodes * TimelineLayout::kPerNode);
     in.array(l.blockPeak, n / TimelineLayout::kMaxBlock + 1), in.array(l.ghostFrees, allocations);
     l.ghostTotal = in.pod<uint64_t>();
     in.array(l.defaultPoolGhostFrees, allocations);

@@ -11,6 +11,7 @@
 #include "model/NarrowColumn.h"
 #include "pipeline/DocumentPipeline.h"
 #include "pipeline/HeadStart.h"
+#include "pipeline/IndexSections.h"
 #include "pipeline/StoredIndexes.h"
 #include "questions/AdviseQuestion.h"
 #include "report/SummaryReport.h"
@@ -699,6 +700,40 @@ private slots:
             }
         }
         QVERIFY(refused > 0);
+    }
+
+    // A run that repeats itself compresses a thousandfold (the benchmark's tiled run did, and its
+    // kept indexes were refused as a decompression bomb): such arrays read back; a count past
+    // its bound, or a frame promising other bytes, is refused before anything is allocated.
+    void keptArraysReadBackHoweverTheyCompress()
+    {
+        std::vector<uint32_t> zeros(1 << 20, 0), ramp(1 << 10);
+        for (size_t i = 0; i < ramp.size(); ++i)
+            ramp[i] = static_cast<uint32_t>(i);
+        SectionWriter out;
+        out.array(zeros);
+        out.pod(uint32_t{7});
+        out.array(ramp);
+        const std::string bytes = out.take();
+        QVERIFY(bytes.size() * 64 < zeros.size() * sizeof(uint32_t));
+        PodArray<uint32_t> zerosBack;
+        std::vector<uint32_t> rampBack;
+        SectionReader in(bytes);
+        in.array(zerosBack, zeros.size());
+        QCOMPARE(in.pod<uint32_t>(), 7u);
+        in.array(rampBack, ramp.size());
+        QVERIFY(in.done());
+        in.decompress();
+        QVERIFY(std::equal(zeros.begin(), zeros.end(), zerosBack.begin()) && zerosBack.size() == zeros.size());
+        QVERIFY(rampBack == ramp);
+        PodArray<uint32_t> tooMany;
+        SectionReader bounded(bytes);
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, bounded.array(tooMany, zeros.size() - 1));
+        std::string promisingMore = bytes;
+        uint64_t count = zeros.size() + 1;
+        std::memcpy(promisingMore.data(), &count, sizeof count);
+        SectionReader lying(promisingMore);
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, lying.array(tooMany, count));
     }
 
     // Opened again through the cache, a file's first frame is drawn from the index and layout
