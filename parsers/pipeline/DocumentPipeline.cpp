@@ -71,45 +71,50 @@ void runDocumentPipeline(const std::string &path, const std::atomic<bool> *cance
     std::optional<CachedSnapshot> started = takeHeadStart(path, cache, control, cacheProgress);
     CachedSnapshot loaded = started ? std::move(*started) : loadSnapshotCached(path, control, cache, cacheProgress, writing);
     const bool keeping = cache && loaded.key && stopAfter == StopAfter::Timeline;
-    std::optional<KeptDevices> kept =
+    std::optional<KeptDevices> read =
         keeping && loaded.fromCache ? readStoredIndexes(*cache, *loaded.key, *loaded.snapshot) : std::nullopt;
-    const bool fromKept = kept.has_value();
-    const auto last = runDocumentStages(path, loaded.snapshot, runGpus(std::nullopt, {}, path), cancel, sink, stopAfter, {},
-                                        std::move(kept).value_or(KeptDevices{}));
+    KeptParts kept;
+    kept.devices = std::move(read).value_or(KeptDevices{});
+    const auto last = runDocumentStages(path, loaded.snapshot, runGpus(std::nullopt, {}, path), cancel, sink, stopAfter, {}, &kept);
     if (loaded.writing)
         loaded.writing->start(); // a no-op when it started at once
-    if (keeping && !fromKept && last) {
-        IndexedLayouts devices;
+    // Kept again unless every device's index and layout came from what was kept.
+    const bool allKept = !kept.refused && last && kept.devices.size() == last->layouts.size();
+    if (keeping && !allKept && last) {
+        KeptDevices devices;
         for (const auto &[device, layout] : last->layouts)
-            devices.emplace(device, std::make_pair(last->document->device(device)->index.get(), layout.get()));
+            devices.emplace(device, KeptDevice{last->document->device(device)->index->parts(), layout->parts()});
         storeIndexes(*cache, *loaded.key, devices);
     }
 }
 
 namespace {
 
-// A device's index from its kept parts when they fit the snapshot, else built.
-std::shared_ptr<const DeviceIndex> indexOf(const Snapshot &snapshot, int device, DeviceIndexParts *kept, const std::atomic<bool> *cancel)
+// A device's index from its kept parts when they fit the snapshot, else built (`refused` set
+// when there were parts).
+std::shared_ptr<const DeviceIndex> indexOf(const Snapshot &snapshot, int device, DeviceIndexParts *kept, std::atomic<bool> &refused,
+                                           const std::atomic<bool> *cancel)
 {
     if (kept) {
         try {
             return std::make_shared<const DeviceIndex>(snapshot, device, std::move(*kept));
         } catch (const std::invalid_argument &) {
-            // Another index's parts: built again.
+            refused = true; // another index's parts
         }
     }
     return std::make_shared<const DeviceIndex>(snapshot, device, cancel);
 }
 
 // A device's layout, on another thread: from its kept parts when they fit its index, else built.
-std::future<std::unique_ptr<const TimelineLayout>> startLayout(std::shared_ptr<const DeviceIndex> index, std::optional<TimelineLayoutParts> kept)
+std::future<std::unique_ptr<const TimelineLayout>> startLayout(std::shared_ptr<const DeviceIndex> index, std::optional<TimelineLayoutParts> kept,
+                                                               std::atomic<bool> &refused)
 {
-    return std::async(std::launch::async, [index = std::move(index), kept = std::move(kept)]() mutable {
+    return std::async(std::launch::async, [index = std::move(index), kept = std::move(kept), &refused]() mutable {
         if (kept) {
             try {
                 return std::make_unique<const TimelineLayout>(*index, std::move(*kept));
             } catch (const std::invalid_argument &) {
-                // Another layout's parts: built again.
+                refused = true; // another layout's parts
             }
         }
         return std::make_unique<const TimelineLayout>(*index);
@@ -137,8 +142,10 @@ std::shared_ptr<const Document> withAdvice(const std::shared_ptr<const Document>
 std::shared_ptr<const TimelineLayouts> runDocumentStages(const std::string &name, std::shared_ptr<const Snapshot> snapshot,
                                                          const Inferred<int> &gpus, const std::atomic<bool> *cancel,
                                                          const PipelineSink &sink, StopAfter stopAfter, std::vector<std::string> notes,
-                                                         KeptDevices kept)
+                                                         KeptParts *kept)
 {
+    KeptParts none;
+    KeptParts &use = kept ? *kept : none;
     auto report = [&](double fraction, LoadStage stage) {
         if (sink.progress)
             sink.progress(fraction, stage);
@@ -157,11 +164,12 @@ std::shared_ptr<const TimelineLayouts> runDocumentStages(const std::string &name
     auto at = [&](size_t i, double part) { return (static_cast<double>(i) + part) / static_cast<double>(devices.size()); };
     for (size_t i = 0; i < devices.size(); ++i) {
         report(at(i, 0.0), LoadStage::Indexing);
-        const auto keptDevice = kept.find(devices[i]);
-        const bool keptParts = keptDevice != kept.end();
-        auto index = indexOf(*snapshot, devices[i], keptParts ? &keptDevice->second.index : nullptr, cancel);
+        const auto keptDevice = use.devices.find(devices[i]);
+        const bool keptParts = keptDevice != use.devices.end();
+        auto index = indexOf(*snapshot, devices[i], keptParts ? &keptDevice->second.index : nullptr, use.refused, cancel);
         if (stopAfter == StopAfter::Timeline)
-            pending.emplace(devices[i], startLayout(index, keptParts ? std::optional(std::move(keptDevice->second.layout)) : std::nullopt));
+            pending.emplace(devices[i],
+                            startLayout(index, keptParts ? std::optional(std::move(keptDevice->second.layout)) : std::nullopt, use.refused));
         indexes.push_back(std::move(index));
     }
     std::map<int, std::shared_ptr<const TimelineLayout>> layouts;

@@ -56,13 +56,13 @@ void runDocumentPipeline(const std::string &path, const std::atomic<bool> *cance
 
 // The stages after reading, for a snapshot made in memory (a stitched run): `name` becomes the
 // document's path, `gpus` the run's GPU count for the advice (ranks/RunGpus), `notes` its notes.
-// A device's index and layout come from `kept` (pipeline/StoredIndexes) where it has parts that
-// fit the snapshot, else they are built. Returns the last stage's layouts (null with
-// StopAfter::Document).
+// A device's index and layout come from `kept` (pipeline/StoredIndexes; may be null) where it
+// has parts that fit the snapshot, else they are built (and `kept->refused` says so). Returns
+// the last stage's layouts (null with StopAfter::Document).
 std::shared_ptr<const TimelineLayouts> runDocumentStages(const std::string &name, std::shared_ptr<const Snapshot> snapshot,
                                                          const Inferred<int> &gpus, const std::atomic<bool> *cancel,
                                                          const PipelineSink &sink, StopAfter stopAfter = StopAfter::Timeline,
-                                                         std::vector<std::string> notes = {}, KeptDevices kept = {});
+                                                         std::vector<std::string> notes = {}, KeptParts *kept = nullptr);
 
 // Stage 2 alone, for a document built earlier (tests adopt StopAfter::Document results).
 std::shared_ptr<const TimelineLayouts> buildTimelineLayouts(std::shared_ptr<const Document> document);

@@ -143,14 +143,14 @@ void finishDevice(PendingDevice &d)
 
 } // namespace
 
-std::string encodeIndexes(const IndexedLayouts &devices)
+std::string encodeIndexes(const KeptDevices &devices)
 {
     SectionWriter out;
     out.pod(static_cast<uint32_t>(devices.size()));
     for (const auto &[device, parts] : devices) {
         out.pod(static_cast<int32_t>(device));
-        putIndex(out, parts.first->parts());
-        putLayout(out, parts.second->parts());
+        putIndex(out, parts.index);
+        putLayout(out, parts.layout);
     }
     return out.take();
 }
@@ -191,7 +191,7 @@ std::optional<KeptDevices> readStoredIndexes(const SnapshotCache &cache, const C
     return payload ? decodeIndexes(*payload, snapshot) : std::nullopt;
 }
 
-bool storeIndexes(const SnapshotCache &cache, const CacheKey &key, const IndexedLayouts &devices)
+bool storeIndexes(const SnapshotCache &cache, const CacheKey &key, const KeptDevices &devices)
 {
     const std::string encoded = encodeIndexes(devices);
     return !encoded.empty() && writeSideEntry(cache, kIndexes, key, encoded);

@@ -9,6 +9,7 @@
 #include "index/DeviceIndex.h"
 #include "views/TimelineLayout.h"
 
+#include <atomic>
 #include <map>
 #include <optional>
 #include <string>
@@ -21,14 +22,17 @@ struct KeptDevice {
     TimelineLayoutParts layout;
 };
 using KeptDevices = std::map<int, KeptDevice>;
-// Each device's index and its layout.
-using IndexedLayouts = std::map<int, std::pair<const DeviceIndex *, const TimelineLayout *>>;
-
-std::string encodeIndexes(const IndexedLayouts &devices);
+// What a load is given to make its indexes and layouts from, and whether it refused any of it
+// (set from the layout's thread too): refused parts are kept again once built.
+struct KeptParts {
+    KeptDevices devices;
+    std::atomic<bool> refused{false};
+};
+std::string encodeIndexes(const KeptDevices &devices);
 // Nothing for bytes that are not such an encoding of `snapshot`'s devices.
 std::optional<KeptDevices> decodeIndexes(std::string_view bytes, const Snapshot &snapshot);
 
 std::optional<KeptDevices> readStoredIndexes(const SnapshotCache &cache, const CacheKey &key, const Snapshot &snapshot);
-bool storeIndexes(const SnapshotCache &cache, const CacheKey &key, const IndexedLayouts &devices);
+bool storeIndexes(const SnapshotCache &cache, const CacheKey &key, const KeptDevices &devices);
 
 } // namespace memlens

@@ -597,11 +597,11 @@ private slots:
             const auto snapshot = loadSnapshot(file.toStdString());
             std::map<int, std::unique_ptr<DeviceIndex>> indexes;
             std::map<int, std::unique_ptr<TimelineLayout>> layouts;
-            IndexedLayouts built;
+            KeptDevices built;
             for (int d : snapshot->devices()) {
                 indexes[d] = std::make_unique<DeviceIndex>(*snapshot, d);
                 layouts[d] = std::make_unique<TimelineLayout>(*indexes[d]);
-                built[d] = {indexes[d].get(), layouts[d].get()};
+                built[d] = {indexes[d]->parts(), layouts[d]->parts()};
             }
             std::optional<KeptDevices> kept = decodeIndexes(encodeIndexes(built), *snapshot);
             QVERIFY2(kept && kept->size() == built.size(), qPrintable(file));
@@ -677,7 +677,7 @@ private slots:
             layoutBreaks[i](bad);
             QVERIFY_THROWS_EXCEPTION(std::invalid_argument, TimelineLayout(built, bad));
         }
-        const std::string bytes = encodeIndexes({{0, {&built, &layout}}});
+        const std::string bytes = encodeIndexes({{0, {good, goodLayout}}});
         QVERIFY(decodeIndexes(bytes, *snapshot));
         for (size_t cut = 0; cut < bytes.size(); cut += 1 + cut / 8)
             QVERIFY(!decodeIndexes(std::string_view(bytes).substr(0, cut), *snapshot));
@@ -738,7 +738,8 @@ private slots:
 
     // Opened again through the cache, a file's first frame is drawn from the index and layout
     // kept beside its entry: kept parts that fit but are wrong (each block's peak moved) show in
-    // the frames; damaged or ill-fitting ones are built again, and the frames are the cold load's.
+    // the frames; damaged or ill-fitting ones are built again (and kept in their place), and the
+    // frames are the cold load's.
     void reopenDrawsFromKeptIndexes()
     {
         QTemporaryDir dir;
@@ -761,15 +762,26 @@ private slots:
         TimelineLayoutParts misplaced = kept.at(0).layout;
         for (size_t b = 0; b < misplaced.blockPeak.size(); ++b)
             misplaced.blockPeak[b] = static_cast<uint32_t>(b * TimelineLayout::kMaxBlock);
-        const TimelineLayout wrong(index, misplaced);
-        QVERIFY(storeIndexes(cache, *key, {{0, {&index, &wrong}}}));
+        QVERIFY(storeIndexes(cache, *key, {{0, {index.parts(), misplaced}}}));
         QVERIFY(framesAt(loadDocument(file, StopAfter::Timeline, &cache)) != framesAt(cold));
-        // Another file's under this key: they do not fit, and are built again.
+        // Another file's under this key do not decode as this one's; parts that decode but do not
+        // fit (an alloc entry that starts no allocation) are refused: both are built again, and
+        // kept again in their place.
         const auto otherSnapshot = loadSnapshot(other);
         const DeviceIndex otherIndex(*otherSnapshot, 0);
-        const TimelineLayout otherLayout(otherIndex);
-        QVERIFY(storeIndexes(cache, *key, {{0, {&otherIndex, &otherLayout}}}));
+        QVERIFY(storeIndexes(cache, *key, {{0, {otherIndex.parts(), TimelineLayout(otherIndex).parts()}}}));
         QVERIFY(framesAt(loadDocument(file, StopAfter::Timeline, &cache)) == framesAt(cold));
+        DeviceIndexParts unfit = index.parts();
+        uint32_t alloc = 0;
+        while (index.events().action[alloc] != Action::Alloc)
+            ++alloc;
+        unfit.eventAllocation[alloc] = AllocationId::none();
+        QVERIFY(storeIndexes(cache, *key, {{0, {std::move(unfit), cold.timeline->layout(0)->parts()}}}));
+        QVERIFY(readStoredIndexes(cache, *key, *snapshot)); // it decodes
+        QVERIFY(framesAt(loadDocument(file, StopAfter::Timeline, &cache)) == framesAt(cold));
+        const std::optional<KeptDevices> keptAgain = readStoredIndexes(cache, *key, *snapshot);
+        QVERIFY(keptAgain && keptAgain->at(0).layout == cold.timeline->layout(0)->parts());
+        QCOMPARE(keptAgain->at(0).index.eventAllocation[alloc], index.allocationOfEvent(EventId(alloc)));
         std::filesystem::resize_file(keptPath, std::filesystem::file_size(keptPath) - 3);
         QVERIFY(framesAt(loadDocument(file, StopAfter::Timeline, &cache)) == framesAt(cold));
     }
