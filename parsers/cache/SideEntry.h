@@ -1,6 +1,7 @@
 #pragma once
 // A file beside a cache entry holding what was worked out from the snapshot (the answers given,
-// the timeline's layouts), so that opening or asking again reads it instead of working it out.
+// the devices' indexes and layouts), so that opening or asking again reads it instead of working
+// it out.
 // Each kind has a suffix and a magic of its own. It is believed only for the same file (the
 // entry's key) and the same memlens executable (its size, modification time and inode: another
 // build may work it out otherwise); written atomically; read as untrusted, bounded in size.

@@ -28,6 +28,7 @@ struct KeptParts {
     KeptDevices devices;
     std::atomic<bool> refused{false};
 };
+
 std::string encodeIndexes(const KeptDevices &devices);
 // Nothing for bytes that are not such an encoding of `snapshot`'s devices.
 std::optional<KeptDevices> decodeIndexes(std::string_view bytes, const Snapshot &snapshot);
