@@ -55,7 +55,7 @@ struct DeviceIndexParts {
     PodArray<ActiveBytes::Block> activeBlocks;
     PodArray<int64_t> activeWide;
     uint64_t initialBytes = 0;
-    uint64_t initialBlocks = 0;
+    uint32_t initialBlocks = 0;
     uint64_t peakActive = 0;
     TracePoint peak;
     uint64_t startReserved = 0;
@@ -181,6 +181,10 @@ public:
     static constexpr size_t kFaultInElsewhereFrom = size_t{1} << 20;
 
 private:
+    // f(member, its part) for each member but the active bytes: the one list the index is taken
+    // from its parts and given out as them by.
+    template <typename Index, typename Parts, typename F>
+    static void forEachPart(Index &index, Parts &parts, F &&f);
     void pairAllocations(const std::atomic<bool> *cancel);
     void addBlocksFromBeforeTrace(AddressMap &open);
     void addPreProfileAllocation();

@@ -72,10 +72,36 @@ void checkTables(const DeviceIndexParts &p, const Snapshot &snapshot, size_t n)
         require(event.index() < n && life.index() < p.segmentLives.size(), "a segment entry's life past its tables");
     for (const auto &[event, reserved] : p.reservedChanges)
         require(event.index() < n, "a reserved change at an entry the trace has not");
-    require(p.peak.entriesApplied() <= n && p.initialBlocks <= UINT32_MAX, "a peak after the trace");
+    require(p.peak.entriesApplied() <= n, "a peak after the trace");
 }
 
 } // namespace
+
+template <typename Index, typename Parts, typename F>
+void DeviceIndex::forEachPart(Index &index, Parts &p, F &&f)
+{
+    f(index.allocations_, p.allocations);
+    f(index.initialDetails_, p.initialDetails);
+    f(index.eventAllocation_, p.eventAllocation);
+    f(index.initialBytes_, p.initialBytes);
+    f(index.initialBlocks_, p.initialBlocks);
+    f(index.peakActive_, p.peakActive);
+    f(index.peak_, p.peak);
+    f(index.startReserved_, p.startReserved);
+    f(index.peakReserved_, p.peakReserved);
+    f(index.reservedChanges_, p.reservedChanges);
+    f(index.segments_.lives, p.segmentLives);
+    f(index.segments_.lifeOfEvent, p.lifeOfSegmentEvent);
+    f(index.segments_.unexplainedEntries, p.unexplainedSegmentEntries);
+    f(index.segments_.unmatchedFinalSegments, p.unmatchedFinalSegments);
+    f(index.implicitEnds_, p.implicitEnds);
+    f(index.preProfile_, p.preProfile);
+    f(index.pythonStacks_, p.pythonStacks);
+    f(index.annotations_, p.annotations);
+    f(index.annotateEvents_, p.annotateEvents);
+    f(index.pools_, p.pools);
+    f(index.checkpoints_, p.checkpoints);
+}
 
 DeviceIndex::DeviceIndex(const Snapshot &snapshot, int device, DeviceIndexParts p) : snapshot_(snapshot), device_(device)
 {
@@ -84,56 +110,16 @@ DeviceIndex::DeviceIndex(const Snapshot &snapshot, int device, DeviceIndexParts 
     checkAllocations(p, *events_);
     checkTables(p, snapshot, n);
     active_ = ActiveBytes::fromParts(n, std::move(p.activeOffsets), std::move(p.activeBlocks), std::move(p.activeWide));
-    allocations_ = std::move(p.allocations);
-    initialDetails_ = std::move(p.initialDetails);
-    eventAllocation_ = std::move(p.eventAllocation);
-    initialBytes_ = p.initialBytes;
-    initialBlocks_ = static_cast<uint32_t>(p.initialBlocks);
-    peakActive_ = p.peakActive;
-    peak_ = p.peak;
-    startReserved_ = p.startReserved;
-    peakReserved_ = p.peakReserved;
-    reservedChanges_ = std::move(p.reservedChanges);
-    segments_.lives = std::move(p.segmentLives);
-    segments_.lifeOfEvent = std::move(p.lifeOfSegmentEvent);
-    segments_.unexplainedEntries = p.unexplainedSegmentEntries;
-    segments_.unmatchedFinalSegments = p.unmatchedFinalSegments;
-    implicitEnds_ = std::move(p.implicitEnds);
-    preProfile_ = p.preProfile;
-    pythonStacks_ = p.pythonStacks;
-    annotations_ = std::move(p.annotations);
-    annotateEvents_ = std::move(p.annotateEvents);
-    pools_ = std::move(p.pools);
-    checkpoints_ = std::move(p.checkpoints);
+    forEachPart(*this, p, [](auto &member, auto &part) { member = std::move(part); });
 }
 
 DeviceIndexParts DeviceIndex::parts() const
 {
     DeviceIndexParts p;
-    p.allocations = allocations_;
-    p.initialDetails = initialDetails_;
-    p.eventAllocation = eventAllocation_;
     p.activeOffsets = active_.offsets();
     p.activeBlocks = active_.blocks();
     p.activeWide = active_.wide();
-    p.initialBytes = initialBytes_;
-    p.initialBlocks = initialBlocks_;
-    p.peakActive = peakActive_;
-    p.peak = peak_;
-    p.startReserved = startReserved_;
-    p.peakReserved = peakReserved_;
-    p.reservedChanges = reservedChanges_;
-    p.segmentLives = segments_.lives;
-    p.lifeOfSegmentEvent = segments_.lifeOfEvent;
-    p.unexplainedSegmentEntries = segments_.unexplainedEntries;
-    p.unmatchedFinalSegments = segments_.unmatchedFinalSegments;
-    p.implicitEnds = implicitEnds_;
-    p.preProfile = preProfile_;
-    p.pythonStacks = pythonStacks_;
-    p.annotations = annotations_;
-    p.annotateEvents = annotateEvents_;
-    p.pools = pools_;
-    p.checkpoints = checkpoints_;
+    forEachPart(*this, p, [](const auto &member, auto &part) { part = member; });
     return p;
 }
 

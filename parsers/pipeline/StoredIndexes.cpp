@@ -99,7 +99,7 @@ void readDevice(SectionReader &in, PendingDevice &d, const Snapshot &snapshot, s
     DeviceIndexParts &p = d.kept.index;
     in.array(p.allocations, allocations), in.array(p.initialDetails, allocations), in.array(p.eventAllocation, n);
     in.array(p.activeOffsets, n), in.array(p.activeBlocks, n / 256 + 1), in.array(p.activeWide, n);
-    p.initialBytes = in.pod<uint64_t>(), p.initialBlocks = in.pod<uint64_t>(), p.peakActive = in.pod<uint64_t>();
+    p.initialBytes = in.pod<uint64_t>(), p.initialBlocks = in.pod<uint32_t>(), p.peakActive = in.pod<uint64_t>();
     d.peak = in.pod<uint32_t>();
     p.startReserved = in.pod<uint64_t>(), p.peakReserved = in.pod<uint64_t>();
     in.array(p.reservedChanges, n + 1);
