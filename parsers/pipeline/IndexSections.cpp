@@ -7,13 +7,22 @@
 
 namespace memlens {
 
+SectionWriter::SectionWriter() : cctx_(ZSTD_createCCtx())
+{
+    ZSTD_CCtx_setParameter(cctx_, ZSTD_c_compressionLevel, 1);
+    ZSTD_CCtx_setParameter(cctx_, ZSTD_c_checksumFlag, 1);
+}
+
+SectionWriter::~SectionWriter()
+{
+    ZSTD_freeCCtx(cctx_);
+}
+
 void SectionWriter::frame(const void *data, size_t bytes)
 {
-    std::unique_ptr<ZSTD_CCtx, size_t (*)(ZSTD_CCtx *)> cctx(ZSTD_createCCtx(), ZSTD_freeCCtx);
-    ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, 1);
-    ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_checksumFlag, 1);
     std::string compressed(ZSTD_compressBound(bytes), '\0');
-    const size_t n = ZSTD_compress2(cctx.get(), compressed.data(), compressed.size(), data, bytes);
+    // ZSTD_compress2 starts a new frame each call, with the parameters set once.
+    const size_t n = ZSTD_compress2(cctx_, compressed.data(), compressed.size(), data, bytes);
     failed_ = failed_ || ZSTD_isError(n);
     compressed.resize(ZSTD_isError(n) ? 0 : n);
     pod(static_cast<uint64_t>(compressed.size()));

@@ -14,6 +14,8 @@
 #include <utility>
 #include <vector>
 
+struct ZSTD_CCtx_s;
+
 namespace memlens {
 
 // Bytes that are the value: trivially copyable types, and pairs of them (std::pair declares its
@@ -25,6 +27,10 @@ inline constexpr bool kPlainData<std::pair<A, B>> = kPlainData<A> && kPlainData<
 
 class SectionWriter {
 public:
+    SectionWriter();
+    ~SectionWriter();
+    SectionWriter(const SectionWriter &) = delete;
+    SectionWriter &operator=(const SectionWriter &) = delete;
     template <typename T>
     void pod(const T &v)
     {
@@ -48,6 +54,7 @@ public:
 
 private:
     void frame(const void *data, size_t bytes);
+    ZSTD_CCtx_s *cctx_; // one for every array
     std::string out_;
     bool failed_ = false;
 };
