@@ -5,7 +5,6 @@
 #include <fstream>
 #include <iterator>
 #include <sys/stat.h>
-#include <unistd.h>
 
 namespace memlens {
 
@@ -86,20 +85,9 @@ bool writeSideEntry(const SnapshotCache &cache, const SideEntryKind &kind, const
         return false;
     std::error_code ec;
     fs::create_directories(cache.directory(), ec);
-    const std::string path = sidePath(cache, kind, key);
-    const std::string temp = path + ".tmp" + std::to_string(::getpid());
-    bool ok = false;
-    {
-        std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-        ok = out && out.write(bytes.data(), static_cast<std::streamsize>(bytes.size())) && out.flush();
-    }
-    if (ok)
-        fs::rename(temp, path, ec);
-    if (!ok || ec) {
-        fs::remove(temp, ec);
-        return false;
-    }
-    return true;
+    return writeCacheFile(sidePath(cache, kind, key), [&](std::ostream &out) {
+        return static_cast<bool>(out.write(bytes.data(), static_cast<std::streamsize>(bytes.size())));
+    });
 }
 
 } // namespace memlens

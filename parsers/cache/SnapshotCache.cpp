@@ -234,22 +234,31 @@ bool SnapshotCache::write(const CacheKey &key, const Snapshot &snapshot) const
     fs::create_directories(dir_, ec);
     if (ec)
         return false;
-    const std::string file = entryPath(key);
-    const std::string temp = file + ".tmp" + std::to_string(::getpid());
+    const bool written = writeCacheFile(entryPath(key), [&](std::ostream &out) {
+        return streamEntry(key, snapshot, [&](std::string_view piece) {
+            return static_cast<bool>(out.write(piece.data(), static_cast<std::streamsize>(piece.size())));
+        });
+    });
+    if (written)
+        evict();
+    return written;
+}
+
+bool writeCacheFile(const std::string &path, const std::function<bool(std::ostream &)> &write)
+{
+    const std::string temp = path + ".tmp" + std::to_string(::getpid());
     bool ok = false;
     {
         std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-        ok = out && streamEntry(key, snapshot, [&](std::string_view piece) {
-                 return static_cast<bool>(out.write(piece.data(), static_cast<std::streamsize>(piece.size())));
-             }) && out.flush();
+        ok = out && write(out) && out.flush();
     }
+    std::error_code ec;
     if (ok)
-        fs::rename(temp, file, ec);
+        fs::rename(temp, path, ec);
     if (!ok || ec) {
         fs::remove(temp, ec);
         return false;
     }
-    evict();
     return true;
 }
 

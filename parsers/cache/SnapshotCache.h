@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <iosfwd>
 #include <memory>
 #include <optional>
 #include <string>
@@ -62,6 +63,10 @@ uint32_t cacheFormatVersion();
 // The format version and `key` as an entry's header holds them: what an entry, or the answers
 // kept beside it, must begin with to be believed.
 std::string cacheKeyBytes(const CacheKey &key);
+
+// Writes `path` through "<path>.tmp<PID>" (what eviction sweeps once its writer is gone) renamed
+// into place; false, with nothing half-written left, when `write` or the rename fails.
+bool writeCacheFile(const std::string &path, const std::function<bool(std::ostream &)> &write);
 
 std::unique_ptr<Snapshot> readCacheEntry(std::string_view fileBytes, const CacheKey &key);
 std::string makeCacheEntry(const CacheKey &key, const Snapshot &snapshot);
