@@ -4,7 +4,9 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 namespace memlens {
 
@@ -52,28 +54,39 @@ std::optional<std::string_view> sideEntryPayload(const SideEntryKind &kind, std:
     return bytes.substr(expected.size());
 }
 
-std::optional<std::string> readSideEntry(const SnapshotCache &cache, const SideEntryKind &kind, const CacheKey &key)
+std::optional<OpenSideEntry> openSideEntry(const SnapshotCache &cache, const SideEntryKind &kind, const CacheKey &key)
 {
     if (cache.directory().empty())
         return std::nullopt;
-    const std::string path = sidePath(cache, kind, key);
-    std::error_code ec;
-    const auto size = fs::file_size(path, ec);
-    if (ec || size > kind.maxBytes)
-        return std::nullopt;
-    // The header first: another build's or another file's entry is not read whole.
     const std::string executable = executableIdentity();
     if (executable.empty())
         return std::nullopt;
+    const std::string path = sidePath(cache, kind, key);
+    OpenSideEntry entry{UniqueFd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC))};
+    struct stat st {};
+    if (!entry.file || ::fstat(entry.file.get(), &st) != 0 || !S_ISREG(st.st_mode) || static_cast<uint64_t>(st.st_size) > kind.maxBytes)
+        return std::nullopt;
+    // The header first: another build's or another file's entry is not read whole.
     const std::string expected = head(kind, key, executable);
-    std::ifstream in(path, std::ios::binary);
     std::string bytes(expected.size(), '\0');
-    if (size < expected.size() || !in.read(bytes.data(), static_cast<std::streamsize>(bytes.size())) || bytes != expected)
+    if (static_cast<uint64_t>(st.st_size) < expected.size() ||
+        !readAt(entry.file.get(), 0, bytes.data(), bytes.size()) || bytes != expected)
         return std::nullopt;
-    std::string payload(static_cast<size_t>(size) - expected.size(), '\0');
-    if (!in.read(payload.data(), static_cast<std::streamsize>(payload.size())))
-        return std::nullopt;
+    std::error_code ec;
     fs::last_write_time(path, fs::file_time_type::clock::now(), ec); // used: evicted last
+    entry.offset = expected.size();
+    entry.size = static_cast<uint64_t>(st.st_size) - expected.size();
+    return entry;
+}
+
+std::optional<std::string> readSideEntry(const SnapshotCache &cache, const SideEntryKind &kind, const CacheKey &key)
+{
+    const std::optional<OpenSideEntry> entry = openSideEntry(cache, kind, key);
+    if (!entry)
+        return std::nullopt;
+    std::string payload(static_cast<size_t>(entry->size), '\0');
+    if (!readAt(entry->file.get(), entry->offset, payload.data(), payload.size()))
+        return std::nullopt;
     return payload;
 }
 

@@ -6,6 +6,7 @@
 // entry's key) and the same memlens executable (its size, modification time and inode: another
 // build may work it out otherwise); written atomically; read as untrusted, bounded in size.
 #include "cache/SnapshotCache.h"
+#include "decode/input/UniqueFd.h"
 
 #include <optional>
 #include <string>
@@ -29,7 +30,15 @@ std::string makeSideEntry(const SideEntryKind &kind, const CacheKey &key, std::s
 std::optional<std::string_view> sideEntryPayload(const SideEntryKind &kind, std::string_view bytes, const CacheKey &key,
                                                  std::string_view executable);
 
-// The payload kept beside `key`'s entry by this executable, or nothing.
+// A side entry opened with its header checked: its payload is `size` bytes from `offset` on.
+struct OpenSideEntry {
+    UniqueFd file;
+    uint64_t offset = 0, size = 0;
+};
+
+// The side entry kept beside `key`'s entry by this executable, opened, or nothing.
+std::optional<OpenSideEntry> openSideEntry(const SnapshotCache &cache, const SideEntryKind &kind, const CacheKey &key);
+// Its payload, read whole.
 std::optional<std::string> readSideEntry(const SnapshotCache &cache, const SideEntryKind &kind, const CacheKey &key);
 // Replaces it; false when it could not be written (nothing half-written stays).
 bool writeSideEntry(const SnapshotCache &cache, const SideEntryKind &kind, const CacheKey &key, std::string_view payload);

@@ -1,8 +1,13 @@
 #include "pipeline/IndexSections.h"
 
+#include "decode/input/UniqueFd.h"
+
 #include <algorithm>
+#include <bit>
+#include <cstring>
 #include <atomic>
 #include <future>
+#include <memory>
 #include <zstd.h>
 
 namespace memlens {
@@ -18,33 +23,101 @@ SectionWriter::~SectionWriter()
     ZSTD_freeCCtx(cctx_);
 }
 
-void SectionWriter::frame(const void *data, size_t bytes)
-{
-    std::string compressed(ZSTD_compressBound(bytes), '\0');
-    // ZSTD_compress2 starts a new frame each call, with the parameters set once.
-    const size_t n = ZSTD_compress2(cctx_, compressed.data(), compressed.size(), data, bytes);
-    failed_ = failed_ || ZSTD_isError(n);
-    compressed.resize(ZSTD_isError(n) ? 0 : n);
-    pod(static_cast<uint64_t>(compressed.size()));
-    out_ += compressed;
-}
-
-bool SectionReader::framePromises(std::string_view frame, size_t bytes)
-{
-    return ZSTD_getFrameContentSize(frame.data(), frame.size()) == bytes;
-}
-
 namespace {
 
-bool decompressInto(void *into, size_t bytes, std::string_view frame)
+// A piece's stored size, its top bit set for bytes stored as they are.
+constexpr uint64_t kRawPiece = uint64_t{1} << 63;
+
+// Catches damage, not forgery (the parts are checked against the snapshot when used): four
+// independent multiply chains, at memory speed.
+uint64_t pieceHash(const char *p, size_t n)
 {
-    if (ZSTD_getFrameContentSize(frame.data(), frame.size()) != bytes || ZSTD_findFrameCompressedSize(frame.data(), frame.size()) != frame.size())
-        return false;
-    const size_t n = ZSTD_decompress(into, bytes, frame.data(), frame.size());
-    return !ZSTD_isError(n) && n == bytes;
+    constexpr uint64_t k = 0x9E3779B97F4A7C15ull;
+    uint64_t h[4] = {n, n ^ 0x632BE59BD9B4E019ull, n ^ 0xC2B2AE3D27D4EB4Full, n ^ 0x165667B19E3779F9ull};
+    size_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        for (size_t lane = 0; lane < 4; ++lane) {
+            uint64_t v;
+            std::memcpy(&v, p + i + 8 * lane, 8);
+            h[lane] = std::rotl((h[lane] ^ v) * k, 29);
+        }
+    }
+    for (; i < n; ++i)
+        h[0] = std::rotl((h[0] ^ static_cast<uint8_t>(p[i])) * k, 29);
+    return (h[0] * k) ^ std::rotl(h[1] * k, 17) ^ std::rotl(h[2] * k, 34) ^ std::rotl(h[3] * k, 51);
 }
 
 } // namespace
+
+void SectionWriter::pieces(const void *data, size_t bytes)
+{
+    std::string compressed(ZSTD_compressBound(std::min(bytes, kPieceBytes)), '\0');
+    for (size_t at = 0; at == 0 || at < bytes; at += kPieceBytes) {
+        const size_t piece = std::min(kPieceBytes, bytes - at);
+        const char *from = static_cast<const char *>(data) + at;
+        // ZSTD_compress2 starts a new frame each call, with the parameters set once.
+        const size_t n = ZSTD_compress2(cctx_, compressed.data(), compressed.size(), from, piece);
+        if (!ZSTD_isError(n) && 3 * n <= piece) {
+            pod(static_cast<uint64_t>(n));
+            out_.append(compressed.data(), n);
+        } else {
+            pod(kRawPiece | (piece + sizeof(uint64_t)));
+            out_.append(from, piece);
+            pod(pieceHash(from, piece));
+        }
+    }
+}
+
+bool MemorySectionBytes::read(uint64_t offset, void *into, size_t n) const
+{
+    if (offset > bytes_.size() || n > bytes_.size() - offset)
+        return false;
+    if (n > 0) // an empty array's place may be null
+        std::memcpy(into, bytes_.data() + offset, n);
+    return true;
+}
+
+bool FileSectionBytes::read(uint64_t offset, void *into, size_t n) const
+{
+    return offset <= size_ && n <= size_ - offset && readAt(fd_, offset_ + offset, into, n);
+}
+
+void SectionReader::readPieces(size_t bytes)
+{
+    for (size_t at = 0; at == 0 || at < bytes; at += kPieceBytes) {
+        const size_t piece = std::min(kPieceBytes, bytes - at);
+        const auto header = pod<uint64_t>();
+        const bool raw = (header & kRawPiece) != 0;
+        const uint64_t stored = header & ~kRawPiece;
+        if (stored > bytes_.size() - at_)
+            throw std::invalid_argument("a piece cut short");
+        bool promises = raw ? stored == piece + sizeof(uint64_t) : stored <= ZSTD_compressBound(piece);
+        if (promises && !raw) {
+            char frameHeader[18]; // ZSTD_FRAMEHEADERSIZE_MAX, which zstd.h shows static linkers only
+            const size_t headerBytes = static_cast<size_t>(std::min<uint64_t>(stored, sizeof frameHeader));
+            promises = bytes_.read(at_, frameHeader, headerBytes) && ZSTD_getFrameContentSize(frameHeader, headerBytes) == piece;
+        }
+        if (!promises)
+            throw std::invalid_argument("a piece of another size");
+        jobs_.push_back({at, piece, at_, stored, raw});
+        at_ += stored;
+    }
+}
+
+bool SectionReader::fill(const Job &job, std::string &scratch, ZSTD_DCtx *context) const
+{
+    if (job.raw) {
+        uint64_t hash;
+        return bytes_.read(job.storedAt, job.into, job.bytes) && bytes_.read(job.storedAt + job.bytes, &hash, sizeof hash) &&
+               pieceHash(job.into, job.bytes) == hash;
+    }
+    scratch.resize(static_cast<size_t>(job.stored));
+    if (!context || !bytes_.read(job.storedAt, scratch.data(), scratch.size()) ||
+        ZSTD_findFrameCompressedSize(scratch.data(), scratch.size()) != scratch.size())
+        return false;
+    const size_t n = ZSTD_decompressDCtx(context, job.into, job.bytes, scratch.data(), scratch.size());
+    return !ZSTD_isError(n) && n == job.bytes;
+}
 
 void SectionReader::decompress()
 {
@@ -53,8 +126,10 @@ void SectionReader::decompress()
     std::atomic<size_t> next{0};
     std::atomic<bool> failed{false};
     auto work = [&] {
+        std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx *)> context(ZSTD_createDCtx(), ZSTD_freeDCtx);
+        std::string scratch;
         for (size_t j; (j = next.fetch_add(1)) < jobs_.size() && !failed;)
-            if (!decompressInto(jobs_[j].into, jobs_[j].bytes, jobs_[j].frame))
+            if (!fill(jobs_[j], scratch, context.get()))
                 failed = true;
     };
     std::future<void> other;

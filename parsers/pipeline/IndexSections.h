@@ -1,10 +1,15 @@
 #pragma once
 // The byte level of the indexes kept beside a cache entry (pipeline/StoredIndexes): small
-// values as they are, each array a zstd frame of its own (with its checksum). The reader
-// checks every count against the bound its caller gives and the size its frame promises before
-// it allocates, then decompresses the arrays straight into place, on two cores.
+// values as they are, each array its count and then pieces of at most kPieceBytes each: a zstd
+// frame (with its checksum), or the bytes as they are with a hash where they compress less than
+// threefold (decompressing those cost twice copying them, for a third of the disk). The reader
+// checks every count against the bound its caller gives and the size each piece promises
+// before it allocates, then fills the arrays in place, on two cores: pieces of one size keep
+// both cores busy to the end (whole arrays, three of 48 MB in a 12 M-entry run, left one core
+// a third of the read alone).
 #include "model/PodArray.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <stdexcept>
@@ -15,6 +20,7 @@
 #include <vector>
 
 struct ZSTD_CCtx_s;
+struct ZSTD_DCtx_s;
 
 namespace memlens {
 
@@ -24,6 +30,10 @@ template <typename T>
 inline constexpr bool kPlainData = std::is_trivially_copyable_v<T>;
 template <typename A, typename B>
 inline constexpr bool kPlainData<std::pair<A, B>> = kPlainData<A> && kPlainData<B>;
+
+// An array's bytes are cut into frames of this size, the last one shorter (an empty array is one
+// empty frame).
+constexpr size_t kPieceBytes = size_t{4} << 20;
 
 class SectionWriter {
 public:
@@ -42,7 +52,7 @@ public:
     {
         static_assert(kPlainData<T>);
         pod(static_cast<uint64_t>(n));
-        frame(data, n * sizeof(T));
+        pieces(data, n * sizeof(T));
     }
     template <typename Container>
     void array(const Container &c)
@@ -53,19 +63,52 @@ public:
     std::string take() { return failed_ ? std::string() : std::move(out_); }
 
 private:
-    void frame(const void *data, size_t bytes);
-    ZSTD_CCtx_s *cctx_; // one for every array
+    void pieces(const void *data, size_t bytes);
+    ZSTD_CCtx_s *cctx_; // one for every piece
     std::string out_;
     bool failed_ = false;
+};
+
+// Where a reader's bytes are: in memory (tests, the fuzzer) or in a file, read straight into
+// the arrays without a copy of the whole. Read from both reading threads at once.
+class SectionBytes {
+public:
+    virtual ~SectionBytes() = default;
+    virtual uint64_t size() const = 0;
+    // False when they could not all be read.
+    virtual bool read(uint64_t offset, void *into, size_t n) const = 0;
+};
+
+class MemorySectionBytes final : public SectionBytes {
+public:
+    explicit MemorySectionBytes(std::string_view bytes) : bytes_(bytes) {}
+    uint64_t size() const override { return bytes_.size(); }
+    bool read(uint64_t offset, void *into, size_t n) const override;
+
+private:
+    std::string_view bytes_;
+};
+
+// `size` bytes of an open file from `offset` on; the file stays the caller's.
+class FileSectionBytes final : public SectionBytes {
+public:
+    FileSectionBytes(int fd, uint64_t offset, uint64_t size) : fd_(fd), offset_(offset), size_(size) {}
+    uint64_t size() const override { return size_; }
+    bool read(uint64_t offset, void *into, size_t n) const override;
+
+private:
+    int fd_;
+    uint64_t offset_, size_;
 };
 
 // Throws std::invalid_argument for bytes that are not such sections.
 class SectionReader {
 public:
-    explicit SectionReader(std::string_view bytes) : bytes_(bytes) {}
+    explicit SectionReader(const SectionBytes &bytes) : bytes_(bytes) {}
     template <typename T>
     T pod()
     {
+        static_assert(std::is_trivially_copyable_v<T>);
         T v;
         take(&v, sizeof v);
         return v;
@@ -77,38 +120,43 @@ public:
         using T = std::remove_cvref_t<decltype(*into.data())>;
         static_assert(kPlainData<T>);
         const auto n = pod<uint64_t>();
-        const auto frameBytes = pod<uint64_t>();
-        // The count within what the snapshot allows, and the frame's header promising as many
-        // bytes, before anything is allocated. (No bound on the ratio: a run that repeats itself
+        // The count within what the snapshot allows, and the pieces promising as many bytes,
+        // before anything is allocated. (No bound on the ratio: a run that repeats itself
         // compresses a thousandfold.)
-        if (n > most || frameBytes > bytes_.size() || !framePromises(bytes_.substr(0, frameBytes), n * sizeof(T)))
+        if (n > most)
             throw std::invalid_argument("an array past its bound");
+        const size_t first = jobs_.size();
+        readPieces(static_cast<size_t>(n) * sizeof(T));
         if constexpr (std::is_same_v<Container, PodArray<T>>)
             into.resizeForOverwrite(n);
         else
             into.resize(n);
-        jobs_.push_back({into.data(), n * sizeof(T), bytes_.substr(0, frameBytes)});
-        bytes_.remove_prefix(frameBytes);
+        for (size_t j = first; j < jobs_.size(); ++j)
+            jobs_[j].into = static_cast<char *>(static_cast<void *>(into.data())) + jobs_[j].offset;
     }
-    bool done() const { return bytes_.empty(); }
-    // The arrays' frames decompressed into them; throws when one is damaged.
+    bool done() const { return at_ == bytes_.size(); }
+    // The arrays' pieces read into them; throws when one is damaged.
     void decompress();
 
 private:
-    static bool framePromises(std::string_view frame, size_t bytes);
+    // The pieces of an array of `bytes`, as jobs without their place yet.
+    void readPieces(size_t bytes);
     struct Job {
-        void *into;
+        size_t offset; // in the array
         size_t bytes;
-        std::string_view frame;
+        uint64_t storedAt, stored; // a zstd frame, or the bytes and their hash
+        bool raw;
+        char *into = nullptr;
     };
+    bool fill(const Job &job, std::string &scratch, ZSTD_DCtx_s *context) const;
     void take(void *into, size_t n)
     {
-        if (n > bytes_.size())
+        if (n > bytes_.size() - at_ || !bytes_.read(at_, into, n))
             throw std::invalid_argument("cut short");
-        std::memcpy(into, bytes_.data(), n);
-        bytes_.remove_prefix(n);
+        at_ += n;
     }
-    std::string_view bytes_;
+    const SectionBytes &bytes_;
+    uint64_t at_ = 0;
     std::vector<Job> jobs_;
 };
 

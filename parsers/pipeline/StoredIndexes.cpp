@@ -157,6 +157,11 @@ std::string encodeIndexes(const KeptDevices &devices)
 
 std::optional<KeptDevices> decodeIndexes(std::string_view bytes, const Snapshot &snapshot)
 {
+    return decodeIndexes(MemorySectionBytes(bytes), snapshot);
+}
+
+std::optional<KeptDevices> decodeIndexes(const SectionBytes &bytes, const Snapshot &snapshot)
+{
     try {
         SectionReader in(bytes);
         const auto count = in.pod<uint32_t>();
@@ -187,8 +192,8 @@ std::optional<KeptDevices> decodeIndexes(std::string_view bytes, const Snapshot 
 
 std::optional<KeptDevices> readStoredIndexes(const SnapshotCache &cache, const CacheKey &key, const Snapshot &snapshot)
 {
-    const std::optional<std::string> payload = readSideEntry(cache, kIndexes, key);
-    return payload ? decodeIndexes(*payload, snapshot) : std::nullopt;
+    const std::optional<OpenSideEntry> entry = openSideEntry(cache, kIndexes, key);
+    return entry ? decodeIndexes(FileSectionBytes(entry->file.get(), entry->offset, entry->size), snapshot) : std::nullopt;
 }
 
 bool storeIndexes(const SnapshotCache &cache, const CacheKey &key, const KeptDevices &devices)

@@ -7,6 +7,7 @@
 // give nothing, and parts that do not fit are refused when the index or layout is made.
 #include "cache/SnapshotCache.h"
 #include "index/DeviceIndex.h"
+#include "pipeline/IndexSections.h"
 #include "views/TimelineLayout.h"
 
 #include <atomic>
@@ -32,6 +33,7 @@ struct KeptParts {
 std::string encodeIndexes(const KeptDevices &devices);
 // Nothing for bytes that are not such an encoding of `snapshot`'s devices.
 std::optional<KeptDevices> decodeIndexes(std::string_view bytes, const Snapshot &snapshot);
+std::optional<KeptDevices> decodeIndexes(const SectionBytes &bytes, const Snapshot &snapshot);
 
 std::optional<KeptDevices> readStoredIndexes(const SnapshotCache &cache, const CacheKey &key, const Snapshot &snapshot);
 bool storeIndexes(const SnapshotCache &cache, const CacheKey &key, const KeptDevices &devices);

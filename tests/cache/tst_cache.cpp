@@ -718,7 +718,8 @@ private slots:
         QVERIFY(bytes.size() * 64 < zeros.size() * sizeof(uint32_t));
         PodArray<uint32_t> zerosBack;
         std::vector<uint32_t> rampBack;
-        SectionReader in(bytes);
+        const MemorySectionBytes memory(bytes);
+        SectionReader in(memory);
         in.array(zerosBack, zeros.size());
         QCOMPARE(in.pod<uint32_t>(), 7u);
         in.array(rampBack, ramp.size());
@@ -727,13 +728,68 @@ private slots:
         QVERIFY(std::equal(zeros.begin(), zeros.end(), zerosBack.begin()) && zerosBack.size() == zeros.size());
         QVERIFY(rampBack == ramp);
         PodArray<uint32_t> tooMany;
-        SectionReader bounded(bytes);
+        SectionReader bounded(memory);
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, bounded.array(tooMany, zeros.size() - 1));
         std::string promisingMore = bytes;
         uint64_t count = zeros.size() + 1;
         std::memcpy(promisingMore.data(), &count, sizeof count);
-        SectionReader lying(promisingMore);
+        const MemorySectionBytes lies(promisingMore);
+        SectionReader lying(lies);
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, lying.array(tooMany, count));
+    }
+
+    // Arrays longer than a piece come back whole whichever way each piece is kept: compressed
+    // (zeros), as they are with a hash (bytes that do not compress), from memory or straight
+    // from a file; a damaged piece of either kind is refused.
+    void keptArraysReadBackInPieces()
+    {
+        const size_t perPiece = kPieceBytes / sizeof(uint64_t);
+        std::vector<uint64_t> zeros(2 * perPiece + 5, 0), noise(perPiece + 3);
+        uint64_t x = 88172645463325252ull;
+        for (uint64_t &v : noise) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            v = x;
+        }
+        SectionWriter out;
+        out.array(zeros);
+        out.array(noise);
+        const std::string bytes = out.take();
+        // Zeros compress; the noise is kept as it is (its two pieces and their hashes).
+        QVERIFY(bytes.size() > noise.size() * sizeof(uint64_t));
+        QVERIFY(bytes.size() < noise.size() * sizeof(uint64_t) + zeros.size() * sizeof(uint64_t) / 64);
+        const auto readBack = [&](const SectionBytes &source) {
+            PodArray<uint64_t> zerosBack;
+            std::vector<uint64_t> noiseBack;
+            SectionReader in(source);
+            in.array(zerosBack, zeros.size());
+            in.array(noiseBack, noise.size());
+            QVERIFY(in.done());
+            in.decompress();
+            QVERIFY(zerosBack.size() == zeros.size() && std::equal(zeros.begin(), zeros.end(), zerosBack.begin()));
+            QVERIFY(noiseBack == noise);
+        };
+        readBack(MemorySectionBytes(bytes));
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("sections").toStdString();
+        std::ofstream("" + path, std::ios::binary) << "head" << bytes;
+        const int fd = ::open(path.c_str(), O_RDONLY);
+        QVERIFY(fd >= 0);
+        readBack(FileSectionBytes(fd, 4, bytes.size()));
+        ::close(fd);
+        const auto refusedWith = [&](size_t at) {
+            std::string damaged = bytes;
+            damaged[at] ^= 0x10;
+            const MemorySectionBytes memory(damaged);
+            PodArray<uint64_t> a, b;
+            SectionReader in(memory);
+            in.array(a, zeros.size());
+            in.array(b, noise.size());
+            QVERIFY_THROWS_EXCEPTION(std::invalid_argument, in.decompress());
+        };
+        refusedWith(bytes.size() - 100);              // in the noise's last piece
+        refusedWith(bytes.size() - sizeof(uint64_t)); // its hash
+        // The zeros' last frame ends 40 bytes before the noise's pieces: count, two headers, two hashes.
+        refusedWith(bytes.size() - noise.size() * sizeof(uint64_t) - 42);
     }
 
     // Opened again through the cache, a file's first frame is drawn from the index and layout
