@@ -297,6 +297,10 @@ private slots:
         QTest::newRow("torch 1.9") << QString("make_old_trace.py") << QStringList();
         QTest::newRow("several batches") << QString("make_large_trace.py") << QStringList{"--bytes", "20000000", "--tricky"};
         QTest::newRow("pretty-printed") << QString("make_large_trace.py") << QStringList{"--bytes", "10000000", "--indent", "2", "--tricky"};
+        // The fast reader skips what torch's first keys say it will not use: keys in another
+        // order, and a second "name" or "cat" after the rest, are read as the reference does.
+        QTest::newRow("keys reversed") << QString("make_large_trace.py") << QStringList{"--bytes", "1", "--keys-reversed"};
+        QTest::newRow("late keys") << QString("make_large_trace.py") << QStringList{"--bytes", "1", "--late-keys"};
     }
 
     void readersAgree()

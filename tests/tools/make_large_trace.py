@@ -3,11 +3,16 @@
 again and again with shifted timestamps (streamed, so this needs little memory).
 
     make_large_trace.py SOURCE.pt.trace.json.gz OUT.json --bytes 1000000000 [--indent N] [--tricky]
+        [--keys-reversed] [--late-keys]
 
 --indent writes each event pretty-printed over several lines; --tricky adds, every 10 events,
 events whose strings hold "}, {" and whose args nest objects before more keys, and once an event
 of 10 MB whose name is all "}, {" (the places a reader that cuts the list into batches could cut
 wrongly).
+--keys-reversed writes each event's keys in reverse order ("args" before "name", "cat", "ph");
+--late-keys gives every 7th event a second "name" or "cat" after its others, which JSON readers
+take over the first (an operator becomes aten::mm, a kernel a cpu_op, an instant event a
+[memory] one): where a reader decides from the first what of the rest to read.
 """
 import argparse
 import json
@@ -25,12 +30,28 @@ def main():
     ap.add_argument('--bytes', type=int, default=1_000_000_000)
     ap.add_argument('--indent', type=int, default=None)
     ap.add_argument('--tricky', action='store_true')
+    ap.add_argument('--keys-reversed', action='store_true')
+    ap.add_argument('--late-keys', action='store_true')
     args = ap.parse_args()
     data = load_json(args.source)
     events = data.pop('traceEvents')
     ts = [e['ts'] for e in events if 'ts' in e]
     span = max(ts) - min(ts) + 1000.0
-    dumps = lambda e: json.dumps(e, indent=args.indent)
+
+    def dumps(e):
+        if args.keys_reversed:
+            e = dict(reversed(list(e.items())))
+        return json.dumps(e, indent=args.indent)
+
+    def late(e, text):
+        if e.get('ph') == 'X':
+            extra = '"name": "aten::mm"' if e.get('cat') == 'cpu_op' else '"cat": "cpu_op"'
+        elif e.get('ph') == 'i':
+            extra = '"name": "[memory]"'
+        else:
+            return text
+        return text.rstrip()[:-1] + ', ' + extra + '}'
+
     if args.tricky:
         tricky = [{'ph': 'X', 'cat': 'cpu_op', 'name': 'weird }, { name', 'pid': 1, 'tid': 1, 'ts': events[0].get('ts', 0), 'dur': 1.5,
                    'args': {'nested': {'a': [{'b': '}, {'}, {'c': 1}]}, 'after': '\\"}, {"', 'Ev Idx': 1}},
@@ -45,17 +66,18 @@ def main():
             if i % 10 == 9:
                 mixed.extend(tricky)
         events = mixed
-    encoded = [dumps(e) for e in events]
+    late_at = [args.late_keys and i % 7 == 3 for i in range(len(events))]
+    encoded = [late(e, dumps(e)) if is_late else dumps(e) for e, is_late in zip(events, late_at)]
     with open(args.out, 'w') as out:
         head = json.dumps(data)
         out.write(head[:-1] + ', "traceEvents": [\n')
         written, shift, first = 0, 0.0, True
         while written < args.bytes:
-            for e, text in zip(events, encoded):
+            for e, text, is_late in zip(events, encoded, late_at):
                 if 'ts' in e and shift:
                     e2 = dict(e)
                     e2['ts'] = e['ts'] + shift
-                    text = dumps(e2)
+                    text = late(e2, dumps(e2)) if is_late else dumps(e2)
                 out.write(('' if first else ',\n') + text)
                 first = False
                 written += len(text) + 2

@@ -30,6 +30,14 @@ struct TraceEvent {
     bool haveTotals = false;
 };
 
+// Whether add() keeps anything of an event (operators, labels, Python functions, memory events):
+// the parser reads no more of one it drops than these.
+bool eventMatters(char ph, std::string_view cat, std::string_view name);
+// Whether add() reads anything of an event's args, given what the event says before them: the
+// memory events' fields, and the first input type of the operators whose dtype it counts. The
+// parser skips the rest unread (most of a trace's bytes: kernels' and operators' args).
+bool argsMatter(char ph, std::string_view cat, std::string_view name);
+
 // A thread id given as a string, as a number (both readers hash it the same way).
 int64_t traceThreadId(std::string_view text);
 
