@@ -92,14 +92,23 @@ std::optional<std::string> readSideEntry(const SnapshotCache &cache, const SideE
 
 bool writeSideEntry(const SnapshotCache &cache, const SideEntryKind &kind, const CacheKey &key, std::string_view payload)
 {
+    return writeSideEntry(cache, kind, key, [&](const std::function<bool(std::string_view)> &put) { return put(payload); });
+}
+
+bool writeSideEntry(const SnapshotCache &cache, const SideEntryKind &kind, const CacheKey &key, const SidePayloadWriter &payload)
+{
     const std::string executable = executableIdentity();
-    const std::string bytes = makeSideEntry(kind, key, executable, payload);
-    if (cache.directory().empty() || executable.empty() || bytes.size() > kind.maxBytes)
+    if (cache.directory().empty() || executable.empty())
         return false;
     std::error_code ec;
     fs::create_directories(cache.directory(), ec);
     return writeCacheFile(sidePath(cache, kind, key), [&](std::ostream &out) {
-        return static_cast<bool>(out.write(bytes.data(), static_cast<std::streamsize>(bytes.size())));
+        uint64_t written = 0;
+        auto put = [&](std::string_view bytes) {
+            written += bytes.size();
+            return written <= kind.maxBytes && static_cast<bool>(out.write(bytes.data(), static_cast<std::streamsize>(bytes.size())));
+        };
+        return put(head(kind, key, executable)) && payload(put);
     });
 }
 

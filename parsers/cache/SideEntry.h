@@ -8,6 +8,7 @@
 #include "cache/SnapshotCache.h"
 #include "decode/input/UniqueFd.h"
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -42,5 +43,9 @@ std::optional<OpenSideEntry> openSideEntry(const SnapshotCache &cache, const Sid
 std::optional<std::string> readSideEntry(const SnapshotCache &cache, const SideEntryKind &kind, const CacheKey &key);
 // Replaces it; false when it could not be written (nothing half-written stays).
 bool writeSideEntry(const SnapshotCache &cache, const SideEntryKind &kind, const CacheKey &key, std::string_view payload);
+// The same, the payload handed over in pieces by `payload` to the function it is given (which
+// says false when the file cannot take them, or they come to more than the kind's bound).
+using SidePayloadWriter = std::function<bool(const std::function<bool(std::string_view)> &put)>;
+bool writeSideEntry(const SnapshotCache &cache, const SideEntryKind &kind, const CacheKey &key, const SidePayloadWriter &payload);
 
 } // namespace memlens

@@ -123,4 +123,32 @@ DeviceIndexParts DeviceIndex::parts() const
     return p;
 }
 
+DeviceIndexPartsRef DeviceIndex::partsRef() const
+{
+    return {.allocations = allocations_,
+            .initialDetails = initialDetails_,
+            .eventAllocation = eventAllocation_,
+            .activeOffsets = active_.offsets(),
+            .activeBlocks = active_.blocks(),
+            .activeWide = active_.wide(),
+            .initialBytes = initialBytes_,
+            .initialBlocks = initialBlocks_,
+            .peakActive = peakActive_,
+            .peak = peak_,
+            .startReserved = startReserved_,
+            .peakReserved = peakReserved_,
+            .reservedChanges = reservedChanges_,
+            .segmentLives = segments_.lives,
+            .lifeOfSegmentEvent = segments_.lifeOfEvent,
+            .unexplainedSegmentEntries = segments_.unexplainedEntries,
+            .unmatchedFinalSegments = segments_.unmatchedFinalSegments,
+            .implicitEnds = implicitEnds_,
+            .preProfile = preProfile_,
+            .pythonStacks = pythonStacks_,
+            .annotations = annotations_,
+            .annotateEvents = annotateEvents_,
+            .pools = pools_,
+            .checkpoints = checkpoints_};
+}
+
 } // namespace memlens

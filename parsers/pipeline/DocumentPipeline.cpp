@@ -81,9 +81,9 @@ void runDocumentPipeline(const std::string &path, const std::atomic<bool> *cance
     // Kept again unless every device's index and layout came from what was kept.
     const bool allKept = !kept.refused && last && kept.devices.size() == last->layouts.size();
     if (keeping && !allKept && last) {
-        KeptDevices devices;
+        LiveDevices devices;
         for (const auto &[device, layout] : last->layouts)
-            devices.emplace(device, KeptDevice{last->document->device(device)->index->parts(), layout->parts()});
+            devices.emplace(device, LiveDevice{last->document->device(device)->index.get(), layout.get()});
         storeIndexes(*cache, *loaded.key, devices);
     }
 }

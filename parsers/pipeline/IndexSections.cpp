@@ -12,17 +12,6 @@
 
 namespace memlens {
 
-SectionWriter::SectionWriter() : cctx_(ZSTD_createCCtx())
-{
-    ZSTD_CCtx_setParameter(cctx_, ZSTD_c_compressionLevel, 1);
-    ZSTD_CCtx_setParameter(cctx_, ZSTD_c_checksumFlag, 1);
-}
-
-SectionWriter::~SectionWriter()
-{
-    ZSTD_freeCCtx(cctx_);
-}
-
 namespace {
 
 // A piece's stored size, its top bit set for bytes stored as they are.
@@ -47,25 +36,87 @@ uint64_t pieceHash(const char *p, size_t n)
     return (h[0] * k) ^ std::rotl(h[1] * k, 17) ^ std::rotl(h[2] * k, 34) ^ std::rotl(h[3] * k, 51);
 }
 
+// Runs work(j) for every j < count, each j on whichever of this thread and one more is free
+// (the largest first, when they are given so); `worker()` makes each thread's work, with
+// whatever it keeps from one j to the next. False when one failed (the rest are then left).
+template <typename MakeWorker>
+bool onTwoCores(size_t count, MakeWorker worker)
+{
+    std::atomic<size_t> next{0};
+    std::atomic<bool> failed{false};
+    auto run = [&] {
+        auto work = worker();
+        for (size_t j; (j = next.fetch_add(1)) < count && !failed;)
+            if (!work(j))
+                failed = true;
+    };
+    std::future<void> other;
+    try {
+        other = std::async(std::launch::async, run);
+    } catch (const std::system_error &) {
+        // No second thread: this one does all.
+    }
+    run();
+    if (other.valid())
+        other.get();
+    return !failed;
+}
+
 } // namespace
 
 void SectionWriter::pieces(const void *data, size_t bytes)
 {
-    std::string compressed(ZSTD_compressBound(std::min(bytes, kPieceBytes)), '\0');
-    for (size_t at = 0; at == 0 || at < bytes; at += kPieceBytes) {
-        const size_t piece = std::min(kPieceBytes, bytes - at);
-        const char *from = static_cast<const char *>(data) + at;
-        // ZSTD_compress2 starts a new frame each call, with the parameters set once.
-        const size_t n = ZSTD_compress2(cctx_, compressed.data(), compressed.size(), from, piece);
-        if (!ZSTD_isError(n) && 3 * n <= piece) {
-            pod(static_cast<uint64_t>(n));
-            out_.append(compressed.data(), n);
-        } else {
-            pod(kRawPiece | (piece + sizeof(uint64_t)));
-            out_.append(from, piece);
-            pod(pieceHash(from, piece));
-        }
+    for (size_t at = 0; at == 0 || at < bytes; at += kPieceBytes)
+        pieces_.push_back({out_.size(), static_cast<const char *>(data) + at, std::min(kPieceBytes, bytes - at), {}});
+}
+
+bool SectionWriter::writeTo(const std::function<bool(std::string_view)> &put)
+{
+    const bool compressed = onTwoCores(pieces_.size(), [this] {
+        std::shared_ptr<ZSTD_CCtx> context(ZSTD_createCCtx(), ZSTD_freeCCtx);
+        ZSTD_CCtx_setParameter(context.get(), ZSTD_c_compressionLevel, 1);
+        ZSTD_CCtx_setParameter(context.get(), ZSTD_c_checksumFlag, 1);
+        return [this, context, scratch = std::string()](size_t j) mutable {
+            if (!context)
+                return false;
+            Piece &p = pieces_[j];
+            scratch.resize(ZSTD_compressBound(p.bytes));
+            // ZSTD_compress2 starts a new frame each call, with the parameters set once.
+            const size_t n = ZSTD_compress2(context.get(), scratch.data(), scratch.size(), p.data, p.bytes);
+            if (ZSTD_isError(n))
+                return false;
+            if (3 * n <= p.bytes)
+                p.frame.assign(scratch.data(), n);
+            return true;
+        };
+    });
+    if (!compressed)
+        return false;
+    auto value = [&](uint64_t v) { return put(std::string_view(reinterpret_cast<const char *>(&v), sizeof v)); };
+    size_t from = 0;
+    for (Piece &p : pieces_) {
+        bool ok = put(std::string_view(out_).substr(from, p.at - from));
+        from = p.at;
+        if (!p.frame.empty())
+            ok = ok && value(p.frame.size()) && put(p.frame);
+        else
+            ok = ok && value(kRawPiece | (p.bytes + sizeof(uint64_t))) && put({p.data, p.bytes}) && value(pieceHash(p.data, p.bytes));
+        std::string().swap(p.frame);
+        if (!ok)
+            return false;
     }
+    return put(std::string_view(out_).substr(from));
+}
+
+std::string SectionWriter::take()
+{
+    std::string out;
+    return writeTo([&](std::string_view bytes) {
+               out += bytes;
+               return true;
+           })
+               ? out
+               : std::string();
 }
 
 bool MemorySectionBytes::read(uint64_t offset, void *into, size_t n) const
@@ -123,25 +174,11 @@ void SectionReader::decompress()
 {
     // The largest first, each to whichever core is free.
     std::sort(jobs_.begin(), jobs_.end(), [](const Job &a, const Job &b) { return a.bytes > b.bytes; });
-    std::atomic<size_t> next{0};
-    std::atomic<bool> failed{false};
-    auto work = [&] {
-        std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx *)> context(ZSTD_createDCtx(), ZSTD_freeDCtx);
-        std::string scratch;
-        for (size_t j; (j = next.fetch_add(1)) < jobs_.size() && !failed;)
-            if (!fill(jobs_[j], scratch, context.get()))
-                failed = true;
-    };
-    std::future<void> other;
-    try {
-        other = std::async(std::launch::async, work);
-    } catch (const std::system_error &) {
-        // No second thread: this one does all.
-    }
-    work();
-    if (other.valid())
-        other.get();
-    if (failed)
+    const bool filled = onTwoCores(jobs_.size(), [this] {
+        std::shared_ptr<ZSTD_DCtx> context(ZSTD_createDCtx(), ZSTD_freeDCtx);
+        return [this, context, scratch = std::string()](size_t j) mutable { return fill(jobs_[j], scratch, context.get()); };
+    });
+    if (!filled)
         throw std::invalid_argument("a damaged array");
 }
 

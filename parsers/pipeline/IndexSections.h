@@ -12,6 +12,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <functional>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -19,7 +21,6 @@
 #include <utility>
 #include <vector>
 
-struct ZSTD_CCtx_s;
 struct ZSTD_DCtx_s;
 
 namespace memlens {
@@ -35,12 +36,10 @@ inline constexpr bool kPlainData<std::pair<A, B>> = kPlainData<A> && kPlainData<
 // empty frame).
 constexpr size_t kPieceBytes = size_t{4} << 20;
 
+// Keeps the arrays it is given by their place (they must outlive take(), or be adopted), and
+// compresses them in take(), on two cores.
 class SectionWriter {
 public:
-    SectionWriter();
-    ~SectionWriter();
-    SectionWriter(const SectionWriter &) = delete;
-    SectionWriter &operator=(const SectionWriter &) = delete;
     template <typename T>
     void pod(const T &v)
     {
@@ -59,14 +58,35 @@ public:
     {
         array(c.data(), c.size());
     }
-    // Empty when compression failed.
-    std::string take() { return failed_ ? std::string() : std::move(out_); }
+    // A temporary would be gone by take(): adopt() it.
+    template <typename Container>
+    void array(const Container &&) = delete;
+    // array() of one made for the writing, which would not outlive take(): kept until then.
+    template <typename Container>
+    void adopt(Container c)
+    {
+        auto kept = std::make_shared<const Container>(std::move(c));
+        array(kept->data(), kept->size());
+        adopted_.push_back(std::move(kept));
+    }
+    // The sections handed to `put` in order, the pieces compressed first (those that compress
+    // are held meanwhile, the rest are handed over from where they are); false when compression
+    // failed or `put` refused.
+    bool writeTo(const std::function<bool(std::string_view)> &put);
+    // The same, as one string; empty when compression failed.
+    std::string take();
 
 private:
     void pieces(const void *data, size_t bytes);
-    ZSTD_CCtx_s *cctx_; // one for every piece
-    std::string out_;
-    bool failed_ = false;
+    struct Piece {
+        size_t at; // in out_, where it goes
+        const char *data;
+        size_t bytes;
+        std::string frame; // when it compresses threefold, its zstd frame (made by writeTo())
+    };
+    std::string out_; // the small values
+    std::vector<Piece> pieces_;
+    std::vector<std::shared_ptr<const void>> adopted_;
 };
 
 // Where a reader's bytes are: in memory (tests, the fuzzer) or in a file, read straight into

@@ -20,8 +20,8 @@ void putNested(SectionWriter &out, const std::vector<std::vector<T>> &lists)
         lengths.push_back(list.size());
         all.insert(all.end(), list.begin(), list.end());
     }
-    out.array(lengths);
-    out.array(all);
+    out.adopt(std::move(lengths));
+    out.adopt(std::move(all));
 }
 
 // Read in two steps: the arrays are sized now and filled by decompress(), then split.
@@ -60,7 +60,9 @@ struct LifeRecord {
     uint32_t flags;
 };
 
-void putIndex(SectionWriter &out, const DeviceIndexParts &p)
+// Parts or their references (DeviceIndexPartsRef), which hold the same members.
+template <typename Parts>
+void putIndex(SectionWriter &out, const Parts &p)
 {
     out.array(p.allocations), out.array(p.initialDetails), out.array(p.eventAllocation);
     out.array(p.activeOffsets), out.array(p.activeBlocks), out.array(p.activeWide);
@@ -69,14 +71,15 @@ void putIndex(SectionWriter &out, const DeviceIndexParts &p)
     PodArray<LifeRecord> lives;
     for (const SegmentLife &l : p.segmentLives)
         lives.push_back({l.addr, l.size, l.stream, l.createdEvent, l.releasedEvent, l.finalSegment, uint32_t(l.expandable) | uint32_t(l.large) << 1});
-    out.array(lives);
+    out.adopt(std::move(lives));
     out.array(p.lifeOfSegmentEvent), out.pod(p.unexplainedSegmentEntries), out.pod(p.unmatchedFinalSegments);
     out.array(p.implicitEnds), out.pod(p.preProfile), out.pod(static_cast<uint32_t>(p.pythonStacks));
     out.array(p.annotations), out.array(p.annotateEvents), out.array(p.pools);
     putNested(out, p.checkpoints);
 }
 
-void putLayout(SectionWriter &out, const TimelineLayoutParts &p)
+template <typename Parts>
+void putLayout(SectionWriter &out, const Parts &p)
 {
     out.pod(p.leaves);
     putNested(out, p.tree);
@@ -141,17 +144,50 @@ void finishDevice(PendingDevice &d)
     d.kept.layout.tree = d.tree.split();
 }
 
+void putDevice(SectionWriter &out, const KeptDevice &device)
+{
+    putIndex(out, device.index);
+    putLayout(out, device.layout);
+}
+
+void putDevice(SectionWriter &out, const LiveDevice &device)
+{
+    putIndex(out, device.index->partsRef());
+    putLayout(out, device.layout->partsRef());
+}
+
+template <typename Devices>
+void putDevices(SectionWriter &out, const Devices &devices)
+{
+    out.pod(static_cast<uint32_t>(devices.size()));
+    for (const auto &[device, parts] : devices) {
+        out.pod(static_cast<int32_t>(device));
+        putDevice(out, parts);
+    }
+}
+
+template <typename Devices>
+bool store(const SnapshotCache &cache, const CacheKey &key, const Devices &devices)
+{
+    // Written as it is laid out: the arrays that do not compress go from where they are.
+    SectionWriter out;
+    putDevices(out, devices);
+    return writeSideEntry(cache, kIndexes, key, [&](const std::function<bool(std::string_view)> &put) { return out.writeTo(put); });
+}
+
 } // namespace
 
 std::string encodeIndexes(const KeptDevices &devices)
 {
     SectionWriter out;
-    out.pod(static_cast<uint32_t>(devices.size()));
-    for (const auto &[device, parts] : devices) {
-        out.pod(static_cast<int32_t>(device));
-        putIndex(out, parts.index);
-        putLayout(out, parts.layout);
-    }
+    putDevices(out, devices);
+    return out.take();
+}
+
+std::string encodeIndexes(const LiveDevices &devices)
+{
+    SectionWriter out;
+    putDevices(out, devices);
     return out.take();
 }
 
@@ -198,8 +234,12 @@ std::optional<KeptDevices> readStoredIndexes(const SnapshotCache &cache, const C
 
 bool storeIndexes(const SnapshotCache &cache, const CacheKey &key, const KeptDevices &devices)
 {
-    const std::string encoded = encodeIndexes(devices);
-    return !encoded.empty() && writeSideEntry(cache, kIndexes, key, encoded);
+    return store(cache, key, devices);
+}
+
+bool storeIndexes(const SnapshotCache &cache, const CacheKey &key, const LiveDevices &devices)
+{
+    return store(cache, key, devices);
 }
 
 } // namespace memlens

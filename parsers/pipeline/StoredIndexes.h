@@ -30,12 +30,21 @@ struct KeptParts {
     std::atomic<bool> refused{false};
 };
 
+// A loaded document's indexes and layouts, kept as they are (no copy of their parts).
+struct LiveDevice {
+    const DeviceIndex *index;
+    const TimelineLayout *layout;
+};
+using LiveDevices = std::map<int, LiveDevice>;
+
 std::string encodeIndexes(const KeptDevices &devices);
+std::string encodeIndexes(const LiveDevices &devices); // the same bytes as their parts'
 // Nothing for bytes that are not such an encoding of `snapshot`'s devices.
 std::optional<KeptDevices> decodeIndexes(std::string_view bytes, const Snapshot &snapshot);
 std::optional<KeptDevices> decodeIndexes(const SectionBytes &bytes, const Snapshot &snapshot);
 
 std::optional<KeptDevices> readStoredIndexes(const SnapshotCache &cache, const CacheKey &key, const Snapshot &snapshot);
 bool storeIndexes(const SnapshotCache &cache, const CacheKey &key, const KeptDevices &devices);
+bool storeIndexes(const SnapshotCache &cache, const CacheKey &key, const LiveDevices &devices);
 
 } // namespace memlens

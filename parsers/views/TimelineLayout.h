@@ -62,6 +62,15 @@ struct TimelineLayoutParts {
     bool operator==(const TimelineLayoutParts &) const = default;
 };
 
+// The same parts of a live layout, by reference: to be written out without a copy.
+struct TimelineLayoutPartsRef {
+    uint32_t leaves;
+    const std::vector<std::vector<AllocationId>> &tree;
+    const std::vector<uint32_t> &blockPeak;
+    const std::vector<std::pair<EventId, uint64_t>> &ghostFrees, &defaultPoolGhostFrees;
+    uint64_t ghostTotal, defaultPoolGhostTotal;
+};
+
 class TimelineLayout {
 public:
     // From `parallelFrom` allocations on (tests: 0 and SIZE_MAX), it is built on two cores.
@@ -72,6 +81,8 @@ public:
     // do not add up. Parts that fit but are another layout's draw other bands, nothing worse.
     TimelineLayout(const DeviceIndex &index, TimelineLayoutParts parts);
     TimelineLayoutParts parts() const;
+    // The same without the copy; valid while the layout lives.
+    TimelineLayoutPartsRef partsRef() const;
     // Columns split [first, last] (event indices, inclusive) evenly; at most `maxBands`
     // allocations are drawn individually.
     TimelineFrame layout(EventId first, EventId last, int columns, size_t maxBands,

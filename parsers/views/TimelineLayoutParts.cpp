@@ -59,4 +59,9 @@ TimelineLayoutParts TimelineLayout::parts() const
     return {leaves_, tree_, blockPeak_, ghosts_.frees, defaultPoolGhosts_.frees, ghosts_.total, defaultPoolGhosts_.total};
 }
 
+TimelineLayoutPartsRef TimelineLayout::partsRef() const
+{
+    return {leaves_, tree_, blockPeak_, ghosts_.frees, defaultPoolGhosts_.frees, ghosts_.total, defaultPoolGhosts_.total};
+}
+
 } // namespace memlens

@@ -598,11 +598,14 @@ private slots:
             std::map<int, std::unique_ptr<DeviceIndex>> indexes;
             std::map<int, std::unique_ptr<TimelineLayout>> layouts;
             KeptDevices built;
+            LiveDevices live; // what a load keeps: the index and layout, written without a copy
             for (int d : snapshot->devices()) {
                 indexes[d] = std::make_unique<DeviceIndex>(*snapshot, d);
                 layouts[d] = std::make_unique<TimelineLayout>(*indexes[d]);
                 built[d] = {indexes[d]->parts(), layouts[d]->parts()};
+                live[d] = {indexes[d].get(), layouts[d].get()};
             }
+            QVERIFY2(encodeIndexes(live) == encodeIndexes(built), qPrintable(file));
             std::optional<KeptDevices> kept = decodeIndexes(encodeIndexes(built), *snapshot);
             QVERIFY2(kept && kept->size() == built.size(), qPrintable(file));
             for (auto &[d, parts] : *kept) {
