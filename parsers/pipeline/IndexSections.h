@@ -32,12 +32,12 @@ inline constexpr bool kPlainData = std::is_trivially_copyable_v<T>;
 template <typename A, typename B>
 inline constexpr bool kPlainData<std::pair<A, B>> = kPlainData<A> && kPlainData<B>;
 
-// An array's bytes are cut into frames of this size, the last one shorter (an empty array is one
-// empty frame).
+// An array's bytes are cut into pieces of this size, the last one shorter (an empty array is one
+// empty piece).
 constexpr size_t kPieceBytes = size_t{4} << 20;
 
-// Keeps the arrays it is given by their place (they must outlive take(), or be adopted), and
-// compresses them in take(), on two cores.
+// Keeps the arrays it is given by their place (they must outlive writeTo(), or be adopted), and
+// compresses them in writeTo(), on two cores.
 class SectionWriter {
 public:
     template <typename T>
@@ -58,10 +58,10 @@ public:
     {
         array(c.data(), c.size());
     }
-    // A temporary would be gone by take(): adopt() it.
+    // A temporary would be gone by writeTo(): adopt() it.
     template <typename Container>
     void array(const Container &&) = delete;
-    // array() of one made for the writing, which would not outlive take(): kept until then.
+    // array() of one made for the writing, which would not outlive writeTo(): kept until then.
     template <typename Container>
     void adopt(Container c)
     {
