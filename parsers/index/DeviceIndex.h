@@ -6,6 +6,7 @@
 #include "index/SegmentLives.h"
 #include "model/AddressMap.h"
 #include "index/ActiveBytes.h"
+#include "model/Borrowed.h"
 #include "model/PodArray.h"
 #include "model/Snapshot.h"
 
@@ -45,64 +46,39 @@ struct BlockAt {
     bool pendingFree; // freed by the user, still in use on another stream
 };
 
-// What an index holds besides its snapshot, as a value: kept beside a file's cache entry
-// (pipeline/StoredIndexes), so that a reopened file is not indexed again.
-struct DeviceIndexParts {
-    PodArray<Allocation> allocations;
-    std::vector<std::pair<AllocationId, AllocationDetail>> initialDetails;
-    PodArray<AllocationId> eventAllocation;
-    PodArray<uint32_t> activeOffsets;
-    PodArray<ActiveBytes::Block> activeBlocks;
-    PodArray<int64_t> activeWide;
+// What an index holds besides its snapshot: kept beside a file's cache entry
+// (pipeline/StoredIndexes), so that a reopened file is not indexed again. As values
+// (DeviceIndexParts, read back), or as views of a live index's containers (DeviceIndexPartsRef,
+// written out without a copy: 150 MB for a 12 M-entry run).
+template <template <typename> class Hold>
+struct BasicDeviceIndexParts {
+    Hold<PodArray<Allocation>> allocations;
+    Hold<std::vector<std::pair<AllocationId, AllocationDetail>>> initialDetails;
+    Hold<PodArray<AllocationId>> eventAllocation;
+    Hold<PodArray<uint32_t>> activeOffsets;
+    Hold<PodArray<ActiveBytes::Block>> activeBlocks;
+    Hold<PodArray<int64_t>> activeWide;
     uint64_t initialBytes = 0;
     uint32_t initialBlocks = 0;
     uint64_t peakActive = 0;
     TracePoint peak;
     uint64_t startReserved = 0;
     uint64_t peakReserved = 0;
-    std::vector<std::pair<EventId, uint64_t>> reservedChanges;
-    std::vector<SegmentLife> segmentLives;
-    std::vector<std::pair<EventId, SegmentLifeId>> lifeOfSegmentEvent;
+    Hold<std::vector<std::pair<EventId, uint64_t>>> reservedChanges;
+    Hold<std::vector<SegmentLife>> segmentLives;
+    Hold<std::vector<std::pair<EventId, SegmentLifeId>>> lifeOfSegmentEvent;
     uint64_t unexplainedSegmentEntries = 0;
     uint64_t unmatchedFinalSegments = 0;
-    std::vector<std::pair<EventId, AllocationId>> implicitEnds;
+    Hold<std::vector<std::pair<EventId, AllocationId>>> implicitEnds;
     AllocationId preProfile;
     bool pythonStacks = false;
-    std::vector<std::pair<AllocationId, EventId>> annotations;
-    std::vector<EventId> annotateEvents;
-    std::vector<std::pair<AllocationId, PoolIndex>> pools;
-    std::vector<std::vector<AllocationId>> checkpoints;
+    Hold<std::vector<std::pair<AllocationId, EventId>>> annotations;
+    Hold<std::vector<EventId>> annotateEvents;
+    Hold<std::vector<std::pair<AllocationId, PoolIndex>>> pools;
+    Hold<std::vector<std::vector<AllocationId>>> checkpoints;
 };
-
-// The same parts of a live index, by reference: to be written out without a copy (150 MB for a
-// 12 M-entry run). Its members follow DeviceIndexParts'; tst_cache::keptIndexesAreTheBuiltOnes
-// compares the bytes written from both.
-struct DeviceIndexPartsRef {
-    const PodArray<Allocation> &allocations;
-    const std::vector<std::pair<AllocationId, AllocationDetail>> &initialDetails;
-    const PodArray<AllocationId> &eventAllocation;
-    const PodArray<uint32_t> &activeOffsets;
-    const PodArray<ActiveBytes::Block> &activeBlocks;
-    const PodArray<int64_t> &activeWide;
-    uint64_t initialBytes;
-    uint32_t initialBlocks;
-    uint64_t peakActive;
-    TracePoint peak;
-    uint64_t startReserved;
-    uint64_t peakReserved;
-    const std::vector<std::pair<EventId, uint64_t>> &reservedChanges;
-    const std::vector<SegmentLife> &segmentLives;
-    const std::vector<std::pair<EventId, SegmentLifeId>> &lifeOfSegmentEvent;
-    uint64_t unexplainedSegmentEntries;
-    uint64_t unmatchedFinalSegments;
-    const std::vector<std::pair<EventId, AllocationId>> &implicitEnds;
-    AllocationId preProfile;
-    bool pythonStacks;
-    const std::vector<std::pair<AllocationId, EventId>> &annotations;
-    const std::vector<EventId> &annotateEvents;
-    const std::vector<std::pair<AllocationId, PoolIndex>> &pools;
-    const std::vector<std::vector<AllocationId>> &checkpoints;
-};
+using DeviceIndexParts = BasicDeviceIndexParts<Owned>;
+using DeviceIndexPartsRef = BasicDeviceIndexParts<Borrowed>;
 
 class DeviceIndex {
 public:
@@ -217,6 +193,8 @@ private:
     // from its parts and given out as them by.
     template <typename Index, typename Parts, typename F>
     static void forEachPart(Index &index, Parts &parts, F &&f);
+    template <typename Parts>
+    Parts partsAs() const;
     void pairAllocations(const std::atomic<bool> *cancel);
     void addBlocksFromBeforeTrace(AddressMap &open);
     void addPreProfileAllocation();

@@ -113,9 +113,10 @@ DeviceIndex::DeviceIndex(const Snapshot &snapshot, int device, DeviceIndexParts 
     forEachPart(*this, p, [](auto &member, auto &part) { member = std::move(part); });
 }
 
-DeviceIndexParts DeviceIndex::parts() const
+template <typename Parts>
+Parts DeviceIndex::partsAs() const
 {
-    DeviceIndexParts p;
+    Parts p;
     p.activeOffsets = active_.offsets();
     p.activeBlocks = active_.blocks();
     p.activeWide = active_.wide();
@@ -123,32 +124,14 @@ DeviceIndexParts DeviceIndex::parts() const
     return p;
 }
 
+DeviceIndexParts DeviceIndex::parts() const
+{
+    return partsAs<DeviceIndexParts>();
+}
+
 DeviceIndexPartsRef DeviceIndex::partsRef() const
 {
-    return {.allocations = allocations_,
-            .initialDetails = initialDetails_,
-            .eventAllocation = eventAllocation_,
-            .activeOffsets = active_.offsets(),
-            .activeBlocks = active_.blocks(),
-            .activeWide = active_.wide(),
-            .initialBytes = initialBytes_,
-            .initialBlocks = initialBlocks_,
-            .peakActive = peakActive_,
-            .peak = peak_,
-            .startReserved = startReserved_,
-            .peakReserved = peakReserved_,
-            .reservedChanges = reservedChanges_,
-            .segmentLives = segments_.lives,
-            .lifeOfSegmentEvent = segments_.lifeOfEvent,
-            .unexplainedSegmentEntries = segments_.unexplainedEntries,
-            .unmatchedFinalSegments = segments_.unmatchedFinalSegments,
-            .implicitEnds = implicitEnds_,
-            .preProfile = preProfile_,
-            .pythonStacks = pythonStacks_,
-            .annotations = annotations_,
-            .annotateEvents = annotateEvents_,
-            .pools = pools_,
-            .checkpoints = checkpoints_};
+    return partsAs<DeviceIndexPartsRef>();
 }
 
 } // namespace memlens

@@ -11,11 +11,11 @@ namespace {
 constexpr SideEntryKind kIndexes{".indexes", "MLINDEX\n", 1ull << 30};
 
 // A list of lists as its lengths and their elements one after another.
-template <typename T>
-void putNested(SectionWriter &out, const std::vector<std::vector<T>> &lists)
+template <typename Lists>
+void putNested(SectionWriter &out, const Lists &lists)
 {
     std::vector<uint64_t> lengths;
-    std::vector<T> all;
+    std::vector<typename std::remove_cvref_t<decltype(*lists.begin())>::value_type> all;
     for (const auto &list : lists) {
         lengths.push_back(list.size());
         all.insert(all.end(), list.begin(), list.end());
@@ -60,7 +60,7 @@ struct LifeRecord {
     uint32_t flags;
 };
 
-// Parts or their references (DeviceIndexPartsRef), which hold the same members.
+// Parts as values or as views (DeviceIndexPartsRef): the same members.
 template <typename Parts>
 void putIndex(SectionWriter &out, const Parts &p)
 {

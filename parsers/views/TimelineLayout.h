@@ -5,6 +5,7 @@
 // in reveals detail. Each column is sampled at its event of highest active bytes, so peaks are
 // never smoothed away.
 #include "index/DeviceIndex.h"
+#include "model/Borrowed.h"
 #include "figures/PoolUsage.h"
 
 #include <cstdint>
@@ -50,26 +51,22 @@ struct TimelineFrame {
     bool operator==(const TimelineFrame &) const = default;
 };
 
-// What a layout holds besides its index, as a value: kept beside a file's cache entry
-// (pipeline/StoredIndexes), so that a reopened file's first frame does not build it again.
-struct TimelineLayoutParts {
+// What a layout holds besides its index: kept beside a file's cache entry
+// (pipeline/StoredIndexes), so that a reopened file's first frame does not build it again. As
+// values (TimelineLayoutParts, read back), or as views of a live layout's containers
+// (TimelineLayoutPartsRef, written out without a copy).
+template <template <typename> class Hold>
+struct BasicTimelineLayoutParts {
     uint32_t leaves = 0;
-    std::vector<std::vector<AllocationId>> tree;
-    std::vector<uint32_t> blockPeak;
+    Hold<std::vector<std::vector<AllocationId>>> tree;
+    Hold<std::vector<uint32_t>> blockPeak;
     // Ghost blocks' (free event, bytes freed by it and all before), and their total.
-    std::vector<std::pair<EventId, uint64_t>> ghostFrees, defaultPoolGhostFrees;
+    Hold<std::vector<std::pair<EventId, uint64_t>>> ghostFrees, defaultPoolGhostFrees;
     uint64_t ghostTotal = 0, defaultPoolGhostTotal = 0;
-    bool operator==(const TimelineLayoutParts &) const = default;
+    bool operator==(const BasicTimelineLayoutParts &) const = default;
 };
-
-// The same parts of a live layout, by reference: to be written out without a copy.
-struct TimelineLayoutPartsRef {
-    uint32_t leaves;
-    const std::vector<std::vector<AllocationId>> &tree;
-    const std::vector<uint32_t> &blockPeak;
-    const std::vector<std::pair<EventId, uint64_t>> &ghostFrees, &defaultPoolGhostFrees;
-    uint64_t ghostTotal, defaultPoolGhostTotal;
-};
+using TimelineLayoutParts = BasicTimelineLayoutParts<Owned>;
+using TimelineLayoutPartsRef = BasicTimelineLayoutParts<Borrowed>;
 
 class TimelineLayout {
 public:
@@ -109,6 +106,8 @@ public:
     static constexpr size_t kParallelFrom = size_t{1} << 18;
 
 private:
+    template <typename Parts>
+    Parts partsAs() const;
     // Blocks alive before the trace (ghost blocks), by the event that frees them, with running
     // sums: the ghost bytes alive after any event are one binary search.
     struct GhostBytes {

@@ -54,14 +54,20 @@ TimelineLayout::TimelineLayout(const DeviceIndex &index, TimelineLayoutParts par
     defaultPoolGhosts_.total = parts.defaultPoolGhostTotal;
 }
 
-TimelineLayoutParts TimelineLayout::parts() const
+template <typename Parts>
+Parts TimelineLayout::partsAs() const
 {
     return {leaves_, tree_, blockPeak_, ghosts_.frees, defaultPoolGhosts_.frees, ghosts_.total, defaultPoolGhosts_.total};
 }
 
+TimelineLayoutParts TimelineLayout::parts() const
+{
+    return partsAs<TimelineLayoutParts>();
+}
+
 TimelineLayoutPartsRef TimelineLayout::partsRef() const
 {
-    return {leaves_, tree_, blockPeak_, ghosts_.frees, defaultPoolGhosts_.frees, ghosts_.total, defaultPoolGhosts_.total};
+    return partsAs<TimelineLayoutPartsRef>();
 }
 
 } // namespace memlens
