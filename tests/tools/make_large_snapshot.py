@@ -3,8 +3,9 @@
 
 The steady-state training steps of the source trace (from the first `free_completed` after the
 last allocation of the first step to the end) are repeated with shifted times until the trace
-has the requested number of entries. Entries keep referring to the same frame-list objects, so
-the pickle shares them through its memo exactly as torch's own snapshots do. Protocol 4.
+has the requested number of entries. As in torch's own snapshots, each alloc's frame list and
+each compile_context string are written anew (its frees and the frame dicts are memo
+references). Protocol 4.
 
     make_large_snapshot.py SOURCE OUT --entries 12000000
 """
@@ -14,7 +15,7 @@ import pickle
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from snapshot_facts import open_any  # noqa: E402
+from snapshot_facts import open_any, repeated_as_torch_writes  # noqa: E402
 
 
 def steady_period(trace):
@@ -50,15 +51,10 @@ def main():
     shift = 0
     while len(out) < args.entries:
         shift += span
-        for e in period:
-            c = dict(e)  # shallow: the frames list object stays shared
-            c['time_us'] = e['time_us'] + shift
-            out.append(c)
-            if len(out) >= args.entries:
-                break
+        out.extend(repeated_as_torch_writes(period[:args.entries - len(out)], shift))
     # Close what the cut-off period left open so the trace ends where the snapshot does.
     end_shift = shift + span
-    tail = [dict(e, time_us=e['time_us'] + end_shift) for e in trace[b:]]
+    tail = repeated_as_torch_writes(trace[b:], end_shift)
     live = {}
     for e in out:
         if e['action'] == 'alloc':

@@ -2,7 +2,8 @@
 """Builds a long, many-step run from the corpus run with varying sequence lengths
 (frag_varlen_gpt2), as real long runs look: hundreds or thousands of steps, each with its own
 forward / backward / optimizer record_function phases, sequence lengths that vary from step to
-step, frames shared through the pickle memo as torch writes them.
+step, each alloc's frame list and each compile_context string written anew as torch writes
+them (frame dicts and the frees' references to their alloc's list shared through the memo).
 
 The run's steps between two forward STARTs where the same addresses are live (a steady stretch)
 are repeated with shifted times, phases included, until the trace has the requested number of
@@ -17,7 +18,7 @@ import pickle
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from snapshot_facts import open_any  # noqa: E402
+from snapshot_facts import open_any, repeated_as_torch_writes  # noqa: E402
 
 
 def forward_starts(data):
@@ -77,11 +78,11 @@ def main():
 
     while not done():
         shift += span
-        out.extend(dict(e, time_us=e['time_us'] + shift) for e in period)
+        out.extend(repeated_as_torch_writes(period, shift))
         out_marks.extend(dict(m, time_us=m['time_us'] + shift) for m in period_marks)
         steps += steps_per_period
     shift += span
-    out.extend(dict(e, time_us=e['time_us'] + shift) for e in tail)
+    out.extend(repeated_as_torch_writes(tail, shift))
     out_marks.extend(dict(m, time_us=m['time_us'] + shift) for m in tail_marks)
     data['device_traces'][0] = out
     data['external_annotations'] = out_marks

@@ -19,6 +19,27 @@ def open_any(path):
     return pickle.load(open(path, 'rb'))
 
 
+def repeated_as_torch_writes(entries, shift):
+    """Copies of trace entries with times shifted, holding what torch would make anew for
+    them: each alloc's frame list (its frees share it, as in torch's dump) and each
+    compile_context string. Plain dict copies would share them with the originals, and the
+    pickle would write a memo reference where torch writes the list or string again."""
+    lists = {}
+    out = []
+    for e in entries:
+        c = dict(e, time_us=e['time_us'] + shift)
+        frames = e.get('frames')
+        if isinstance(frames, list):
+            if id(frames) not in lists:
+                lists[id(frames)] = (frames, list(frames))  # the original kept alive: ids stay unique
+            c['frames'] = lists[id(frames)][1]
+        context = e.get('compile_context')
+        if isinstance(context, str) and len(context) > 1:
+            c['compile_context'] = context.encode().decode()  # an equal string, another object
+        out.append(c)
+    return out
+
+
 def main(path):
     data = open_any(path)
     devices = []
