@@ -15,7 +15,7 @@ namespace memlens {
 struct Decoded {
     std::unique_ptr<Snapshot> snapshot;
     std::string error;
-    size_t directEntries = 0;
+    DirectEntries direct;
 };
 
 inline Decoded decodeWith(OpenedSource opened, PickleTokenizing tokenizing, PickleEntries entries = PickleEntries::Direct)
@@ -24,7 +24,7 @@ inline Decoded decodeWith(OpenedSource opened, PickleTokenizing tokenizing, Pick
     Decoded d;
     d.snapshot = std::make_unique<Snapshot>();
     try {
-        d.directEntries = decodePickle(reader, *d.snapshot, tokenizing, entries);
+        d.direct = decodePickle(reader, *d.snapshot, tokenizing, entries);
     } catch (const DecodeError &e) {
         d.error = "error at " + std::to_string(e.offset) + ": " + e.what();
     }

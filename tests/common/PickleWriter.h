@@ -77,6 +77,16 @@ public:
         strings_[s] = memo();
         return *this;
     }
+    // A string written again, not referenced: torch makes a new string object for some values
+    // (compile_context's "N/A") on every entry, and the pickler memoizes each anew.
+    PickleWriter &freshStr(const std::string &s)
+    {
+        out_ += '\x8c';
+        out_ += static_cast<char>(s.size());
+        out_ += s;
+        memo();
+        return *this;
+    }
     PickleWriter &get(uint32_t slot)
     {
         if (slot < 256) {
@@ -98,6 +108,8 @@ public:
         return *this;
     }
     uint32_t lastMemo() const { return next_ - 1; }
+    // The memo slot of a string written with str().
+    uint32_t slotOf(const std::string &s) const { return strings_.at(s); }
     std::string finish() { out_ += '.'; return out_; }
     std::string &bytes() { return out_; }
 

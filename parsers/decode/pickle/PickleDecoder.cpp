@@ -37,7 +37,7 @@ public:
         }
     }
 
-    size_t directEntries() const { return directCount_; }
+    DirectEntries directEntries() const { return {directCount_, entries_.byShape()}; }
 
     void run()
     {
@@ -307,7 +307,7 @@ private:
 
 } // namespace
 
-size_t decodePickle(ByteReader &reader, Snapshot &out, PickleTokenizing tokenizing, PickleEntries entries)
+DirectEntries decodePickle(ByteReader &reader, Snapshot &out, PickleTokenizing tokenizing, PickleEntries entries)
 {
     const bool background = tokenizing == PickleTokenizing::OnItsOwnThread ||
                             (tokenizing == PickleTokenizing::BySize && reader.fileSize() >= PickleTokenStream::kBackgroundFromBytes);

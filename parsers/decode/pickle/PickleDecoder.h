@@ -14,9 +14,15 @@ enum class PickleTokenizing { BySize, OnThisThread, OnItsOwnThread };
 // everything else, through the stack machine (tests compare the two).
 enum class PickleEntries { Direct, ThroughTheMachine };
 
-// Decodes a whole pickle from `reader` into `out`; returns how many trace entries were read
-// straight from the tokens. Throws DecodeError with the byte offset.
-size_t decodePickle(ByteReader &reader, Snapshot &out, PickleTokenizing tokenizing = PickleTokenizing::BySize,
+// How many trace entries were read straight from the tokens, and how many of those by the shape
+// of an entry before (PickleEntryShape).
+struct DirectEntries {
+    size_t read = 0;
+    size_t byShape = 0;
+};
+
+// Decodes a whole pickle from `reader` into `out`. Throws DecodeError with the byte offset.
+DirectEntries decodePickle(ByteReader &reader, Snapshot &out, PickleTokenizing tokenizing = PickleTokenizing::BySize,
                   PickleEntries entries = PickleEntries::Direct);
 
 } // namespace memlens

@@ -1,5 +1,7 @@
 #include "decode/pickle/PickleEntryReader.h"
 
+#include "decode/pickle/PickleTokenForms.h"
+
 namespace memlens {
 
 namespace {
@@ -8,12 +10,10 @@ namespace {
 constexpr size_t kMaxDepth = 2 * PickleEntryReader::kMaxEntryPairs + 2;
 constexpr size_t kNoList = SIZE_MAX;
 
-bool isMemo(TokenOp op) { return op == TokenOp::Memoize || op == TokenOp::Put; }
-
 } // namespace
 
 PickleEntryReader::PickleEntryReader(ObjectArena &arena, SnapshotAssembler &assembler)
-    : arena_(arena), asm_(assembler), items_(new Value[kMaxDepth])
+    : arena_(arena), asm_(assembler), shape_(arena, assembler), items_(new Value[kMaxDepth])
 {
 }
 
@@ -27,6 +27,10 @@ bool PickleEntryReader::read(const TokenChunk &chunk, size_t first, Value &entry
     // machine's own prefetch runs once per entry).
     for (size_t k = 0; k < 24; k += 4)
         __builtin_prefetch(tokens_ + first + 320 + k);
+    if (shape_.read(chunk, first, entry, last)) {
+        ++byShape_;
+        return true;
+    }
     memoBase_ = arena_.memo.size();
     entrySlot_ = listSlot_ = -1;
     held_.clear();
@@ -37,6 +41,7 @@ bool PickleEntryReader::read(const TokenChunk &chunk, size_t first, Value &entry
         return false;
     }
     last = i_ - 1;
+    shape_.learn(chunk, first, last);
     return true;
 }
 
@@ -61,11 +66,9 @@ void PickleEntryReader::hold(const Value &v)
 
 [[gnu::always_inline]] inline int64_t PickleEntryReader::memoized(const Value &v)
 {
-    if (i_ >= count_ || !isMemo(tokens_[i_].op))
-        return -1;
     auto &memo = arena_.memo;
     const size_t next = memo.size();
-    if (tokens_[i_].op == TokenOp::Put && tokens_[i_].slot != next)
+    if (!writesNextSlot(tokens_, i_, count_, next))
         return -1;
     memo.checkRoom(true, chunk_->offsets[i_]); // as the machine's memo write, at the same byte
     arena_.retain(v);
@@ -183,26 +186,9 @@ bool PickleEntryReader::frameList()
         default: return count_;
         }
     };
-    while (i_ < count_) {
-        const TokenOp op = tokens_[i_].op;
-        if (op == TokenOp::Mark) {
-            ++i_;
-            while (i_ < count_ && tokens_[i_].op != TokenOp::Appends) {
-                if (!item())
-                    return false;
-            }
-            if (i_ >= count_)
-                return false;
-            ++i_; // APPENDS
-        } else if (op == TokenOp::NewDict || (simpleEnd(i_) < count_ && tokens_[simpleEnd(i_)].op == TokenOp::Append)) {
-            if (!item() || i_ >= count_ || tokens_[i_].op != TokenOp::Append)
-                return false;
-            ++i_;
-        } else {
-            return true;
-        }
-    }
-    return false;
+    return readListItems(tokens_, i_, count_, item, [&](size_t j) {
+        return tokens_[j].op == TokenOp::NewDict || (simpleEnd(j) < count_ && tokens_[simpleEnd(j)].op == TokenOp::Append);
+    });
 }
 
 StackId PickleEntryReader::makeStack()

@@ -8,6 +8,7 @@
 // knows the entry has that form can be taken back (memo slots, tuples) or is the same when
 // made again (strings); frames, stack and row come after. Any other form, or an entry cut by
 // the chunk's end, is left to the machine, which makes the same.
+#include "decode/pickle/PickleEntryShape.h"
 #include "decode/pickle/PickleTokenizer.h"
 #include "decode/snapshot/SnapshotAssembler.h"
 
@@ -27,6 +28,8 @@ public:
     // How far the last read looked: a failed one is not tried again on the tokens it covered,
     // so that nested dicts cannot make reading quadratic.
     size_t reached() const { return i_; }
+    // How many entries were read by the shape of one before.
+    size_t byShape() const { return byShape_; }
 
     // One SETITEMS batch of CPython's: a dict of 1,000 pairs may have more in the next.
     static constexpr size_t kMaxEntryPairs = 999;
@@ -48,6 +51,8 @@ private:
 
     ObjectArena &arena_;
     SnapshotAssembler &asm_;
+    PickleEntryShape shape_;
+    size_t byShape_ = 0;
     const PickleToken *tokens_ = nullptr;
     const TokenChunk *chunk_ = nullptr;
     size_t count_ = 0;

@@ -18,6 +18,11 @@ public:
     void reserve(size_t slots) { slots_.reserve(slots); }
     void push_back(const Value &v) { slots_.push_back(pack(v)); }
     Value operator[](size_t slot) const { return unpack(slots_[slot]); }
+    // Whether `slot` holds that reference, with one compare.
+    bool holds(size_t slot, Kind kind, uint32_t id) const
+    {
+        return id <= kIdMask && slots_[slot] == (static_cast<uint32_t>(kind) << kIdBits | id);
+    }
     void set(size_t slot, const Value &v)
     {
         const uint32_t old = slots_[slot];
@@ -56,25 +61,17 @@ private:
     static constexpr uint32_t kIdMask = (1u << kIdBits) - 1;
     static constexpr uint32_t kSide = 15; // the id is an index into side_
 
-    static bool packable(Kind kind)
-    {
-        switch (kind) {
-        case Kind::None:
-        case Kind::Str:
-        case Kind::Bytes:
-        case Kind::Node:
-        case Kind::Stack:
-        case Kind::Frame:
-        case Kind::Entry:
-        case Kind::Segment:
-        case Kind::Spent: return true;
-        default: return false;
-        }
-    }
+    // The kinds a word holds: containers and strings, a kind and an id each.
+    static constexpr uint32_t kPackable = 1u << static_cast<int>(Kind::None) | 1u << static_cast<int>(Kind::Str) |
+                                          1u << static_cast<int>(Kind::Bytes) | 1u << static_cast<int>(Kind::Node) |
+                                          1u << static_cast<int>(Kind::Stack) | 1u << static_cast<int>(Kind::Frame) |
+                                          1u << static_cast<int>(Kind::Entry) | 1u << static_cast<int>(Kind::Segment) |
+                                          1u << static_cast<int>(Kind::Spent);
+    static bool packable(Kind kind) { return (kPackable >> static_cast<int>(kind)) & 1u; }
     static bool fits(const Value &v) { return packable(v.kind) && v.u <= kIdMask && v.i == 0 && !v.unsignedInt; }
-    uint32_t pack(const Value &v)
+    [[gnu::always_inline]] uint32_t pack(const Value &v)
     {
-        if (fits(v))
+        if (fits(v)) [[likely]]
             return static_cast<uint32_t>(v.kind) << kIdBits | v.u;
         // The decoder bounds how many slots a file may write, and so this table.
         side_.push_back(v);

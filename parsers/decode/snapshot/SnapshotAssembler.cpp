@@ -62,6 +62,22 @@ SnapshotAssembler::SnapshotAssembler(Snapshot &out, ObjectArena &arena) : out_(o
         .active_awaiting_free = id("active_awaiting_free"),
         .inactive = id("inactive"),
     };
+    const std::pair<uint32_t, EntryField> fields[] = {
+        {k_.action, EntryField::Action},
+        {k_.addr, EntryField::Addr},
+        {k_.size, EntryField::Size},
+        {k_.stream, EntryField::Stream},
+        {k_.time_us, EntryField::TimeUs},
+        {k_.frames, EntryField::Frames},
+        {k_.device_free, EntryField::DeviceFree},
+        {k_.compile_context, EntryField::CompileContext},
+        {k_.user_metadata, EntryField::UserMetadata},
+        {k_.pool_id, EntryField::PoolId},
+        {k_.internal_metadata, EntryField::InternalMetadata},
+        {k_.forward_frames, EntryField::ForwardFrames},
+    };
+    for (const auto &[key, field] : fields)
+        fieldByKey_.at(key) = field;
 }
 
 void SnapshotAssembler::notSnapshot(const std::string &why) const

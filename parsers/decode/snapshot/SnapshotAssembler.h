@@ -3,10 +3,12 @@
 // build containers; trace entries become event rows the moment they are appended to a list,
 // and finish() converts the rest once the top-level object is complete. Shared by the pickle
 // and the JSON decoder, so both read exactly the same fields.
+#include "decode/snapshot/EntryFields.h"
 #include "decode/snapshot/ObjectArena.h"
 #include "memory/PrefaultAhead.h"
 #include "model/Snapshot.h"
 
+#include <array>
 #include <span>
 #include <string_view>
 
@@ -17,6 +19,7 @@ public:
     SnapshotAssembler(Snapshot &out, ObjectArena &arena);
 
     Value str(std::string_view text) { return Value::ref(Kind::Str, out_.strings.intern(text).index()); }
+    std::string_view stringAt(uint32_t id) const { return out_.strings.at(StringId(id)); }
 
     // Takes over the caller's reference to `item`. A trace entry becomes its event row here
     // (if it is not one already): a list of entries is a run of rows.
@@ -46,6 +49,49 @@ public:
     Value convertEntryDict(uint32_t dictId);
     // The same from a dict's items (key, value, key, value…) that were never a node.
     uint32_t convertEntry(const Value *items, size_t count);
+    // An entry read pair by pair: the field a key names, what its value says, and the row.
+    EntryField entryField(uint32_t keyId) const;
+    // Inline for what nearly every entry holds (numbers, a known action, a converted stack).
+    [[gnu::always_inline]] void readEntryField(EntryFields &f, EntryField field, const Value &v)
+    {
+        if (v.kind == Kind::Int) {
+            switch (field) {
+            case EntryField::Addr: f.addr = static_cast<uint64_t>(v.i); return;
+            case EntryField::Size:
+                f.size = static_cast<uint64_t>(v.i);
+                f.sizeUnreadable = false;
+                return;
+            case EntryField::Stream: f.stream = static_cast<uint64_t>(v.i); return;
+            case EntryField::TimeUs:
+                f.time = v.i;
+                f.haveTime = true;
+                return;
+            default: break;
+            }
+        } else if (v.kind == Kind::Stack && field == EntryField::Frames) {
+            f.stack = StackId(v.u);
+            return;
+        } else if (v.kind == Kind::Str) {
+            switch (field) {
+            case EntryField::Action:
+                if (v.u < actionByString_.size() && actionByString_[v.u] >= 0) {
+                    f.actionString = v.u;
+                    f.action = static_cast<Action>(actionByString_[v.u]);
+                    return;
+                }
+                break;
+            case EntryField::CompileContext:
+                f.compile = v.u != k_.na && v.u != StringTable::kEmpty.index() ? v.u : f.compile;
+                return;
+            case EntryField::UserMetadata:
+                f.meta = v.u != StringTable::kEmpty.index() ? v.u : f.meta;
+                return;
+            default: break;
+            }
+        }
+        readAnyEntryField(f, field, v);
+    }
+    uint32_t storeEntry(const EntryFields &f);
     // The frame a frame dict's items describe; the frame a value in a frame list stands for
     // (false: none, it is skipped), and the stack of those frames.
     FrameId frameOf(const Value *items, size_t count);
@@ -79,6 +125,7 @@ private:
     void convertPhaseMarks(const Value &annotations);
     StreamIndex streamIndex(uint64_t stream);
     Action actionOf(uint32_t stringId);
+    void readAnyEntryField(EntryFields &f, EntryField field, const Value &v);
     static const Value *field(const Value *items, size_t count, uint32_t key);
     const Value *field(const Node &dict, uint32_t key) const;
     bool hasAction(const Node &dict) const; // a trace entry
@@ -94,6 +141,7 @@ private:
     EventTable staged_;          // rows of all devices in file order, before finish() splits them
     PrefaultAhead prefault_;     // of staged_'s columns
     std::vector<int8_t> actionByString_;
+    std::array<EntryField, 64> fieldByKey_{}; // by key string id; the keys are interned first
     std::vector<FrameId> frameIds_; // stackOf's, kept for its capacity
     uint64_t finishOffset_ = 0;
     struct KeyIds {

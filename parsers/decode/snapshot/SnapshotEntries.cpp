@@ -102,94 +102,103 @@ StackId SnapshotAssembler::stackOf(std::span<const FrameId> frames)
     return out_.stacks.intern(frames);
 }
 
+EntryField SnapshotAssembler::entryField(uint32_t keyId) const
+{
+    return keyId < fieldByKey_.size() ? fieldByKey_[keyId] : EntryField::Ignored;
+}
+
+void SnapshotAssembler::readAnyEntryField(EntryFields &f, EntryField field, const Value &v)
+{
+    switch (field) {
+    case EntryField::Ignored: break;
+    case EntryField::Action:
+        if (v.kind == Kind::Str) {
+            f.actionString = v.u;
+            f.action = actionOf(v.u);
+        }
+        break;
+    case EntryField::Addr: f.addr = number(&v); break;
+    case EntryField::Size:
+        f.size = number(&v);
+        // No size column holds an integer beyond 64 bits, NaN, infinity or anything but a
+        // number (a string read as 0 said nothing): read as 0 like a size beyond 1 PiB, and
+        // warned of the same way.
+        f.sizeUnreadable = !(v.kind == Kind::Int || v.kind == Kind::Bool || ((v.kind == Kind::BigInt || v.kind == Kind::Float) && fitsSixtyFourBits(v)));
+        if (f.sizeUnreadable)
+            f.unreadableSize = v;
+        break;
+    case EntryField::Stream: f.stream = number(&v); break;
+    case EntryField::TimeUs:
+        f.time = static_cast<int64_t>(number(&v));
+        f.haveTime = true;
+        break;
+    case EntryField::Frames: f.stack = stackOf(v); break;
+    case EntryField::DeviceFree:
+        f.deviceFree = number(&v);
+        f.haveDeviceFree = true;
+        break;
+    case EntryField::CompileContext:
+        if (v.kind == Kind::Str && v.u != k_.na && v.u != StringTable::kEmpty.index())
+            f.compile = v.u;
+        break;
+    case EntryField::UserMetadata:
+        if (v.kind == Kind::Str && v.u != StringTable::kEmpty.index())
+            f.meta = v.u;
+        break;
+    case EntryField::PoolId:
+        f.pool = poolIndex(v);
+        out_.facts.hasPoolIds = true;
+        break;
+    case EntryField::InternalMetadata:
+        if (v.kind == Kind::Str)
+            f.internal = v.u;
+        break;
+    case EntryField::ForwardFrames: f.forward = joinedText(v); break;
+    }
+}
+
 uint32_t SnapshotAssembler::convertEntry(const Value *items, size_t count)
 {
-    Action action = Action::Other;
-    uint32_t actionString = 0;
-    uint64_t addr = 0, size = 0, stream = 0, deviceFree = 0;
-    int64_t time = 0;
-    // Raw string indices as the arena holds them (0: ""), typed where they are stored.
-    uint32_t compile = 0, meta = 0, internal = 0;
-    StackId stack = StackTable::kEmpty;
-    StringId forward = StringTable::kEmpty;
-    PoolIndex pool(0);
-    bool haveDeviceFree = false;
-    const Value *unreadableSize = nullptr;
+    EntryFields f;
     for (size_t i = 0; i + 1 < count; i += 2) {
-        const Value &key = items[i];
-        const Value &v = items[i + 1];
-        if (key.kind != Kind::Str)
-            continue;
-        const uint32_t kid = key.u;
-        if (kid == k_.action) {
-            if (v.kind == Kind::Str) {
-                actionString = v.u;
-                action = actionOf(v.u);
-            }
-        } else if (kid == k_.addr) {
-            addr = number(&v);
-        } else if (kid == k_.size) {
-            size = number(&v);
-            // No size column holds an integer beyond 64 bits, NaN, infinity or anything but a
-            // number (a string read as 0 said nothing): read as 0 like a size beyond 1 PiB, and
-            // warned of the same way.
-            const bool numeric = v.kind == Kind::Int || v.kind == Kind::Bool || ((v.kind == Kind::BigInt || v.kind == Kind::Float) && fitsSixtyFourBits(v));
-            if (!numeric)
-                unreadableSize = &v;
-        } else if (kid == k_.stream) {
-            stream = number(&v);
-        } else if (kid == k_.time_us) {
-            time = static_cast<int64_t>(number(&v));
-            out_.facts.hasTimes = true;
-        } else if (kid == k_.frames) {
-            stack = stackOf(v);
-        } else if (kid == k_.device_free) {
-            deviceFree = number(&v);
-            haveDeviceFree = true;
-        } else if (kid == k_.compile_context) {
-            if (v.kind == Kind::Str && v.u != k_.na && v.u != StringTable::kEmpty.index())
-                compile = v.u;
-        } else if (kid == k_.user_metadata) {
-            if (v.kind == Kind::Str && v.u != StringTable::kEmpty.index())
-                meta = v.u;
-        } else if (kid == k_.pool_id) {
-            pool = poolIndex(v);
-            out_.facts.hasPoolIds = true;
-        } else if (kid == k_.internal_metadata) {
-            if (v.kind == Kind::Str)
-                internal = v.u;
-        } else if (kid == k_.forward_frames) {
-            forward = joinedText(v);
-        }
+        if (items[i].kind == Kind::Str)
+            readEntryField(f, entryField(items[i].u), items[i + 1]);
     }
+    return storeEntry(f);
+}
+
+uint32_t SnapshotAssembler::storeEntry(const EntryFields &f)
+{
+    if (f.haveTime)
+        out_.facts.hasTimes = true;
     const auto row = static_cast<uint32_t>(staged_.count());
     prefault_.writing(row);
-    staged_.action.push_back(action);
-    staged_.addr.push_back(action == Action::Oom && haveDeviceFree ? deviceFree : addr);
-    staged_.size.push_back(size > kMaxPlausibleBytes ? 0 : size);
-    staged_.stream.push_back(streamIndex(stream));
-    staged_.timeUs.push_back(time);
-    staged_.stack.push_back(stack);
-    if (action == Action::Other)
-        staged_.otherNames.emplace_back(row, StringId(actionString));
-    if (compile) {
-        staged_.compileContext.emplace_back(row, StringId(compile));
+    staged_.action.push_back(f.action);
+    staged_.addr.push_back(f.action == Action::Oom && f.haveDeviceFree ? f.deviceFree : f.addr);
+    staged_.size.push_back(f.size > kMaxPlausibleBytes ? 0 : f.size);
+    staged_.stream.push_back(streamIndex(f.stream));
+    staged_.timeUs.push_back(f.time);
+    staged_.stack.push_back(f.stack);
+    if (f.action == Action::Other)
+        staged_.otherNames.emplace_back(row, StringId(f.actionString));
+    if (f.compile) {
+        staged_.compileContext.emplace_back(row, StringId(f.compile));
         out_.facts.hasCompileContext = true;
     }
-    if (meta) {
-        staged_.userMetadata.emplace_back(row, StringId(meta));
+    if (f.meta) {
+        staged_.userMetadata.emplace_back(row, StringId(f.meta));
         out_.facts.hasUserMetadata = true;
     }
-    if (internal)
-        staged_.internalMetadata.emplace_back(row, StringId(internal));
-    if (forward != StringTable::kEmpty)
-        staged_.forwardFrames.emplace_back(row, forward);
-    if (pool != PoolIndex(0))
-        staged_.pool.emplace_back(row, pool);
-    if (size > kMaxPlausibleBytes)
-        staged_.implausibleSizes.emplace_back(row, out_.strings.intern(std::to_string(size)));
-    else if (unreadableSize)
-        staged_.implausibleSizes.emplace_back(row, out_.strings.intern(unreadableSize->kind == Kind::BigInt ? "2^64 or more" : text(*unreadableSize)));
+    if (f.internal)
+        staged_.internalMetadata.emplace_back(row, StringId(f.internal));
+    if (f.forward != StringTable::kEmpty)
+        staged_.forwardFrames.emplace_back(row, f.forward);
+    if (f.pool != PoolIndex(0))
+        staged_.pool.emplace_back(row, f.pool);
+    if (f.size > kMaxPlausibleBytes)
+        staged_.implausibleSizes.emplace_back(row, out_.strings.intern(std::to_string(f.size)));
+    else if (f.sizeUnreadable)
+        staged_.implausibleSizes.emplace_back(row, out_.strings.intern(f.unreadableSize.kind == Kind::BigInt ? "2^64 or more" : text(f.unreadableSize)));
     return row;
 }
 

@@ -1,0 +1,190 @@
+#include "decode/pickle/PickleEntryShape.h"
+
+#include "decode/pickle/PickleEntryReader.h"
+#include "decode/pickle/PickleTokenForms.h"
+
+namespace memlens {
+
+namespace {
+
+// Fields whose value is read without making anything: pools and joined texts make new ids.
+bool plainField(EntryField f)
+{
+    return f != EntryField::PoolId && f != EntryField::ForwardFrames;
+}
+
+// Where a fresh list of frame references that starts at t[i] (after its EMPTY_LIST) ends; 0 if
+// it holds anything else (a fresh frame dict).
+size_t frameListEnd(const PickleToken *t, size_t i, size_t last)
+{
+    i += isMemo(t[i].op) ? 1 : 0;
+    const bool ends = readListItems(
+        t, i, last, [&] { return t[i++].op == TokenOp::Get; },
+        [&](size_t j) { return t[j].op == TokenOp::Get && t[j + 1].op == TokenOp::Append; });
+    return ends ? i : 0;
+}
+
+} // namespace
+
+void PickleEntryShape::learn(const TokenChunk &chunk, size_t first, size_t last)
+{
+    const PickleToken *t = chunk.tokens.data();
+    size_t i = first + 1;
+    const TokenOp memoOp = isMemo(t[i].op) ? t[i].op : TokenOp::Stop;
+    i += memoOp != TokenOp::Stop ? 1 : 0;
+    if (t[i++].op != TokenOp::Mark)
+        return;
+    learning_.clear();
+    size_t frames = 0;
+    while (i < last) {
+        const PickleToken &key = t[i++];
+        if (key.op != TokenOp::Get || key.slot >= arena_.memo.size() || learning_.size() == PickleEntryReader::kMaxEntryPairs)
+            return;
+        const Value k = arena_.memo[key.slot];
+        const EntryField field = k.kind == Kind::Str ? asm_.entryField(k.u) : EntryField::Ignored;
+        if (k.kind != Kind::Str || !plainField(field))
+            return;
+        frames += field == EntryField::Frames ? 1 : 0;
+        learning_.push_back({key.slot, k.u, field, Value::none()});
+        // Past the value: one token, a memo write after a fresh string, a fresh frame list.
+        const TokenOp op = t[i].op;
+        if (op == TokenOp::Push || op == TokenOp::Get) {
+            ++i;
+        } else if (op == TokenOp::Str) {
+            i += isMemo(t[i + 1].op) ? 2 : 1;
+        } else if (op == TokenOp::NewList && field == EntryField::Frames) {
+            i = frameListEnd(t, i + 1, last + 1); // the SETITEMS ends a list that is the last value
+            if (i == 0)
+                return;
+        } else {
+            return;
+        }
+    }
+    // The general reader takes an entry only with "action" first, and a fresh frame list only
+    // as the one "frames".
+    if (i != last || learning_.empty() || learning_[0].field != EntryField::Action || frames > 1)
+        return;
+    pairs_.swap(learning_);
+    memoOp_ = memoOp;
+}
+
+[[gnu::always_inline]] inline int64_t PickleEntryShape::memoized(const Value &v)
+{
+    auto &memo = arena_.memo;
+    const size_t next = memo.size();
+    if (!writesNextSlot(tokens_, i_, count_, next))
+        return -1;
+    memo.checkRoom(true, chunk_->offsets[i_]); // as the machine's memo write, at the same byte
+    memo.push_back(v);
+    ++i_;
+    return static_cast<int64_t>(next);
+}
+
+bool PickleEntryShape::freshFrameList()
+{
+    ++i_; // EMPTY_LIST
+    listSlot_ = memoized(Value::none());
+    freshList_ = true;
+    frames_.clear();
+    // One frame reference: the frame it names; a frame dict still being a dict is the general
+    // reader's; anything else is skipped, as the machine's stackOf() skips it.
+    auto item = [&]() __attribute__((always_inline)) {
+        const PickleToken &t = tokens_[i_++];
+        if (t.op != TokenOp::Get || t.slot >= base_)
+            return false;
+        const Value v = arena_.memo[t.slot];
+        if (v.kind == Kind::Node)
+            return false;
+        if (v.kind == Kind::Frame)
+            frames_.push_back(FrameId(v.u));
+        return true;
+    };
+    return readListItems(tokens_, i_, count_, item, [&](size_t j) {
+        return tokens_[j].op == TokenOp::Get && j + 1 < count_ && tokens_[j + 1].op == TokenOp::Append;
+    });
+}
+
+[[gnu::always_inline]] inline bool PickleEntryShape::value(Pair &p, EntryFields &fields)
+{
+    const PickleToken &t = tokens_[i_];
+    switch (t.op) {
+    case TokenOp::Push:
+        asm_.readEntryField(fields, p.field, t.scalar());
+        ++i_;
+        return true;
+    case TokenOp::Get: {
+        if (t.slot >= base_)
+            return false; // the entry, its list or a string it made: the general reader's
+        const Value v = arena_.memo[t.slot];
+        // A container is the general reader's to hold, convert or refuse.
+        if (v.kind == Kind::Node)
+            return false;
+        asm_.readEntryField(fields, p.field, v);
+        ++i_;
+        return true;
+    }
+    case TokenOp::Str: {
+        const std::string_view text = chunk_->textOf(t);
+        if (p.lastString.kind != Kind::Str || asm_.stringAt(p.lastString.u) != text)
+            p.lastString = asm_.str(text);
+        ++i_;
+        memoized(p.lastString);
+        asm_.readEntryField(fields, p.field, p.lastString);
+        return true;
+    }
+    case TokenOp::NewList:
+        return p.field == EntryField::Frames && !freshList_ && freshFrameList();
+    default: return false;
+    }
+}
+
+bool PickleEntryShape::giveUp()
+{
+    arena_.memo.truncate(base_);
+    return false;
+}
+
+bool PickleEntryShape::read(const TokenChunk &chunk, size_t first, Value &entry, size_t &last)
+{
+    if (pairs_.empty())
+        return false;
+    chunk_ = &chunk;
+    tokens_ = chunk.tokens.data();
+    count_ = chunk.count;
+    auto &memo = arena_.memo;
+    // Slots from here on are the entry's own: a reference to one sees what is being built.
+    base_ = memo.size();
+    i_ = first + 1;
+    const bool memoizedEntry = memoOp_ != TokenOp::Stop;
+    if (memoizedEntry && (i_ >= count_ || tokens_[i_].op != memoOp_ || memoized(Value::none()) < 0))
+        return giveUp();
+    if (i_ >= count_ || tokens_[i_++].op != TokenOp::Mark)
+        return giveUp();
+    listSlot_ = -1;
+    freshList_ = false;
+    EntryFields fields;
+    for (Pair &p : pairs_) {
+        if (i_ + 1 >= count_)
+            return giveUp();
+        const PickleToken &k = tokens_[i_];
+        if (k.op != TokenOp::Get || k.slot != p.keySlot || p.keySlot >= base_ || !memo.holds(p.keySlot, Kind::Str, p.keyId))
+            return giveUp();
+        ++i_;
+        if (!value(p, fields))
+            return giveUp();
+    }
+    if (i_ >= count_ || tokens_[i_].op != TokenOp::SetItems)
+        return giveUp();
+    if (freshList_) {
+        fields.stack = asm_.stackOf(frames_);
+        if (listSlot_ >= 0)
+            memo.set(static_cast<size_t>(listSlot_), Value::ref(Kind::Stack, fields.stack.index()));
+    }
+    entry = Value::ref(Kind::Entry, asm_.storeEntry(fields));
+    if (memoizedEntry)
+        memo.set(base_, entry);
+    last = i_;
+    return true;
+}
+
+} // namespace memlens
