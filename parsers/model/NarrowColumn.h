@@ -34,7 +34,7 @@ public:
     }
     T back() const { return (*this)[size() - 1]; }
 
-    void push_back(T value)
+    [[gnu::always_inline]] void push_back(T value)
     {
         const size_t i = offsets_.size();
         if (i % kBlock == 0) {

@@ -68,29 +68,29 @@ void PickleEntryShape::learn(const TokenChunk &chunk, size_t first, size_t last)
     memoOp_ = memoOp;
 }
 
-[[gnu::always_inline]] inline int64_t PickleEntryShape::memoized(const Value &v)
+[[gnu::always_inline]] inline int64_t PickleEntryShape::memoized(Reading &r, const Value &v)
 {
     auto &memo = arena_.memo;
     const size_t next = memo.size();
-    if (!writesNextSlot(tokens_, i_, count_, next))
+    if (!writesNextSlot(r.t, r.i, r.end, next))
         return -1;
-    memo.checkRoom(true, chunk_->offsets[i_]); // as the machine's memo write, at the same byte
+    memo.checkRoom(true, r.chunk.offsets[r.i]); // as the machine's memo write, at the same byte
     memo.push_back(v);
-    ++i_;
+    ++r.i;
     return static_cast<int64_t>(next);
 }
 
-bool PickleEntryShape::freshFrameList()
+[[gnu::always_inline]] inline bool PickleEntryShape::freshFrameList(Reading &r)
 {
-    ++i_; // EMPTY_LIST
-    listSlot_ = memoized(Value::none());
-    freshList_ = true;
+    ++r.i; // EMPTY_LIST
+    r.listSlot = memoized(r, Value::none());
+    r.freshList = true;
     frames_.clear();
     // One frame reference: the frame it names; a frame dict still being a dict is the general
     // reader's; anything else is skipped, as the machine's stackOf() skips it.
     auto item = [&]() __attribute__((always_inline)) {
-        const PickleToken &t = tokens_[i_++];
-        if (t.op != TokenOp::Get || t.slot >= base_)
+        const PickleToken &t = r.t[r.i++];
+        if (t.op != TokenOp::Get || t.slot >= r.base)
             return false;
         const Value v = arena_.memo[t.slot];
         if (v.kind == Kind::Node)
@@ -99,48 +99,47 @@ bool PickleEntryShape::freshFrameList()
             frames_.push_back(FrameId(v.u));
         return true;
     };
-    return readListItems(tokens_, i_, count_, item, [&](size_t j) {
-        return tokens_[j].op == TokenOp::Get && j + 1 < count_ && tokens_[j + 1].op == TokenOp::Append;
-    });
+    return readListItems(r.t, r.i, r.end, item,
+                         [&](size_t j) { return r.t[j].op == TokenOp::Get && j + 1 < r.end && r.t[j + 1].op == TokenOp::Append; });
 }
 
-[[gnu::always_inline]] inline bool PickleEntryShape::value(Pair &p, EntryFields &fields)
+[[gnu::always_inline]] inline bool PickleEntryShape::value(Reading &r, Pair &p, EntryFields &fields)
 {
-    const PickleToken &t = tokens_[i_];
+    const PickleToken &t = r.t[r.i];
     switch (t.op) {
     case TokenOp::Push:
         asm_.readEntryField(fields, p.field, t.scalar());
-        ++i_;
+        ++r.i;
         return true;
     case TokenOp::Get: {
-        if (t.slot >= base_)
+        if (t.slot >= r.base)
             return false; // the entry, its list or a string it made: the general reader's
         const Value v = arena_.memo[t.slot];
         // A container is the general reader's to hold, convert or refuse.
         if (v.kind == Kind::Node)
             return false;
         asm_.readEntryField(fields, p.field, v);
-        ++i_;
+        ++r.i;
         return true;
     }
     case TokenOp::Str: {
-        const std::string_view text = chunk_->textOf(t);
+        const std::string_view text = r.chunk.textOf(t);
         if (p.lastString.kind != Kind::Str || asm_.stringAt(p.lastString.u) != text)
             p.lastString = asm_.str(text);
-        ++i_;
-        memoized(p.lastString);
+        ++r.i;
+        memoized(r, p.lastString);
         asm_.readEntryField(fields, p.field, p.lastString);
         return true;
     }
     case TokenOp::NewList:
-        return p.field == EntryField::Frames && !freshList_ && freshFrameList();
+        return p.field == EntryField::Frames && !r.freshList && freshFrameList(r);
     default: return false;
     }
 }
 
-bool PickleEntryShape::giveUp()
+bool PickleEntryShape::giveUp(const Reading &r)
 {
-    arena_.memo.truncate(base_);
+    arena_.memo.truncate(r.base);
     return false;
 }
 
@@ -148,42 +147,35 @@ bool PickleEntryShape::read(const TokenChunk &chunk, size_t first, Value &entry,
 {
     if (pairs_.empty())
         return false;
-    chunk_ = &chunk;
-    tokens_ = chunk.tokens.data();
-    count_ = chunk.count;
     auto &memo = arena_.memo;
-    // Slots from here on are the entry's own: a reference to one sees what is being built.
-    base_ = memo.size();
-    i_ = first + 1;
+    Reading r{chunk, chunk.tokens.data(), first + 1, chunk.count, memo.size()};
     const bool memoizedEntry = memoOp_ != TokenOp::Stop;
-    if (memoizedEntry && (i_ >= count_ || tokens_[i_].op != memoOp_ || memoized(Value::none()) < 0))
-        return giveUp();
-    if (i_ >= count_ || tokens_[i_++].op != TokenOp::Mark)
-        return giveUp();
-    listSlot_ = -1;
-    freshList_ = false;
+    if (memoizedEntry && (r.i >= r.end || r.t[r.i].op != memoOp_ || memoized(r, Value::none()) < 0))
+        return giveUp(r);
+    if (r.i >= r.end || r.t[r.i++].op != TokenOp::Mark)
+        return giveUp(r);
     EntryFields fields;
     for (Pair &p : pairs_) {
-        if (i_ + 1 >= count_)
-            return giveUp();
-        const PickleToken &k = tokens_[i_];
-        if (k.op != TokenOp::Get || k.slot != p.keySlot || p.keySlot >= base_ || !memo.holds(p.keySlot, Kind::Str, p.keyId))
-            return giveUp();
-        ++i_;
-        if (!value(p, fields))
-            return giveUp();
+        if (r.i + 1 >= r.end)
+            return giveUp(r);
+        const PickleToken &k = r.t[r.i];
+        if (k.op != TokenOp::Get || k.slot != p.keySlot || p.keySlot >= r.base || !memo.holds(p.keySlot, Kind::Str, p.keyId))
+            return giveUp(r);
+        ++r.i;
+        if (!value(r, p, fields))
+            return giveUp(r);
     }
-    if (i_ >= count_ || tokens_[i_].op != TokenOp::SetItems)
-        return giveUp();
-    if (freshList_) {
-        fields.stack = asm_.stackOf(frames_);
-        if (listSlot_ >= 0)
-            memo.set(static_cast<size_t>(listSlot_), Value::ref(Kind::Stack, fields.stack.index()));
+    if (r.i >= r.end || r.t[r.i].op != TokenOp::SetItems)
+        return giveUp(r);
+    if (r.freshList) {
+        fields.stack = asm_.stackOf(std::span<const FrameId>(frames_.data(), frames_.size()));
+        if (r.listSlot >= 0)
+            memo.set(static_cast<size_t>(r.listSlot), Value::ref(Kind::Stack, fields.stack.index()));
     }
     entry = Value::ref(Kind::Entry, asm_.storeEntry(fields));
     if (memoizedEntry)
-        memo.set(base_, entry);
-    last = i_;
+        memo.set(r.base, entry);
+    last = r.i;
     return true;
 }
 

@@ -10,6 +10,7 @@
 // taken back and left to PickleEntryReader, which makes the same row.
 #include "decode/pickle/PickleTokenizer.h"
 #include "decode/snapshot/SnapshotAssembler.h"
+#include "model/PodArray.h"
 
 #include <vector>
 
@@ -34,25 +35,29 @@ private:
         Value lastString; // the string this pair's value was last: the same text is not looked up
     };
 
-    // The value at tokens_[i_] for `p`; false when it is not one this reader takes.
-    bool value(Pair &p, EntryFields &fields);
-    bool freshFrameList();
-    // A MEMOIZE (or PUT of the next slot) at tokens_[i_] storing `v`: the slot, else -1.
-    int64_t memoized(const Value &v);
-    bool giveUp();
+    // Where the entry being read is: a value on the reader's stack, so that its cursor stays in
+    // a register (as members, every step stored and loaded it).
+    struct Reading {
+        const TokenChunk &chunk;
+        const PickleToken *t;
+        size_t i, end;
+        size_t base; // the memo's size when the entry began: slots from here on are its own
+        int64_t listSlot = -1;
+        bool freshList = false;
+    };
+    // The value at t[i] for `p`; false when it is not one this reader takes.
+    bool value(Reading &r, Pair &p, EntryFields &fields);
+    bool freshFrameList(Reading &r);
+    // A MEMOIZE (or PUT of the next slot) at t[i] storing `v`: the slot, else -1.
+    int64_t memoized(Reading &r, const Value &v);
+    bool giveUp(const Reading &r);
 
     ObjectArena &arena_;
     SnapshotAssembler &asm_;
     std::vector<Pair> pairs_, learning_; // empty: nothing learnt yet
     TokenOp memoOp_ = TokenOp::Stop;     // MEMOIZE or PUT after the NewDict, else Stop: none
 
-    // The entry being read.
-    const TokenChunk *chunk_ = nullptr;
-    const PickleToken *tokens_ = nullptr;
-    size_t i_ = 0, count_ = 0, base_ = 0;
-    int64_t listSlot_ = -1;
-    bool freshList_ = false;
-    std::vector<FrameId> frames_;
+    PodArray<FrameId> frames_; // of a fresh frame list, kept for its capacity (its push_back inlined)
 };
 
 } // namespace memlens

@@ -21,7 +21,7 @@ inline bool writesNextSlot(const PickleToken *tokens, size_t i, size_t end, size
 // an APPEND follows. True when the list ends before `end` (at `i`), false when it is cut there
 // or an item is refused.
 template <typename Item, typename Single>
-bool readListItems(const PickleToken *tokens, size_t &i, size_t end, Item item, Single single)
+[[gnu::always_inline]] inline bool readListItems(const PickleToken *tokens, size_t &i, size_t end, Item item, Single single)
 {
     while (i < end) {
         if (tokens[i].op == TokenOp::Mark) {

@@ -16,8 +16,8 @@ class MemoTable {
 public:
     size_t size() const { return slots_.size(); }
     void reserve(size_t slots) { slots_.reserve(slots); }
-    void push_back(const Value &v) { slots_.push_back(pack(v)); }
-    Value operator[](size_t slot) const { return unpack(slots_[slot]); }
+    [[gnu::always_inline]] void push_back(const Value &v) { slots_.push_back(pack(v)); }
+    [[gnu::always_inline]] Value operator[](size_t slot) const { return unpack(slots_[slot]); }
     // Whether `slot` holds that reference, with one compare.
     bool holds(size_t slot, Kind kind, uint32_t id) const
     {
@@ -36,12 +36,11 @@ public:
     // slot per opcode cannot outgrow the file by much between), or when the side table is as
     // full as an id can count. torch's snapshots write a slot per 30-82 bytes; one per 8 keeps
     // the memo within half the file's size (at one per 2 a crafted file's memo was 2x it).
-    void checkRoom(bool adding, uint64_t fileOffset) const
+    [[gnu::always_inline]] void checkRoom(bool adding, uint64_t fileOffset) const
     {
-        if (adding && size() % 4096 == 0 && size() > (fileOffset + 65536) / 8)
-            throw DecodeError(fileOffset, "memo grows faster than the file");
-        if (full())
-            throw DecodeError(fileOffset, "memo holds more numbers than it can count");
+        const bool growing = adding && size() % 4096 == 0 && size() > (fileOffset + 65536) / 8;
+        if (growing || full()) [[unlikely]]
+            refuse(fileOffset, growing);
     }
     // Drops the slots from `n` on, and their side places: a reader that wrote them gave up.
     // Only for slots pushed since `n`, none of them rewritten (their side places, if any, are
@@ -55,6 +54,10 @@ public:
         }
     }
 private:
+    [[noreturn, gnu::cold, gnu::noinline]] static void refuse(uint64_t fileOffset, bool growing)
+    {
+        throw DecodeError(fileOffset, growing ? "memo grows faster than the file" : "memo holds more numbers than it can count");
+    }
     bool full() const { return side_.size() > kIdMask; }
 
     static constexpr int kIdBits = 28;
@@ -77,7 +80,7 @@ private:
         side_.push_back(v);
         return kSide << kIdBits | static_cast<uint32_t>(side_.size() - 1);
     }
-    Value unpack(uint32_t word) const
+    [[gnu::always_inline]] Value unpack(uint32_t word) const
     {
         const uint32_t kind = word >> kIdBits;
         if (kind == kSide)
