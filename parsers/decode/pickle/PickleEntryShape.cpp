@@ -45,7 +45,7 @@ void PickleEntryShape::learn(const TokenChunk &chunk, size_t first, size_t last)
         if (k.kind != Kind::Str || !plainField(field))
             return;
         frames += field == EntryField::Frames ? 1 : 0;
-        learning_.push_back({key.slot, k.u, field, Value::none()});
+        learning_.push_back({key.slot, field, Value::none()});
         // Past the value: one token, a memo write after a fresh string, a fresh frame list.
         const TokenOp op = t[i].op;
         if (op == TokenOp::Push || op == TokenOp::Get) {
@@ -66,6 +66,7 @@ void PickleEntryShape::learn(const TokenChunk &chunk, size_t first, size_t last)
         return;
     pairs_.swap(learning_);
     memoOp_ = memoOp;
+    learntAt_ = arena_.memo.stringsRewritten();
 }
 
 [[gnu::always_inline]] inline int64_t PickleEntryShape::memoized(Reading &r, const Value &v)
@@ -145,9 +146,11 @@ bool PickleEntryShape::giveUp(const Reading &r)
 
 bool PickleEntryShape::read(const TokenChunk &chunk, size_t first, Value &entry, size_t &last)
 {
-    if (pairs_.empty())
-        return false;
     auto &memo = arena_.memo;
+    // The key slots hold the strings they held when learnt until a string slot is written again
+    // (they are below every slot a reader since has taken back).
+    if (pairs_.empty() || memo.stringsRewritten() != learntAt_)
+        return false;
     Reading r{chunk, chunk.tokens.data(), first + 1, chunk.count, memo.size()};
     const bool memoizedEntry = memoOp_ != TokenOp::Stop;
     if (memoizedEntry && (r.i >= r.end || r.t[r.i].op != memoOp_ || memoized(r, Value::none()) < 0))
@@ -159,7 +162,7 @@ bool PickleEntryShape::read(const TokenChunk &chunk, size_t first, Value &entry,
         if (r.i + 1 >= r.end)
             return giveUp(r);
         const PickleToken &k = r.t[r.i];
-        if (k.op != TokenOp::Get || k.slot != p.keySlot || p.keySlot >= r.base || !memo.holds(p.keySlot, Kind::Str, p.keyId))
+        if (k.op != TokenOp::Get || k.slot != p.keySlot)
             return giveUp(r);
         ++r.i;
         if (!value(r, p, fields))

@@ -6,7 +6,7 @@
 // learnt: no key is compared by its text, no item staged. The values may be what torch writes
 // for them: numbers, memo references, fresh strings ("N/A"), and the frames as a memo reference
 // or a fresh list of frame references. Whatever else comes (a container value, a fresh frame
-// dict, a reference to the entry itself or its list, a key slot written again since) is
+// dict, a reference to the entry itself or its list, a string slot written again since) is
 // taken back and left to PickleEntryReader, which makes the same row.
 #include "decode/pickle/PickleTokenizer.h"
 #include "decode/snapshot/SnapshotAssembler.h"
@@ -30,7 +30,6 @@ public:
 private:
     struct Pair {
         uint64_t keySlot;
-        uint32_t keyId;
         EntryField field;
         Value lastString; // the string this pair's value was last: the same text is not looked up
     };
@@ -56,6 +55,7 @@ private:
     SnapshotAssembler &asm_;
     std::vector<Pair> pairs_, learning_; // empty: nothing learnt yet
     TokenOp memoOp_ = TokenOp::Stop;     // MEMOIZE or PUT after the NewDict, else Stop: none
+    uint64_t learntAt_ = 0;              // the memo's stringsRewritten() when the keys were learnt
 
     PodArray<FrameId> frames_; // of a fresh frame list, kept for its capacity (its push_back inlined)
 };

@@ -18,14 +18,13 @@ public:
     void reserve(size_t slots) { slots_.reserve(slots); }
     [[gnu::always_inline]] void push_back(const Value &v) { slots_.push_back(pack(v)); }
     [[gnu::always_inline]] Value operator[](size_t slot) const { return unpack(slots_[slot]); }
-    // Whether `slot` holds that reference, with one compare.
-    bool holds(size_t slot, Kind kind, uint32_t id) const
-    {
-        return id <= kIdMask && slots_[slot] == (static_cast<uint32_t>(kind) << kIdBits | id);
-    }
-    void set(size_t slot, const Value &v)
+    // How many times a slot that held a string was written again: a reader that knows which
+    // slots hold which keys (PickleEntryShape) knows them no more when this changes.
+    uint64_t stringsRewritten() const { return stringsRewritten_; }
+    [[gnu::always_inline]] void set(size_t slot, const Value &v)
     {
         const uint32_t old = slots_[slot];
+        stringsRewritten_ += old >> kIdBits == static_cast<uint32_t>(Kind::Str) ? 1 : 0;
         if (old >> kIdBits == kSide && !fits(v))
             side_[old & kIdMask] = v; // a slot written again keeps its side place
         else
@@ -89,6 +88,7 @@ private:
     }
 
     PodArray<uint32_t> slots_;
+    uint64_t stringsRewritten_ = 0;
     std::vector<Value> side_;
 };
 
