@@ -210,14 +210,13 @@ private:
         if (!directEntries_ || index_ < directFrom_ || stack_.size() + TokenChunk::kCapacity >= kMaxStack ||
             marks_.size() + 2 >= kMaxMarks)
             return false;
-        Value entry;
-        size_t last;
-        if (!entries_.read(*chunk_, index_, entry, last)) {
+        const EntryRead entry = entries_.read(*chunk_, index_);
+        if (!entry.read()) {
             directFrom_ = entries_.reached() + 1;
             return false;
         }
-        stack_.push_back(entry);
-        index_ = last;
+        stack_.push_back(Value::ref(Kind::Entry, entry.row));
+        index_ = entry.last;
         ++directCount_;
         return true;
     }

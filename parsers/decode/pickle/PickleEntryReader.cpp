@@ -17,7 +17,7 @@ PickleEntryReader::PickleEntryReader(ObjectArena &arena, SnapshotAssembler &asse
 {
 }
 
-bool PickleEntryReader::read(const TokenChunk &chunk, size_t first, Value &entry, size_t &last)
+EntryRead PickleEntryReader::read(const TokenChunk &chunk, size_t first)
 {
     chunk_ = &chunk;
     tokens_ = chunk.tokens.data();
@@ -27,22 +27,22 @@ bool PickleEntryReader::read(const TokenChunk &chunk, size_t first, Value &entry
     // machine's own prefetch runs once per entry).
     for (size_t k = 0; k < 24; k += 4)
         __builtin_prefetch(tokens_ + first + 320 + k);
-    if (shape_.read(chunk, first, entry, last)) {
+    if (const EntryRead alike = shape_.read(chunk, first); alike.read()) {
         ++byShape_;
-        return true;
+        return alike;
     }
     memoBase_ = arena_.memo.size();
     entrySlot_ = listSlot_ = -1;
     held_.clear();
     fresh_.clear();
     i_ = first;
+    Value entry;
     if (!entryDict(entry)) {
         rollBack();
-        return false;
+        return {};
     }
-    last = i_ - 1;
-    shape_.learn(chunk, first, last);
-    return true;
+    shape_.learn(chunk, first, i_ - 1);
+    return {i_ - 1, entry.u};
 }
 
 void PickleEntryReader::rollBack()

@@ -21,10 +21,10 @@ class PickleEntryReader {
 public:
     PickleEntryReader(ObjectArena &arena, SnapshotAssembler &assembler);
 
-    // tokens[first] is a NewDict. If it starts an entry of that form: its value (an Entry, as
-    // the memo slot naming the dict now holds) and the index of its SETITEMS token. Throws
+    // tokens[first] is a NewDict. If it starts an entry of that form: its event row (the memo
+    // slot naming the dict now holds it as an Entry) and the index of its SETITEMS token. Throws
     // DecodeError where the machine would (a memo that grows faster than the file).
-    bool read(const TokenChunk &chunk, size_t first, Value &entry, size_t &last);
+    EntryRead read(const TokenChunk &chunk, size_t first);
     // How far the last read looked: a failed one is not tried again on the tokens it covered,
     // so that nested dicts cannot make reading quadratic.
     size_t reached() const { return i_; }

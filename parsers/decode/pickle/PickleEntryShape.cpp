@@ -138,19 +138,19 @@ void PickleEntryShape::learn(const TokenChunk &chunk, size_t first, size_t last)
     }
 }
 
-bool PickleEntryShape::giveUp(const Reading &r)
+EntryRead PickleEntryShape::giveUp(const Reading &r)
 {
     arena_.memo.truncate(r.base);
-    return false;
+    return {};
 }
 
-bool PickleEntryShape::read(const TokenChunk &chunk, size_t first, Value &entry, size_t &last)
+EntryRead PickleEntryShape::read(const TokenChunk &chunk, size_t first)
 {
     auto &memo = arena_.memo;
     // The key slots hold the strings they held when learnt until a string slot is written again
     // (they are below every slot a reader since has taken back).
     if (pairs_.empty() || memo.stringsRewritten() != learntAt_)
-        return false;
+        return {};
     Reading r{chunk, chunk.tokens.data(), first + 1, chunk.count, memo.size()};
     const bool memoizedEntry = memoOp_ != TokenOp::Stop;
     if (memoizedEntry && (r.i >= r.end || r.t[r.i].op != memoOp_ || memoized(r, Value::none()) < 0))
@@ -175,11 +175,10 @@ bool PickleEntryShape::read(const TokenChunk &chunk, size_t first, Value &entry,
         if (r.listSlot >= 0)
             memo.set(static_cast<size_t>(r.listSlot), Value::ref(Kind::Stack, fields.stack.index()));
     }
-    entry = Value::ref(Kind::Entry, asm_.storeEntry(fields));
+    const uint32_t row = asm_.storeEntry(fields);
     if (memoizedEntry)
-        memo.set(r.base, entry);
-    last = r.i;
-    return true;
+        memo.set(r.base, Value::ref(Kind::Entry, row));
+    return {r.i, row};
 }
 
 } // namespace memlens

@@ -16,13 +16,22 @@
 
 namespace memlens {
 
+// A trace entry read straight from the tokens: its event row and the index of its SETITEMS
+// token (0: not read). Returned in registers: through references the machine reloaded the
+// entry's Value whole right after two narrower stores wrote it, a stalled store forward per entry.
+struct EntryRead {
+    size_t last = 0;
+    uint32_t row = 0;
+    bool read() const { return last != 0; }
+};
+
 class PickleEntryShape {
 public:
     PickleEntryShape(ObjectArena &arena, SnapshotAssembler &assembler) : arena_(arena), asm_(assembler) {}
 
-    // tokens[first] is a NewDict: if the entry there has the keys learnt, its value (as in
-    // PickleEntryReader::read) and the index of its SETITEMS token.
-    bool read(const TokenChunk &chunk, size_t first, Value &entry, size_t &last);
+    // tokens[first] is a NewDict: the entry there if it has the keys learnt (as
+    // PickleEntryReader::read reads it).
+    EntryRead read(const TokenChunk &chunk, size_t first);
     // Learns the keys of the entry at tokens[first..last], which the general reader has just
     // read, when they are plain; otherwise keeps the ones it has.
     void learn(const TokenChunk &chunk, size_t first, size_t last);
@@ -49,7 +58,8 @@ private:
     bool freshFrameList(Reading &r);
     // A MEMOIZE (or PUT of the next slot) at t[i] storing `v`: the slot, else -1.
     int64_t memoized(Reading &r, const Value &v);
-    bool giveUp(const Reading &r);
+    // Takes back the memo slots the entry wrote: it is not read.
+    EntryRead giveUp(const Reading &r);
 
     ObjectArena &arena_;
     SnapshotAssembler &asm_;
