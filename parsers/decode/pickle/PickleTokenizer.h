@@ -68,7 +68,10 @@ static_assert(sizeof(PickleToken) == sizeof(Value) && offsetof(PickleToken, kind
               offsetof(PickleToken, unsignedInt) == offsetof(Value, unsignedInt) &&
               offsetof(PickleToken, length) == offsetof(Value, u) && offsetof(PickleToken, i) == offsetof(Value, i));
 
-struct TokenChunk {
+// A cache line of its own: the tokenizer fills one chunk of the ring while the machine reads the
+// next, and 96-byte chunks side by side had the first's text (its size grows with every string)
+// in the line that holds the second's count and token pointer.
+struct alignas(64) TokenChunk {
     static constexpr size_t kCapacity = 16384;
     static constexpr size_t kTextCapacity = 1 << 20; // a longer string still fits, alone
 
