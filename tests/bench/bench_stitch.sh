@@ -9,7 +9,11 @@ dir=$2
 corpus=$(cd "$(dirname "$0")/../corpus" && pwd)
 tools=$(cd "$(dirname "$0")/../tools" && pwd)
 run=$dir/long_1000.pickle
-[ -f "$run" ] || python3 "$tools/make_long_run.py" "$corpus/snapshots/frag_varlen_gpt2/snapshot.pickle.zst" "$run" --steps 1000 >/dev/null
+# Made again, with the dumps cut from it, when the generator changed since.
+if ! { [ -f "$run" ] && [ "$run" -nt "$tools/make_long_run.py" ] && [ "$run" -nt "$tools/snapshot_facts.py" ]; }; then
+  python3 "$tools/make_long_run.py" "$corpus/snapshots/frag_varlen_gpt2/snapshot.pickle.zst" "$run" --steps 1000 >/dev/null
+  rm -rf "$dir"/dumps_overlapping "$dir"/dumps_gapped
+fi
 for kind in overlapping:500000 gapped:150000; do
   name=${kind%%:*}
   [ -d "$dir/dumps_$name" ] || python3 "$tools/cut_dumps.py" "$run" "$dir/dumps_$name" --every 100 --window "${kind##*:}" >/dev/null

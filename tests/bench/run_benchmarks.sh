@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Generates two ~1 GB / 12 M-entry snapshots once (in $BENCH_DIR, default /tmp/memlens-bench)
+# Generates two ~1.1 GB / 12 M-entry snapshots once, written as torch writes its dumps (in
+# $BENCH_DIR, default /tmp/memlens-bench)
 # and prints load and timeline figures for memlens and, for comparison, CPython's pickle.load
 # of the same file in the same run:
 #   long_12m.pickle   a long run: ~4,000 steps with their own forward / backward / optimizer
@@ -13,8 +14,10 @@ dir=${BENCH_DIR:-/tmp/memlens-bench}
 mkdir -p "$dir"
 long=$dir/long_12m.pickle
 tiled=$dir/large_12m.pickle
-[ -f "$long" ] || python3 "$here/../tools/make_long_run.py" "$corpus/snapshots/frag_varlen_gpt2/snapshot.pickle.zst" "$long" --entries 12000000
-[ -f "$tiled" ] || python3 "$here/../tools/make_large_snapshot.py" "$corpus/snapshots/gpt2_fp32_adamw/snapshot.pickle" "$tiled" --entries 12000000
+# Made again when a generator changed since (the files were once written unlike torch's dumps).
+current() { [ -f "$1" ] && [ "$1" -nt "$here/../tools/$2" ] && [ "$1" -nt "$here/../tools/snapshot_facts.py" ]; }
+current "$long" make_long_run.py || python3 "$here/../tools/make_long_run.py" "$corpus/snapshots/frag_varlen_gpt2/snapshot.pickle.zst" "$long" --entries 12000000
+current "$tiled" make_large_snapshot.py || python3 "$here/../tools/make_large_snapshot.py" "$corpus/snapshots/gpt2_fp32_adamw/snapshot.pickle" "$tiled" --entries 12000000
 
 echo "== the estimator"
 "$build/bin/bench_estimate"
@@ -116,7 +119,7 @@ for big in "$long" "$tiled"; do
     echo "  File ▸ Open, cold: 2 cores $(timed cold_dialog "")s; 1 core $(timed cold_dialog "$one")s"
     # A run of 6-7 MB, as most users' files are: the window before the eye notices (issue 55).
     small=$dir/small_6mb.pickle
-    [ -f "$small" ] || python3 "$here/../tools/make_long_run.py" "$corpus/snapshots/frag_varlen_gpt2/snapshot.pickle.zst" "$small" --entries 40000 > /dev/null
+    current "$small" make_long_run.py || python3 "$here/../tools/make_long_run.py" "$corpus/snapshots/frag_varlen_gpt2/snapshot.pickle.zst" "$small" --entries 40000 > /dev/null
     printf '{"memlens_session":1,"snapshot":{"path":"%s"},"page":"timeline"}' "$small" > "$dir/small.memlens"
     # Its drawn timeline is 6.8 % ink (the long run's 18 %); the pages before it stay under 3.5 %.
     small_cold() {
