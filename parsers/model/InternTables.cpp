@@ -1,6 +1,7 @@
 #include "model/InternTables.h"
 
 #include <algorithm>
+#include <bit>
 
 namespace memlens {
 
@@ -43,24 +44,53 @@ StackTable::StackTable()
     offsets_.push_back(0); // stack 0: empty
 }
 
+uint64_t StackTable::hashOf(std::span<const FrameId> frameIds)
+{
+    uint64_t h = 0xCBF29CE484222325ull;
+    for (FrameId id : frameIds)
+        h = (h ^ id.index()) * 0x100000001B3ull;
+    return h;
+}
+
+void StackTable::grow()
+{
+    const size_t slots = std::max<size_t>(1024, slots_.size() * 2);
+    slots_.clear();
+    slots_.resize(slots);
+    shift_ = 64 - std::countr_zero(slots);
+    const size_t mask = slots - 1;
+    for (uint32_t id = 1; id < size(); ++id) {
+        const uint64_t h = hashOf(at(StackId(id)));
+        size_t i = home(h);
+        while (slots_[i].idPlusOne != 0)
+            i = (i + 1) & mask;
+        slots_[i] = {id + 1, static_cast<uint32_t>(h)};
+    }
+}
+
 StackId StackTable::intern(std::span<const FrameId> frameIds)
 {
     if (frameIds.empty())
         return kEmpty;
-    uint64_t h = 0xCBF29CE484222325ull;
-    for (FrameId id : frameIds)
-        h = (h ^ id.index()) * 0x100000001B3ull;
-    auto [first, last] = byHash_.equal_range(h);
-    for (auto it = first; it != last; ++it) {
-        auto existing = at(it->second);
+    if (2 * (size() + 1) > slots_.size())
+        grow();
+    const uint64_t h = hashOf(frameIds);
+    const auto tag = static_cast<uint32_t>(h);
+    const size_t mask = slots_.size() - 1;
+    size_t i = home(h);
+    for (; slots_[i].idPlusOne != 0; i = (i + 1) & mask) {
+        if (slots_[i].tag != tag)
+            continue;
+        const StackId candidate(slots_[i].idPlusOne - 1);
+        const auto existing = at(candidate);
         if (std::equal(existing.begin(), existing.end(), frameIds.begin(), frameIds.end()))
-            return it->second;
+            return candidate;
     }
     const StackId id(static_cast<uint32_t>(size()));
     for (FrameId f : frameIds)
         frameIds_.push_back(f);
     offsets_.push_back(static_cast<uint32_t>(frameIds_.size()));
-    byHash_.emplace(h, id);
+    slots_[i] = {id.index() + 1, tag};
     return id;
 }
 

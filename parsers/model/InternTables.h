@@ -65,9 +65,22 @@ public:
     bool operator==(const StackTable &other) const { return frameIds_ == other.frameIds_ && offsets_ == other.offsets_; } // the index follows
 
 private:
+    // Open addressing over a power-of-two table at most half full: a slot holds a stack's id + 1
+    // (0: empty) beside its hash's lower half, so that a probe is one load and frames are compared
+    // only where the hashes agree. A node-based multimap cost a cache miss or two per lookup, and
+    // a decode looks up every fresh frame list (millions).
+    struct Slot {
+        uint32_t idPlusOne;
+        uint32_t tag;
+    };
+    static uint64_t hashOf(std::span<const FrameId> frameIds);
+    size_t home(uint64_t hash) const { return static_cast<size_t>((hash * 0x9E3779B97F4A7C15ull) >> shift_); }
+    void grow();
+
     PodArray<FrameId> frameIds_;
     PodArray<uint32_t> offsets_;
-    std::unordered_multimap<uint64_t, StackId> byHash_;
+    PodArray<Slot> slots_; // size a power of two; zero-filled when made
+    int shift_ = 64;       // 64 - log2(slots)
 };
 
 } // namespace memlens

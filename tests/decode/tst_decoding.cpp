@@ -10,6 +10,7 @@
 #include "figures/SnapshotSummary.h"
 #include "decode/pickle/PickleDecoder.h"
 #include "decode/SnapshotLoader.h"
+#include "model/InternTables.h"
 #include "model/LoadError.h"
 #include "model/PodArray.h"
 
@@ -18,6 +19,8 @@
 #include <QTest>
 
 #include <functional>
+#include <vector>
+#include <map>
 #include <zlib.h>
 #include <zstd.h>
 
@@ -188,6 +191,35 @@ private slots:
             QVERIFY2(same(a), qPrintable(QString("round %1").arg(round)));
         }
         QVERIFY(reference.size() > 0);
+    }
+
+    // The stack table the decoders intern every frame list into: the same frames give the same
+    // id, others the next one, across the table's growth; against a std::map.
+    void stacksInternedOnceEach()
+    {
+        StackTable table;
+        std::map<std::vector<uint32_t>, uint32_t> reference;
+        QCOMPARE(table.intern({}), StackTable::kEmpty);
+        QRandomGenerator rng(66);
+        std::vector<FrameId> frames;
+        for (int n = 0; n < 300000; ++n) {
+            // Few frame ids and short lengths: many repeats, prefixes and permutations.
+            frames.resize(1 + rng.bounded(6u));
+            for (FrameId &f : frames)
+                f = FrameId(rng.bounded(n < 150000 ? 40u : 4000u));
+            std::vector<uint32_t> key;
+            for (FrameId f : frames)
+                key.push_back(f.index());
+            const auto [it, added] = reference.emplace(key, static_cast<uint32_t>(reference.size() + 1));
+            const StackId id = table.intern(frames);
+            QCOMPARE(id.index(), it->second);
+            if (added) {
+                const auto stored = table.at(id);
+                QVERIFY(std::equal(stored.begin(), stored.end(), frames.begin(), frames.end()));
+            }
+        }
+        QCOMPARE(table.size(), reference.size() + 1);
+        QVERIFY(reference.size() > 100000); // grown many times
     }
 
     void protocols_data()
