@@ -13,13 +13,13 @@ bool plainField(EntryField f)
     return f != EntryField::PoolId && f != EntryField::ForwardFrames;
 }
 
-// Where a fresh list of frame references that starts at t[i] (after its EMPTY_LIST) ends; 0 if
-// it holds anything else (a fresh frame dict).
-size_t frameListEnd(const PickleToken *t, size_t i, size_t last)
+// Where a fresh list of frame references that starts at t[i] (after its EMPTY_LIST) ends, before
+// `end`; 0 if it holds anything else (a fresh frame dict).
+size_t frameListEnd(const PickleToken *t, size_t i, size_t end)
 {
     i += isMemo(t[i].op) ? 1 : 0;
     const bool ends = readListItems(
-        t, i, last, [&] { return t[i++].op == TokenOp::Get; },
+        t, i, end, [&] { return t[i++].op == TokenOp::Get; },
         [&](size_t j) { return t[j].op == TokenOp::Get && t[j + 1].op == TokenOp::Append; });
     return ends ? i : 0;
 }

@@ -17,8 +17,8 @@
 namespace memlens {
 
 // A trace entry read straight from the tokens: its event row and the index of its SETITEMS
-// token (0: not read). Returned in registers: through references the machine reloaded the
-// entry's Value whole right after two narrower stores wrote it, a stalled store forward per entry.
+// token (0: not read). Returned in registers rather than through references the machine
+// reads back at once; the machine builds the entry's Value itself.
 struct EntryRead {
     size_t last = 0;
     uint32_t row = 0;
