@@ -558,15 +558,19 @@ private slots:
             std::string bytes;
             size_t atLeast, atMost; // entries read by the shape (the first two never: their keys are new)
         };
+        const auto twentyAllocs = [&](PickleWriter &w, uint32_t a, uint32_t b) {
+            for (uint64_t i = 0; i < 20; ++i)
+                allocAndFrees(w, a, b, 0x1000 + 0x200 * i);
+        };
         const std::vector<Form> forms = {
-            {"torch's entries, protocol 4", run(4, [&](PickleWriter &w, uint32_t a, uint32_t b) {
-                 for (uint64_t i = 0; i < 20; ++i)
-                     allocAndFrees(w, a, b, 0x1000 + 0x200 * i);
-             }), 58, 58},
-            {"torch's entries, protocol 2 (BINPUT)", run(2, [&](PickleWriter &w, uint32_t a, uint32_t b) {
-                 for (uint64_t i = 0; i < 20; ++i)
-                     allocAndFrees(w, a, b, 0x1000 + 0x200 * i);
-             }), 58, 58},
+            {"torch's entries, protocol 4", run(4, twentyAllocs), 58, 58},
+            {"torch's entries, protocol 2 (BINPUT)", run(2, twentyAllocs), 58, 58},
+            {"no frames (a run recorded without stacks)", run(4, [&](PickleWriter &w, uint32_t, uint32_t) {
+                 for (uint64_t i = 0; i < 8; ++i) {
+                     w.dict().mark().str("action").str(i % 2 ? "free_completed" : "alloc").str("addr").uinteger(0x1000 + i / 2);
+                     w.str("size").integer(512).str("stream").integer(0).str("time_us").integer(static_cast<int64_t>(i)).setitems();
+                 }
+             }), 6, 6},
             {"one frame, none, a frame list of one", run(4, [&](PickleWriter &w, uint32_t a, uint32_t) {
                  for (uint64_t i = 0; i < 6; ++i)
                      entry(w, "alloc", 0x1000 + i, {{a}});

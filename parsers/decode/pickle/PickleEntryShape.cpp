@@ -19,8 +19,7 @@ size_t frameListEnd(const PickleToken *t, size_t i, size_t end)
 {
     i += isMemo(t[i].op) ? 1 : 0;
     const bool ends = readListItems(
-        t, i, end, [&] { return t[i++].op == TokenOp::Get; },
-        [&](size_t j) { return t[j].op == TokenOp::Get && t[j + 1].op == TokenOp::Append; });
+        t, i, end, [&] { return t[i++].op == TokenOp::Get; }, [&](size_t j) { return appendedReference(t, j, end); });
     return ends ? i : 0;
 }
 
@@ -100,8 +99,7 @@ void PickleEntryShape::learn(const TokenChunk &chunk, size_t first, size_t last)
             frames_.push_back(FrameId(v.u));
         return true;
     };
-    return readListItems(r.t, r.i, r.end, item,
-                         [&](size_t j) { return r.t[j].op == TokenOp::Get && j + 1 < r.end && r.t[j + 1].op == TokenOp::Append; });
+    return readListItems(r.t, r.i, r.end, item, [&](size_t j) { return appendedReference(r.t, j, r.end); });
 }
 
 [[gnu::always_inline]] inline bool PickleEntryShape::value(Reading &r, Pair &p, EntryFields &fields)

@@ -16,6 +16,12 @@ inline bool writesNextSlot(const PickleToken *tokens, size_t i, size_t end, size
     return i < end && (tokens[i].op == TokenOp::Memoize || (tokens[i].op == TokenOp::Put && tokens[i].slot == next));
 }
 
+// Whether tokens[j] is a memo reference that an APPEND follows: a list's single frame reference.
+inline bool appendedReference(const PickleToken *tokens, size_t j, size_t end)
+{
+    return tokens[j].op == TokenOp::Get && j + 1 < end && tokens[j + 1].op == TokenOp::Append;
+}
+
 // Walks the items from tokens[i] up to `end`: `item()` reads the one at `i` and moves `i` past
 // it (false: not one the caller takes); `single(j)` says whether tokens[j] starts an item that
 // an APPEND follows. True when the list ends before `end` (at `i`), false when it is cut there

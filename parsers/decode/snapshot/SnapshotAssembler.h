@@ -51,7 +51,8 @@ public:
     uint32_t convertEntry(const Value *items, size_t count);
     // An entry read pair by pair: the field a key names, what its value says, and the row.
     EntryField entryField(uint32_t keyId) const;
-    // Inline for what nearly every entry holds (numbers, a known action, a converted stack).
+    // Inline for what nearly every entry holds (numbers, a known action, a converted stack) and
+    // the only reading of the metadata strings; readAnyEntryField for the rest.
     [[gnu::always_inline]] void readEntryField(EntryFields &f, EntryField field, const Value &v)
     {
         if (v.kind == Kind::Int) {

@@ -138,13 +138,7 @@ void SnapshotAssembler::readAnyEntryField(EntryFields &f, EntryField field, cons
         f.haveDeviceFree = true;
         break;
     case EntryField::CompileContext:
-        if (v.kind == Kind::Str && v.u != k_.na && v.u != StringTable::kEmpty.index())
-            f.compile = v.u;
-        break;
-    case EntryField::UserMetadata:
-        if (v.kind == Kind::Str && v.u != StringTable::kEmpty.index())
-            f.meta = v.u;
-        break;
+    case EntryField::UserMetadata: break; // a string is read inline (readEntryField); nothing else says anything
     case EntryField::PoolId:
         f.pool = poolIndex(v);
         out_.facts.hasPoolIds = true;
