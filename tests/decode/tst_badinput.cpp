@@ -155,6 +155,35 @@ private slots:
         QVERIFY2(timer.elapsed() < 5000, "hostile lengths took too long");
     }
 
+    // The machine's errors name the byte of their opcode, which a token chunk keeps as steps
+    // from the token before: across chunks (ended by their count or their text), after strings
+    // whose step needs more than a byte, after FRAMEs, on one thread and on two.
+    void errorsNameTheirOpcodesByte()
+    {
+        QByteArray body;
+        std::vector<qsizetype> errorsAt;
+        // First steps that each fit a byte (the first chunk ends by its count, at item 8192),
+        // then some that do not (chunks end by their text).
+        const std::vector<int> near = {3, 250, 252, 0, 3, 0}, far = {3, 250, 252, 253, 300, 1000, 0};
+        for (int item = 0; item <= 20000; ++item) {
+            if (item <= 3 || (item >= 8190 && item <= 8194) || item == 15000 || item == 20000)
+                errorsAt.push_back(body.size());
+            if (item % 7 == 0)
+                body += "\x95" + le(0, 8); // FRAME: no token
+            const auto &lengths = item < 9000 ? near : far;
+            const int n = lengths[static_cast<size_t>(item) % lengths.size()];
+            body += n < 256 ? "\x8c" + le(static_cast<uint64_t>(n), 1) : "X" + le(static_cast<uint64_t>(n), 4);
+            body += QByteArray(n, 'a') + "0"; // the string, then POP
+        }
+        for (const qsizetype at : errorsAt) {
+            const QByteArray bytes = pickleOf(body.left(at) + "h\xc8.");
+            const std::string msg = tryLoad(bytes);
+            const std::string expected = "byte " + std::to_string(at + 2) + ":";
+            QVERIFY2(msg.find("memo reference 200") != std::string::npos && msg.find(expected) != std::string::npos,
+                     (expected + " in " + msg).c_str());
+        }
+    }
+
     // Memo slots cost what a real file's do. Python numbers its slots 0, 1, 2, …; a crafted file
     // that stores at scattered slots (LONG_BINPUT, 7 bytes an entry with NONE and POP) or memoizes
     // every byte (MEMOIZE after MEMOIZE) is refused once it holds more slots than a snapshot of its
