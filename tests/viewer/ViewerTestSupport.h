@@ -16,6 +16,7 @@
 #include "estimator/EstimatorPanel.h"
 #include "export/ViewExport.h"
 #include "jobs/DeviceAdvice.h"
+#include "jobs/DocumentLoader.h"
 #include "jobs/JobRunner.h"
 #include "model/ByteFormat.h"
 #include "notes/NoteSet.h"
@@ -78,6 +79,27 @@ inline std::shared_ptr<const Document> load(const QString &path)
 {
     return loadDocument(path.toStdString(), StopAfter::Document, nullptr, adviseDevice).document;
 }
+
+// Runs `seen` as `watched` receives each event of `type`, before it handles it.
+class EventWatch : public QObject {
+public:
+    EventWatch(QObject *watched, QEvent::Type type, std::function<void()> seen) : type_(type), seen_(std::move(seen))
+    {
+        watched->installEventFilter(this);
+    }
+
+protected:
+    bool eventFilter(QObject *, QEvent *event) override
+    {
+        if (event->type() == type_)
+            seen_();
+        return false;
+    }
+
+private:
+    QEvent::Type type_;
+    std::function<void()> seen_;
+};
 
 // A shown DocumentView on `doc` (with its timeline built), on `page`, at `size`.
 // With MEMLENS_SHOTS=DIR set, the widget as the test sees it goes to DIR/NAME.png (for looking

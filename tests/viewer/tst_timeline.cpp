@@ -79,6 +79,39 @@ private slots:
         saveShot(&view, "first-frame-summarised");
     }
 
+    // The indexed stage's frame is drawn before the summarised stage is shown, also when that
+    // stage is already waiting as the first arrives (a small file: the plot's queued replot
+    // came after it, ~30 ms later on a 6 MB run to the pixels drawn). The loader's two
+    // deliveries arrive here back to back.
+    void firstFrameDrawnBeforeTheSummarisedStage()
+    {
+        std::shared_ptr<const TimelineLayouts> indexed, summarised;
+        PipelineSink sink;
+        sink.indexed = [&](std::shared_ptr<const TimelineLayouts> t) { indexed = t; };
+        sink.timeline = [&](std::shared_ptr<const TimelineLayouts> t) { summarised = t; };
+        runDocumentPipeline(gpt2().toStdString(), nullptr, sink, StopAfter::Timeline);
+        QVERIFY(indexed && summarised);
+        DocumentView view;
+        view.resize(1280, 800);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.showPage(Page::Timeline);
+        // What is drawn is what a paint puts on screen (a replot only fills the plot's buffers).
+        std::optional<bool> summarisedAtFirstFrame;
+        EventWatch painted(view.timeline()->plot(), QEvent::Paint, [&] {
+            if (!summarisedAtFirstFrame && view.document())
+                summarisedAtFirstFrame = view.document()->devices.begin()->second.summarised;
+        });
+        DocumentLoader *loader = view.findChild<DocumentLoader *>();
+        QVERIFY(loader);
+        emit loader->indexedReady(indexed);
+        emit loader->timelineReady(summarised);
+        QTRY_VERIFY(summarisedAtFirstFrame.has_value());
+        QCOMPARE(view.document(), summarised->document);
+        QCOMPARE(view.currentPageKind(), Page::Timeline);
+        QVERIFY(!*summarisedAtFirstFrame);
+    }
+
     // Private pools' labels: each at its region's top, one that would overwrite the label above
     // it just below that one (the Megatron + vLLM file drew "(1, 0)" over "(0, 2)"), in the
     // pools' order.

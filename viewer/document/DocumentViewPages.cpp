@@ -154,8 +154,14 @@ void DocumentView::connectPages()
     });
     connect(loader_, &DocumentLoader::documentReady, this, &DocumentView::showDocument);
     // The first frame comes from the index alone; the summarised document follows on the page shown.
-    connect(loader_, &DocumentLoader::indexedReady, this,
-            [this](std::shared_ptr<const TimelineLayouts> timeline) { setDocument({timeline->document, timeline}); });
+    connect(loader_, &DocumentLoader::indexedReady, this, [this](std::shared_ptr<const TimelineLayouts> timeline) {
+        setDocument({timeline->document, timeline});
+        if (currentPageKind() == Page::Timeline) {
+            // The page just shown gets its geometry first: the window is painted now, with it.
+            QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+            timeline_->drawNow();
+        }
+    });
     connect(loader_, &DocumentLoader::timelineReady, this, [this](std::shared_ptr<const TimelineLayouts> timeline) {
         if (swapStage(timeline))
             return;

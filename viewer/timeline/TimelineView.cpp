@@ -142,6 +142,11 @@ void TimelineView::rebuild()
     showRange(state_->visibleRange());
 }
 
+void TimelineView::drawNow()
+{
+    plot_->replot(QCustomPlot::rpImmediateRefresh);
+}
+
 void TimelineView::showWhatIf()
 {
     readout_->setText(readoutBase_ + whatIf_->update(*state_));

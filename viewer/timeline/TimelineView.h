@@ -35,6 +35,10 @@ public:
     void fit();
     void zoomBy(double factor);
     void setNotes(const NoteSet *notes);
+    // Draws now, with whatever else of the window waits to be painted, rather than after the
+    // events queued (the first frame of a load, which the summarised stage, already queued for
+    // a small file, would otherwise precede).
+    void drawNow();
 
     QCustomPlot *plot() const { return plot_; }
     AllocationBandsPlottable *bands() const { return bands_; }
