@@ -3,6 +3,7 @@
 #include "CorpusFiles.h"
 #include "advice/AdviceReport.h"
 #include "SnapshotEquality.h"
+#include "SyntheticSnapshot.h"
 #include "cache/SnapshotCache.h"
 #include "cache/SnapshotCodec.h"
 #include "cache/StoredAnswers.h"
@@ -622,6 +623,39 @@ private slots:
                 const std::vector<PoolUsage> pools = privatePools(*snapshot, index);
                 QVERIFY2(framesOf(layout, index, pools) == framesOf(*layouts[d], *indexes[d], pools), qPrintable(file));
             }
+        }
+    }
+
+    // A trace long enough to have its entries checked in two halves on two cores: a damaged
+    // entry is refused in either half, at either end of it, and the whole accepted.
+    void keptIndexesOfALongTraceAreCheckedInBothHalves()
+    {
+        SynthSnapshot synth;
+        synth.traces.resize(1);
+        const uint32_t pairs = (DeviceIndex::kFaultInElsewhereFrom / 2) + 1000;
+        for (uint32_t k = 0; k < pairs; ++k) {
+            const uint64_t addr = 0x7f0000000000ull + (k % 4096) * 1024;
+            synth.traces[0].push_back({"alloc", addr, 512, 2 * k});
+            synth.traces[0].push_back({"free_completed", addr, 512, 2 * k + 1});
+        }
+        const std::string bytes = synth.pickle();
+        const auto snapshot = loadSnapshotFromMemory(bytes, "long.pickle");
+        const DeviceIndex built(*snapshot, 0);
+        const size_t n = built.eventCount();
+        QVERIFY(n >= DeviceIndex::kFaultInElsewhereFrom);
+        const DeviceIndexParts good = built.parts();
+        QCOMPARE(DeviceIndex(*snapshot, 0, good).allocationCount(), built.allocationCount());
+        const auto count = static_cast<uint32_t>(built.allocationCount());
+        // Alloc entries are the even ones: the first, the last of each half, the first of the second.
+        for (const size_t at : {size_t{0}, n / 2 - 2, n / 2, n / 2 + 2, n - 2}) {
+            const auto alloc = static_cast<uint32_t>(at - at % 2);
+            QCOMPARE(built.events().action[alloc], Action::Alloc);
+            DeviceIndexParts past = good;
+            past.eventAllocation[alloc] = AllocationId(count);
+            QVERIFY_THROWS_EXCEPTION(std::invalid_argument, DeviceIndex(*snapshot, 0, std::move(past)));
+            DeviceIndexParts other = good;
+            other.eventAllocation[alloc] = built.allocationOfEvent(EventId(alloc == 0 ? 2 : 0));
+            QVERIFY_THROWS_EXCEPTION(std::invalid_argument, DeviceIndex(*snapshot, 0, std::move(other)));
         }
     }
 

@@ -2,6 +2,7 @@
 // Snapshots with known content, written as CPython would pickle them.
 #include "PickleWriter.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -108,20 +109,26 @@ struct SynthSnapshot {
             w.mark();
             for (const auto &trace : traces) {
                 w.list();
-                if (!trace.empty()) {
-                    w.mark();
-                    for (const SynthEntry &e : trace) {
-                        w.dict().mark().str("action").str(e.action);
-                        w.str(e.action == "oom" ? "device_free" : "addr").integer(static_cast<int64_t>(e.addr));
-                        w.str("size").integer(static_cast<int64_t>(e.size)).str("stream").integer(static_cast<int64_t>(e.stream));
-                        w.str("time_us").integer(e.timeUs).str("compile_context").str("N/A").str("user_metadata").str("");
-                        if (e.stackId >= 0) {
-                            w.str("frames");
-                            frames(e.stackId);
-                        }
-                        w.setitems();
+                // As CPython batches a list's items: MARK, up to 1000 items, APPENDS; one
+                // item left over alone, then APPEND.
+                for (size_t i = 0; i < trace.size(); ++i) {
+                    const size_t batch = i / 1000 * 1000, batchEnd = std::min(trace.size(), batch + 1000);
+                    if (i == batch && batchEnd - batch > 1)
+                        w.mark();
+                    const SynthEntry &e = trace[i];
+                    w.dict().mark().str("action").str(e.action);
+                    w.str(e.action == "oom" ? "device_free" : "addr").integer(static_cast<int64_t>(e.addr));
+                    w.str("size").integer(static_cast<int64_t>(e.size)).str("stream").integer(static_cast<int64_t>(e.stream));
+                    w.str("time_us").integer(e.timeUs).str("compile_context").str("N/A").str("user_metadata").str("");
+                    if (e.stackId >= 0) {
+                        w.str("frames");
+                        frames(e.stackId);
                     }
-                    w.appends();
+                    w.setitems();
+                    if (i + 1 == batchEnd && batchEnd - batch > 1)
+                        w.appends();
+                    else if (i + 1 == batchEnd)
+                        w.append();
                 }
             }
             w.appends();
