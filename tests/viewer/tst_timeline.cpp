@@ -102,6 +102,9 @@ private slots:
             if (!summarisedAtFirstFrame && view.document())
                 summarisedAtFirstFrame = view.document()->devices.begin()->second.summarised;
         });
+        // Neither stage passes through the Summary page on its way (its text laid out each time).
+        int summaryShown = 0;
+        EventWatch shown(view.summaryPage(), QEvent::Show, [&] { ++summaryShown; });
         DocumentLoader *loader = view.findChild<DocumentLoader *>();
         QVERIFY(loader);
         emit loader->indexedReady(indexed);
@@ -110,6 +113,7 @@ private slots:
         QCOMPARE(view.document(), summarised->document);
         QCOMPARE(view.currentPageKind(), Page::Timeline);
         QVERIFY(!*summarisedAtFirstFrame);
+        QCOMPARE(summaryShown, 0);
     }
 
     // Private pools' labels: each at its region's top, one that would overwrite the label above

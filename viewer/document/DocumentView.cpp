@@ -123,6 +123,11 @@ void DocumentView::fillDevices()
 
 void DocumentView::showDocument(std::shared_ptr<const Document> doc)
 {
+    showStage(std::move(doc), false);
+}
+
+void DocumentView::showStage(std::shared_ptr<const Document> doc, bool timelineFollows)
+{
     path_ = QString::fromStdString(doc->path);
     state_->setDocument(std::move(doc));
     fillDevices();
@@ -134,10 +139,14 @@ void DocumentView::showDocument(std::shared_ptr<const Document> doc)
     const bool hasSteps = std::any_of(d.devices.begin(), d.devices.end(), [](const auto &device) { return !device.second.summary.steps.empty(); });
     const bool hasUnits = std::any_of(d.devices.begin(), d.devices.end(), [](const auto &device) { return device.second.summary.units != nullptr; });
     const bool hasLayers = std::any_of(d.devices.begin(), d.devices.end(), [](const auto &device) { return device.second.summary.layers.has_value(); });
-    // A page asked for while the file was read is shown when it can be (see showPage).
-    if (!pendingPage_ && currentPageKind() != Page::Summary)
-        pendingPage_ = currentPageKind();
-    tabs_->setCurrentWidget(summary_);
+    // A page asked for while the file was read is shown when it can be (see showPage). With the
+    // timeline set next its pages stay enabled and the page shown stays: the way through the
+    // Summary page and back laid its text out at every stage (~10 ms on a long run).
+    if (!timelineFollows) {
+        if (!pendingPage_ && currentPageKind() != Page::Summary)
+            pendingPage_ = currentPageKind();
+        tabs_->setCurrentWidget(summary_);
+    }
     for (Page page : kPages) {
         const bool shown = page == Page::Categories ? d.snapshot->categories.has_value()
                            : page == Page::Segments || page == Page::SegmentTimeline ? perAllocation && hasSegments
@@ -146,11 +155,14 @@ void DocumentView::showDocument(std::shared_ptr<const Document> doc)
                            : page == Page::Layers   ? hasLayers
                                                     : perAllocation;
         tabs_->setTabVisible(tabs_->indexOf(pageWidget(page)), shown);
-        tabs_->setTabEnabled(tabs_->indexOf(pageWidget(page)), page == Page::Summary || page == Page::Steps || page == Page::Layers || page == Page::Categories);
+        tabs_->setTabEnabled(tabs_->indexOf(pageWidget(page)),
+                             timelineFollows || page == Page::Summary || page == Page::Steps || page == Page::Layers || page == Page::Categories);
     }
-    tabs_->setTabToolTip(tabs_->indexOf(timeline_), tr("Preparing the timeline…"));
     if (!perAllocation && d.snapshot->categories)
         tabs_->setCurrentWidget(categories_);
+    if (timelineFollows)
+        return; // enablePages() shows the tabs, on the page asked for
+    tabs_->setTabToolTip(tabs_->indexOf(timeline_), tr("Preparing the timeline…"));
     stack_->setCurrentIndex(1);
     emit statusChanged(tr("%1 · preparing the timeline…").arg(QString::fromStdString(d.fileName())));
 }
@@ -162,14 +174,19 @@ void DocumentView::enablePages()
     tabs_->setTabToolTip(tabs_->indexOf(timeline_), QString());
     if (const std::optional<Page> page = std::exchange(pendingPage_, std::nullopt); page && tabs_->isTabVisible(tabs_->indexOf(pageWidget(*page))))
         tabs_->setCurrentWidget(pageWidget(*page));
+    stack_->setCurrentIndex(1);
     emit statusChanged(statusText());
 }
 
 void DocumentView::setDocument(const LoadedDocument &loaded)
 {
-    showDocument(loaded.document);
-    if (state_->setTimeline(loaded.timeline))
-        enablePages();
+    if (!loaded.timeline || loaded.timeline->document != loaded.document) {
+        showDocument(loaded.document);
+        return;
+    }
+    showStage(loaded.document, true);
+    state_->setTimeline(loaded.timeline);
+    enablePages();
 }
 
 void DocumentView::takeAdvice(std::shared_ptr<const TimelineLayouts> advised)
@@ -187,7 +204,7 @@ bool DocumentView::swapStage(std::shared_ptr<const TimelineLayouts> advised)
     const VisibleRange range = state_->visibleRange();
     const std::optional<EventId> event = state_->selectedEvent();
     const AllocationId allocation = state_->selectedAllocation();
-    showDocument(advised->document);
+    showStage(advised->document, true);
     if (!state_->setTimeline(std::move(advised)))
         return false;
     state_->setDevice(device);

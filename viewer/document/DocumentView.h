@@ -121,6 +121,8 @@ private:
     void connectPages();
     // Stage 1: what needs only the indices (summary) shows while the timeline is prepared.
     void showDocument(std::shared_ptr<const Document> doc);
+    // The document's pages; with `timelineFollows` its own timeline is set next, in the same call.
+    void showStage(std::shared_ptr<const Document> doc, bool timelineFollows);
     void enablePages(); // stage 2 arrived
     void showAllocation(AllocationId allocation);
     void fillDevices();
