@@ -125,10 +125,12 @@ struct SynthSnapshot {
                         frames(e.stackId);
                     }
                     w.setitems();
-                    if (i + 1 == batchEnd && batchEnd - batch > 1)
-                        w.appends();
-                    else if (i + 1 == batchEnd)
-                        w.append();
+                    if (i + 1 == batchEnd) {
+                        if (batchEnd - batch > 1)
+                            w.appends();
+                        else
+                            w.append();
+                    }
                 }
             }
             w.appends();

@@ -4,6 +4,28 @@
 
 using namespace memlens;
 
+namespace {
+
+// A file's load stages as the window's loader receives them: the first frame's, the summarised
+// document's, the advised one's.
+struct LoadStages {
+    std::shared_ptr<const TimelineLayouts> indexed, summarised, advised;
+};
+
+LoadStages loadStages(const QString &path)
+{
+    LoadStages stages;
+    PipelineSink sink;
+    sink.advise = adviseDevice;
+    sink.indexed = [&](std::shared_ptr<const TimelineLayouts> t) { stages.indexed = std::move(t); };
+    sink.timeline = [&](std::shared_ptr<const TimelineLayouts> t) { stages.summarised = std::move(t); };
+    sink.advised = [&](std::shared_ptr<const TimelineLayouts> t) { stages.advised = std::move(t); };
+    runDocumentPipeline(path.toStdString(), nullptr, sink, StopAfter::Timeline);
+    return stages;
+}
+
+} // namespace
+
 class TestTimeline : public QObject {
     Q_OBJECT
 
@@ -13,12 +35,8 @@ private slots:
     // only then is the view loaded (before, the swap reset the range to the whole run).
     void adviceSwapKeepsWhatTheUserSet()
     {
-        std::shared_ptr<const TimelineLayouts> first, advised;
-        PipelineSink sink;
-        sink.advise = adviseDevice;
-        sink.timeline = [&](std::shared_ptr<const TimelineLayouts> t) { first = t; };
-        sink.advised = [&](std::shared_ptr<const TimelineLayouts> t) { advised = t; };
-        runDocumentPipeline(gpt2().toStdString(), nullptr, sink, StopAfter::Timeline);
+        const LoadStages stages = loadStages(gpt2());
+        const std::shared_ptr<const TimelineLayouts> first = stages.summarised, advised = stages.advised;
         QVERIFY(first && advised);
         DocumentView view;
         view.resize(1280, 800);
@@ -38,11 +56,7 @@ private slots:
         QVERIFY(view.state()->visibleRange() == zoomed);
         QCOMPARE(view.state()->selectedEvent(), std::optional<EventId>(EventId(100)));
         QVERIFY(view.summaryPage()->fixList()->count() > 0);
-        std::shared_ptr<const TimelineLayouts> otherRun; // a stale job's last stage: dropped
-        sink.timeline = {};
-        sink.advised = [&](std::shared_ptr<const TimelineLayouts> t) { otherRun = t; };
-        runDocumentPipeline(gpt2().toStdString(), nullptr, sink, StopAfter::Timeline);
-        view.takeAdvice(otherRun);
+        view.takeAdvice(loadStages(gpt2()).advised); // a stale job's last stage: dropped
         QCOMPARE(loaded.count(), 1);
         QCOMPARE(view.document(), advised->document);
     }
@@ -52,11 +66,7 @@ private slots:
     // the range the user zoomed to, and the timeline gains its step strip.
     void firstFrameFromTheIndex()
     {
-        std::shared_ptr<const TimelineLayouts> indexed, summarised;
-        PipelineSink sink;
-        sink.indexed = [&](std::shared_ptr<const TimelineLayouts> t) { indexed = t; };
-        sink.timeline = [&](std::shared_ptr<const TimelineLayouts> t) { summarised = t; };
-        runDocumentPipeline(gpt2().toStdString(), nullptr, sink, StopAfter::Timeline);
+        const auto [indexed, summarised, advised] = loadStages(gpt2());
         QVERIFY(indexed && summarised);
         DocumentView view;
         view.resize(1280, 800);
@@ -85,11 +95,7 @@ private slots:
     // deliveries arrive here back to back.
     void firstFrameDrawnBeforeTheSummarisedStage()
     {
-        std::shared_ptr<const TimelineLayouts> indexed, summarised;
-        PipelineSink sink;
-        sink.indexed = [&](std::shared_ptr<const TimelineLayouts> t) { indexed = t; };
-        sink.timeline = [&](std::shared_ptr<const TimelineLayouts> t) { summarised = t; };
-        runDocumentPipeline(gpt2().toStdString(), nullptr, sink, StopAfter::Timeline);
+        const auto [indexed, summarised, advised] = loadStages(gpt2());
         QVERIFY(indexed && summarised);
         DocumentView view;
         view.resize(1280, 800);

@@ -180,13 +180,9 @@ void DocumentView::enablePages()
 
 void DocumentView::setDocument(const LoadedDocument &loaded)
 {
-    if (!loaded.timeline || loaded.timeline->document != loaded.document) {
-        showDocument(loaded.document);
-        return;
-    }
-    showStage(loaded.document, true);
-    state_->setTimeline(loaded.timeline);
-    enablePages();
+    showStage(loaded.document, loaded.timeline && loaded.timeline->document == loaded.document);
+    if (state_->setTimeline(loaded.timeline))
+        enablePages();
 }
 
 void DocumentView::takeAdvice(std::shared_ptr<const TimelineLayouts> advised)

@@ -119,7 +119,7 @@ signals:
 private:
     QWidget *buildContent();
     void connectPages();
-    // Stage 1: what needs only the indices (summary) shows while the timeline is prepared.
+    // A document delivered alone: what needs no timeline shows, its pages wait for it.
     void showDocument(std::shared_ptr<const Document> doc);
     // The document's pages; with `timelineFollows` its own timeline is set next, in the same call.
     void showStage(std::shared_ptr<const Document> doc, bool timelineFollows);
