@@ -7,6 +7,7 @@
 #include "model/LoadError.h"
 
 #include <algorithm>
+#include <cstring>
 #include <future>
 
 namespace memlens {
@@ -78,9 +79,11 @@ void DeviceIndex::pairAllocations(const std::atomic<bool> *cancel)
     AddressMap open;
     int64_t delta = 0; // relative to the (not yet known) bytes alive before the trace
     auto openAt = [&](uint64_t addr) { return openAllocation(open, addr); };
+    ActionCounts counts{};
     for (uint32_t i = 0; i < n; ++i) {
         if ((i & 0x3FFFF) == 0)
             poll(cancel);
+        ++counts[static_cast<size_t>(ev.action[i])];
         switch (ev.action[i]) {
         case Action::Alloc: {
             if (const AllocationId prev = openAt(ev.addr[i]); !prev.isNone()) {
@@ -134,6 +137,7 @@ void DeviceIndex::pairAllocations(const std::atomic<bool> *cancel)
         }
         active_.push(delta);
     }
+    actionCounts_ = counts;
     active_.finish();
     addBlocksFromBeforeTrace(open);
     addPreProfileAllocation();
@@ -446,10 +450,14 @@ bool DeviceIndex::madeOnAutogradThread(AllocationId id) const
 std::vector<EventId> DeviceIndex::oomEvents() const
 {
     std::vector<EventId> result;
-    for (uint32_t i = 0; i < eventCount(); ++i) {
-        if (events_->action[i] == Action::Oom)
-            result.push_back(EventId(i));
-    }
+    if (actionCounts_[static_cast<size_t>(Action::Oom)] == 0)
+        return result;
+    // The action column is a byte an entry: memchr finds the few OOMs among millions.
+    const auto *begin = reinterpret_cast<const unsigned char *>(events_->action.begin());
+    const auto *end = begin + eventCount();
+    for (const unsigned char *p = begin; (p = static_cast<const unsigned char *>(std::memchr(p, static_cast<int>(Action::Oom), static_cast<size_t>(end - p))));
+         ++p)
+        result.push_back(EventId(static_cast<uint32_t>(p - begin)));
     return result;
 }
 

@@ -10,6 +10,7 @@
 #include "model/PodArray.h"
 #include "model/Snapshot.h"
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -140,6 +141,10 @@ public:
     std::vector<SegmentLifeId> segmentsAt(TracePoint t) const;
     std::vector<BlockAt> blocksAt(TracePoint t) const;
 
+    // Entries of each action (by Action's value), counted where the entries are walked anyway:
+    // a summary and the first frame read them instead of a pass of their own.
+    using ActionCounts = std::array<uint64_t, kActionCount>;
+    const ActionCounts &actionCounts() const { return actionCounts_; }
     std::vector<EventId> oomEvents() const;
     // Allocs at an address that was still in use (the earlier allocation's free was never recorded).
     size_t implicitEndCount() const { return implicitEnds_.size(); }
@@ -228,6 +233,7 @@ private:
     std::vector<std::pair<EventId, AllocationId>> implicitEnds_; // (alloc event, allocation it ended)
     AllocationId preProfile_;
     bool pythonStacks_ = false; // some frame of the file is Python
+    ActionCounts actionCounts_{};
     std::vector<std::pair<AllocationId, EventId>> annotations_; // (allocation, annotate event), sorted
     std::vector<EventId> annotateEvents_;
     std::vector<std::pair<AllocationId, PoolIndex>> pools_; // (allocation, pool index) not known from its entry, private pools only

@@ -26,33 +26,38 @@ bool eventOrNever(EventId e, size_t n)
 }
 
 // Entries [from, to): each names an allocation of the table, an alloc entry the one it starts.
-void checkEntryAllocations(const DeviceIndexParts &p, const EventTable &events, size_t from, size_t to)
+// Returns the entries of each action among them (the index's counts, taken on this walk).
+DeviceIndex::ActionCounts checkEntryAllocations(const DeviceIndexParts &p, const EventTable &events, size_t from, size_t to)
 {
     const size_t count = p.allocations.size();
+    DeviceIndex::ActionCounts counts{};
     for (size_t i = from; i < to; ++i) {
         const AllocationId owner = p.eventAllocation[i];
         require(owner.isNone() || owner.index() < count, "an entry's allocation past the table");
+        ++counts[static_cast<size_t>(events.action[i])];
         // forEachLiveChange and the checkpoints take an alloc entry's allocation as given.
         if (events.action[i] == Action::Alloc)
             require(!owner.isNone() && p.allocations[owner.index()].allocEvent == EventId(static_cast<uint32_t>(i)), "an alloc entry that starts no allocation");
     }
+    return counts;
 }
 
-void checkAllocations(const DeviceIndexParts &p, const EventTable &events)
+// Returns the entries' action counts.
+DeviceIndex::ActionCounts checkAllocations(const DeviceIndexParts &p, const EventTable &events)
 {
     const size_t n = events.count();
     const size_t count = p.allocations.size();
     require(p.eventAllocation.size() == n, "allocations of another trace");
     // A long trace's entries are checked in two halves, the later one on the other core (the
     // window waits for this before its first frame from the cache: ~50 ms of 12 M entries).
-    std::future<void> later;
+    std::future<DeviceIndex::ActionCounts> later;
     size_t mine = n;
     if (n >= DeviceIndex::kFaultInElsewhereFrom && usableCores() >= 2) {
         mine = n / 2;
-        later = std::async(std::launch::async, [&] { checkEntryAllocations(p, events, mine, n); });
+        later = std::async(std::launch::async, [&] { return checkEntryAllocations(p, events, mine, n); });
     }
     struct Joined {
-        std::future<void> &f;
+        std::future<DeviceIndex::ActionCounts> &f;
         ~Joined()
         {
             if (f.valid())
@@ -63,9 +68,12 @@ void checkAllocations(const DeviceIndexParts &p, const EventTable &events)
         require(eventOrNone(a.allocEvent, n) && eventOrNever(a.freeRequested, n) && eventOrNever(a.freeCompleted, n), "an entry the trace has not");
         require(a.allocEvent.isNone() || a.freeCompleted == kNever || a.allocEvent < a.freeCompleted, "an allocation freed before it was made");
     }
-    checkEntryAllocations(p, events, 0, mine);
-    if (later.valid())
-        later.get();
+    DeviceIndex::ActionCounts counts = checkEntryAllocations(p, events, 0, mine);
+    if (later.valid()) {
+        const DeviceIndex::ActionCounts theirs = later.get();
+        for (size_t a = 0; a < counts.size(); ++a)
+            counts[a] += theirs[a];
+    }
     for (size_t i = 0; i < p.initialDetails.size(); ++i) {
         const auto &[id, detail] = p.initialDetails[i];
         require(id.index() < count && p.allocations[id.index()].allocEvent.isNone(), "a block from before the trace that is not one");
@@ -82,6 +90,7 @@ void checkAllocations(const DeviceIndexParts &p, const EventTable &events)
     for (const auto &checkpoint : p.checkpoints)
         for (AllocationId id : checkpoint)
             require(id.index() < count, "a checkpoint's allocation past the table");
+    return counts;
 }
 
 void checkTables(const DeviceIndexParts &p, const Snapshot &snapshot, size_t n)
@@ -135,7 +144,7 @@ DeviceIndex::DeviceIndex(const Snapshot &snapshot, int device, DeviceIndexParts 
 {
     events_ = device >= 0 && static_cast<size_t>(device) < snapshot.traces.size() ? &snapshot.traces[device] : &empty_;
     const size_t n = events_->count();
-    checkAllocations(p, *events_);
+    actionCounts_ = checkAllocations(p, *events_);
     checkTables(p, snapshot, n);
     active_ = ActiveBytes::fromParts(n, std::move(p.activeOffsets), std::move(p.activeBlocks), std::move(p.activeWide));
     forEachPart(*this, p, [](auto &member, auto &part) { member = std::move(part); });

@@ -274,6 +274,47 @@ private slots:
         QCOMPARE(before, w.oracle.initialBytes);
     }
 
+    // The index's count of each action and its OOM entries against a plain walk of the action
+    // column, built and from kept parts; a trace long enough that the parts are checked (and
+    // counted) in two halves, with OOM and segment entries in both.
+    void actionCountsAreTheEntriesOfEachAction()
+    {
+        SynthSnapshot synth;
+        synth.traces.resize(1);
+        const uint32_t rounds = static_cast<uint32_t>(DeviceIndex::kFaultInElsewhereFrom / 3) + 500;
+        for (uint32_t k = 0; k < rounds; ++k) {
+            const uint64_t addr = kBase + (k % 512) * kSlot;
+            synth.traces[0].push_back({"alloc", addr, 512, 3 * k});
+            synth.traces[0].push_back({k % 977 == 5 ? "oom" : "free_requested", addr, 512, 3 * k + 1});
+            synth.traces[0].push_back({k % 1301 == 7 ? "segment_alloc" : "free_completed", addr, 512, 3 * k + 2});
+        }
+        const auto snapshot = loadSnapshotFromMemory(synth.pickle(), "counts.pickle");
+        const EventTable &ev = snapshot->traces.at(0);
+        QVERIFY(ev.count() >= DeviceIndex::kFaultInElsewhereFrom);
+        std::vector<EventId> ooms;
+        DeviceIndex::ActionCounts expected{};
+        for (uint32_t i = 0; i < ev.count(); ++i) {
+            ++expected[static_cast<size_t>(ev.action[i])];
+            if (ev.action[i] == Action::Oom)
+                ooms.push_back(EventId(i));
+        }
+        QVERIFY(ooms.size() > 100 && ooms.back().index() > ev.count() / 2);
+        QVERIFY(expected[size_t(Action::SegmentAlloc)] > 100);
+        const DeviceIndex built(*snapshot, 0);
+        const DeviceIndex kept(*snapshot, 0, built.parts());
+        for (const DeviceIndex *index : {&built, &kept}) {
+            QCOMPARE(index->actionCounts(), expected);
+            QCOMPARE(index->oomEvents(), ooms);
+            QCOMPARE(summarizeBasics(*snapshot, *index).actions, expected);
+        }
+        // A file without OOMs has none, and a corpus file's counts come out the same way.
+        const auto oomFree = loadSnapshot((corpusDir() + "/snapshots/frag_varlen_gpt2/snapshot.pickle.zst").toStdString());
+        const DeviceIndex plain(*oomFree, 0);
+        QVERIFY(plain.oomEvents().empty());
+        QCOMPARE(plain.actionCounts()[size_t(Action::Alloc)],
+                 uint64_t(std::count(oomFree->traces[0].action.begin(), oomFree->traces[0].action.end(), Action::Alloc)));
+    }
+
     void allocWithoutFree()
     {
         // skip_actions can drop frees: an alloc at a live address ends the earlier block there.
