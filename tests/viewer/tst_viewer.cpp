@@ -600,6 +600,52 @@ private slots:
         }
     }
 
+    // What the loader's summary waits on (the window's first frame): a job goes on once its
+    // delivery has run on the owner's thread, not before; a cancel or the bound lets it go on
+    // without, while the owner's thread hears nothing.
+    void jobWaitsUntilItsDeliveryRan()
+    {
+        QObject owner;
+        JobRunner jobs(&owner);
+        std::atomic<bool> delivered{false}, wentOn{false}, sawDelivered{false};
+        auto wentOnWithoutEvents = [&wentOn] {
+            QElapsedTimer t;
+            t.start();
+            while (!wentOn && t.elapsed() < 10000)
+                std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            return wentOn.load();
+        };
+        jobs.start([&](const Job &job) {
+            job.postAndWait([&] { delivered = true; }, std::chrono::seconds(60));
+            sawDelivered = delivered.load();
+            wentOn = true;
+        });
+        std::this_thread::sleep_for(std::chrono::milliseconds(200)); // no event runs meanwhile
+        QVERIFY(!wentOn);
+        QTRY_VERIFY(wentOn);
+        QVERIFY(sawDelivered);
+
+        wentOn = false;
+        jobs.start([&](const Job &job) {
+            job.postAndWait([] {}, std::chrono::seconds(60));
+            wentOn = true;
+        });
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        QVERIFY(!wentOn);
+        jobs.cancel();
+        QVERIFY(wentOnWithoutEvents());
+
+        wentOn = false;
+        QElapsedTimer bound;
+        bound.start();
+        jobs.start([&](const Job &job) {
+            job.postAndWait([] {}, std::chrono::milliseconds(150));
+            wentOn = true;
+        });
+        QVERIFY(wentOnWithoutEvents());
+        QVERIFY(bound.elapsed() >= 150);
+    }
+
 };
 
 QTEST_MAIN(TestViewer)

@@ -1,5 +1,8 @@
 #include "jobs/JobRunner.h"
 
+#include <condition_variable>
+#include <mutex>
+
 namespace memlens {
 
 void Job::post(std::function<void()> deliver) const
@@ -12,6 +15,27 @@ void Job::post(std::function<void()> deliver) const
         if (runner->isCurrent(id))
             deliver();
     }, Qt::QueuedConnection);
+}
+
+void Job::postAndWait(std::function<void()> deliver, std::chrono::milliseconds atMost) const
+{
+    struct Delivered {
+        std::mutex mutex;
+        std::condition_variable ran;
+        bool done = false;
+    };
+    auto delivered = std::make_shared<Delivered>();
+    post([delivered, deliver = std::move(deliver)] {
+        deliver();
+        std::lock_guard lock(delivered->mutex);
+        delivered->done = true;
+        delivered->ran.notify_all();
+    });
+    const auto until = std::chrono::steady_clock::now() + atMost;
+    std::unique_lock lock(delivered->mutex);
+    // Woken now and then to see a cancel, which nothing signals here.
+    while (!delivered->done && !cancelled() && std::chrono::steady_clock::now() < until)
+        delivered->ran.wait_for(lock, std::chrono::milliseconds(5));
 }
 
 void JobRunner::start(std::function<void(const Job &)> work)

@@ -4,6 +4,7 @@
 // back reaches its owner only while that job is the current one, so a stale job's results are
 // dropped, never delivered. Results cross threads as values captured by the posted function.
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <QObject>
@@ -21,6 +22,9 @@ public:
     const std::atomic<bool> *cancelFlag() const { return cancel_.get(); }
     // Runs `deliver` on the owner's thread, if the owner still exists and this job is current.
     void post(std::function<void()> deliver) const;
+    // The same, returning once `deliver` has run, the job is cancelled, or `atMost` has passed:
+    // a delivery dropped as stale, or an owner's thread busy elsewhere, holds the job no longer.
+    void postAndWait(std::function<void()> deliver, std::chrono::milliseconds atMost) const;
 
 private:
     friend class JobRunner;
