@@ -7,9 +7,9 @@
 
 namespace memlens {
 
-bool ActiveBytes::prefault(size_t n)
+bool ActiveBytes::prefault(size_t from, size_t count)
 {
-    return memlens::prefault(offsets_.begin(), n * sizeof(uint32_t));
+    return memlens::prefault(offsets_.begin() + from, count * sizeof(uint32_t));
 }
 
 void ActiveBytes::flush()

@@ -11,9 +11,10 @@ namespace memlens {
 
 class ActiveBytes {
 public:
-    // Room for `n` entries; true when their offsets' pages could be faulted in (see prefault).
+    // Room for `n` entries; prefault() is true when the offsets' pages of `count` entries from
+    // `from` (within that room) could be faulted in (memory/PrefaultAhead).
     void reserve(size_t n) { offsets_.reserve(n); }
-    bool prefault(size_t n);
+    bool prefault(size_t from, size_t count);
     void push(int64_t delta)
     {
         pending_[fill_++] = delta;

@@ -44,23 +44,34 @@ DeviceIndex::DeviceIndex(const Snapshot &snapshot, int device, const std::atomic
     const auto allocs = static_cast<size_t>(std::count(events_->action.begin(), events_->action.end(), Action::Alloc));
     allocations_.reserve(n + snapshot.blocks.size() + 64);
     // The kernel zeroes each fresh page at its first touch (~200 MB for 12 M entries): the other
-    // core faults these in while this one fills them from their start.
-    std::future<void> faulted;
+    // core faults these in ahead of this one, a few MB of each array in the order the pairing
+    // fills them, then builds the segment lives (they read the entries only) while it goes on.
+    std::future<SegmentLives> segments;
     if (n >= kFaultInElsewhereFrom) {
-        faulted = std::async(std::launch::async, [this, n, allocs] {
-            active_.prefault(n) && prefault(allocations_.begin(), allocs * sizeof(Allocation)) &&
-                prefault(eventAllocation_.begin(), n * sizeof(AllocationId));
+        segments = std::async(std::launch::async, [this, n, allocs] {
+            constexpr size_t kStep = size_t{1} << 18; // entries
+            for (size_t from = 0; from < n; from += kStep) {
+                const size_t rows = std::min(kStep, n - from);
+                const size_t made = from * allocs / n, makes = (from + rows) * allocs / n - made;
+                if (!active_.prefault(from, rows) || !prefault(eventAllocation_.begin() + from, rows * sizeof(AllocationId)) ||
+                    !prefault(allocations_.begin() + made, makes * sizeof(Allocation)))
+                    break; // not supported here, or out of memory: the pairing faults them in itself
+            }
+            return buildSegmentLives(snapshot_, device_, *events_);
         });
     }
-    std::fill(eventAllocation_.begin(), eventAllocation_.end(), AllocationId::none());
     pairAllocations(cancel);
-    if (faulted.valid())
-        faulted.wait();
+    segments_ = segments.valid() ? segments.get() : buildSegmentLives(snapshot, device_, *events_);
     poll(cancel);
-    segments_ = buildSegmentLives(snapshot, device_, *events_);
-    computeTotals();
-    poll(cancel);
+    // The totals and the checkpoints read different members: on two cores for a long trace.
+    std::future<void> totals;
+    if (n >= kFaultInElsewhereFrom)
+        totals = std::async(std::launch::async, [this] { computeTotals(); });
+    else
+        computeTotals();
     buildCheckpoints(cancel);
+    if (totals.valid())
+        totals.get();
 }
 
 AllocationId DeviceIndex::newInitialAllocation(uint64_t addr, uint64_t size, StreamIndex stream, StackId stack)
@@ -133,6 +144,7 @@ void DeviceIndex::pairAllocations(const std::atomic<bool> *cancel)
             break;
         }
         default:
+            eventAllocation_[i] = AllocationId::none(); // written here, not filled first: its pages are faulted in once
             break;
         }
         active_.push(delta);

@@ -9,6 +9,7 @@
 #include "index/ActiveBytes.h"
 #include "model/AddressMap.h"
 #include "index/DeviceIndex.h"
+#include "index/SegmentLives.h"
 #include "index/Moment.h"
 #include "figures/SnapshotSummary.h"
 #include "views/TimelineLayout.h"
@@ -307,6 +308,17 @@ private slots:
             QCOMPARE(index->oomEvents(), ooms);
             QCOMPARE(summarizeBasics(*snapshot, *index).actions, expected);
         }
+        // What this long a trace has built on the other core beside the pairing: the segment
+        // lives and the totals, as the entries give them.
+        const SegmentLives lives = buildSegmentLives(*snapshot, 0, ev);
+        QCOMPARE(built.segmentLives().size(), lives.lives.size());
+        QCOMPARE(built.reservedChanges().size(), lives.reservedChanges.size());
+        uint64_t peak = built.initialBytes();
+        for (uint32_t i = 0; i < ev.count(); ++i)
+            peak = std::max(peak, built.activeAt(TracePoint::after(EventId(i))));
+        QCOMPARE(built.peakActiveBytes(), peak);
+        for (uint32_t i = 0; i < ev.count(); ++i)
+            QCOMPARE(built.allocationOfEvent(EventId(i)).isNone(), ev.action[i] != Action::Alloc && ev.action[i] != Action::FreeRequested && ev.action[i] != Action::FreeCompleted);
         // A file without OOMs has none, and a corpus file's counts come out the same way.
         const auto oomFree = loadSnapshot((corpusDir() + "/snapshots/frag_varlen_gpt2/snapshot.pickle.zst").toStdString());
         const DeviceIndex plain(*oomFree, 0);
