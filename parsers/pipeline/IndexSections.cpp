@@ -1,6 +1,7 @@
 #include "pipeline/IndexSections.h"
 
 #include "decode/input/UniqueFd.h"
+#include "memory/PrefaultAhead.h"
 
 #include <algorithm>
 #include <bit>
@@ -157,6 +158,7 @@ void SectionReader::readPieces(size_t bytes)
 
 bool SectionReader::fill(const Job &job, std::string &scratch, ZSTD_DCtx *context) const
 {
+    prefault(job.into, job.bytes); // its fresh pages at once, not one fault a page as they are written
     if (job.raw) {
         uint64_t hash;
         return bytes_.read(job.storedAt, job.into, job.bytes) && bytes_.read(job.storedAt + job.bytes, &hash, sizeof hash) &&
