@@ -4,11 +4,13 @@
 
 #include "model/ChangeSeries.h"
 #include "memory/PrefaultAhead.h"
+#include "memory/UsableCores.h"
 #include "model/LoadError.h"
 
 #include <algorithm>
 #include <cstring>
 #include <future>
+#include <optional>
 
 namespace memlens {
 
@@ -46,9 +48,11 @@ DeviceIndex::DeviceIndex(const Snapshot &snapshot, int device, const std::atomic
     // The kernel zeroes each fresh page at its first touch (~200 MB for 12 M entries): the other
     // core faults these in ahead of this one, a few MB of each array in the order the pairing
     // fills them, then builds the segment lives (they read the entries only) while it goes on.
-    std::future<SegmentLives> segments;
+    // With one core to run on, the segment lives and the totals wait their turn here instead.
+    const bool beside = n >= kFaultInElsewhereFrom && usableCores() >= 2;
+    std::future<std::optional<SegmentLives>> segments;
     if (n >= kFaultInElsewhereFrom) {
-        segments = std::async(std::launch::async, [this, n, allocs] {
+        segments = std::async(std::launch::async, [this, n, allocs, beside] {
             constexpr size_t kStep = size_t{1} << 18; // entries
             for (size_t from = 0; from < n; from += kStep) {
                 const size_t rows = std::min(kStep, n - from);
@@ -57,15 +61,16 @@ DeviceIndex::DeviceIndex(const Snapshot &snapshot, int device, const std::atomic
                     !prefault(allocations_.begin() + made, makes * sizeof(Allocation)))
                     break; // not supported here, or out of memory: the pairing faults them in itself
             }
-            return buildSegmentLives(snapshot_, device_, *events_);
+            return beside ? std::optional(buildSegmentLives(snapshot_, device_, *events_)) : std::nullopt;
         });
     }
     pairAllocations(cancel);
-    segments_ = segments.valid() ? segments.get() : buildSegmentLives(snapshot, device_, *events_);
+    std::optional<SegmentLives> built = segments.valid() ? segments.get() : std::nullopt;
+    segments_ = built ? std::move(*built) : buildSegmentLives(snapshot, device_, *events_);
     poll(cancel);
     // The totals and the checkpoints read different members: on two cores for a long trace.
     std::future<void> totals;
-    if (n >= kFaultInElsewhereFrom)
+    if (beside)
         totals = std::async(std::launch::async, [this] { computeTotals(); });
     else
         computeTotals();
