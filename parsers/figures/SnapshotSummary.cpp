@@ -5,7 +5,6 @@
 #include "index/AllocatorState.h"
 
 #include <algorithm>
-#include <array>
 #include <charconv>
 #include <future>
 #include <map>

@@ -49,7 +49,7 @@ DeviceIndex::DeviceIndex(const Snapshot &snapshot, int device, const std::atomic
     // core faults these in ahead of this one, a few MB of each array in the order the pairing
     // fills them, then builds the segment lives (they read the entries only) while it goes on.
     // With one core to run on, the segment lives and the totals wait their turn here instead.
-    const bool beside = n >= kFaultInElsewhereFrom && usableCores() >= 2;
+    const bool beside = worksOnTwoCores(n);
     std::future<std::optional<SegmentLives>> segments;
     if (n >= kFaultInElsewhereFrom) {
         segments = std::async(std::launch::async, [this, n, allocs, beside] {
@@ -77,6 +77,11 @@ DeviceIndex::DeviceIndex(const Snapshot &snapshot, int device, const std::atomic
     buildCheckpoints(cancel);
     if (totals.valid())
         totals.get();
+}
+
+bool DeviceIndex::worksOnTwoCores(size_t entries)
+{
+    return entries >= kFaultInElsewhereFrom && usableCores() >= 2;
 }
 
 AllocationId DeviceIndex::newInitialAllocation(uint64_t addr, uint64_t size, StreamIndex stream, StackId stack)

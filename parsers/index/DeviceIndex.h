@@ -192,6 +192,9 @@ public:
     static constexpr uint32_t kCheckpointEvery = 8192;
     // From this many entries the index's arrays are faulted in on another core.
     static constexpr size_t kFaultInElsewhereFrom = size_t{1} << 20;
+    // Whether an index of this many entries puts part of its work (building or checking its
+    // parts) on a second core: a long trace, and a second core to run on.
+    static bool worksOnTwoCores(size_t entries);
 
 private:
     // f(member, its part) for each member but the active bytes: the one list the index is taken

@@ -1,7 +1,5 @@
 #include "index/DeviceIndex.h"
 
-#include "memory/UsableCores.h"
-
 #include <future>
 #include <stdexcept>
 
@@ -52,7 +50,7 @@ DeviceIndex::ActionCounts checkAllocations(const DeviceIndexParts &p, const Even
     // window waits for this before its first frame from the cache: ~50 ms of 12 M entries).
     std::future<DeviceIndex::ActionCounts> later;
     size_t mine = n;
-    if (n >= DeviceIndex::kFaultInElsewhereFrom && usableCores() >= 2) {
+    if (DeviceIndex::worksOnTwoCores(n)) {
         mine = n / 2;
         later = std::async(std::launch::async, [&] { return checkEntryAllocations(p, events, mine, n); });
     }
