@@ -155,7 +155,7 @@ EntryRead PickleEntryShape::read(const TokenChunk &chunk, size_t first)
         return giveUp(r);
     if (r.i >= r.end || r.t[r.i++].op != TokenOp::Mark)
         return giveUp(r);
-    EntryFields fields;
+    EntryFields fields = blank_;
     for (Pair &p : pairs_) {
         if (r.i + 1 >= r.end)
             return giveUp(r);
