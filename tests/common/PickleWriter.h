@@ -41,6 +41,17 @@ public:
         }
         return *this;
     }
+    // LONG1 in as few bytes as hold `v` in two's complement, as CPython's encode_long writes it.
+    PickleWriter &long1(int64_t v)
+    {
+        int n = 1;
+        while (n < 8 && (v < -(int64_t(1) << (8 * n - 1)) || v > (int64_t(1) << (8 * n - 1)) - 1))
+            ++n;
+        out_ += '\x8a';
+        out_ += static_cast<char>(n);
+        raw(static_cast<uint64_t>(v), n);
+        return *this;
+    }
     // Values ≥ 2^63 as CPython writes them: LONG1 with a ninth, zero byte.
     PickleWriter &uinteger(uint64_t v)
     {

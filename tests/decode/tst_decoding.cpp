@@ -284,6 +284,30 @@ private slots:
         QCOMPARE(snap->traces.at(0).size[0], uint64_t(64));
     }
 
+    // LONG1 of every length from 1 to 8 bytes, at both ends of its range and between, in
+    // entries of one shape (the tokenizer's look-ahead reads them) and in the file's last bytes
+    // (its byte-by-byte path): each comes back as the number written.
+    void long1OfEveryLength()
+    {
+        std::vector<int64_t> values;
+        for (int n = 1; n <= 8; ++n) {
+            const int64_t top = n == 8 ? INT64_MAX : (int64_t(1) << (8 * n - 1)) - 1;
+            const int64_t bottom = n == 8 ? INT64_MIN : -(int64_t(1) << (8 * n - 1));
+            for (int64_t v : {top, bottom, top / 3, bottom / 3 - 1, int64_t(-1), int64_t(n)})
+                values.push_back(v);
+        }
+        PickleWriter w;
+        w.dict().mark().str("device_traces").list().list().mark();
+        for (int64_t v : values)
+            w.dict().mark().str("action").str("alloc").str("addr").long1(v).str("size").integer(64).setitems();
+        w.appends().append().setitems();
+        auto snap = loadSnapshotFromMemory(w.finish(), "long1.pickle");
+        const EventTable &ev = snap->traces.at(0);
+        QCOMPARE(ev.count(), values.size());
+        for (size_t i = 0; i < values.size(); ++i)
+            QCOMPARE(ev.addr[i], static_cast<uint64_t>(values[i]));
+    }
+
     // The memo keeps containers and strings packed; a hand-made file may memoize numbers too
     // (CPython never does), and they must come back as they went in, also when rewritten.
     void memoizedNumbersComeBack()

@@ -86,6 +86,8 @@ uint64_t littleEndian(const uint8_t *p, size_t n)
     return v;
 }
 
+uint64_t littleEndian8(const uint8_t *p) { return le32(p) | le32(p + 4) << 32; }
+
 // LONG1's two's complement of 1 to 8 bytes.
 int64_t signedLittleEndian(const uint8_t *p, size_t n)
 {
@@ -228,13 +230,17 @@ bool PickleTokenizer::fastRun(TokenChunk &c)
     const uint64_t base = in_.offset();
     const uint8_t *p = first;
     size_t n = c.count;
+    // fill() sized both: held here, they are not loaded again after every store (a string's
+    // append could, for all the compiler knows, have moved them).
+    PickleToken *const tokens = c.tokens.data();
+    uint64_t *const offsets = c.offsets.data();
     auto scalar = [&](Value v, size_t bytes) {
-        setScalar(c.tokens[n], v);
+        setScalar(tokens[n], v);
         p += bytes;
     };
     while (p <= last && n < TokenChunk::kCapacity) {
-        PickleToken &t = c.tokens[n];
-        c.offsets[n] = base + static_cast<uint64_t>(p - first);
+        PickleToken &t = tokens[n];
+        offsets[n] = base + static_cast<uint64_t>(p - first);
         switch (*p) {
         case 'j': t.op = TokenOp::Get; t.slot = le32(p + 1); p += 5; break;
         case 'h': t.op = TokenOp::Get; t.slot = p[1]; p += 2; break;
@@ -250,7 +256,10 @@ bool PickleTokenizer::fastRun(TokenChunk &c)
             const size_t len = p[1];
             if (len == 0 || len > 8)
                 goto done;
-            scalar(Value::integer(signedLittleEndian(p + 2, len)), 2 + len);
+            // Eight bytes read at once (inside the look-ahead too), the ones past the number
+            // shifted out and its sign shifted in: a byte loop here was a tenth of the tokenizer.
+            const unsigned drop = 64 - 8 * static_cast<unsigned>(len);
+            scalar(Value::integer(static_cast<int64_t>(littleEndian8(p + 2) << drop) >> drop), 2 + len);
             break;
         }
         case 0x8C: { // SHORT_BINUNICODE

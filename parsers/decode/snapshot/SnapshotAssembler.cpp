@@ -151,17 +151,20 @@ Action SnapshotAssembler::actionOf(uint32_t stringId)
     return static_cast<Action>(actionByString_[stringId]);
 }
 
-StreamIndex SnapshotAssembler::streamIndex(uint64_t stream)
+StreamIndex SnapshotAssembler::findStream(uint64_t stream)
 {
     auto &streams = out_.streams;
     for (size_t i = streams.size(); i-- > 0;) {
-        if (streams[i] == stream)
-            return StreamIndex(static_cast<uint16_t>(i));
+        if (streams[i] == stream) {
+            lastStream_ = static_cast<uint16_t>(i);
+            return StreamIndex(lastStream_);
+        }
     }
     if (streams.size() >= UINT16_MAX)
         notSnapshot("more than 65535 distinct streams");
     streams.push_back(stream);
-    return StreamIndex(static_cast<uint16_t>(streams.size() - 1));
+    lastStream_ = static_cast<uint16_t>(streams.size() - 1);
+    return StreamIndex(lastStream_);
 }
 
 void SnapshotAssembler::setItems(uint32_t dictId, const Value *keysAndValues, size_t count)

@@ -124,7 +124,14 @@ private:
     int hostDeviceFor(const Value *deviceTraces, const Value *hostSegments, const Value *hostTraces) const;
     void convertSettings(const Value &settings);
     void convertPhaseMarks(const Value &annotations);
-    StreamIndex streamIndex(uint64_t stream);
+    // Nearly every entry is on the stream of the one before: that one is compared inline.
+    [[gnu::always_inline]] StreamIndex streamIndex(uint64_t stream)
+    {
+        if (lastStream_ < out_.streams.size() && out_.streams[lastStream_] == stream) [[likely]]
+            return StreamIndex(lastStream_);
+        return findStream(stream);
+    }
+    StreamIndex findStream(uint64_t stream);
     Action actionOf(uint32_t stringId);
     void readAnyEntryField(EntryFields &f, EntryField field, const Value &v);
     static const Value *field(const Value *items, size_t count, uint32_t key);
@@ -144,6 +151,7 @@ private:
     std::vector<int8_t> actionByString_;
     std::array<EntryField, 64> fieldByKey_{}; // by key string id; the keys are interned first
     std::vector<FrameId> frameIds_; // stackOf's, kept for its capacity
+    uint16_t lastStream_ = 0;       // the stream streamIndex() found last
     uint64_t finishOffset_ = 0;
     struct KeyIds {
         uint32_t action, addr, size, stream, time_us, frames, device_free, compile_context, user_metadata;
