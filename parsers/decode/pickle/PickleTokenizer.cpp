@@ -2,6 +2,7 @@
 
 #include "model/LoadError.h"
 
+#include <algorithm>
 #include <array>
 #include <bit>
 
@@ -222,30 +223,30 @@ bool PickleTokenizer::fastRun(TokenChunk &c)
 {
     constexpr size_t kLookahead = 16;
     const std::string_view window = in_.window(kLookahead);
-    if (window.size() < kLookahead)
+    if (window.size() < kLookahead || c.count >= TokenChunk::kCapacity)
         return false;
     const auto *first = reinterpret_cast<const uint8_t *>(window.data());
     const uint8_t *const windowEnd = first + window.size();
-    const uint8_t *const last = windowEnd - kLookahead;
-    const uint64_t base = in_.offset();
+    // Every token takes a byte at least: with `last` no further than the chunk's room allows,
+    // one comparison a token bounds both.
+    const uint8_t *const last = std::min(windowEnd - kLookahead, first + (TokenChunk::kCapacity - c.count - 1));
     const uint8_t *p = first;
-    size_t n = c.count;
-    // fill() sized both: held here, they are not loaded again after every store (a string's
-    // append could, for all the compiler knows, have moved them).
-    PickleToken *const tokens = c.tokens.data();
-    uint64_t *const offsets = c.offsets.data();
+    // Cursors into the arrays fill() sized: indexing them by a count (and loading their
+    // pointers again after a string's append) cost five instructions a token.
+    PickleToken *t = c.tokens.data() + c.count;
+    uint64_t *at = c.offsets.data() + c.count;
+    const uint64_t bias = in_.offset() - reinterpret_cast<uintptr_t>(first); // + p: p's file offset
     auto scalar = [&](Value v, size_t bytes) {
-        setScalar(tokens[n], v);
+        setScalar(*t, v);
         p += bytes;
     };
-    while (p <= last && n < TokenChunk::kCapacity) {
-        PickleToken &t = tokens[n];
-        offsets[n] = base + static_cast<uint64_t>(p - first);
+    while (p <= last) {
+        *at = bias + reinterpret_cast<uintptr_t>(p);
         switch (*p) {
-        case 'j': t.op = TokenOp::Get; t.slot = le32(p + 1); p += 5; break;
-        case 'h': t.op = TokenOp::Get; t.slot = p[1]; p += 2; break;
-        case 'r': t.op = TokenOp::Put; t.slot = le32(p + 1); p += 5; break;
-        case 'q': t.op = TokenOp::Put; t.slot = p[1]; p += 2; break;
+        case 'j': t->op = TokenOp::Get; t->slot = le32(p + 1); p += 5; break;
+        case 'h': t->op = TokenOp::Get; t->slot = p[1]; p += 2; break;
+        case 'r': t->op = TokenOp::Put; t->slot = le32(p + 1); p += 5; break;
+        case 'q': t->op = TokenOp::Put; t->slot = p[1]; p += 2; break;
         case 'K': scalar(Value::integer(p[1]), 2); break;
         case 'M': scalar(Value::integer(static_cast<int64_t>(le16(p + 1))), 3); break;
         case 'J': scalar(Value::integer(static_cast<int32_t>(le32(p + 1))), 5); break;
@@ -266,26 +267,27 @@ bool PickleTokenizer::fastRun(TokenChunk &c)
             const size_t len = p[1];
             if (p + 2 + len > windowEnd)
                 goto done;
-            t.op = TokenOp::Str;
-            t.textOffset = c.text.size();
-            t.length = static_cast<uint32_t>(len);
+            t->op = TokenOp::Str;
+            t->textOffset = c.text.size();
+            t->length = static_cast<uint32_t>(len);
             c.text.append(reinterpret_cast<const char *>(p + 2), len);
             p += 2 + len;
             break;
         }
-        case 0x95: // FRAME: a length hint, no token
+        case 0x95: // FRAME: a length hint, no token (its offset is written over)
             p += 9;
             continue;
         default:
             if (kPlainOpcodes[*p] == kNotPlain)
                 goto done;
-            t.op = static_cast<TokenOp>(kPlainOpcodes[*p]);
+            t->op = static_cast<TokenOp>(kPlainOpcodes[*p]);
             p += 1;
         }
-        ++n;
+        ++t;
+        ++at;
     }
 done:
-    c.count = n;
+    c.count = static_cast<size_t>(t - c.tokens.data());
     in_.advance(static_cast<size_t>(p - first));
     return p != first;
 }
