@@ -33,6 +33,7 @@ PickleTokenStream::PickleTokenStream(ByteReader &in, bool background, std::funct
     // Not for a file of a few thousand chunks or fewer: the sleeps it saves are milliseconds
     // there, and spinning would take the core the window's own start needs beside it.
     spin_ = usableCores() >= 2 && in.fileSize() >= kSpinFromBytes;
+    ringSize_ = spin_ ? kRing : kRingOnOneCore;
     try {
         thread_ = std::thread([this] { produce(); });
     } catch (const std::system_error &) {
@@ -56,9 +57,9 @@ void PickleTokenStream::produce()
 {
     for (size_t n = 0;; ++n) {
         {
-            // Slot n % kRing is free once the machine has taken chunk n - kRing + 1: it
+            // Slot n % ringSize_ is free once the machine has taken chunk n - ringSize_ + 1: it
             // gives a chunk back only when it asks for the next.
-            auto free = [&] { return n < consumed_.load(std::memory_order_acquire) + kRing - 1; };
+            auto free = [&] { return n < consumed_.load(std::memory_order_acquire) + ringSize_ - 1; };
             if (!free() && idle_)
                 idle_();
             spinUntil(free);
@@ -67,7 +68,7 @@ void PickleTokenStream::produce()
             if (stop_)
                 return;
         }
-        const bool more = tokenizer_.fill(ring_[n % kRing]);
+        const bool more = tokenizer_.fill(ring_[n % ringSize_]);
         {
             std::lock_guard lock(mutex_);
             if (more)
@@ -96,7 +97,7 @@ const TokenChunk &PickleTokenStream::next()
     changed_.wait(lock, ready);
     if (produced_ == consumed_)
         return empty_;
-    const TokenChunk &chunk = ring_[consumed_ % kRing];
+    const TokenChunk &chunk = ring_[consumed_ % ringSize_];
     ++consumed_;
     lock.unlock();
     changed_.notify_all();
