@@ -229,7 +229,7 @@ bool PickleTokenizer::fastRun(TokenChunk &c)
     const uint8_t *const windowEnd = first + window.size();
     // Every token takes a byte at least: with `last` no further than the chunk's room allows,
     // one comparison a token bounds both.
-    const uint8_t *const last = std::min(windowEnd - kLookahead, first + (TokenChunk::kCapacity - c.count - 1));
+    const uint8_t *const last = first + std::min(window.size() - kLookahead, TokenChunk::kCapacity - c.count - 1);
     const uint8_t *p = first;
     // Cursors into the arrays fill() sized: indexing them by a count (and loading their
     // pointers again after a string's append) cost five instructions a token.
