@@ -38,9 +38,9 @@ private:
     // Spins a little before sleeping, when each side has a core of its own.
     template <typename Ready> void spinUntil(Ready ready) const;
 
-    // With a core each, a ring of eight chunks: with four the machine (the slower side) still
-    // waited whenever the tokenizer's reads came in a burst. On one core four, which stay in
-    // its cache as the threads take turns.
+    // When the sides spin (a core each, a file of kSpinFromBytes or more), a ring of eight
+    // chunks: with four the machine (the slower side) still waited whenever the tokenizer's
+    // reads came in a burst. Otherwise four, which stay in the cache as the threads take turns.
     static constexpr size_t kRing = 8;
     static constexpr size_t kRingOnOneCore = 4;
     PickleTokenizer tokenizer_;
