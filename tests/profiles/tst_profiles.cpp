@@ -11,6 +11,7 @@
 #include "figures/SnapshotSummary.h"
 #include "decode/trace/ProfilerPhases.h"
 #include "decode/trace/ProfilerTraceDecoder.h"
+#include "decode/trace/SortRuns.h"
 #include "decode/SnapshotLoader.h"
 #include "model/LoadError.h"
 
@@ -20,6 +21,7 @@
 #include <functional>
 #include <map>
 #include <numeric>
+#include <random>
 
 using namespace memlens;
 
@@ -366,6 +368,40 @@ private slots:
         QVERIFY(checkpointing != advice.fixes.end());
         QVERIFY(checkpointing->savesBytes > 0 && uint64_t(checkpointing->savesBytes) < activations + advice.categories[size_t(Category::Temporary)]);
         QVERIFY(advice.setup.optimizer.value == Optimizer::AdamW);
+    }
+
+    // The sink's sort of operators and memory events, which arrive as sorted runs, against
+    // std::stable_sort: runs of every length (one element, none overlapping, fully interleaved,
+    // more than the merge takes), the left or the right run the shorter, many equal keys whose
+    // payload must keep its order.
+    void sortedRunsMatchAStableSort()
+    {
+        struct Item {
+            int key;
+            int order;
+        };
+        const auto before = [](const Item &a, const Item &b) { return a.key < b.key; };
+        std::mt19937 random(7);
+        for (int round = 0; round < 400; ++round) {
+            std::vector<Item> items;
+            const int runs = round < 390 ? 1 + round % 40 : 1100 + round;
+            const int spread = 1 + static_cast<int>(random() % 50);
+            for (int r = 0; r < runs; ++r) {
+                const int length = static_cast<int>(random() % (round % 3 == 0 ? 3 : 200));
+                int key = static_cast<int>(random() % 100) + (round % 5 == 0 ? r * 1000 : 0);
+                for (int i = 0; i < length; ++i) {
+                    key += static_cast<int>(random() % static_cast<unsigned>(spread)) / 10;
+                    items.push_back({key, static_cast<int>(items.size())});
+                }
+            }
+            std::vector<Item> expected = items;
+            std::stable_sort(expected.begin(), expected.end(), before);
+            sortRuns(items.data(), items.data() + items.size(), before);
+            for (size_t i = 0; i < items.size(); ++i) {
+                QVERIFY2(items[i].key == expected[i].key && items[i].order == expected[i].order,
+                         qPrintable(QString("round %1, item %2 of %3").arg(round).arg(i).arg(items.size())));
+            }
+        }
     }
 
     // [memory] events without their Bytes or Device Type (absent, or a string) are left out and

@@ -1,5 +1,6 @@
 #include "decode/trace/TraceEventSink.h"
 #include "decode/trace/NameMatch.h"
+#include "decode/trace/SortRuns.h"
 
 #include "decode/input/JsonInput.h"
 #include "decode/trace/ProfilerTraceDecoder.h"
@@ -22,37 +23,6 @@ bool isProduct(std::string_view name)
         "aten::convolution", "aten::_convolution", "aten::cudnn_convolution", "aten::scaled_dot_product_attention"};
     return std::find(std::begin(kProducts), std::end(kProducts), name) != std::end(kProducts) ||
            name.starts_with("aten::_scaled_dot_product_");
-}
-
-// torch writes each thread's operators as runs in order (the corpus trace's main thread: its
-// operators, then its Python functions), and memory events nearly in order: merging sorts them
-// in a pass or two where a full sort of a 1 GB trace's millions took 0.08 s; runs already in
-// order are not merged. Very many runs are sorted as any array.
-template <typename It, typename Before>
-void sortRuns(It first, It last, Before before)
-{
-    constexpr size_t kMaxRuns = 1024;
-    std::vector<It> starts{first};
-    for (It i = first + (first != last); i < last && starts.size() <= kMaxRuns; ++i) {
-        if (before(*i, *(i - 1)))
-            starts.push_back(i);
-    }
-    if (starts.size() > kMaxRuns) {
-        std::sort(first, last, before);
-        return;
-    }
-    starts.push_back(last);
-    // Neighbouring runs merged pairwise until one is left.
-    while (starts.size() > 2) {
-        std::vector<It> merged;
-        for (size_t k = 0; k + 1 < starts.size(); k += 2) {
-            merged.push_back(starts[k]);
-            if (k + 2 < starts.size() && before(*starts[k + 1], *(starts[k + 1] - 1)))
-                std::inplace_merge(starts[k], starts[k + 1], starts[k + 2], before);
-        }
-        merged.push_back(last);
-        starts = std::move(merged);
-    }
 }
 
 } // namespace
