@@ -5,6 +5,7 @@
 // this project's 2-core VM cold summaries and reopens of the 12 M-entry run were slower and
 // wider spread with the advice than without it (see docs/bench.md, issue 55).
 #include <cstddef>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <sys/mman.h>
@@ -35,6 +36,20 @@ inline void *growMapping(void *old, size_t oldBytes, bool oldMapped, size_t used
         std::memcpy(fresh, old, usedBytes);
     std::free(old);
     return fresh;
+}
+
+// How much of a mapping push_back has faulted in at a time (prefault).
+constexpr size_t kPopulateBytes = size_t{2} << 20;
+
+// Faults in [p, p + bytes) at once, without writing to it: the kernel does in one call what
+// first touches do a fault a page (on this project's VM a fault costs ~11 us, twice a page of
+// the call). False where the kernel cannot (before 5.14); the pages then fault as they are written.
+inline bool prefault(void *p, size_t bytes)
+{
+    constexpr uintptr_t kPage = 4096;
+    const auto begin = reinterpret_cast<uintptr_t>(p) & ~(kPage - 1);
+    const auto end = reinterpret_cast<uintptr_t>(p) + bytes;
+    return end <= begin || ::madvise(reinterpret_cast<void *>(begin), end - begin, MADV_POPULATE_WRITE) == 0;
 }
 
 inline void releaseBuffer(void *p, size_t bytes, bool mapped)

@@ -1,18 +1,9 @@
 #include "memory/PrefaultAhead.h"
+#include "memory/LargeBuffers.h"
 
 #include <algorithm>
-#include <cstdint>
-#include <sys/mman.h>
 
 namespace memlens {
-
-bool prefault(void *p, size_t bytes)
-{
-    constexpr uintptr_t kPage = 4096;
-    const auto begin = reinterpret_cast<uintptr_t>(p) & ~(kPage - 1);
-    const auto end = reinterpret_cast<uintptr_t>(p) + bytes;
-    return end <= begin || ::madvise(reinterpret_cast<void *>(begin), end - begin, MADV_POPULATE_WRITE) == 0;
-}
 
 void PrefaultAhead::arm(std::vector<Column> columns, size_t rows)
 {

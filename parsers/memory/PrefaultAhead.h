@@ -5,15 +5,14 @@
 // waited for it. MADV_POPULATE_WRITE faults pages in without writing to them, so the other
 // thread never races the writer over the contents; where the kernel lacks it (before 5.14),
 // nothing is done.
+#include "memory/LargeBuffers.h"
+
 #include <atomic>
 #include <cstddef>
 #include <mutex>
 #include <vector>
 
 namespace memlens {
-
-// Faults in [p, p + bytes) without writing to it (see above); false where the kernel cannot.
-bool prefault(void *p, size_t bytes);
 
 class PrefaultAhead {
 public:

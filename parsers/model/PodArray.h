@@ -2,9 +2,11 @@
 // Growable array for trivially copyable element types. Grows with realloc so that
 // glibc can move large buffers with mremap instead of copying: a 12 M-entry trace
 // would otherwise briefly need twice its memory while std::vector reallocates.
-// Large buffers are mappings of their own (memory/LargeBuffers.h).
+// Large buffers are mappings of their own (memory/LargeBuffers.h), whose pages push_back has
+// the kernel fault in a step at a time (prefault) rather than one fault a page.
 #include "memory/LargeBuffers.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
@@ -47,13 +49,14 @@ public:
         std::swap(size_, other.size_);
         std::swap(capacity_, other.capacity_);
         std::swap(mapped_, other.mapped_);
+        std::swap(limit_, other.limit_);
     }
 
     // Inlined at every call: called, a value built in registers is stored for the call and read
     // back at once, which stalls store forwarding (a sixth of a pickle's decoding, by perf).
     [[gnu::always_inline]] void push_back(const T &value)
     {
-        if (size_ == capacity_) [[unlikely]]
+        if (size_ >= limit_) [[unlikely]]
             grow();
         data_[size_++] = value;
     }
@@ -67,9 +70,13 @@ public:
                                                              : std::realloc(data_, bytes);
         if (!grown)
             throw std::bad_alloc();
+        if (!mapped_)
+            limit_ = size_; // a new mapping holds the elements so far; from malloc, all it had
         mapped_ = mapped_ || bytes >= kOwnMappingBytes;
         data_ = static_cast<T *>(grown);
         capacity_ = capacity;
+        if (!mapped_)
+            limit_ = capacity_;
     }
 
     // New elements are zero-filled.
@@ -119,12 +126,24 @@ public:
     }
 
 private:
-    [[gnu::noinline]] void grow() { reserve(capacity_ < 16 ? 16 : capacity_ + capacity_ / 2); }
+    [[gnu::noinline]] void grow()
+    {
+        if (size_ >= capacity_)
+            reserve(capacity_ < 16 ? 16 : capacity_ + capacity_ / 2);
+        if (!mapped_)
+            return;
+        // The next step of a mapping's pages at once (from where push_back will write next).
+        const size_t from = std::max(limit_, size_);
+        const size_t to = std::min(capacity_, from + std::max<size_t>(1, kPopulateBytes / sizeof(T)));
+        prefault(data_ + from, (to - from) * sizeof(T));
+        limit_ = to;
+    }
 
     T *data_ = nullptr;
     size_t size_ = 0;
     size_t capacity_ = 0;
     bool mapped_ = false; // data_ is a mapping of its own (growMapping), not from malloc
+    size_t limit_ = 0;    // push_back's next stop: capacity_, or in a mapping where its pages were faulted in to
 };
 
 } // namespace memlens

@@ -18,7 +18,9 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <functional>
+#include <sys/mman.h>
 #include <vector>
 #include <map>
 #include <zlib.h>
@@ -133,6 +135,43 @@ class TestDecoding : public QObject {
     Q_OBJECT
 
 private slots:
+    // A large PodArray has the kernel fault in the next pages push_back writes, a step at a time
+    // (memory/LargeBuffers.h), and no further: the step's pages are resident before they are
+    // written, those past it are not.
+    void podArrayFaultsInItsPagesAStepAhead()
+    {
+        const size_t page = 4096, step = kPopulateBytes / sizeof(uint64_t);
+        auto resident = [&](const uint64_t *from, size_t bytes) {
+            std::vector<unsigned char> pages(bytes / page);
+            if (::mincore(const_cast<uint64_t *>(from), bytes, pages.data()) != 0)
+                return -1;
+            return static_cast<int>(std::count_if(pages.begin(), pages.end(), [](unsigned char p) { return p & 1; }));
+        };
+        void *probe = ::mmap(nullptr, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        QVERIFY(probe != MAP_FAILED);
+        const bool canPopulate = prefault(probe, page);
+        ::munmap(probe, page);
+        if (!canPopulate)
+            QSKIP("this kernel cannot fault pages in ahead (MADV_POPULATE_WRITE, Linux 5.14)");
+        PodArray<uint64_t> a;
+        a.reserve(8 * step); // a mapping of its own, nothing written
+        QCOMPARE(resident(a.data(), kPopulateBytes), 0);
+        a.push_back(1);
+        QCOMPARE(resident(a.data(), kPopulateBytes), int(kPopulateBytes / page));
+        QCOMPARE(resident(a.data() + step, kPopulateBytes), 0);
+        while (a.size() < step + 1)
+            a.push_back(a.size() + 1);
+        QCOMPARE(resident(a.data() + step, kPopulateBytes), int(kPopulateBytes / page));
+        QCOMPARE(resident(a.data() + 2 * step, kPopulateBytes), 0);
+        // Past a size set without push_back, from there on.
+        a.resizeForOverwrite(5 * step + 7);
+        a.push_back(9);
+        QCOMPARE(resident(a.data() + 5 * step + page / sizeof(uint64_t), kPopulateBytes - page), int(kPopulateBytes / page) - 1);
+        QCOMPARE(resident(a.data() + 7 * step, kPopulateBytes), 0);
+        for (size_t i = 0; i <= step; ++i)
+            QCOMPARE(a[i], uint64_t(i + 1));
+    }
+
     // The decoded columns' container against std::vector through growth, copies, moves and
     // zero-filling resizes on both sides of the size where it switches from malloc to mappings
     // of its own (memory/LargeBuffers.h): the same elements, every new one zero.

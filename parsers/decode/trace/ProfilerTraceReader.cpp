@@ -46,8 +46,10 @@ struct ScanState {
 class TraceScanner {
 public:
     TraceScanner(ByteReader &reader, TraceEventSink &sink, unsigned workers)
-        : reader_(reader), sink_(sink), workers_(workers), buffer_(kBatch + 2 * kChunk + SIMDJSON_PADDING + 1)
+        : reader_(reader), sink_(sink), workers_(workers)
     {
+        reserveFaultedIn(buffer_, kBatch + 2 * kChunk + SIMDJSON_PADDING + 1);
+        buffer_.resize(kBatch + 2 * kChunk + SIMDJSON_PADDING + 1);
         buffer_[0] = '[';
     }
 

@@ -1,8 +1,18 @@
 #include "decode/trace/TraceBatchQueue.h"
 
+#include "memory/LargeBuffers.h"
+
 #include <system_error>
 
 namespace memlens {
+
+void reserveFaultedIn(std::vector<char> &bytes, size_t size)
+{
+    if (bytes.capacity() >= size)
+        return;
+    bytes.reserve(size);
+    prefault(bytes.data(), size);
+}
 
 TraceBatchQueue::TraceBatchQueue(unsigned workers)
 {
@@ -70,6 +80,7 @@ std::unique_ptr<TraceBatch> TraceBatchQueue::fresh(size_t size)
     }
     if (!batch)
         batch = std::make_unique<TraceBatch>();
+    reserveFaultedIn(batch->bytes, size);
     batch->bytes.resize(size);
     batch->events.clear();
     batch->error = simdjson::SUCCESS;

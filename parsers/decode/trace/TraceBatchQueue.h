@@ -23,6 +23,10 @@ struct TraceBatch {
     simdjson::ondemand::parser parser;
 };
 
+// Room for `size` bytes, its pages faulted in at once (memory/LargeBuffers.h) before resize()
+// zeroes them: a page at a time, the first batches' buffers took ~0.1 s of a trace's start.
+void reserveFaultedIn(std::vector<char> &bytes, size_t size);
+
 class TraceBatchQueue {
 public:
     explicit TraceBatchQueue(unsigned workers);

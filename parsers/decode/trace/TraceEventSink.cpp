@@ -4,6 +4,8 @@
 
 #include "decode/input/JsonInput.h"
 #include "decode/trace/ProfilerTraceDecoder.h"
+#include "memory/LargeBuffers.h"
+#include "model/EventColumns.h"
 #include "model/LoadError.h"
 
 #include <algorithm>
@@ -133,28 +135,6 @@ void TraceEventSink::finish(bool sawEvents, uint64_t offset)
         throw DecodeError(offset, "not a profiler trace: no traceEvents list");
     out_.facts.format = FileFormat::ChromeTrace;
     out_.facts.hasTimes = true;
-    // The threads' operators are sorted on another core meanwhile (a 1 GB trace: millions).
-    auto sortOperators = [this] {
-        const auto before = [](const OpInterval &a, const OpInterval &b) { return a.start != b.start ? a.start < b.start : a.end > b.end; };
-        for (auto &[tid, ops] : ops_)
-            sortRuns(ops.begin(), ops.end(), before);
-    };
-    std::future<void> operatorsSorted;
-    try {
-        if (memory_.size() >= kSortElsewhereFrom)
-            operatorsSorted = std::async(std::launch::async, sortOperators);
-    } catch (const std::system_error &) {
-        // No thread to be had: sorted below, on this one.
-    }
-    if (!operatorsSorted.valid())
-        sortOperators();
-    // In file order (`order`) among equal times: a total order, which merging keeps as well.
-    sortRuns(memory_.begin(), memory_.end(), [](const MemoryEvent &a, const MemoryEvent &b) {
-        return a.ts != b.ts ? a.ts < b.ts : a.order < b.order;
-    });
-    if (operatorsSorted.valid())
-        operatorsSorted.get();
-    countOperatorDtypes();
     int maxDevice = -1;
     for (const MemoryEvent &m : memory_)
         maxDevice = std::max(maxDevice, m.device);
@@ -162,10 +142,39 @@ void TraceEventSink::finish(bool sawEvents, uint64_t offset)
     // Devices whose events lack addresses (torch ≤ 1.9) get made-up ones, see FileFacts::noAddresses;
     // devices whose events state no totals keep no totals columns.
     std::vector<char> noAddresses(out_.traces.size(), 0), hasTotals(out_.traces.size(), 0);
+    std::vector<size_t> rows(out_.traces.size(), 0);
     for (const MemoryEvent &m : memory_) {
         noAddresses[static_cast<size_t>(m.device)] |= !m.hasAddr;
         hasTotals[static_cast<size_t>(m.device)] |= m.hasTotals;
+        ++rows[static_cast<size_t>(m.device)];
     }
+    const std::vector<ColumnRoom> rooms = reserveColumns(rows, hasTotals);
+    // The threads' operators are sorted on another core meanwhile (a 1 GB trace: millions),
+    // after it faulted in the columns' pages: the kernel does that at once for a column, where
+    // filling them here took a fault a page (a third of this tail).
+    auto sortOperators = [this](const std::vector<ColumnRoom> &toFault) {
+        for (const ColumnRoom &room : toFault)
+            prefault(room.base, room.bytes);
+        const auto before = [](const OpInterval &a, const OpInterval &b) { return a.start != b.start ? a.start < b.start : a.end > b.end; };
+        for (auto &[tid, ops] : ops_)
+            sortRuns(ops.begin(), ops.end(), before);
+    };
+    std::future<void> operatorsSorted;
+    try {
+        if (memory_.size() >= kSortElsewhereFrom)
+            operatorsSorted = std::async(std::launch::async, sortOperators, rooms);
+    } catch (const std::system_error &) {
+        // No thread to be had: sorted below, on this one.
+    }
+    if (!operatorsSorted.valid())
+        sortOperators({});
+    // In file order (`order`) among equal times: a total order, which merging keeps as well.
+    sortRuns(memory_.begin(), memory_.end(), [](const MemoryEvent &a, const MemoryEvent &b) {
+        return a.ts != b.ts ? a.ts < b.ts : a.order < b.order;
+    });
+    if (operatorsSorted.valid())
+        operatorsSorted.get();
+    countOperatorDtypes();
     const bool cpu = appendMemoryEvents(noAddresses);
     for (size_t device = 0; device < out_.traces.size(); ++device) {
         out_.facts.noAddresses |= noAddresses[device] != 0;
@@ -179,6 +188,27 @@ void TraceEventSink::finish(bool sawEvents, uint64_t offset)
     if (cpu)
         out_.facts.cpuDevice = 64;
     addPhaseMarks(maxDevice);
+}
+
+std::vector<TraceEventSink::ColumnRoom> TraceEventSink::reserveColumns(const std::vector<size_t> &rows, const std::vector<char> &hasTotals)
+{
+    std::vector<ColumnRoom> rooms;
+    for (size_t device = 0; device < rows.size(); ++device) {
+        EventTable &t = out_.traces[device];
+        const size_t n = rows[device];
+        auto reserve = [&](auto column) {
+            auto &c = t.*column;
+            c.reserve(n);
+            if constexpr (requires { c.offsetsForFilling(); })
+                rooms.push_back({reinterpret_cast<char *>(c.offsetsForFilling().begin()), n * sizeof(int32_t)});
+            else
+                rooms.push_back({reinterpret_cast<char *>(c.begin()), n * sizeof(*c.begin())});
+        };
+        forEachDenseColumn(reserve);
+        if (hasTotals[device])
+            forEachTotalsColumn(reserve);
+    }
+    return rooms;
 }
 
 void TraceEventSink::countOperatorDtypes()

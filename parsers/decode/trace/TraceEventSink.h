@@ -86,6 +86,13 @@ private:
         std::unordered_map<int64_t, std::vector<const OpInterval *>> open; // per thread: nested, outermost first
     };
     void operatorsOpenAt(const MemoryEvent &m, OpenOperators &state, std::vector<FrameId> &frames) const;
+    // Each device's event columns reserved for its `rows` (the totals only where it states
+    // them); the bytes they will fill, to be faulted in.
+    struct ColumnRoom {
+        char *base;
+        size_t bytes;
+    };
+    std::vector<ColumnRoom> reserveColumns(const std::vector<size_t> &rows, const std::vector<char> &hasTotals);
     bool appendMemoryEvents(const std::vector<char> &noAddresses);
     void addPhaseMarks(int maxDevice);
     void countOperatorDtypes();
