@@ -17,7 +17,7 @@
 
 // Profiler traces run to hundreds of MB, nearly all of it the traceEvents list. A byte scanner
 // follows the structure up to that list; inside it, the stream is cut into batches of whole
-// events (about 8 MB) that simdjson's On-Demand parser reads: memory stays bounded by the batch,
+// events (about 1 MB) that simdjson's On-Demand parser reads: memory stays bounded by the batch,
 // not the file. A batch is cut before its last "}, {" when simdjson confirms the cut (a cut
 // inside an event leaves a string or object open, which fails), else where the exact scan says.
 // What lies outside the list is only checked for balance.
@@ -29,7 +29,10 @@ namespace {
 using namespace simdjson;
 
 constexpr size_t kChunk = 1 << 20;
-constexpr size_t kBatch = 8 << 20; // events handed to simdjson at once
+// Events handed to simdjson at once: a batch read while it is still in the cache (stage 1, then
+// the events) and buffers that stay small. 1 MB read a 1 GB trace ~6 % faster than 8 MB (139
+// rather than 212 MB peak RSS); 512 KB was no faster.
+constexpr size_t kBatch = 1 << 20;
 
 [[noreturn]] void fail(uint64_t offset, error_code e)
 {
