@@ -240,6 +240,12 @@ error_code parseEvents(ondemand::parser &parser, padded_string_view json, std::v
 
 error_code parseTraceBatch(ondemand::parser &parser, padded_string_view json, std::vector<TraceEvent> &events)
 {
+    // Sized by the buffer, not by the batch: cut points vary, and each batch longer than any
+    // before would otherwise have the parser allocate (and the kernel fault in) its buffers again.
+    if (const size_t room = json.capacity() - SIMDJSON_PADDING; parser.capacity() < room) {
+        if (const error_code e = parser.allocate(room))
+            return e;
+    }
     const size_t before = events.size();
     bool skipped = false;
     const error_code e = parseEvents(parser, json, events, true, skipped);

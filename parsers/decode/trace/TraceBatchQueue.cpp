@@ -100,13 +100,7 @@ void TraceBatchQueue::parseNext(std::unique_lock<std::mutex> &lock)
     lock.unlock();
     // The batch stays where it is until it is marked parsed: only this thread touches it.
     batch->bytes[batch->end + 1] = ']';
-    // Sized by the buffer, not by the batch: cut points vary, and each longer batch than the last
-    // would otherwise have the parser allocate (and the kernel fault in) its buffers again.
-    const size_t room = batch->bytes.size() - simdjson::SIMDJSON_PADDING;
-    if (batch->parser.capacity() < room)
-        batch->error = batch->parser.allocate(room);
-    if (!batch->error)
-        batch->error = parseTraceBatch(batch->parser, simdjson::padded_string_view(batch->bytes.data(), batch->end + 2, batch->bytes.size()), batch->events);
+    batch->error = parseTraceBatch(batch->parser, simdjson::padded_string_view(batch->bytes.data(), batch->end + 2, batch->bytes.size()), batch->events);
     batch->bytes[batch->end + 1] = ',';
     lock.lock();
     batch->parsed = true;
