@@ -19,6 +19,15 @@ public:
     struct Column {
         char *base;
         size_t bytesPerRow;
+        // Where an event column's rows are written: a narrow column's offsets, else its values.
+        template <typename C>
+        static Column of(C &c)
+        {
+            if constexpr (requires { c.offsetsForFilling(); })
+                return {reinterpret_cast<char *>(c.offsetsForFilling().begin()), sizeof(*c.offsetsForFilling().begin())};
+            else
+                return {reinterpret_cast<char *>(c.begin()), sizeof(*c.begin())};
+        }
     };
     // Writer: the columns hold room for `rows` rows at `base` and will not move until disarm().
     void arm(std::vector<Column> columns, size_t rows);

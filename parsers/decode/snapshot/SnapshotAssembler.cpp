@@ -184,10 +184,7 @@ void SnapshotAssembler::expectEntries(size_t rows)
         forEachDenseColumn([&](auto column) {
             auto &c = staged_.*column;
             c.reserve(rows);
-            if constexpr (requires { c.offsetsForFilling(); })
-                columns.push_back({reinterpret_cast<char *>(c.offsetsForFilling().begin()), sizeof(int32_t)});
-            else
-                columns.push_back({reinterpret_cast<char *>(c.begin()), sizeof(*c.begin())});
+            columns.push_back(PrefaultAhead::Column::of(c));
         });
     } catch (const std::bad_alloc &) {
         // Address space the system will not promise (a file of tens of GB, mostly not

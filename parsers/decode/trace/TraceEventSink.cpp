@@ -4,7 +4,7 @@
 
 #include "decode/input/JsonInput.h"
 #include "decode/trace/ProfilerTraceDecoder.h"
-#include "memory/LargeBuffers.h"
+#include "memory/PrefaultAhead.h"
 #include "model/EventColumns.h"
 #include "model/LoadError.h"
 
@@ -199,10 +199,8 @@ std::vector<TraceEventSink::ColumnRoom> TraceEventSink::reserveColumns(const std
         auto reserve = [&](auto column) {
             auto &c = t.*column;
             c.reserve(n);
-            if constexpr (requires { c.offsetsForFilling(); })
-                rooms.push_back({reinterpret_cast<char *>(c.offsetsForFilling().begin()), n * sizeof(int32_t)});
-            else
-                rooms.push_back({reinterpret_cast<char *>(c.begin()), n * sizeof(*c.begin())});
+            const PrefaultAhead::Column filled = PrefaultAhead::Column::of(c);
+            rooms.push_back({filled.base, n * filled.bytesPerRow});
         };
         forEachDenseColumn(reserve);
         if (hasTotals[device])
