@@ -1,9 +1,10 @@
 #pragma once
-// Large growable buffers (PodArray's) live in mappings of their own, which mremap grows without
-// copying and whose pages start zeroed. They are not marked for transparent huge pages: with
+// Large growable buffers (PodArray's) live in mappings of their own, with address room to grow
+// in place, and whose pages start zeroed. They are not marked for transparent huge pages: with
 // Debian's THP defaults a MADV_HUGEPAGE fault may compact memory on the faulting thread, and on
 // this project's 2-core VM cold summaries and reopens of the 12 M-entry run were slower and
 // wider spread with the advice than without it (see docs/bench.md, issue 55).
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -20,21 +21,62 @@ inline size_t mappingLength(size_t bytes)
     return (bytes + 4095) & ~size_t{4095};
 }
 
-// A mapping of at least `bytes` holding the first `usedBytes` of `old` (`oldBytes` long; a
-// mapping when `oldMapped`, else from malloc, then freed). nullptr when out of memory, `old`
-// left as it was.
-inline void *growMapping(void *old, size_t oldBytes, bool oldMapped, size_t usedBytes, size_t bytes)
+// Address room a new mapping takes beyond its bytes: growing within it touches nothing, where
+// mremap moving a mapping made every page it held fault again at its first use after the move
+// (on this project's VM ~7 us a page: a 1 GB trace's operators, ~80 ms).
+inline size_t reservedLength(size_t bytes)
 {
-    if (oldMapped) {
-        void *moved = ::mremap(old, mappingLength(oldBytes), mappingLength(bytes), MREMAP_MAYMOVE);
-        return moved == MAP_FAILED ? nullptr : moved;
+    constexpr size_t kLeastRoom = size_t{256} << 20, kGrowth = 8;
+    const size_t need = mappingLength(bytes);
+    return need > SIZE_MAX / kGrowth ? need : std::max(kLeastRoom, need * kGrowth);
+}
+
+struct Mapping {
+    void *data;
+    size_t length; // of the mapping, room included: what munmap releases
+};
+
+// A mapping whose first `bytes` are usable. The room after them is PROT_NONE: neither memory
+// nor, under strict overcommit, commit charge until growMapping makes it usable.
+inline Mapping reserveMapping(size_t bytes)
+{
+    const size_t need = mappingLength(bytes), room = reservedLength(bytes);
+    if (void *p = ::mmap(nullptr, room, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0); p != MAP_FAILED) {
+        if (::mprotect(p, need, PROT_READ | PROT_WRITE) == 0)
+            return {p, room};
+        ::munmap(p, room);
+        return {nullptr, 0};
     }
-    void *fresh = ::mmap(nullptr, mappingLength(bytes), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (fresh == MAP_FAILED)
-        return nullptr;
-    if (usedBytes)
-        std::memcpy(fresh, old, usedBytes);
-    std::free(old);
+    // The room refused (an address-space limit): the bytes alone.
+    void *p = ::mmap(nullptr, need, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? Mapping{nullptr, 0} : Mapping{p, need};
+}
+
+// A mapping of at least `bytes` holding the first `usedBytes` of `old`, whose usable part is
+// `oldBytes` long: `old` itself when its mapping (`oldLength` long, 0 when `old` is from malloc)
+// has the room, else a new one (`old`'s pages moved there, or copied and `old` freed).
+// {nullptr, 0} when out of memory, `old` left as it was.
+inline Mapping growMapping(void *old, size_t oldLength, size_t oldBytes, size_t usedBytes, size_t bytes)
+{
+    if (oldLength >= mappingLength(bytes))
+        return ::mprotect(old, mappingLength(bytes), PROT_READ | PROT_WRITE) == 0 ? Mapping{old, oldLength} : Mapping{nullptr, 0};
+    const Mapping fresh = reserveMapping(bytes);
+    if (!fresh.data || !oldLength) {
+        if (fresh.data) {
+            if (usedBytes)
+                std::memcpy(fresh.data, old, usedBytes);
+            std::free(old);
+        }
+        return fresh;
+    }
+    // The usable pages move without a copy; copied where mremap cannot take them at once.
+    const size_t usable = mappingLength(oldBytes);
+    if (::mremap(old, usable, usable, MREMAP_MAYMOVE | MREMAP_FIXED, fresh.data) == MAP_FAILED) {
+        std::memcpy(fresh.data, old, usedBytes);
+        ::munmap(old, oldLength);
+    } else if (oldLength > usable) {
+        ::munmap(static_cast<char *>(old) + usable, oldLength - usable);
+    }
     return fresh;
 }
 
@@ -52,10 +94,11 @@ inline bool prefault(void *p, size_t bytes)
     return end <= begin || ::madvise(reinterpret_cast<void *>(begin), end - begin, MADV_POPULATE_WRITE) == 0;
 }
 
-inline void releaseBuffer(void *p, size_t bytes, bool mapped)
+// `length`: the mapping's (growMapping), 0 for a buffer from malloc.
+inline void releaseBuffer(void *p, size_t length)
 {
-    if (mapped)
-        ::munmap(p, mappingLength(bytes));
+    if (length)
+        ::munmap(p, length);
     else
         std::free(p);
 }

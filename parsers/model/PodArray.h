@@ -1,7 +1,7 @@
 #pragma once
-// Growable array for trivially copyable element types. Grows with realloc so that
-// glibc can move large buffers with mremap instead of copying: a 12 M-entry trace
-// would otherwise briefly need twice its memory while std::vector reallocates.
+// Growable array for trivially copyable element types. Large buffers grow in place, in address
+// room of their own, where std::vector would copy them (a 12 M-entry trace would briefly need
+// twice its memory) and malloc's mremap would move them.
 // Large buffers are mappings of their own (memory/LargeBuffers.h), whose pages push_back has
 // the kernel fault in a step at a time (prefault) rather than one fault a page.
 #include "memory/LargeBuffers.h"
@@ -24,7 +24,7 @@ public:
     PodArray() = default;
     PodArray(const PodArray &other) { *this = other; }
     PodArray(PodArray &&other) noexcept { swap(other); }
-    ~PodArray() { releaseBuffer(data_, capacity_ * sizeof(T), mapped_); }
+    ~PodArray() { releaseBuffer(data_, mappedLength_); }
 
     PodArray &operator=(const PodArray &other)
     {
@@ -48,7 +48,7 @@ public:
         std::swap(data_, other.data_);
         std::swap(size_, other.size_);
         std::swap(capacity_, other.capacity_);
-        std::swap(mapped_, other.mapped_);
+        std::swap(mappedLength_, other.mappedLength_);
         std::swap(limit_, other.limit_);
     }
 
@@ -66,17 +66,23 @@ public:
         if (capacity <= capacity_)
             return;
         const size_t bytes = capacity * sizeof(T);
-        void *grown = mapped_ || bytes >= kOwnMappingBytes ? growMapping(data_, capacity_ * sizeof(T), mapped_, size_ * sizeof(T), bytes)
-                                                             : std::realloc(data_, bytes);
+        const bool mapped = mappedLength_ != 0;
+        if (mapped || bytes >= kOwnMappingBytes) {
+            const Mapping grown = growMapping(data_, mappedLength_, capacity_ * sizeof(T), size_ * sizeof(T), bytes);
+            if (!grown.data)
+                throw std::bad_alloc();
+            if (!mapped)
+                limit_ = size_; // a new mapping holds the elements so far
+            data_ = static_cast<T *>(grown.data);
+            mappedLength_ = grown.length;
+            capacity_ = capacity;
+            return;
+        }
+        void *grown = std::realloc(data_, bytes);
         if (!grown)
             throw std::bad_alloc();
-        if (!mapped_)
-            limit_ = size_; // a new mapping holds the elements so far; from malloc, all it had
-        mapped_ = mapped_ || bytes >= kOwnMappingBytes;
         data_ = static_cast<T *>(grown);
-        capacity_ = capacity;
-        if (!mapped_)
-            limit_ = capacity_;
+        capacity_ = limit_ = capacity;
     }
 
     // New elements are zero-filled.
@@ -84,10 +90,10 @@ public:
     {
         if (size_ == 0 && size > capacity_ && size * sizeof(T) >= kOwnMappingBytes) {
             // A new mapping's pages are zero already: no second pass over them.
-            releaseBuffer(data_, capacity_ * sizeof(T), mapped_);
+            releaseBuffer(data_, mappedLength_);
             data_ = nullptr;
             capacity_ = 0;
-            mapped_ = false;
+            mappedLength_ = 0;
             reserve(size);
             size_ = size;
             return;
@@ -130,7 +136,7 @@ private:
     {
         if (size_ >= capacity_)
             reserve(capacity_ < 16 ? 16 : capacity_ + capacity_ / 2);
-        if (!mapped_)
+        if (!mappedLength_)
             return;
         // The next step of a mapping's pages at once (from where push_back will write next).
         const size_t from = std::max(limit_, size_);
@@ -142,7 +148,7 @@ private:
     T *data_ = nullptr;
     size_t size_ = 0;
     size_t capacity_ = 0;
-    bool mapped_ = false; // data_ is a mapping of its own (growMapping), not from malloc
+    size_t mappedLength_ = 0; // of data_'s mapping of its own (growMapping); 0: from malloc
     size_t limit_ = 0;    // push_back's next stop: capacity_, or in a mapping where its pages were faulted in to
 };
 

@@ -172,6 +172,36 @@ private slots:
             QCOMPARE(a[i], uint64_t(i + 1));
     }
 
+    // A large PodArray grows within the address room its mapping took (its pages stay where
+    // they are: moved, each would fault again), and past the room moves once, its elements with
+    // it, the old mapping and its room given back.
+    void podArrayGrowsInItsRoom()
+    {
+        const size_t page = 4096;
+        auto mapped = [&](const void *at) {
+            unsigned char state;
+            return ::mincore(const_cast<void *>(at), page, &state) == 0;
+        };
+        PodArray<uint64_t> a;
+        a.reserve(kOwnMappingBytes / sizeof(uint64_t));
+        for (uint64_t i = 0; i < 3 * page; ++i)
+            a.push_back(i * 7 + 1);
+        const uint64_t *first = a.data();
+        const size_t room = reservedLength(kOwnMappingBytes);
+        QVERIFY(room > 2 * kOwnMappingBytes);
+        a.reserve(room / sizeof(uint64_t) / 2);
+        QCOMPARE(a.data(), first);
+        a.resizeForOverwrite(room / sizeof(uint64_t) / 2);
+        a.back() = 5; // usable now
+        a.reserve(room / sizeof(uint64_t) + 1);
+        QVERIFY(a.data() != first);
+        QVERIFY(!mapped(first));
+        QVERIFY(!mapped(reinterpret_cast<const char *>(first) + room - page));
+        for (uint64_t i = 0; i < 3 * page; ++i)
+            QCOMPARE(a[i], i * 7 + 1);
+        QCOMPARE(a.back(), uint64_t(5));
+    }
+
     // The decoded columns' container against std::vector through growth, copies, moves and
     // zero-filling resizes on both sides of the size where it switches from malloc to mappings
     // of its own (memory/LargeBuffers.h): the same elements, every new one zero.
