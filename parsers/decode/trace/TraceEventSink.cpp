@@ -125,8 +125,18 @@ void TraceEventSink::add(const TraceEvent &event)
     } else {
         device = 64;
     }
-    memory_.push_back({e.ts, e.tid, device, e.bytes, e.addr, e.totalAllocated, e.totalReserved, oom, e.haveAddr || oom,
-                       e.haveTotals, static_cast<uint32_t>(memory_.size())});
+    memory_.push_back({e.ts, e.bytes, e.addr, e.totalAllocated, e.totalReserved, memoryThread(e.tid), static_cast<uint8_t>(device), oom,
+                       e.haveAddr || oom, e.haveTotals});
+}
+
+uint32_t TraceEventSink::memoryThread(int64_t tid)
+{
+    if (lastMemoryThread_ < memoryThreads_.size() && memoryThreads_[lastMemoryThread_] == tid)
+        return lastMemoryThread_;
+    const auto [it, added] = memoryThreadOfTid_.try_emplace(tid, static_cast<uint32_t>(memoryThreads_.size()));
+    if (added)
+        memoryThreads_.push_back(tid);
+    return lastMemoryThread_ = it->second;
 }
 
 void TraceEventSink::finish(bool sawEvents, uint64_t offset)
@@ -137,7 +147,7 @@ void TraceEventSink::finish(bool sawEvents, uint64_t offset)
     out_.facts.hasTimes = true;
     int maxDevice = -1;
     for (const MemoryEvent &m : memory_)
-        maxDevice = std::max(maxDevice, m.device);
+        maxDevice = std::max(maxDevice, int{m.device});
     out_.traces.resize(static_cast<size_t>(maxDevice + 1));
     // Devices whose events lack addresses (torch ≤ 1.9) get made-up ones, see FileFacts::noAddresses;
     // devices whose events state no totals keep no totals columns.
@@ -168,10 +178,8 @@ void TraceEventSink::finish(bool sawEvents, uint64_t offset)
     }
     if (!operatorsSorted.valid())
         sortOperators({});
-    // In file order (`order`) among equal times: a total order, which merging keeps as well.
-    sortRuns(memory_.begin(), memory_.end(), [](const MemoryEvent &a, const MemoryEvent &b) {
-        return a.ts != b.ts ? a.ts < b.ts : a.order < b.order;
-    });
+    // Equal times keep file order: sortRuns is stable.
+    sortRuns(memory_.begin(), memory_.end(), [](const MemoryEvent &a, const MemoryEvent &b) { return a.ts < b.ts; });
     if (operatorsSorted.valid())
         operatorsSorted.get();
     countOperatorDtypes();
@@ -235,14 +243,13 @@ void TraceEventSink::countOperatorDtypes()
     }
 }
 
-void TraceEventSink::operatorsOpenAt(const MemoryEvent &m, OpenOperators &state, std::vector<FrameId> &frames) const
+void TraceEventSink::operatorsOpenAt(const MemoryEvent &m, OpenOperators &thread, std::vector<FrameId> &frames)
 {
-    // Per thread: operators sorted by start; a sweep keeps the open ones (they nest) as a stack.
-    auto &stack = state.open[m.tid];
-    if (auto it = ops_.find(m.tid); it != ops_.end()) {
-        size_t &next = state.next[m.tid];
-        while (next < it->second.size() && it->second[next].start <= m.ts) {
-            const OpInterval *op = &it->second[next++];
+    // Operators sorted by start; a sweep keeps the open ones (they nest) as a stack.
+    auto &stack = thread.open;
+    if (const PodArray<OpInterval> *ops = thread.ops) {
+        while (thread.next < ops->size() && (*ops)[thread.next].start <= m.ts) {
+            const OpInterval *op = &(*ops)[thread.next++];
             while (!stack.empty() && stack.back()->end < op->start)
                 stack.pop_back();
             stack.push_back(op);
@@ -274,10 +281,14 @@ bool TraceEventSink::appendMemoryEvents(const std::vector<char> &noAddresses)
         return nextAddress;
     };
     bool cpu = false;
-    OpenOperators state;
+    std::vector<OpenOperators> threads(memoryThreads_.size());
+    for (size_t i = 0; i < threads.size(); ++i) {
+        if (auto it = ops_.find(memoryThreads_[i]); it != ops_.end())
+            threads[i].ops = &it->second;
+    }
     std::vector<FrameId> frames;
     for (const MemoryEvent &m : memory_) {
-        operatorsOpenAt(m, state, frames);
+        operatorsOpenAt(m, threads[m.thread], frames);
         const StackId stackId = out_.stacks.intern(frames);
         if (!frames.empty())
             out_.facts.hasFrames = true;

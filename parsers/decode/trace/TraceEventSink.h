@@ -50,19 +50,20 @@ public:
 
 private:
     static constexpr size_t kSortElsewhereFrom = 100'000; // memory events
+    // 48 bytes (a 1 GB trace holds ~0.4 M): each fresh page costs its first touch.
     struct MemoryEvent {
         double ts;
-        int64_t tid;
-        int device;
         int64_t bytes; // < 0: free
         uint64_t addr;
         uint64_t totalAllocated;
         uint64_t totalReserved;
+        uint32_t thread; // memoryThreads_' index
+        uint8_t device;
         bool oom;
         bool hasAddr;
         bool hasTotals;
-        uint32_t order; // position in the file, to keep equal timestamps stable
     };
+    static_assert(sizeof(MemoryEvent) == 48);
 
     // What a matrix product or convolution took (OperatorDtypes); None for every other operator.
     enum class ProductDtype : uint8_t { None, Fp32, Bf16, Fp16 };
@@ -82,10 +83,12 @@ private:
     // finish()'s parts: the operators open on a memory event's thread (a sweep per thread),
     // the entries of each device (true when CPU memory is among them), the phases.
     struct OpenOperators {
-        std::unordered_map<int64_t, size_t> next;                        // per thread: the next operator to open
-        std::unordered_map<int64_t, std::vector<const OpInterval *>> open; // per thread: nested, outermost first
+        const PodArray<OpInterval> *ops = nullptr; // the thread's, sorted; null: none
+        size_t next = 0;                           // the next operator to open
+        std::vector<const OpInterval *> open;      // nested, outermost first
     };
-    void operatorsOpenAt(const MemoryEvent &m, OpenOperators &state, std::vector<FrameId> &frames) const;
+    uint32_t memoryThread(int64_t tid);
+    static void operatorsOpenAt(const MemoryEvent &m, OpenOperators &thread, std::vector<FrameId> &frames);
     // Each device's event columns reserved for its `rows` (the totals only where it states
     // them); the bytes they will fill, to be faulted in.
     struct ColumnRoom {
@@ -102,6 +105,9 @@ private:
     // at each doubling touched fresh memory twice the size.
     PodArray<MemoryEvent> memory_;
     std::unordered_map<int64_t, PodArray<OpInterval>> ops_; // by thread
+    std::vector<int64_t> memoryThreads_;                      // the threads of memory events, as first seen
+    std::unordered_map<int64_t, uint32_t> memoryThreadOfTid_;
+    uint32_t lastMemoryThread_ = 0;
     std::unordered_map<std::string, FrameId, StringHash, std::equal_to<>> frameOfName_;
     std::vector<std::pair<StringId, TimedRange>> annotations_; // user annotations: (name, range)
     OperatorRanges structure_;
