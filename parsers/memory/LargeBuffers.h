@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <sys/mman.h>
+#include <sys/resource.h>
 
 namespace memlens {
 
@@ -36,18 +37,29 @@ struct Mapping {
     size_t length; // of the mapping, room included: what munmap releases
 };
 
+// Under an address-space limit (ulimit -v) the room would count as memory: none is taken.
+inline bool addressSpaceUnlimited()
+{
+    static const bool unlimited = [] {
+        rlimit limit{};
+        return ::getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur == RLIM_INFINITY;
+    }();
+    return unlimited;
+}
+
 // A mapping whose first `bytes` are usable. The room after them is PROT_NONE: neither memory
 // nor, under strict overcommit, commit charge until growMapping makes it usable.
 inline Mapping reserveMapping(size_t bytes)
 {
     const size_t need = mappingLength(bytes), room = reservedLength(bytes);
-    if (void *p = ::mmap(nullptr, room, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0); p != MAP_FAILED) {
+    if (void *p = addressSpaceUnlimited() ? ::mmap(nullptr, room, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0) : MAP_FAILED;
+        p != MAP_FAILED) {
         if (::mprotect(p, need, PROT_READ | PROT_WRITE) == 0)
             return {p, room};
         ::munmap(p, room);
         return {nullptr, 0};
     }
-    // The room refused (an address-space limit): the bytes alone.
+    // No room (limited, or refused): the bytes alone.
     void *p = ::mmap(nullptr, need, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     return p == MAP_FAILED ? Mapping{nullptr, 0} : Mapping{p, need};
 }

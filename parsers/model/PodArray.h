@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -65,6 +66,8 @@ public:
     {
         if (capacity <= capacity_)
             return;
+        if (capacity > (SIZE_MAX - 4095) / sizeof(T)) // its bytes, rounded to pages, would wrap
+            throw std::bad_alloc();
         const size_t bytes = capacity * sizeof(T);
         const bool mapped = mappedLength_ != 0;
         if (mapped || bytes >= kOwnMappingBytes) {

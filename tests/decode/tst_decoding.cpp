@@ -200,6 +200,9 @@ private slots:
         for (uint64_t i = 0; i < 3 * page; ++i)
             QCOMPARE(a[i], i * 7 + 1);
         QCOMPARE(a.back(), uint64_t(5));
+        // A count whose bytes, rounded to pages, would wrap is refused, not taken as room.
+        QVERIFY_THROWS_EXCEPTION(std::bad_alloc, a.reserve(SIZE_MAX / sizeof(uint64_t)));
+        QCOMPARE(a.back(), uint64_t(5));
     }
 
     // The decoded columns' container against std::vector through growth, copies, moves and
