@@ -17,9 +17,13 @@ namespace memlens {
 // Buffers from this size on are mappings of their own; smaller ones come from malloc.
 constexpr size_t kOwnMappingBytes = size_t{4} << 20;
 
+constexpr size_t kPageBytes = 4096;
+// Longer buffers would wrap when rounded up to whole pages.
+constexpr size_t kLargestBufferBytes = SIZE_MAX - (kPageBytes - 1);
+
 inline size_t mappingLength(size_t bytes)
 {
-    return (bytes + 4095) & ~size_t{4095};
+    return (bytes + kPageBytes - 1) & ~(kPageBytes - 1);
 }
 
 // Address room a new mapping takes beyond its bytes: growing within it touches nothing, where
@@ -100,8 +104,7 @@ constexpr size_t kPopulateBytes = size_t{2} << 20;
 // the call). False where the kernel cannot (before 5.14); the pages then fault as they are written.
 inline bool prefault(void *p, size_t bytes)
 {
-    constexpr uintptr_t kPage = 4096;
-    const auto begin = reinterpret_cast<uintptr_t>(p) & ~(kPage - 1);
+    const auto begin = reinterpret_cast<uintptr_t>(p) & ~uintptr_t{kPageBytes - 1};
     const auto end = reinterpret_cast<uintptr_t>(p) + bytes;
     return end <= begin || ::madvise(reinterpret_cast<void *>(begin), end - begin, MADV_POPULATE_WRITE) == 0;
 }

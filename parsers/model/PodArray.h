@@ -66,7 +66,7 @@ public:
     {
         if (capacity <= capacity_)
             return;
-        if (capacity > (SIZE_MAX - 4095) / sizeof(T)) // its bytes, rounded to pages, would wrap
+        if (capacity > kLargestBufferBytes / sizeof(T))
             throw std::bad_alloc();
         const size_t bytes = capacity * sizeof(T);
         const bool mapped = mappedLength_ != 0;
