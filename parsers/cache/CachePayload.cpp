@@ -47,8 +47,11 @@ bool writePayload(const Snapshot &snapshot, const std::function<bool(std::string
     return ok;
 }
 
-PayloadReader::PayloadReader(std::string_view compressed) : compressed_(compressed), stream_(ZSTD_createDCtx())
+PayloadReader::PayloadReader(std::string_view compressed, const SectionBytes *rawColumns)
+    : compressed_(compressed), stream_(ZSTD_createDCtx())
 {
+    if (rawColumns)
+        raw_.emplace(*rawColumns);
     // As the file decoders: bounded memory for whatever window a damaged header asks for.
     ZSTD_DCtx_setParameter(stream_, ZSTD_d_windowLogMax, 27);
 }
@@ -109,7 +112,7 @@ void PayloadReader::endFrame()
     inFrame_ = false;
 }
 
-void PayloadReader::readColumn(char *into, size_t n)
+void PayloadReader::readColumn(char *into, size_t n, bool ownMapping)
 {
     endFrame();
     const std::string_view rest = compressed_.substr(at_);
@@ -117,9 +120,17 @@ void PayloadReader::readColumn(char *into, size_t n)
     if (ZSTD_isError(frameSize) || ZSTD_getFrameContentSize(rest.data(), frameSize) != n)
         throw CacheFormatError("a column's frame is missing or of another size");
     at_ += frameSize;
+    std::vector<SectionReader::Job> raw;
+    if (raw_ && !rawRefused_) {
+        try {
+            raw = raw_->bytesInto(into, n, ownMapping);
+        } catch (const std::invalid_argument &) {
+            rawRefused_ = true; // not this entry's columns: every column from its frame
+        }
+    }
     {
         std::lock_guard lock(mutex_);
-        columns_.push_back({rest.substr(0, frameSize), into, n});
+        columns_.push_back({rest.substr(0, frameSize), into, n, std::move(raw)});
     }
     changed_.notify_one();
     if (!worker_.joinable()) {
@@ -151,10 +162,26 @@ void PayloadReader::work()
     }
     Column c;
     while (takeColumn(c)) {
+        if (placeRaw(c))
+            continue;
         const size_t got = ZSTD_decompressDCtx(context.get(), c.into, c.size, c.frame.data(), c.frame.size());
         if (ZSTD_isError(got) || got != c.size)
             failed_ = true;
     }
+}
+
+// Over whatever a refused piece left in place, the column's frame is decompressed.
+bool PayloadReader::placeRaw(const Column &column)
+{
+    if (column.raw.empty())
+        return false;
+    for (const SectionReader::Job &piece : column.raw) {
+        if (!raw_->fillRaw(piece)) {
+            rawRefused_ = true;
+            return false;
+        }
+    }
+    return true;
 }
 
 void PayloadReader::settle()

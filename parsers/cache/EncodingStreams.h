@@ -150,7 +150,7 @@ public:
             take(reinterpret_cast<char *>(out.begin()), bytes);
             return;
         }
-        source_.readColumn(reinterpret_cast<char *>(out.begin()), bytes); // count() checked it fits
+        source_.readColumn(reinterpret_cast<char *>(out.begin()), bytes, out.ownsMapping()); // count() checked it fits
         at_ += bytes;
     }
     void settle() { source_.settle(); }

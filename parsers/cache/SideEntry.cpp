@@ -90,6 +90,11 @@ std::optional<std::string> readSideEntry(const SnapshotCache &cache, const SideE
     return payload;
 }
 
+uint64_t sideEntryPayloadOffset(const SideEntryKind &kind, const CacheKey &key)
+{
+    return head(kind, key, executableIdentity()).size();
+}
+
 bool writeSideEntry(const SnapshotCache &cache, const SideEntryKind &kind, const CacheKey &key, std::string_view payload)
 {
     return writeSideEntry(cache, kind, key, [&](const std::function<bool(std::string_view)> &put) { return put(payload); });

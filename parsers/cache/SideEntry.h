@@ -41,6 +41,8 @@ struct OpenSideEntry {
 std::optional<OpenSideEntry> openSideEntry(const SnapshotCache &cache, const SideEntryKind &kind, const CacheKey &key);
 // Its payload, read whole.
 std::optional<std::string> readSideEntry(const SnapshotCache &cache, const SideEntryKind &kind, const CacheKey &key);
+// Where writeSideEntry puts the payload of `key`'s side entry in its file (after the header).
+uint64_t sideEntryPayloadOffset(const SideEntryKind &kind, const CacheKey &key);
 // Replaces it; false when it could not be written (nothing half-written stays).
 bool writeSideEntry(const SnapshotCache &cache, const SideEntryKind &kind, const CacheKey &key, std::string_view payload);
 // The same, the payload handed over in pieces by `payload` to the function it is given (which

@@ -2,7 +2,9 @@
 
 #include "cache/CachePayload.h"
 #include "cache/SnapshotCodec.h"
+#include "cache/StoredColumns.h"
 #include "decode/input/FileChecksum.h"
+#include "decode/input/UniqueFd.h"
 
 #include <algorithm>
 #include <chrono>
@@ -15,6 +17,10 @@
 #include <fstream>
 #include <optional>
 #include <thread>
+#include <fcntl.h>
+#include <functional>
+#include <memory>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <vector>
@@ -99,7 +105,7 @@ std::string makeCacheEntry(const CacheKey &key, const Snapshot &snapshot)
     return entry;
 }
 
-std::unique_ptr<Snapshot> readCacheEntry(std::string_view bytes, const CacheKey &key)
+std::unique_ptr<Snapshot> readCacheEntry(std::string_view bytes, const CacheKey &key, const SectionBytes *rawColumns, bool *rawRefused)
 {
     const std::string expected = header(key, 0);
     const size_t keyBytes = expected.size() - sizeof(uint64_t);
@@ -111,8 +117,10 @@ std::unique_ptr<Snapshot> readCacheEntry(std::string_view bytes, const CacheKey 
     if (payloadSize > compressed.size() * kMaxExpansion + 4096)
         return nullptr;
     try {
-        PayloadReader reader(compressed);
+        PayloadReader reader(compressed, rawColumns);
         auto snapshot = decodeSnapshot(payloadSize, reader);
+        if (rawRefused)
+            *rawRefused = rawColumns && reader.rawColumnsRefused();
         return reader.endsCleanly() ? std::move(snapshot) : nullptr;
     } catch (const CacheFormatError &) {
         return nullptr;
@@ -197,30 +205,34 @@ std::unique_ptr<Snapshot> SnapshotCache::read(const CacheKey &key, const std::fu
     // large file): wait for it, up to a minute while it is at work, instead of decoding cold.
     for (int waited = 0; waited < 600 && entryBeingWritten(file); ++waited)
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    std::ifstream in(file, std::ios::binary);
-    if (!in)
+    const UniqueFd fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC));
+    struct stat st {};
+    if (!fd || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
         return nullptr;
-    std::error_code ec;
-    const auto size = fs::file_size(file, ec);
+    const auto size = static_cast<uint64_t>(st.st_size);
     // An entry larger than its file's decoded snapshot could be is not ours to read.
-    if (ec || size > key.size * 4 + (64u << 20))
+    if (size > key.size * 4 + (64u << 20))
         return nullptr;
-    std::string bytes(static_cast<size_t>(size), '\0');
-    // In pieces, so a large entry's read is seen to move (the read is most of the time; the
-    // decoding after it the rest).
-    constexpr size_t kPiece = 16 << 20;
-    for (size_t at = 0; at < bytes.size(); at += kPiece) {
-        const size_t n = std::min(kPiece, bytes.size() - at);
-        if (!in.read(bytes.data() + at, static_cast<std::streamsize>(n)))
-            return nullptr;
-        if (progress)
-            progress(0.8 * static_cast<double>(at + n) / static_cast<double>(bytes.size()));
-    }
-    auto snapshot = readCacheEntry(bytes, key);
+    // Mapped, not read: read into fresh memory, each page would cost a fault twice (docs/bench.md,
+    // issue 66); the file's cached pages cost neither. Entries are replaced by rename, never
+    // rewritten in place, so the mapping keeps the bytes it was given.
+    void *mapped = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd.get(), 0);
+    if (mapped == MAP_FAILED)
+        return nullptr;
+    const std::unique_ptr<void, std::function<void(void *)>> unmap(mapped, [size](void *p) { ::munmap(p, size); });
+    const std::string_view bytes(static_cast<const char *>(mapped), size);
+    if (progress)
+        progress(0.2);
+    const std::optional<OpenStoredColumns> columns = openStoredColumns(*this, key);
+    bool columnsRefused = false;
+    auto snapshot = readCacheEntry(bytes, key, columns ? &columns->bytes : nullptr, &columnsRefused);
+    if (columnsRefused)
+        removeStoredColumns(*this, key);
     if (progress)
         progress(1.0);
     if (snapshot) {
         // Touched, so that eviction takes the entries used longest ago.
+        std::error_code ec;
         fs::last_write_time(file, fs::file_time_type::clock::now(), ec);
     }
     return snapshot;
@@ -297,7 +309,7 @@ void SnapshotCache::evict() const
             fs::remove(e.path(), ec); // a writer killed mid-entry (kill -9, power loss) left it
             continue;
         }
-        // Entries and the side entries beside them (cache/SideEntry: .answers, .indexes).
+        // Entries and the side entries beside them (cache/SideEntry: .answers, .indexes, .columns).
         if (e.path().extension() != ".mlcache" && !e.path().stem().string().ends_with(".mlcache"))
             continue;
         const uint64_t size = e.file_size(ec);

@@ -17,6 +17,8 @@
 
 namespace memlens {
 
+class SectionBytes;
+
 struct CacheKey {
     std::string path; // absolute
     uint64_t size = 0;
@@ -68,7 +70,10 @@ std::string cacheKeyBytes(const CacheKey &key);
 // into place; false, with nothing half-written left, when `write` or the rename fails.
 bool writeCacheFile(const std::string &path, const std::function<bool(std::ostream &)> &write);
 
-std::unique_ptr<Snapshot> readCacheEntry(std::string_view fileBytes, const CacheKey &key);
+// `rawColumns`: the entry's columns as they are (StoredColumns), taken where they hold them;
+// `rawRefused` is then set when they did not hold every column as it is in the entry.
+std::unique_ptr<Snapshot> readCacheEntry(std::string_view fileBytes, const CacheKey &key, const SectionBytes *rawColumns = nullptr,
+                                         bool *rawRefused = nullptr);
 std::string makeCacheEntry(const CacheKey &key, const Snapshot &snapshot);
 
 } // namespace memlens

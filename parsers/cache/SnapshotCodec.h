@@ -24,8 +24,13 @@ public:
     // Fills exactly n bytes or throws CacheFormatError.
     virtual void read(char *into, size_t n) = 0;
     // A large column, which the encoding hands over as a piece of its own (see encodeSnapshot):
-    // it may be filled later, even on another thread, but before settle() returns.
-    virtual void readColumn(char *into, size_t n) { read(into, n); }
+    // it may be filled later, even on another thread, but before settle() returns. `ownMapping`:
+    // `into` is page-aligned in a mapping of the column's own (PodArray), where a file's pages may go.
+    virtual void readColumn(char *into, size_t n, bool ownMapping)
+    {
+        static_cast<void>(ownMapping);
+        read(into, n);
+    }
     // Every column asked for is in place; throws CacheFormatError when one could not be read.
     virtual void settle() {}
     // No column is written any more (the decoder gave up and frees them).

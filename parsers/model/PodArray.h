@@ -114,6 +114,8 @@ public:
         size_ = size;
     }
 
+    // Its buffer is a mapping of its own (page-aligned, released with munmap), not malloc's.
+    bool ownsMapping() const { return mappedLength_ != 0; }
     void clear() { size_ = 0; }
     void pop_back() { --size_; }
     size_t size() const { return size_; }

@@ -2,6 +2,7 @@
 
 #include "decode/SnapshotLoader.h"
 #include "cache/CachedSnapshot.h"
+#include "cache/StoredColumns.h"
 #include "pipeline/HeadStart.h"
 #include "model/LoadError.h"
 #include "ranks/RunGpus.h"
@@ -86,6 +87,8 @@ void runDocumentPipeline(const std::string &path, const std::atomic<bool> *cance
             devices.emplace(device, LiveDevice{last->document->device(device)->index.get(), layout.get()});
         storeIndexes(*cache, *loaded.key, devices);
     }
+    if (keeping && last && !columnsStored(*cache, *loaded.key))
+        storeColumns(*cache, *loaded.key, *loaded.snapshot);
 }
 
 namespace {

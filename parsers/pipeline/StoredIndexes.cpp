@@ -1,7 +1,7 @@
 #include "pipeline/StoredIndexes.h"
 
 #include "cache/SideEntry.h"
-#include "pipeline/IndexSections.h"
+#include "cache/IndexSections.h"
 
 namespace memlens {
 
@@ -169,8 +169,9 @@ void putDevices(SectionWriter &out, const Devices &devices)
 template <typename Devices>
 bool store(const SnapshotCache &cache, const CacheKey &key, const Devices &devices)
 {
-    // Written as it is laid out: the arrays that do not compress go from where they are.
-    SectionWriter out;
+    // Written as it is laid out: the arrays that do not compress go from where they are, each
+    // piece of them where a page of the file starts (read back, they are mapped).
+    SectionWriter out(sideEntryPayloadOffset(kIndexes, key));
     putDevices(out, devices);
     return writeSideEntry(cache, kIndexes, key, [&](const std::function<bool(std::string_view)> &put) { return out.writeTo(put); });
 }

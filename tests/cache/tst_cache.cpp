@@ -6,13 +6,14 @@
 #include "SyntheticSnapshot.h"
 #include "cache/SnapshotCache.h"
 #include "cache/SnapshotCodec.h"
+#include "cache/StoredColumns.h"
 #include "cache/StoredAnswers.h"
 #include "decode/SnapshotLoader.h"
 #include "cache/CachedSnapshot.h"
 #include "model/NarrowColumn.h"
 #include "pipeline/DocumentPipeline.h"
 #include "pipeline/HeadStart.h"
-#include "pipeline/IndexSections.h"
+#include "cache/IndexSections.h"
 #include "pipeline/StoredIndexes.h"
 #include "questions/AdviseQuestion.h"
 #include "report/SummaryReport.h"
@@ -49,6 +50,19 @@ std::string readAll(const std::string &path)
 {
     std::ifstream in(path, std::ios::binary);
     return {std::istreambuf_iterator<char>(in), {}};
+}
+
+// Whether the page holding `p` is a mapping of the file at `path` (by /proc/self/maps).
+bool mappedFrom(const void *p, const std::string &path)
+{
+    const auto at = reinterpret_cast<uintptr_t>(p);
+    std::ifstream maps("/proc/self/maps");
+    for (std::string line; std::getline(maps, line);) {
+        unsigned long from = 0, to = 0;
+        if (std::sscanf(line.c_str(), "%lx-%lx", &from, &to) == 2 && from <= at && at < to)
+            return line.ends_with(" " + path);
+    }
+    return false;
 }
 
 void writeAll(const std::string &path, std::string_view bytes)
@@ -209,6 +223,8 @@ private slots:
         runDocumentPipeline(file, nullptr, sink, StopAfter::Timeline, &cache, CacheWriting::WhenStarted);
         QVERIFY(timeline);
         QVERIFY(cache.read(*key));
+        QVERIFY(columnsStored(cache, *key)); // for the next reopen to map
+
     }
 
     // The window's order: the document without advice, the timeline on it, then the same layouts
@@ -626,6 +642,66 @@ private slots:
         }
     }
 
+    // A reopen takes the event columns kept as they are beside the entry (the window's load keeps
+    // them): mapped where a column is a mapping of its own, read where it is not, the snapshot the
+    // same either way. Damaged, cut or another entry's columns are refused: the columns come from
+    // the entry's frames, the same snapshot, and the file is removed (to be written again).
+    void reopenMapsStoredColumns()
+    {
+        SynthSnapshot synth;
+        synth.traces.resize(1);
+        uint64_t x = 88172645463325252ull;
+        for (uint32_t k = 0; k < 300000; ++k) { // addresses: 600 k entries x 8 bytes, a mapping of its own
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            const uint64_t addr = 0x7f0000000000ull + (x % (1u << 24)) * 512;
+            synth.traces[0].push_back({"alloc", addr, 512 + k % 7 * 512, 2 * k});
+            synth.traces[0].push_back({"free_completed", addr, 512 + k % 7 * 512, 2 * k + 1});
+        }
+        QTemporaryDir dir;
+        const std::string file = dir.filePath("run.pickle").toStdString();
+        writeAll(file, synth.pickle());
+        const SnapshotCache cache(dir.filePath("cache").toStdString());
+        const auto key = SnapshotCache::keyOf(file);
+        QVERIFY(key);
+        const auto cold = loadSnapshot(file);
+        QVERIFY(cache.write(*key, *cold));
+        const std::string columns = cache.entryPath(*key) + ".columns";
+        const auto sameAsCold = [&](const Snapshot &warm) {
+            const QString diff = difference(*cold, warm);
+            QVERIFY2(diff.isEmpty(), qPrintable(diff));
+        };
+        QVERIFY(!columnsStored(cache, *key));
+        QVERIFY(storeColumns(cache, *key, *cold));
+        QVERIFY(columnsStored(cache, *key));
+        const std::string good = readAll(columns);
+        {
+            const auto warm = cache.read(*key);
+            QVERIFY(warm);
+            sameAsCold(*warm);
+            QVERIFY(mappedFrom(warm->traces[0].addr.data(), columns));
+            QVERIFY(columnsStored(cache, *key));
+        }
+        const std::string addrBytes(reinterpret_cast<const char *>(cold->traces[0].addr.data()), 4096);
+        const size_t addrAt = good.find(addrBytes);
+        QVERIFY(addrAt != std::string::npos);
+        const auto refused = [&](const std::string &bytes) {
+            writeAll(columns, bytes);
+            const auto warm = cache.read(*key);
+            QVERIFY(warm);
+            sameAsCold(*warm);
+            QVERIFY(!std::filesystem::exists(columns));
+        };
+        std::string damaged = good;
+        damaged[addrAt + 5000] ^= 0x20;
+        refused(damaged);
+        refused(good.substr(0, addrAt + 8192));
+        // Another snapshot's columns, under this file's header: sizes that are not this entry's.
+        SynthSnapshot shorter = synth;
+        shorter.traces[0].resize(synth.traces[0].size() - 2);
+        QVERIFY(storeColumns(cache, *key, *loadSnapshotFromMemory(shorter.pickle(), "shorter.pickle")));
+        refused(readAll(columns));
+    }
+
     // A trace long enough to have its entries checked in two halves on two cores: a damaged
     // entry is refused in either half, at either end of it, and the whole accepted.
     void keptIndexesOfALongTraceAreCheckedInBothHalves()
@@ -787,31 +863,50 @@ private slots:
             x ^= x << 13, x ^= x >> 7, x ^= x << 17;
             v = x;
         }
-        SectionWriter out;
-        out.array(zeros);
-        out.array(noise);
-        const std::string bytes = out.take();
-        // Zeros compress; the noise is kept as it is (its two pieces and their hashes).
+        // `fileOffset`: where the bytes will start in their file.
+        const auto encode = [&](uint64_t fileOffset, bool withNoise) {
+            SectionWriter out(fileOffset);
+            out.array(zeros);
+            if (withNoise)
+                out.array(noise);
+            return out.take();
+        };
+        const std::string bytes = encode(0, true);
+        // Zeros compress; the noise is kept as it is (its two pieces and their hashes, the first
+        // where a page starts).
         QVERIFY(bytes.size() > noise.size() * sizeof(uint64_t));
-        QVERIFY(bytes.size() < noise.size() * sizeof(uint64_t) + zeros.size() * sizeof(uint64_t) / 64);
-        const auto readBack = [&](const SectionBytes &source) {
+        QVERIFY(bytes.size() < noise.size() * sizeof(uint64_t) + zeros.size() * sizeof(uint64_t) / 64 + kPageBytes);
+        const size_t noiseAt = std::string_view(bytes).find(std::string_view(reinterpret_cast<const char *>(noise.data()), 64));
+        QCOMPARE(noiseAt % kPageBytes, size_t{0});
+        const auto readBack = [&](const SectionBytes &source, PodArray<uint64_t> &noiseBack) {
             PodArray<uint64_t> zerosBack;
-            std::vector<uint64_t> noiseBack;
+            std::vector<uint64_t> noiseCopied;
             SectionReader in(source);
             in.array(zerosBack, zeros.size());
             in.array(noiseBack, noise.size());
             QVERIFY(in.done());
             in.decompress();
             QVERIFY(zerosBack.size() == zeros.size() && std::equal(zeros.begin(), zeros.end(), zerosBack.begin()));
-            QVERIFY(noiseBack == noise);
+            QVERIFY(noiseBack.size() == noise.size() && std::equal(noise.begin(), noise.end(), noiseBack.begin()));
+            SectionReader again(source);
+            again.array(zerosBack, zeros.size());
+            again.array(noiseCopied, noise.size()); // not a mapping of its own: read
+            again.decompress();
+            QVERIFY(noiseCopied == noise);
         };
-        readBack(MemorySectionBytes(bytes));
+        PodArray<uint64_t> fromMemory, mapped;
+        readBack(MemorySectionBytes(bytes), fromMemory);
         QTemporaryDir dir;
         const std::string path = dir.filePath("sections").toStdString();
-        std::ofstream("" + path, std::ios::binary) << "head" << bytes;
+        const std::string head = "head";
+        const std::string fileBytes = encode(head.size(), true);
+        std::ofstream("" + path, std::ios::binary) << head << fileBytes;
         const int fd = ::open(path.c_str(), O_RDONLY);
         QVERIFY(fd >= 0);
-        readBack(FileSectionBytes(fd, 4, bytes.size()));
+        // From a file, the noise's first piece is the file's pages, mapped into the array.
+        readBack(FileSectionBytes(fd, head.size(), fileBytes.size()), mapped);
+        QVERIFY(mappedFrom(mapped.data(), path));
+        QVERIFY(!mappedFrom(mapped.data() + kPieceBytes / sizeof(uint64_t), path)); // the last piece, shorter than a page's worth
         ::close(fd);
         const auto refusedWith = [&](size_t at) {
             std::string damaged = bytes;
@@ -825,8 +920,8 @@ private slots:
         };
         refusedWith(bytes.size() - 100);              // in the noise's last piece
         refusedWith(bytes.size() - sizeof(uint64_t)); // its hash
-        // The zeros' last frame ends 40 bytes before the noise's pieces: count, two headers, two hashes.
-        refusedWith(bytes.size() - noise.size() * sizeof(uint64_t) - 42);
+        refusedWith(noiseAt + 1000);                  // its first piece
+        refusedWith(encode(0, false).size() - 2);     // the zeros' last frame (its checksum)
     }
 
     // Opened again through the cache, a file's first frame is drawn from the index and layout

@@ -1,8 +1,10 @@
 // libFuzzer target for what memlens reads back from its own cache: the first byte picks a whole
 // entry file (header, key, zstd frame), the answers kept beside an entry, the indexes and
 // timeline layouts kept beside it (of a corpus snapshot, and made into an index and a layout
-// when they decode), or a bare payload. Each gives what it holds or nothing; never a crash, a
+// when they decode), the event columns kept as they are beside an entry (under an entry of a
+// corpus snapshot), or a bare payload. Each gives what it holds or nothing; never a crash, a
 // hang or an allocation the input does not justify.
+#include "cache/IndexSections.h"
 #include "cache/SnapshotCache.h"
 #include "cache/SnapshotCodec.h"
 #include "cache/StoredAnswers.h"
@@ -11,6 +13,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <string>
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -24,6 +28,36 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (data[0] & 2) {
         memlens::readAnswersFile(bytes, key, "fuzz-executable");
+        return 0;
+    }
+    if (data[0] & 8) {
+        // The entry's own columns (as cache/StoredColumns keeps them), cut where the first four
+        // bytes say and each following (offset, byte) pair flipped in: past the pieces' sizes and
+        // hashes, not only refused at the first count.
+        static const auto run = memlens::loadSnapshot(MEMLENS_CORPUS_DIR "/snapshots/gpt2_fp32_adamw/snapshot.pickle");
+        static const std::string entry = memlens::makeCacheEntry(key, *run);
+        static const std::string good = [] {
+            memlens::SectionWriter out(0, memlens::PieceCompression::Never);
+            memlens::encodeSnapshot(*run, [&](std::string_view piece, bool column) {
+                if (column)
+                    out.array(piece.data(), piece.size());
+            });
+            return out.take();
+        }();
+        std::string columns = good;
+        uint32_t cut = 0;
+        if (bytes.size() >= 4) {
+            std::memcpy(&cut, bytes.data(), 4);
+            columns.resize(std::min<size_t>(columns.size(), cut));
+        }
+        for (size_t at = 4; at + 5 <= bytes.size() && !columns.empty(); at += 5) {
+            uint32_t offset;
+            std::memcpy(&offset, bytes.data() + at, 4);
+            columns[offset % columns.size()] ^= bytes[at + 4];
+        }
+        const memlens::MemorySectionBytes source(columns);
+        bool refused = false;
+        memlens::readCacheEntry(entry, key, &source, &refused);
         return 0;
     }
     if (data[0] & 4) {

@@ -1,4 +1,4 @@
-#include "pipeline/IndexSections.h"
+#include "cache/IndexSections.h"
 
 #include "decode/input/UniqueFd.h"
 #include "memory/PrefaultAhead.h"
@@ -9,6 +9,7 @@
 #include <atomic>
 #include <future>
 #include <memory>
+#include <sys/mman.h>
 #include <zstd.h>
 
 namespace memlens {
@@ -35,6 +36,12 @@ uint64_t pieceHash(const char *p, size_t n)
     for (; i < n; ++i)
         h[0] = std::rotl((h[0] ^ static_cast<uint8_t>(p[i])) * k, 29);
     return (h[0] * k) ^ std::rotl(h[1] * k, 17) ^ std::rotl(h[2] * k, 34) ^ std::rotl(h[3] * k, 51);
+}
+
+// From `offset` in a file to where its next page starts.
+size_t pageGap(uint64_t offset)
+{
+    return static_cast<size_t>((kPageBytes - offset % kPageBytes) % kPageBytes);
 }
 
 // Runs work(j) for every j < count, each j on whichever of this thread and one more is free
@@ -73,7 +80,8 @@ void SectionWriter::pieces(const void *data, size_t bytes)
 
 bool SectionWriter::writeTo(const std::function<bool(std::string_view)> &put)
 {
-    const bool compressed = onTwoCores(pieces_.size(), [this] {
+    const size_t compressing = compression_ == PieceCompression::Never ? 0 : pieces_.size();
+    const bool compressed = onTwoCores(compressing, [this] {
         std::shared_ptr<ZSTD_CCtx> context(ZSTD_createCCtx(), ZSTD_freeCCtx);
         ZSTD_CCtx_setParameter(context.get(), ZSTD_c_compressionLevel, 1);
         ZSTD_CCtx_setParameter(context.get(), ZSTD_c_checksumFlag, 1);
@@ -93,20 +101,30 @@ bool SectionWriter::writeTo(const std::function<bool(std::string_view)> &put)
     });
     if (!compressed)
         return false;
-    auto value = [&](uint64_t v) { return put(std::string_view(reinterpret_cast<const char *>(&v), sizeof v)); };
+    uint64_t at = fileOffset_;
+    auto counted = [&](std::string_view bytes) {
+        at += bytes.size();
+        return put(bytes);
+    };
+    auto value = [&](uint64_t v) { return counted(std::string_view(reinterpret_cast<const char *>(&v), sizeof v)); };
+    const std::string zeros(kPageBytes, '\0');
     size_t from = 0;
     for (Piece &p : pieces_) {
-        bool ok = put(std::string_view(out_).substr(from, p.at - from));
+        bool ok = counted(std::string_view(out_).substr(from, p.at - from));
         from = p.at;
-        if (!p.frame.empty())
-            ok = ok && value(p.frame.size()) && put(p.frame);
-        else
-            ok = ok && value(kRawPiece | (p.bytes + sizeof(uint64_t))) && put({p.data, p.bytes}) && value(pieceHash(p.data, p.bytes));
+        if (!p.frame.empty()) {
+            ok = ok && value(p.frame.size()) && counted(p.frame);
+        } else {
+            ok = ok && value(kRawPiece | (p.bytes + sizeof(uint64_t)));
+            if (p.bytes >= kMappedPieceBytes)
+                ok = ok && counted(std::string_view(zeros).substr(0, pageGap(at)));
+            ok = ok && counted({p.data, p.bytes}) && value(pieceHash(p.data, p.bytes));
+        }
         std::string().swap(p.frame);
         if (!ok)
             return false;
     }
-    return put(std::string_view(out_).substr(from));
+    return counted(std::string_view(out_).substr(from));
 }
 
 std::string SectionWriter::take()
@@ -134,6 +152,23 @@ bool FileSectionBytes::read(uint64_t offset, void *into, size_t n) const
     return offset <= size_ && n <= size_ - offset && readAt(fd_, offset_ + offset, into, n);
 }
 
+bool FileSectionBytes::mapOrRead(uint64_t offset, void *into, size_t n) const
+{
+    const size_t pages = n & ~(kPageBytes - 1);
+    const uint64_t at = offset_ + offset;
+    if (offset > size_ || n > size_ - offset || pages == 0 || at % kPageBytes != 0 || reinterpret_cast<uintptr_t>(into) % kPageBytes != 0)
+        return read(offset, into, n);
+    // Copy-on-write pages of the file over the array's own: the cache's writer replaces a file by
+    // renaming another over it, never by writing it in place.
+    if (::mmap(into, pages, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, fd_, static_cast<off_t>(at)) == MAP_FAILED) {
+        // A failed MAP_FIXED may have unmapped the range: fresh pages there again, then read.
+        if (::mmap(into, pages, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
+            return false;
+        return read(offset, into, n);
+    }
+    return n == pages || read(offset + pages, static_cast<char *>(into) + pages, n - pages);
+}
+
 void SectionReader::readPieces(size_t bytes)
 {
     for (size_t at = 0; at == 0 || at < bytes; at += kPieceBytes) {
@@ -141,6 +176,12 @@ void SectionReader::readPieces(size_t bytes)
         const auto header = pod<uint64_t>();
         const bool raw = (header & kRawPiece) != 0;
         const uint64_t stored = header & ~kRawPiece;
+        if (raw && piece >= kMappedPieceBytes) {
+            const size_t gap = pageGap(bytes_.fileOffset() + at_);
+            if (gap > bytes_.size() - at_)
+                throw std::invalid_argument("a piece cut short");
+            at_ += gap;
+        }
         if (stored > bytes_.size() - at_)
             throw std::invalid_argument("a piece cut short");
         bool promises = raw ? stored == piece + sizeof(uint64_t) : stored <= ZSTD_compressBound(piece);
@@ -156,14 +197,42 @@ void SectionReader::readPieces(size_t bytes)
     }
 }
 
+void SectionReader::place(size_t firstJob, char *into, bool ownMapping)
+{
+    for (size_t j = firstJob; j < jobs_.size(); ++j) {
+        jobs_[j].into = into + jobs_[j].offset;
+        jobs_[j].mappable = ownMapping && jobs_[j].raw && jobs_[j].bytes >= kMappedPieceBytes;
+    }
+}
+
+std::vector<SectionReader::Job> SectionReader::bytesInto(char *into, uint64_t n, bool ownMapping)
+{
+    if (pod<uint64_t>() != n)
+        throw std::invalid_argument("an array of another size");
+    const size_t first = jobs_.size();
+    readPieces(static_cast<size_t>(n));
+    place(first, into, ownMapping);
+    std::vector<Job> placed(jobs_.begin() + static_cast<long>(first), jobs_.end());
+    jobs_.resize(first);
+    return placed;
+}
+
+bool SectionReader::fillRaw(const Job &job) const
+{
+    if (!job.raw)
+        return false;
+    if (!job.mappable) // its fresh pages at once, not one fault a page as they are written
+        prefault(job.into, job.bytes);
+    uint64_t hash;
+    const bool placed = job.mappable ? bytes_.mapOrRead(job.storedAt, job.into, job.bytes) : bytes_.read(job.storedAt, job.into, job.bytes);
+    return placed && bytes_.read(job.storedAt + job.bytes, &hash, sizeof hash) && pieceHash(job.into, job.bytes) == hash;
+}
+
 bool SectionReader::fill(const Job &job, std::string &scratch, ZSTD_DCtx *context) const
 {
+    if (job.raw)
+        return fillRaw(job);
     prefault(job.into, job.bytes); // its fresh pages at once, not one fault a page as they are written
-    if (job.raw) {
-        uint64_t hash;
-        return bytes_.read(job.storedAt, job.into, job.bytes) && bytes_.read(job.storedAt + job.bytes, &hash, sizeof hash) &&
-               pieceHash(job.into, job.bytes) == hash;
-    }
     scratch.resize(static_cast<size_t>(job.stored));
     if (!context || !bytes_.read(job.storedAt, scratch.data(), scratch.size()) ||
         ZSTD_findFrameCompressedSize(scratch.data(), scratch.size()) != scratch.size())
