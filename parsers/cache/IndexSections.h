@@ -1,12 +1,11 @@
 #pragma once
-// The byte level of the indexes kept beside a cache entry (pipeline/StoredIndexes): small
-// values as they are, each array its count and then pieces of at most kPieceBytes each: a zstd
-// frame (with its checksum), or the bytes as they are with a hash where they compress less than
-// threefold (decompressing those cost twice copying them, for a third of the disk). The reader
-// checks every count against the bound its caller gives and the size each piece promises
-// before it allocates, then fills the arrays in place, on two cores: pieces of one size keep
-// both cores busy to the end (whole arrays, three of 48 MB in a 12 M-entry run, left one core
-// a third of the read alone).
+// The byte level of what is kept beside a cache entry (pipeline/StoredIndexes, StoredColumns):
+// small values as they are, each array its count and then pieces of at most kPieceBytes each: a
+// zstd frame (with its checksum), or the bytes as they are with a hash where they compress less
+// than threefold (decompressing those cost twice copying them, for a third of the disk) or the
+// array is one a reader maps (kOwnMappingBytes or more). The reader checks every count against
+// the bound its caller gives and the size each piece promises before it allocates, then fills
+// the arrays in place, on two cores: pieces of one size keep both cores busy to the end.
 #include "model/PodArray.h"
 
 #include <algorithm>
@@ -98,6 +97,7 @@ private:
         size_t at; // in out_, where it goes
         const char *data;
         size_t bytes;
+        bool compress;     // tried: not in an array that a reader maps (kOwnMappingBytes or more)
         std::string frame; // when it compresses threefold, its zstd frame (made by writeTo())
     };
     uint64_t fileOffset_;

@@ -7,7 +7,7 @@ namespace memlens {
 
 namespace {
 
-// A 12 M-entry run's indexes and layouts: ~190 MB decoded, ~60 MB kept.
+// A 12 M-entry run's indexes and layouts: ~190 MB decoded, 151 MB kept (its large arrays as they are).
 constexpr SideEntryKind kIndexes{".indexes", "MLINDEX\n", 1ull << 30};
 
 // A list of lists as its lengths and their elements one after another.

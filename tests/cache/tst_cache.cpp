@@ -820,7 +820,8 @@ private slots:
     // its bound, or a frame promising other bytes, is refused before anything is allocated.
     void keptArraysReadBackHoweverTheyCompress()
     {
-        std::vector<uint32_t> zeros(1 << 20, 0), ramp(1 << 10);
+        // Just short of what a reader maps (a PodArray of its own mapping): compressed.
+        std::vector<uint32_t> zeros(kOwnMappingBytes / sizeof(uint32_t) - 1, 0), ramp(1 << 10);
         for (size_t i = 0; i < ramp.size(); ++i)
             ramp[i] = static_cast<uint32_t>(i);
         SectionWriter out;
@@ -829,6 +830,11 @@ private slots:
         out.array(ramp);
         const std::string bytes = out.take();
         QVERIFY(bytes.size() * 64 < zeros.size() * sizeof(uint32_t));
+        // One element more and it is kept as it is, to be mapped.
+        const std::vector<uint32_t> mappedZeros(zeros.size() + 1, 0);
+        SectionWriter kept;
+        kept.array(mappedZeros);
+        QVERIFY(kept.take().size() > mappedZeros.size() * sizeof(uint32_t));
         PodArray<uint32_t> zerosBack;
         std::vector<uint32_t> rampBack;
         const MemorySectionBytes memory(bytes);
@@ -851,13 +857,13 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, lying.array(tooMany, count));
     }
 
-    // Arrays longer than a piece come back whole whichever way each piece is kept: compressed
-    // (zeros), as they are with a hash (bytes that do not compress), from memory or straight
+    // Arrays come back whole whichever way each piece is kept: compressed (zeros), as they are
+    // with a hash (bytes that do not compress, longer than a piece), from memory or straight
     // from a file; a damaged piece of either kind is refused.
     void keptArraysReadBackInPieces()
     {
         const size_t perPiece = kPieceBytes / sizeof(uint64_t);
-        std::vector<uint64_t> zeros(2 * perPiece + 5, 0), noise(perPiece + 3);
+        std::vector<uint64_t> zeros(perPiece / 2 + 5, 0), noise(perPiece + 3);
         uint64_t x = 88172645463325252ull;
         for (uint64_t &v : noise) {
             x ^= x << 13, x ^= x >> 7, x ^= x << 17;
