@@ -36,6 +36,9 @@ void removeStoredColumns(const SnapshotCache &cache, const CacheKey &key)
 
 bool storeColumns(const SnapshotCache &cache, const CacheKey &key, const Snapshot &snapshot)
 {
+    if (!cacheable(snapshot))
+        return false; // no entry to read them beside
+
     // The columns in the order the entry's decoder asks for them, from where they are.
     SectionWriter out(sideEntryPayloadOffset(kColumns, key), PieceCompression::Never);
     encodeSnapshot(snapshot, [&](std::string_view piece, bool column) {

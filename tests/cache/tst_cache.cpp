@@ -671,6 +671,10 @@ private slots:
             QVERIFY2(diff.isEmpty(), qPrintable(diff));
         };
         QVERIFY(!columnsStored(cache, *key));
+        Snapshot categoriesOnly = *cold; // a memory-timeline file's: never cached, nothing kept beside
+        categoriesOnly.categories.emplace();
+        QVERIFY(!storeColumns(cache, *key, categoriesOnly));
+        QVERIFY(!columnsStored(cache, *key));
         QVERIFY(storeColumns(cache, *key, *cold));
         QVERIFY(columnsStored(cache, *key));
         const std::string good = readAll(columns);
