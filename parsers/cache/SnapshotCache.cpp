@@ -105,6 +105,11 @@ std::string makeCacheEntry(const CacheKey &key, const Snapshot &snapshot)
     return entry;
 }
 
+uint64_t largestEntryBytes(const CacheKey &key)
+{
+    return key.size * 4 + (64u << 20);
+}
+
 std::unique_ptr<Snapshot> readCacheEntry(std::string_view bytes, const CacheKey &key, const SectionBytes *rawColumns, bool *rawRefused)
 {
     const std::string expected = header(key, 0);
@@ -205,13 +210,13 @@ std::unique_ptr<Snapshot> SnapshotCache::read(const CacheKey &key, const std::fu
     // large file): wait for it, up to a minute while it is at work, instead of decoding cold.
     for (int waited = 0; waited < 600 && entryBeingWritten(file); ++waited)
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    const UniqueFd fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC));
+    // Not blocking: a FIFO put in its place is refused (not a regular file), not waited on.
+    const UniqueFd fd(::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
     struct stat st {};
     if (!fd || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
         return nullptr;
     const auto size = static_cast<uint64_t>(st.st_size);
-    // An entry larger than its file's decoded snapshot could be is not ours to read.
-    if (size > key.size * 4 + (64u << 20))
+    if (size > largestEntryBytes(key))
         return nullptr;
     // Mapped, not read: read into fresh memory, each page would cost a fault twice (docs/bench.md,
     // issue 66); the file's cached pages cost neither. Entries are replaced by rename, never

@@ -58,6 +58,10 @@ private:
     uint64_t cap_;
 };
 
+// The most bytes an entry of `key`'s file, or the columns kept beside it (StoredColumns), may
+// hold: more than its decoded snapshot could be is not ours to read.
+uint64_t largestEntryBytes(const CacheKey &key);
+
 // Reads the entry at `file` for `key`; `file` names it in nothing (errors are swallowed).
 // Exposed for the fuzz target: bytes of an entry file in, a snapshot or null out.
 // The entries' format version (`memlens --version` prints it).

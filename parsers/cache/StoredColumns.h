@@ -23,6 +23,8 @@ std::optional<OpenStoredColumns> openStoredColumns(const SnapshotCache &cache, c
 bool columnsStored(const SnapshotCache &cache, const CacheKey &key);
 // Gone, as one that was refused is: the next load that keeps columns writes it again.
 void removeStoredColumns(const SnapshotCache &cache, const CacheKey &key);
+// The payload storeColumns writes, as it is laid out at the start of a file (the fuzzer's).
+std::string encodeColumns(const Snapshot &snapshot);
 // False when it could not be written (nothing half-written stays).
 bool storeColumns(const SnapshotCache &cache, const CacheKey &key, const Snapshot &snapshot);
 

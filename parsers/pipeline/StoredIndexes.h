@@ -2,12 +2,13 @@
 // A file's devices' indexes and timeline layouts kept beside its cache entry (a side entry,
 // cache/SideEntry: for the same file and executable only), so that a file reopened from the
 // cache draws its first frame without indexing it and building its layouts again. Each array is
-// a zstd frame of its own (cache/IndexSections), read straight into place on two cores. Read
+// kept in pieces (cache/IndexSections): zstd frames read straight into place on two cores, or
+// the bytes as they are, mapped into arrays of 4 MB or more. Read
 // as untrusted: counts are bounded by the snapshot before anything is allocated, damaged bytes
 // give nothing, and parts that do not fit are refused when the index or layout is made.
+#include "cache/IndexSections.h"
 #include "cache/SnapshotCache.h"
 #include "index/DeviceIndex.h"
-#include "cache/IndexSections.h"
 #include "views/TimelineLayout.h"
 
 #include <atomic>

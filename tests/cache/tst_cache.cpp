@@ -642,6 +642,28 @@ private slots:
         }
     }
 
+    // A FIFO in place of an entry, or of the columns beside it, is not a file the cache reads:
+    // refused at once (the entry read cold; the columns from the entry), never waited on.
+    void fifosInPlaceOfCacheFilesAreRefused()
+    {
+        const std::string file = (corpusDir() + "/snapshots/gpt2_fp32_adamw/snapshot.pickle").toStdString();
+        QTemporaryDir dir;
+        const SnapshotCache cache(dir.filePath("cache").toStdString());
+        const auto key = SnapshotCache::keyOf(file);
+        QVERIFY(key);
+        QVERIFY(QDir().mkpath(QString::fromStdString(cache.directory())));
+        QCOMPARE(::mkfifo(cache.entryPath(*key).c_str(), 0600), 0);
+        QVERIFY(!cache.read(*key));
+        QVERIFY(std::filesystem::remove(cache.entryPath(*key)));
+        const auto cold = loadSnapshot(file);
+        QVERIFY(cache.write(*key, *cold));
+        QCOMPARE(::mkfifo((cache.entryPath(*key) + ".columns").c_str(), 0600), 0);
+        const auto warm = cache.read(*key);
+        QVERIFY(warm);
+        const QString diff = difference(*cold, *warm);
+        QVERIFY2(diff.isEmpty(), qPrintable(diff));
+    }
+
     // A reopen takes the event columns kept as they are beside the entry (the window's load keeps
     // them): mapped where a column is a mapping of its own, read where it is not, the snapshot the
     // same either way. Damaged, cut or another entry's columns are refused: the columns come from

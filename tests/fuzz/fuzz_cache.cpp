@@ -5,6 +5,7 @@
 // corpus snapshot), or a bare payload. Each gives what it holds or nothing; never a crash, a
 // hang or an allocation the input does not justify.
 #include "cache/IndexSections.h"
+#include "cache/StoredColumns.h"
 #include "cache/SnapshotCache.h"
 #include "cache/SnapshotCodec.h"
 #include "cache/StoredAnswers.h"
@@ -36,14 +37,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         // hashes, not only refused at the first count.
         static const auto run = memlens::loadSnapshot(MEMLENS_CORPUS_DIR "/snapshots/gpt2_fp32_adamw/snapshot.pickle");
         static const std::string entry = memlens::makeCacheEntry(key, *run);
-        static const std::string good = [] {
-            memlens::SectionWriter out(0, memlens::PieceCompression::Never);
-            memlens::encodeSnapshot(*run, [&](std::string_view piece, bool column) {
-                if (column)
-                    out.array(piece.data(), piece.size());
-            });
-            return out.take();
-        }();
+        static const std::string good = memlens::encodeColumns(*run);
         std::string columns = good;
         uint32_t cut = 0;
         if (bytes.size() >= 4) {
