@@ -1,6 +1,9 @@
 // The viewer's timeline/ and steps/: the allocation timeline (search, peak, zoom and keys, the OOM key,
 // hover), and memory per step on long runs.
 #include "ViewerTestSupport.h"
+#include "plots/DeferredPlot.h"
+
+#include <QVBoxLayout>
 
 using namespace memlens;
 
@@ -120,6 +123,35 @@ private slots:
         QCOMPARE(view.currentPageKind(), Page::Timeline);
         QVERIFY(!*summarisedAtFirstFrame);
         QCOMPARE(summaryShown, 0);
+    }
+
+    // A plot is laid out once per frame: resizes before a paint replot it once, at that paint,
+    // for the size it ends with (QCustomPlot replots at every resize, and a window showing a long
+    // run's timeline for the first time drew it four times before its first frame).
+    void plotReplotsOncePerFrameHoweverOftenResized()
+    {
+        QWidget window;
+        auto *layout = new QVBoxLayout(&window);
+        auto *plot = new DeferredPlot(&window);
+        layout->addWidget(plot);
+        window.resize(640, 480);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        int replots = 0;
+        connect(plot, &QCustomPlot::beforeReplot, plot, [&] { ++replots; });
+        int paints = 0;
+        EventWatch painted(plot, QEvent::Paint, [&] { ++paints; });
+        window.resize(800, 500);
+        window.resize(900, 700);
+        QCOMPARE(replots, 0);
+        QTRY_VERIFY(paints > 0);
+        QCOMPARE(replots, 1);
+        QCOMPARE(plot->viewport(), plot->rect());
+        // Laid out for the size it ends with: the axis rect fills the plot.
+        QCOMPARE(plot->axisRect()->outerRect().right(), plot->rect().right());
+        QCOMPARE(plot->axisRect()->outerRect().bottom(), plot->rect().bottom());
+        QTest::qWait(50);
+        QCOMPARE(replots, 1);
     }
 
     // Private pools' labels: each at its region's top, one that would overwrite the label above

@@ -1,6 +1,7 @@
 #include "layers/LayersPage.h"
 
 #include "plots/BinaryBytesTicker.h"
+#include "plots/DeferredPlot.h"
 #include "state/ViewState.h"
 #include "style/ByteText.h"
 #include "style/PlotPalette.h"
@@ -31,7 +32,7 @@ LayersPage::LayersPage(ViewState *state, QWidget *parent) : QWidget(parent), sta
     readout_ = new QLabel(this);
     readout_->setWordWrap(true);
     readout_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    plot_ = new QCustomPlot(this);
+    plot_ = new DeferredPlot(this);
     plot_->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new BinaryBytesTicker));
     plot_->yAxis->setLabel(tr("Bytes made in the layer's forward and backward"));
     plot_->xAxis->setLabel(tr("Layer, in the order the pass ran them"));

@@ -1,6 +1,7 @@
 #include "plots/BytesPlot.h"
 
 #include "plots/BinaryBytesTicker.h"
+#include "plots/DeferredPlot.h"
 
 #include <qcustomplot.h>
 
@@ -8,7 +9,7 @@ namespace memlens {
 
 QCustomPlot *newBytesPlot(QWidget *parent, const QString &yLabel)
 {
-    auto *plot = new QCustomPlot(parent);
+    auto *plot = new DeferredPlot(parent);
     plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     plot->axisRect()->setRangeDrag(Qt::Horizontal);
     plot->axisRect()->setRangeZoom(Qt::Horizontal);

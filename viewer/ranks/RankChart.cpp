@@ -2,6 +2,7 @@
 
 #include "style/PlotPalette.h"
 #include "plots/BinaryBytesTicker.h"
+#include "plots/DeferredPlot.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,7 +11,7 @@
 
 namespace memlens {
 
-RankChart::RankChart(QWidget *parent) : QWidget(parent), plot_(new QCustomPlot(this))
+RankChart::RankChart(QWidget *parent) : QWidget(parent), plot_(new DeferredPlot(this))
 {
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);

@@ -1,6 +1,7 @@
 #include "units/UnitsPage.h"
 
 #include "plots/BinaryBytesTicker.h"
+#include "plots/DeferredPlot.h"
 #include "state/RefreshWhenShown.h"
 #include "state/ViewState.h"
 #include "style/AllocationText.h"
@@ -43,7 +44,7 @@ UnitsPage::UnitsPage(ViewState *state, QWidget *parent) : QWidget(parent), state
     readout_ = new QLabel(this);
     readout_->setWordWrap(true);
     readout_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    plot_ = new QCustomPlot(this);
+    plot_ = new DeferredPlot(this);
     plot_->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new BinaryBytesTicker));
     plot_->xAxis->setLabel(tr("Live bytes made in the unit"));
     plot_->yAxis->setRangeReversed(true); // the first unit to run on top
