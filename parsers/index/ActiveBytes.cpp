@@ -9,7 +9,7 @@ namespace memlens {
 
 bool ActiveBytes::prefault(size_t from, size_t count)
 {
-    return memlens::prefault(offsets_.begin() + from, count * sizeof(uint32_t));
+    return faultInForWriter(offsets_.begin() + from, count * sizeof(uint32_t));
 }
 
 void ActiveBytes::flush()

@@ -4,7 +4,8 @@
 // columns that way cost the decoding thread a fifth of its time, while the tokenizing thread
 // waited for it. MADV_POPULATE_WRITE faults pages in without writing to them, so the other
 // thread never races the writer over the contents; where the kernel lacks it (before 5.14),
-// nothing is done.
+// nothing is done. Reading each page as well (faultInForWriter, as the index's helper does)
+// slowed the decode here: the thread that calls ahead() tokenizes, and has no time to spare.
 #include "memory/LargeBuffers.h"
 
 #include <atomic>
