@@ -1,9 +1,9 @@
 #pragma once
-// A QCustomPlot that lays its layers out when it is painted, not at every resize: QCustomPlot
-// replots at each resize event, and a widget shown for the first time gets two (its pending
-// resize, then its layout's), each a full replot of a long run's timeline, and neither cancels
-// the replot already queued; a window opening a 12 M-entry run drew its timeline four times
-// before the first frame reached the screen.
+// A QCustomPlot that draws its layers when it is painted, not at every resize (a resize only
+// lays it out): QCustomPlot replots at each resize event, and a widget shown for the first time
+// gets two (its pending resize, then its layout's), each a full replot of a long run's
+// timeline, and neither cancels the replot already queued; a window opening a 12 M-entry run
+// drew its timeline four times before the first frame reached the screen.
 #include <qcustomplot.h>
 
 namespace memlens {
