@@ -289,7 +289,7 @@ void DeviceIndex::buildCheckpoints(const std::atomic<bool> *cancel)
     auto snapshotLive = [&] {
         std::vector<AllocationId> sorted = live;
         std::sort(sorted.begin(), sorted.end());
-        checkpoints_.push_back(std::move(sorted));
+        checkpoints_.push_back(sorted);
     };
     for (uint32_t i = 0; i < n; ++i) {
         if (i % kCheckpointEvery == 0) {

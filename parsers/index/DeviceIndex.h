@@ -7,6 +7,7 @@
 #include "model/AddressMap.h"
 #include "index/ActiveBytes.h"
 #include "model/Borrowed.h"
+#include "model/NestedLists.h"
 #include "model/PodArray.h"
 #include "model/Snapshot.h"
 
@@ -76,7 +77,7 @@ struct BasicDeviceIndexParts {
     Hold<std::vector<std::pair<AllocationId, EventId>>> annotations;
     Hold<std::vector<EventId>> annotateEvents;
     Hold<std::vector<std::pair<AllocationId, PoolIndex>>> pools;
-    Hold<std::vector<std::vector<AllocationId>>> checkpoints;
+    Hold<NestedLists<AllocationId>> checkpoints;
 };
 using DeviceIndexParts = BasicDeviceIndexParts<Owned>;
 using DeviceIndexPartsRef = BasicDeviceIndexParts<Borrowed>;
@@ -240,7 +241,7 @@ private:
     std::vector<std::pair<AllocationId, EventId>> annotations_; // (allocation, annotate event), sorted
     std::vector<EventId> annotateEvents_;
     std::vector<std::pair<AllocationId, PoolIndex>> pools_; // (allocation, pool index) not known from its entry, private pools only
-    std::vector<std::vector<AllocationId>> checkpoints_; // live allocations before event c*K
+    NestedLists<AllocationId> checkpoints_; // live allocations before event c*K
 };
 
 } // namespace memlens

@@ -140,7 +140,7 @@ void finishDevice(PendingDevice &d)
             throw std::invalid_argument("a segment's flags");
         p.segmentLives.push_back({r.addr, r.size, r.stream, r.created, r.released, r.finalSegment, (r.flags & 1) != 0, (r.flags & 2) != 0});
     }
-    p.checkpoints = d.checkpoints.split();
+    p.checkpoints = NestedLists<AllocationId>::fromLengths(d.checkpoints.lengths, std::move(d.checkpoints.all));
     d.kept.layout.tree = d.tree.split();
 }
 

@@ -30,6 +30,7 @@
 #include <unistd.h>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <thread>
 
 using namespace memlens;
@@ -90,6 +91,19 @@ std::vector<TimelineFrame> framesOf(const TimelineLayout &layout, const DeviceIn
     return frames;
 }
 
+
+// The first `keep` of `lists`, and `extra` appended to the first of them.
+NestedLists<AllocationId> withLists(const NestedLists<AllocationId> &lists, size_t keep, std::optional<AllocationId> extra)
+{
+    NestedLists<AllocationId> out;
+    for (size_t i = 0; i < keep; ++i) {
+        std::vector<AllocationId> list(lists[i].begin(), lists[i].end());
+        if (i == 0 && extra)
+            list.push_back(*extra);
+        out.push_back(list);
+    }
+    return out;
+}
 } // namespace
 
 class TestCache : public QObject {
@@ -785,8 +799,8 @@ private slots:
             [&](DeviceIndexParts &p) { p.pools.push_back({AllocationId(0), PoolIndex(static_cast<uint32_t>(snapshot->pools.size()))}); },
             [&](DeviceIndexParts &p) { p.segmentLives.push_back({0, 0, 0, EventId::none(), kNever, SegmentId(static_cast<uint32_t>(snapshot->segments.size()))}); },
             [](DeviceIndexParts &p) { p.lifeOfSegmentEvent.push_back({EventId(0), SegmentLifeId(1u << 30)}); },
-            [](DeviceIndexParts &p) { p.checkpoints.pop_back(); },
-            [&](DeviceIndexParts &p) { p.checkpoints[0].push_back(AllocationId(count)); },
+            [](DeviceIndexParts &p) { p.checkpoints = withLists(p.checkpoints, p.checkpoints.size() - 1, {}); },
+            [&](DeviceIndexParts &p) { p.checkpoints = withLists(p.checkpoints, p.checkpoints.size(), AllocationId(count)); },
             [](DeviceIndexParts &p) { p.peak = TracePoint::afterFirst(1u << 30); },
             [](DeviceIndexParts &p) { p.activeOffsets.pop_back(); },
             [](DeviceIndexParts &p) { p.activeBlocks[0].wide = 7; },
