@@ -32,20 +32,27 @@ public:
     // Every element of every list, in order.
     const PodArray<T> &elements() const { return all_; }
 
-    // From the lists' lengths and their elements one after another; std::invalid_argument when
-    // the lengths do not add up to the elements.
+    // Where each of lists of these `lengths` starts in their `elements` one after another, and
+    // where the last ends; std::invalid_argument when the lengths do not add up to the elements.
+    static std::vector<uint64_t> startsOf(const std::vector<uint64_t> &lengths, size_t elements)
+    {
+        std::vector<uint64_t> starts;
+        starts.reserve(lengths.size() + 1);
+        starts.push_back(0);
+        for (const uint64_t length : lengths) {
+            if (length > elements - starts.back())
+                throw std::invalid_argument("lists past their elements");
+            starts.push_back(starts.back() + length);
+        }
+        if (starts.back() != elements)
+            throw std::invalid_argument("elements past their lists");
+        return starts;
+    }
+    // From the lists' lengths and their elements one after another, as startsOf() checks them.
     static NestedLists fromLengths(const std::vector<uint64_t> &lengths, PodArray<T> all)
     {
         NestedLists lists;
-        lists.starts_.reserve(lengths.size() + 1);
-        lists.starts_.push_back(0);
-        for (const uint64_t length : lengths) {
-            if (length > all.size() - lists.starts_.back())
-                throw std::invalid_argument("lists past their elements");
-            lists.starts_.push_back(lists.starts_.back() + length);
-        }
-        if (lists.starts_.back() != all.size())
-            throw std::invalid_argument("elements past their lists");
+        lists.starts_ = startsOf(lengths, all.size());
         lists.all_ = std::move(all);
         return lists;
     }

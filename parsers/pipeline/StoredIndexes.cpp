@@ -36,18 +36,13 @@ struct Nested {
         in.array(lengths, lists);
         in.array(all, elements);
     }
+    // As vectors, for the layout's tree (the index's checkpoints take `all` as it is: NestedLists).
     std::vector<std::vector<T>> split() const
     {
+        const std::vector<uint64_t> starts = NestedLists<T>::startsOf(lengths, all.size());
         std::vector<std::vector<T>> lists(lengths.size());
-        size_t at = 0;
-        for (size_t i = 0; i < lengths.size(); ++i) {
-            if (lengths[i] > all.size() - at)
-                throw std::invalid_argument("lists past their elements");
-            lists[i].assign(all.begin() + static_cast<long>(at), all.begin() + static_cast<long>(at + lengths[i]));
-            at += lengths[i];
-        }
-        if (at != all.size())
-            throw std::invalid_argument("elements past their lists");
+        for (size_t i = 0; i < lengths.size(); ++i)
+            lists[i].assign(all.begin() + static_cast<long>(starts[i]), all.begin() + static_cast<long>(starts[i + 1]));
         return lists;
     }
 };
