@@ -88,6 +88,11 @@ public:
         capacity_ = limit_ = capacity;
     }
 
+    // A mapping of its own from the start, for an array that will grow large: grown from malloc,
+    // its elements would be copied into a fresh mapping once past kOwnMappingBytes, on pages
+    // first touched twice (a 1 GB trace's operators and memory events: ~2 % of its reading).
+    void reserveOwnMapping() { reserve(std::max(capacity_, (kOwnMappingBytes + sizeof(T) - 1) / sizeof(T))); }
+
     // New elements are zero-filled.
     void resize(size_t size)
     {

@@ -205,6 +205,30 @@ private slots:
         QCOMPARE(a.back(), uint64_t(5));
     }
 
+    // An array asked to be a mapping of its own is one from its first element, whatever its
+    // element's size (24 bytes does not divide kOwnMappingBytes), and stays in place as it grows
+    // past where one from malloc would have been copied into a mapping.
+    void podArrayReservesItsOwnMapping()
+    {
+        struct Triple {
+            uint64_t a, b, c;
+        };
+        static_assert(kOwnMappingBytes % sizeof(Triple) != 0);
+        PodArray<Triple> a;
+        a.reserveOwnMapping();
+        QVERIFY(a.ownsMapping());
+        QCOMPARE(a.size(), size_t(0));
+        const Triple *first = a.data();
+        for (uint64_t i = 0; i < 2 * kOwnMappingBytes / sizeof(Triple); ++i)
+            a.push_back({i, i + 1, i + 2});
+        QCOMPARE(a.data(), first);
+        QCOMPARE(a[kOwnMappingBytes / sizeof(Triple)].c, uint64_t(kOwnMappingBytes / sizeof(Triple) + 2));
+        // Asked again, larger already: nothing changes.
+        a.reserveOwnMapping();
+        QCOMPARE(a.data(), first);
+        QCOMPARE(a.size(), 2 * kOwnMappingBytes / sizeof(Triple));
+    }
+
     // The decoded columns' container against std::vector through growth, copies, moves and
     // zero-filling resizes on both sides of the size where it switches from malloc to mappings
     // of its own (memory/LargeBuffers.h): the same elements, every new one zero.

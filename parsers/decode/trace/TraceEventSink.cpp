@@ -90,7 +90,10 @@ void TraceEventSink::add(const TraceEvent &event)
                     : nameIs(e.inputType, "c10::BFloat16") ? ProductDtype::Bf16
                     : nameIs(e.inputType, "c10::Half")     ? ProductDtype::Fp16
                                                      : ProductDtype::None;
-        ops_[e.tid].push_back({range.start, range.end, frameFor(e), dtype});
+        auto [thread, added] = ops_.try_emplace(e.tid);
+        if (added)
+            thread->second.reserveOwnMapping();
+        thread->second.push_back({range.start, range.end, frameFor(e), dtype});
         // record_function ranges (ProfilerStep#N, user labels) become phases, as in snapshots;
         // module calls and autograd operators say where forward and backward ran.
         if (nameIs(e.cat, "user_annotation")) {

@@ -43,7 +43,7 @@ int64_t traceThreadId(std::string_view text);
 
 class TraceEventSink {
 public:
-    explicit TraceEventSink(Snapshot &out) : out_(out) {}
+    explicit TraceEventSink(Snapshot &out) : out_(out) { memory_.reserveOwnMapping(); }
     void add(const TraceEvent &e);
     // `sawEvents`: the file had a traceEvents list; `offset` for the error when it had none.
     void finish(bool sawEvents, uint64_t offset);
