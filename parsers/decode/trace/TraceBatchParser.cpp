@@ -48,10 +48,10 @@ bool readNumber(ondemand::value &v, Number &n)
     return true;
 }
 
-// A field's key, value and the value's type (inlined: called per field, 20 % slower as a call).
-// The key is its bytes in the batch unless it holds an escape: keys are only compared, and
-// unescaping each into the parser's buffer was 6 % of reading a trace.
-simdjson_inline error_code readField(simdjson_result<ondemand::field> &field, std::string_view &key, ondemand::value &v, ondemand::json_type &type)
+// A field's key (inlined: called per field, 20 % slower as a call). The key is its bytes in the
+// batch unless it holds an escape: keys are only compared, and unescaping each into the
+// parser's buffer was 6 % of reading a trace.
+simdjson_inline error_code readKey(simdjson_result<ondemand::field> &field, std::string_view &key)
 {
     ondemand::raw_json_string raw;
     if (auto e = field.key().get(raw))
@@ -64,9 +64,22 @@ simdjson_inline error_code readField(simdjson_result<ondemand::field> &field, st
         key = {bytes, n};
     else if (auto e = field.unescaped_key().get(key))
         return e;
+    return SUCCESS;
+}
+
+// The field's value and its type, after readKey.
+simdjson_inline error_code readValue(simdjson_result<ondemand::field> &field, ondemand::value &v, ondemand::json_type &type)
+{
     if (auto e = field.value().get(v))
         return e;
     return v.type().get(type);
+}
+
+simdjson_inline error_code readField(simdjson_result<ondemand::field> &field, std::string_view &key, ondemand::value &v, ondemand::json_type &type)
+{
+    if (auto e = readKey(field, key))
+        return e;
+    return readValue(field, v, type);
 }
 
 // The first non-empty string of an operator's "Input type" list (the rest is skipped).
@@ -148,9 +161,15 @@ error_code readEvent(ondemand::object object, TraceEvent &ev, bool lazy, bool &s
     dropped = false;
     for (auto field : object) {
         std::string_view key;
+        if (auto e = readKey(field, key))
+            return e;
+        // Of a dropped event only what could undo the drop is read; the other values are
+        // skipped unread (kernels' and runtime calls' args: a tenth of a trace's events).
+        if (dropped && !nameIs(key, "ph") && !nameIs(key, "cat") && !nameIs(key, "name"))
+            continue;
         ondemand::value v;
         ondemand::json_type type;
-        if (auto e = readField(field, key, v, type))
+        if (auto e = readValue(field, v, type))
             return e;
         if (type == ondemand::json_type::string) {
             const unsigned which = nameIs(key, "ph") ? 1 : nameIs(key, "cat") ? 2 : nameIs(key, "name") ? 4 : 0;
