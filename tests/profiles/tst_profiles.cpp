@@ -18,6 +18,7 @@
 #include <QFile>
 #include <QJsonArray>
 #include <QTemporaryDir>
+#include <atomic>
 #include <functional>
 #include <map>
 #include <numeric>
@@ -46,8 +47,29 @@ std::unique_ptr<Snapshot> decodeTraceWith(const QString &file, const std::functi
     OpenedSource opened = openByteSource(file.toStdString());
     ByteReader reader(*opened.source, opened.fileSize, {});
     auto snapshot = std::make_unique<Snapshot>();
+    snapshot->facts.compression = opened.compression; // as the loader says it: a compressed trace is read ahead
     decoder(reader, *snapshot);
     return snapshot;
+}
+
+// The message a fast read of `file` with `workers` ends with ("" if none), and whether it was a cancel.
+std::string fastReadFailure(const QString &file, unsigned workers, bool cancelled = false)
+{
+    OpenedSource opened = openByteSource(file.toStdString());
+    const std::atomic<bool> cancel{cancelled};
+    LoadControl control;
+    control.cancel = &cancel;
+    ByteReader reader(*opened.source, opened.fileSize, control);
+    Snapshot snapshot;
+    snapshot.facts.compression = opened.compression;
+    try {
+        decodeProfilerTrace(reader, snapshot, workers);
+    } catch (const DecodeError &e) {
+        return "at " + std::to_string(e.offset) + ": " + e.what();
+    } catch (const LoadCancelled &) {
+        return "cancelled";
+    }
+    return {};
 }
 
 } // namespace
@@ -295,20 +317,23 @@ private slots:
     {
         QTest::addColumn<QString>("tool");
         QTest::addColumn<QStringList>("args");
-        QTest::newRow("corpus") << QString() << QStringList();
-        QTest::newRow("torch 1.9") << QString("make_old_trace.py") << QStringList();
-        QTest::newRow("several batches") << QString("make_large_trace.py") << QStringList{"--bytes", "20000000", "--tricky"};
-        QTest::newRow("pretty-printed") << QString("make_large_trace.py") << QStringList{"--bytes", "10000000", "--indent", "2", "--tricky"};
+        QTest::addColumn<bool>("gzipped"); // the generated trace then read compressed, ahead of the scanner
+        QTest::newRow("corpus") << QString() << QStringList() << false;
+        QTest::newRow("torch 1.9") << QString("make_old_trace.py") << QStringList() << false;
+        QTest::newRow("several batches") << QString("make_large_trace.py") << QStringList{"--bytes", "20000000", "--tricky"} << false;
+        QTest::newRow("several batches, gzip") << QString("make_large_trace.py") << QStringList{"--bytes", "20000000", "--tricky"} << true;
+        QTest::newRow("pretty-printed") << QString("make_large_trace.py") << QStringList{"--bytes", "10000000", "--indent", "2", "--tricky"} << false;
         // The fast reader skips what torch's first keys say it will not use: keys in another
         // order, and a second "name" or "cat" after the rest, are read as the reference does.
-        QTest::newRow("keys reversed") << QString("make_large_trace.py") << QStringList{"--bytes", "1", "--keys-reversed"};
-        QTest::newRow("late keys") << QString("make_large_trace.py") << QStringList{"--bytes", "1", "--late-keys"};
+        QTest::newRow("keys reversed") << QString("make_large_trace.py") << QStringList{"--bytes", "1", "--keys-reversed"} << false;
+        QTest::newRow("late keys") << QString("make_large_trace.py") << QStringList{"--bytes", "1", "--late-keys"} << false;
     }
 
     void readersAgree()
     {
         QFETCH(QString, tool);
         QFETCH(QStringList, args);
+        QFETCH(bool, gzipped);
         QTemporaryDir dir;
         QString file = profileDir() + "/trace.pt.trace.json.gz";
         if (!tool.isEmpty()) {
@@ -317,6 +342,10 @@ private slots:
             runPythonTool(tool, QStringList{file, out} + args, &error);
             QVERIFY2(QFileInfo(out).size() > 0, qPrintable(error));
             file = out;
+            if (gzipped) {
+                QCOMPARE(QProcess::execute("gzip", {"-1", out}), 0);
+                file = out + ".gz";
+            }
         }
         const auto reference = decodeTraceWith(file, decodeProfilerTraceReference);
         // On this thread, and on workers (where a wrong cut is found only after later batches
@@ -537,6 +566,21 @@ private slots:
                 QVERIFY2(std::string(e.what()).rfind("trace.json: byte ", 0) == 0, e.what());
             }
         }
+        // A compressed trace cut short fails where the decompression finds it, with the same
+        // message read ahead on a thread of its own (workers) as read by the scanner (none).
+        QTemporaryDir dir;
+        QFile whole(profileDir() + "/trace.pt.trace.json.gz");
+        QVERIFY(whole.open(QIODevice::ReadOnly));
+        QFile cutShort(dir.filePath("cut.json.gz"));
+        QVERIFY(cutShort.open(QIODevice::WriteOnly) && cutShort.write(whole.read(whole.size() * 3 / 4)) > 0);
+        cutShort.close();
+        const std::string alone = fastReadFailure(cutShort.fileName(), 0);
+        QVERIFY2(alone.find("at ") == 0 && alone.find("truncated") != std::string::npos, alone.c_str());
+        QCOMPARE(fastReadFailure(cutShort.fileName(), 1), alone);
+        QCOMPARE(fastReadFailure(cutShort.fileName(), 3), alone);
+        // A load cancelled is cancelled, whichever thread reads.
+        QCOMPARE(fastReadFailure(whole.fileName(), 0, true), std::string("cancelled"));
+        QCOMPARE(fastReadFailure(whole.fileName(), 1, true), std::string("cancelled"));
         for (const char *bad : {"{\"traceEvents\": 5}", "{\"traceEvents\": [{\"ph\": \"i\", \"name\": \"[memory]\", "
                                                         "\"ts\": 1, \"args\": {\"Device Type\": 1, \"Device Id\": 9999, \"Bytes\": 5}}]}",
                                 "[[1, 2], 3]", "[[1, 2, 3, 4], [5]]", "{\"traceEvents\": [1, 2"}) {

@@ -3,6 +3,7 @@
 #include "decode/input/JsonInput.h"
 #include "decode/trace/TraceBatchQueue.h"
 #include "decode/trace/TraceEventSink.h"
+#include "decode/trace/TraceReadAhead.h"
 #include "memory/UsableCores.h"
 #include "model/LoadError.h"
 
@@ -48,8 +49,8 @@ struct ScanState {
 
 class TraceScanner {
 public:
-    TraceScanner(ByteReader &reader, TraceEventSink &sink, unsigned workers)
-        : reader_(reader), sink_(sink), workers_(workers)
+    TraceScanner(TraceReadAhead &input, TraceEventSink &sink, unsigned workers)
+        : input_(input), sink_(sink), workers_(workers)
     {
         reserveFaultedIn(buffer_, kBatch + 2 * kChunk + SIMDJSON_PADDING + 1);
         buffer_.resize(kBatch + 2 * kChunk + SIMDJSON_PADDING + 1);
@@ -61,15 +62,15 @@ public:
         for (;;) {
             if (buffer_.size() - 1 - used_ < kChunk + SIMDJSON_PADDING)
                 buffer_.resize(buffer_.size() * 2);
-            const size_t n = reader_.readSome(content() + used_, kChunk);
+            const size_t n = input_.readSome(content() + used_, kChunk);
             used_ += n;
             process(n == 0);
             if (n == 0)
                 break;
         }
         if (state_.depth != 0 || state_.inString || !sawRoot_)
-            throw DecodeError(reader_.offset(), sawRoot_ ? "invalid JSON: the file ends inside a value" : "invalid JSON: no value");
-        sink_.finish(sawEvents_, reader_.offset());
+            throw DecodeError(input_.offset(), sawRoot_ ? "invalid JSON: the file ends inside a value" : "invalid JSON: no value");
+        sink_.finish(sawEvents_, input_.offset());
     }
 
 private:
@@ -173,20 +174,20 @@ private:
             case '[':
                 if (st.depth == 0) {
                     if (sawRoot_)
-                        throw DecodeError(reader_.offset(), "invalid JSON: more than one value");
+                        throw DecodeError(input_.offset(), "invalid JSON: more than one value");
                     if (c != '{')
-                        throw DecodeError(reader_.offset(), "not a profiler trace: no traceEvents list");
+                        throw DecodeError(input_.offset(), "not a profiler trace: no traceEvents list");
                     sawRoot_ = true;
                 }
                 if (++st.depth > kMaxDepth)
-                    throw DecodeError(reader_.offset(), "invalid JSON: nested deeper than " + std::to_string(kMaxDepth));
+                    throw DecodeError(input_.offset(), "invalid JSON: nested deeper than " + std::to_string(kMaxDepth));
                 if (st.depth == 2 && c == '[' && st.rootKey == "traceEvents")
                     return i;
                 break;
             case '}':
             case ']':
                 if (st.depth == 0)
-                    throw DecodeError(reader_.offset(), std::string("invalid JSON: unexpected '") + c + "'");
+                    throw DecodeError(input_.offset(), std::string("invalid JSON: unexpected '") + c + "'");
                 --st.depth;
                 break;
             default:
@@ -223,7 +224,7 @@ private:
                 inString = true;
             } else if (c == '{' || c == '[') {
                 if (++depth > kMaxDepth)
-                    throw DecodeError(reader_.offset(), "invalid JSON: nested deeper than " + std::to_string(kMaxDepth));
+                    throw DecodeError(input_.offset(), "invalid JSON: nested deeper than " + std::to_string(kMaxDepth));
             } else if (c == '}' || c == ']') {
                 if (--depth == 1) {
                     out.end = i;
@@ -267,7 +268,7 @@ private:
         data[end] = saved;
         if (error) {
             if (mustParse)
-                fail(reader_.offset(), error);
+                fail(input_.offset(), error);
             return false;
         }
         for (const TraceEvent &e : pending_)
@@ -337,7 +338,7 @@ private:
 
     static constexpr int kMaxDepth = 1000; // simdjson's own limit is 1024
 
-    ByteReader &reader_;
+    TraceReadAhead &input_;
     TraceEventSink &sink_;
     ondemand::parser parser_;
     const unsigned workers_;
@@ -360,7 +361,8 @@ void decodeProfilerTrace(ByteReader &reader, Snapshot &out)
 void decodeProfilerTrace(ByteReader &reader, Snapshot &out, unsigned workers)
 {
     TraceEventSink sink(out);
-    TraceScanner(reader, sink, workers).run();
+    TraceReadAhead input(reader, workers > 0 && out.facts.compression != Compression::None);
+    TraceScanner(input, sink, workers).run();
 }
 
 } // namespace memlens
