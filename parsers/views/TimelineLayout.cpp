@@ -115,14 +115,19 @@ TimelineLayout::TimelineLayout(const DeviceIndex &index, size_t parallelFrom) : 
     for (size_t node = nodes - 1; node >= 1; --node)
         mergeLargest(tree_[2 * node], tree_[2 * node + 1], kPerNode, size, tree_[node]);
     blockPeak_.resize((n + kMaxBlock - 1) / kMaxBlock);
+    blockPeakBytes_.resize(blockPeak_.size());
     inHalves(static_cast<uint32_t>(blockPeak_.size()), apart, [&](uint32_t from, uint32_t to, bool) {
         for (uint32_t b = from; b < to; ++b) {
             uint32_t best = b * kMaxBlock;
-            for (uint32_t e = best; e < std::min(n, (b + 1) * kMaxBlock); ++e) {
-                if (activeAfter(EventId(e)) > activeAfter(EventId(best)))
+            uint64_t bestBytes = activeAfter(EventId(best));
+            for (uint32_t e = best + 1; e < std::min(n, (b + 1) * kMaxBlock); ++e) {
+                if (const uint64_t bytes = activeAfter(EventId(e)); bytes > bestBytes) {
                     best = e;
+                    bestBytes = bytes;
+                }
             }
             blockPeak_[b] = best;
+            blockPeakBytes_[b] = bestBytes;
         }
     });
 }
@@ -219,21 +224,25 @@ std::vector<AllocationId> TimelineLayout::largestIn(EventId firstEvent, EventId 
 EventId TimelineLayout::peakIn(EventId firstEvent, EventId lastEvent) const
 {
     const uint32_t last = lastEvent.index();
-    EventId best = firstEvent;
-    uint32_t e = firstEvent.index();
+    uint32_t best = firstEvent.index();
+    uint64_t bestBytes = activeAfter(firstEvent);
+    uint32_t e = best;
     while (e <= last) {
         if (e % kMaxBlock == 0 && e + kMaxBlock - 1 <= last) {
-            const EventId candidate(blockPeak_[e / kMaxBlock]);
-            if (activeAfter(candidate) > activeAfter(best))
-                best = candidate;
+            if (blockPeakBytes_[e / kMaxBlock] > bestBytes) {
+                best = blockPeak_[e / kMaxBlock];
+                bestBytes = blockPeakBytes_[e / kMaxBlock];
+            }
             e += kMaxBlock;
         } else {
-            if (activeAfter(EventId(e)) > activeAfter(best))
-                best = EventId(e);
+            if (const uint64_t bytes = activeAfter(EventId(e)); bytes > bestBytes) {
+                best = e;
+                bestBytes = bytes;
+            }
             ++e;
         }
     }
-    return best;
+    return EventId(best);
 }
 
 TimelineFrame TimelineLayout::layout(EventId firstEvent, EventId lastEvent, int columns, size_t maxBands,

@@ -133,6 +133,9 @@ private:
     uint32_t leaves_ = 0;
     std::vector<std::vector<AllocationId>> tree_; // segment tree over leaves, top allocations per node
     std::vector<uint32_t> blockPeak_;         // argmax of active bytes per kMaxBlock events
+    // The active bytes after each block's peak, beside it: peakIn compares a column's whole
+    // blocks without a read of the active bytes of each (a page apart, not kept: found again).
+    std::vector<uint64_t> blockPeakBytes_;
     GhostBytes ghosts_;                       // all of them
     GhostBytes defaultPoolGhosts_;            // those stacked with the default pool when private pools are
 };

@@ -48,6 +48,9 @@ TimelineLayout::TimelineLayout(const DeviceIndex &index, TimelineLayoutParts par
     leaves_ = parts.leaves;
     tree_ = std::move(parts.tree);
     blockPeak_ = std::move(parts.blockPeak);
+    blockPeakBytes_.resize(blockPeak_.size());
+    for (size_t b = 0; b < blockPeak_.size(); ++b)
+        blockPeakBytes_[b] = activeAfter(EventId(blockPeak_[b]));
     ghosts_.frees = std::move(parts.ghostFrees);
     ghosts_.total = parts.ghostTotal;
     defaultPoolGhosts_.frees = std::move(parts.defaultPoolGhostFrees);
