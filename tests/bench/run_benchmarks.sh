@@ -145,6 +145,13 @@ mb=$(python3 -c "import os,sys; print(os.path.getsize(sys.argv[1]) / 1e6)" "$tra
 echo "json.load: median ${js} s (spread $(spread "${js_all[@]}") s), peak RSS $((js_rss / 1024)) MiB"
 echo "cold summary (--no-cache, medians of $runs: $(printf '%s\n' "${tr_all[@]}" | paste -sd/ -) s): 2 cores ${tr} s = $(python3 -c "print(round($mb / $tr))") MB/s, $(python3 -c "print(round($js / $tr))")x faster than json.load, peak RSS $((tr_rss / 1024)) MiB; 1 core ${tr1} s = $(python3 -c "print(round($mb / $tr1))") MB/s (target: >= 1000 MB/s on 2 cores)"
 
+# The same trace gzipped, as tensorboard_trace_handler(use_gzip=True) writes it: MB/s of its JSON.
+gz=$dir/large_trace.json.gz
+[ -f "$gz" ] && [ "$gz" -nt "$trace" ] || gzip -1 -c "$trace" > "$gz"
+cat "$gz" > /dev/null
+medianOf trgz "$build/bin/memlens" summary "$gz" --no-cache
+echo "gzipped ($(du -h "$gz" | cut -f1)): cold summary median ${trgz} s ($trgz_all) = $(python3 -c "print(round($mb / $trgz))") MB/s of its JSON, peak RSS $((trgz_rss / 1024)) MiB"
+
 "$here/bench_stitch.sh" "$build" "$dir"
 "$here/bench_export.sh" "$build" "$dir"
 exit 0
