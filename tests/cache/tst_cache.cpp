@@ -91,7 +91,6 @@ std::vector<TimelineFrame> framesOf(const TimelineLayout &layout, const DeviceIn
     return frames;
 }
 
-
 // The first `keep` of `lists`, and `extra` appended to the first of them.
 NestedLists<AllocationId> withLists(const NestedLists<AllocationId> &lists, size_t keep, std::optional<AllocationId> extra)
 {
@@ -104,6 +103,7 @@ NestedLists<AllocationId> withLists(const NestedLists<AllocationId> &lists, size
     }
     return out;
 }
+
 } // namespace
 
 class TestCache : public QObject {
